@@ -1,0 +1,1 @@
+/* common/bot.c: being written. */

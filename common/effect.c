@@ -1,0 +1,1 @@
+/* common/effect.c: being written. */

@@ -1,0 +1,1 @@
+/* common/fov.c: being written. */

@@ -1,0 +1,1 @@
+/* common/game.c: being written. */

@@ -1,0 +1,1 @@
+/* common/level.c: being written. */

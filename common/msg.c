@@ -1,0 +1,1 @@
+/* common/msg.c: being written. */

@@ -1,0 +1,1 @@
+/* common/potion.c: being written. */

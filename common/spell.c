@@ -1,0 +1,1 @@
+/* common/spell.c: being written. */

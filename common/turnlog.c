@@ -1,0 +1,1 @@
+/* common/turnlog.c: being written. */

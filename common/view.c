@@ -1,0 +1,1 @@
+/* common/view.c: being written. */

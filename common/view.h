@@ -1,0 +1,49 @@
+/* view: all that one player may know of a duel, and nothing more; servers send views, bots decide on them. */
+#ifndef WW_VIEW_H
+#define WW_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "game.h"
+
+enum vcell {
+	VCELL_UNKNOWN = 0,
+	VCELL_WALL = 1,
+	VCELL_FLOOR = 2,
+};
+#define VCELL_VISIBLE 0x80 /* or-ed in: seen right now, not only remembered */
+
+enum opp_state {
+	OPP_UNKNOWN = 0,     /* never seen */
+	OPP_VISIBLE = 1,     /* in sight now */
+	OPP_SENSED = 2,      /* sensed this turn (Life Detection, Telepathy) */
+	OPP_REMEMBERED = 3,  /* last seen or sensed there, may have moved */
+};
+
+struct view {
+	struct options opt;
+	uint8_t me;
+	uint8_t cell[LEVEL_MAX][LEVEL_MAX];   /* enum vcell | VCELL_VISIBLE */
+	uint8_t potion[LEVEL_MAX][LEVEL_MAX]; /* 0, or appearance + 1: seen now or remembered */
+	uint8_t x, y;
+	int8_t hp, opp_hp;                    /* both wizards' HP are public, as the plan shows them */
+	uint8_t opp_state;
+	uint8_t opp_x, opp_y;                 /* meaningful unless OPP_UNKNOWN */
+	uint8_t ninv;
+	uint8_t inv[INV_MAX];                 /* appearances */
+	uint8_t kind_of[APPEARANCE_COUNT];    /* POTION_NONE where not identified by me */
+	uint32_t intrinsics;
+	uint8_t turns_left[HANDLER_COUNT];    /* of my own timed effects */
+	uint8_t turn;                         /* whose move */
+	uint32_t turn_no;
+	uint8_t steps_left;                   /* of the mover; public, as steps are seen being made */
+	uint8_t offered[SPELL_OFFERED];       /* mine, on my turn; SPELL_NONE otherwise */
+	uint8_t result;
+	uint8_t end_reason;
+};
+
+/* What player p knows now. Deterministic; reads only what p may know. */
+void view_build(const struct game *g, int p, struct view *v);
+
+#endif
