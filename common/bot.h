@@ -1,0 +1,25 @@
+/* bot: players that decide from a view alone, never from the game state: what a person could know. */
+#ifndef WW_BOT_H
+#define WW_BOT_H
+
+#include "game.h"
+#include "rng.h"
+#include "view.h"
+
+enum bot_level {
+	BOT_RANDOM = 0, /* a random legal command; the selfplay and test opponent */
+	BOT_EASY,
+	BOT_NORMAL,
+	BOT_HARD,
+	BOT_LEVEL_COUNT
+};
+
+const char *bot_level_name(int level);
+int bot_level_lookup(const char *name); /* -1 if unknown */
+
+/* The next command for the player whose view `v` is (it must be that player's turn).
+ * Draws only from `rng`, which is the bot's own, never the game's. The command is
+ * legal as far as the view can tell; a caller must still handle a refusal. */
+void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out);
+
+#endif
