@@ -18,7 +18,8 @@
 
 #define PLAYERS 2
 #define WIZARD_HP 5      /* start and maximum */
-#define STEPS_PER_TURN 5 /* the plan's 0 to 5 squares */
+#define STEPS_PER_TURN 5 /* the plan's 0 to 5 squares; Fast adds as many again */
+#define SLOW_PENALTY 3   /* steps a Slow wizard loses each turn */
 #define INV_MAX 9
 #define START_POTIONS 2  /* different kinds, identified */
 #define TURN_LIMIT 1000  /* whole turns (one wizard's move) before the duel is drawn */

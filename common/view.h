@@ -37,7 +37,7 @@ struct view {
 	uint8_t turns_left[HANDLER_COUNT];    /* of my own timed effects */
 	uint8_t turn;                         /* whose move */
 	uint32_t turn_no;
-	uint8_t steps_left;                   /* of the mover; public, as steps are seen being made */
+	uint8_t steps_left;                   /* mine, on my turn; 0 otherwise (the opponent's would betray unseen steps) */
 	uint8_t offered[SPELL_OFFERED];       /* mine, on my turn; SPELL_NONE otherwise */
 	uint8_t result;
 	uint8_t end_reason;

@@ -1,0 +1,29 @@
+/* cli: what the subcommands of the wizwar executable share: strict argument parsing and file reading. */
+#ifndef WW_CLI_H
+#define WW_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "game.h"
+
+/* Parse a whole decimal number in [lo, hi]; false (with a message on stderr naming
+ * `what`) on anything else: empty, signs, junk, overflow. */
+bool cli_int(const char *s, long lo, long hi, const char *what, long *out);
+/* A 64-bit seed: decimal, or hex with 0x. */
+bool cli_seed(const char *s, uint64_t *out);
+/* The common game options: --size N, --no-fov, --no-potions. Returns 1 if argv[*i]
+ * was one (advancing *i past its value), 0 if not, -1 on a bad value. */
+int cli_game_option(int argc, char **argv, int *i, struct options *o);
+/* Read a whole file, plain or gzip-compressed, of at most `max` bytes into a new
+ * NUL-terminated buffer. Returns 0, or -1 with a message on stderr. */
+int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* Print one replayed or played command and the messages it made, as an all-seeing
+ * spectator would read them. */
+void cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const struct events *ev);
+/* Draw the whole level as text: # wall, . floor, ! potion, 0 and 1 the wizards. */
+void cli_draw_level(FILE *out, const struct game *g);
+
+#endif

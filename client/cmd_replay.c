@@ -1,0 +1,72 @@
+/* cmd_replay: check a turn log, or narrate it as text. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "turnlog.h"
+
+#define REPLAY_FILE_MAX (64u << 20) /* a 1000-turn duel is well under a megabyte */
+
+static const char usage[] =
+    "usage: wizwar replay --check LOG\n"
+    "       wizwar replay --text LOG\n"
+    "\n"
+    "  --check LOG   replay LOG (plain or gzip) and check every state hash; exit 0 if it\n"
+    "                replays exactly, 1 with the line where it diverged if not\n"
+    "  --text LOG    print the duel turn by turn, as an all-seeing spectator\n";
+
+static void
+narrate(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
+{
+	cli_narrate(ud, g, p, c, ev);
+}
+
+int
+cmd_replay(int argc, char **argv)
+{
+	struct turnlog_replay *r;
+	const char *path = NULL;
+	bool text = false;
+	char *buf;
+	size_t len;
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if ((strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--text") == 0) && i + 1 < argc && !path) {
+			text = argv[i][2] == 't';
+			path = argv[++i];
+		} else {
+			fprintf(stderr, "wizwar replay: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			return 2;
+		}
+	}
+	if (path == NULL) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (cli_read_file(path, REPLAY_FILE_MAX, &buf, &len) != 0)
+		return 1;
+	if ((r = malloc(sizeof *r)) == NULL) {
+		free(buf);
+		fprintf(stderr, "wizwar: out of memory\n");
+		return 1;
+	}
+	rc = turnlog_replay(buf, len, r, text ? narrate : NULL, stdout);
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", path, r->error);
+	} else {
+		printf("%s: replays exactly: %" PRIu32 " commands, %" PRIu32 " turns, %" PRIu32 " hashes checked, %s%s\n",
+		    path, r->commands, r->game.turn_no, r->hashes_checked,
+		    r->ended ? "finished" : "unfinished (the log stops before the duel ended)",
+		    r->torn ? "; a torn last line was dropped" : "");
+	}
+	free(r);
+	free(buf);
+	return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,208 @@
+/* cmd_selfplay: headless duels between two bots, printed turn by turn or summarised, with turn logs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bot.h"
+#include "cli.h"
+#include "commands.h"
+#include "turnlog.h"
+#include "view.h"
+
+#define SELFPLAY_GAMES_MAX 1000000L
+
+static const char usage[] =
+    "usage: wizwar selfplay [--games N] [--seed S] [--log DIR] [--bots A,B] [--quiet]\n"
+    "                       [--size N] [--no-fov] [--no-potions]\n"
+    "\n"
+    "Plays headless duels between two bots and prints them. One game (the default) is\n"
+    "printed turn by turn; several are summarised one line each. The last line is a\n"
+    "hash over all games: the same arguments always print the same hash.\n"
+    "\n"
+    "  --games N       how many duels (1 to 1000000; default 1)\n"
+    "  --seed S        seed of the first duel, decimal or 0x hex (default 1); duel i uses S+i\n"
+    "  --log DIR       write each duel's turn log to DIR/selfplay-SEED.log\n"
+    "  --bots A,B      the two players: random, easy, normal or hard (default random,random)\n"
+    "  --quiet         print only the summary lines\n"
+    "  --size N        level side, odd, 15 to 51 (default 25)\n"
+    "  --no-fov        both wizards see the whole level\n"
+    "  --no-potions    no potions on the level nor in inventories\n";
+
+struct selfplay {
+	struct options opt;
+	int bots[PLAYERS];
+	const char *logdir;
+	bool narrate;
+};
+
+static int
+parse_bots(const char *s, int bots[PLAYERS])
+{
+	char a[16], b[16];
+	const char *comma = strchr(s, ',');
+
+	if (comma == NULL || (size_t)(comma - s) >= sizeof a || strlen(comma + 1) >= sizeof b)
+		goto bad;
+	memcpy(a, s, (size_t)(comma - s));
+	a[comma - s] = '\0';
+	strcpy(b, comma + 1);
+	if ((bots[0] = bot_level_lookup(a)) < 0 || (bots[1] = bot_level_lookup(b)) < 0)
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "wizwar: --bots takes two of random, easy, normal, hard, as A,B (not '%s')\n", s);
+	return -1;
+}
+
+static FILE *
+open_log(const char *dir, uint64_t seed, const struct selfplay *sp, const struct game *g)
+{
+	char path[4096], buf[1024];
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, sp->opt, seed, { "", "" } };
+	FILE *f;
+
+	for (int p = 0; p < PLAYERS; p++)
+		snprintf(h.name[p], sizeof h.name[p], "%s-bot-%d", bot_level_name(sp->bots[p]), p);
+	if ((size_t)snprintf(path, sizeof path, "%s/selfplay-%016" PRIx64 ".log", dir, seed) >= sizeof path) {
+		fprintf(stderr, "wizwar: log directory name too long\n");
+		return NULL;
+	}
+	if ((f = fopen(path, "w")) == NULL) {
+		fprintf(stderr, "wizwar: cannot write %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (turnlog_format_header(&h, game_hash(g), buf, sizeof buf) < 0 || fputs(buf, f) == EOF) {
+		fclose(f);
+		fprintf(stderr, "wizwar: cannot write %s\n", path);
+		return NULL;
+	}
+	return f;
+}
+
+/* One duel; returns the final state hash, or 0 with a message on error. */
+static int
+play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
+{
+	struct rng brng[PLAYERS];
+	struct events ev;
+	struct view v;
+	struct cmd c;
+	char line[TURNLOG_LINE_MAX];
+	FILE *log = NULL;
+
+	if (game_init(g, &sp->opt, seed) != ERR_OK)
+		return -1;
+	for (int p = 0; p < PLAYERS; p++)
+		rng_seed(&brng[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
+	if (sp->logdir && (log = open_log(sp->logdir, seed, sp, g)) == NULL)
+		return -1;
+	if (sp->narrate) {
+		fprintf(out, "duel seed %" PRIu64 ": %dx%d, FoV %s, potions %s\n", seed, g->opt.size, g->opt.size,
+		    g->opt.fov ? "on" : "off", g->opt.potions ? "on" : "off");
+		cli_draw_level(out, g);
+		fprintf(out, "turn 1: P%d to move, offered %s, %s, %s\n", g->turn, spell_name(g->offered[0]),
+		    spell_name(g->offered[1]), spell_name(g->offered[2]));
+	}
+	while (g->result == RESULT_NONE) {
+		int p = g->turn;
+		view_build(g, p, &v);
+		bot_choose(&v, sp->bots[p], &brng[p], &c);
+		if (game_apply(g, p, &c, &ev) != ERR_OK) {
+			/* The bot judged from its view; a refusal is legal play, so it passes. */
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			if (game_apply(g, p, &c, &ev) != ERR_OK) {
+				fprintf(stderr, "wizwar: the rules refused a pass: a bug\n");
+				abort();
+			}
+		}
+		if (sp->narrate)
+			cli_narrate(out, g, p, &c, &ev);
+		if (log) {
+			turnlog_format_cmd(p, &c, line, sizeof line);
+			fputs(line, log);
+			if (ev.turn_ended) {
+				turnlog_format_hash(g->turn_no, game_hash(g), line, sizeof line);
+				fputs(line, log);
+			}
+		}
+	}
+	if (log) {
+		turnlog_format_end(g, line, sizeof line);
+		fputs(line, log);
+		if (fclose(log) != 0) {
+			fprintf(stderr, "wizwar: cannot finish the log of seed %" PRIu64 "\n", seed);
+			return -1;
+		}
+	}
+	if (sp->narrate) {
+		cli_draw_level(out, g);
+		fprintf(out, "final HP: P0 %d, P1 %d\n", g->wiz[0].hp, g->wiz[1].hp);
+	}
+	return 0;
+}
+
+int
+cmd_selfplay(int argc, char **argv)
+{
+	static struct game g; /* large; one per process is enough here */
+	struct selfplay sp = { .bots = { BOT_RANDOM, BOT_RANDOM } };
+	long games = 1;
+	uint64_t seed = 1, combined = 0;
+	bool quiet = false;
+	long wins[4] = { 0 };
+	uint64_t turns = 0;
+
+	options_default(&sp.opt);
+	for (int i = 0; i < argc; i++) {
+		int r = cli_game_option(argc, argv, &i, &sp.opt);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--games") == 0 && i + 1 < argc) {
+			if (!cli_int(argv[++i], 1, SELFPLAY_GAMES_MAX, "--games", &games))
+				return 2;
+		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+			if (!cli_seed(argv[++i], &seed))
+				return 2;
+		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
+			sp.logdir = argv[++i];
+		} else if (strcmp(argv[i], "--bots") == 0 && i + 1 < argc) {
+			if (parse_bots(argv[++i], sp.bots) != 0)
+				return 2;
+		} else if (strcmp(argv[i], "--quiet") == 0) {
+			quiet = true;
+		} else {
+			fprintf(stderr, "wizwar selfplay: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			return 2;
+		}
+	}
+	if (sp.logdir && mkdir(sp.logdir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "wizwar: cannot create %s: %s\n", sp.logdir, strerror(errno));
+		return 1;
+	}
+	sp.narrate = games == 1 && !quiet;
+	for (long i = 0; i < games; i++) {
+		uint64_t s = seed + (uint64_t)i;
+		if (play_one(&sp, s, &g, stdout) != 0)
+			return 1;
+		uint64_t h = game_hash(&g);
+		combined = rng_mix64(combined ^ h);
+		wins[g.result]++;
+		turns += g.turn_no;
+		if (!sp.narrate && (!quiet || games <= 20))
+			printf("game %ld seed %" PRIu64 " turns %" PRIu32 " result %s hash %016" PRIx64 "\n", i + 1, s,
+			    g.turn_no, g.result == RESULT_WIN0 ? "win0" : g.result == RESULT_WIN1 ? "win1" : "draw", h);
+	}
+	printf("%ld games (%s vs %s): P0 won %ld, P1 won %ld, %ld drawn, %.1f turns on average\n", games,
+	    bot_level_name(sp.bots[0]), bot_level_name(sp.bots[1]), wins[RESULT_WIN0], wins[RESULT_WIN1],
+	    wins[RESULT_DRAW], (double)turns / (double)games);
+	printf("combined hash %016" PRIx64 "\n", combined);
+	return 0;
+}

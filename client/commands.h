@@ -1,0 +1,8 @@
+/* commands: the subcommands of the wizwar executable, one function each (argc/argv after the name). */
+#ifndef WW_COMMANDS_H
+#define WW_COMMANDS_H
+
+int cmd_selfplay(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+
+#endif

@@ -1,0 +1,31 @@
+/* internal.h: what the files of the rules module share and nobody else may call. */
+#ifndef WW_INTERNAL_H
+#define WW_INTERNAL_H
+
+#include "game.h"
+
+/* What a wizard knows of the opponent's whereabouts (struct wizard.opp_known). */
+enum {
+	OPPMEM_NONE = 0,
+	OPPMEM_SENSED = 2,     /* sensed during the holder's current turn: exact when sensed */
+	OPPMEM_REMEMBERED = 3, /* seen or sensed earlier: may be stale */
+};
+
+/* Queue a message for the players in `to` (bit p: player p). Silently bounded. */
+void game__say(struct events *ev, int to, int id, int a, int b);
+/* Player p learns where the opponent stands now. */
+void game__sense(struct game *g, int p, struct events *ev);
+
+/* Send one message down wizard `who`'s handler chain; see effect.h. Returns what the
+ * base handler applied (damage dealt, HP healed, steps granted), 0 if a handler stopped it. */
+int effect__send(struct game *g, int who, struct hmsg m, struct events *ev);
+/* Link handler `id` for `turns` of the wizard's turns; a second dose renews it. */
+void effect__link(struct game *g, int who, int id, int turns, struct events *ev);
+
+static inline int
+game__bit(int p)
+{
+	return 1 << p;
+}
+
+#endif
