@@ -18,21 +18,21 @@ element_name(int e)
 	return e >= 0 && e < ELEMENT_COUNT ? element_names[e] : "(unknown element)";
 }
 
-/* Every timed handler counts down on the end of its wizard's turn and unlinks itself
- * at zero, saying so: the one place durations are handled. */
+/* Every timed handler acts at the start of each of its wizard's next `turns` turns,
+ * counting one down each time, and unlinks itself, saying so, at the end of the turn
+ * that used the last one: a potion of Speed (3) gives three fast turns after the one it
+ * was drunk in. The one place durations are handled. */
 static enum hresult
 tick(struct game *g, int who, struct link *l, const struct hmsg *m, struct events *ev, int off_msg)
 {
 	(void)g;
-	if (m->type != HMSG_TURN_END)
-		return H_KEEP_CONTINUE;
-	if (l->turns > 1) {
+	if (m->type == HMSG_TURN_START && l->turns > 0) {
 		l->turns--;
-		return H_KEEP_CONTINUE;
+	} else if (m->type == HMSG_TURN_END && l->turns == 0) {
+		game__say(ev, game__bit(who), off_msg, 0, 0);
+		return H_UNLINK_CONTINUE;
 	}
-	l->turns = 0;
-	game__say(ev, game__bit(who), off_msg, 0, 0);
-	return H_UNLINK_CONTINUE;
+	return H_KEEP_CONTINUE;
 }
 
 static enum hresult

@@ -53,8 +53,8 @@ enum handler_id {
 enum hmsg_type {
 	HMSG_DAMAGE,     /* amount of element: the base handler subtracts it from HP */
 	HMSG_HEAL,       /* amount: the base handler adds it, up to the maximum */
-	HMSG_TURN_START, /* amount: steps allowed this turn; handlers may change it */
-	HMSG_TURN_END,   /* timed handlers count down and unlink themselves at zero */
+	HMSG_TURN_START, /* amount: steps allowed this turn; handlers may change it; timed ones count down */
+	HMSG_TURN_END,   /* a timed handler with no turns left unlinks itself */
 };
 
 struct hmsg {
@@ -70,7 +70,7 @@ enum hresult {
 	H_UNLINK_STOP,
 };
 
-/* One link: which handler, and how many of its wizard's turns it has left. */
+/* One link: which handler, and how many of its wizard's turn starts it will still act on. */
 struct link {
 	uint8_t id;
 	uint8_t turns;

@@ -279,9 +279,11 @@ turnlog_parse_line(const char *line, size_t len, struct turnlog_line *out, char 
 	if (strcmp(k, "player") == 0 || strcmp(k, "chat") == 0) {
 		if (t.n < 3 || !parse_int(t.tok[1], 0, PLAYERS - 1, &out->player))
 			return fail(why, whylen, "%s takes a player 0 or 1 and a text", k);
-		size_t n = strlen(t.rest[2]);
+		/* The original line is not NUL-terminated (it sits inside the whole log), so
+		 * the text's length comes from the line's. */
+		size_t n = len - (size_t)(t.rest[2] - line);
 		size_t max = k[0] == 'p' ? TURNLOG_NAME_MAX : TURNLOG_LINE_MAX;
-		if (n >= max || (size_t)(t.rest[2] - line) + n > len)
+		if (n >= max)
 			return fail(why, whylen, "%s text too long", k);
 		memcpy(out->text, t.rest[2], n);
 		out->text[n] = '\0';
