@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_keys.h"
 #include "commands.h"
 #include "game.h"
 
@@ -16,6 +17,7 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "selfplay", cmd_selfplay, "headless duels between two bots, printed or summarised" },
 	{ "replay", cmd_replay, "check a turn log, or print it turn by turn" },
+	{ "keys", keys_cmd, "print the key bindings in force and where they came from" },
 };
 
 #define NSUB (sizeof subcommands / sizeof subcommands[0])

@@ -1,0 +1,10 @@
+/* cmd_keys: `wizwar keys`: print the key bindings in force and where each came from. */
+#ifndef WW_CMD_KEYS_H
+#define WW_CMD_KEYS_H
+
+/* argc/argv are the arguments after the name, as main.c passes them: [--preset NAME] [--file PATH] [--help].
+ * Writes the bindings to stdout as a keys.conf, then the warnings as comments. Returns the exit
+ * status: 0, or 2 for bad arguments or a --file that cannot be read. */
+int keys_cmd(int argc, char **argv);
+
+#endif
