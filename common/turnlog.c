@@ -6,6 +6,13 @@
 
 #include "turnlog.h"
 
+/* Lets the compiler check every format string handed to the helpers below. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
 static const char *const result_names[] = { "none", "win0", "win1", "draw" };
 static const char *const reason_names[] = { "none", "killed", "resigned", "turn-limit" };
 
@@ -18,7 +25,7 @@ lookup(const char *const *names, int n, const char *s)
 	return -1;
 }
 
-static int
+static int PRINTF_LIKE(3, 4)
 emit(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -111,7 +118,7 @@ struct tokens {
 	const char *rest[MAX_TOKENS]; /* the line from token i on, for names and chat */
 };
 
-static int
+static int PRINTF_LIKE(3, 4)
 fail(char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;
@@ -315,7 +322,7 @@ turnlog_parse_line(const char *line, size_t len, struct turnlog_line *out, char 
 
 /* ---- replay ---- */
 
-static int
+static int PRINTF_LIKE(3, 4)
 replay_fail(struct turnlog_replay *r, int lineno, const char *fmt, ...)
 {
 	va_list ap;
