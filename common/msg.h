@@ -89,7 +89,7 @@ enum msg_arg {
 	X(DRAW,             ARG_NONE,    ARG_NONE, "Both wizards fall. The duel is a draw.") \
 	X(OPP_RESIGNED,     ARG_NONE,    ARG_NONE, "Your opponent forfeits. You win!") \
 	X(YOU_RESIGNED,     ARG_NONE,    ARG_NONE, "You forfeit the duel.") \
-	X(TURN_LIMIT,       ARG_NUM,     ARG_NONE, "%1 turns have passed: the duel is a draw.") \
+	X(TURN_LIMIT,       ARG_NONE,    ARG_NONE, "The turn limit is reached: the duel is a draw.") \
 	X(TIME_UP,          ARG_NONE,    ARG_NONE, "Time is up: your turn passes.")
 
 enum msg_id {
