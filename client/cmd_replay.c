@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "commands_ui.h"
 #include "turnlog.h"
 
 #define REPLAY_FILE_MAX (64u << 20) /* a 1000-turn duel is well under a megabyte */
@@ -34,6 +35,13 @@ cmd_replay(int argc, char **argv)
 	size_t len;
 	int rc;
 
+	/* Without --check or --text, `replay LOG` is the interactive viewer, whose usage
+	 * (and --help) covers both forms. */
+	bool batch = false;
+	for (int i = 0; i < argc; i++)
+		batch |= strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--text") == 0;
+	if (!batch)
+		return cmd_watch(argc, argv);
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(usage, stdout);

@@ -4,6 +4,7 @@
 
 #include "cmd_keys.h"
 #include "commands.h"
+#include "commands_ui.h"
 #include "game.h"
 
 #ifndef WIZWAR_VERSION
@@ -15,8 +16,9 @@ static const struct subcommand {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } subcommands[] = {
+	{ "practice", cmd_practice, "a duel in this terminal against a bot" },
 	{ "selfplay", cmd_selfplay, "headless duels between two bots, printed or summarised" },
-	{ "replay", cmd_replay, "check a turn log, or print it turn by turn" },
+	{ "replay", cmd_replay, "watch a turn log, check it, or print it turn by turn" },
 	{ "keys", keys_cmd, "print the key bindings in force and where they came from" },
 };
 

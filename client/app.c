@@ -1,0 +1,451 @@
+/* app: one libuv loop for the terminal's keys, signals, the effects pause and whatever the session brings in. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curses.h> /* KEY_RESIZE */
+
+#include "app.h"
+
+#define ESC_WAIT_MS 50   /* keys.h: a lone ESC waits this long to become Meta */
+#define ANIM_MS 250      /* the plan's "Pause for 250ms" */
+#define UPDATE_MSG_MAX 64
+
+struct app_update {
+	struct app_update *next;
+	struct view after;
+	int nmsg, nfx;
+	struct msg msgs[UPDATE_MSG_MAX];
+	struct fx_square fx[]; /* nfx */
+};
+
+static const int app_signals[4] = { SIGWINCH, SIGINT, SIGTERM, SIGHUP };
+
+static void pump(struct app *a);
+
+/* ---- screen calls through the seam; a NULL table is the null screen ---- */
+
+static void
+screen_draw(struct app *a)
+{
+	if (a->cfg.screen && a->screen_on)
+		a->cfg.screen->draw(a->cfg.screen_ctx, &a->st);
+}
+
+void
+app_redraw(struct app *a)
+{
+	screen_draw(a);
+}
+
+/* ---- handles ---- */
+
+static void
+on_close(uv_handle_t *h)
+{
+	struct app *a = h->data;
+
+	a->handles_open--;
+}
+
+static void
+close_handle(struct app *a, uv_handle_t *h)
+{
+	if (h->data == a && !uv_is_closing(h)) {
+		uv_close(h, on_close);
+	}
+}
+
+static void
+close_all(struct app *a)
+{
+	if (a->poll_on)
+		close_handle(a, (uv_handle_t *)&a->poll);
+	a->poll_on = false;
+	for (int i = 0; i < 4; i++)
+		close_handle(a, (uv_handle_t *)&a->sig[i]);
+	close_handle(a, (uv_handle_t *)&a->anim_timer);
+	close_handle(a, (uv_handle_t *)&a->esc_timer);
+}
+
+void
+app_quit(struct app *a, int status)
+{
+	if (a->quitting)
+		return;
+	a->quitting = true;
+	a->status = status;
+	close_all(a);
+	if (a->cfg.session && a->cfg.session->quit)
+		a->cfg.session->quit(a->cfg.session_ctx);
+}
+
+/* ---- keys ---- */
+
+static void
+handle_key(struct app *a, int code)
+{
+	struct state_out out;
+	int action;
+
+	if (code == KEY_RESIZE) {
+		/* resizeterm() (after SIGWINCH) queues this: the size is known already, only repaint. */
+		if (a->cfg.screen)
+			a->cfg.screen->invalidate(a->cfg.screen_ctx);
+		return;
+	}
+	action = a->cfg.keys ? keys_action(a->cfg.keys, code) : ACTION_NONE;
+	if (a->cfg.on_key) {
+		a->cfg.on_key(a->cfg.on_key_ud, action, code);
+		return;
+	}
+	state_key(&a->st, action, code, &out);
+	if (out.redraw && a->cfg.screen)
+		a->cfg.screen->invalidate(a->cfg.screen_ctx);
+	switch (out.kind) {
+	case OUT_CMD:
+		if (a->cfg.session && a->cfg.session->send_cmd(a->cfg.session_ctx, &out.cmd) != 0 && a->cfg.screen)
+			a->cfg.screen->flash(a->cfg.screen_ctx);
+		break;
+	case OUT_CHAT:
+		if (a->cfg.session)
+			a->cfg.session->send_chat(a->cfg.session_ctx, out.chat);
+		break;
+	case OUT_QUIT:
+		if (out.resign && a->cfg.session)
+			a->cfg.session->send_cmd(a->cfg.session_ctx, &out.cmd);
+		app_quit(a, 0);
+		break;
+	case OUT_NONE:
+		break;
+	}
+}
+
+/* Keys wait in a queue while effects are on screen, so that none is lost during the pause. */
+void
+app_key(struct app *a, int code)
+{
+	if (code == APP_NOKEY || code == KEYS_NONE)
+		return;
+	if (a->kcount == sizeof a->keyq / sizeof a->keyq[0])
+		return; /* someone is leaning on the keyboard: drop the excess */
+	a->keyq[(a->khead + a->kcount++) % (sizeof a->keyq / sizeof a->keyq[0])] = code;
+	pump(a);
+}
+
+static void
+on_esc_timer(uv_timer_t *t)
+{
+	struct app *a = t->data;
+
+	if (a->esc_pending) {
+		a->esc_pending = false;
+		app_key(a, 27);
+	}
+}
+
+static void
+read_keys(struct app *a)
+{
+	int code;
+
+	if (!a->cfg.screen)
+		return;
+	while (!a->quitting && (code = a->cfg.screen->read_key(a->cfg.screen_ctx)) != APP_NOKEY) {
+		if (code == KEYS_NONE)
+			continue;
+		if (a->esc_pending) {
+			/* ESC then a key within the wait: Alt+key, as terminals send it. */
+			a->esc_pending = false;
+			uv_timer_stop(&a->esc_timer);
+			int m = keys_meta(code);
+			app_key(a, m != KEYS_NONE ? m : code);
+			continue;
+		}
+		if (code == 27) {
+			a->esc_pending = true;
+			uv_timer_start(&a->esc_timer, on_esc_timer, ESC_WAIT_MS, 0);
+			continue;
+		}
+		app_key(a, code);
+	}
+}
+
+static void
+on_poll(uv_poll_t *p, int status, int events)
+{
+	struct app *a = p->data;
+
+	if (status < 0) {
+		/* The terminal is gone (EOF, hangup): nothing more can be typed. */
+		app_quit(a, 1);
+		return;
+	}
+	read_keys(a);
+}
+
+static void
+on_signal(uv_signal_t *s, int signum)
+{
+	struct app *a = s->data;
+
+	switch (signum) {
+	case SIGWINCH:
+		if (a->cfg.screen) {
+			a->cfg.screen->resize(a->cfg.screen_ctx);
+			/* resizeterm() queued a KEY_RESIZE; read it now so it does not linger. */
+			read_keys(a);
+		}
+		screen_draw(a);
+		break;
+	case SIGINT:
+		app_quit(a, 130);
+		break;
+	default:
+		app_quit(a, 128 + signum);
+		break;
+	}
+}
+
+/* ---- updates: the plan's "After Turn" ---- */
+
+static void
+update_free(struct app_update *u)
+{
+	free(u);
+}
+
+static void
+on_anim_timer(uv_timer_t *t)
+{
+	struct app *a = t->data;
+	struct app_update *u = a->cur;
+
+	/* Steps 6-10: HP, the new layout, items, positions, then the messages. */
+	a->cur = NULL;
+	a->animating = false;
+	if (u) {
+		state_update_end(&a->st, &u->after, u->msgs, u->nmsg);
+		update_free(u);
+	}
+	pump(a);
+}
+
+/* Take queued updates and keys in order until an effects pause starts or both queues are empty. */
+static void
+pump(struct app *a)
+{
+	if (a->pumping)
+		return; /* a key's command may bring its update back at once: the loop below takes it */
+	a->pumping = true;
+	while (!a->quitting && !a->animating) {
+		if (a->uhead) {
+			struct app_update *u = a->uhead;
+			a->uhead = u->next;
+			if (a->uhead == NULL)
+				a->utail = NULL;
+			/* Steps 2-4: the old layout and items with the new effects over them. */
+			state_update_begin(&a->st, &u->after, u->fx, u->nfx);
+			if (a->st.anim && a->anim_timer.data == a) {
+				a->cur = u;
+				a->animating = true;
+				screen_draw(a);
+				/* Step 5: the pause, on a timer: the loop goes on serving the socket. */
+				uv_timer_start(&a->anim_timer, on_anim_timer, a->cfg.anim_ms, 0);
+				break;
+			}
+			state_update_end(&a->st, &u->after, u->msgs, u->nmsg);
+			update_free(u);
+			continue;
+		}
+		if (a->kcount > 0) {
+			int code = a->keyq[a->khead];
+			a->khead = (a->khead + 1) % (sizeof a->keyq / sizeof a->keyq[0]);
+			a->kcount--;
+			handle_key(a, code);
+			continue;
+		}
+		break;
+	}
+	a->pumping = false;
+	if (!a->animating)
+		screen_draw(a);
+}
+
+void
+app_on_update(struct app *a, const struct view *after, const struct msg *msgs, int nmsg,
+    const struct fx_square *fx, int nfx)
+{
+	struct app_update *u;
+
+	if (nfx < 0 || fx == NULL)
+		nfx = 0;
+	if (nfx > STATE_FX_MAX)
+		nfx = STATE_FX_MAX;
+	if (nmsg < 0 || msgs == NULL)
+		nmsg = 0;
+	if (nmsg > UPDATE_MSG_MAX)
+		nmsg = UPDATE_MSG_MAX;
+	u = malloc(sizeof *u + (size_t)nfx * sizeof u->fx[0]);
+	if (u == NULL) {
+		/* Without memory for the pause, show the new state at once rather than lose it. */
+		state_apply(&a->st, after, msgs, nmsg, NULL, 0);
+		screen_draw(a);
+		return;
+	}
+	u->next = NULL;
+	u->after = *after;
+	u->nmsg = nmsg;
+	u->nfx = nfx;
+	if (nmsg)
+		memcpy(u->msgs, msgs, (size_t)nmsg * sizeof *msgs);
+	if (nfx)
+		memcpy(u->fx, fx, (size_t)nfx * sizeof *fx);
+	if (a->utail)
+		a->utail->next = u;
+	else
+		a->uhead = u;
+	a->utail = u;
+	pump(a);
+}
+
+void
+app_reset_updates(struct app *a)
+{
+	struct app_update *u;
+
+	if (a->animating)
+		uv_timer_stop(&a->anim_timer);
+	a->animating = false;
+	a->st.anim = false;
+	a->st.nfx = 0;
+	if (a->cur)
+		update_free(a->cur);
+	a->cur = NULL;
+	while ((u = a->uhead) != NULL) {
+		a->uhead = u->next;
+		update_free(u);
+	}
+	a->utail = NULL;
+}
+
+void
+app_set_anim_ms(struct app *a, unsigned ms)
+{
+	a->cfg.anim_ms = ms ? ms : ANIM_MS;
+}
+
+void
+app_set_name(struct app *a, int player, const char *name)
+{
+	state_set_name(&a->st, player, name);
+	screen_draw(a);
+}
+
+void
+app_on_chat(struct app *a, int from, const char *text)
+{
+	state_log_chat(&a->st, from, text, strlen(text));
+	if (!a->pumping && !a->animating)
+		screen_draw(a);
+}
+
+void
+app_on_status(struct app *a, const char *text)
+{
+	char clean[STATE_TEXT_MAX];
+
+	/* A status may carry a peer's words (an error reason): clean it like chat. */
+	state_clean_text(clean, sizeof clean, text, strlen(text));
+	state_log_system(&a->st, "%s", clean);
+	if (!a->pumping && !a->animating)
+		screen_draw(a);
+}
+
+void
+app_on_refused(struct app *a, int err)
+{
+	state_refused(&a->st, err);
+	if (!a->pumping && !a->animating)
+		screen_draw(a);
+}
+
+void
+app_on_end(struct app *a, const char *why)
+{
+	a->st.offline = true;
+	if (why && why[0])
+		app_on_status(a, why);
+	else if (!a->pumping && !a->animating)
+		screen_draw(a);
+}
+
+/* ---- life cycle ---- */
+
+int
+app_init(struct app *a, const struct app_config *cfg)
+{
+	memset(a, 0, sizeof *a);
+	a->cfg = *cfg;
+	if (a->cfg.anim_ms == 0)
+		a->cfg.anim_ms = ANIM_MS;
+	state_init(&a->st, cfg->keys);
+	if (a->cfg.screen) {
+		if (a->cfg.screen->start(a->cfg.screen_ctx) != 0)
+			return -1;
+		a->screen_on = true;
+	}
+	uv_timer_init(a->cfg.loop, &a->anim_timer);
+	a->anim_timer.data = a;
+	uv_timer_init(a->cfg.loop, &a->esc_timer);
+	a->esc_timer.data = a;
+	a->handles_open += 2;
+	for (int i = 0; i < 4; i++) {
+		uv_signal_init(a->cfg.loop, &a->sig[i]);
+		a->sig[i].data = a;
+		a->handles_open++;
+		uv_signal_start(&a->sig[i], on_signal, app_signals[i]);
+	}
+	if (a->cfg.input_fd >= 0 && a->cfg.screen) {
+		if (uv_poll_init(a->cfg.loop, &a->poll, a->cfg.input_fd) == 0) {
+			a->poll.data = a;
+			a->poll_on = true;
+			a->handles_open++;
+			uv_poll_start(&a->poll, UV_READABLE, on_poll);
+		}
+	}
+	screen_draw(a);
+	return 0;
+}
+
+int
+app_run(struct app *a)
+{
+	uv_run(a->cfg.loop, UV_RUN_DEFAULT);
+	return a->status;
+}
+
+void
+app_finish(struct app *a)
+{
+	struct app_update *u;
+
+	if (!a->quitting) {
+		/* Not left through app_quit(): close what is still open and let the closes finish. */
+		a->quitting = true;
+		close_all(a);
+	}
+	if (a->handles_open > 0)
+		uv_run(a->cfg.loop, UV_RUN_DEFAULT);
+	if (a->cur)
+		update_free(a->cur);
+	a->cur = NULL;
+	while ((u = a->uhead) != NULL) {
+		a->uhead = u->next;
+		update_free(u);
+	}
+	a->utail = NULL;
+	if (a->screen_on && a->cfg.screen)
+		a->cfg.screen->stop(a->cfg.screen_ctx);
+	a->screen_on = false;
+}

@@ -1,0 +1,113 @@
+/* app: the curses client's libuv glue: terminal input, signals and the turn animation, between a session and a screen. */
+#ifndef WW_APP_H
+#define WW_APP_H
+
+#include <stdbool.h>
+#include <uv.h>
+
+#include "game.h"
+#include "keys.h"
+#include "msg.h"
+#include "state.h"
+#include "view.h"
+
+/*
+ * The session seam: where commands and chat go. The network session (TCP + proto) and the local
+ * one (an in-process game against a bot, session_local.c) both fill this table; the app never
+ * knows which it talks to. Each function returns 0, or -1 when the request could not even be sent
+ * (the session then tells the app why through app_on_status or app_on_end).
+ */
+struct session_ops {
+	int (*send_cmd)(void *ctx, const struct cmd *c);
+	int (*send_chat)(void *ctx, const char *utf8);
+	/* The person leaves: stop timers, close sockets. Called once; the loop then runs dry. */
+	void (*quit)(void *ctx);
+};
+
+/*
+ * The screen seam (style habit 16): everything the app does to a terminal goes through this table,
+ * so that tests and bots can run the app headless. ui.c has the curses one (ui_screen_ops); a NULL
+ * table is the null screen: nothing drawn, no keys but those given to app_key().
+ */
+#define APP_NOKEY (-2) /* read_key: nothing waiting */
+struct screen_ops {
+	int (*start)(void *ctx);                          /* 0, or -1 when there is no usable terminal */
+	void (*stop)(void *ctx);                          /* restore the terminal; safe twice */
+	void (*draw)(void *ctx, const struct state *st);
+	void (*resize)(void *ctx);                        /* the terminal's size changed: re-read it */
+	void (*invalidate)(void *ctx);                    /* the next draw repaints every cell */
+	int (*read_key)(void *ctx);                       /* a keys.h code, KEY_RESIZE, KEYS_NONE or APP_NOKEY */
+	void (*flash)(void *ctx);                         /* a refused key: a short visual bell */
+};
+
+/* A replay viewer and other modes that are not a duel take keys themselves. */
+typedef void (*app_key_fn)(void *ud, int action, int raw);
+
+struct app_config {
+	uv_loop_t *loop;
+	const struct keys *keys;
+	const struct screen_ops *screen; /* NULL: the null screen */
+	void *screen_ctx;
+	const struct session_ops *session; /* NULL: no session (a replay viewer) */
+	void *session_ctx;
+	int input_fd;       /* the terminal to poll for keys, normally 0; -1 for none */
+	unsigned anim_ms;   /* the plan's pause after effects are drawn; 0 means 250 */
+	app_key_fn on_key;  /* NULL: keys go to state_key() and the session */
+	void *on_key_ud;
+};
+
+struct app_update; /* private: one queued update */
+
+struct app {
+	/* read-only */
+	struct state st;
+	int status;              /* the exit status app_run() returns */
+	bool quitting;
+
+	/* private */
+	struct app_config cfg;
+	uv_poll_t poll;
+	uv_signal_t sig[4];      /* SIGWINCH, SIGINT, SIGTERM, SIGHUP */
+	uv_timer_t anim_timer;   /* the 250 ms pause of the plan's "After Turn" */
+	uv_timer_t esc_timer;    /* how long a lone ESC waits to become Meta */
+	bool poll_on, screen_on, esc_pending;
+	int handles_open;        /* closed asynchronously; app_finish() waits for them */
+	bool animating, pumping;
+	struct app_update *cur;  /* the update whose effects are on screen */
+	struct app_update *uhead, *utail;
+	int keyq[256];
+	unsigned khead, kcount;
+};
+
+/* Start the screen and the handles. Returns 0, or -1 (nothing left open) when the screen cannot start. */
+int app_init(struct app *a, const struct app_config *cfg);
+/* Run the loop until app_quit() and every handle has closed. Returns the exit status. */
+int app_run(struct app *a);
+/* Leave: closes the app's handles and calls the session's quit. The loop then ends by itself. */
+void app_quit(struct app *a, int status);
+/* Restore the terminal (also after app_run() returned). Safe twice. */
+void app_finish(struct app *a);
+
+/* What a session calls. */
+void app_set_name(struct app *a, int player, const char *name);
+/* A new view, the messages meant for this player and the effects on squares it saw before or
+ * after. Queued: shown in order, each after its effects' pause. */
+void app_on_update(struct app *a, const struct view *after, const struct msg *msgs, int nmsg,
+    const struct fx_square *fx, int nfx);
+void app_on_chat(struct app *a, int from, const char *text);
+void app_on_status(struct app *a, const char *text);
+void app_on_refused(struct app *a, int err);
+/* The session is over (connection lost, server gone): the duel can no longer go on; Q leaves. */
+void app_on_end(struct app *a, const char *why);
+
+/* Drop queued updates and any effects pause (a replay viewer seeking elsewhere). */
+void app_reset_updates(struct app *a);
+/* The effects pause, in ms (a replay viewer shortens it at high speed). */
+void app_set_anim_ms(struct app *a, unsigned ms);
+
+/* Inject a key as if typed (tests, the null screen). */
+void app_key(struct app *a, int code);
+/* Draw now. */
+void app_redraw(struct app *a);
+
+#endif

@@ -1,0 +1,191 @@
+/* cmd_practice: `wizwar practice`: the curses client against a bot in this process, with a turn log. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "bot.h"
+#include "cli.h"
+#include "commands_ui.h"
+#include "keys.h"
+#include "session_local.h"
+#include "ui.h"
+#include "view.h"
+
+static const char usage[] =
+    "usage: wizwar practice [--bot easy|normal|hard|random] [--seed S] [--size N] [--no-fov]\n"
+    "                       [--no-potions] [--name NAME] [--no-log]\n"
+    "\n"
+    "A duel in this terminal against a bot. You are the white @, the bot the red one; who\n"
+    "moves first the seed decides. Each turn: move up to 5 squares, then cast one of the three\n"
+    "spells offered, drink or pick up the potion underfoot, quaff one you carry, or end the turn.\n"
+    "\n"
+    "  --bot LEVEL   the opponent: random, easy, normal or hard (default normal)\n"
+    "  --seed S      the duel's seed, decimal or 0x hex (default: a random one)\n"
+    "  --size N      level side, odd, 15 to 51 (default 25; larger levels scroll at 80x24)\n"
+    "  --no-fov      both wizards see the whole level\n"
+    "  --no-potions  no potions on the level nor in inventories\n"
+    "  --name NAME   your name on the screen and in the log (default: you)\n"
+    "  --no-log      do not write a turn log\n"
+    "\n"
+    "The turn log goes to $XDG_STATE_HOME/wizwar/practice-SEED.log (or\n"
+    "~/.local/state/wizwar/), flushed after every command; `wizwar replay LOG` watches it.\n"
+    "Needs a terminal of at least 80x24. NO_COLOR set to anything disables colour.\n"
+    "\n";
+
+static uint64_t
+random_seed(void)
+{
+	uint64_t s = 0;
+	int fd = open("/dev/urandom", O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
+			s = 0;
+		close(fd);
+	}
+	if (s == 0)
+		s = rng_mix64(uv_hrtime() ^ ((uint64_t)getpid() << 32));
+	return s;
+}
+
+/* $XDG_STATE_HOME/wizwar when that is absolute, else $HOME/.local/state/wizwar. */
+static bool
+state_dir(char *buf, size_t len)
+{
+	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+
+	if (x && x[0] == '/')
+		return (size_t)snprintf(buf, len, "%s/wizwar", x) < len;
+	if (h && h[0])
+		return (size_t)snprintf(buf, len, "%s/.local/state/wizwar", h) < len;
+	return false;
+}
+
+static void
+print_help(const struct keys *k)
+{
+	size_t n = keys_help(k, NULL, 0) + 1;
+	char *buf = malloc(n);
+
+	fputs(usage, stdout);
+	if (buf) {
+		keys_help(k, buf, n);
+		fputs(buf, stdout);
+		free(buf);
+	}
+	fputs("\nThe screen: the map on the left (@ you, red @ the opponent, ! potions in their colour,\n"
+	      "* spell effects; dim squares are remembered, not seen now); on the right both wizards'\n"
+	      "HP, whose move it is and the steps left, the spells offered with their keys, your\n"
+	      "potions, the keys that do something now, and the messages of this round and the last,\n"
+	      "with chat. The bottom line is the prompt: chat, a spell's direction, quit.\n", stdout);
+}
+
+int
+cmd_practice(int argc, char **argv)
+{
+	struct session_local_config cfg = { .bot_level = BOT_NORMAL };
+	static struct session_local session; /* a struct game inside: large, one per process */
+	struct keys keys;
+	struct keys_diag diag;
+	struct ui ui;
+	struct app *app = NULL;
+	uv_loop_t loop;
+	char keypath[4096], logdir[4096], err[256];
+	bool have_seed = false, want_log = true;
+	int status = 1;
+
+	options_default(&cfg.opt);
+	keys_diag_init(&diag);
+	keys_setup(&keys, keypath, sizeof keypath, &diag);
+	for (int i = 0; i < argc; i++) {
+		int r = cli_game_option(argc, argv, &i, &cfg.opt);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			print_help(&keys);
+			return 0;
+		} else if (strcmp(argv[i], "--bot") == 0 && i + 1 < argc) {
+			if ((cfg.bot_level = bot_level_lookup(argv[++i])) < 0) {
+				fprintf(stderr, "wizwar: --bot takes random, easy, normal or hard, not '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+			if (!cli_seed(argv[++i], &cfg.seed))
+				return 2;
+			have_seed = true;
+		} else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
+			cfg.name = argv[++i];
+		} else if (strcmp(argv[i], "--no-log") == 0) {
+			want_log = false;
+		} else {
+			fprintf(stderr, "wizwar practice: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			return 2;
+		}
+	}
+	if (!have_seed)
+		cfg.seed = random_seed();
+	if (want_log) {
+		if (state_dir(logdir, sizeof logdir))
+			cfg.log_dir = logdir;
+		else
+			fprintf(stderr, "wizwar: neither XDG_STATE_HOME nor HOME is set: no turn log\n");
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "wizwar practice: needs a terminal (try `wizwar selfplay` for headless duels)\n");
+		return 1;
+	}
+	setlocale(LC_ALL, "");
+	if (uv_loop_init(&loop) != 0) {
+		fprintf(stderr, "wizwar: cannot start the event loop\n");
+		return 1;
+	}
+	if (session_local_init(&session, &loop, &cfg, err, sizeof err) != 0) {
+		fprintf(stderr, "wizwar: %s\n", err);
+		goto out;
+	}
+	if ((app = malloc(sizeof *app)) == NULL) {
+		fprintf(stderr, "wizwar: out of memory\n");
+		goto out_session;
+	}
+	ui_init(&ui, &keys);
+	struct app_config ac = {
+		.loop = &loop, .keys = &keys, .screen = &ui_screen_ops, .screen_ctx = &ui,
+		.session = &session_local_ops, .session_ctx = &session, .input_fd = STDIN_FILENO,
+	};
+	if (app_init(app, &ac) != 0) {
+		fprintf(stderr, "wizwar practice: cannot start the terminal\n");
+		free(app);
+		app = NULL;
+		goto out_session;
+	}
+	for (unsigned i = 0; i < diag.n; i++)
+		app_on_status(app, diag.msg[i]);
+	session_local_start(&session, app);
+	status = app_run(app);
+	app_finish(app);
+out_session:
+	session_local_finish(&session);
+	if (app) {
+		char result[200];
+		/* From the game itself: a resign sent on the way out never reached the screen. */
+		view_build(&session.game, session.me, &app->st.view);
+		app->st.have_view = true;
+		state_result_text(&app->st, result, sizeof result);
+		printf("%s\n", result[0] ? result : "The duel was left unfinished.");
+		if (session.log_path[0])
+			printf("Turn log: %s%s\n", session.log_path, session.log_failed ? " (writing it failed)" : "");
+		free(app);
+	}
+out:
+	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
+	if (uv_loop_close(&loop) != 0)
+		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+	return status;
+}

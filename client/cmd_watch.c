@@ -1,0 +1,536 @@
+/* cmd_watch: `wizwar replay LOG` in a terminal: a recorded duel from either wizard's view or all-seeing. */
+#include <curses.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "cli.h"
+#include "commands_ui.h"
+#include "keys.h"
+#include "turnlog.h"
+#include "ui.h"
+#include "view.h"
+
+#define WATCH_FILE_MAX (64u << 20)
+#define CKPT_EVERY 32 /* a copy of the game every this many commands: stepping back replays at most these */
+
+static const char usage[] =
+    "usage: wizwar replay LOG [--view 0|1|all] [--speed 1-6]\n"
+    "       wizwar replay --check LOG | --text LOG\n"
+    "\n"
+    "Watch a recorded duel (a turn log, plain or gzip) in this terminal, as player 0 or\n"
+    "player 1 saw it, or all-seeing (the default). Keys:\n"
+    "  space         play / pause\n"
+    "  n  Right      one command forward (pauses)\n"
+    "  b  Left       one command back (pauses)\n"
+    "  0  Home       back to the start;   e  End   to the end\n"
+    "  +  -          faster / slower (speed 1-6)\n"
+    "  v             cycle the viewpoint: all-seeing, player 0, player 1\n"
+    "  [  ]          scroll the message log\n"
+    "  ?             this help;   q  Esc  quit\n";
+
+static const unsigned speed_ms[] = { 2000, 1000, 500, 250, 100, 30 };
+#define SPEEDS ((int)(sizeof speed_ms / sizeof speed_ms[0]))
+
+struct chat_rec {
+	uint32_t at; /* commands before it */
+	uint8_t p;
+	char text[STATE_CHAT_MAX + 1];
+};
+
+struct watch {
+	struct turnlog_header hdr;
+	struct cmd *cmd;
+	uint8_t *who;
+	uint32_t ncmd, cap;
+	struct chat_rec *chat;
+	uint32_t nchat, chatcap;
+	struct game *ckpt;      /* ckpt[k]: the state after k * CKPT_EVERY commands */
+	uint32_t nckpt;
+	struct game game;       /* after `pos` commands */
+	uint32_t pos;
+	int viewpoint;          /* 0, 1, or 2 for all-seeing */
+	int speed;              /* index into speed_ms */
+	bool playing;
+	struct view last;       /* the viewpoint's view as last shown, for effects seen before */
+	struct app *app;
+	uv_timer_t timer;
+	bool timer_open;
+	char line[320];
+};
+
+/* ---- collecting the log ---- */
+
+static void
+collect(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
+{
+	struct watch *w = ud;
+
+	if (w->ncmd == w->cap) {
+		uint32_t cap = w->cap ? w->cap * 2 : 256;
+		struct cmd *nc = realloc(w->cmd, cap * sizeof *nc);
+		if (nc == NULL)
+			return;
+		w->cmd = nc;
+		uint8_t *nw = realloc(w->who, cap);
+		if (nw == NULL)
+			return;
+		w->who = nw;
+		w->cap = cap;
+	}
+	w->cmd[w->ncmd] = *c;
+	w->who[w->ncmd++] = (uint8_t)p;
+	/* Keep a copy every CKPT_EVERY commands, so that going back is quick. */
+	if (w->ncmd % CKPT_EVERY == 0) {
+		struct game *nk = realloc(w->ckpt, (w->nckpt + 1) * sizeof *nk);
+		if (nk == NULL)
+			return;
+		w->ckpt = nk;
+		w->ckpt[w->nckpt++] = *g;
+	}
+}
+
+/* Chat lines are not game state, so the replay skips them; pick them out with their place. */
+static void
+collect_chat(struct watch *w, const char *text, size_t len)
+{
+	struct turnlog_line l;
+	char why[128];
+	uint32_t cmds = 0;
+	int header = 0;
+
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		if (nl == NULL)
+			break;
+		size_t n = (size_t)(nl - (text + pos));
+		const char *line = text + pos;
+		pos += n + 1;
+		if (turnlog_parse_line(line, n, &l, why, sizeof why) != 0)
+			break;
+		if (l.kind == TL_CMD) {
+			cmds++;
+		} else if (l.kind == TL_START) {
+			header = 1;
+		} else if (l.kind == TL_CHAT && header) {
+			if (w->nchat == w->chatcap) {
+				uint32_t cap = w->chatcap ? w->chatcap * 2 : 32;
+				struct chat_rec *nc = realloc(w->chat, cap * sizeof *nc);
+				if (nc == NULL)
+					return;
+				w->chat = nc;
+				w->chatcap = cap;
+			}
+			struct chat_rec *c = &w->chat[w->nchat++];
+			c->at = cmds;
+			c->p = (uint8_t)l.player;
+			state_clean_text(c->text, sizeof c->text, l.text, strlen(l.text));
+		}
+	}
+}
+
+/* ---- views ---- */
+
+/* Everything, as a spectator: the whole level in sight, both wizards, every potion known. */
+static void
+view_all(const struct game *g, struct view *v)
+{
+	const struct wizard *w0 = &g->wiz[0], *w1 = &g->wiz[1];
+	int size = g->level.size;
+
+	memset(v, 0, sizeof *v);
+	v->opt = g->opt;
+	v->me = 0;
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++) {
+			v->cell[y][x] = (uint8_t)((g->level.cell[y][x] == CELL_WALL ? VCELL_WALL : VCELL_FLOOR) | VCELL_VISIBLE);
+			v->potion[y][x] = g->potion[y][x];
+		}
+	v->x = w0->x;
+	v->y = w0->y;
+	v->hp = w0->hp;
+	v->opp_hp = w1->hp;
+	v->opp_state = OPP_VISIBLE;
+	v->opp_x = w1->x;
+	v->opp_y = w1->y;
+	v->ninv = w0->ninv;
+	memcpy(v->inv, w0->inv, sizeof v->inv);
+	memcpy(v->kind_of, g->kind_of, sizeof v->kind_of);
+	v->intrinsics = w0->intrinsics;
+	v->turn = g->turn;
+	v->turn_no = g->turn_no;
+	v->steps_left = g->result == RESULT_NONE ? g->steps_left : 0;
+	memcpy(v->offered, g->offered, sizeof v->offered);
+	if (g->result != RESULT_NONE)
+		memset(v->offered, SPELL_NONE, sizeof v->offered);
+	v->result = g->result;
+	v->end_reason = g->end_reason;
+}
+
+static void
+build_view(const struct watch *w, const struct game *g, struct view *v)
+{
+	if (w->viewpoint == 2)
+		view_all(g, v);
+	else
+		view_build(g, w->viewpoint, v);
+}
+
+static int
+filter_msgs(const struct watch *w, const struct events *ev, struct msg *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < ev->nmsg; i++)
+		if (w->viewpoint == 2 || (ev->msg[i].to & (1u << w->viewpoint)))
+			out[n++] = ev->msg[i];
+	return n;
+}
+
+static const char *
+speed_name(int s)
+{
+	static const char *const names[SPEEDS] = { "0.25x", "0.5x", "1x", "2x", "5x", "16x" };
+	return names[s];
+}
+
+static void
+update_line(struct watch *w)
+{
+	const char *vp = w->viewpoint == 2 ? "all-seeing" : w->hdr.name[w->viewpoint];
+
+	snprintf(w->line, sizeof w->line,
+	    "Replay: %s, %s, command %u/%u\nView: %.24s\nspace play  n b step  0 start  +- speed  v view  ? help",
+	    w->pos >= w->ncmd ? "at the end" : w->playing ? "playing" : "paused", speed_name(w->speed),
+	    (unsigned)w->pos, (unsigned)w->ncmd, vp);
+	w->app->st.replay_line = w->line;
+}
+
+static void
+chats_at(struct watch *w, uint32_t at)
+{
+	for (uint32_t i = 0; i < w->nchat; i++)
+		if (w->chat[i].at == at)
+			state_log_chat(&w->app->st, w->chat[i].p, w->chat[i].text, strlen(w->chat[i].text));
+}
+
+/* Jump to `target` commands: rebuild the game from the nearest copy, and the log from far enough
+ * back to hold the previous and the current round. No effects: a jump is not a turn. */
+static void
+seek(struct watch *w, uint32_t target)
+{
+	struct state *st = &w->app->st;
+	struct events ev;
+	struct msg msgs[EVENTS_MSG_MAX];
+	struct view v;
+	uint32_t k, from;
+	struct game *g = &w->game;
+
+	if (target > w->ncmd)
+		target = w->ncmd;
+	app_reset_updates(w->app);
+	/* Where the target is, to know which round's messages to show. */
+	k = target / CKPT_EVERY;
+	if (k > w->nckpt)
+		k = w->nckpt;
+	if (k == 0)
+		game_init(g, &w->hdr.opt, w->hdr.seed);
+	else
+		*g = w->ckpt[k - 1];
+	for (uint32_t i = k * CKPT_EVERY; i < target; i++)
+		game_apply(g, w->who[i], &w->cmd[i], NULL);
+	uint32_t round = g->turn_no / 2, want = round > 0 ? 2 * (round - 1) : 0;
+	/* Back to a copy from before the previous round began. */
+	while (k > 0 && w->ckpt[k - 1].turn_no > want)
+		k--;
+	from = k * CKPT_EVERY;
+	if (k == 0)
+		game_init(g, &w->hdr.opt, w->hdr.seed);
+	else
+		*g = w->ckpt[k - 1];
+	state_log_clear(st);
+	st->have_view = false;
+	build_view(w, g, &v);
+	state_apply(st, &v, NULL, 0, NULL, 0);
+	chats_at(w, from);
+	for (uint32_t i = from; i < target; i++) {
+		game_apply(g, w->who[i], &w->cmd[i], &ev);
+		build_view(w, g, &v);
+		state_apply(st, &v, msgs, filter_msgs(w, &ev, msgs), NULL, 0);
+		chats_at(w, i + 1);
+	}
+	w->pos = target;
+	w->last = st->view;
+	if (st->mode != MODE_HELP)
+		st->mode = state_base_mode(st);
+	update_line(w);
+}
+
+/* One command forward, with its effects and the plan's pause, through the app's queue. */
+static void
+step(struct watch *w)
+{
+	struct events ev;
+	struct msg msgs[EVENTS_MSG_MAX];
+	struct fx_square *fx;
+	struct view v;
+	int nfx = 0, size = w->game.opt.size;
+
+	if (w->pos >= w->ncmd)
+		return;
+	if (game_apply(&w->game, w->who[w->pos], &w->cmd[w->pos], &ev) != ERR_OK)
+		return; /* the log replayed exactly once already; cannot happen */
+	w->pos++;
+	build_view(w, &w->game, &v);
+	fx = malloc(STATE_FX_MAX * sizeof *fx);
+	for (int y = 0; fx && ev.has_fx && y < size; y++)
+		for (int x = 0; x < size; x++)
+			if (ev.fx[y][x] && ((w->last.cell[y][x] | v.cell[y][x]) & VCELL_VISIBLE))
+				fx[nfx++] = (struct fx_square){ (uint8_t)x, (uint8_t)y, ev.fx[y][x] };
+	w->last = v;
+	update_line(w);
+	app_on_update(w->app, &v, msgs, filter_msgs(w, &ev, msgs), fx, nfx);
+	free(fx);
+	chats_at(w, w->pos);
+}
+
+static void on_timer(uv_timer_t *t);
+
+static void
+schedule(struct watch *w)
+{
+	if (!w->timer_open || w->app->quitting)
+		return;
+	uv_timer_stop(&w->timer);
+	if (w->playing && w->pos < w->ncmd)
+		uv_timer_start(&w->timer, on_timer, speed_ms[w->speed], 0);
+}
+
+static void
+on_timer(uv_timer_t *t)
+{
+	struct watch *w = t->data;
+
+	/* Let an effects pause finish before the next command. */
+	if (!w->app->animating && w->app->uhead == NULL)
+		step(w);
+	if (w->pos >= w->ncmd)
+		w->playing = false;
+	update_line(w);
+	app_redraw(w->app);
+	schedule(w);
+}
+
+static void
+set_speed(struct watch *w, int s)
+{
+	w->speed = s < 0 ? 0 : s >= SPEEDS ? SPEEDS - 1 : s;
+	app_set_anim_ms(w->app, speed_ms[w->speed] < 250 ? speed_ms[w->speed] : 250);
+}
+
+static void
+on_key(void *ud, int action, int raw)
+{
+	struct watch *w = ud;
+	struct state *st = &w->app->st;
+
+	if (st->mode == MODE_HELP) {
+		st->mode = state_base_mode(st);
+		app_redraw(w->app);
+		return;
+	}
+	switch (raw) {
+	case ' ':
+		w->playing = !w->playing && w->pos < w->ncmd;
+		break;
+	case 'n':
+	case KEY_RIGHT:
+		w->playing = false;
+		if (!w->app->animating)
+			step(w);
+		break;
+	case 'b':
+	case KEY_LEFT:
+		w->playing = false;
+		seek(w, w->pos > 0 ? w->pos - 1 : 0);
+		break;
+	case '0':
+	case KEY_HOME:
+		w->playing = false;
+		seek(w, 0);
+		break;
+	case 'e':
+	case KEY_END:
+		w->playing = false;
+		seek(w, w->ncmd);
+		break;
+	case '+':
+	case '=':
+		set_speed(w, w->speed + 1);
+		break;
+	case '-':
+	case '_':
+		set_speed(w, w->speed - 1);
+		break;
+	case 'v':
+		w->viewpoint = (w->viewpoint + 1) % 3;
+		st->allseeing = w->viewpoint == 2;
+		seek(w, w->pos);
+		break;
+	case '[':
+		st->log_scroll += 3;
+		break;
+	case ']':
+		st->log_scroll = st->log_scroll > 3 ? st->log_scroll - 3 : 0;
+		break;
+	case '?':
+		st->mode = MODE_HELP;
+		break;
+	case 'q':
+	case 'Q':
+	case 27:
+		app_quit(w->app, 0);
+		return;
+	default:
+		if (action == ACTION_REDRAW) {
+			app_redraw(w->app);
+			return;
+		}
+		break;
+	}
+	update_line(w);
+	schedule(w);
+	app_redraw(w->app);
+}
+
+static void
+on_timer_close(uv_handle_t *h)
+{
+	struct watch *w = h->data;
+
+	w->timer_open = false;
+}
+
+static void
+watch_quit(void *ctx)
+{
+	struct watch *w = ctx;
+
+	if (w->timer_open && !uv_is_closing((uv_handle_t *)&w->timer))
+		uv_close((uv_handle_t *)&w->timer, on_timer_close);
+}
+
+static const struct session_ops watch_session = { NULL, NULL, watch_quit };
+
+int
+cmd_watch(int argc, char **argv)
+{
+	static struct watch w; /* two struct games inside: large */
+	struct turnlog_replay *r = NULL;
+	const char *path = NULL;
+	struct keys keys;
+	struct ui ui;
+	struct app *app = NULL;
+	uv_loop_t loop;
+	char *buf = NULL;
+	size_t len;
+	long v;
+	int status = 1, viewpoint = 2, speed = 2;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--view") == 0 && i + 1 < argc) {
+			i++;
+			if (strcmp(argv[i], "all") == 0)
+				viewpoint = 2;
+			else if (cli_int(argv[i], 0, 1, "--view", &v))
+				viewpoint = (int)v;
+			else
+				return 2;
+		} else if (strcmp(argv[i], "--speed") == 0 && i + 1 < argc) {
+			if (!cli_int(argv[++i], 1, SPEEDS, "--speed", &v))
+				return 2;
+			speed = (int)v - 1;
+		} else if (argv[i][0] != '-' && path == NULL) {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "wizwar replay: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			return 2;
+		}
+	}
+	if (path == NULL) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (cli_read_file(path, WATCH_FILE_MAX, &buf, &len) != 0)
+		return 1;
+	memset(&w, 0, sizeof w);
+	if ((r = malloc(sizeof *r)) == NULL) {
+		fprintf(stderr, "wizwar: out of memory\n");
+		goto out_free;
+	}
+	/* Replay once to check every hash and collect the commands; the viewer trusts them after. */
+	if (turnlog_replay(buf, len, r, collect, &w) != 0) {
+		fprintf(stderr, "%s:%d: %s\n", path, r->line, r->error);
+		goto out_free;
+	}
+	if (w.ncmd != r->commands) {
+		fprintf(stderr, "wizwar: out of memory\n");
+		goto out_free;
+	}
+	w.hdr = r->hdr;
+	collect_chat(&w, buf, len);
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "wizwar replay: watching needs a terminal (--text prints the duel)\n");
+		goto out_free;
+	}
+	setlocale(LC_ALL, "");
+	keys_init(&keys);
+	if (uv_loop_init(&loop) != 0)
+		goto out_free;
+	if ((app = malloc(sizeof *app)) == NULL)
+		goto out_loop;
+	ui_init(&ui, &keys);
+	struct app_config ac = {
+		.loop = &loop, .keys = &keys, .screen = &ui_screen_ops, .screen_ctx = &ui,
+		.session = &watch_session, .session_ctx = &w, .input_fd = STDIN_FILENO,
+		.on_key = on_key, .on_key_ud = &w,
+	};
+	if (app_init(app, &ac) != 0) {
+		fprintf(stderr, "wizwar replay: cannot start the terminal\n");
+		free(app);
+		app = NULL;
+		goto out_loop;
+	}
+	w.app = app;
+	w.viewpoint = viewpoint;
+	app->st.allseeing = viewpoint == 2;
+	app->st.help_text = usage;
+	for (int p = 0; p < PLAYERS; p++)
+		state_set_name(&app->st, p, w.hdr.name[p]);
+	uv_timer_init(&loop, &w.timer);
+	w.timer.data = &w;
+	w.timer_open = true;
+	set_speed(&w, speed);
+	seek(&w, 0);
+	app_redraw(app);
+	status = app_run(app);
+	app_finish(app);
+	free(app);
+out_loop:
+	if (uv_loop_close(&loop) != 0)
+		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+out_free:
+	free(r);
+	free(buf);
+	free(w.cmd);
+	free(w.who);
+	free(w.chat);
+	free(w.ckpt);
+	return status;
+}

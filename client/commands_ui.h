@@ -1,0 +1,10 @@
+/* commands_ui: the subcommands that run the curses client, one function each (argc/argv after the name). */
+#ifndef WW_COMMANDS_UI_H
+#define WW_COMMANDS_UI_H
+
+/* wizwar practice: a duel against a bot in this terminal. */
+int cmd_practice(int argc, char **argv);
+/* wizwar replay LOG: watch a recorded duel interactively (the lead routes plain `replay LOG` here). */
+int cmd_watch(int argc, char **argv);
+
+#endif

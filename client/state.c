@@ -1,0 +1,685 @@
+/* state: the client model: updates in the plan's "After Turn" order, the log by rounds, and keys to requests. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <curses.h> /* KEY_* codes only: keys arrive as curses reports them; nothing here draws */
+
+#include "state.h"
+
+void
+state_init(struct state *st, const struct keys *keys)
+{
+	memset(st, 0, sizeof *st);
+	st->keys = keys;
+	st->mode = MODE_NORMAL;
+	snprintf(st->name[0], sizeof st->name[0], "player 0");
+	snprintf(st->name[1], sizeof st->name[1], "player 1");
+}
+
+/* ---- peer text ---- */
+
+size_t
+state_utf8_next(const char *str, size_t len, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	uint32_t c;
+	size_t n;
+
+	if (len == 0)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] < 0xc2)
+		return 0;
+	if (s[0] < 0xe0) {
+		c = s[0] & 0x1f;
+		n = 2;
+	} else if (s[0] < 0xf0) {
+		c = s[0] & 0x0f;
+		n = 3;
+	} else if (s[0] < 0xf5) {
+		c = s[0] & 0x07;
+		n = 4;
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	/* Shortest form only, no surrogates, nothing past U+10FFFF. */
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+bool
+state_printable(uint32_t cp)
+{
+	if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+		return false; /* C0, DEL, C1: all that can start a terminal control */
+	if (cp == 0x61c || cp == 0x200e || cp == 0x200f)
+		return false; /* bidi marks */
+	if (cp >= 0x2028 && cp <= 0x202e)
+		return false; /* line and paragraph separators, bidi embeddings and overrides */
+	if (cp >= 0x2066 && cp <= 0x2069)
+		return false; /* bidi isolates */
+	if (cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb))
+		return false; /* BOM, interlinear annotation */
+	if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
+		return false; /* noncharacters */
+	if (cp >= 0xd800 && cp <= 0xdfff)
+		return false;
+	return cp <= 0x10ffff;
+}
+
+static size_t
+utf8_put(char *dst, uint32_t cp)
+{
+	if (cp < 0x80) {
+		dst[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		dst[0] = (char)(0xc0 | (cp >> 6));
+		dst[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		dst[0] = (char)(0xe0 | (cp >> 12));
+		dst[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		dst[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	dst[0] = (char)(0xf0 | (cp >> 18));
+	dst[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	dst[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	dst[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+size_t
+state_clean_text(char *dst, size_t cap, const char *src, size_t len)
+{
+	size_t out = 0;
+
+	if (cap == 0)
+		return 0;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = state_utf8_next(src + i, len - i, &cp);
+		if (n == 0) {
+			cp = 0xfffd; /* a broken byte is shown as such, never passed on */
+			n = 1;
+		}
+		i += n;
+		if (!state_printable(cp))
+			continue;
+		char enc[4];
+		size_t m = utf8_put(enc, cp);
+		if (out + m > cap - 1)
+			break;
+		memcpy(dst + out, enc, m);
+		out += m;
+	}
+	dst[out] = '\0';
+	return out;
+}
+
+void
+state_set_name(struct state *st, int player, const char *name)
+{
+	if (player < 0 || player >= PLAYERS)
+		return;
+	if (name == NULL || state_clean_text(st->name[player], sizeof st->name[player], name, strlen(name)) == 0)
+		snprintf(st->name[player], sizeof st->name[player], "player %d", player);
+}
+
+/* ---- the log ---- */
+
+uint32_t
+state_round(const struct state *st)
+{
+	return st->have_view ? st->view.turn_no / 2 : 0;
+}
+
+static struct log_entry *
+log_push(struct state *st, int kind, uint32_t round)
+{
+	struct log_entry *e;
+
+	if (st->log_count == STATE_LOG_MAX) {
+		st->log_start = (st->log_start + 1) % STATE_LOG_MAX;
+		st->log_count--;
+	}
+	e = &st->log[(st->log_start + st->log_count++) % STATE_LOG_MAX];
+	memset(e, 0, sizeof *e);
+	e->kind = (uint8_t)kind;
+	e->round = round;
+	return e;
+}
+
+static void
+log_msg_round(struct state *st, const struct msg *m, int from, uint32_t round)
+{
+	struct log_entry *e = log_push(st, LOG_GAME, round);
+
+	e->msg = *m;
+	e->from = (uint8_t)(from == 1);
+}
+
+void
+state_log_msg(struct state *st, const struct msg *m, int from)
+{
+	log_msg_round(st, m, from, state_round(st));
+}
+
+void
+state_log_chat(struct state *st, int from, const char *text, size_t len)
+{
+	char clean[STATE_CHAT_MAX + 1];
+
+	if (state_clean_text(clean, sizeof clean, text, len) == 0)
+		return;
+	struct log_entry *e = log_push(st, LOG_CHAT, state_round(st));
+	e->from = (uint8_t)(from == 1);
+	memcpy(e->text, clean, strlen(clean) + 1);
+}
+
+void
+state_log_system(struct state *st, const char *fmt, ...)
+{
+	struct log_entry *e = log_push(st, LOG_SYSTEM, state_round(st));
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof e->text, fmt, ap);
+	va_end(ap);
+}
+
+void
+state_log_clear(struct state *st)
+{
+	st->log_start = st->log_count = 0;
+	st->log_scroll = 0;
+}
+
+const struct log_entry *
+state_log_get(const struct state *st, unsigned i)
+{
+	return i < st->log_count ? &st->log[(st->log_start + i) % STATE_LOG_MAX] : NULL;
+}
+
+const struct log_entry *
+state_log_visible(const struct state *st, unsigned i)
+{
+	uint32_t round = state_round(st), oldest = round > 0 ? round - 1 : 0;
+	unsigned first = st->log_count;
+
+	/* Entries are in time order, so those shown are a suffix. */
+	while (first > 0 && state_log_get(st, first - 1)->round >= oldest)
+		first--;
+	return state_log_get(st, first + i);
+}
+
+size_t
+state_log_text(const struct state *st, const struct log_entry *e, char *buf, size_t len)
+{
+	int n;
+
+	if (len == 0)
+		return 0;
+	switch (e->kind) {
+	case LOG_GAME:
+		if (st->allseeing) {
+			/* A spectator sees everyone's messages: say whose. */
+			n = snprintf(buf, len, "%s: ", e->msg.to == 3 ? "both" : st->name[e->msg.to == 2]);
+			if (n < 0 || (size_t)n >= len)
+				return strlen(buf);
+			return (size_t)n + msg_format(&e->msg, buf + n, len - (size_t)n);
+		}
+		return msg_format(&e->msg, buf, len);
+	case LOG_CHAT:
+		n = snprintf(buf, len, "<%s> %s", st->name[e->from], e->text);
+		break;
+	default:
+		n = snprintf(buf, len, "%s", e->text);
+		break;
+	}
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+/* ---- updates ---- */
+
+bool
+state_my_turn(const struct state *st)
+{
+	return st->have_view && st->view.result == RESULT_NONE && st->view.turn == st->view.me;
+}
+
+enum state_mode
+state_base_mode(const struct state *st)
+{
+	return st->have_view && st->view.result != RESULT_NONE ? MODE_OVER : MODE_NORMAL;
+}
+
+void
+state_update_begin(struct state *st, const struct view *after, const struct fx_square *fx, int nfx)
+{
+	if (!st->have_view) {
+		/* The very first view: there is no older layout to show effects over. */
+		st->prev = *after;
+	} else {
+		st->prev = st->view;
+	}
+	if (nfx > STATE_FX_MAX)
+		nfx = STATE_FX_MAX;
+	if (nfx > 0 && fx)
+		memcpy(st->fx, fx, (size_t)nfx * sizeof *fx);
+	st->nfx = nfx > 0 && fx ? nfx : 0;
+	st->anim = st->nfx > 0;
+}
+
+void
+state_update_end(struct state *st, const struct view *after, const struct msg *msgs, int nmsg)
+{
+	/* Messages belong to the turn in which they happened, the one before this update. */
+	uint32_t round = st->prev.turn_no / 2;
+	bool was_over = st->have_view && st->view.result != RESULT_NONE;
+
+	st->view = *after;
+	st->have_view = true;
+	st->anim = false;
+	st->nfx = 0;
+	for (int i = 0; i < nmsg; i++)
+		log_msg_round(st, &msgs[i], st->view.me, round);
+	st->log_scroll = 0;
+	/* A prompt that only makes sense on my move closes when the move has passed. */
+	if ((st->mode == MODE_DIRECTION || st->mode == MODE_INVENTORY) && !state_my_turn(st))
+		st->mode = state_base_mode(st);
+	if (!was_over && st->view.result != RESULT_NONE) {
+		if (st->mode != MODE_CHAT && st->mode != MODE_HELP)
+			st->mode = MODE_OVER;
+		st->status[0] = '\0';
+	}
+}
+
+void
+state_apply(struct state *st, const struct view *after, const struct msg *msgs, int nmsg,
+    const struct fx_square *fx, int nfx)
+{
+	state_update_begin(st, after, fx, nfx);
+	state_update_end(st, after, msgs, nmsg);
+}
+
+size_t
+state_result_text(const struct state *st, char *buf, size_t len)
+{
+	const struct view *v = &st->view;
+	int n;
+
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	if (!st->have_view || v->result == RESULT_NONE)
+		return 0;
+	if (v->result == RESULT_DRAW) {
+		n = snprintf(buf, len, "%s", v->end_reason == END_TURN_LIMIT ?
+		    "The duel is a draw: the turn limit was reached." : "Both wizards fall: the duel is a draw.");
+	} else {
+		int winner = v->result == RESULT_WIN0 ? 0 : 1;
+		bool resigned = v->end_reason == END_RESIGNED;
+		if (st->allseeing)
+			n = snprintf(buf, len, "%s wins: %s %s.", st->name[winner], st->name[1 - winner],
+			    resigned ? "forfeits" : "is dead");
+		else if (winner == v->me)
+			n = snprintf(buf, len, "%s", resigned ? "You win: your opponent forfeits." :
+			    "You win: your opponent is dead!");
+		else
+			n = snprintf(buf, len, "%s", resigned ? "You lose: you forfeited the duel." :
+			    "You lose: you are dead.");
+	}
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+/* ---- keys ---- */
+
+static void
+say(struct state *st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void
+say(struct state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->status, sizeof st->status, fmt, ap);
+	va_end(ap);
+}
+
+void
+state_refused(struct state *st, int err)
+{
+	const char *t = err_text(err);
+
+	/* err_text is lower case for logs; the status line reads as a sentence. */
+	say(st, "%c%s.", t[0] >= 'a' && t[0] <= 'z' ? t[0] - 'a' + 'A' : t[0], t + 1);
+}
+
+bool
+state_chat_insert(struct state *st, uint32_t cp)
+{
+	char enc[4];
+	size_t n;
+
+	if (!state_printable(cp))
+		return false;
+	n = utf8_put(enc, cp);
+	if (st->chat_len + n > STATE_CHAT_MAX)
+		return false;
+	memcpy(st->chat + st->chat_len, enc, n);
+	st->chat_len += n;
+	st->chat[st->chat_len] = '\0';
+	return true;
+}
+
+void
+state_chat_backspace(struct state *st)
+{
+	/* Back over continuation bytes to the start of the last code point. */
+	while (st->chat_len > 0) {
+		unsigned char c = (unsigned char)st->chat[--st->chat_len];
+		if ((c & 0xc0) != 0x80)
+			break;
+	}
+	st->chat[st->chat_len] = '\0';
+}
+
+static bool
+is_enter(int raw)
+{
+	return raw == '\n' || raw == '\r' || raw == KEY_ENTER;
+}
+
+static bool
+is_backspace(int raw)
+{
+	return raw == KEY_BACKSPACE || raw == 127 || raw == 8;
+}
+
+/* The code point a key types, or 0 when it types nothing. */
+static uint32_t
+text_of(int raw)
+{
+	if (raw >= 0x20 && raw < 0x7f)
+		return (uint32_t)raw;
+	if (raw > 0 && (raw & KEYS_META) == 0 && (raw & KEYS_WCHAR)) {
+		uint32_t cp = (uint32_t)raw & ~(uint32_t)KEYS_WCHAR;
+		return state_printable(cp) ? cp : 0;
+	}
+	return 0;
+}
+
+static void
+key_chat(struct state *st, int action, int raw, struct state_out *out)
+{
+	uint32_t cp = text_of(raw);
+
+	if (is_enter(raw) || (cp == 0 && action == ACTION_CHAT)) {
+		if (st->chat_len > 0) {
+			out->kind = OUT_CHAT;
+			memcpy(out->chat, st->chat, st->chat_len + 1);
+		}
+		st->chat_len = 0;
+		st->chat[0] = '\0';
+		st->mode = state_base_mode(st);
+	} else if (raw == 27 || (cp == 0 && (action == ACTION_CANCEL || action == ACTION_END_TURN))) {
+		/* The plan's Del closes the chat prompt; so does Escape. What was typed is dropped. */
+		st->chat_len = 0;
+		st->chat[0] = '\0';
+		st->mode = state_base_mode(st);
+	} else if (is_backspace(raw)) {
+		state_chat_backspace(st);
+	} else if (raw == 21) { /* ^U, as in a shell */
+		st->chat_len = 0;
+		st->chat[0] = '\0';
+	} else if (cp != 0) {
+		if (!state_chat_insert(st, cp))
+			say(st, "A chat line holds at most %d bytes.", STATE_CHAT_MAX);
+	}
+}
+
+/* The numpad digit of a direction key, whatever the bindings say: a prompt reads 1-9 too. */
+static int
+digit_dir(int raw)
+{
+	return raw >= '1' && raw <= '9' && raw != '5' ? raw - '0' : DIR_NONE;
+}
+
+static bool
+need_turn(struct state *st)
+{
+	if (!st->have_view) {
+		say(st, "The duel has not started yet.");
+		return false;
+	}
+	if (st->view.result != RESULT_NONE) {
+		say(st, "The duel is over.");
+		return false;
+	}
+	if (st->view.turn != st->view.me) {
+		say(st, "It is not your turn: wait for %s.", st->name[1 - st->view.me]);
+		return false;
+	}
+	return true;
+}
+
+static void
+send_cmd(struct state_out *out, int type, int arg, int dir)
+{
+	out->kind = OUT_CMD;
+	out->cmd = (struct cmd){ (uint8_t)type, (uint8_t)arg, (uint8_t)dir };
+}
+
+static void
+key_step(struct state *st, int dir, struct state_out *out)
+{
+	const struct view *v = &st->view;
+	int x = v->x + dir_dx(dir), y = v->y + dir_dy(dir);
+
+	if (!need_turn(st))
+		return;
+	if (v->steps_left == 0) {
+		say(st, "No steps left: cast, drink, pick up or end the turn.");
+		return;
+	}
+	if (x < 0 || y < 0 || x >= v->opt.size || y >= v->opt.size || (v->cell[y][x] & ~VCELL_VISIBLE) == VCELL_WALL) {
+		say(st, "A wall blocks the way.");
+		return;
+	}
+	if (v->opp_state == OPP_VISIBLE && v->opp_x == x && v->opp_y == y) {
+		say(st, "The other wizard stands there.");
+		return;
+	}
+	send_cmd(out, CMD_STEP, 0, dir);
+}
+
+static void
+key_cast(struct state *st, int slot, struct state_out *out)
+{
+	int spell;
+
+	if (!need_turn(st))
+		return;
+	spell = st->view.offered[slot];
+	if (spell == SPELL_NONE) {
+		say(st, "No spell is offered in slot %d.", slot + 1);
+		return;
+	}
+	if (spell_takes_dir(spell)) {
+		st->mode = MODE_DIRECTION;
+		st->dir_slot = (uint8_t)slot;
+		return;
+	}
+	send_cmd(out, CMD_CAST, slot, DIR_NONE);
+}
+
+static void
+key_normal(struct state *st, int action, int raw, struct state_out *out)
+{
+	const struct view *v = &st->view;
+	int dir = keys_dir(action);
+
+	if (dir != DIR_NONE) {
+		key_step(st, dir, out);
+		return;
+	}
+	switch (action) {
+	case ACTION_CAST_1:
+	case ACTION_CAST_2:
+	case ACTION_CAST_3:
+		key_cast(st, action - ACTION_CAST_1, out);
+		break;
+	case ACTION_DRINK:
+		if (!need_turn(st))
+			break;
+		if (v->potion[v->y][v->x] == 0)
+			say(st, "There is no potion here.");
+		else
+			send_cmd(out, CMD_DRINK, 0, 0);
+		break;
+	case ACTION_PICKUP:
+		if (!need_turn(st))
+			break;
+		if (v->potion[v->y][v->x] == 0)
+			say(st, "There is no potion here.");
+		else if (v->ninv >= INV_MAX)
+			say(st, "You cannot carry more than %d potions.", INV_MAX);
+		else
+			send_cmd(out, CMD_PICKUP, 0, 0);
+		break;
+	case ACTION_INVENTORY:
+		if (!need_turn(st))
+			break;
+		if (v->ninv == 0)
+			say(st, "You carry no potions.");
+		else
+			st->mode = MODE_INVENTORY;
+		break;
+	case ACTION_END_TURN:
+		if (need_turn(st))
+			send_cmd(out, CMD_PASS, 0, 0);
+		break;
+	case ACTION_CHAT:
+		st->mode = MODE_CHAT;
+		break;
+	case ACTION_HELP:
+		st->mode = MODE_HELP;
+		break;
+	case ACTION_LOG_UP:
+		st->log_scroll += 3;
+		break;
+	case ACTION_LOG_DOWN:
+		st->log_scroll = st->log_scroll > 3 ? st->log_scroll - 3 : 0;
+		break;
+	case ACTION_REDRAW:
+		out->redraw = true;
+		break;
+	case ACTION_CANCEL:
+		break;
+	case ACTION_QUIT:
+		if (st->mode == MODE_OVER || !st->have_view || st->offline)
+			out->kind = OUT_QUIT;
+		else
+			st->mode = MODE_QUIT;
+		break;
+	default:
+		if (raw != KEYS_NONE) {
+			char name[KEYS_NAME_MAX];
+			say(st, "%s does nothing here; ? lists the keys.", keys_label(raw, name, sizeof name)[0] ? name : "That key");
+		}
+		break;
+	}
+}
+
+void
+state_key(struct state *st, int action, int raw, struct state_out *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kind = OUT_NONE;
+	if (raw == KEY_RESIZE)
+		return;
+	st->status[0] = '\0';
+	switch (st->mode) {
+	case MODE_CHAT:
+		key_chat(st, action, raw, out);
+		return;
+	case MODE_HELP:
+		st->mode = state_base_mode(st);
+		return;
+	case MODE_QUIT:
+		if (raw == 'y' || raw == 'Y') {
+			out->kind = OUT_QUIT;
+			out->resign = st->have_view && st->view.result == RESULT_NONE;
+			out->cmd = (struct cmd){ CMD_RESIGN, 0, 0 };
+		} else if (raw == 'r' || raw == 'R') {
+			if (st->have_view && st->view.result == RESULT_NONE)
+				send_cmd(out, CMD_RESIGN, 0, 0);
+			st->mode = state_base_mode(st);
+		} else {
+			st->mode = state_base_mode(st);
+			say(st, "The duel goes on.");
+		}
+		return;
+	case MODE_DIRECTION: {
+		int dir = keys_dir(action);
+		if (dir == DIR_NONE)
+			dir = digit_dir(raw);
+		st->mode = state_base_mode(st);
+		if (dir == DIR_NONE) {
+			say(st, "Cast cancelled.");
+			return;
+		}
+		if (need_turn(st))
+			send_cmd(out, CMD_CAST, st->dir_slot, dir);
+		return;
+	}
+	case MODE_INVENTORY:
+		st->mode = state_base_mode(st);
+		if (raw >= '1' && raw <= '9') {
+			int slot = raw - '1';
+			if (!need_turn(st))
+				return;
+			if (slot >= st->view.ninv)
+				say(st, "No potion in slot %d.", slot + 1);
+			else
+				send_cmd(out, CMD_QUAFF, slot, 0);
+		}
+		return;
+	case MODE_NORMAL:
+	case MODE_OVER:
+		if (st->mode == MODE_OVER && (raw == 'q' || raw == 'Q')) {
+			/* Over, q leaves whatever it is bound to: there is nothing left to drink. */
+			out->kind = OUT_QUIT;
+			return;
+		}
+		if (st->mode == MODE_OVER && action != ACTION_CHAT && action != ACTION_HELP && action != ACTION_QUIT &&
+		    action != ACTION_LOG_UP && action != ACTION_LOG_DOWN && action != ACTION_REDRAW) {
+			say(st, "The duel is over: Q leaves.");
+			return;
+		}
+		key_normal(st, action, raw, out);
+		return;
+	}
+}

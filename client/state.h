@@ -1,0 +1,150 @@
+/* state: the curses client's model, pure and drawn by ui.c: the view, the log, the prompt and what a key does. */
+#ifndef WW_STATE_H
+#define WW_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
+#include "keys.h"
+#include "msg.h"
+#include "view.h"
+
+#define STATE_NAME_MAX 65    /* a player's name, cleaned, with its NUL */
+#define STATE_CHAT_MAX 200   /* bytes of one chat line, as the protocol's CHAT text */
+#define STATE_TEXT_MAX 256   /* bytes of one log entry's text, with its NUL */
+#define STATE_LOG_MAX 256    /* entries kept; the screen shows the previous and current round */
+#define STATE_STATUS_MAX 160 /* the one-line note under the map ("no potion here") */
+
+/* What the keys do now. Every prompt returns to the base mode: NORMAL, or OVER once the duel ended. */
+enum state_mode {
+	MODE_NORMAL,    /* moves, casts, potions */
+	MODE_DIRECTION, /* a directional spell asks which way */
+	MODE_INVENTORY, /* 1-9 drinks that potion */
+	MODE_CHAT,      /* typing a chat line */
+	MODE_HELP,      /* the key list; any key closes it */
+	MODE_QUIT,      /* "forfeit and quit?" during a running duel */
+	MODE_OVER,      /* the duel ended: the result is shown, Q leaves */
+};
+
+enum log_kind {
+	LOG_GAME,   /* a rules message (struct msg), formatted only when drawn */
+	LOG_CHAT,   /* a chat line: sender and cleaned UTF-8 text */
+	LOG_SYSTEM, /* the client's own notes: connection, refusals, results */
+};
+
+struct log_entry {
+	uint8_t kind;   /* enum log_kind */
+	uint8_t from;   /* LOG_CHAT: the sender, 0 or 1; LOG_GAME: whose message (for the all-seeing replay) */
+	uint32_t round; /* (turn number) / 2 when it was logged: a round is both wizards' moves */
+	struct msg msg; /* LOG_GAME */
+	char text[STATE_TEXT_MAX];
+};
+
+/* One square of an effect drawn after an update. */
+struct fx_square {
+	uint8_t x, y, fx; /* fx: enum fx */
+};
+#define STATE_FX_MAX (LEVEL_MAX * LEVEL_MAX)
+
+/* What a key asks the outside to do; state_key() fills it. */
+enum state_out_kind {
+	OUT_NONE,
+	OUT_CMD,    /* send `cmd` */
+	OUT_CHAT,   /* send `chat` */
+	OUT_QUIT,   /* leave now (after a resign if `cmd` is a resign: OUT_CMD is not set then) */
+};
+
+struct state_out {
+	enum state_out_kind kind;
+	struct cmd cmd;              /* OUT_CMD; with OUT_QUIT, a resign to send first when resign is true */
+	bool resign;                 /* OUT_QUIT: forfeit the running duel first */
+	bool redraw;                 /* clear and redraw the whole screen */
+	char chat[STATE_CHAT_MAX + 1];
+};
+
+struct state {
+	/* public, read by ui.c */
+	bool have_view;                 /* false until the first view arrives */
+	struct view view;               /* what I know now */
+	struct view prev;               /* what I knew before the last update */
+	bool anim;                      /* between steps 4 and 6 of the plan's "After Turn": draw prev + fx */
+	int nfx;
+	struct fx_square fx[STATE_FX_MAX];
+	char name[PLAYERS][STATE_NAME_MAX]; /* indexed by player number, cleaned */
+	bool allseeing;                 /* a replay's spectator view: view.me is 0, both wizards shown */
+	const char *replay_line;        /* a replay's status and keys, instead of the actions line */
+	const char *help_text;          /* the `?` screen's text; NULL: the key bindings */
+	bool offline;                   /* the session ended (connection lost): Q leaves at once */
+
+	enum state_mode mode;
+	uint8_t dir_slot;               /* MODE_DIRECTION: the offered slot being cast */
+	char chat[STATE_CHAT_MAX + 1];  /* MODE_CHAT: the line being typed, valid UTF-8 */
+	size_t chat_len;
+	char status[STATE_STATUS_MAX];  /* a short note for the prompt line, cleared by the next key */
+	int log_scroll;                 /* lines scrolled back from the newest; 0 follows the log */
+
+	unsigned log_start, log_count;  /* a ring of STATE_LOG_MAX entries */
+	struct log_entry log[STATE_LOG_MAX];
+
+	const struct keys *keys;        /* for the labels drawn next to spells and actions */
+};
+
+void state_init(struct state *st, const struct keys *keys);
+/* Names as they came (maybe from a peer): cleaned of anything but printable text. */
+void state_set_name(struct state *st, int player, const char *name);
+
+/* The plan's "After Turn": begin shows the old layout with the new effects (anim is set when
+ * there are any), end brings in the new view and the messages. apply is begin + end at once. */
+void state_update_begin(struct state *st, const struct view *after, const struct fx_square *fx, int nfx);
+void state_update_end(struct state *st, const struct view *after, const struct msg *msgs, int nmsg);
+void state_apply(struct state *st, const struct view *after, const struct msg *msgs, int nmsg,
+    const struct fx_square *fx, int nfx);
+
+/* Log entries. Chat text is cleaned here: what a peer sent is never a terminal control. */
+void state_log_msg(struct state *st, const struct msg *m, int from);
+void state_log_chat(struct state *st, int from, const char *text, size_t len);
+void state_log_system(struct state *st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void state_log_clear(struct state *st);
+/* The current round: entries of this round and the one before are shown. */
+uint32_t state_round(const struct state *st);
+/* The i-th entry still shown (previous and current round), oldest first; NULL past the end. */
+const struct log_entry *state_log_visible(const struct state *st, unsigned i);
+/* Any entry, 0 = oldest kept; for scrolling back. */
+const struct log_entry *state_log_get(const struct state *st, unsigned i);
+/* The text of an entry as the log shows it ("You cast Identify.", "<ann> hello"). */
+size_t state_log_text(const struct state *st, const struct log_entry *e, char *buf, size_t len);
+
+/* One key: its action (keys_action(), or ACTION_NONE) and the raw code for text and digits. */
+void state_key(struct state *st, int action, int raw, struct state_out *out);
+/* A refusal from the rules (enum err): shown as the status. */
+void state_refused(struct state *st, int err);
+/* The base mode for when a prompt closes: NORMAL, or OVER. */
+enum state_mode state_base_mode(const struct state *st);
+/* True when the duel runs and it is my move. */
+bool state_my_turn(const struct state *st);
+
+/* The result as one sentence from my side ("You win: your opponent is dead!"), or from a
+ * spectator's; "" while the duel runs. Returns the length written. */
+size_t state_result_text(const struct state *st, char *buf, size_t len);
+
+/* Chat line editing (MODE_CHAT), exposed for tests: insert one code point (false if it would pass
+ * STATE_CHAT_MAX bytes or is not allowed), remove the last code point. */
+bool state_chat_insert(struct state *st, uint32_t cp);
+void state_chat_backspace(struct state *st);
+
+/* Clean text from a peer into dst (always NUL-terminated): well-formed UTF-8 only, without C0 and
+ * C1 controls, DEL, bidi overrides and isolates, line separators, BOM, noncharacters; a broken
+ * byte becomes U+FFFD. Cut on a code point boundary at cap - 1 bytes. Returns the length. */
+size_t state_clean_text(char *dst, size_t cap, const char *src, size_t len);
+/* May code point cp be shown from a peer? */
+bool state_printable(uint32_t cp);
+/* Decode one UTF-8 code point (strict: shortest form, no surrogates): its length, 0 if broken. */
+size_t state_utf8_next(const char *s, size_t len, uint32_t *cp);
+
+#endif

@@ -1,0 +1,1120 @@
+/* ui: draws a struct state with ncursesw; peer text only through put_text(), which emits printable characters alone. */
+#include <curses.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "potion.h"
+#include "spell.h"
+#include "ui.h"
+
+/* ---- last-resort terminal restore ----
+ * The only statics of the client: a signal handler and atexit() get no context pointer. What the
+ * handler does is async-signal-safe: tcsetattr() and write() of bytes captured at start-up. */
+
+static struct termios saved_tio;
+static bool saved_tio_ok;
+static volatile sig_atomic_t screen_active;
+static char restore_seq[128];
+static size_t restore_len;
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+static void
+fatal_restore(int sig)
+{
+	if (screen_active) {
+		if (restore_len)
+			(void)!write(STDOUT_FILENO, restore_seq, restore_len);
+		if (saved_tio_ok)
+			tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
+		screen_active = 0;
+	}
+	/* SA_RESETHAND put the default action back: die of the same signal. */
+	raise(sig);
+}
+
+static void
+atexit_restore(void)
+{
+	if (screen_active && !isendwin())
+		endwin();
+	screen_active = 0;
+}
+
+static void
+capture(const char *cap)
+{
+	char *s = tigetstr((char *)cap);
+	size_t n;
+
+	if (s == NULL || s == (char *)-1)
+		return;
+	n = strlen(s);
+	if (restore_len + n < sizeof restore_seq) {
+		memcpy(restore_seq + restore_len, s, n);
+		restore_len += n;
+	}
+}
+
+/* ---- colours and attributes ---- */
+
+enum pair {
+	CP_WHITE = 1,
+	CP_RED,
+	CP_YELLOW,
+	CP_BLUE,
+	CP_GREEN,
+	CP_ORANGE,
+	CP_CYAN,
+	CP_MAGENTA,
+	CP_GREY,
+};
+
+enum role {
+	R_TEXT,
+	R_CELL,     /* floor and wall in sight */
+	R_MEMORY,   /* remembered, not in sight */
+	R_ME,
+	R_OPP,
+	R_OPP_OLD,  /* where the opponent was last seen or sensed */
+	R_TITLE,
+	R_KEY,
+	R_CHAT,
+	R_SYSTEM,
+	R_DIMTEXT,
+	R_STATUS,
+	R_FRAME,
+};
+
+static attr_t
+role_attr(const struct ui *ui, int role)
+{
+	if (!ui->colour) {
+		static const attr_t mono[] = {
+			[R_TEXT] = A_NORMAL, [R_CELL] = A_NORMAL, [R_MEMORY] = A_DIM, [R_ME] = A_BOLD,
+			[R_OPP] = A_REVERSE, [R_OPP_OLD] = A_REVERSE | A_DIM, [R_TITLE] = A_BOLD, [R_KEY] = A_BOLD,
+			[R_CHAT] = A_NORMAL, [R_SYSTEM] = A_DIM, [R_DIMTEXT] = A_DIM, [R_STATUS] = A_BOLD,
+			[R_FRAME] = A_NORMAL,
+		};
+		return mono[role];
+	}
+	switch (role) {
+	case R_CELL:
+		return COLOR_PAIR(CP_WHITE);
+	case R_MEMORY:
+		return ui->grey ? COLOR_PAIR(CP_GREY) : COLOR_PAIR(CP_WHITE) | A_DIM;
+	case R_ME:
+		return COLOR_PAIR(CP_WHITE) | A_BOLD;
+	case R_OPP:
+		return COLOR_PAIR(CP_RED) | A_BOLD;
+	case R_OPP_OLD:
+		return COLOR_PAIR(CP_RED) | A_DIM;
+	case R_TITLE:
+		return COLOR_PAIR(CP_WHITE) | A_BOLD;
+	case R_KEY:
+		return COLOR_PAIR(CP_YELLOW) | A_BOLD;
+	case R_CHAT:
+		return COLOR_PAIR(CP_CYAN);
+	case R_SYSTEM:
+		return COLOR_PAIR(CP_MAGENTA);
+	case R_DIMTEXT:
+		return ui->grey ? COLOR_PAIR(CP_GREY) : COLOR_PAIR(CP_WHITE) | A_DIM;
+	case R_STATUS:
+		return COLOR_PAIR(CP_YELLOW) | A_BOLD;
+	case R_FRAME:
+		return COLOR_PAIR(CP_BLUE) | A_BOLD;
+	default:
+		return COLOR_PAIR(CP_WHITE);
+	}
+}
+
+/* A potion's appearance colour. */
+static attr_t
+appear_attr(const struct ui *ui, int a)
+{
+	static const short pair[APPEARANCE_COUNT] = {
+		[APPEAR_YELLOW] = CP_YELLOW, [APPEAR_BLUE] = CP_BLUE, [APPEAR_RED] = CP_RED,
+		[APPEAR_GREEN] = CP_GREEN, [APPEAR_ORANGE] = CP_ORANGE,
+	};
+	if (!ui->colour || a < 0 || a >= APPEARANCE_COUNT)
+		return A_BOLD;
+	/* Bold brightens yellow and blue on eight-colour terminals; orange without 256 colours is
+	 * the plain (brownish) yellow, told apart from the bold one. */
+	return COLOR_PAIR(pair[a]) | (a == APPEAR_YELLOW || a == APPEAR_BLUE ? A_BOLD : 0);
+}
+
+static attr_t
+fx_attr(const struct ui *ui, int fx)
+{
+	static const short pair[FX_COUNT] = {
+		[FX_COLD] = CP_CYAN, [FX_FIRE] = CP_ORANGE, [FX_ELEC] = CP_YELLOW,
+		[FX_ACID] = CP_GREEN, [FX_SONIC] = CP_WHITE, [FX_MAGIC] = CP_MAGENTA,
+	};
+	if (!ui->colour || fx <= 0 || fx >= FX_COUNT)
+		return A_BOLD | A_REVERSE;
+	return COLOR_PAIR(pair[fx]) | A_BOLD;
+}
+
+static void
+colours_init(struct ui *ui)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	ui->colour = has_colors() && (nc == NULL || nc[0] == '\0');
+	ui->grey = false;
+	if (!ui->colour)
+		return;
+	start_color();
+	ui->grey = COLORS >= 256;
+	short orange = COLORS >= 256 ? 208 : COLOR_YELLOW;
+	/* The plan's black background. */
+	init_pair(CP_WHITE, COLOR_WHITE, COLOR_BLACK);
+	init_pair(CP_RED, COLOR_RED, COLOR_BLACK);
+	init_pair(CP_YELLOW, COLOR_YELLOW, COLOR_BLACK);
+	init_pair(CP_BLUE, COLOR_BLUE, COLOR_BLACK);
+	init_pair(CP_GREEN, COLOR_GREEN, COLOR_BLACK);
+	init_pair(CP_ORANGE, orange, COLOR_BLACK);
+	init_pair(CP_CYAN, COLOR_CYAN, COLOR_BLACK);
+	init_pair(CP_MAGENTA, COLOR_MAGENTA, COLOR_BLACK);
+	init_pair(CP_GREY, ui->grey ? 243 : COLOR_WHITE, COLOR_BLACK);
+	bkgdset(' ' | COLOR_PAIR(CP_WHITE));
+}
+
+/* ---- start and stop ---- */
+
+void
+ui_init(struct ui *ui, const struct keys *keys)
+{
+	memset(ui, 0, sizeof *ui);
+	ui->keys = keys;
+}
+
+int
+ui_start(struct ui *ui)
+{
+	struct sigaction sa;
+
+	if (ui->started)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return -1;
+	saved_tio_ok = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
+	if (initscr() == NULL)
+		return -1;
+	ui->started = true;
+	screen_active = 1;
+	restore_len = 0;
+	capture("sgr0");
+	capture("cnorm");
+	capture("rmcup");
+	atexit(atexit_restore);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fatal_restore;
+	sa.sa_flags = (int)SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		sigaction(fatal_signals[i], &sa, NULL);
+	/* cbreak, not raw: Ctrl-C stays a signal, which the app turns into a clean exit. */
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	colours_init(ui);
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	ui->invalid = true;
+	return 0;
+}
+
+void
+ui_stop(struct ui *ui)
+{
+	if (!ui->started)
+		return;
+	curs_set(1);
+	endwin();
+	ui->started = false;
+	screen_active = 0;
+}
+
+void
+ui_resize(struct ui *ui)
+{
+	struct winsize ws;
+
+	if (!ui->started)
+		return;
+	/* libuv owns SIGWINCH, so curses did not see it: tell curses the new size. */
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+	    is_term_resized(ws.ws_row, ws.ws_col))
+		resizeterm(ws.ws_row, ws.ws_col);
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	ui->invalid = true;
+}
+
+int
+ui_read_key(struct ui *ui)
+{
+	wint_t wc;
+	int rc;
+
+	if (!ui->started)
+		return APP_NOKEY;
+	rc = get_wch(&wc);
+	if (rc == ERR)
+		return APP_NOKEY;
+	if (rc == KEY_CODE_YES && wc == KEY_RESIZE)
+		return KEY_RESIZE;
+	return keys_code_from_wch(rc, (unsigned)wc);
+}
+
+/* ---- text ---- */
+
+/* Columns a code point takes, or -1 when it must not be drawn. */
+static int
+cp_cols(uint32_t cp)
+{
+	if (!state_printable(cp))
+		return -1;
+	return wcwidth((wchar_t)cp);
+}
+
+/* Draw UTF-8 text at (y, x), at most w columns, printable characters only; a broken byte is
+ * skipped. Every string a peer could have chosen (names, chat) reaches the terminal through
+ * here. Returns the columns used. */
+static int
+put_text(int y, int x, int w, const char *s, attr_t attr)
+{
+	wchar_t wbuf[512];
+	int n = 0, used = 0;
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len && n < (int)(sizeof wbuf / sizeof wbuf[0]) - 1;) {
+		uint32_t cp;
+		size_t k = state_utf8_next(s + i, len - i, &cp);
+		if (k == 0) {
+			i++;
+			continue;
+		}
+		i += k;
+		int cw = cp_cols(cp);
+		if (cw < 0 || (cw == 0 && n == 0))
+			continue;
+		if (used + cw > w)
+			break;
+		wbuf[n++] = (wchar_t)cp;
+		used += cw;
+	}
+	if (n == 0 || w <= 0)
+		return 0;
+	wbuf[n] = L'\0';
+	attron(attr);
+	mvaddnwstr(y, x, wbuf, n);
+	attroff(attr);
+	return used;
+}
+
+static int
+text_cols(const char *s)
+{
+	int used = 0;
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t k = state_utf8_next(s + i, len - i, &cp);
+		if (k == 0) {
+			i++;
+			continue;
+		}
+		i += k;
+		int cw = cp_cols(cp);
+		if (cw > 0)
+			used += cw;
+	}
+	return used;
+}
+
+/* Columns of s[from, to). */
+static int
+cols_between(const char *s, size_t from, size_t to)
+{
+	char buf[STATE_TEXT_MAX + 80];
+	size_t n = to - from < sizeof buf ? to - from : sizeof buf - 1;
+
+	memcpy(buf, s + from, n);
+	buf[n] = '\0';
+	return text_cols(buf);
+}
+
+/* Split s into lines of at most w columns, at spaces where possible. Fills up to max (start,
+ * length) byte pairs (lines may be NULL); returns the number of lines the whole text needs. */
+static int
+wrap(const char *s, int w, int (*lines)[2], int max)
+{
+	size_t len = strlen(s), start = 0, i = 0, brk = 0;
+	int n = 0, col = 0;
+	bool have_brk = false;
+
+	if (w < 1)
+		w = 1;
+	while (i < len) {
+		uint32_t cp = 0;
+		size_t k = state_utf8_next(s + i, len - i, &cp);
+		int cw = k ? cp_cols(cp) : 0;
+		if (k == 0)
+			k = 1;
+		if (cw < 0)
+			cw = 0;
+		if (col + cw > w && i > start) {
+			size_t end = have_brk ? brk : i, next = have_brk ? brk + 1 : i;
+			if (lines && n < max) {
+				lines[n][0] = (int)start;
+				lines[n][1] = (int)(end - start);
+			}
+			n++;
+			start = next;
+			have_brk = false;
+			col = cols_between(s, start, i);
+			continue;
+		}
+		if (cp == ' ' && k == 1 && i > start) {
+			brk = i;
+			have_brk = true;
+		}
+		col += cw;
+		i += k;
+	}
+	if (i > start || n == 0) {
+		if (lines && n < max) {
+			lines[n][0] = (int)start;
+			lines[n][1] = (int)(len - start);
+		}
+		n++;
+	}
+	return n;
+}
+
+/* put_text on a byte range. */
+static int
+put_range(int y, int x, int w, const char *s, int off, int len, attr_t attr)
+{
+	char buf[STATE_TEXT_MAX + 64];
+
+	if (len < 0)
+		len = 0;
+	if ((size_t)len >= sizeof buf)
+		len = (int)sizeof buf - 1;
+	memcpy(buf, s + off, (size_t)len);
+	buf[len] = '\0';
+	return put_text(y, x, w, buf, attr);
+}
+
+static void
+hline_at(int y, int x, int w, attr_t attr)
+{
+	attron(attr);
+	mvhline(y, x, ACS_HLINE, w);
+	attroff(attr);
+}
+
+static const char *
+key1(const struct ui *ui, int action, char *buf, size_t len)
+{
+	const struct keys_binding *b = ui->keys ? keys_get(ui->keys, action, 0) : NULL;
+
+	buf[0] = '\0';
+	if (b)
+		keys_label(b->code, buf, len);
+	if (buf[0] == '\0')
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* The move keys in short: "1-9" for the plan's keypad, else the eight first keys. */
+static const char *
+move_keys(const struct ui *ui, char *buf, size_t len)
+{
+	bool digits = ui->keys != NULL;
+	size_t off = 0;
+
+	for (int a = ACTION_MOVE_N; a <= ACTION_MOVE_NW && digits; a++) {
+		bool found = false;
+		for (unsigned i = 0; i < keys_count(ui->keys, a); i++)
+			if (keys_get(ui->keys, a, i)->code == '0' + keys_dir(a))
+				found = true;
+		digits = found;
+	}
+	if (digits) {
+		snprintf(buf, len, "1-9");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (int a = ACTION_MOVE_N; a <= ACTION_MOVE_NW; a++) {
+		char k[KEYS_NAME_MAX];
+		key1(ui, a, k, sizeof k);
+		/* Single characters run together ("kulnjbhy"); longer labels are spaced. */
+		int n = snprintf(buf + off, len - off, "%s%s", off && strlen(k) > 1 ? " " : "", k);
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+	return buf;
+}
+
+/* ---- the map ---- */
+
+struct layout {
+	int mapw, maph;   /* the map pane, frame included */
+	bool bottom;      /* the frame's bottom row fits */
+	int vw, vh;       /* the viewport onto the level's inside */
+	int offx, offy;   /* level cell shown at the viewport's top-left */
+	bool scrolled;
+	int sx, sw;       /* the side panel's first column and width */
+};
+
+static int
+clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The outer ring of a level is always wall, so the pane's frame stands for it and the viewport
+ * shows the inside, cells 1..size-2: a 25x25 level is a 23x23 inside in a 25-column frame. */
+static void
+layout_of(const struct ui *ui, const struct state *st, struct layout *L)
+{
+	int size = st->have_view ? st->view.opt.size : LEVEL_DEFAULT;
+	int inner = size - 2;
+	const struct view *v = st->anim ? &st->prev : &st->view;
+
+	memset(L, 0, sizeof *L);
+	L->mapw = size < ui->cols - UI_SIDE_MIN - 1 ? size : ui->cols - UI_SIDE_MIN - 1;
+	L->bottom = ui->rows >= size;
+	L->maph = L->bottom ? size : ui->rows;
+	L->vw = L->mapw - 2;
+	L->vh = L->maph - 1 - (L->bottom ? 1 : 0);
+	if (L->vw > inner)
+		L->vw = inner;
+	if (L->vh > inner)
+		L->vh = inner;
+	/* Keep the player in view, centred where the level is larger than the pane. */
+	L->offx = L->vw >= inner ? 1 : clampi(v->x - L->vw / 2, 1, size - 1 - L->vw);
+	L->offy = L->vh >= inner ? 1 : clampi(v->y - L->vh / 2, 1, size - 1 - L->vh);
+	L->scrolled = L->vw < inner || L->vh < inner;
+	L->sx = L->mapw + 1;
+	L->sw = ui->cols - L->sx;
+}
+
+static void
+put_cell(int y, int x, chtype ch, attr_t attr)
+{
+	mvaddch(y, x, ch | attr);
+}
+
+static void
+draw_map(const struct ui *ui, const struct state *st, const struct layout *L)
+{
+	/* Steps 2-4 of the plan's "After Turn" draw the old layout and items under the new effects. */
+	const struct view *v = st->anim ? &st->prev : &st->view;
+	int size = v->opt.size;
+	attr_t frame = role_attr(ui, R_FRAME);
+	char title[48];
+
+	attron(frame);
+	mvaddch(0, 0, ACS_ULCORNER);
+	mvhline(0, 1, ACS_HLINE, L->mapw - 2);
+	mvaddch(0, L->mapw - 1, ACS_URCORNER);
+	mvvline(1, 0, ACS_VLINE, L->vh);
+	mvvline(1, L->mapw - 1, ACS_VLINE, L->vh);
+	if (L->bottom) {
+		mvaddch(L->vh + 1, 0, ACS_LLCORNER);
+		mvhline(L->vh + 1, 1, ACS_HLINE, L->mapw - 2);
+		mvaddch(L->vh + 1, L->mapw - 1, ACS_LRCORNER);
+	}
+	attroff(frame);
+	snprintf(title, sizeof title, " %dx%d%s ", size, size, L->scrolled ? " scrolled" : "");
+	put_text(0, 2, L->mapw - 4, title, role_attr(ui, R_TITLE));
+	if (!st->have_view) {
+		put_text(L->vh / 2, 2, L->vw, "waiting...", role_attr(ui, R_DIMTEXT));
+		return;
+	}
+	for (int j = 0; j < L->vh; j++) {
+		int y = L->offy + j;
+		for (int i = 0; i < L->vw; i++) {
+			int x = L->offx + i;
+			uint8_t c = v->cell[y][x];
+			bool seen = (c & VCELL_VISIBLE) != 0;
+			chtype ch = ' ';
+			attr_t a = role_attr(ui, seen ? R_CELL : R_MEMORY);
+			switch (c & ~VCELL_VISIBLE) {
+			case VCELL_WALL:
+				ch = '#';
+				break;
+			case VCELL_FLOOR:
+				ch = '.';
+				break;
+			default:
+				ch = ' ';
+				break;
+			}
+			/* Potions over empty tiles. */
+			if (v->potion[y][x]) {
+				ch = '!';
+				a = appear_attr(ui, v->potion[y][x] - 1) | (seen ? 0 : A_DIM);
+			}
+			put_cell(1 + j, 1 + i, ch, a);
+		}
+	}
+	/* Players over potions: the opponent where seen or last known, then me. */
+	int px = v->x - L->offx, py = v->y - L->offy;
+	if (v->opp_state != OPP_UNKNOWN) {
+		int ox = v->opp_x - L->offx, oy = v->opp_y - L->offy;
+		if (ox >= 0 && oy >= 0 && ox < L->vw && oy < L->vh)
+			put_cell(1 + oy, 1 + ox, '@', role_attr(ui, v->opp_state == OPP_REMEMBERED ? R_OPP_OLD : R_OPP));
+	}
+	if (px >= 0 && py >= 0 && px < L->vw && py < L->vh)
+		put_cell(1 + py, 1 + px, '@', role_attr(ui, R_ME));
+	/* Effects over everything. */
+	for (int k = 0; k < st->nfx && st->anim; k++) {
+		int fx = st->fx[k].x - L->offx, fy = st->fx[k].y - L->offy;
+		if (fx >= 0 && fy >= 0 && fx < L->vw && fy < L->vh)
+			put_cell(1 + fy, 1 + fx, '*', fx_attr(ui, st->fx[k].fx));
+	}
+}
+
+/* ---- the side panel ---- */
+
+/* Draw "key desc" items left to right from (y, x), wrapping within w columns and max_rows rows.
+ * Returns the rows used. */
+struct item {
+	char key[128];
+	char text[64];
+	attr_t attr;
+};
+
+static int
+draw_items(const struct ui *ui, int y, int x0, int w, int max_rows, const struct item *it, int n, bool draw)
+{
+	int row = 0, x = x0;
+
+	for (int i = 0; i < n; i++) {
+		int need = text_cols(it[i].key) + (it[i].key[0] ? 1 : 0) + text_cols(it[i].text);
+		if (x > x0 && x + need > x0 + w) {
+			row++;
+			x = x0;
+		}
+		if (row >= max_rows)
+			return max_rows;
+		if (draw) {
+			if (it[i].key[0]) {
+				x += put_text(y + row, x, x0 + w - x, it[i].key, role_attr(ui, R_KEY));
+				x += 1;
+			}
+			x += put_text(y + row, x, x0 + w - x, it[i].text, it[i].attr);
+		} else {
+			x += need;
+		}
+		x += 2;
+	}
+	return row + 1;
+}
+
+static int
+actions_items(const struct ui *ui, const struct state *st, struct item *it)
+{
+	const struct view *v = &st->view;
+	bool mine = state_my_turn(st), over = st->have_view && v->result != RESULT_NONE;
+	bool potion = st->have_view && v->potion[v->y][v->x] != 0;
+	attr_t t = role_attr(ui, R_TEXT);
+	int n = 0;
+
+#define ITEM(k, ...) do { snprintf(it[n].key, sizeof it[n].key, "%s", k); \
+		snprintf(it[n].text, sizeof it[n].text, __VA_ARGS__); it[n].attr = t; n++; } while (0)
+	char k[KEYS_NAME_MAX], k2[KEYS_NAME_MAX], k3[KEYS_NAME_MAX], km[112];
+	if (mine) {
+		if (v->steps_left > 0)
+			ITEM(move_keys(ui, km, sizeof km), "move");
+		snprintf(km, sizeof km, "%s %s %s", key1(ui, ACTION_CAST_1, k, sizeof k),
+		    key1(ui, ACTION_CAST_2, k2, sizeof k2), key1(ui, ACTION_CAST_3, k3, sizeof k3));
+		ITEM(km, "cast");
+		if (potion) {
+			ITEM(key1(ui, ACTION_DRINK, k, sizeof k), "drink");
+			if (v->ninv < INV_MAX)
+				ITEM(key1(ui, ACTION_PICKUP, k, sizeof k), "pick up");
+		}
+		if (v->ninv > 0)
+			ITEM(key1(ui, ACTION_INVENTORY, k, sizeof k), "quaff");
+		ITEM(key1(ui, ACTION_END_TURN, k, sizeof k), "end turn");
+	}
+	ITEM(key1(ui, ACTION_CHAT, k, sizeof k), "chat");
+	ITEM(key1(ui, ACTION_HELP, k, sizeof k), "help");
+	snprintf(km, sizeof km, "%s%s", key1(ui, ACTION_LOG_UP, k, sizeof k), key1(ui, ACTION_LOG_DOWN, k2, sizeof k2));
+	ITEM(km, "log");
+	ITEM(key1(ui, ACTION_QUIT, k, sizeof k), "%s", over || st->offline ? "leave" : "quit");
+#undef ITEM
+	return n;
+}
+
+static int
+potion_items(const struct ui *ui, const struct state *st, struct item *it)
+{
+	const struct view *v = &st->view;
+	int n = 0;
+
+	for (int i = 0; i < v->ninv && i < INV_MAX; i++) {
+		int a = v->inv[i];
+		int kind = a < APPEARANCE_COUNT ? v->kind_of[a] : POTION_NONE;
+		snprintf(it[n].key, sizeof it[n].key, "%d", i + 1);
+		/* The kind where I have identified it, else what it looks like; always in its colour. */
+		if (kind != POTION_NONE)
+			snprintf(it[n].text, sizeof it[n].text, "%s", potion_name(kind));
+		else
+			snprintf(it[n].text, sizeof it[n].text, "%s", appearance_name(a));
+		it[n].attr = appear_attr(ui, a);
+		n++;
+	}
+	return n;
+}
+
+static void
+draw_header(const struct ui *ui, const struct state *st, int y, int x, int w)
+{
+	const struct view *v = &st->view;
+	char buf[160];
+	int me = st->allseeing ? 0 : v->me, opp = 1 - me;
+	int col = x;
+
+	/* Step 6 of "After Turn": HP changes only when the new view comes in. */
+	col += put_text(y, col, 18, st->name[me], role_attr(ui, R_ME));
+	snprintf(buf, sizeof buf, " HP %d/%d", st->have_view ? v->hp : WIZARD_HP, WIZARD_HP);
+	col += put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
+	col += put_text(y, col, x + w - col, "   vs   ", role_attr(ui, R_DIMTEXT));
+	col += put_text(y, col, 18, st->name[opp], role_attr(ui, R_OPP));
+	snprintf(buf, sizeof buf, " HP %d/%d", st->have_view ? v->opp_hp : WIZARD_HP, WIZARD_HP);
+	put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
+}
+
+static void
+draw_turn(const struct ui *ui, const struct state *st, int y, int x, int w)
+{
+	const struct view *v = &st->view;
+	char buf[256];
+	int n, col;
+
+	if (!st->have_view) {
+		put_text(y, x, w, "Waiting for the duel to start.", role_attr(ui, R_DIMTEXT));
+		return;
+	}
+	if (v->result != RESULT_NONE) {
+		state_result_text(st, buf, sizeof buf);
+		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
+		return;
+	}
+	if (st->allseeing)
+		n = snprintf(buf, sizeof buf, "Turn %u: %s to move", (unsigned)v->turn_no + 1, st->name[v->turn]);
+	else if (v->turn == v->me)
+		n = snprintf(buf, sizeof buf, "Turn %u: your move, %d step%s left", (unsigned)v->turn_no + 1,
+		    v->steps_left, v->steps_left == 1 ? "" : "s");
+	else
+		n = snprintf(buf, sizeof buf, "Turn %u: %s's move", (unsigned)v->turn_no + 1, st->name[1 - v->me]);
+	(void)n;
+	col = x + put_text(y, x, w, buf, role_attr(ui, v->turn == v->me && !st->allseeing ? R_STATUS : R_TEXT));
+	/* My timed effects, while there is room. */
+	for (int h = 0; h < HANDLER_COUNT; h++) {
+		if (!(v->intrinsics & INTRINSIC(h)))
+			continue;
+		snprintf(buf, sizeof buf, "  %s %d", handler_name(h), v->turns_left[h]);
+		if (col + text_cols(buf) > x + w)
+			break;
+		col += put_text(y, col, x + w - col, buf, role_attr(ui, R_CHAT));
+	}
+}
+
+static int
+draw_spells(const struct ui *ui, const struct state *st, int y, int x, int w)
+{
+	const struct view *v = &st->view;
+	char k[KEYS_NAME_MAX], buf[96];
+	int half = (w - 7) / 2;
+
+	put_text(y, x, 7, "Spells", role_attr(ui, R_TITLE));
+	if (!state_my_turn(st) || st->allseeing) {
+		if (st->allseeing && st->have_view && v->result == RESULT_NONE) {
+			int col = x + 7;
+			for (int i = 0; i < SPELL_OFFERED; i++) {
+				snprintf(buf, sizeof buf, "%s%s", i ? ", " : "", spell_name(v->offered[i]));
+				col += put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
+			}
+		} else {
+			put_text(y, x + 7, w - 7, "offered on your move", role_attr(ui, R_DIMTEXT));
+		}
+		return 1;
+	}
+	for (int i = 0; i < SPELL_OFFERED; i++) {
+		int row = i / 2, cx = x + 7 + (i % 2) * (half + 1);
+		int col = cx;
+		if (v->offered[i] == SPELL_NONE)
+			continue;
+		col += put_text(y + row, col, half, key1(ui, ACTION_CAST_1 + i, k, sizeof k), role_attr(ui, R_KEY));
+		col++;
+		snprintf(buf, sizeof buf, "%s%s", spell_name(v->offered[i]), spell_takes_dir(v->offered[i]) ? " (aim)" : "");
+		put_text(y + row, col, cx + half - col, buf, role_attr(ui, R_TEXT));
+	}
+	return 2;
+}
+
+/* ---- the log ---- */
+
+struct logline {
+	int idx; /* the entry */
+	int off, len;
+};
+
+#define LOGLINES_MAX 512
+
+static attr_t
+entry_attr(const struct ui *ui, const struct state *st, const struct log_entry *e)
+{
+	if (e->kind == LOG_CHAT)
+		return role_attr(ui, R_CHAT);
+	if (e->kind == LOG_SYSTEM)
+		return role_attr(ui, R_SYSTEM);
+	/* The previous round's messages are dimmer than the current round's. */
+	return role_attr(ui, e->round < state_round(st) ? R_DIMTEXT : R_TEXT);
+}
+
+#define LOG_SHOWN_MAX 128 /* entries laid out at most: more than any screen holds */
+
+static void
+draw_log(const struct ui *ui, const struct state *st, int y, int x, int w, int h)
+{
+	char texts[LOG_SHOWN_MAX][STATE_TEXT_MAX + 80];
+	const struct log_entry *ent[LOG_SHOWN_MAX];
+	int nlines[LOG_SHOWN_MAX];
+	bool keep[LOG_SHOWN_MAX];
+	struct logline lines[LOGLINES_MAX];
+	int ne = 0, total = 0, nl = 0;
+	unsigned count = 0, skip;
+	bool back = st->log_scroll > 0;
+
+	hline_at(y, x, w, role_attr(ui, R_FRAME));
+	put_text(y, x + 2, w - 4, back ? " Messages (history) " : " Messages ", role_attr(ui, R_TITLE));
+	y++;
+	h--;
+	if (h <= 0)
+		return;
+	/* Normally the previous and the current round; scrolled back, the whole history kept. */
+	while (back ? state_log_get(st, count) != NULL : state_log_visible(st, count) != NULL)
+		count++;
+	skip = count > LOG_SHOWN_MAX ? count - LOG_SHOWN_MAX : 0;
+	for (unsigned i = skip; i < count; i++) {
+		const struct log_entry *e = back ? state_log_get(st, i) : state_log_visible(st, i);
+		state_log_text(st, e, texts[ne], sizeof texts[ne]);
+		ent[ne] = e;
+		nlines[ne] = wrap(texts[ne], w, NULL, 0);
+		keep[ne] = true;
+		total += nlines[ne];
+		ne++;
+	}
+	/* Chat must not push game messages out of view: when the panel is full, the oldest chat and
+	 * notes go first, and game messages only when nothing else is left. */
+	if (!back) {
+		for (int i = 0; i < ne - 1 && total > h; i++)
+			if (ent[i]->kind != LOG_GAME) {
+				keep[i] = false;
+				total -= nlines[i];
+			}
+	}
+	for (int i = 0; i < ne; i++) {
+		int lw[32][2];
+		if (!keep[i])
+			continue;
+		int n = wrap(texts[i], w, lw, 32);
+		for (int j = 0; j < n && j < 32; j++) {
+			if (nl == LOGLINES_MAX) {
+				memmove(lines, lines + 1, sizeof lines - sizeof lines[0]);
+				nl--;
+			}
+			lines[nl++] = (struct logline){ i, lw[j][0], lw[j][1] };
+		}
+	}
+	/* The newest lines, or further back by log_scroll lines. */
+	int end = nl - (back ? st->log_scroll : 0);
+	if (end < h)
+		end = h < nl ? h : nl;
+	int first = end - h < 0 ? 0 : end - h;
+	for (int r = 0; first + r < end; r++) {
+		const struct logline *L = &lines[first + r];
+		put_range(y + r, x, w, texts[L->idx], L->off, L->len, entry_attr(ui, st, ent[L->idx]));
+	}
+}
+
+/* ---- prompt, help, game over ---- */
+
+static void
+draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
+{
+	char buf[STATE_TEXT_MAX + 64];
+	int col;
+
+	switch (st->mode) {
+	case MODE_CHAT: {
+		col = x + put_text(y, x, w, "Say: ", role_attr(ui, R_KEY));
+		/* Show the end of a long line: the part being typed. */
+		const char *s = st->chat;
+		while (*s && text_cols(s) > x + w - col - 1) {
+			uint32_t cp;
+			size_t k = state_utf8_next(s, strlen(s), &cp);
+			s += k ? k : 1;
+		}
+		col += put_text(y, col, x + w - col - 1, s, role_attr(ui, R_TEXT));
+		move(y, col);
+		curs_set(1);
+		return;
+	}
+	case MODE_DIRECTION:
+		snprintf(buf, sizeof buf, "%s: which way? (a move key; Esc cancels)",
+		    spell_name(st->view.offered[st->dir_slot]));
+		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
+		break;
+	case MODE_INVENTORY:
+		snprintf(buf, sizeof buf, "Quaff which potion? (1-%d; Esc cancels)", st->view.ninv);
+		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
+		break;
+	case MODE_QUIT:
+		put_text(y, x, w, "Forfeit and quit? y yes, r forfeit but stay, n no", role_attr(ui, R_STATUS));
+		break;
+	default:
+		if (st->status[0])
+			put_text(y, x, w, st->status, role_attr(ui, R_STATUS));
+		else if ((st->mode == MODE_OVER || st->offline) && !st->replay_line)
+			put_text(y, x, w, "The duel is over. Q leaves, Enter chats.", role_attr(ui, R_DIMTEXT));
+		break;
+	}
+	curs_set(0);
+}
+
+static void
+draw_help(const struct ui *ui, const struct state *st)
+{
+	char list[128];
+	int rows = ui->rows, cols = ui->cols;
+
+	erase();
+	put_text(0, 2, cols - 4, "wizwar: keys (any key closes this)", role_attr(ui, R_TITLE));
+	if (st->help_text) {
+		const char *s = st->help_text;
+		for (int y = 2; *s && y < rows; y++) {
+			const char *nl = strchr(s, '\n');
+			int len = nl ? (int)(nl - s) : (int)strlen(s);
+			put_range(y, 2, cols - 4, s, 0, len, role_attr(ui, R_TEXT));
+			s += len + (nl ? 1 : 0);
+		}
+		return;
+	}
+	/* Two columns of actions: keys, then what they do, wrapped under itself when long. */
+	static const char *const notes[] = {
+		"A spell marked (aim) asks for a direction: press a move key.",
+		"After the quaff key, 1-9 drinks the potion in that slot.",
+		"@ you, red @ the opponent, ! potions, * effects; dim: remembered.",
+		"Rebind keys in ~/.config/wizwar/keys.conf; `wizwar keys` lists them.",
+	};
+	int nnotes = 4, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
+	int top = 2, bottom = rows - nnotes - 1, y = top, x = 2;
+	for (int a = 0; a < ACTION_COUNT; a++) {
+		int lw[4][2];
+		const char *desc = keys_action_desc(a);
+		int n = wrap(desc, descw, lw, 4);
+		if (y + n > bottom && x == 2) {
+			y = top;
+			x = 2 + colw;
+		}
+		if (y + n > bottom)
+			break;
+		keys_list(ui->keys, a, false, list, sizeof list);
+		put_text(y, x, keyw, list[0] ? list : "(none)", role_attr(ui, R_KEY));
+		for (int i = 0; i < n && i < 4; i++)
+			put_range(y + i, x + keyw + 1, descw, desc, lw[i][0], lw[i][1], role_attr(ui, R_TEXT));
+		y += n;
+	}
+	for (int i = 0; i < nnotes; i++)
+		put_text(rows - nnotes + i, 2, cols - 4, notes[i], role_attr(ui, R_DIMTEXT));
+}
+
+static void
+draw_over(const struct ui *ui, const struct state *st)
+{
+	char buf[200];
+	int w, y, x;
+
+	state_result_text(st, buf, sizeof buf);
+	/* A replay shows the result in its status line and keeps its controls in view. */
+	if (buf[0] == '\0' || st->mode != MODE_OVER || st->replay_line)
+		return;
+	w = text_cols(buf) + 6;
+	if (w < 34)
+		w = 34;
+	if (w > ui->cols - 2)
+		w = ui->cols - 2;
+	/* Over the spells, potions and actions, which no longer matter; the log stays readable. */
+	y = 2;
+	x = (ui->cols - w) / 2;
+	attron(role_attr(ui, R_FRAME));
+	for (int r = 0; r < 5; r++)
+		mvhline(y + r, x, ' ', w);
+	mvaddch(y, x, ACS_ULCORNER);
+	mvhline(y, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y, x + w - 1, ACS_URCORNER);
+	mvaddch(y + 4, x, ACS_LLCORNER);
+	mvhline(y + 4, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y + 4, x + w - 1, ACS_LRCORNER);
+	mvvline(y + 1, x, ACS_VLINE, 3);
+	mvvline(y + 1, x + w - 1, ACS_VLINE, 3);
+	attroff(role_attr(ui, R_FRAME));
+	put_text(y + 1, x + 2, w - 4, "GAME OVER", role_attr(ui, R_TITLE));
+	put_text(y + 2, x + 2, w - 4, buf, role_attr(ui, R_STATUS));
+	put_text(y + 3, x + 2, w - 4, "Q leaves, Enter chats", role_attr(ui, R_DIMTEXT));
+}
+
+void
+ui_draw(struct ui *ui, const struct state *st)
+{
+	struct layout L;
+	struct item items[24];
+	int y, n, rows_pot, rows_act;
+
+	if (!ui->started)
+		return;
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	if (ui->invalid) {
+		clear(); /* erase and repaint everything on the next refresh */
+		ui->invalid = false;
+	}
+	erase();
+	if (ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS) {
+		char buf[96];
+		snprintf(buf, sizeof buf, "The terminal is %dx%d; wizwar needs %dx%d.", ui->cols, ui->rows, UI_MIN_COLS,
+		    UI_MIN_ROWS);
+		put_text(ui->rows / 2, 0, ui->cols, buf, role_attr(ui, R_STATUS));
+		curs_set(0);
+		refresh();
+		return;
+	}
+	if (st->mode == MODE_HELP) {
+		draw_help(ui, st);
+		curs_set(0);
+		refresh();
+		return;
+	}
+	layout_of(ui, st, &L);
+	draw_map(ui, st, &L);
+
+	/* The side panel, top to bottom; the log takes what is left, the prompt the last row. */
+	int x = L.sx, w = L.sw, last = ui->rows - 1;
+	y = 0;
+	draw_header(ui, st, y++, x, w);
+	draw_turn(ui, st, y++, x, w);
+	y += draw_spells(ui, st, y, x, w);
+	put_text(y, x, 8, "Potions", role_attr(ui, R_TITLE));
+	if (!st->have_view || !st->view.opt.potions) {
+		put_text(y, x + 8, w - 8, st->have_view ? "none in this duel" : "", role_attr(ui, R_DIMTEXT));
+		rows_pot = 1;
+	} else if (st->view.ninv == 0) {
+		put_text(y, x + 8, w - 8, "none carried", role_attr(ui, R_DIMTEXT));
+		rows_pot = 1;
+	} else {
+		n = potion_items(ui, st, items);
+		rows_pot = draw_items(ui, y, x + 8, w - 8, 3, items, n, true);
+	}
+	y += rows_pot;
+	if (st->replay_line) {
+		/* Lines of its own, each wrapped; three rows at most. */
+		const char *s = st->replay_line;
+		rows_act = 0;
+		while (*s && rows_act < 3) {
+			char seg[STATE_TEXT_MAX];
+			const char *nl = strchr(s, '\n');
+			size_t len = nl ? (size_t)(nl - s) : strlen(s);
+			int lw[3][2];
+			if (len >= sizeof seg)
+				len = sizeof seg - 1;
+			memcpy(seg, s, len);
+			seg[len] = '\0';
+			int nlw = wrap(seg, w, lw, 3);
+			for (int i = 0; i < nlw && i < 3 && rows_act < 3; i++, rows_act++)
+				put_range(y + rows_act, x, w, seg, lw[i][0], lw[i][1], role_attr(ui, R_TEXT));
+			s += len + (nl ? 1 : 0);
+		}
+	} else {
+		n = actions_items(ui, st, items);
+		rows_act = draw_items(ui, y, x, w, 2, items, n, true);
+	}
+	y += rows_act;
+	draw_log(ui, st, y, x, w, last - y);
+	draw_over(ui, st);
+	draw_prompt(ui, st, last, x, w);
+	refresh();
+}
+
+/* ---- the screen seam ---- */
+
+static int
+scr_start(void *ctx)
+{
+	return ui_start(ctx);
+}
+
+static void
+scr_stop(void *ctx)
+{
+	ui_stop(ctx);
+}
+
+static void
+scr_draw(void *ctx, const struct state *st)
+{
+	ui_draw(ctx, st);
+}
+
+static void
+scr_resize(void *ctx)
+{
+	ui_resize(ctx);
+}
+
+static void
+scr_invalidate(void *ctx)
+{
+	((struct ui *)ctx)->invalid = true;
+}
+
+static int
+scr_read_key(void *ctx)
+{
+	return ui_read_key(ctx);
+}
+
+static void
+scr_flash(void *ctx)
+{
+	if (((struct ui *)ctx)->started)
+		beep();
+}
+
+const struct screen_ops ui_screen_ops = {
+	.start = scr_start,
+	.stop = scr_stop,
+	.draw = scr_draw,
+	.resize = scr_resize,
+	.invalidate = scr_invalidate,
+	.read_key = scr_read_key,
+	.flash = scr_flash,
+};

@@ -1,0 +1,41 @@
+/* ui: ncursesw drawing of a struct state: the map with FoV, both wizards' HP, spells, potions, actions, log, prompt. */
+#ifndef WW_UI_H
+#define WW_UI_H
+
+#include <stdbool.h>
+
+#include "app.h"
+#include "keys.h"
+#include "state.h"
+
+#define UI_MIN_COLS 80
+#define UI_MIN_ROWS 24
+#define UI_SIDE_MIN 54 /* columns right of the map: HP, spells, potions, actions, log */
+
+/* One terminal. Caller-owned: ui_init(), then ui_start()/ui_stop() around its use. */
+struct ui {
+	/* private */
+	const struct keys *keys;
+	bool started;
+	bool colour;     /* has_colors() and NO_COLOR unset or empty */
+	bool grey;       /* a 256-colour terminal: remembered cells in grey rather than A_DIM */
+	bool invalid;    /* repaint everything on the next draw */
+	int rows, cols;
+};
+
+void ui_init(struct ui *ui, const struct keys *keys);
+/* Enter curses mode (the alternate screen, cbreak, no echo, keypad, non-blocking reads). Also sets
+ * the last-resort restores: atexit, and SIGSEGV/SIGABRT/SIGBUS/SIGFPE/SIGILL handlers that put the
+ * terminal back before the process dies. Returns 0, or -1 when stdin/stdout are not a terminal. */
+int ui_start(struct ui *ui);
+void ui_stop(struct ui *ui);
+void ui_draw(struct ui *ui, const struct state *st);
+/* Re-read the terminal's size (after SIGWINCH). */
+void ui_resize(struct ui *ui);
+/* One key: a keys.h code, KEY_RESIZE, KEYS_NONE for something that is no key, APP_NOKEY for none. */
+int ui_read_key(struct ui *ui);
+
+/* The curses screen for app.c; ctx is a struct ui. */
+extern const struct screen_ops ui_screen_ops;
+
+#endif

@@ -1,0 +1,466 @@
+/* test_state: the client model without a terminal: prompts, potions, chat editing, quitting, the log by rounds. */
+#include <criterion/criterion.h>
+#include <curses.h>
+#include <string.h>
+
+#include "state.h"
+
+static struct keys keys;
+static struct state st;
+
+static void
+setup(void)
+{
+	keys_init(&keys);
+	state_init(&st, &keys);
+}
+
+TestSuite(state, .init = setup);
+
+/* A view on my move: open floor around (5, 5), three spells offered, two potions carried. */
+static void
+my_view(struct view *v)
+{
+	memset(v, 0, sizeof *v);
+	v->opt.size = 25;
+	v->opt.fov = true;
+	v->opt.potions = true;
+	v->me = 0;
+	for (int y = 0; y < 25; y++)
+		for (int x = 0; x < 25; x++)
+			v->cell[y][x] = (y == 0 || x == 0 || y == 24 || x == 24) ? VCELL_WALL : VCELL_FLOOR | VCELL_VISIBLE;
+	v->cell[4][5] = VCELL_WALL | VCELL_VISIBLE; /* north of me */
+	v->x = v->y = 5;
+	v->hp = v->opp_hp = 5;
+	v->turn = 0;
+	v->steps_left = 5;
+	v->offered[0] = SPELL_COLD;
+	v->offered[1] = SPELL_FIRE;
+	v->offered[2] = SPELL_IDENTIFY;
+	v->ninv = 2;
+	v->inv[0] = APPEAR_RED;
+	v->inv[1] = APPEAR_BLUE;
+	memset(v->kind_of, POTION_NONE, sizeof v->kind_of);
+}
+
+static void
+start(void)
+{
+	struct view v;
+
+	my_view(&v);
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+}
+
+/* A key as the app gives it: the action its binding names, and the code. */
+static void
+press(int code, struct state_out *out)
+{
+	state_key(&st, keys_action(&keys, code), code, out);
+}
+
+Test(state, step_sends_a_command_and_walls_are_refused_locally)
+{
+	struct state_out out;
+
+	start();
+	press('6', &out);
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.type, CMD_STEP);
+	cr_assert_eq(out.cmd.dir, DIR_E);
+	press('8', &out); /* a wall */
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_str_eq(st.status, "A wall blocks the way.");
+	st.view.steps_left = 0;
+	press('2', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert(strstr(st.status, "No steps left") != NULL);
+}
+
+Test(state, not_my_turn_gives_a_reason)
+{
+	struct state_out out;
+
+	start();
+	st.view.turn = 1;
+	press('/', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert(strstr(st.status, "not your turn") != NULL, "%s", st.status);
+}
+
+Test(state, undirected_spell_casts_at_once)
+{
+	struct state_out out;
+
+	start();
+	press('/', &out);
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.type, CMD_CAST);
+	cr_assert_eq(out.cmd.arg, 0);
+	cr_assert_eq(out.cmd.dir, DIR_NONE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+}
+
+Test(state, directional_spell_asks_for_a_direction)
+{
+	struct state_out out;
+
+	start();
+	press('*', &out); /* Fire Storm */
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_DIRECTION);
+	cr_assert_eq(st.dir_slot, 1);
+	press('9', &out);
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.type, CMD_CAST);
+	cr_assert_eq(out.cmd.arg, 1);
+	cr_assert_eq(out.cmd.dir, DIR_NE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+
+	/* Any other key cancels, and says so. */
+	press('*', &out);
+	press(27, &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	cr_assert_str_eq(st.status, "Cast cancelled.");
+
+	/* A cursor key is a direction too (the default set binds it to a move). */
+	press('*', &out);
+	press(KEY_LEFT, &out);
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.dir, DIR_W);
+}
+
+Test(state, direction_prompt_closes_when_the_move_passes)
+{
+	struct state_out out;
+	struct view v;
+
+	start();
+	press('*', &out);
+	cr_assert_eq(st.mode, MODE_DIRECTION);
+	my_view(&v);
+	v.turn = 1;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+}
+
+Test(state, inventory_then_a_digit_quaffs_that_slot)
+{
+	struct state_out out;
+
+	start();
+	press('+', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_INVENTORY);
+	press('2', &out); /* a move key elsewhere: here it is slot 2 */
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.type, CMD_QUAFF);
+	cr_assert_eq(out.cmd.arg, 1);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+
+	press('+', &out);
+	press('9', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_str_eq(st.status, "No potion in slot 9.");
+
+	press('+', &out);
+	press(27, &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+
+	st.view.ninv = 0;
+	press('+', &out);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	cr_assert_str_eq(st.status, "You carry no potions.");
+}
+
+Test(state, potions_underfoot_are_checked_locally)
+{
+	struct state_out out;
+
+	start();
+	press('5', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_str_eq(st.status, "There is no potion here.");
+	press('0', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	st.view.potion[5][5] = APPEAR_GREEN + 1;
+	press('5', &out);
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.type, CMD_DRINK);
+	press('0', &out);
+	cr_assert_eq(out.cmd.type, CMD_PICKUP);
+	st.view.ninv = INV_MAX;
+	press('0', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert(strstr(st.status, "cannot carry") != NULL);
+	press('.', &out);
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.type, CMD_PASS);
+}
+
+Test(state, chat_edits_utf8_by_code_point)
+{
+	struct state_out out;
+
+	start();
+	press('\r', &out);
+	cr_assert_eq(st.mode, MODE_CHAT);
+	press('h', &out);
+	press(KEYS_WCHAR | 0xe9, &out);   /* é: 2 bytes */
+	press(KEYS_WCHAR | 0x2603, &out); /* ☃: 3 bytes */
+	press(KEYS_WCHAR | 0x1f600, &out); /* 😀: 4 bytes */
+	press('.', &out);                  /* text here, not "end turn" */
+	press('5', &out);                  /* text here, not "drink" */
+	cr_assert_str_eq(st.chat, "h\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80.5");
+	cr_assert_eq(st.chat_len, 12);
+	press(KEY_BACKSPACE, &out);
+	press(KEY_BACKSPACE, &out);
+	press(KEY_BACKSPACE, &out); /* the whole 4-byte character */
+	cr_assert_str_eq(st.chat, "h\xc3\xa9\xe2\x98\x83");
+	press(127, &out);
+	cr_assert_str_eq(st.chat, "h\xc3\xa9");
+	press('\r', &out);
+	cr_assert_eq(out.kind, OUT_CHAT);
+	cr_assert_str_eq(out.chat, "h\xc3\xa9");
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	cr_assert_eq(st.chat_len, 0);
+}
+
+Test(state, chat_line_is_limited_to_200_bytes_and_controls_are_not_typed)
+{
+	struct state_out out;
+
+	start();
+	press('\r', &out);
+	for (int i = 0; i < 199; i++)
+		cr_assert(state_chat_insert(&st, 'a'));
+	cr_assert_not(state_chat_insert(&st, 0xe9)); /* 2 bytes would make 201 */
+	cr_assert(state_chat_insert(&st, 'b'));
+	cr_assert_eq(st.chat_len, 200);
+	cr_assert_not(state_chat_insert(&st, 'c'));
+	press('d', &out);
+	cr_assert_eq(st.chat_len, 200);
+	cr_assert(strstr(st.status, "200 bytes") != NULL);
+	cr_assert_not(state_chat_insert(&st, 0x1b));
+	cr_assert_not(state_chat_insert(&st, 0x9b));
+	cr_assert_not(state_chat_insert(&st, 0x202e));
+}
+
+Test(state, chat_prompt_closes_with_escape_or_del_and_drops_the_text)
+{
+	struct state_out out;
+
+	start();
+	press('\r', &out);
+	press('x', &out);
+	press(27, &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	cr_assert_eq(st.chat_len, 0);
+	press('\r', &out);
+	press('y', &out);
+	press(KEY_DC, &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	/* An empty line sends nothing. */
+	press('\r', &out);
+	press('\r', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+}
+
+Test(state, quitting_a_running_duel_asks_first)
+{
+	struct state_out out;
+
+	start();
+	press('Q', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_QUIT);
+	press('n', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+
+	press('Q', &out);
+	press('r', &out);
+	cr_assert_eq(out.kind, OUT_CMD);
+	cr_assert_eq(out.cmd.type, CMD_RESIGN);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+
+	press('Q', &out);
+	press('y', &out);
+	cr_assert_eq(out.kind, OUT_QUIT);
+	cr_assert(out.resign);
+	cr_assert_eq(out.cmd.type, CMD_RESIGN);
+}
+
+Test(state, quitting_after_the_end_does_not_ask)
+{
+	struct state_out out;
+	struct view v;
+	struct msg m = { MSG_YOU_WIN, 1, 0, 0 };
+	char buf[128];
+
+	start();
+	my_view(&v);
+	v.result = RESULT_WIN0;
+	v.end_reason = END_KILLED;
+	state_apply(&st, &v, &m, 1, NULL, 0);
+	cr_assert_eq(st.mode, MODE_OVER);
+	state_result_text(&st, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You win: your opponent is dead!");
+	press('6', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert(strstr(st.status, "over") != NULL);
+	press('Q', &out);
+	cr_assert_eq(out.kind, OUT_QUIT);
+	cr_assert_not(out.resign);
+	press('q', &out);
+	cr_assert_eq(out.kind, OUT_QUIT);
+}
+
+Test(state, a_lost_connection_lets_quit_at_once)
+{
+	struct state_out out;
+
+	start();
+	st.offline = true;
+	press('Q', &out);
+	cr_assert_eq(out.kind, OUT_QUIT);
+}
+
+Test(state, help_opens_and_any_key_closes_it)
+{
+	struct state_out out;
+
+	start();
+	press('?', &out);
+	cr_assert_eq(st.mode, MODE_HELP);
+	press('6', &out);
+	cr_assert_eq(out.kind, OUT_NONE); /* the key only closed the help */
+	cr_assert_eq(st.mode, MODE_NORMAL);
+}
+
+static void
+at_turn(uint32_t turn, int id)
+{
+	struct view v;
+	struct msg m = { (uint16_t)id, 1, 0, 0 };
+
+	my_view(&v);
+	v.turn_no = turn;
+	state_apply(&st, &v, &m, 1, NULL, 0);
+}
+
+Test(state, log_shows_the_previous_and_current_round)
+{
+	const struct log_entry *e;
+	unsigned n = 0;
+
+	start();                         /* turn 0 */
+	at_turn(1, MSG_WAITED);          /* said during turn 0: round 0 */
+	at_turn(2, MSG_FULL_HP);         /* turn 1: round 0 */
+	at_turn(3, MSG_BLINKED);         /* turn 2: round 1 */
+	state_log_chat(&st, 1, "hi", 2); /* now turn 3: round 1 */
+	at_turn(4, MSG_FORGOT);          /* turn 3: round 1 */
+	at_turn(5, MSG_MAPPED);          /* turn 4: round 2 */
+	cr_assert_eq(state_round(&st), 2);
+	while ((e = state_log_visible(&st, n)) != NULL)
+		n++;
+	cr_assert_eq(n, 4, "rounds 1 and 2 only: %u entries", n);
+	cr_assert_eq(state_log_visible(&st, 0)->msg.id, MSG_BLINKED);
+	cr_assert_eq(state_log_visible(&st, 1)->kind, LOG_CHAT);
+	cr_assert_eq(state_log_visible(&st, 3)->msg.id, MSG_MAPPED);
+	/* Everything is kept for scrolling back. */
+	cr_assert_eq(state_log_get(&st, 0)->msg.id, MSG_WAITED);
+}
+
+Test(state, log_is_a_bounded_ring)
+{
+	struct msg m = { MSG_WAITED, 1, 0, 0 };
+
+	start();
+	for (int i = 0; i < STATE_LOG_MAX + 10; i++)
+		state_log_msg(&st, &m, 0);
+	cr_assert_eq(st.log_count, STATE_LOG_MAX);
+	cr_assert_not_null(state_log_get(&st, STATE_LOG_MAX - 1));
+	cr_assert_null(state_log_get(&st, STATE_LOG_MAX));
+}
+
+Test(state, message_ids_are_formatted_when_shown)
+{
+	struct msg cast = { MSG_CAST, 1, SPELL_COLD, 0 };
+	struct msg hurt = { MSG_HURT, 1, ELEMENT_FIRE, 2 };
+	struct msg bad = { 9999, 1, 0, 0 };
+	char buf[STATE_TEXT_MAX];
+
+	start();
+	state_log_msg(&st, &cast, 0);
+	state_log_msg(&st, &hurt, 0);
+	state_log_msg(&st, &bad, 0);
+	state_set_name(&st, 1, "Morgana");
+	state_log_chat(&st, 1, "well met", 8);
+	state_log_system(&st, "Connection lost: %s", "timeout");
+	state_log_text(&st, state_log_get(&st, 0), buf, sizeof buf);
+	cr_assert_str_eq(buf, "You cast Rays of Cold.");
+	state_log_text(&st, state_log_get(&st, 1), buf, sizeof buf);
+	cr_assert_str_eq(buf, "You are hurt by fire (-2 HP)!");
+	state_log_text(&st, state_log_get(&st, 2), buf, sizeof buf);
+	cr_assert_str_eq(buf, "(unknown message 9999)");
+	state_log_text(&st, state_log_get(&st, 3), buf, sizeof buf);
+	cr_assert_str_eq(buf, "<Morgana> well met");
+	state_log_text(&st, state_log_get(&st, 4), buf, sizeof buf);
+	cr_assert_str_eq(buf, "Connection lost: timeout");
+}
+
+Test(state, peer_text_is_never_a_terminal_control)
+{
+	char out[64];
+	const char evil[] = "\x1b]0;owned\x07hi\xc2\x9b" "2J\xe2\x80\xae" "x\xff" "y\r\n";
+
+	state_clean_text(out, sizeof out, evil, sizeof evil - 1);
+	/* ESC, BEL, CSI (C1), RLO, CR and LF are dropped; the broken byte becomes U+FFFD. */
+	cr_assert_str_eq(out, "]0;ownedhi2Jx\xef\xbf\xbdy");
+	state_set_name(&st, 1, "\x1b[31m");
+	cr_assert_str_eq(st.name[1], "[31m");
+	state_set_name(&st, 1, "\x07");
+	cr_assert_str_eq(st.name[1], "player 1");
+	state_log_chat(&st, 1, "\x1b\x07", 2); /* nothing printable: not logged */
+	cr_assert_eq(st.log_count, 0);
+	/* Cut on a code point boundary. */
+	state_clean_text(out, 3, "\xc3\xa9\xc3\xa9", 4);
+	cr_assert_str_eq(out, "\xc3\xa9");
+}
+
+Test(state, updates_follow_the_plans_after_turn_order)
+{
+	struct view v;
+	struct fx_square fx[2] = { { 6, 5, FX_COLD }, { 7, 5, FX_COLD } };
+	struct msg m = { MSG_COLD_MISS, 1, 0, 0 };
+
+	start();
+	my_view(&v);
+	v.x = 9;
+	v.hp = 4;
+	v.turn_no = 1;
+	state_update_begin(&st, &v, fx, 2);
+	/* Effects over the old layout: the screen still shows the old position and HP. */
+	cr_assert(st.anim);
+	cr_assert_eq(st.nfx, 2);
+	cr_assert_eq(st.view.x, 5);
+	cr_assert_eq(st.view.hp, 5);
+	cr_assert_eq(st.prev.x, 5);
+	cr_assert_eq(st.log_count, 0);
+	state_update_end(&st, &v, &m, 1);
+	cr_assert_not(st.anim);
+	cr_assert_eq(st.nfx, 0);
+	cr_assert_eq(st.view.x, 9);
+	cr_assert_eq(st.view.hp, 4);
+	cr_assert_eq(st.prev.x, 5);
+	cr_assert_eq(st.log_count, 1);
+	/* Without effects there is no pause. */
+	state_update_begin(&st, &v, NULL, 0);
+	cr_assert_not(st.anim);
+}

@@ -1,0 +1,100 @@
+# tmux_lib.sh: helpers for the tmux screen tests: a private server, waiting for text, failing with the screen.
+# Sourced by test_screen.sh and test_watch.sh after they set WIZWAR.
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "tmux is not installed: skipped"
+	exit 77
+fi
+
+SOCK="wizwar-test-$$"
+TMPD="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-screen.XXXXXX")"
+SCREEN="$TMPD/screen"
+
+cleanup() {
+	tmux -L "$SOCK" kill-server >/dev/null 2>&1
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT INT TERM
+
+T() {
+	tmux -L "$SOCK" -f /dev/null "$@"
+}
+
+fail() {
+	echo "FAIL: $*"
+	echo "--- the screen (${SCREEN_W:-?}x${SCREEN_H:-?}):"
+	cat "$SCREEN" 2>/dev/null
+	exit 1
+}
+
+ok() {
+	echo "ok - $*"
+}
+
+# capture [TARGET]: the pane's text into $SCREEN.
+capture() {
+	T capture-pane -p -t "${1:-w}" >"$SCREEN" 2>/dev/null
+}
+
+# wait_for REGEX [SECONDS] [TARGET]: until the screen matches (grep -E), else fail.
+wait_for() {
+	local re="$1" secs="${2:-10}" target="${3:-w}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		capture "$target"
+		if grep -qE -- "$re" "$SCREEN"; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "waited ${secs}s for /$re/"
+}
+
+# wait_gone REGEX [SECONDS]: until the screen no longer matches.
+wait_gone() {
+	local re="$1" secs="${2:-10}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		capture
+		if ! grep -qE -- "$re" "$SCREEN"; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "waited ${secs}s for /$re/ to go"
+}
+
+# expect REGEX WHAT: the screen as last captured matches.
+expect() {
+	grep -qE -- "$1" "$SCREEN" || fail "$2: no /$1/"
+	ok "$2"
+}
+
+# expect_not REGEX WHAT
+expect_not() {
+	if grep -qE -- "$1" "$SCREEN"; then
+		fail "$2: /$1/ should not be there"
+	fi
+	ok "$2"
+}
+
+# keys KEY...: send keys (tmux key names), with a short pause for the client to draw.
+keys() {
+	T send-keys -t w "$@"
+	sleep 0.15
+}
+
+# text STRING: type a string literally (UTF-8 included).
+text() {
+	T send-keys -t w -l "$1"
+	sleep 0.15
+}
+
+# start CMD...: a session of 80x24 running CMD, then the shell's report: the exit status and whether
+# the terminal is back in cooked mode with echo. The shell survives a Ctrl-C sent to the client (the
+# trap is reset to the default in the client, which then installs its own handler).
+start() {
+	local cmd="$*"
+	SCREEN_W=80
+	SCREEN_H=24
+	T new-session -d -s w -x 80 -y 24 \
+	    "sh -c 'trap : INT; $cmd; echo EXIT=\$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -x -e echo -e icanon | tr \"\\n\" \" \"; echo STTY; exec sleep 600'"
+}
