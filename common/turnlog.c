@@ -144,7 +144,9 @@ parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
 			d = *s - 'a' + 10;
 		else
 			return false;
-		if (v > (max - (uint64_t)d) / (uint64_t)base)
+		/* A digit above `max` alone must fail too: max - d would wrap ("2" for a
+		 * player 0..1, "cast 4" for slots 1..3 were accepted). */
+		if ((uint64_t)d > max || v > (max - (uint64_t)d) / (uint64_t)base)
 			return false;
 		v = v * (uint64_t)base + (uint64_t)d;
 	}
@@ -245,16 +247,23 @@ turnlog_parse_line(const char *line, size_t len, struct turnlog_line *out, char 
 	memcpy(buf, line, len);
 	buf[len] = '\0';
 	/* Tokens: single spaces between, none at either end. The rest-of-line pointers
-	 * index the original text, so a name or chat keeps its own spaces. */
+	 * index the original text, so a name or chat keeps its own spaces. The text of a
+	 * `player` or `chat` line is not split at all: the formatters accept any spaces in
+	 * it, and splitting it refused "chat 0 well  played" (and with it the whole log). */
+	bool text_line = false;
 	for (char *p = buf; t.n < MAX_TOKENS;) {
 		t.rest[t.n] = line + (p - buf);
 		t.tok[t.n++] = p;
+		if (text_line && t.n == 3)
+			break;
 		char *sp = strchr(p, ' ');
 		if (sp == NULL)
 			break;
 		*sp = '\0';
 		p = sp + 1;
-		if (*p == '\0' || *p == ' ')
+		if (t.n == 1)
+			text_line = strcmp(buf, "player") == 0 || strcmp(buf, "chat") == 0;
+		if (*p == '\0' || (*p == ' ' && !(text_line && t.n == 2)))
 			return fail(why, whylen, "stray space");
 	}
 

@@ -40,8 +40,15 @@ view_build(const struct game *g, int p, struct view *v)
 		v->opp_state = OPP_VISIBLE;
 		v->opp_x = o->x;
 		v->opp_y = o->y;
-	} else if (w->opp_known != OPPMEM_NONE) {
-		v->opp_state = w->opp_known == OPPMEM_SENSED ? OPP_SENSED : OPP_REMEMBERED;
+	} else if (w->opp_known != OPPMEM_NONE && !vis[w->opp_y][w->opp_x]) {
+		/* Sensed is exact only on p's own turn. The rules demote it when p's next turn
+		 * starts, so through the opponent's turn (when the opponent may walk off) it
+		 * is already a memory: showing it as "sensed" there claimed a square the
+		 * opponent had left. And a memory of a square in sight, where the opponent is
+		 * not, is known to be stale (the rules clear such a memory, but only once it is
+		 * no longer "sensed": after p's own Blink All it lingered). Both are mapped
+		 * here, not in the rules, so no game hash changes. */
+		v->opp_state = w->opp_known == OPPMEM_SENSED && g->turn == p ? OPP_SENSED : OPP_REMEMBERED;
 		v->opp_x = w->opp_x;
 		v->opp_y = w->opp_y;
 	}
