@@ -48,7 +48,7 @@ enum spell_id {
 const char *spell_name(int id);
 enum spell_class spell_class_of(int id);
 bool spell_takes_dir(int id);
-/* Name -> id by exact name or by the short id in lower case ("cold", "fire"); -1 if none. */
+/* Name -> id by exact name, or by the short id in any case ("cold", "FIRE"); -1 if none. */
 int spell_lookup(const char *name);
 
 #endif
