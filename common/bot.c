@@ -1,7 +1,47 @@
-/* bot: players that choose a command from a view alone. */
+/* bot: players that choose a command from a view alone.
+ *
+ * One row per level in `choosers`:
+ *
+ *   random  a random legal command: the selfplay and test opponent.
+ *   easy    wanders at random. It strikes only when the opponent is in sight and already
+ *           inside an offered spell's reach from where it stands, heals when down to 2 HP,
+ *           and otherwise picks up what it stands on or passes. It never plans a step.
+ *   normal  hunts. It walks a shortest known way to the opponent's square (seen, sensed
+ *           or remembered), or explores towards the unknown and the potions it knows of
+ *           when it has lost the opponent, and after each step it strikes as soon as an
+ *           offered spell surely reaches the opponent from where it stands. It heals when
+ *           hurt, drinks what it knows to be good when it helps, picks potions up, and
+ *           casts Life Detection or Magic Mapping when it has lost the opponent.
+ *   hard    plans the whole turn. It scores every square it can still reach this turn
+ *           and, on each, every command it could then give: the chance an offered spell
+ *           hits the opponent from there (exactly where it is in sight or sensed; over
+ *           the squares it may have walked to when only remembered; anywhere unseen for
+ *           Rays of Cold when lost), heals, potions (Telepathy, Speed, resistances,
+ *           Identify on unknown ones), minus the danger of standing there (in the
+ *           opponent's sight, or on its row, column or diagonal), plus how far the square
+ *           brings it towards its quarry. It steps towards the best square and acts there,
+ *           so it strikes from out of the opponent's sight where it can.
+ *
+ * No level keeps memory between calls: a turn is several calls (steps, then an action),
+ * and each call plans again from the new view (see seen_this_turn() for what hard infers
+ * of its own turn from the steps it has left). Only commands the view shows legal are
+ * given: steps onto known floor not held by a visible opponent (the eight squares around
+ * a wizard are always in sight), casts of an offered slot with a direction exactly when
+ * the spell takes one, potions that are underfoot or carried.
+ *
+ * Cost, stated: at most 2 ms per call at 51x51, the largest level, for every level.
+ * A call runs at most five breadth-first searches over the level and, for hard, scores
+ * at most 21x21 squares (Speed's 10 steps), each with two or three Fire Storm floods of
+ * at most 10 steps (eight on the remembered square itself). The worst case found (hard
+ * with Speed at 51x51, the opponent remembered so no flood can stop early) is about 7
+ * million instructions, 1.0 to 1.2 ms; the mean is under 0.1 ms (tests/bench/bench_bot.c,
+ * docs/bots.md). All work space is one struct on the stack (about 42 KiB); nothing is
+ * allocated.
+ */
 #include <string.h>
 
 #include "bot.h"
+#include "fov.h"
 
 static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard" };
 
@@ -21,6 +61,9 @@ bot_level_lookup(const char *name)
 }
 
 static const uint8_t dirs8[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, DIR_W, DIR_NW };
+/* dirs8's offsets, for the inner loops (dir_dx() and dir_dy() are calls into game.c). */
+static const int8_t dx8[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
+static const int8_t dy8[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
 
 /* Can I step that way, as far as I can tell? Adjacent squares are always in sight,
  * so for a step the view is never stale. */
@@ -76,14 +119,867 @@ choose_random(const struct view *v, struct rng *r, struct cmd *out)
 	}
 }
 
+/* ---- what the thinking levels share: a model of the level and of the opponent ---- */
+
+/* The rules' Fire Storm reach (game.h): a random FIRE_MIN to FIRE_MAX steps. */
+#define FIRE_FAR FIRE_MAX
+
+/* Values are in hundredths of a hit: one point of damage to the opponent is worth 100. */
+#define V_HIT 100.0f
+#define V_KILL 10000.0f
+#define V_NEVER (-1e6f)
+
+/* What the bot believes of the opponent's whereabouts. */
+enum belief {
+	B_NONE,  /* nothing usable: no spell is aimed */
+	B_EXACT, /* in sight, sensed or seen this turn: one square, for sure */
+	B_NEAR,  /* remembered: somewhere within one turn's walk of that square, out of my sight */
+	B_ANY,   /* lost: anywhere I do not see now */
+};
+
+#define NCELLS (LEVEL_MAX * LEVEL_MAX)
+#define UNREACHED INT16_MAX
+
+struct brain {
+	const struct view *v;
+	int size, me_x, me_y, hp;
+	int belief, ox, oy;          /* ox, oy: the square believed (B_EXACT) or remembered (B_NEAR) */
+	bool point;                  /* the belief is the one square (ox, oy), with odds w / wtotal */
+	float unknown_frac;          /* share of the level's inside I have never seen */
+	struct level lv;             /* known floor (and the opponent's square) is floor; all else wall */
+	struct level open;           /* the same with unknown squares as floor: sight I cannot rule out */
+	int16_t dme[LEVEL_MAX][LEVEL_MAX];   /* steps from me over known floor; UNREACHED otherwise */
+	uint8_t first[LEVEL_MAX][LEVEL_MAX]; /* the first step of a shortest way there */
+	int16_t dgoal[LEVEL_MAX][LEVEL_MAX]; /* steps to the nearest goal, unknown squares passable */
+	float w[LEVEL_MAX][LEVEL_MAX];       /* how much the opponent may be there */
+	float wtotal;
+	uint16_t stamp[LEVEL_MAX][LEVEL_MAX]; /* stamp == gen: touched by the area being summed */
+	uint16_t gen;
+	uint8_t fd[LEVEL_MAX][LEVEL_MAX];    /* fire steps, where stamped */
+	uint16_t queue[NCELLS];
+};
+
+static int
+cell_of(const struct view *v, int x, int y)
+{
+	return v->cell[y][x] & ~VCELL_VISIBLE;
+}
+
+static bool
+inside(const struct brain *b, int x, int y)
+{
+	return x > 0 && y > 0 && x < b->size - 1 && y < b->size - 1;
+}
+
+static int
+iabs(int a)
+{
+	return a < 0 ? -a : a;
+}
+
+static int
+cheb(int x0, int y0, int x1, int y1)
+{
+	int dx = iabs(x0 - x1), dy = iabs(y0 - y1);
+	return dx > dy ? dx : dy;
+}
+
+static bool
+aligned(int x0, int y0, int x1, int y1)
+{
+	return (x0 != x1 || y0 != y1) && (x0 == x1 || y0 == y1 || iabs(x0 - x1) == iabs(y0 - y1));
+}
+
+static void
+next_gen(struct brain *b)
+{
+	if (++b->gen == 0) {
+		memset(b->stamp, 0, sizeof b->stamp);
+		b->gen = 1;
+	}
+}
+
+/* The weight of (x, y), once per area. */
+static float
+take(struct brain *b, int x, int y)
+{
+	if (b->stamp[y][x] == b->gen)
+		return 0;
+	b->stamp[y][x] = b->gen;
+	return b->w[y][x];
+}
+
+/* May the goal search pass (x, y)? Anything not known to be rock, inside the outer ring. */
+static bool
+passable(const struct brain *b, int x, int y)
+{
+	return inside(b, x, y) && cell_of(b->v, x, y) != VCELL_WALL;
+}
+
+/* Breadth-first distances, up to `maxd`, over passable squares from the sources already
+ * at 0 in `d` and queued in b->queue[0..n). */
+static void
+spread(struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX], int n, int maxd)
+{
+	int head = 0, tail = n;
+
+	while (head < tail) {
+		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
+		head++;
+		if (d[y][x] >= maxd)
+			continue;
+		for (int i = 0; i < 8; i++) {
+			int nx = x + dx8[i], ny = y + dy8[i];
+			if (!passable(b, nx, ny) || d[ny][nx] != UNREACHED)
+				continue;
+			d[ny][nx] = (int16_t)(d[y][x] + 1);
+			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+		}
+	}
+}
+
+static void
+dist_reset(int16_t d[LEVEL_MAX][LEVEL_MAX])
+{
+	for (int y = 0; y < LEVEL_MAX; y++)
+		for (int x = 0; x < LEVEL_MAX; x++)
+			d[y][x] = UNREACHED;
+}
+
+/* Where I can walk, and how: known floor only, never the opponent's square when known. */
+static void
+walk_map(struct brain *b)
+{
+	int head = 0, tail = 0;
+
+	dist_reset(b->dme);
+	b->dme[b->me_y][b->me_x] = 0;
+	b->first[b->me_y][b->me_x] = DIR_NONE;
+	b->queue[tail++] = (uint16_t)(b->me_y * LEVEL_MAX + b->me_x);
+	while (head < tail) {
+		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
+		head++;
+		for (int i = 0; i < 8; i++) {
+			int nx = x + dx8[i], ny = y + dy8[i];
+			if (!inside(b, nx, ny) || cell_of(b->v, nx, ny) != VCELL_FLOOR || b->dme[ny][nx] != UNREACHED)
+				continue;
+			if (b->belief == B_EXACT && nx == b->ox && ny == b->oy)
+				continue;
+			b->dme[ny][nx] = (int16_t)(b->dme[y][x] + 1);
+			b->first[ny][nx] = b->first[y][x] != DIR_NONE ? b->first[y][x] : dirs8[i];
+			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+		}
+	}
+}
+
+/* Would I see (x1, y1) from (x0, y0)? Unknown squares block: sight I cannot count on. */
+static bool
+sees(const struct brain *b, int x0, int y0, int x1, int y1)
+{
+	if (!b->v->opt.fov)
+		return true;
+	return fov_los(&b->lv, x0, y0, x1, y1, FOV_RADIUS);
+}
+
+/* Is the remembered square surely where the opponent stands now? The opponent never
+ * moves during my turn, and the rules forget a remembered square as soon as I see it
+ * empty: so if I saw that square at any moment of this turn, the opponent is on it now.
+ * The view does not say when I last saw it, but it does say how many steps I have taken
+ * this turn; if no square within that many steps of me sees it, I cannot have seen it
+ * this turn. If one does, I take it that I did: a hunter that walked that near its
+ * quarry's square looked at it (and the few times it did not cost a wasted spell).
+ * Without this, stepping out of the opponent's sight would make it a guess and stepping
+ * back a certainty, and a planner that scores each square afresh walks back and forth. */
+static bool
+seen_this_turn(struct brain *b)
+{
+	const struct view *v = b->v;
+	int full = STEPS_PER_TURN, head = 0, tail = 0;
+
+	if (v->intrinsics & INTRINSIC(HANDLER_FAST))
+		full += STEPS_PER_TURN;
+	if (v->intrinsics & INTRINSIC(HANDLER_SLOW))
+		full -= SLOW_PENALTY;
+	int taken = full - v->steps_left;
+	if (taken <= 0)
+		return false;
+	/* dgoal is free until goal_map(): here it holds the steps back from me. */
+	dist_reset(b->dgoal);
+	b->dgoal[b->me_y][b->me_x] = 0;
+	b->queue[tail++] = (uint16_t)(b->me_y * LEVEL_MAX + b->me_x);
+	while (head < tail) {
+		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
+		head++;
+		if (sees(b, x, y, b->ox, b->oy))
+			return true;
+		if (b->dgoal[y][x] >= taken)
+			continue;
+		for (int i = 0; i < 8; i++) {
+			int nx = x + dx8[i], ny = y + dy8[i];
+			if (!inside(b, nx, ny) || cell_of(v, nx, ny) != VCELL_FLOOR || b->dgoal[ny][nx] != UNREACHED)
+				continue;
+			b->dgoal[ny][nx] = (int16_t)(b->dgoal[y][x] + 1);
+			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+		}
+	}
+	return false;
+}
+
+/* Where the opponent may be. `spread_near`: a remembered square stands for every square
+ * within one turn's walk of it that I do not see now (a visible square would show it);
+ * otherwise it stands for itself alone, at half the odds, as normal reads it.
+ * `any`: when lost, every square out of my sight. */
+static void
+believe(struct brain *b, bool spread_near, bool any)
+{
+	const struct view *v = b->v;
+	int n = 0;
+
+	memset(b->w, 0, sizeof b->w);
+	b->wtotal = 0;
+	b->belief = B_NONE;
+	b->point = false;
+	if (v->opp_state == OPP_VISIBLE || v->opp_state == OPP_SENSED || !v->opt.fov) {
+		if (v->opp_state == OPP_UNKNOWN)
+			return; /* cannot happen with FoV off: the opponent is always in sight */
+		b->belief = B_EXACT;
+		b->ox = v->opp_x;
+		b->oy = v->opp_y;
+		b->w[b->oy][b->ox] = 1;
+		b->wtotal = 1;
+		b->point = true;
+		return;
+	}
+	if (v->opp_state == OPP_REMEMBERED) {
+		b->ox = v->opp_x;
+		b->oy = v->opp_y;
+		if (spread_near && seen_this_turn(b)) {
+			b->belief = B_EXACT;
+			b->w[b->oy][b->ox] = 1;
+			b->wtotal = 1;
+			b->point = true;
+			return;
+		}
+		if (!spread_near) {
+			b->belief = B_NEAR;
+			b->w[b->oy][b->ox] = 1;
+			b->wtotal = 2; /* half the odds: it may have moved */
+			b->point = true;
+			return;
+		}
+		dist_reset(b->dgoal);
+		b->dgoal[b->oy][b->ox] = 0;
+		b->queue[n++] = (uint16_t)(b->oy * LEVEL_MAX + b->ox);
+		spread(b, b->dgoal, n, STEPS_PER_TURN);
+		for (int y = 1; y < b->size - 1; y++)
+			for (int x = 1; x < b->size - 1; x++) {
+				int d = b->dgoal[y][x];
+				if (d > STEPS_PER_TURN || (v->cell[y][x] & VCELL_VISIBLE))
+					continue;
+				float wt = cell_of(v, x, y) == VCELL_FLOOR ? 1.0f : 0.5f;
+				if (d == 0)
+					wt *= 4; /* it may well not have moved */
+				b->w[y][x] = wt;
+				b->wtotal += wt;
+			}
+		if (b->wtotal > 0) {
+			b->belief = B_NEAR;
+			return;
+		}
+	}
+	if (!any)
+		return;
+	for (int y = 1; y < b->size - 1; y++)
+		for (int x = 1; x < b->size - 1; x++) {
+			if ((v->cell[y][x] & VCELL_VISIBLE) || cell_of(v, x, y) == VCELL_WALL)
+				continue;
+			float wt = cell_of(v, x, y) == VCELL_FLOOR ? 1.0f : 0.4f;
+			b->w[y][x] = wt;
+			b->wtotal += wt;
+		}
+	if (b->wtotal > 0)
+		b->belief = B_ANY;
+}
+
+static void
+brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
+{
+	int unknown = 0;
+
+	b->v = v;
+	b->size = v->opt.size;
+	b->me_x = v->x;
+	b->me_y = v->y;
+	b->hp = v->hp;
+	b->gen = 0;
+	memset(b->stamp, 0, sizeof b->stamp);
+	memset(&b->lv, 0, sizeof b->lv);
+	b->lv.size = (uint8_t)b->size;
+	b->open.size = (uint8_t)b->size;
+	for (int y = 0; y < b->size; y++)
+		for (int x = 0; x < b->size; x++) {
+			int c = cell_of(v, x, y);
+			b->lv.cell[y][x] = c == VCELL_FLOOR ? CELL_FLOOR : CELL_WALL;
+			b->open.cell[y][x] = c == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+			unknown += c == VCELL_UNKNOWN && inside(b, x, y);
+		}
+	b->unknown_frac = (float)unknown / (float)((b->size - 2) * (b->size - 2));
+	/* A wizard stands on floor, even where I have not seen the floor (sensed). */
+	if (v->opp_state != OPP_UNKNOWN)
+		b->lv.cell[v->opp_y][v->opp_x] = b->open.cell[v->opp_y][v->opp_x] = CELL_FLOOR;
+	believe(b, spread_near, any);
+	walk_map(b);
+}
+
+/* ---- the spells' areas, as the rules draw them (game.c), over what I know ---- */
+
+/* Rays of Cold: the eight lines to the edge, through walls. */
+static float
+p_cold(struct brain *b, int sx, int sy)
+{
+	float sum = 0;
+
+	if (b->point)
+		return aligned(sx, sy, b->ox, b->oy) ? b->w[b->oy][b->ox] / b->wtotal : 0;
+	for (int i = 0; i < 8; i++) {
+		int dx = dx8[i], dy = dy8[i];
+		for (int x = sx + dx, y = sy + dy; x >= 0 && y >= 0 && x < b->size && y < b->size; x += dx, y += dy)
+			sum += b->w[y][x];
+	}
+	return sum / b->wtotal;
+}
+
+/* Lightning Bolts: four bolts to the first wall, and the floor on either side of them.
+ * An unknown square stops a bolt here: what I cannot count on, I do not count. */
+static float
+p_bolt(struct brain *b, int sx, int sy)
+{
+	static const uint8_t four[4] = { DIR_N, DIR_W, DIR_S, DIR_E };
+	float sum = 0;
+
+	next_gen(b);
+	for (int i = 0; i < 4; i++) {
+		int fx = dir_dx(four[i]), fy = dir_dy(four[i]);
+		for (int x = sx + fx, y = sy + fy; level_floor(&b->lv, x, y); x += fx, y += fy) {
+			sum += take(b, x, y);
+			for (int s = -1; s <= 1; s += 2)
+				if (level_floor(&b->lv, x + s * fy, y + s * fx))
+					sum += take(b, x + s * fy, y + s * fx);
+		}
+	}
+	return sum / b->wtotal;
+}
+
+/* Is offset (ox, oy) inside the 90-degree cone around direction (fx, fy)? (game.c's in_cone) */
+static bool
+in_cone(int fx, int fy, int ox, int oy)
+{
+	if (fx != 0 && fy != 0)
+		return ox * fx >= 0 && oy * fy >= 0;
+	int fwd = ox * fx + oy * fy;
+	int side = ox * fy - oy * fx;
+	return fwd >= iabs(side);
+}
+
+/* The odds that a Fire Storm's random reach (5 to 10, evenly) covers d steps. */
+_Static_assert(FIRE_MIN == 5 && FIRE_MAX == 10, "fire_odds below assumes a reach of 5 to 10");
+static const float fire_odds[FIRE_FAR + 1] = {
+	1, 1, 1, 1, 1, 1, 5 / 6.0f, 4 / 6.0f, 3 / 6.0f, 2 / 6.0f, 1 / 6.0f,
+};
+
+/* Fire Storm towards d: a flood over floor inside the cone, 8-direction steps. */
+static float
+p_fire(struct brain *b, int sx, int sy, int d)
+{
+	int head = 0, tail = 0, fx = dir_dx(d), fy = dir_dy(d);
+	float sum = 0;
+
+	/* Only cones that hold the believed square: the others are not worth the flood. */
+	if (b->belief == B_ANY || !in_cone(fx, fy, b->ox - sx, b->oy - sy) || cheb(sx, sy, b->ox, b->oy) > FIRE_FAR)
+		return 0;
+	next_gen(b);
+	b->stamp[sy][sx] = b->gen;
+	b->fd[sy][sx] = 0;
+	b->queue[tail++] = (uint16_t)(sy * LEVEL_MAX + sx);
+	while (head < tail) {
+		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
+		head++;
+		if (b->fd[y][x] >= FIRE_FAR)
+			continue;
+		/* Floor is never on the outer ring, so a floor square's neighbours are all on the grid. */
+		for (int i = 0; i < 8; i++) {
+			int nx = x + dx8[i], ny = y + dy8[i];
+			if (b->lv.cell[ny][nx] != CELL_FLOOR || b->stamp[ny][nx] == b->gen || !in_cone(fx, fy, nx - sx, ny - sy))
+				continue;
+			b->stamp[ny][nx] = b->gen;
+			b->fd[ny][nx] = (uint8_t)(b->fd[y][x] + 1);
+			sum += b->w[ny][nx] * fire_odds[b->fd[ny][nx]];
+			/* One square believed: the flood first reaches it by its shortest way. */
+			if (b->point && nx == b->ox && ny == b->oy)
+				return sum / b->wtotal;
+			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+		}
+	}
+	return sum / b->wtotal;
+}
+
+/* Take Life: the opponent in sight. Not guessed at when lost: too many squares to try. */
+static float
+p_take(struct brain *b, int sx, int sy)
+{
+	float sum = 0;
+
+	if (b->point)
+		return sees(b, sx, sy, b->ox, b->oy) ? b->w[b->oy][b->ox] / b->wtotal : 0;
+	if (b->belief != B_NEAR)
+		return 0;
+	for (int y = sy - FOV_RADIUS; y <= sy + FOV_RADIUS; y++)
+		for (int x = sx - FOV_RADIUS; x <= sx + FOV_RADIUS; x++)
+			if (x >= 0 && y >= 0 && x < b->size && y < b->size && b->w[y][x] > 0 && sees(b, sx, sy, x, y))
+				sum += b->w[y][x];
+	return sum / b->wtotal;
+}
+
+/* ---- what things are worth ---- */
+
+/* One hit point healed, by the hit points I have before it. */
+static float
+heal_value(int hp, int amount)
+{
+	static const float per[WIZARD_HP] = { 130, 110, 90, 70, 45 }; /* at 0 (unused) .. 4 HP */
+	float v = 0;
+
+	for (int i = 0; i < amount && hp + i < WIZARD_HP; i++)
+		v += per[hp + i < 0 ? 0 : hp + i];
+	return v;
+}
+
+/* The odds p of one point of damage, and what they are worth when they may kill. */
+static float
+hit_value(const struct brain *b, float p)
+{
+	return p * (b->v->opp_hp <= 1 ? V_KILL : V_HIT);
+}
+
+static bool
+has(const struct view *v, int handler)
+{
+	return (v->intrinsics & INTRINSIC(handler)) != 0;
+}
+
+/* What keeping a potion of a known kind is worth (so one is not drunk for less). */
+static float
+keep_value(int kind)
+{
+	switch (kind) {
+	case POTION_HEALING: return 35;
+	case POTION_REGEN: return 25;
+	case POTION_TELEPATHY: return 20;
+	case POTION_SPEED: return 15;
+	case POTION_TELEPORT: return 10;
+	case POTION_ENLIGHTEN: return 8;
+	case POTION_RESCOLD:
+	case POTION_RESFIRE:
+	case POTION_RESELEC: return 8;
+	default: return 3; /* bad ones: kept away from the opponent */
+	}
+}
+
+/* Drinking a potion whose kind I know, now. */
+static float
+drink_value(const struct brain *b, int kind, bool hard)
+{
+	const struct view *v = b->v;
+	bool near = b->belief == B_EXACT || b->belief == B_NEAR;
+
+	switch (kind) {
+	case POTION_HEALING:
+		return heal_value(b->hp, 2);
+	case POTION_REGEN:
+		return has(v, HANDLER_REGEN) ? 0 : 0.7f * heal_value(b->hp, 4);
+	case POTION_SPEED:
+		return has(v, HANDLER_FAST) || !hard ? 0 : b->belief == B_EXACT ? 40 : 18;
+	case POTION_RESCOLD:
+	case POTION_RESFIRE:
+	case POTION_RESELEC: {
+		int h = potion_info(kind)->arg; /* an intrinsic potion's handler */
+		if (!hard || (has(v, h) && v->turns_left[h] > 1))
+			return 0;
+		return (near ? 30.0f : 6.0f) + (kind == POTION_RESCOLD ? 6.0f : 0.0f);
+	}
+	case POTION_RESACID:
+		return 0;
+	case POTION_TELEPATHY:
+		if (has(v, HANDLER_TELEPATHY) && v->turns_left[HANDLER_TELEPATHY] > 1)
+			return 0;
+		return b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 10 : hard ? 60 : 35;
+	case POTION_ENLIGHTEN:
+		return 60 * b->unknown_frac;
+	case POTION_TELEPORT:
+		return hard && b->hp <= 2 && b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 60 : -5;
+	case POTION_POISON:
+	case POTION_ACID:
+		return V_NEVER; /* one point of damage to myself */
+	case POTION_FORGET:
+		return -80;
+	case POTION_SLOWNESS:
+		return -50;
+	default:
+		return V_NEVER;
+	}
+}
+
+/* Drinking a potion of unknown kind: even odds of good and bad, and it identifies. Only
+ * hard risks it, and only with hit points to spare and no opponent at hand. */
+static float
+drink_unknown_value(const struct brain *b, bool hard)
+{
+	return hard && b->hp >= WIZARD_HP - 1 && b->belief != B_EXACT ? 4 : V_NEVER;
+}
+
+static float
+pickup_value(const struct brain *b, int appearance)
+{
+	int kind = b->v->kind_of[appearance];
+
+	if (b->v->ninv >= INV_MAX)
+		return V_NEVER;
+	return kind == POTION_NONE ? 15 : keep_value(kind) + 5;
+}
+
+struct choice {
+	float value;
+	struct cmd cmd;
+};
+
+static void
+consider(struct choice *best, float value, int type, int arg, int dir)
+{
+	if (value > best->value) {
+		best->value = value;
+		best->cmd = (struct cmd){ (uint8_t)type, (uint8_t)arg, (uint8_t)dir };
+	}
+}
+
+/* The worth of casting `spell` from (sx, sy); *dir gets its direction if it takes one. */
+static float
+spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
+{
+	const struct view *v = b->v;
+	int unknown_inv = 0;
+
+	*dir = DIR_NONE;
+	switch (spell) {
+	case SPELL_COLD:
+		return b->belief == B_NONE ? 0 : hit_value(b, p_cold(b, sx, sy));
+	case SPELL_LIGHTNING:
+		return b->belief == B_NONE ? 0 : hit_value(b, p_bolt(b, sx, sy));
+	case SPELL_FIRE: {
+		float best = -1;
+		for (int i = 0; i < 8; i++) {
+			float p = b->belief == B_NONE ? 0 : p_fire(b, sx, sy, dirs8[i]);
+			if (p > best) {
+				best = p;
+				*dir = dirs8[i];
+			}
+		}
+		return hit_value(b, best);
+	}
+	case SPELL_TAKELIFE: {
+		float p = b->belief == B_NONE ? 0 : p_take(b, sx, sy);
+		return hit_value(b, p) + p * heal_value(b->hp, 1);
+	}
+	case SPELL_RESTORE:
+		return heal_value(b->hp, 1);
+	case SPELL_LIFEDETECT:
+		return b->belief == B_EXACT ? 0 : b->belief == B_NEAR ? 25 : 45;
+	case SPELL_MAPPING:
+		return 60 * b->unknown_frac;
+	case SPELL_ALTER:
+		return hard ? 20 + 30 * b->unknown_frac : 0;
+	case SPELL_MIRROR:
+		return hard ? 15 : 0;
+	case SPELL_IDENTIFY:
+		for (int i = 0; i < v->ninv; i++)
+			unknown_inv += v->kind_of[v->inv[i]] == POTION_NONE;
+		return unknown_inv ? 12.0f + 12.0f * (float)unknown_inv : 0;
+	case SPELL_ITEMDETECT:
+		return v->ninv < INV_MAX ? 4 : 0;
+	case SPELL_CREATE:
+		return 2;
+	case SPELL_NAVIGATE:
+	case SPELL_DEMOLISH:
+		return 1;
+	case SPELL_BLINK:
+		return hard && b->hp <= 2 && b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 50 : -5;
+	case SPELL_BLINKALL:
+		return -5;
+	case SPELL_SCREAM:
+		return v->ninv ? -20 : -1;
+	case SPELL_RANDOM:
+		return -15; /* Acid Rain and Forgetfulness are among the draws */
+	default:
+		return V_NEVER;
+	}
+}
+
+/* The best command to give standing on (sx, sy), my steps aside. */
+static struct choice
+best_action(struct brain *b, int sx, int sy, bool hard)
+{
+	const struct view *v = b->v;
+	struct choice best = { 0, { CMD_PASS, 0, 0 } };
+	int dir;
+
+	for (int i = 0; i < SPELL_OFFERED; i++) {
+		if (v->offered[i] >= SPELL_COUNT)
+			continue;
+		float val = spell_value(b, v->offered[i], sx, sy, hard, &dir);
+		consider(&best, val, CMD_CAST, i, dir);
+	}
+	for (int i = 0; i < v->ninv; i++) {
+		int kind = v->kind_of[v->inv[i]];
+		float val = kind == POTION_NONE ? drink_unknown_value(b, hard)
+		                                : drink_value(b, kind, hard) - keep_value(kind);
+		consider(&best, val, CMD_QUAFF, i, DIR_NONE);
+	}
+	if (v->potion[sy][sx]) {
+		int a = v->potion[sy][sx] - 1, kind = v->kind_of[a];
+		float val = kind == POTION_NONE ? drink_unknown_value(b, hard) : drink_value(b, kind, hard);
+		consider(&best, val, CMD_DRINK, 0, DIR_NONE);
+		consider(&best, pickup_value(b, a), CMD_PICKUP, 0, DIR_NONE);
+	}
+	return best;
+}
+
+/* ---- where to go ---- */
+
+/* A square to walk to when nothing is left to explore: a different one every few turns,
+ * drawn from the turn number among the known floor I can reach. Nothing in the draw
+ * depends on where I stand, so the target holds while I walk: a target that moved with
+ * me would have me step back and forth. */
+static bool
+patrol_target(const struct brain *b, int *tx, int *ty)
+{
+	int n = 0;
+
+	for (int y = 1; y < b->size - 1; y++)
+		for (int x = 1; x < b->size - 1; x++)
+			n += b->dme[y][x] != UNREACHED;
+	uint64_t h = rng_mix64(((uint64_t)(b->v->turn_no / 8) << 8) ^ b->v->me ^ 0x9a7201ULL);
+	int k = (int)(h % (uint64_t)n); /* n >= 1: my own square */
+	for (int y = 1; y < b->size - 1; y++)
+		for (int x = 1; x < b->size - 1; x++)
+			if (b->dme[y][x] != UNREACHED && k-- == 0) {
+				*tx = x;
+				*ty = y;
+				return true;
+			}
+	return false;
+}
+
+/* Fill dgoal: steps to the quarry (the opponent's believed or remembered square), or, when
+ * lost, to the nearest unknown square or known potion (if there is room to carry it), or
+ * to a patrol square. Unknown squares count as passable: a guess the next steps correct. */
+static void
+goal_map(struct brain *b)
+{
+	const struct view *v = b->v;
+	int n = 0, tx, ty;
+
+	dist_reset(b->dgoal);
+	if (v->opp_state != OPP_UNKNOWN) {
+		b->dgoal[v->opp_y][v->opp_x] = 0;
+		b->queue[n++] = (uint16_t)(v->opp_y * LEVEL_MAX + v->opp_x);
+	} else {
+		for (int y = 1; y < b->size - 1; y++)
+			for (int x = 1; x < b->size - 1; x++)
+				if (cell_of(v, x, y) == VCELL_UNKNOWN || (v->potion[y][x] && v->ninv < INV_MAX)) {
+					b->dgoal[y][x] = 0;
+					b->queue[n++] = (uint16_t)(y * LEVEL_MAX + x);
+				}
+	}
+	spread(b, b->dgoal, n, NCELLS);
+	if (b->dgoal[b->me_y][b->me_x] != UNREACHED || !patrol_target(b, &tx, &ty))
+		return;
+	dist_reset(b->dgoal);
+	b->dgoal[ty][tx] = 0;
+	b->queue[0] = (uint16_t)(ty * LEVEL_MAX + tx);
+	spread(b, b->dgoal, 1, NCELLS);
+}
+
+/* The known step that brings me nearest the goal, if one brings me nearer at all. */
+static int
+step_to_goal(const struct brain *b)
+{
+	int best = DIR_NONE, bd = b->dgoal[b->me_y][b->me_x];
+
+	for (int i = 0; i < 8; i++) {
+		int x = b->me_x + dx8[i], y = b->me_y + dy8[i];
+		if (!step_ok(b->v, dirs8[i]) || (b->belief == B_EXACT && x == b->ox && y == b->oy))
+			continue;
+		if (b->dgoal[y][x] < bd) {
+			bd = b->dgoal[y][x];
+			best = dirs8[i];
+		}
+	}
+	return best;
+}
+
+/* ---- the levels ---- */
+
+/* Easy: in sight and in reach, it strikes; low, it heals; else it wanders. */
+static void
+choose_easy(const struct view *v, struct rng *r, struct cmd *out)
+{
+	struct brain b;
+	struct choice best = { 0, { CMD_PASS, 0, 0 } };
+	int d;
+
+	brain_init(&b, v, false, false);
+	if (v->opp_state == OPP_VISIBLE) {
+		for (int i = 0; i < SPELL_OFFERED; i++) {
+			int s = v->offered[i];
+			if (s != SPELL_COLD && s != SPELL_LIGHTNING && s != SPELL_FIRE && s != SPELL_TAKELIFE)
+				continue;
+			float val = spell_value(&b, s, v->x, v->y, false, &d);
+			if (val >= V_HIT * 0.99f)
+				consider(&best, val, CMD_CAST, i, d);
+		}
+		if (best.cmd.type == CMD_CAST) {
+			*out = best.cmd;
+			return;
+		}
+	}
+	if (v->hp <= 2) {
+		for (int i = 0; i < SPELL_OFFERED; i++)
+			if (v->offered[i] == SPELL_RESTORE) {
+				*out = (struct cmd){ CMD_CAST, (uint8_t)i, DIR_NONE };
+				return;
+			}
+		for (int i = 0; i < v->ninv; i++)
+			if (v->kind_of[v->inv[i]] == POTION_HEALING) {
+				*out = (struct cmd){ CMD_QUAFF, (uint8_t)i, DIR_NONE };
+				return;
+			}
+	}
+	if (v->steps_left > 0 && rng_chance(r, 3, 4) && (d = pick_step(v, r)) != DIR_NONE) {
+		*out = (struct cmd){ CMD_STEP, 0, (uint8_t)d };
+		return;
+	}
+	if (v->potion[v->y][v->x] && v->ninv < INV_MAX && rng_chance(r, 1, 2)) {
+		*out = (struct cmd){ CMD_PICKUP, 0, 0 };
+		return;
+	}
+	*out = (struct cmd){ CMD_PASS, 0, 0 };
+}
+
+/* What normal will act on at once, before walking on: a sure hit, or a real need. */
+#define NORMAL_ACT_NOW 60.0f
+
+/* Normal: hunts along a shortest way and strikes as soon as a spell reaches. */
+static void
+choose_normal(const struct view *v, struct rng *r, struct cmd *out)
+{
+	struct brain b;
+	struct choice here;
+	int d;
+
+	(void)r;
+	brain_init(&b, v, false, false);
+	here = best_action(&b, v->x, v->y, false);
+	if (here.value >= NORMAL_ACT_NOW || v->steps_left == 0) {
+		*out = here.cmd;
+		return;
+	}
+	goal_map(&b);
+	if ((d = step_to_goal(&b)) != DIR_NONE) {
+		*out = (struct cmd){ CMD_STEP, 0, (uint8_t)d };
+		return;
+	}
+	*out = here.cmd;
+}
+
+/* How likely the opponent strikes me next turn if I end mine on (x, y). In its sight it
+ * knows where I am and has five steps to line up; out of it, it has to guess. */
+static float
+danger(const struct brain *b, int x, int y)
+{
+	float d;
+
+	if (b->belief != B_EXACT && b->belief != B_NEAR)
+		return 0;
+	if (!b->v->opt.fov || fov_los(&b->open, b->ox, b->oy, x, y, FOV_RADIUS))
+		d = 0.3f;
+	else if (aligned(x, y, b->ox, b->oy))
+		d = 0.15f;
+	else
+		d = 0.06f;
+	return b->belief == B_EXACT ? d : d * 0.5f;
+}
+
+/* What a hit on me costs: more as I near death. */
+static float
+hurt_cost(int hp)
+{
+	return hp <= 1 ? 600.0f : hp == 2 ? 200.0f : 100.0f;
+}
+
+/* Per step of the way still to go towards the quarry or the unknown. */
+#define HARD_NAV 3.0f
+/* Within this many steps of an opponent I know of, hard does not need to be nearer. */
+#define HARD_CLOSE 6
+
+/* Hard: the best square within this turn's steps, and the best command there. */
+static void
+choose_hard(const struct view *v, struct rng *r, struct cmd *out)
+{
+	struct brain b;
+	float best = 2 * V_NEVER; /* below any command's worth, V_NEVER ones included */
+	int bx = v->x, by = v->y;
+	struct cmd bcmd = { CMD_PASS, 0, 0 };
+	float cost = hurt_cost(v->hp);
+
+	(void)r;
+	brain_init(&b, v, true, true);
+	goal_map(&b);
+	for (int y = 1; y < b.size - 1; y++) {
+		for (int x = 1; x < b.size - 1; x++) {
+			int dm = b.dme[y][x];
+			if (dm == UNREACHED || dm > v->steps_left)
+				continue;
+			struct choice c = best_action(&b, x, y, true);
+			int dg = b.dgoal[y][x];
+			float nav = 0;
+			if (dg != UNREACHED) {
+				int far = b.belief == B_EXACT ? dg - HARD_CLOSE : dg;
+				nav = -HARD_NAV * (float)(far > 0 ? far : 0);
+			}
+			/* A killing blow leaves no turn to the opponent. */
+			float risk = c.value >= V_KILL * 0.5f ? 0 : danger(&b, x, y) * cost;
+			/* Among equals, the nearer square: fewer steps, less exposure on the way. */
+			float total = c.value + nav - risk - 0.01f * (float)dm;
+			if (total > best) {
+				best = total;
+				bx = x;
+				by = y;
+				bcmd = c.cmd;
+			}
+		}
+	}
+	if (bx == v->x && by == v->y)
+		*out = bcmd;
+	else
+		*out = (struct cmd){ CMD_STEP, 0, b.first[by][bx] };
+}
+
 typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);
 
-/* One row per level. Until the stronger levels are written, they play at random. */
 static const choose_fn choosers[BOT_LEVEL_COUNT] = {
 	[BOT_RANDOM] = choose_random,
-	[BOT_EASY] = choose_random,
-	[BOT_NORMAL] = choose_random,
-	[BOT_HARD] = choose_random,
+	[BOT_EASY] = choose_easy,
+	[BOT_NORMAL] = choose_normal,
+	[BOT_HARD] = choose_hard,
 };
 
 void
@@ -91,5 +987,10 @@ bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out)
 {
 	if (level < 0 || level >= BOT_LEVEL_COUNT)
 		level = BOT_RANDOM;
+	/* Not my move (or the duel is over): nothing I could do would be accepted but this. */
+	if (v->turn != v->me || v->result != RESULT_NONE) {
+		*out = (struct cmd){ CMD_PASS, 0, 0 };
+		return;
+	}
 	choosers[level](v, rng, out);
 }

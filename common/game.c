@@ -6,8 +6,6 @@
 
 #define SCREAM_RADIUS 4
 #define DEMOLISH_RADIUS 2
-#define FIRE_MIN 5
-#define FIRE_MAX 10
 #define ALTER_TRIES 1000
 
 /* Directions, indexed by numpad digit. */

@@ -24,6 +24,8 @@
 #define START_POTIONS 2  /* different kinds, identified */
 #define TURN_LIMIT 1000  /* whole turns (one wizard's move) before the duel is drawn */
 #define POTION_DIVISOR 24 /* potions on the level = max(1, free squares / this) */
+#define FIRE_MIN 5        /* Fire Storm floods a random 5 to 10 steps */
+#define FIRE_MAX 10
 
 struct options {
 	uint8_t size; /* odd, LEVEL_MIN..LEVEL_MAX */

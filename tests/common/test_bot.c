@@ -1,0 +1,513 @@
+/* Tests for bot: every level's commands are legal, deterministic and made from the view alone;
+ * the levels' strengths differ as the issue asks; and the bots do the obvious thing in set pieces. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bot.h"
+#include "fov.h"
+#include "harness.h"
+#include "internal.h"
+#include "view.h"
+
+/* The bot takes a view and nothing else: this line stops compiling if bot_choose ever
+ * takes the game state (or anything from which it could be reached). */
+static void (*const bot_signature)(const struct view *, int, struct rng *, struct cmd *) = bot_choose;
+
+static const int thinking[] = { BOT_EASY, BOT_NORMAL, BOT_HARD };
+#define NTHINKING ((int)(sizeof thinking / sizeof thinking[0]))
+
+/* ---- duels ---- */
+
+struct duel_stats {
+	long calls[BOT_LEVEL_COUNT];
+	long refused[BOT_LEVEL_COUNT];
+	long undetermined[BOT_LEVEL_COUNT]; /* a second call on the same view and RNG chose otherwise */
+	long view_changed[BOT_LEVEL_COUNT];
+};
+
+static void
+seed_bots(struct rng r[PLAYERS], uint64_t seed)
+{
+	for (int p = 0; p < PLAYERS; p++)
+		rng_seed(&r[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
+}
+
+/* One duel as selfplay plays it; with `check`, each command is also checked with
+ * game_check() before it is applied, and chosen twice to see the choice repeat. */
+static int
+duel(const struct options *o, uint64_t seed, const int level[PLAYERS], bool check, struct duel_stats *st)
+{
+	static struct game g;
+	static struct view v, before;
+	struct rng r[PLAYERS];
+	struct cmd c;
+
+	cr_assert_eq(game_init(&g, o, seed), ERR_OK);
+	seed_bots(r, seed);
+	while (g.result == RESULT_NONE) {
+		int p = g.turn, l = level[p];
+		view_build(&g, p, &v);
+		if (check) {
+			struct rng again = r[p];
+			struct cmd c2;
+			before = v;
+			bot_choose(&v, l, &again, &c2);
+			st->view_changed[l] += memcmp(&before, &v, sizeof v) != 0;
+			bot_choose(&v, l, &r[p], &c);
+			st->undetermined[l] += memcmp(&c, &c2, sizeof c) != 0 || memcmp(&again, &r[p], sizeof again) != 0;
+		} else {
+			bot_choose(&v, l, &r[p], &c);
+		}
+		st->calls[l]++;
+		if ((check && game_check(&g, p, &c) != ERR_OK) || game_apply(&g, p, &c, NULL) != ERR_OK) {
+			st->refused[l]++;
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			cr_assert_eq(game_apply(&g, p, &c, NULL), ERR_OK);
+		}
+	}
+	return g.result;
+}
+
+/* n duels of a against b, seats alternating; returns a's wins. */
+static int
+wins(int a, int b, int n, uint64_t base, int *draws)
+{
+	struct options o;
+	struct duel_stats st;
+	int won = 0;
+
+	options_default(&o);
+	memset(&st, 0, sizeof st);
+	*draws = 0;
+	for (int i = 0; i < n; i++) {
+		int level[PLAYERS], pa = i % 2;
+		level[pa] = a;
+		level[1 - pa] = b;
+		int r = duel(&o, base + (uint64_t)i, level, false, &st);
+		if (r == RESULT_DRAW)
+			(*draws)++;
+		else
+			won += (r == RESULT_WIN0) == (pa == 0);
+	}
+	cr_assert_eq(st.refused[a] + st.refused[b], 0, "%s vs %s: %ld commands refused", bot_level_name(a),
+	    bot_level_name(b), st.refused[a] + st.refused[b]);
+	return won;
+}
+
+Test(bot, signature_takes_only_a_view)
+{
+	cr_assert_not_null(bot_signature);
+}
+
+/* Every level, every kind of duel: sizes 15, 25 and 51, sight on and off, potions on
+ * and off; against the random player and against each thinking level. Each command is
+ * checked by the rules before it is applied and none may be refused (the caller's
+ * fallback to a pass is for a view gone stale, and no level should ever need it). */
+Test(bot, commands_always_legal_and_deterministic)
+{
+	static const struct {
+		int size;
+		bool fov, potions;
+		int duels;
+	} kinds[] = {
+		{ 25, true, true, 6 }, { 15, true, true, 6 }, { 51, true, true, 2 },
+		{ 25, false, true, 4 }, { 25, true, false, 4 }, { 15, false, false, 4 },
+	};
+	struct duel_stats st;
+	uint64_t seed = 7000;
+
+	memset(&st, 0, sizeof st);
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		struct options o;
+		harness_options(&o, kinds[k].size, kinds[k].fov, kinds[k].potions);
+		for (int i = 0; i < NTHINKING; i++)
+			for (int j = 0; j <= NTHINKING; j++) {
+				int opp = j == NTHINKING ? BOT_RANDOM : thinking[j];
+				for (int n = 0; n < kinds[k].duels; n++) {
+					int level[PLAYERS] = { thinking[i], opp };
+					if (n % 2)
+						level[0] = opp, level[1] = thinking[i];
+					duel(&o, seed++, level, true, &st);
+				}
+			}
+	}
+	for (int l = 0; l < BOT_LEVEL_COUNT; l++) {
+		cr_log_info("%s: %ld commands, %ld refused, %ld not repeated", bot_level_name(l), st.calls[l],
+		    st.refused[l], st.undetermined[l]);
+		cr_expect_geq(st.calls[l], 2000, "%s: only %ld positions tried", bot_level_name(l), st.calls[l]);
+		cr_expect_eq(st.refused[l], 0, "%s: %ld of %ld commands refused", bot_level_name(l), st.refused[l],
+		    st.calls[l]);
+		cr_expect_eq(st.undetermined[l], 0, "%s: %ld choices not repeated on the same view and RNG",
+		    bot_level_name(l), st.undetermined[l]);
+		cr_expect_eq(st.view_changed[l], 0, "%s: wrote to its view %ld times", bot_level_name(l),
+		    st.view_changed[l]);
+	}
+}
+
+/* The same view and RNG, even in another game whose hidden state differs, give the same
+ * command: the bot cannot tell two games apart that look the same to the player. */
+Test(bot, same_view_same_command)
+{
+	static struct game a, b;
+	static const char *const map[] = {
+		"###############",
+		"#.....#.......#",
+		"#..0..#....1..#",
+		"#.....#.......#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+	struct view va, vb;
+
+	harness_setup(&a, map, 1);
+	harness_setup(&b, map, 2);
+	/* Hidden from player 0: the opponent's pack, the game's dice, the potions' kinds. */
+	harness_give(&b, 1, 3);
+	harness_bind(&b, 4, POTION_POISON);
+	for (int l = 0; l < BOT_LEVEL_COUNT; l++) {
+		struct rng ra, rb;
+		struct cmd ca, cb;
+		view_build(&a, 0, &va);
+		view_build(&b, 0, &vb);
+		cr_assert_eq(memcmp(&va, &vb, sizeof va), 0, "the set-up should look the same to player 0");
+		rng_seed(&ra, 99);
+		rb = ra;
+		bot_choose(&va, l, &ra, &ca);
+		bot_choose(&vb, l, &rb, &cb);
+		cr_expect_eq(memcmp(&ca, &cb, sizeof ca), 0, "%s chose differently on the same view", bot_level_name(l));
+	}
+}
+
+/* ---- strength: modest samples that run in seconds; the benchmark runs 1,000 per pairing ---- */
+
+Test(bot, normal_beats_random)
+{
+	int draws, w = wins(BOT_NORMAL, BOT_RANDOM, 200, 31000, &draws);
+
+	cr_log_info("normal beat random %d of 200 (%d drawn)", w, draws);
+	cr_expect_geq(w, 190, "normal beat random only %d of 200 (measured: 100%%)", w);
+}
+
+Test(bot, hard_beats_easy)
+{
+	int draws, w = wins(BOT_HARD, BOT_EASY, 200, 32000, &draws);
+
+	cr_log_info("hard beat easy %d of 200 (%d drawn)", w, draws);
+	cr_expect_geq(w, 180, "hard beat easy only %d of 200 (measured: 99%%)", w);
+}
+
+Test(bot, hard_beats_normal)
+{
+	int draws, w = wins(BOT_HARD, BOT_NORMAL, 200, 33000, &draws);
+
+	cr_log_info("hard beat normal %d of 200 (%d drawn)", w, draws);
+	cr_expect_geq(w, 130, "hard beat normal only %d of 200 (measured: 82%%)", w);
+}
+
+Test(bot, easy_beats_random)
+{
+	int draws, w = wins(BOT_EASY, BOT_RANDOM, 200, 34000, &draws);
+
+	cr_log_info("easy beat random %d of 200 (%d drawn)", w, draws);
+	cr_expect_geq(w, 170, "easy beat random only %d of 200 (measured: 98%%)", w);
+}
+
+/* ---- set pieces ---- */
+
+/* Player 0's whole turn as the bot plays it: steps, then the action, which is returned.
+ * Every command must pass game_check() first. */
+static struct cmd
+play_turn(struct game *g, int level, uint64_t seed, struct events *ev)
+{
+	struct view v;
+	struct rng r;
+	struct cmd c;
+
+	rng_seed(&r, seed);
+	for (int i = 0; i < 2 * STEPS_PER_TURN + 2; i++) {
+		view_build(g, 0, &v);
+		bot_choose(&v, level, &r, &c);
+		int err = game_check(g, 0, &c);
+		cr_assert_eq(err, ERR_OK, "%s: %s %d %d refused: %s", bot_level_name(level), cmd_name(c.type), c.arg, c.dir,
+		    err_text(err));
+		cr_assert_eq(game_apply(g, 0, &c, ev), ERR_OK);
+		if (c.type != CMD_STEP)
+			return c;
+	}
+	cr_assert_fail("%s: still stepping with no steps left", bot_level_name(level));
+	return c;
+}
+
+/* The wizards' squares here are moved by each test with harness_place(). */
+static const char *const open_room[] = {
+	"###############",
+	"#0...........1#",
+	"#.............#",
+	"#.............#",
+	"#.............#",
+	"#.............#",
+	"#.............#",
+	"#.............#",
+	"###############",
+	NULL,
+};
+
+/* The opponent in sight on my row, Rays of Cold offered: every level casts it, and hits. */
+Test(bot, casts_cold_at_opponent_in_line)
+{
+	static struct game g;
+
+	for (int i = 0; i < NTHINKING; i++) {
+		struct events ev;
+		harness_setup(&g, open_room, 5);
+		harness_place(&g, 0, 3, 4);
+		harness_place(&g, 1, 8, 4);
+		harness_offer(&g, SPELL_IDENTIFY, SPELL_COLD, SPELL_CREATE);
+		harness_remember(&g);
+		int spell = g.offered[1];
+		struct cmd c = play_turn(&g, thinking[i], 1, &ev);
+		cr_expect(c.type == CMD_CAST && spell == SPELL_COLD && c.arg == 1, "%s did not cast Rays of Cold: %s %d",
+		    bot_level_name(thinking[i]), cmd_name(c.type), c.arg);
+		cr_expect_eq(g.wiz[1].hp, WIZARD_HP - 1, "%s missed", bot_level_name(thinking[i]));
+	}
+}
+
+/* At 1 HP, walled in alone, Restoration offered: every level heals. */
+Test(bot, heals_at_one_hp)
+{
+	static struct game g;
+	static const char *const map[] = {
+		"###############",
+		"#.....#.......#",
+		"#..0..#.......#",
+		"#.....#.......#",
+		"#.....#.....1.#",
+		"#######.......#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+
+	for (int i = 0; i < NTHINKING; i++) {
+		struct events ev;
+		harness_setup(&g, map, 6);
+		g.wiz[0].hp = 1;
+		harness_offer(&g, SPELL_CREATE, SPELL_IDENTIFY, SPELL_RESTORE);
+		harness_remember(&g);
+		struct cmd c = play_turn(&g, thinking[i], 2, &ev);
+		cr_expect(c.type == CMD_CAST && c.arg == 2, "%s did not heal: %s %d", bot_level_name(thinking[i]),
+		    cmd_name(c.type), c.arg);
+		cr_expect_eq(g.wiz[0].hp, 2, "%s: HP %d", bot_level_name(thinking[i]), g.wiz[0].hp);
+	}
+}
+
+/* Hurt, with a known potion of Healing and nothing better to do: every level drinks it. */
+Test(bot, drinks_known_healing_when_low)
+{
+	static struct game g;
+
+	for (int i = 0; i < NTHINKING; i++) {
+		struct events ev;
+		harness_setup(&g, open_room, 7);
+		harness_place(&g, 0, 2, 2);
+		harness_place(&g, 1, 12, 6); /* out of sight: 10 squares away */
+		g.wiz[0].hp = 2;
+		harness_give(&g, 0, APPEAR_YELLOW); /* yellow is Healing in the harness */
+		g.wiz[0].known = 1u << APPEAR_YELLOW;
+		harness_offer(&g, SPELL_CREATE, SPELL_DEMOLISH, SPELL_ITEMDETECT);
+		harness_remember(&g);
+		struct cmd c = play_turn(&g, thinking[i], 3, &ev);
+		cr_expect(c.type == CMD_QUAFF && c.arg == 0, "%s: %s %d instead of drinking Healing",
+		    bot_level_name(thinking[i]), cmd_name(c.type), c.arg);
+		cr_expect_eq(g.wiz[0].hp, 4, "%s: HP %d", bot_level_name(thinking[i]), g.wiz[0].hp);
+	}
+}
+
+/* A known potion of Poison is never drunk, whatever else happens over many turns. */
+Test(bot, never_drinks_known_poison)
+{
+	static struct game g;
+
+	for (int i = 0; i < NTHINKING; i++) {
+		harness_setup(&g, open_room, 8);
+		harness_place(&g, 0, 2, 2);
+		harness_place(&g, 1, 12, 6);
+		harness_bind(&g, APPEAR_BLUE, POTION_POISON);
+		harness_give(&g, 0, APPEAR_BLUE);
+		g.wiz[0].known = 1u << APPEAR_BLUE;
+		harness_remember(&g);
+		for (int t = 0; t < 30 && g.result == RESULT_NONE; t++) {
+			struct events ev;
+			struct cmd c = play_turn(&g, thinking[i], 100 + (uint64_t)t, &ev);
+			cr_assert(c.type != CMD_QUAFF, "%s drank its known Poison", bot_level_name(thinking[i]));
+			if (g.result == RESULT_NONE)
+				harness_pass(&g, 1, &ev);
+		}
+	}
+}
+
+/* The opponent in sight but off every line, Take Life offered: normal and hard drain it. */
+Test(bot, takes_life_in_sight)
+{
+	static struct game g;
+
+	for (int i = 1; i < NTHINKING; i++) {
+		struct events ev;
+		harness_setup(&g, open_room, 9);
+		harness_place(&g, 0, 3, 3);
+		harness_place(&g, 1, 6, 5);
+		g.wiz[0].hp = 3;
+		harness_offer(&g, SPELL_CREATE, SPELL_TAKELIFE, SPELL_DEMOLISH);
+		harness_remember(&g);
+		play_turn(&g, thinking[i], 4, &ev);
+		cr_expect_eq(g.wiz[1].hp, WIZARD_HP - 1, "%s did not drain", bot_level_name(thinking[i]));
+		cr_expect_eq(g.wiz[0].hp, 4, "%s did not heal by draining", bot_level_name(thinking[i]));
+	}
+}
+
+/* Fire Storm and Lightning Bolts alone offered, the opponent near and off the eight lines:
+ * normal and hard aim them so that they hit (fire's reach of 5 is sure). */
+Test(bot, aims_fire_and_lightning)
+{
+	static struct game g;
+	static const int spells[] = { SPELL_FIRE, SPELL_LIGHTNING };
+
+	for (int s = 0; s < 2; s++)
+		for (int i = 1; i < NTHINKING; i++) {
+			struct events ev;
+			harness_setup(&g, open_room, 10);
+			harness_place(&g, 0, 3, 3);
+			harness_place(&g, 1, 7, 4);
+			harness_offer(&g, SPELL_CREATE, spells[s], SPELL_DEMOLISH);
+			harness_remember(&g);
+			struct cmd c = play_turn(&g, thinking[i], 5, &ev);
+			cr_expect(c.type == CMD_CAST && c.arg == 1, "%s did not cast %s", bot_level_name(thinking[i]),
+			    spell_name(spells[s]));
+			cr_expect_eq(g.wiz[1].hp, WIZARD_HP - 1, "%s: %s missed", bot_level_name(thinking[i]),
+			    spell_name(spells[s]));
+		}
+}
+
+/* Standing on a potion, with room in the pack and nothing better to do: normal and hard pick it up. */
+Test(bot, picks_up_potion_underfoot)
+{
+	static struct game g;
+
+	for (int i = 1; i < NTHINKING; i++) {
+		struct events ev;
+		harness_setup(&g, open_room, 11);
+		harness_place(&g, 0, 2, 2);
+		harness_place(&g, 1, 12, 6);
+		harness_put(&g, 2, 2, APPEAR_RED);
+		harness_offer(&g, SPELL_CREATE, SPELL_DEMOLISH, SPELL_ITEMDETECT);
+		harness_remember(&g);
+		struct cmd c = play_turn(&g, thinking[i], 6, &ev);
+		cr_expect_eq(c.type, CMD_PICKUP, "%s: %s instead of picking up", bot_level_name(thinking[i]),
+		    cmd_name(c.type));
+		cr_expect_eq(g.wiz[0].ninv, 1);
+	}
+}
+
+/* Hard sees the opponent down its column through a gap in a wall; squares on the
+ * opponent's diagonals hidden behind the wall are within its steps. Normal strikes at
+ * once from where it stands, in the opponent's sight; hard first slips out of sight. */
+static void
+strike_through_gap(struct game *g, int level)
+{
+	static const char *const map[] = {
+		"###############",
+		"#.............#",
+		"#......0......#",
+		"#.............#",
+		"#######.#######",
+		"#.............#",
+		"#......1......#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+	struct events ev;
+
+	harness_setup(g, map, 12);
+	harness_offer(g, SPELL_CREATE, SPELL_COLD, SPELL_DEMOLISH);
+	cr_assert(game_sees(g, 0, g->wiz[1].x, g->wiz[1].y), "the set-up wants the opponent in sight");
+	struct cmd c = play_turn(g, level, 7, &ev);
+	cr_expect(c.type == CMD_CAST && c.arg == 1, "%s did not cast Rays of Cold", bot_level_name(level));
+	cr_expect_eq(g->wiz[1].hp, WIZARD_HP - 1, "%s missed", bot_level_name(level));
+}
+
+Test(bot, hard_strikes_from_hiding)
+{
+	static struct game g;
+
+	strike_through_gap(&g, BOT_NORMAL);
+	cr_expect(game_sees(&g, 1, g.wiz[0].x, g.wiz[0].y), "normal was expected to strike in sight, from (%d,%d)",
+	    g.wiz[0].x, g.wiz[0].y);
+	strike_through_gap(&g, BOT_HARD);
+	cr_expect(!game_sees(&g, 1, g.wiz[0].x, g.wiz[0].y),
+	    "hard ended its turn at (%d,%d), in the opponent's sight", g.wiz[0].x, g.wiz[0].y);
+}
+
+/* Lost (nothing of the opponent known, walled in) with Life Detection offered: normal and hard use it. */
+Test(bot, detects_life_when_lost)
+{
+	static struct game g;
+	static const char *const map[] = {
+		"###############",
+		"#.....#.......#",
+		"#..0..#.......#",
+		"#.....#.......#",
+		"#.....#.....1.#",
+		"#######.......#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+
+	for (int i = 1; i < NTHINKING; i++) {
+		struct events ev;
+		harness_setup(&g, map, 13);
+		harness_offer(&g, SPELL_CREATE, SPELL_LIFEDETECT, SPELL_DEMOLISH);
+		harness_remember(&g);
+		struct cmd c = play_turn(&g, thinking[i], 8, &ev);
+		cr_expect(c.type == CMD_CAST && c.arg == 1, "%s: %s %d instead of Life Detection",
+		    bot_level_name(thinking[i]), cmd_name(c.type), c.arg);
+		cr_expect_eq(g.wiz[0].opp_known, OPPMEM_SENSED);
+	}
+}
+
+/* The bot never steps onto the opponent, walls or out of the level, even pressed into
+ * a corner with the opponent beside it and many steps to spend. */
+Test(bot, cornered_steps_stay_legal)
+{
+	static struct game g;
+	static const char *const map[] = {
+		"###############",
+		"#01...........#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+
+	for (int l = 0; l < BOT_LEVEL_COUNT; l++)
+		for (uint64_t s = 0; s < 50; s++) {
+			struct events ev;
+			struct view v;
+			struct rng r;
+			struct cmd c;
+			harness_setup(&g, map, 14 + s);
+			harness_offer(&g, SPELL_CREATE, SPELL_DEMOLISH, SPELL_ITEMDETECT);
+			harness_remember(&g);
+			rng_seed(&r, s);
+			for (int i = 0; i < STEPS_PER_TURN + 1 && g.turn == 0; i++) {
+				view_build(&g, 0, &v);
+				bot_choose(&v, l, &r, &c);
+				cr_assert_eq(game_check(&g, 0, &c), ERR_OK, "%s: %s %d refused", bot_level_name(l), cmd_name(c.type),
+				    c.dir);
+				game_apply(&g, 0, &c, &ev);
+			}
+		}
+}
