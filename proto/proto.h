@@ -1,0 +1,103 @@
+/* proto: the constants of the wizwar wire protocol, its error codes and the error record decoders fill. */
+#ifndef WW_PROTO_H
+#define WW_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The protocol version. Don't forget to bump PROTO_VERSION if anything in
+ * docs/protocol.md changes: a frame, a message type, a field, a code, a limit.
+ * Peers of different versions refuse each other at HELLO with an ERROR naming
+ * both versions; the frame header, HELLO's first 8 bytes, CHALLENGE's first 8
+ * bytes and ERROR are frozen so that this refusal is readable by every version.
+ */
+#define PROTO_VERSION 1
+
+/* "WZWR": the first four payload bytes of HELLO and CHALLENGE. */
+#define PROTO_MAGIC 0x575a5752u
+#define PROTO_MAGIC_LEN 4
+
+/* A frame is type (1 byte) + payload length (a 1 or 2 byte varint) + payload. */
+#define PROTO_FRAME_MAX 16383     /* payload bytes as sent: the most two varint bytes carry */
+#define PROTO_HEADER_MAX 3
+#define PROTO_PAYLOAD_MAX 65535   /* payload bytes after inflating: the inflate limit of any frame */
+
+/* Text limits (see text.h). */
+#define PROTO_NAME_CHARS 16       /* code points in a player name */
+#define PROTO_NAME_BYTES 64
+#define PROTO_ROOM_BYTES 16       /* room code: ASCII letters, digits, '-', '_' */
+#define PROTO_CHAT_BYTES 200
+#define PROTO_REASON_BYTES 120    /* ERROR text */
+
+#define PROTO_NONCE_LEN 32
+#define PROTO_PROOF_LEN 32
+#define PROTO_TOKEN_MIN 16
+#define PROTO_TOKEN_MAX 32
+#define PROTO_COMMIT_LEN 32
+#define PROTO_SALT_LEN 16
+#define PROTO_LOG_CHUNK 8192      /* turn-log bytes in one LOG_CHUNK */
+#define PROTO_LOG_MAX (1u << 22)  /* a whole turn log */
+
+/*
+ * Error codes: X(ID, number, text). They are the codes of ERROR messages, so
+ * the numbers are part of the protocol. 1..99 are what a decoder finds wrong
+ * with a peer's bytes, 100..199 what a server refuses. A refused game command
+ * is PERR_REFUSED_BASE + its enum err (common/game.h), sent in a non-fatal
+ * ERROR; those texts are err_text()'s.
+ */
+#define PERR_LIST(X) \
+	X(OK,             0,  "ok") \
+	X(TRUNCATED,      1,  "message truncated") \
+	X(TRAILING,       2,  "trailing bytes after the message") \
+	X(FRAME_SIZE,     3,  "frame larger than allowed for its type") \
+	X(TYPE,           4,  "unknown message type") \
+	X(DIRECTION,      5,  "message type not sent in this direction") \
+	X(MAGIC,          6,  "not a wizwar peer (bad magic)") \
+	X(VERSION,        7,  "protocol version mismatch") \
+	X(RULES,          8,  "rules version mismatch") \
+	X(VARINT,         9,  "bad varint") \
+	X(RANGE,          10, "field out of range") \
+	X(TEXT,           11, "text is not clean UTF-8 within its limit") \
+	X(LAYOUT,         12, "bad layout code") \
+	X(LOC,            13, "bad location code") \
+	X(ZLIB,           14, "bad deflate data") \
+	X(INFLATE_LIMIT,  15, "deflate data inflates past its limit") \
+	X(EARLY_DEFLATE,  16, "compressed frame before the join was accepted") \
+	X(BUFFER,         17, "output buffer too small") \
+	X(TOO_BIG,        18, "message too large to send") \
+	X(UPDATE,         19, "update does not fit the view it is applied to") \
+	X(NOMEM,          20, "out of memory") \
+	X(AUTH,           100, "authentication failed") \
+	X(ROOM_FULL,      101, "the room is full") \
+	X(NAME_TAKEN,     102, "that name is in use in this room") \
+	X(NOT_CONTROLLER, 103, "only the controller may do that") \
+	X(STATE,          104, "message not expected now") \
+	X(TIMEOUT,        105, "the peer was silent too long") \
+	X(RESUME,         106, "unknown or expired resume token") \
+	X(BAD_OPTIONS,    107, "options refused") \
+	X(SERVER,         108, "server error")
+
+enum perr {
+#define X(id, num, text) PERR_##id = (num),
+	PERR_LIST(X)
+#undef X
+};
+#define PERR_REFUSED_BASE 256 /* + enum err: a game command was refused; not fatal */
+
+/* Text for a code (any int: unknown codes give a placeholder, never NULL). */
+const char *proto_strerror(int code);
+
+/* What a decoder found wrong: a code and a short reason with the detail (which
+ * field, which versions). Filled on every failure; `why` is always NUL-terminated. */
+struct proto_err {
+	int code;
+	char why[96];
+};
+
+/* Decoders answer one of three things (MAngband's 1 / 0 / -1). */
+#define PROTO_DONE 1
+#define PROTO_MORE 0
+#define PROTO_BROKEN (-1)
+
+#endif

@@ -1,0 +1,1246 @@
+/* update: view differences made on the server, encoded, decoded and applied on the client, exactly. */
+#include "fov.h"
+#include "internal.h"
+#include "layout.h"
+#include "update.h"
+
+_Static_assert(UPD_COUNT <= 32, "the has word is 32 bits");
+_Static_assert(HANDLER_COUNT <= 32, "turns_left mask and intrinsics are 32 bits");
+_Static_assert(APPEARANCE_COUNT <= LOC_ID_MAX, "a potion id is appearance + 1, one letter");
+_Static_assert(FX_COUNT <= LOC_ID_MAX + 1, "an effect id is one letter");
+_Static_assert(EVENTS_MSG_MAX <= 255, "message count is one byte");
+_Static_assert(MSG_COUNT <= 16384, "message ids are 1 or 2 byte varints");
+_Static_assert(UPD_CELLS <= 65535, "cell counts are 16 bits");
+
+#define SQ (2 * FOV_RADIUS + 1)
+#define KNOW(c) ((uint8_t)((c) & 0x7f))
+#define SEEN(c) (((c) & VCELL_VISIBLE) != 0)
+
+/* Which arguments each message carries, from the rules' own list. */
+static const uint8_t msg_args[MSG_COUNT][2] = {
+#define X(id, a, b, text) { a, b },
+	MSG_LIST(X)
+#undef X
+};
+
+static const char *const field_names[UPD_COUNT] = {
+#define X(id, bit, name) [bit] = name,
+	UPD_LIST(X)
+#undef X
+};
+
+const char *
+update_field_name(int field)
+{
+	if (field < 0 || field >= UPD_COUNT || !field_names[field])
+		return "?";
+	return field_names[field];
+}
+
+void
+update_blank(struct view *v)
+{
+	memset(v, 0, sizeof *v);
+	memset(v->kind_of, POTION_NONE, sizeof v->kind_of);
+	memset(v->offered, SPELL_NONE, sizeof v->offered);
+}
+
+/* ---- value checks, shared by update_make (what may be sent) and the decoder ---- */
+
+static bool
+size_ok(int size)
+{
+	return size >= LEVEL_MIN && size <= LEVEL_MAX && (size & 1);
+}
+
+static bool
+arg_ok(int kind, unsigned v)
+{
+	switch (kind) {
+	case ARG_NONE: return v == 0;
+	case ARG_NUM: return v <= 255;
+	case ARG_SPELL: return v < SPELL_COUNT;
+	case ARG_APPEAR: return v < APPEARANCE_COUNT;
+	case ARG_KIND: return v < POTION_KIND_COUNT;
+	case ARG_ELEMENT: return v < ELEMENT_COUNT;
+	default: return false;
+	}
+}
+
+static bool
+spell_ok(unsigned v)
+{
+	return v < SPELL_COUNT || v == SPELL_NONE;
+}
+
+static bool
+kind_ok(unsigned v)
+{
+	return v < POTION_KIND_COUNT || v == POTION_NONE;
+}
+
+#define HANDLER_MASK ((uint32_t)(((uint64_t)1 << HANDLER_COUNT) - 1))
+
+/* ---- walks shared by both ends ---- */
+
+/* The clipped square around (cx, cy): its cells in row order. */
+static void
+square_box(int size, int cx, int cy, int *x0, int *y0, int *x1, int *y1)
+{
+	*x0 = cx - FOV_RADIUS < 0 ? 0 : cx - FOV_RADIUS;
+	*y0 = cy - FOV_RADIUS < 0 ? 0 : cy - FOV_RADIUS;
+	*x1 = cx + FOV_RADIUS >= size ? size - 1 : cx + FOV_RADIUS;
+	*y1 = cy + FOV_RADIUS >= size ? size - 1 : cy + FOV_RADIUS;
+}
+
+/* Does a cell of a layout rectangle carry a symbol? All do, or (REVEAL) those
+ * unknown in the receiver's view, or (SIGHT) those of them it may now see. */
+static bool
+lay_carries(int mode, uint8_t base, const uint8_t (*sight)[LEVEL_MAX], int x, int y)
+{
+	if ((mode & LAY_REVEAL) && KNOW(base) != VCELL_UNKNOWN)
+		return false;
+	return !(mode & LAY_SIGHT) || sight[y][x];
+}
+
+/* The cells that carry a symbol, in row order; their knowledge in `now` into seq when given. */
+static size_t
+lay_walk(const struct view *base, const struct view *now, int mode, const uint8_t (*sight)[LEVEL_MAX], int x0,
+         int y0, int w, int h, uint8_t *seq)
+{
+	size_t n = 0;
+
+	for (int y = y0; y < y0 + h; y++)
+		for (int x = x0; x < x0 + w; x++) {
+			if (!lay_carries(mode, base->cell[y][x], sight, x, y))
+				continue;
+			if (seq)
+				seq[n] = KNOW(now->cell[y][x]);
+			n++;
+		}
+	return n;
+}
+
+/* Where a receiver standing at `from` might see, counting every cell it has
+ * never seen as floor, and the cells next to those (a wall is seen whole when
+ * a floor beside it is): each cell it is about to see for the first time is
+ * in there. */
+static void
+lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL_MAX][LEVEL_MAX])
+{
+	struct level lv;
+	uint8_t fov[LEVEL_MAX][LEVEL_MAX];
+	int s = known->opt.size, x0, y0, x1, y1;
+
+	if (!from->opt.fov) {
+		memset(sight, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+		return;
+	}
+	lv.size = (uint8_t)s;
+	for (int y = 0; y < s; y++)
+		for (int x = 0; x < s; x++)
+			lv.cell[y][x] = KNOW(known->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+	fov_compute(&lv, from->x, from->y, FOV_RADIUS, fov);
+	memcpy(sight, fov, sizeof fov);
+	square_box(s, from->x, from->y, &x0, &y0, &x1, &y1);
+	for (int y = y0; y <= y1; y++)
+		for (int x = x0; x <= x1; x++)
+			for (int dy = -1; dy <= 1 && !sight[y][x]; dy++)
+				for (int dx = -1; dx <= 1; dx++) {
+					int nx = x + dx, ny = y + dy;
+
+					if (nx >= x0 && nx <= x1 && ny >= y0 && ny <= y1 && fov[ny][nx] &&
+					    lv.cell[ny][nx] == CELL_FLOOR) {
+						sight[y][x] = 1;
+						break;
+					}
+				}
+}
+
+/* What a receiver can work out on its own: the field of view from where it
+ * stands over what it knows, a cell never seen counting as floor, and only
+ * cells it knows seen (every cell seen is known); or every cell when FoV is
+ * off. Both ends run this on the same knowledge, so it is the same. */
+static void
+predict_vis(const struct view *v, uint8_t vis[LEVEL_MAX][LEVEL_MAX])
+{
+	struct level lv;
+	int s = v->opt.size;
+
+	if (!v->opt.fov) {
+		memset(vis, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+		return;
+	}
+	lv.size = (uint8_t)s;
+	for (int y = 0; y < s; y++)
+		for (int x = 0; x < s; x++)
+			lv.cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+	fov_compute(&lv, v->x, v->y, FOV_RADIUS, vis);
+	for (int y = 0; y < s; y++)
+		for (int x = 0; x < s; x++)
+			if (KNOW(v->cell[y][x]) == VCELL_UNKNOWN)
+				vis[y][x] = 0;
+}
+
+static void
+bit_set(uint8_t *bits, size_t i)
+{
+	bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+static bool
+bit_get(const uint8_t *bits, size_t i)
+{
+	return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+static size_t
+varint_len(uint32_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* ---- update_make ---- */
+
+static int
+make_layout(const struct view *b, const struct view *a, struct update *u, struct proto_err *e)
+{
+	static const int modes[5] = { LAY_SIGHT | LAY_WHOLE | LAY_REVEAL, LAY_REVEAL, 0, LAY_REVEAL | LAY_WHOLE,
+	                              LAY_WHOLE };
+	int s = a->opt.size, x0 = s, y0 = s, x1 = -1, y1 = -1;
+	bool reveal_ok = true, sight_ok;
+	size_t best = SIZE_MAX;
+	uint8_t seq[UPD_CELLS], sight[LEVEL_MAX][LEVEL_MAX];
+	char text[UPD_CELLS];
+
+	for (int y = 1; y < s - 1; y++)
+		for (int x = 1; x < s - 1; x++) {
+			uint8_t ka = KNOW(a->cell[y][x]), kb = KNOW(b->cell[y][x]);
+
+			if (ka > VCELL_FLOOR)
+				return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", x, y, a->cell[y][x]);
+			if (ka == kb)
+				continue;
+			if (kb != VCELL_UNKNOWN)
+				reveal_ok = false;
+			x0 = x < x0 ? x : x0;
+			x1 = x > x1 ? x : x1;
+			y0 = y < y0 ? y : y0;
+			y1 = y > y1 ? y : y1;
+		}
+	if (x1 < 0)
+		return 0;
+	/* SIGHT serves when all that changed is cells first seen from where the
+	 * receiver now stands: the usual step. */
+	sight_ok = reveal_ok;
+	if (sight_ok) {
+		lay_sight(b, a, sight);
+		for (int y = y0; y <= y1 && sight_ok; y++)
+			for (int x = x0; x <= x1; x++)
+				if (KNOW(a->cell[y][x]) != KNOW(b->cell[y][x]) && !sight[y][x]) {
+					sight_ok = false;
+					break;
+				}
+	}
+	/* Try each form and keep the shortest: a rectangle around what changed or
+	 * the whole interior, every cell, only those never seen, or only those
+	 * never seen that the receiver may now see. */
+	for (int i = 0; i < 5; i++) {
+		int m = modes[i];
+		bool whole = m & LAY_WHOLE;
+		int rx = whole ? 1 : x0, ry = whole ? 1 : y0;
+		int rw = whole ? s - 2 : x1 - x0 + 1, rh = whole ? s - 2 : y1 - y0 + 1;
+		size_t n, cost;
+		int len;
+
+		if (((m & LAY_REVEAL) && !reveal_ok) || ((m & LAY_SIGHT) && !sight_ok))
+			continue;
+		n = lay_walk(b, a, m, (const uint8_t (*)[LEVEL_MAX])sight, rx, ry, rw, rh, seq);
+		len = layout_encode(seq, n, text, sizeof text);
+		if (len < 0)
+			return proto__fail(e, PERR_RANGE, "view: layout");
+		cost = (whole ? 0 : 4) + varint_len((uint32_t)len) + (size_t)len;
+		if (cost < best) {
+			/* A whole-interior rectangle is not sent: it reads back as zeros. */
+			best = cost;
+			u->lay_mode = (uint8_t)m;
+			u->lay_x = (uint8_t)(whole ? 0 : rx);
+			u->lay_y = (uint8_t)(whole ? 0 : ry);
+			u->lay_w = (uint8_t)(whole ? 0 : rw);
+			u->lay_h = (uint8_t)(whole ? 0 : rh);
+			u->lay_n = (uint16_t)n;
+			memcpy(u->lay, seq, n);
+			memset(u->lay + n, 0, sizeof u->lay - n); /* nothing left from a longer candidate */
+		}
+	}
+	u->has |= UPD_BIT(UPD_LAYOUT);
+	return 0;
+}
+
+static int
+make_ring(const struct view *b, const struct view *a, struct update *u, struct proto_err *e)
+{
+	int s = a->opt.size, n = layout_ring_len(s);
+	uint8_t ring[UPD_RING_MAX];
+	bool changed = false;
+
+	for (int i = 0; i < n; i++) {
+		int x, y;
+
+		layout_ring_point(s, i, &x, &y);
+		ring[i] = KNOW(a->cell[y][x]);
+		if (ring[i] > VCELL_WALL)
+			return proto__fail(e, PERR_RANGE, "view: ring cell (%d,%d) is %u", x, y, a->cell[y][x]);
+		if (ring[i] != KNOW(b->cell[y][x]))
+			changed = true;
+	}
+	if (changed) {
+		memcpy(u->ring, ring, (size_t)n);
+		u->ring_n = (uint16_t)n;
+		u->has |= UPD_BIT(UPD_RING);
+	}
+	return 0;
+}
+
+/* Take VIS_PREDICT instead when its corrections cost fewer bytes than `cost`. */
+static void
+make_vis_predict(const struct view *a, struct update *u, size_t cost)
+{
+	uint8_t vis[LEVEL_MAX][LEVEL_MAX];
+	uint16_t fix[VIS_FIX_MAX];
+	size_t n = 0, bytes = 1;
+	int s = a->opt.size, prev = -1;
+
+	predict_vis(a, vis);
+	for (int y = 0; y < s; y++)
+		for (int x = 0; x < s; x++) {
+			if (!vis[y][x] == !SEEN(a->cell[y][x]))
+				continue;
+			if (n == VIS_FIX_MAX)
+				return;
+			fix[n++] = (uint16_t)(y * s + x);
+			bytes += varint_len((uint32_t)(y * s + x - prev - 1));
+			prev = y * s + x;
+			if (bytes >= cost)
+				return;
+		}
+	u->vis_mode = VIS_PREDICT;
+	u->vis_x = u->vis_y = u->vis_w = u->vis_h = 0;
+	u->vis_nbits = 0;
+	memset(u->vis_bits, 0, sizeof u->vis_bits);
+	u->vis_nfix = (uint8_t)n;
+	memcpy(u->vis_fix, fix, n * sizeof fix[0]);
+}
+
+static int
+make_vis(const struct view *b, const struct view *a, struct update *u, struct proto_err *e)
+{
+	int s = a->opt.size, x0 = s, y0 = s, x1 = -1, y1 = -1, sx0, sy0, sx1, sy1;
+	bool changed = false, all = true, square_ok = true;
+	size_t best, nbits = 0;
+
+	square_box(s, a->x, a->y, &sx0, &sy0, &sx1, &sy1);
+	for (int y = 0; y < s; y++)
+		for (int x = 0; x < s; x++) {
+			uint8_t c = a->cell[y][x];
+
+			if (c & 0x7f & ~0x03)
+				return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", x, y, c);
+			if (SEEN(c) != SEEN(b->cell[y][x]))
+				changed = true;
+			if (!SEEN(c)) {
+				all = false;
+				continue;
+			}
+			if (KNOW(c) == VCELL_UNKNOWN || x < sx0 || x > sx1 || y < sy0 || y > sy1)
+				square_ok = false;
+			x0 = x < x0 ? x : x0;
+			x1 = x > x1 ? x : x1;
+			y0 = y < y0 ? y : y0;
+			y1 = y > y1 ? y : y1;
+		}
+	if (!changed)
+		return 0;
+	u->has |= UPD_BIT(UPD_VIS);
+	if (x1 < 0) {
+		u->vis_mode = VIS_NONE;
+		return 0;
+	}
+	if (all) {
+		u->vis_mode = VIS_ALL;
+		return 0;
+	}
+	u->vis_mode = VIS_RECT;
+	u->vis_x = (uint8_t)x0;
+	u->vis_y = (uint8_t)y0;
+	u->vis_w = (uint8_t)(x1 - x0 + 1);
+	u->vis_h = (uint8_t)(y1 - y0 + 1);
+	u->vis_nbits = (uint16_t)(u->vis_w * u->vis_h);
+	best = 4 + (u->vis_nbits + 7u) / 8;
+	if (square_ok) {
+		for (int y = sy0; y <= sy1; y++)
+			for (int x = sx0; x <= sx1; x++)
+				nbits += KNOW(a->cell[y][x]) != VCELL_UNKNOWN;
+		if (varint_len((uint32_t)nbits) + (nbits + 7) / 8 < best)
+			u->vis_mode = VIS_SQUARE;
+	}
+	memset(u->vis_bits, 0, sizeof u->vis_bits);
+	if (u->vis_mode == VIS_SQUARE) {
+		/* Only a rectangle sends its corners: they read back as zeros otherwise. */
+		u->vis_x = u->vis_y = u->vis_w = u->vis_h = 0;
+		size_t i = 0;
+
+		for (int y = sy0; y <= sy1; y++)
+			for (int x = sx0; x <= sx1; x++) {
+				if (KNOW(a->cell[y][x]) == VCELL_UNKNOWN)
+					continue;
+				if (SEEN(a->cell[y][x]))
+					bit_set(u->vis_bits, i);
+				i++;
+			}
+		u->vis_nbits = (uint16_t)nbits;
+	} else {
+		for (int y = 0; y < u->vis_h; y++)
+			for (int x = 0; x < u->vis_w; x++)
+				if (SEEN(a->cell[y0 + y][x0 + x]))
+					bit_set(u->vis_bits, (size_t)y * u->vis_w + (size_t)x);
+	}
+	make_vis_predict(a, u, u->vis_mode == VIS_SQUARE ? varint_len(u->vis_nbits) + (u->vis_nbits + 7u) / 8 : best);
+	return 0;
+}
+
+int
+update_make(const struct view *b, const struct view *a, const struct events *ev, int receiver,
+            struct update *u, struct proto_err *e)
+{
+	int s = a->opt.size;
+
+	memset(u, 0, sizeof *u);
+	if (!size_ok(s))
+		return proto__fail(e, PERR_RANGE, "view: size %d", s);
+	if (a->me >= PLAYERS || receiver < 0 || receiver >= PLAYERS)
+		return proto__fail(e, PERR_RANGE, "view: player %d", a->me);
+	if (a->x >= s || a->y >= s || a->opp_x >= s || a->opp_y >= s || a->opp_state > OPP_REMEMBERED)
+		return proto__fail(e, PERR_RANGE, "view: position off the level");
+
+	if (b->opt.size != a->opt.size || b->opt.fov != a->opt.fov || b->opt.potions != a->opt.potions) {
+		u->opt = a->opt;
+		u->has |= UPD_BIT(UPD_OPT);
+	}
+	if (b->me != a->me) {
+		u->me = a->me;
+		u->has |= UPD_BIT(UPD_ME);
+	}
+	if (b->x != a->x || b->y != a->y) {
+		u->x = a->x;
+		u->y = a->y;
+		u->has |= UPD_BIT(UPD_POS);
+	}
+	if (b->steps_left != a->steps_left) {
+		u->steps_left = a->steps_left;
+		u->has |= UPD_BIT(UPD_STEPS);
+	}
+	if (make_layout(b, a, u, e) < 0 || make_ring(b, a, u, e) < 0 || make_vis(b, a, u, e) < 0)
+		return PROTO_BROKEN;
+	if (b->opp_state != a->opp_state || b->opp_x != a->opp_x || b->opp_y != a->opp_y) {
+		u->opp_state = a->opp_state;
+		u->opp_x = a->opp_x;
+		u->opp_y = a->opp_y;
+		u->has |= UPD_BIT(UPD_OPP);
+	}
+	if (ev) {
+		for (int i = 0; i < ev->nmsg && i < EVENTS_MSG_MAX; i++) {
+			const struct msg *m = &ev->msg[i];
+			struct msg *o;
+
+			if (!((m->to >> receiver) & 1))
+				continue;
+			if (m->id >= MSG_COUNT)
+				return proto__fail(e, PERR_RANGE, "event: message id %u", m->id);
+			o = &u->msg[u->nmsg++];
+			/* An argument the message does not take is not sent: it is 0 on arrival. */
+			o->id = m->id;
+			o->to = 0;
+			o->a = msg_args[m->id][0] == ARG_NONE ? 0 : m->a;
+			o->b = msg_args[m->id][1] == ARG_NONE ? 0 : m->b;
+			if (!arg_ok(msg_args[m->id][0], o->a) || !arg_ok(msg_args[m->id][1], o->b))
+				return proto__fail(e, PERR_RANGE, "event: message %u arguments %u, %u", m->id, m->a, m->b);
+		}
+		if (u->nmsg)
+			u->has |= UPD_BIT(UPD_MSGS);
+		if (ev->has_fx) {
+			for (int y = 0; y < s; y++)
+				for (int x = 0; x < s; x++) {
+					uint8_t f = ev->fx[y][x];
+
+					if (!f || !(SEEN(b->cell[y][x]) || SEEN(a->cell[y][x])))
+						continue;
+					if (f >= FX_COUNT)
+						return proto__fail(e, PERR_RANGE, "event: effect %u", f);
+					u->fx[u->nfx++] = (struct loc){ (uint8_t)x, (uint8_t)y, f };
+				}
+			if (u->nfx)
+				u->has |= UPD_BIT(UPD_FX);
+		}
+	}
+	if (b->turn != a->turn || b->turn_no != a->turn_no) {
+		if (a->turn >= PLAYERS)
+			return proto__fail(e, PERR_RANGE, "view: turn %u", a->turn);
+		u->turn = a->turn;
+		/* A turn ends: the count goes up by one, and saying so is one bit. */
+		u->turn_next = a->turn_no == b->turn_no + 1;
+		u->turn_no = u->turn_next ? 0 : a->turn_no;
+		u->has |= UPD_BIT(UPD_TURN);
+	}
+	if (memcmp(b->offered, a->offered, sizeof a->offered)) {
+		for (int i = 0; i < SPELL_OFFERED; i++)
+			if (!spell_ok(a->offered[i]))
+				return proto__fail(e, PERR_RANGE, "view: offered spell %u", a->offered[i]);
+		memcpy(u->offered, a->offered, sizeof u->offered);
+		u->has |= UPD_BIT(UPD_OFFERED);
+	}
+	if (b->hp != a->hp) {
+		u->hp = a->hp;
+		u->has |= UPD_BIT(UPD_HP);
+	}
+	if (b->opp_hp != a->opp_hp) {
+		u->opp_hp = a->opp_hp;
+		u->has |= UPD_BIT(UPD_OPP_HP);
+	}
+	for (int y = 0; y < s; y++)
+		for (int x = 0; x < s; x++) {
+			if (a->potion[y][x] == b->potion[y][x])
+				continue;
+			if (a->potion[y][x] > APPEARANCE_COUNT)
+				return proto__fail(e, PERR_RANGE, "view: potion %u", a->potion[y][x]);
+			u->pot[u->npot++] = (struct loc){ (uint8_t)x, (uint8_t)y, a->potion[y][x] };
+		}
+	if (u->npot)
+		u->has |= UPD_BIT(UPD_POTIONS);
+	if (b->ninv != a->ninv || memcmp(b->inv, a->inv, sizeof a->inv)) {
+		if (a->ninv > INV_MAX)
+			return proto__fail(e, PERR_RANGE, "view: %u potions carried", a->ninv);
+		u->ninv = a->ninv;
+		u->inv_n = 0;
+		for (int i = 0; i < INV_MAX; i++) {
+			if (a->inv[i] >= APPEARANCE_COUNT)
+				return proto__fail(e, PERR_RANGE, "view: inventory %u", a->inv[i]);
+			if (a->inv[i] || i < a->ninv)
+				u->inv_n = (uint8_t)(i + 1);
+		}
+		memcpy(u->inv, a->inv, sizeof u->inv);
+		u->has |= UPD_BIT(UPD_INV);
+	}
+	if (memcmp(b->kind_of, a->kind_of, sizeof a->kind_of)) {
+		for (int i = 0; i < APPEARANCE_COUNT; i++)
+			if (!kind_ok(a->kind_of[i]))
+				return proto__fail(e, PERR_RANGE, "view: kind %u", a->kind_of[i]);
+		memcpy(u->kind_of, a->kind_of, sizeof u->kind_of);
+		u->has |= UPD_BIT(UPD_KIND);
+	}
+	if (b->intrinsics != a->intrinsics) {
+		if (a->intrinsics & ~HANDLER_MASK)
+			return proto__fail(e, PERR_RANGE, "view: intrinsics 0x%x", (unsigned)a->intrinsics);
+		u->intrinsics = a->intrinsics;
+		u->has |= UPD_BIT(UPD_INTRINSICS);
+	}
+	if (memcmp(b->turns_left, a->turns_left, sizeof a->turns_left)) {
+		memcpy(u->turns_left, a->turns_left, sizeof u->turns_left);
+		u->has |= UPD_BIT(UPD_TURNS_LEFT);
+	}
+	if (b->result != a->result || b->end_reason != a->end_reason) {
+		if (a->result > RESULT_DRAW || a->end_reason > END_TURN_LIMIT)
+			return proto__fail(e, PERR_RANGE, "view: result %u/%u", a->result, a->end_reason);
+		u->result = a->result;
+		u->end_reason = a->end_reason;
+		u->has |= UPD_BIT(UPD_RESULT);
+	}
+	return 0;
+}
+
+/* ---- update_apply ---- */
+
+static int
+apply_layout(struct view *v, const struct update *u, struct proto_err *e)
+{
+	int s = v->opt.size, rx = u->lay_x, ry = u->lay_y, rw = u->lay_w, rh = u->lay_h;
+	uint8_t sight[LEVEL_MAX][LEVEL_MAX];
+	size_t n;
+
+	if (u->lay_mode & LAY_WHOLE) {
+		rx = ry = 1;
+		rw = rh = s - 2;
+	}
+	if (rx < 1 || ry < 1 || rx + rw > s - 1 || ry + rh > s - 1)
+		return proto__fail(e, PERR_UPDATE, "layout rectangle off the interior");
+	if (u->lay_mode & LAY_SIGHT)
+		lay_sight(v, v, sight);
+	n = lay_walk(v, v, u->lay_mode, (const uint8_t (*)[LEVEL_MAX])sight, rx, ry, rw, rh, NULL);
+	if (n != u->lay_n)
+		return proto__fail(e, PERR_UPDATE, "layout: %u cells for %zu", u->lay_n, n);
+	n = 0;
+	for (int y = ry; y < ry + rh; y++)
+		for (int x = rx; x < rx + rw; x++) {
+			uint8_t *c = &v->cell[y][x];
+
+			if (lay_carries(u->lay_mode, *c, (const uint8_t (*)[LEVEL_MAX])sight, x, y))
+				*c = (uint8_t)((*c & VCELL_VISIBLE) | u->lay[n++]);
+		}
+	return 0;
+}
+
+static int
+apply_vis(struct view *v, const struct update *u, struct proto_err *e)
+{
+	int s = v->opt.size;
+
+	if (u->vis_mode == VIS_PREDICT) {
+		uint8_t vis[LEVEL_MAX][LEVEL_MAX];
+
+		if (u->vis_nfix && u->vis_fix[u->vis_nfix - 1] >= s * s)
+			return proto__fail(e, PERR_UPDATE, "visibility: cell %u off the level", u->vis_fix[u->vis_nfix - 1]);
+		predict_vis(v, vis);
+		for (int i = 0; i < u->vis_nfix; i++)
+			vis[u->vis_fix[i] / s][u->vis_fix[i] % s] ^= 1;
+		for (int y = 0; y < s; y++)
+			for (int x = 0; x < s; x++)
+				v->cell[y][x] = (uint8_t)(KNOW(v->cell[y][x]) | (vis[y][x] ? VCELL_VISIBLE : 0));
+		return 0;
+	}
+
+	for (int y = 0; y < s; y++)
+		for (int x = 0; x < s; x++)
+			if (u->vis_mode == VIS_ALL)
+				v->cell[y][x] |= VCELL_VISIBLE;
+			else
+				v->cell[y][x] &= (uint8_t)~VCELL_VISIBLE;
+	if (u->vis_mode == VIS_RECT) {
+		if (u->vis_x + u->vis_w > s || u->vis_y + u->vis_h > s)
+			return proto__fail(e, PERR_UPDATE, "visibility rectangle off the level");
+		for (int y = 0; y < u->vis_h; y++)
+			for (int x = 0; x < u->vis_w; x++)
+				if (bit_get(u->vis_bits, (size_t)y * u->vis_w + (size_t)x))
+					v->cell[u->vis_y + y][u->vis_x + x] |= VCELL_VISIBLE;
+	} else if (u->vis_mode == VIS_SQUARE) {
+		int x0, y0, x1, y1;
+		size_t n = 0;
+
+		square_box(s, v->x, v->y, &x0, &y0, &x1, &y1);
+		for (int y = y0; y <= y1; y++)
+			for (int x = x0; x <= x1; x++)
+				n += KNOW(v->cell[y][x]) != VCELL_UNKNOWN;
+		if (n != u->vis_nbits)
+			return proto__fail(e, PERR_UPDATE, "visibility: %u bits for %zu cells", u->vis_nbits, n);
+		n = 0;
+		for (int y = y0; y <= y1; y++)
+			for (int x = x0; x <= x1; x++) {
+				if (KNOW(v->cell[y][x]) == VCELL_UNKNOWN)
+					continue;
+				if (bit_get(u->vis_bits, n))
+					v->cell[y][x] |= VCELL_VISIBLE;
+				n++;
+			}
+	}
+	return 0;
+}
+
+int
+update_apply(struct view *out, const struct update *u, struct proto_err *e)
+{
+	struct view tmp = *out, *v = &tmp;
+	int s;
+
+	if (u->has & UPD_BIT(UPD_OPT))
+		v->opt = u->opt;
+	if (u->has & UPD_BIT(UPD_ME))
+		v->me = u->me;
+	s = v->opt.size;
+	if (!size_ok(s))
+		return proto__fail(e, PERR_UPDATE, "no level size before this update");
+	if (u->has & UPD_BIT(UPD_POS)) {
+		if (u->x >= s || u->y >= s)
+			return proto__fail(e, PERR_UPDATE, "position (%u,%u) off the level", u->x, u->y);
+		v->x = u->x;
+		v->y = u->y;
+	}
+	if (u->has & UPD_BIT(UPD_STEPS))
+		v->steps_left = u->steps_left;
+	if ((u->has & UPD_BIT(UPD_LAYOUT)) && apply_layout(v, u, e) < 0)
+		return PROTO_BROKEN;
+	if (u->has & UPD_BIT(UPD_RING)) {
+		if (u->ring_n != layout_ring_len(s))
+			return proto__fail(e, PERR_UPDATE, "ring: %u cells for %d", u->ring_n, layout_ring_len(s));
+		for (int i = 0; i < u->ring_n; i++) {
+			int x, y;
+
+			layout_ring_point(s, i, &x, &y);
+			v->cell[y][x] = (uint8_t)((v->cell[y][x] & VCELL_VISIBLE) | u->ring[i]);
+		}
+	}
+	if ((u->has & UPD_BIT(UPD_VIS)) && apply_vis(v, u, e) < 0)
+		return PROTO_BROKEN;
+	if (u->has & UPD_BIT(UPD_OPP)) {
+		if (u->opp_x >= s || u->opp_y >= s)
+			return proto__fail(e, PERR_UPDATE, "opponent (%u,%u) off the level", u->opp_x, u->opp_y);
+		v->opp_state = u->opp_state;
+		v->opp_x = u->opp_x;
+		v->opp_y = u->opp_y;
+	}
+	for (int i = 0; i < u->nfx; i++)
+		if (u->fx[i].x >= s || u->fx[i].y >= s)
+			return proto__fail(e, PERR_UPDATE, "effect (%u,%u) off the level", u->fx[i].x, u->fx[i].y);
+	if (u->has & UPD_BIT(UPD_TURN)) {
+		v->turn = u->turn;
+		v->turn_no = u->turn_next ? v->turn_no + 1 : u->turn_no;
+	}
+	if (u->has & UPD_BIT(UPD_OFFERED))
+		memcpy(v->offered, u->offered, sizeof v->offered);
+	if (u->has & UPD_BIT(UPD_HP))
+		v->hp = u->hp;
+	if (u->has & UPD_BIT(UPD_OPP_HP))
+		v->opp_hp = u->opp_hp;
+	for (int i = 0; i < u->npot; i++) {
+		if (u->pot[i].x >= s || u->pot[i].y >= s)
+			return proto__fail(e, PERR_UPDATE, "potion (%u,%u) off the level", u->pot[i].x, u->pot[i].y);
+		v->potion[u->pot[i].y][u->pot[i].x] = u->pot[i].id;
+	}
+	if (u->has & UPD_BIT(UPD_INV)) {
+		v->ninv = u->ninv;
+		memset(v->inv, 0, sizeof v->inv);
+		memcpy(v->inv, u->inv, u->inv_n);
+	}
+	if (u->has & UPD_BIT(UPD_KIND))
+		memcpy(v->kind_of, u->kind_of, sizeof v->kind_of);
+	if (u->has & UPD_BIT(UPD_INTRINSICS))
+		v->intrinsics = u->intrinsics;
+	if (u->has & UPD_BIT(UPD_TURNS_LEFT))
+		memcpy(v->turns_left, u->turns_left, sizeof v->turns_left);
+	if (u->has & UPD_BIT(UPD_RESULT)) {
+		v->result = u->result;
+		v->end_reason = u->end_reason;
+	}
+	*out = tmp;
+	return 0;
+}
+
+bool
+update_view_equal(const struct view *a, const struct view *b)
+{
+	return a->opt.size == b->opt.size && a->opt.fov == b->opt.fov && a->opt.potions == b->opt.potions &&
+	       a->me == b->me && !memcmp(a->cell, b->cell, sizeof a->cell) &&
+	       !memcmp(a->potion, b->potion, sizeof a->potion) && a->x == b->x && a->y == b->y &&
+	       a->hp == b->hp && a->opp_hp == b->opp_hp && a->opp_state == b->opp_state &&
+	       a->opp_x == b->opp_x && a->opp_y == b->opp_y && a->ninv == b->ninv &&
+	       !memcmp(a->inv, b->inv, sizeof a->inv) && !memcmp(a->kind_of, b->kind_of, sizeof a->kind_of) &&
+	       a->intrinsics == b->intrinsics && !memcmp(a->turns_left, b->turns_left, sizeof a->turns_left) &&
+	       a->turn == b->turn && a->turn_no == b->turn_no && a->steps_left == b->steps_left &&
+	       !memcmp(a->offered, b->offered, sizeof a->offered) && a->result == b->result &&
+	       a->end_reason == b->end_reason;
+}
+
+/* ---- checks: what encode refuses to write is exactly what decode refuses to read ---- */
+
+/* FULL or REVEAL, of a rectangle or WHOLE; SIGHT only with both of those. */
+static bool
+lay_mode_ok(unsigned m)
+{
+	return m <= (LAY_REVEAL | LAY_WHOLE) || m == (LAY_SIGHT | LAY_REVEAL | LAY_WHOLE);
+}
+
+static bool
+pad_clear(const uint8_t *bits, size_t nbits)
+{
+	return (nbits & 7) == 0 || (bits[nbits >> 3] >> (nbits & 7)) == 0;
+}
+
+static bool
+locs_ok(const struct loc *l, size_t n, unsigned lo, unsigned hi)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l[i].x >= LEVEL_MAX || l[i].y >= LEVEL_MAX || l[i].id < lo || l[i].id > hi)
+			return false;
+	return true;
+}
+
+static bool
+ring_len_ok(unsigned n)
+{
+	/* 4 * (size - 1) for an odd size LEVEL_MIN..LEVEL_MAX. */
+	return n % 8 == 0 && size_ok((int)n / 4 + 1);
+}
+
+#define BAD(...) return proto__fail(e, PERR_RANGE, __VA_ARGS__)
+
+static int
+check_update(const struct update *u, struct proto_err *e)
+{
+	uint32_t h = u->has;
+
+	if (h >> UPD_COUNT)
+		BAD("update: unknown field bits 0x%x", (unsigned)h);
+	if ((h & UPD_BIT(UPD_OPT)) && !size_ok(u->opt.size))
+		BAD("update: size %u", u->opt.size);
+	if ((h & UPD_BIT(UPD_ME)) && u->me >= PLAYERS)
+		BAD("update: me %u", u->me);
+	if ((h & UPD_BIT(UPD_POS)) && (u->x >= LEVEL_MAX || u->y >= LEVEL_MAX))
+		BAD("update: position (%u,%u)", u->x, u->y);
+	if (h & UPD_BIT(UPD_VIS)) {
+		if (u->vis_mode > VIS_PREDICT)
+			BAD("update: visibility mode %u", u->vis_mode);
+		for (int i = 1; i < u->vis_nfix; i++)
+			if (u->vis_fix[i] <= u->vis_fix[i - 1])
+				BAD("update: visibility corrections out of order");
+		if (u->vis_nfix && (u->vis_mode != VIS_PREDICT || u->vis_fix[u->vis_nfix - 1] >= UPD_CELLS))
+			BAD("update: visibility corrections");
+		if (u->vis_mode == VIS_RECT &&
+		    (u->vis_w < 1 || u->vis_h < 1 || u->vis_x + u->vis_w > LEVEL_MAX || u->vis_y + u->vis_h > LEVEL_MAX ||
+		     u->vis_nbits != u->vis_w * u->vis_h))
+			BAD("update: visibility rectangle");
+		if (u->vis_mode == VIS_SQUARE && u->vis_nbits > SQ * SQ)
+			BAD("update: %u visibility bits", u->vis_nbits);
+		if (u->vis_mode <= VIS_SQUARE && !pad_clear(u->vis_bits, u->vis_nbits))
+			BAD("update: visibility padding bits set");
+	}
+	if (h & UPD_BIT(UPD_LAYOUT)) {
+		size_t cap;
+
+		if (!lay_mode_ok(u->lay_mode))
+			BAD("update: layout mode %u", u->lay_mode);
+		if (u->lay_mode & LAY_WHOLE) {
+			if (u->lay_x || u->lay_y || u->lay_w || u->lay_h)
+				BAD("update: whole layout with a rectangle");
+			cap = (LEVEL_MAX - 2) * (LEVEL_MAX - 2);
+		} else {
+			if (u->lay_x < 1 || u->lay_y < 1 || u->lay_w < 1 || u->lay_h < 1 ||
+			    u->lay_x + u->lay_w > LEVEL_MAX - 1 || u->lay_y + u->lay_h > LEVEL_MAX - 1)
+				BAD("update: layout rectangle");
+			cap = (size_t)u->lay_w * u->lay_h;
+		}
+		if (u->lay_n > cap || (!(u->lay_mode & LAY_REVEAL) && !(u->lay_mode & LAY_WHOLE) && u->lay_n != cap))
+			BAD("update: %u layout cells", u->lay_n);
+		for (size_t i = 0; i < u->lay_n; i++)
+			if (u->lay[i] > VCELL_FLOOR)
+				BAD("update: layout cell %u", u->lay[i]);
+	}
+	if (h & UPD_BIT(UPD_RING)) {
+		if (!ring_len_ok(u->ring_n))
+			BAD("update: %u ring cells", u->ring_n);
+		for (size_t i = 0; i < u->ring_n; i++)
+			if (u->ring[i] > VCELL_WALL)
+				BAD("update: ring cell %u", u->ring[i]);
+	}
+	if ((h & UPD_BIT(UPD_OPP)) && (u->opp_state > OPP_REMEMBERED || u->opp_x >= LEVEL_MAX || u->opp_y >= LEVEL_MAX))
+		BAD("update: opponent %u (%u,%u)", u->opp_state, u->opp_x, u->opp_y);
+	if (!(h & UPD_BIT(UPD_MSGS)) != !u->nmsg || u->nmsg > EVENTS_MSG_MAX)
+		BAD("update: %u messages", u->nmsg);
+	for (int i = 0; i < u->nmsg; i++) {
+		const struct msg *m = &u->msg[i];
+
+		if (m->id >= MSG_COUNT || m->to != 0 || !arg_ok(msg_args[m->id][0], m->a) ||
+		    !arg_ok(msg_args[m->id][1], m->b))
+			BAD("update: message %u (%u, %u)", m->id, m->a, m->b);
+	}
+	if (!(h & UPD_BIT(UPD_FX)) != !u->nfx || u->nfx > UPD_CELLS || !locs_ok(u->fx, u->nfx, 1, FX_COUNT - 1))
+		BAD("update: effects");
+	if ((h & UPD_BIT(UPD_TURN)) && (u->turn >= PLAYERS || u->turn_next > 1 || (u->turn_next && u->turn_no)))
+		BAD("update: turn %u", u->turn);
+	if (h & UPD_BIT(UPD_OFFERED))
+		for (int i = 0; i < SPELL_OFFERED; i++)
+			if (!spell_ok(u->offered[i]))
+				BAD("update: offered %u", u->offered[i]);
+	if (!(h & UPD_BIT(UPD_POTIONS)) != !u->npot || u->npot > UPD_CELLS ||
+	    !locs_ok(u->pot, u->npot, 0, APPEARANCE_COUNT))
+		BAD("update: potions");
+	if (h & UPD_BIT(UPD_INV)) {
+		if (u->ninv > INV_MAX || u->inv_n > INV_MAX)
+			BAD("update: inventory %u/%u", u->ninv, u->inv_n);
+		for (int i = 0; i < INV_MAX; i++)
+			if (i < u->inv_n ? u->inv[i] >= APPEARANCE_COUNT : u->inv[i] != 0)
+				BAD("update: inventory slot %d", i);
+	}
+	if (h & UPD_BIT(UPD_KIND))
+		for (int i = 0; i < APPEARANCE_COUNT; i++)
+			if (!kind_ok(u->kind_of[i]))
+				BAD("update: kind %u", u->kind_of[i]);
+	if ((h & UPD_BIT(UPD_INTRINSICS)) && (u->intrinsics & ~HANDLER_MASK))
+		BAD("update: intrinsics 0x%x", (unsigned)u->intrinsics);
+	if ((h & UPD_BIT(UPD_RESULT)) && (u->result > RESULT_DRAW || u->end_reason > END_TURN_LIMIT))
+		BAD("update: result %u/%u", u->result, u->end_reason);
+	return 0;
+}
+
+/* ---- encoding ---- */
+
+/* Text (run-length or locations) with its varint length in front, written in
+ * place: the text goes 3 bytes in, then moves back behind its length. */
+static void
+put_coded(struct proto__w *w, bool locs, const void *items, size_t n)
+{
+	size_t start = w->len, room, hl = 0;
+	uint8_t hdr[5];
+	uint32_t v;
+	char *dst;
+	int len;
+
+	if (w->over || w->cap - w->len < 3) {
+		w->over = true;
+		return;
+	}
+	room = w->cap - w->len - 3;
+	dst = (char *)w->p + w->len + 3;
+	len = locs ? loc_encode(items, n, dst, room) : layout_encode(items, n, dst, room);
+	if (len < 0) {
+		w->over = true;
+		return;
+	}
+	v = (uint32_t)len;
+	do {
+		hdr[hl] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			hdr[hl] |= 0x80;
+		hl++;
+	} while (v);
+	memmove(w->p + start + hl, dst, (size_t)len);
+	memcpy(w->p + start, hdr, hl);
+	w->len = start + hl + (size_t)len;
+}
+
+int
+update__write(struct proto__w *w, const struct update *u, struct proto_err *e)
+{
+	uint32_t h = u->has;
+
+	if (check_update(u, e) < 0)
+		return PROTO_BROKEN;
+	proto__put_var(w, h);
+	if (h & UPD_BIT(UPD_POS)) {
+		proto__put_u8(w, u->x);
+		proto__put_u8(w, u->y);
+	}
+	if (h & UPD_BIT(UPD_STEPS))
+		proto__put_u8(w, u->steps_left);
+	if (h & UPD_BIT(UPD_VIS)) {
+		proto__put_u8(w, u->vis_mode);
+		if (u->vis_mode == VIS_RECT) {
+			proto__put_u8(w, u->vis_x);
+			proto__put_u8(w, u->vis_y);
+			proto__put_u8(w, u->vis_w);
+			proto__put_u8(w, u->vis_h);
+		} else if (u->vis_mode == VIS_SQUARE) {
+			proto__put_var(w, u->vis_nbits);
+		} else if (u->vis_mode == VIS_PREDICT) {
+			proto__put_u8(w, u->vis_nfix);
+			for (int i = 0; i < u->vis_nfix; i++)
+				proto__put_var(w, (uint32_t)(u->vis_fix[i] - (i ? u->vis_fix[i - 1] + 1 : 0)));
+		}
+		if (u->vis_mode <= VIS_SQUARE)
+			proto__put(w, u->vis_bits, (u->vis_nbits + 7u) / 8);
+	}
+	if (h & UPD_BIT(UPD_LAYOUT)) {
+		proto__put_u8(w, u->lay_mode);
+		if (!(u->lay_mode & LAY_WHOLE)) {
+			proto__put_u8(w, u->lay_x);
+			proto__put_u8(w, u->lay_y);
+			proto__put_u8(w, u->lay_w);
+			proto__put_u8(w, u->lay_h);
+		}
+		put_coded(w, false, u->lay, u->lay_n);
+	}
+	if (h & UPD_BIT(UPD_OPP)) {
+		proto__put_u8(w, u->opp_state);
+		proto__put_u8(w, u->opp_x);
+		proto__put_u8(w, u->opp_y);
+	}
+	if (h & UPD_BIT(UPD_MSGS)) {
+		proto__put_u8(w, u->nmsg);
+		for (int i = 0; i < u->nmsg; i++) {
+			proto__put_var(w, u->msg[i].id);
+			if (msg_args[u->msg[i].id][0] != ARG_NONE)
+				proto__put_u8(w, u->msg[i].a);
+			if (msg_args[u->msg[i].id][1] != ARG_NONE)
+				proto__put_u8(w, u->msg[i].b);
+		}
+	}
+	if (h & UPD_BIT(UPD_FX))
+		put_coded(w, true, u->fx, u->nfx);
+	if (h & UPD_BIT(UPD_TURN)) {
+		proto__put_u8(w, u->turn | (u->turn_next ? 2u : 0u));
+		if (!u->turn_next)
+			proto__put_var(w, u->turn_no);
+	}
+	if (h & UPD_BIT(UPD_OFFERED))
+		proto__put(w, u->offered, SPELL_OFFERED);
+	if (h & UPD_BIT(UPD_HP))
+		proto__put_u8(w, (uint8_t)u->hp);
+	if (h & UPD_BIT(UPD_OPP_HP))
+		proto__put_u8(w, (uint8_t)u->opp_hp);
+	if (h & UPD_BIT(UPD_POTIONS))
+		put_coded(w, true, u->pot, u->npot);
+	if (h & UPD_BIT(UPD_RING))
+		put_coded(w, false, u->ring, u->ring_n);
+	if (h & UPD_BIT(UPD_INV)) {
+		proto__put_u8(w, u->ninv);
+		proto__put_u8(w, u->inv_n);
+		proto__put(w, u->inv, u->inv_n);
+	}
+	if (h & UPD_BIT(UPD_KIND))
+		proto__put(w, u->kind_of, APPEARANCE_COUNT);
+	if (h & UPD_BIT(UPD_INTRINSICS))
+		proto__put_var(w, u->intrinsics);
+	if (h & UPD_BIT(UPD_TURNS_LEFT)) {
+		uint32_t mask = 0;
+
+		for (int i = 0; i < HANDLER_COUNT; i++)
+			if (u->turns_left[i])
+				mask |= 1u << i;
+		proto__put_var(w, mask);
+		for (int i = 0; i < HANDLER_COUNT; i++)
+			if (u->turns_left[i])
+				proto__put_u8(w, u->turns_left[i]);
+	}
+	if (h & UPD_BIT(UPD_RESULT)) {
+		proto__put_u8(w, u->result);
+		proto__put_u8(w, u->end_reason);
+	}
+	if (h & UPD_BIT(UPD_OPT)) {
+		proto__put_u8(w, u->opt.size);
+		proto__put_u8(w, (u->opt.fov ? 1u : 0u) | (u->opt.potions ? 2u : 0u));
+	}
+	if (h & UPD_BIT(UPD_ME))
+		proto__put_u8(w, u->me);
+	if (w->over)
+		return proto__fail(e, PERR_BUFFER, "update: more than %zu bytes", w->cap);
+	return 0;
+}
+
+int
+update_encode(const struct update *u, uint8_t *out, size_t cap, size_t *len, struct proto_err *e)
+{
+	struct proto__w w;
+
+	proto__w_init(&w, out, cap);
+	if (update__write(&w, u, e) < 0)
+		return PROTO_BROKEN;
+	*len = w.len;
+	return 0;
+}
+
+/* ---- decoding ---- */
+
+#define NEED(ok) do { if (!(ok)) return proto__fail(e, PERR_TRUNCATED, "update: truncated at %zu", r->pos); } while (0)
+
+static int
+get_var(struct proto__r *r, uint32_t *v, struct proto_err *e)
+{
+	int rc = proto__get_var(r, v);
+
+	if (rc == 0)
+		return proto__fail(e, PERR_TRUNCATED, "update: truncated varint at %zu", r->pos);
+	if (rc < 0)
+		return proto__fail(e, PERR_VARINT, "update: bad varint at %zu", r->pos);
+	return 0;
+}
+
+/* The varint length and the text it announces, in place. */
+static int
+get_text(struct proto__r *r, const char **t, size_t *len, struct proto_err *e)
+{
+	uint32_t n;
+
+	if (get_var(r, &n, e) < 0)
+		return PROTO_BROKEN;
+	if (n > proto__r_left(r))
+		return proto__fail(e, PERR_TRUNCATED, "update: text of %u bytes, %zu left", (unsigned)n, proto__r_left(r));
+	*t = (const char *)r->p + r->pos;
+	*len = n;
+	r->pos += n;
+	return 0;
+}
+
+static int
+get_locs(struct proto__r *r, struct loc *out, uint16_t *n, struct proto_err *e)
+{
+	const char *t;
+	size_t len, got;
+
+	if (get_text(r, &t, &len, e) < 0 || loc_decode(t, len, out, UPD_CELLS, &got, e) < 0)
+		return PROTO_BROKEN;
+	*n = (uint16_t)got;
+	return 0;
+}
+
+static int
+get_cells(struct proto__r *r, uint8_t *out, size_t cap, uint16_t *n, struct proto_err *e)
+{
+	const char *t;
+	size_t len, got;
+
+	if (get_text(r, &t, &len, e) < 0 || layout_decode(t, len, out, cap, &got, e) < 0)
+		return PROTO_BROKEN;
+	*n = (uint16_t)got;
+	return 0;
+}
+
+int
+update__read(struct proto__r *r, struct update *u, struct proto_err *e)
+{
+	uint32_t h, v;
+	uint8_t b;
+
+	memset(u, 0, sizeof *u);
+	if (get_var(r, &h, e) < 0)
+		return PROTO_BROKEN;
+	if (h >> UPD_COUNT)
+		return proto__fail(e, PERR_RANGE, "update: unknown field bits 0x%x", (unsigned)h);
+	u->has = h;
+	if (h & UPD_BIT(UPD_POS))
+		NEED(proto__get_u8(r, &u->x) && proto__get_u8(r, &u->y));
+	if (h & UPD_BIT(UPD_STEPS))
+		NEED(proto__get_u8(r, &u->steps_left));
+	if (h & UPD_BIT(UPD_VIS)) {
+		NEED(proto__get_u8(r, &u->vis_mode));
+		if (u->vis_mode > VIS_PREDICT)
+			return proto__fail(e, PERR_RANGE, "update: visibility mode %u", u->vis_mode);
+		if (u->vis_mode == VIS_RECT) {
+			NEED(proto__get_u8(r, &u->vis_x) && proto__get_u8(r, &u->vis_y) && proto__get_u8(r, &u->vis_w) &&
+			     proto__get_u8(r, &u->vis_h));
+			if (u->vis_x + u->vis_w > LEVEL_MAX || u->vis_y + u->vis_h > LEVEL_MAX)
+				return proto__fail(e, PERR_RANGE, "update: visibility rectangle");
+			u->vis_nbits = (uint16_t)(u->vis_w * u->vis_h);
+		} else if (u->vis_mode == VIS_SQUARE) {
+			if (get_var(r, &v, e) < 0)
+				return PROTO_BROKEN;
+			if (v > SQ * SQ)
+				return proto__fail(e, PERR_RANGE, "update: %u visibility bits", (unsigned)v);
+			u->vis_nbits = (uint16_t)v;
+		} else if (u->vis_mode == VIS_PREDICT) {
+			uint32_t at = 0;
+
+			NEED(proto__get_u8(r, &u->vis_nfix));
+			for (int i = 0; i < u->vis_nfix; i++) {
+				if (get_var(r, &v, e) < 0)
+					return PROTO_BROKEN;
+				if (v >= UPD_CELLS || (at += v) >= UPD_CELLS)
+					return proto__fail(e, PERR_RANGE, "update: visibility correction off any level");
+				u->vis_fix[i] = (uint16_t)at++;
+			}
+		}
+		if (u->vis_mode <= VIS_SQUARE)
+			NEED(proto__get(r, u->vis_bits, (u->vis_nbits + 7u) / 8));
+	}
+	if (h & UPD_BIT(UPD_LAYOUT)) {
+		size_t cap = (LEVEL_MAX - 2) * (LEVEL_MAX - 2);
+
+		NEED(proto__get_u8(r, &u->lay_mode));
+		if (!lay_mode_ok(u->lay_mode))
+			return proto__fail(e, PERR_RANGE, "update: layout mode %u", u->lay_mode);
+		if (!(u->lay_mode & LAY_WHOLE)) {
+			NEED(proto__get_u8(r, &u->lay_x) && proto__get_u8(r, &u->lay_y) && proto__get_u8(r, &u->lay_w) &&
+			     proto__get_u8(r, &u->lay_h));
+			if (u->lay_x + u->lay_w > LEVEL_MAX - 1 || u->lay_y + u->lay_h > LEVEL_MAX - 1)
+				return proto__fail(e, PERR_RANGE, "update: layout rectangle");
+			cap = (size_t)u->lay_w * u->lay_h;
+		}
+		if (get_cells(r, u->lay, cap, &u->lay_n, e) < 0)
+			return PROTO_BROKEN;
+	}
+	if (h & UPD_BIT(UPD_OPP))
+		NEED(proto__get_u8(r, &u->opp_state) && proto__get_u8(r, &u->opp_x) && proto__get_u8(r, &u->opp_y));
+	if (h & UPD_BIT(UPD_MSGS)) {
+		NEED(proto__get_u8(r, &u->nmsg));
+		if (u->nmsg == 0 || u->nmsg > EVENTS_MSG_MAX)
+			return proto__fail(e, PERR_RANGE, "update: %u messages", u->nmsg);
+		for (int i = 0; i < u->nmsg; i++) {
+			struct msg *m = &u->msg[i];
+
+			if (get_var(r, &v, e) < 0)
+				return PROTO_BROKEN;
+			if (v >= MSG_COUNT)
+				return proto__fail(e, PERR_RANGE, "update: message id %u", (unsigned)v);
+			m->id = (uint16_t)v;
+			if (msg_args[v][0] != ARG_NONE)
+				NEED(proto__get_u8(r, &m->a));
+			if (msg_args[v][1] != ARG_NONE)
+				NEED(proto__get_u8(r, &m->b));
+		}
+	}
+	if ((h & UPD_BIT(UPD_FX)) && get_locs(r, u->fx, &u->nfx, e) < 0)
+		return PROTO_BROKEN;
+	if (h & UPD_BIT(UPD_TURN)) {
+		NEED(proto__get_u8(r, &u->turn));
+		if (u->turn > 3)
+			return proto__fail(e, PERR_RANGE, "update: turn byte 0x%x", u->turn);
+		u->turn_next = u->turn >> 1;
+		u->turn &= 1;
+		if (!u->turn_next && get_var(r, &u->turn_no, e) < 0)
+			return PROTO_BROKEN;
+	}
+	if (h & UPD_BIT(UPD_OFFERED))
+		NEED(proto__get(r, u->offered, SPELL_OFFERED));
+	if (h & UPD_BIT(UPD_HP)) {
+		NEED(proto__get_u8(r, &b));
+		u->hp = (int8_t)b;
+	}
+	if (h & UPD_BIT(UPD_OPP_HP)) {
+		NEED(proto__get_u8(r, &b));
+		u->opp_hp = (int8_t)b;
+	}
+	if ((h & UPD_BIT(UPD_POTIONS)) && get_locs(r, u->pot, &u->npot, e) < 0)
+		return PROTO_BROKEN;
+	if ((h & UPD_BIT(UPD_RING)) && get_cells(r, u->ring, UPD_RING_MAX, &u->ring_n, e) < 0)
+		return PROTO_BROKEN;
+	if (h & UPD_BIT(UPD_INV)) {
+		NEED(proto__get_u8(r, &u->ninv) && proto__get_u8(r, &u->inv_n));
+		if (u->inv_n > INV_MAX)
+			return proto__fail(e, PERR_RANGE, "update: %u inventory slots", u->inv_n);
+		NEED(proto__get(r, u->inv, u->inv_n));
+	}
+	if (h & UPD_BIT(UPD_KIND))
+		NEED(proto__get(r, u->kind_of, APPEARANCE_COUNT));
+	if (h & UPD_BIT(UPD_INTRINSICS) && get_var(r, &u->intrinsics, e) < 0)
+		return PROTO_BROKEN;
+	if (h & UPD_BIT(UPD_TURNS_LEFT)) {
+		if (get_var(r, &v, e) < 0)
+			return PROTO_BROKEN;
+		if (v & ~HANDLER_MASK)
+			return proto__fail(e, PERR_RANGE, "update: turns_left mask 0x%x", (unsigned)v);
+		for (int i = 0; i < HANDLER_COUNT; i++)
+			if (v & (1u << i)) {
+				NEED(proto__get_u8(r, &u->turns_left[i]));
+				if (u->turns_left[i] == 0)
+					return proto__fail(e, PERR_RANGE, "update: turns_left 0 sent");
+			}
+	}
+	if (h & UPD_BIT(UPD_RESULT))
+		NEED(proto__get_u8(r, &u->result) && proto__get_u8(r, &u->end_reason));
+	if (h & UPD_BIT(UPD_OPT)) {
+		NEED(proto__get_u8(r, &u->opt.size) && proto__get_u8(r, &b));
+		if (b > 3)
+			return proto__fail(e, PERR_RANGE, "update: option flags 0x%x", b);
+		u->opt.fov = b & 1;
+		u->opt.potions = (b & 2) != 0;
+	}
+	if (h & UPD_BIT(UPD_ME))
+		NEED(proto__get_u8(r, &u->me));
+	return check_update(u, e);
+}
+
+int
+update_decode(const uint8_t *p, size_t len, struct update *u, struct proto_err *e)
+{
+	struct proto__r r;
+
+	proto__r_init(&r, p, len);
+	if (update__read(&r, u, e) < 0)
+		return PROTO_BROKEN;
+	if (proto__r_left(&r))
+		return proto__fail(e, PERR_TRAILING, "update: %zu bytes after the end", proto__r_left(&r));
+	return 0;
+}

@@ -1,0 +1,737 @@
+/* wire: payload encoders and strict decoders for every message, dispatched from WIRE_LIST. */
+#include <stdio.h>
+
+#include "internal.h"
+#include "text.h"
+#include "wire.h"
+
+_Static_assert(CMD_COUNT <= 8, "a command type is 3 bits on the wire");
+_Static_assert(PLAYERS <= 8, "player bit sets are one byte");
+
+typedef int (*enc_fn)(struct proto__w *w, const struct wire_msg *m, struct proto_err *e);
+typedef int (*dec_fn)(struct proto__r *r, struct wire_msg *m, struct proto_err *e);
+
+#define X(id, code, dir, pre, min, max, member) \
+	static int enc_##id(struct proto__w *w, const struct wire_msg *m, struct proto_err *e); \
+	static int dec_##id(struct proto__r *r, struct wire_msg *m, struct proto_err *e);
+WIRE_LIST(X)
+#undef X
+
+struct wire_info {
+	const char *name;
+	uint8_t dir;
+	bool pre;
+	uint32_t min, max;
+	enc_fn enc;
+	dec_fn dec;
+};
+
+static const struct wire_info infos[128] = {
+#define X(id, code, dir, pre, min, max, member) \
+	[code] = { #id, dir, pre, min, max, enc_##id, dec_##id },
+	WIRE_LIST(X)
+#undef X
+};
+
+static const struct wire_info *
+info(int type)
+{
+	if (type < 0 || type >= 128 || !infos[type].name)
+		return NULL;
+	return &infos[type];
+}
+
+const char *
+wire_name(int type)
+{
+	const struct wire_info *i = info(type);
+
+	return i ? i->name : "?";
+}
+
+bool
+wire_known(int type)
+{
+	return info(type) != NULL;
+}
+
+int
+wire_dir(int type)
+{
+	const struct wire_info *i = info(type);
+
+	return i ? i->dir : 0;
+}
+
+bool
+wire_before_join(int type)
+{
+	const struct wire_info *i = info(type);
+
+	return i && i->pre;
+}
+
+size_t
+wire_min(int type)
+{
+	const struct wire_info *i = info(type);
+
+	return i ? i->min : 0;
+}
+
+size_t
+wire_max(int type)
+{
+	const struct wire_info *i = info(type);
+
+	return i ? i->max : 0;
+}
+
+const char *
+bye_text(int reason)
+{
+	static const char *const texts[BYE_COUNT] = {
+#define X(id, text) text,
+		BYE_LIST(X)
+#undef X
+	};
+
+	return reason >= 0 && reason < BYE_COUNT ? texts[reason] : "?";
+}
+
+/* ---- helpers ---- */
+
+#define BAD(...) return proto__fail(e, PERR_RANGE, __VA_ARGS__)
+#define NEED(ok) do { if (!(ok)) return proto__fail(e, PERR_TRUNCATED, "%s: truncated at %zu", wire_name(m->type), r->pos); } while (0)
+
+static int
+put_text(struct proto__w *w, const char *s, size_t cap, int kind, struct proto_err *e)
+{
+	size_t len = strnlen(s, cap);
+
+	if (len == cap || !text_check(s, len, kind))
+		return proto__fail(e, PERR_TEXT, "%s text not clean", kind == TEXT_NAME ? "name" : "a");
+	proto__put_str8(w, s, len);
+	return 0;
+}
+
+static int
+get_text(struct proto__r *r, char *dst, size_t cap, int kind, const char *what, struct proto_err *e)
+{
+	uint8_t len;
+
+	if (!proto__get_u8(r, &len))
+		return proto__fail(e, PERR_TRUNCATED, "%s: truncated", what);
+	if (len > proto__r_left(r))
+		return proto__fail(e, PERR_TRUNCATED, "%s: %u bytes, %zu left", what, len, proto__r_left(r));
+	if ((size_t)len >= cap || !text_check((const char *)r->p + r->pos, len, kind))
+		return proto__fail(e, PERR_TEXT, "%s: not clean UTF-8 within %zu bytes", what, text_max_bytes(kind));
+	memcpy(dst, r->p + r->pos, len);
+	dst[len] = '\0';
+	r->pos += len;
+	return 0;
+}
+
+static bool
+options_ok(const struct options *o)
+{
+	return o->size >= LEVEL_MIN && o->size <= LEVEL_MAX && (o->size & 1);
+}
+
+static unsigned
+opt_flags(const struct options *o)
+{
+	return (o->fov ? 1u : 0u) | (o->potions ? 2u : 0u);
+}
+
+static int
+get_options(struct proto__r *r, struct options *o, uint16_t *turn_time, struct proto_err *e)
+{
+	uint8_t size, flags;
+
+	if (!proto__get_u8(r, &size) || !proto__get_u8(r, &flags) || !proto__get_u16(r, turn_time))
+		return proto__fail(e, PERR_TRUNCATED, "options: truncated");
+	o->size = size;
+	o->fov = flags & 1;
+	o->potions = (flags & 2) != 0;
+	if (!options_ok(o) || flags > 3 || *turn_time > TURN_TIME_MAX)
+		BAD("options: size %u, flags 0x%x, turn time %u", size, flags, *turn_time);
+	return 0;
+}
+
+static int
+put_options(struct proto__w *w, const struct options *o, uint16_t turn_time, struct proto_err *e)
+{
+	if (!options_ok(o) || turn_time > TURN_TIME_MAX)
+		BAD("options: size %u, turn time %u", o->size, turn_time);
+	proto__put_u8(w, o->size);
+	proto__put_u8(w, opt_flags(o));
+	proto__put_u16(w, turn_time);
+	return 0;
+}
+
+int
+wire_check_versions(uint32_t magic, uint16_t proto, uint16_t rules, struct proto_err *e)
+{
+	if (magic != PROTO_MAGIC)
+		return proto__fail(e, PERR_MAGIC, "bad magic 0x%08x: not a wizwar peer", (unsigned)magic);
+	if (proto != PROTO_VERSION)
+		return proto__fail(e, PERR_VERSION, "protocol version %u here, %u there: update one of them",
+		                   (unsigned)PROTO_VERSION, proto);
+	if (rules != RULES_VERSION)
+		return proto__fail(e, PERR_RULES, "rules version %u here, %u there: update one of them",
+		                   (unsigned)RULES_VERSION, rules);
+	return 0;
+}
+
+/* ---- handshake ---- */
+
+static int
+enc_HELLO(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_hello *h = &m->u.hello;
+
+	if (h->role > ROLE_BOT)
+		BAD("hello: role %u", h->role);
+	proto__put_u32(w, h->magic);
+	proto__put_u16(w, h->proto);
+	proto__put_u16(w, h->rules);
+	proto__put_u8(w, h->role);
+	if (put_text(w, h->name, sizeof h->name, TEXT_NAME, e) < 0 ||
+	    put_text(w, h->room, sizeof h->room, TEXT_ROOM, e) < 0)
+		return PROTO_BROKEN;
+	return 0;
+}
+
+static int
+dec_HELLO(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_hello *h = &m->u.hello;
+
+	NEED(proto__get_u32(r, &h->magic) && proto__get_u16(r, &h->proto) && proto__get_u16(r, &h->rules));
+	if (wire_check_versions(h->magic, h->proto, h->rules, e) < 0)
+		return PROTO_BROKEN;
+	NEED(proto__get_u8(r, &h->role));
+	if (h->role > ROLE_BOT)
+		BAD("hello: role %u", h->role);
+	if (get_text(r, h->name, sizeof h->name, TEXT_NAME, "hello name", e) < 0 ||
+	    get_text(r, h->room, sizeof h->room, TEXT_ROOM, "hello room", e) < 0)
+		return PROTO_BROKEN;
+	return 0;
+}
+
+static int
+enc_CHALLENGE(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_challenge *c = &m->u.challenge;
+
+	proto__put_u32(w, c->magic);
+	proto__put_u16(w, c->proto);
+	proto__put_u16(w, c->rules);
+	proto__put(w, c->nonce, PROTO_NONCE_LEN);
+	proto__put_u8(w, c->password ? 1 : 0);
+	return 0;
+}
+
+static int
+dec_CHALLENGE(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_challenge *c = &m->u.challenge;
+	uint8_t flags;
+
+	NEED(proto__get_u32(r, &c->magic) && proto__get_u16(r, &c->proto) && proto__get_u16(r, &c->rules));
+	if (wire_check_versions(c->magic, c->proto, c->rules, e) < 0)
+		return PROTO_BROKEN;
+	NEED(proto__get(r, c->nonce, PROTO_NONCE_LEN) && proto__get_u8(r, &flags));
+	if (flags > 1)
+		BAD("challenge: flags 0x%x", flags);
+	c->password = flags & 1;
+	return 0;
+}
+
+static int
+enc_AUTH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	proto__put(w, m->u.auth.proof, PROTO_PROOF_LEN);
+	return 0;
+}
+
+static int
+dec_AUTH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	NEED(proto__get(r, m->u.auth.proof, PROTO_PROOF_LEN));
+	return 0;
+}
+
+static int
+enc_WELCOME(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_welcome *c = &m->u.welcome;
+
+	if (c->player >= PLAYERS || c->token_len < PROTO_TOKEN_MIN || c->token_len > PROTO_TOKEN_MAX)
+		BAD("welcome: player %u, token %u bytes", c->player, c->token_len);
+	proto__put_u8(w, c->player);
+	proto__put_u8(w, c->controller ? 1 : 0);
+	proto__put_u8(w, c->token_len);
+	proto__put(w, c->token, c->token_len);
+	return 0;
+}
+
+static int
+dec_WELCOME(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_welcome *c = &m->u.welcome;
+	uint8_t flags;
+
+	NEED(proto__get_u8(r, &c->player) && proto__get_u8(r, &flags) && proto__get_u8(r, &c->token_len));
+	if (c->player >= PLAYERS || flags > 1 || c->token_len < PROTO_TOKEN_MIN || c->token_len > PROTO_TOKEN_MAX)
+		BAD("welcome: player %u, flags 0x%x, token %u bytes", c->player, flags, c->token_len);
+	c->controller = flags & 1;
+	NEED(proto__get(r, c->token, c->token_len));
+	return 0;
+}
+
+/* ---- lobby ---- */
+
+#define PLAYER_BITS ((1u << PLAYERS) - 1)
+
+static int
+enc_LOBBY(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_lobby *l = &m->u.lobby;
+
+	if (l->controller >= PLAYERS || (l->present | l->ready | l->bots | l->rematch) & ~PLAYER_BITS)
+		BAD("lobby: controller %u or player bits", l->controller);
+	if (put_options(w, &l->opt, l->turn_time, e) < 0)
+		return PROTO_BROKEN;
+	proto__put_u8(w, l->controller);
+	proto__put_u8(w, l->present);
+	proto__put_u8(w, l->ready);
+	proto__put_u8(w, l->bots);
+	proto__put_u8(w, l->rematch);
+	for (int p = 0; p < PLAYERS; p++) {
+		size_t len = strnlen(l->name[p], sizeof l->name[p]);
+
+		if (len == 0 && !((l->present >> p) & 1)) {
+			proto__put_u8(w, 0);
+			continue;
+		}
+		if (put_text(w, l->name[p], sizeof l->name[p], TEXT_NAME, e) < 0)
+			return PROTO_BROKEN;
+	}
+	return 0;
+}
+
+static int
+dec_LOBBY(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_lobby *l = &m->u.lobby;
+
+	if (get_options(r, &l->opt, &l->turn_time, e) < 0)
+		return PROTO_BROKEN;
+	NEED(proto__get_u8(r, &l->controller) && proto__get_u8(r, &l->present) && proto__get_u8(r, &l->ready) &&
+	     proto__get_u8(r, &l->bots) && proto__get_u8(r, &l->rematch));
+	if (l->controller >= PLAYERS || (l->present | l->ready | l->bots | l->rematch) & ~PLAYER_BITS)
+		BAD("lobby: controller %u or player bits", l->controller);
+	for (int p = 0; p < PLAYERS; p++) {
+		/* A name is empty exactly when that player is absent. */
+		if ((l->present >> p) & 1) {
+			if (get_text(r, l->name[p], sizeof l->name[p], TEXT_NAME, "lobby name", e) < 0)
+				return PROTO_BROKEN;
+		} else {
+			uint8_t len;
+
+			NEED(proto__get_u8(r, &len));
+			if (len != 0)
+				BAD("lobby: a name for an absent player");
+			l->name[p][0] = '\0';
+		}
+	}
+	return 0;
+}
+
+static int
+enc_OPTIONS(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	return put_options(w, &m->u.options.opt, m->u.options.turn_time, e);
+}
+
+static int
+dec_OPTIONS(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	return get_options(r, &m->u.options.opt, &m->u.options.turn_time, e);
+}
+
+static int
+enc_READY(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	proto__put_u8(w, m->u.ready.ready ? 1 : 0);
+	return 0;
+}
+
+static int
+dec_READY(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	uint8_t b;
+
+	NEED(proto__get_u8(r, &b));
+	if (b > 1)
+		BAD("ready: %u", b);
+	m->u.ready.ready = b;
+	return 0;
+}
+
+static int
+enc_none(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	return 0;
+}
+
+static int
+dec_none(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	return 0;
+}
+
+static int enc_CONTROL(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
+static int dec_CONTROL(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
+static int enc_REMATCH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
+static int dec_REMATCH(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
+static int enc_HEARTBEAT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
+static int dec_HEARTBEAT(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
+
+/* ---- game ---- */
+
+static int
+enc_START(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_start *s = &m->u.start;
+
+	if (s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
+		BAD("start: first %u, turn time %u", s->first, s->turn_time);
+	proto__put_u8(w, s->resumed ? 1 : 0);
+	proto__put_u8(w, s->first);
+	proto__put_u16(w, s->turn_time);
+	proto__put(w, s->commit, PROTO_COMMIT_LEN);
+	return update__write(w, &s->view, e);
+}
+
+static int
+dec_START(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_start *s = &m->u.start;
+	uint8_t flags;
+
+	NEED(proto__get_u8(r, &flags) && proto__get_u8(r, &s->first) && proto__get_u16(r, &s->turn_time) &&
+	     proto__get(r, s->commit, PROTO_COMMIT_LEN));
+	if (flags > 1 || s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
+		BAD("start: flags 0x%x, first %u, turn time %u", flags, s->first, s->turn_time);
+	s->resumed = flags & 1;
+	return update__read(r, &s->view, e);
+}
+
+/* A command in one byte (two with an argument): type in bits 0-2, direction
+ * in bits 3-6, bit 7 set when an argument byte follows. */
+static bool
+dir_ok(unsigned d)
+{
+	return d <= 9 && d != 5;
+}
+
+static int
+enc_CMD(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct cmd *c = &m->u.cmd;
+
+	if (c->type >= CMD_COUNT || !dir_ok(c->dir))
+		BAD("cmd: type %u, dir %u", c->type, c->dir);
+	proto__put_u8(w, (unsigned)c->type | (unsigned)c->dir << 3 | (c->arg ? 0x80u : 0u));
+	if (c->arg)
+		proto__put_u8(w, c->arg);
+	return 0;
+}
+
+static int
+dec_CMD(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct cmd *c = &m->u.cmd;
+	uint8_t b;
+
+	NEED(proto__get_u8(r, &b));
+	c->type = b & 7;
+	c->dir = (b >> 3) & 15;
+	c->arg = 0;
+	if (c->type >= CMD_COUNT || !dir_ok(c->dir))
+		BAD("cmd: type %u, dir %u", c->type, c->dir);
+	if (b & 0x80) {
+		NEED(proto__get_u8(r, &c->arg));
+		if (c->arg == 0)
+			BAD("cmd: argument 0 sent"); /* one encoding per command */
+	}
+	return 0;
+}
+
+static int
+enc_UPDATE(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	return update__write(w, &m->u.update, e);
+}
+
+static int
+dec_UPDATE(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	return update__read(r, &m->u.update, e);
+}
+
+static int
+enc_END(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_end *d = &m->u.end;
+
+	if (d->result < RESULT_WIN0 || d->result > RESULT_DRAW || d->reason < END_KILLED ||
+	    d->reason > END_TURN_LIMIT || d->log_len > PROTO_LOG_MAX)
+		BAD("end: result %u, reason %u, log %u", d->result, d->reason, (unsigned)d->log_len);
+	proto__put_u8(w, d->result);
+	proto__put_u8(w, d->reason);
+	proto__put_u64(w, d->seed);
+	proto__put(w, d->salt, PROTO_SALT_LEN);
+	proto__put_u64(w, d->hash);
+	proto__put_u32(w, d->log_len);
+	return 0;
+}
+
+static int
+dec_END(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_end *d = &m->u.end;
+
+	NEED(proto__get_u8(r, &d->result) && proto__get_u8(r, &d->reason) && proto__get_u64(r, &d->seed) &&
+	     proto__get(r, d->salt, PROTO_SALT_LEN) && proto__get_u64(r, &d->hash) && proto__get_u32(r, &d->log_len));
+	if (d->result < RESULT_WIN0 || d->result > RESULT_DRAW || d->reason < END_KILLED ||
+	    d->reason > END_TURN_LIMIT || d->log_len > PROTO_LOG_MAX)
+		BAD("end: result %u, reason %u, log %u", d->result, d->reason, (unsigned)d->log_len);
+	return 0;
+}
+
+static int
+enc_LOG_CHUNK(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_log *l = &m->u.log;
+
+	if (l->len < 1 || l->len > PROTO_LOG_CHUNK || l->offset >= PROTO_LOG_MAX || l->len > PROTO_LOG_MAX - l->offset)
+		BAD("log: %u bytes at %u", l->len, (unsigned)l->offset);
+	proto__put_var(w, l->offset);
+	proto__put(w, l->data, l->len);
+	return 0;
+}
+
+static int
+dec_LOG_CHUNK(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_log *l = &m->u.log;
+	int rc = proto__get_var(r, &l->offset);
+	size_t n = proto__r_left(r);
+
+	if (rc <= 0)
+		return proto__fail(e, rc ? PERR_VARINT : PERR_TRUNCATED, "log: offset");
+	if (n < 1 || n > PROTO_LOG_CHUNK || l->offset >= PROTO_LOG_MAX || n > PROTO_LOG_MAX - l->offset)
+		BAD("log: %zu bytes at %u", n, (unsigned)l->offset);
+	l->len = (uint16_t)n;
+	NEED(proto__get(r, l->data, n));
+	return 0;
+}
+
+/* ---- control ---- */
+
+static int
+enc_CHAT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_chat *c = &m->u.chat;
+
+	if (c->from >= PLAYERS && c->from != CHAT_FROM_CLIENT)
+		BAD("chat: from %u", c->from);
+	proto__put_u8(w, c->from);
+	return put_text(w, c->text, sizeof c->text, TEXT_CHAT, e);
+}
+
+static int
+dec_CHAT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_chat *c = &m->u.chat;
+
+	NEED(proto__get_u8(r, &c->from));
+	if (c->from >= PLAYERS && c->from != CHAT_FROM_CLIENT)
+		BAD("chat: from %u", c->from);
+	return get_text(r, c->text, sizeof c->text, TEXT_CHAT, "chat", e);
+}
+
+static int
+enc_ERROR(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_error *x = &m->u.error;
+
+	proto__put_u16(w, x->code);
+	proto__put_u8(w, x->fatal ? 1 : 0);
+	return put_text(w, x->text, sizeof x->text, TEXT_REASON, e);
+}
+
+static int
+dec_ERROR(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_error *x = &m->u.error;
+	uint8_t flags;
+
+	NEED(proto__get_u16(r, &x->code) && proto__get_u8(r, &flags));
+	if (flags > 1)
+		BAD("error: flags 0x%x", flags);
+	x->fatal = flags & 1;
+	return get_text(r, x->text, sizeof x->text, TEXT_REASON, "error text", e);
+}
+
+static int
+enc_RESUME(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_resume *x = &m->u.resume;
+
+	if (x->token_len < PROTO_TOKEN_MIN || x->token_len > PROTO_TOKEN_MAX)
+		BAD("resume: token %u bytes", x->token_len);
+	proto__put_u8(w, x->token_len);
+	proto__put(w, x->token, x->token_len);
+	proto__put(w, x->proof, PROTO_PROOF_LEN);
+	return 0;
+}
+
+static int
+dec_RESUME(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_resume *x = &m->u.resume;
+
+	NEED(proto__get_u8(r, &x->token_len));
+	if (x->token_len < PROTO_TOKEN_MIN || x->token_len > PROTO_TOKEN_MAX)
+		BAD("resume: token %u bytes", x->token_len);
+	NEED(proto__get(r, x->token, x->token_len) && proto__get(r, x->proof, PROTO_PROOF_LEN));
+	return 0;
+}
+
+static int
+enc_BYE(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	if (m->u.bye.reason >= BYE_COUNT)
+		BAD("bye: reason %u", m->u.bye.reason);
+	proto__put_u8(w, m->u.bye.reason);
+	return 0;
+}
+
+static int
+dec_BYE(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	NEED(proto__get_u8(r, &m->u.bye.reason));
+	if (m->u.bye.reason >= BYE_COUNT)
+		BAD("bye: reason %u", m->u.bye.reason);
+	return 0;
+}
+
+static int
+enc_PEER(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_peer *p = &m->u.peer;
+
+	if (p->player >= PLAYERS || p->state > PEER_GONE)
+		BAD("peer: player %u, state %u", p->player, p->state);
+	proto__put_u8(w, p->player);
+	proto__put_u8(w, p->state);
+	proto__put_u16(w, p->seconds);
+	return 0;
+}
+
+static int
+dec_PEER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_peer *p = &m->u.peer;
+
+	NEED(proto__get_u8(r, &p->player) && proto__get_u8(r, &p->state) && proto__get_u16(r, &p->seconds));
+	if (p->player >= PLAYERS || p->state > PEER_GONE)
+		BAD("peer: player %u, state %u", p->player, p->state);
+	return 0;
+}
+
+/* ---- dispatch ---- */
+
+int
+wire_encode(const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len, struct proto_err *e)
+{
+	const struct wire_info *i = info(m->type);
+	struct proto__w w;
+
+	if (!i)
+		return proto__fail(e, PERR_TYPE, "encode: type 0x%02x", m->type);
+	proto__w_init(&w, out, cap);
+	if (i->enc(&w, m, e) < 0)
+		return PROTO_BROKEN;
+	if (w.over)
+		return proto__fail(e, PERR_BUFFER, "%s: more than %zu bytes", i->name, cap);
+	if (w.len < i->min || w.len > i->max)
+		return proto__fail(e, PERR_TOO_BIG, "%s: %zu bytes, limit %u..%u", i->name, w.len,
+		                   (unsigned)i->min, (unsigned)i->max);
+	*len = w.len;
+	return 0;
+}
+
+int
+wire_decode(int type, const uint8_t *p, size_t len, struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_info *i = info(type);
+	struct proto__r r;
+
+	if (!i)
+		return proto__fail(e, PERR_TYPE, "unknown message type 0x%02x", (unsigned)type);
+	if (len < i->min || len > i->max)
+		return proto__fail(e, PERR_FRAME_SIZE, "%s: %zu bytes, allowed %u..%u", i->name, len,
+		                   (unsigned)i->min, (unsigned)i->max);
+	memset(m, 0, sizeof *m);
+	m->type = (uint8_t)type;
+	proto__r_init(&r, p, len);
+	if (i->dec(&r, m, e) < 0)
+		return PROTO_BROKEN;
+	if (proto__r_left(&r))
+		return proto__fail(e, PERR_TRAILING, "%s: %zu bytes after the end", i->name, proto__r_left(&r));
+	return 0;
+}
+
+/* ---- constructors ---- */
+
+void
+wire_hello_init(struct wire_msg *m, const char *name, const char *room, int role)
+{
+	memset(m, 0, sizeof *m);
+	m->type = WIRE_HELLO;
+	m->u.hello.magic = PROTO_MAGIC;
+	m->u.hello.proto = PROTO_VERSION;
+	m->u.hello.rules = RULES_VERSION;
+	m->u.hello.role = (uint8_t)role;
+	text_clean(m->u.hello.name, sizeof m->u.hello.name, name, strlen(name), TEXT_NAME);
+	text_clean(m->u.hello.room, sizeof m->u.hello.room, room, strlen(room), TEXT_ROOM);
+}
+
+void
+wire_challenge_init(struct wire_msg *m, const uint8_t nonce[PROTO_NONCE_LEN], bool password)
+{
+	memset(m, 0, sizeof m->type + sizeof m->u.challenge);
+	m->type = WIRE_CHALLENGE;
+	m->u.challenge.magic = PROTO_MAGIC;
+	m->u.challenge.proto = PROTO_VERSION;
+	m->u.challenge.rules = RULES_VERSION;
+	memcpy(m->u.challenge.nonce, nonce, PROTO_NONCE_LEN);
+	m->u.challenge.password = password;
+}
+
+void
+wire_error_init(struct wire_msg *m, int code, bool fatal, const char *text)
+{
+	m->type = WIRE_ERROR;
+	memset(&m->u.error, 0, sizeof m->u.error);
+	m->u.error.code = (uint16_t)code;
+	m->u.error.fatal = fatal;
+	if (text && text_clean(m->u.error.text, sizeof m->u.error.text, text, strlen(text), TEXT_REASON) < 0)
+		m->u.error.text[0] = '\0';
+}

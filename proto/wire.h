@@ -1,0 +1,231 @@
+/* wire: every message of the protocol as one list, its plain C form, and payload encoding and decoding. */
+#ifndef WW_WIRE_H
+#define WW_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
+#include "proto.h"
+#include "update.h"
+
+/* Who sends a message type. */
+#define WIRE_C2S 1
+#define WIRE_S2C 2
+#define WIRE_BOTH 3
+
+/*
+ * Every message type: X(ID, code, direction, before join, least payload, most payload, member).
+ * The single source of the enum, the name table, the size limits checked on
+ * every frame (after inflating) and the encode/decode dispatch. Codes are in
+ * ranges, as tmux numbers its messages:
+ *   0x10..0x1f handshake, 0x20..0x2f lobby, 0x30..0x3f game, 0x40..0x4f control.
+ * "before join" marks what may cross before the server accepts the player
+ * (WELCOME); everything else before that drops the peer.
+ * Don't forget to bump PROTO_VERSION if any of these change!
+ */
+#define WIRE_LIST(X) \
+	X(HELLO,     0x10, WIRE_C2S,  1, 8,  255,               hello)     \
+	X(CHALLENGE, 0x11, WIRE_S2C,  1, 8,  255,               challenge) \
+	X(AUTH,      0x12, WIRE_C2S,  1, 32, 32,                auth)      \
+	X(WELCOME,   0x13, WIRE_S2C,  1, 19, 35,                welcome)   \
+	X(LOBBY,     0x20, WIRE_S2C,  0, 11, 139,               lobby)     \
+	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
+	X(READY,     0x22, WIRE_C2S,  0, 1,  1,                 ready)     \
+	X(CONTROL,   0x23, WIRE_C2S,  0, 0,  0,                 none)      \
+	X(REMATCH,   0x24, WIRE_C2S,  0, 0,  0,                 none)      \
+	X(START,     0x30, WIRE_S2C,  0, 37, PROTO_PAYLOAD_MAX, start)     \
+	X(CMD,       0x31, WIRE_C2S,  0, 1,  2,                 cmd)       \
+	X(UPDATE,    0x32, WIRE_S2C,  0, 1,  PROTO_PAYLOAD_MAX, update)    \
+	X(END,       0x33, WIRE_S2C,  0, 38, 38,                end)       \
+	X(LOG_CHUNK, 0x34, WIRE_S2C,  0, 2,  PROTO_LOG_CHUNK + 4, log)     \
+	X(CHAT,      0x40, WIRE_BOTH, 0, 3,  PROTO_CHAT_BYTES + 2, chat)   \
+	X(ERROR,     0x41, WIRE_BOTH, 1, 4,  PROTO_REASON_BYTES + 4, error) \
+	X(HEARTBEAT, 0x42, WIRE_BOTH, 1, 0,  0,                 none)      \
+	X(RESUME,    0x43, WIRE_C2S,  1, 49, 65,                resume)    \
+	X(BYE,       0x44, WIRE_BOTH, 1, 1,  1,                 bye)       \
+	X(PEER,      0x45, WIRE_S2C,  0, 4,  4,                 peer)
+
+enum wire_type {
+#define X(id, code, dir, pre, min, max, member) WIRE_##id = (code),
+	WIRE_LIST(X)
+#undef X
+};
+
+enum wire_role { ROLE_PLAYER = 0, ROLE_BOT = 1 };
+
+/* BYE reasons: X(ID, text). */
+#define BYE_LIST(X) \
+	X(QUIT,     "quit") \
+	X(LEAVE,    "left the room") \
+	X(SHUTDOWN, "server shutting down") \
+	X(IDLE,     "idle too long") \
+	X(REPLACED, "the same player connected again") \
+	X(PROTOCOL, "protocol error")
+
+enum bye_reason {
+#define X(id, text) BYE_##id,
+	BYE_LIST(X)
+#undef X
+	BYE_COUNT
+};
+
+enum peer_state {
+	PEER_DROPPED = 0, /* lost its connection; `seconds` left to come back */
+	PEER_BACK = 1,    /* resumed */
+	PEER_GONE = 2,    /* did not come back, or left */
+};
+
+#define CHAT_FROM_CLIENT 0xff /* what a client puts in CHAT.from; the server fills in the sender */
+#define TURN_TIME_MAX 3600
+
+struct wire_hello {
+	uint32_t magic;   /* PROTO_MAGIC */
+	uint16_t proto;   /* PROTO_VERSION */
+	uint16_t rules;   /* RULES_VERSION */
+	uint8_t role;     /* enum wire_role */
+	char name[PROTO_NAME_BYTES + 1];
+	char room[PROTO_ROOM_BYTES + 1];
+};
+
+struct wire_challenge {
+	uint32_t magic;
+	uint16_t proto, rules;
+	uint8_t nonce[PROTO_NONCE_LEN];
+	bool password; /* the room has a password: AUTH must prove it */
+};
+
+struct wire_auth {
+	/* BLAKE2b-256 (crypto_generichash) keyed with the password-derived key, of
+	 * nonce || name; all zeros when the room has no password. */
+	uint8_t proof[PROTO_PROOF_LEN];
+};
+
+struct wire_welcome {
+	uint8_t player;       /* 0 or 1 */
+	bool controller;
+	uint8_t token_len;    /* PROTO_TOKEN_MIN..PROTO_TOKEN_MAX */
+	uint8_t token[PROTO_TOKEN_MAX];
+};
+
+struct wire_lobby {
+	struct options opt;
+	uint16_t turn_time;   /* seconds per turn; 0: no limit */
+	uint8_t controller;   /* player index */
+	uint8_t present;      /* bit p: player p is connected */
+	uint8_t ready;        /* bit p: player p is ready */
+	uint8_t bots;         /* bit p: player p is a bot */
+	uint8_t rematch;      /* bit p: player p asked for a rematch */
+	char name[PLAYERS][PROTO_NAME_BYTES + 1]; /* "" where absent */
+};
+
+struct wire_options {
+	struct options opt;
+	uint16_t turn_time;
+};
+
+struct wire_ready {
+	bool ready;
+};
+
+struct wire_start {
+	bool resumed;         /* a snapshot after RESUME, not a new duel */
+	uint8_t first;        /* who moves first */
+	uint16_t turn_time;
+	uint8_t commit[PROTO_COMMIT_LEN]; /* BLAKE2b-256 of seed (8 bytes, big-endian) || salt, revealed in END */
+	struct update view;   /* from update_blank(): the receiver's whole view */
+};
+
+struct wire_end {
+	uint8_t result;       /* enum result */
+	uint8_t reason;       /* enum end_reason */
+	uint64_t seed;
+	uint8_t salt[PROTO_SALT_LEN];
+	uint64_t hash;        /* game_hash() of the final state */
+	uint32_t log_len;     /* bytes of turn log that follow in LOG_CHUNKs; 0: none */
+};
+
+struct wire_log {
+	uint32_t offset;
+	uint16_t len;         /* 1..PROTO_LOG_CHUNK */
+	uint8_t data[PROTO_LOG_CHUNK];
+};
+
+struct wire_chat {
+	uint8_t from;         /* player index, or CHAT_FROM_CLIENT */
+	char text[PROTO_CHAT_BYTES + 1];
+};
+
+struct wire_error {
+	uint16_t code;        /* enum perr, or PERR_REFUSED_BASE + enum err */
+	bool fatal;           /* the sender closes the connection after it */
+	char text[PROTO_REASON_BYTES + 1];
+};
+
+struct wire_resume {
+	uint8_t token_len;
+	uint8_t token[PROTO_TOKEN_MAX];
+	uint8_t proof[PROTO_PROOF_LEN];
+};
+
+struct wire_bye {
+	uint8_t reason;       /* enum bye_reason */
+};
+
+struct wire_peer {
+	uint8_t player;
+	uint8_t state;        /* enum peer_state */
+	uint16_t seconds;     /* PEER_DROPPED: left to come back */
+};
+
+/* A decoded message: a tag and plain data (no pointers), about 20 KiB: keep it off small stacks. */
+struct wire_msg {
+	uint8_t type; /* enum wire_type */
+	union {
+		struct wire_hello hello;
+		struct wire_challenge challenge;
+		struct wire_auth auth;
+		struct wire_welcome welcome;
+		struct wire_lobby lobby;
+		struct wire_options options;
+		struct wire_ready ready;
+		struct wire_start start;
+		struct cmd cmd;
+		struct update update;
+		struct wire_end end;
+		struct wire_log log;
+		struct wire_chat chat;
+		struct wire_error error;
+		struct wire_resume resume;
+		struct wire_bye bye;
+		struct wire_peer peer;
+	} u;
+};
+
+const char *wire_name(int type);       /* "?" when unknown */
+bool wire_known(int type);
+int wire_dir(int type);                /* WIRE_C2S / WIRE_S2C / WIRE_BOTH; 0 unknown */
+bool wire_before_join(int type);
+size_t wire_min(int type);
+size_t wire_max(int type);
+const char *bye_text(int reason);
+
+/* Encode m's payload (no frame header). 0 and *len, or PROTO_BROKEN: a field
+ * out of range or text not clean (the decoder would refuse it), or cap too small. */
+int wire_encode(const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len, struct proto_err *e);
+
+/* Decode a payload of the given type. 0 or PROTO_BROKEN with e filled. HELLO and
+ * CHALLENGE check magic and versions first, so a peer of another version gets
+ * PERR_MAGIC, PERR_VERSION or PERR_RULES with both versions in e->why. */
+int wire_decode(int type, const uint8_t *p, size_t len, struct wire_msg *m, struct proto_err *e);
+
+/* Fill m as a HELLO / CHALLENGE of this build (magic and versions set). */
+void wire_hello_init(struct wire_msg *m, const char *name, const char *room, int role);
+void wire_challenge_init(struct wire_msg *m, const uint8_t nonce[PROTO_NONCE_LEN], bool password);
+/* Fill m as an ERROR; text is cleaned (controls dropped, cut to the limit). */
+void wire_error_init(struct wire_msg *m, int code, bool fatal, const char *text);
+/* Verify the fixed first bytes of a HELLO or CHALLENGE. 0 or PROTO_BROKEN. */
+int wire_check_versions(uint32_t magic, uint16_t proto, uint16_t rules, struct proto_err *e);
+
+#endif

@@ -1,0 +1,184 @@
+/* zstream: raw deflate per connection (sync-flushed frames) or per frame, inflation bounded. */
+#include "internal.h"
+#include "zstream.h"
+
+static const uint8_t sync_tail[4] = { 0x00, 0x00, 0xff, 0xff };
+
+void
+zstream_init(struct zstream *z, int mode, struct zstream_params par)
+{
+	memset(z, 0, sizeof *z);
+	z->mode = mode;
+	z->par = par;
+}
+
+void
+zstream_finish(struct zstream *z)
+{
+	if (!z)
+		return;
+	if (z->tx_on)
+		deflateEnd(&z->tx);
+	if (z->rx_on)
+		inflateEnd(&z->rx);
+	z->tx_on = z->rx_on = false;
+}
+
+static int
+tx_start(struct zstream *z, struct proto_err *e)
+{
+	int rc;
+
+	if (z->tx_on)
+		return 0;
+	memset(&z->tx, 0, sizeof z->tx);
+	rc = deflateInit2(&z->tx, z->par.level, Z_DEFLATED, -z->par.wbits, z->par.memlevel, Z_DEFAULT_STRATEGY);
+	if (rc != Z_OK)
+		return proto__fail(e, rc == Z_MEM_ERROR ? PERR_NOMEM : PERR_ZLIB, "deflateInit2: %d", rc);
+	z->tx_on = true;
+	return 0;
+}
+
+static int
+rx_start(struct zstream *z, struct proto_err *e)
+{
+	int rc;
+
+	if (z->rx_on)
+		return 0;
+	memset(&z->rx, 0, sizeof z->rx);
+	rc = inflateInit2(&z->rx, -15);
+	if (rc != Z_OK)
+		return proto__fail(e, rc == Z_MEM_ERROR ? PERR_NOMEM : PERR_ZLIB, "inflateInit2: %d", rc);
+	z->rx_on = true;
+	return 0;
+}
+
+int
+zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
+                size_t *outlen, struct proto_err *e)
+{
+	size_t total;
+	int rc;
+
+	if (z->broken)
+		return proto__fail(e, PERR_ZLIB, "deflate: stream already broken");
+	if (n > PROTO_PAYLOAD_MAX || cap > UINT32_MAX)
+		return proto__fail(e, PERR_TOO_BIG, "deflate: %zu bytes", n);
+	if (tx_start(z, e) < 0)
+		return PROTO_BROKEN;
+	z->tx.next_in = (Bytef *)(uintptr_t)in;
+	z->tx.avail_in = (uInt)n;
+	if (z->mode == ZSTREAM_FRAME) {
+		z->tx.next_out = out;
+		z->tx.avail_out = (uInt)cap;
+		rc = deflate(&z->tx, Z_FINISH);
+		*outlen = cap - z->tx.avail_out;
+		deflateReset(&z->tx);
+		if (rc != Z_STREAM_END)
+			return proto__fail(e, rc == Z_OK || rc == Z_BUF_ERROR ? PERR_BUFFER : PERR_ZLIB,
+			                   "deflate: %d", rc);
+		return 0;
+	}
+	/* STREAM: one call flushes everything when there is room enough, which a
+	 * scratch buffer a little over the largest frame guarantees for any frame
+	 * that may be sent at all. The 4-byte tail of the flush is not sent. */
+	z->tx.next_out = z->txbuf;
+	z->tx.avail_out = (uInt)sizeof z->txbuf;
+	rc = deflate(&z->tx, Z_SYNC_FLUSH);
+	if (rc != Z_OK || z->tx.avail_in != 0 || z->tx.avail_out == 0) {
+		z->broken = true;
+		return proto__fail(e, rc == Z_OK ? PERR_TOO_BIG : PERR_ZLIB, "deflate: %d, frame over %d bytes", rc,
+		                   PROTO_FRAME_MAX);
+	}
+	total = sizeof z->txbuf - z->tx.avail_out;
+	if (total < sizeof sync_tail || memcmp(z->txbuf + total - sizeof sync_tail, sync_tail, sizeof sync_tail)) {
+		z->broken = true;
+		return proto__fail(e, PERR_ZLIB, "deflate: no sync tail");
+	}
+	total -= sizeof sync_tail;
+	if (total > cap) {
+		z->broken = true;
+		return proto__fail(e, PERR_BUFFER, "deflate: %zu bytes for %zu", total, cap);
+	}
+	memcpy(out, z->txbuf, total);
+	*outlen = total;
+	return 0;
+}
+
+int
+zstream_inflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, size_t limit,
+                size_t *outlen, struct proto_err *e)
+{
+	size_t got;
+	int rc;
+
+	if (z->broken)
+		return proto__fail(e, PERR_ZLIB, "inflate: stream already broken");
+	if (n > UINT32_MAX || limit > UINT32_MAX)
+		return proto__fail(e, PERR_TOO_BIG, "inflate: %zu bytes", n);
+	if (rx_start(z, e) < 0)
+		return PROTO_BROKEN;
+	z->rx.next_out = out;
+	z->rx.avail_out = (uInt)limit;
+	if (z->mode == ZSTREAM_FRAME) {
+		inflateReset(&z->rx);
+		z->rx.next_in = (Bytef *)(uintptr_t)in;
+		z->rx.avail_in = (uInt)n;
+		rc = inflate(&z->rx, Z_FINISH);
+		if (rc == Z_STREAM_END && z->rx.avail_in == 0) {
+			*outlen = limit - z->rx.avail_out;
+			return 0;
+		}
+		if (rc == Z_STREAM_END)
+			return proto__fail(e, PERR_ZLIB, "inflate: %u bytes after the end", z->rx.avail_in);
+		if (z->rx.avail_out == 0 && (rc == Z_OK || rc == Z_BUF_ERROR))
+			return proto__fail(e, PERR_INFLATE_LIMIT, "inflate: more than %zu bytes", limit);
+		return proto__fail(e, PERR_ZLIB, "inflate: %d%s", rc,
+		                   rc == Z_BUF_ERROR || rc == Z_OK ? " (cut short)" : "");
+	}
+	/* STREAM: the frame, then the tail the sender left off. */
+	for (int part = 0; part < 2; part++) {
+		z->rx.next_in = part ? (Bytef *)(uintptr_t)sync_tail : (Bytef *)(uintptr_t)in;
+		z->rx.avail_in = part ? (uInt)sizeof sync_tail : (uInt)n;
+		while (z->rx.avail_in > 0) {
+			rc = inflate(&z->rx, Z_BLOCK);
+			if (rc == Z_STREAM_END) {
+				z->broken = true;
+				return proto__fail(e, PERR_ZLIB, "inflate: the peer ended its stream");
+			}
+			if (rc == Z_BUF_ERROR) {
+				/* No progress with input left: only a full output does that. */
+				z->broken = true;
+				return proto__fail(e, PERR_INFLATE_LIMIT, "inflate: more than %zu bytes", limit);
+			}
+			if (rc != Z_OK) {
+				z->broken = true;
+				return proto__fail(e, PERR_ZLIB, "inflate: %d (%s)", rc, z->rx.msg ? z->rx.msg : "?");
+			}
+		}
+	}
+	/* Nothing may remain: everything up to the flush point is out, and the
+	 * inflater waits, byte-aligned, at the start of the next block: with
+	 * Z_BLOCK, zlib reports that as data_type 128 (no bits left over, not in
+	 * a last block). */
+	got = limit - z->rx.avail_out;
+	if (z->rx.avail_in != 0 || z->rx.data_type != 128) {
+		z->broken = true;
+		return proto__fail(e, PERR_ZLIB, "inflate: frame does not end at a flush point");
+	}
+	if (z->rx.avail_out == 0) {
+		uint8_t probe;
+
+		z->rx.next_out = &probe;
+		z->rx.avail_out = 1;
+		inflate(&z->rx, Z_BLOCK);
+		if (z->rx.avail_out == 0) {
+			z->broken = true;
+			return proto__fail(e, PERR_INFLATE_LIMIT, "inflate: more than %zu bytes", limit);
+		}
+		z->rx.avail_out = 0;
+	}
+	*outlen = got;
+	return 0;
+}

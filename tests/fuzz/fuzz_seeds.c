@@ -1,0 +1,106 @@
+/* fuzz_seeds: writes the seed corpus of each fuzz target into a directory: real frames and payloads of every type. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pconn.h"
+#include "samples.h"
+
+static void
+put(const char *dir, const char *target, const char *name, const uint8_t *p, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, target);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+		perror(path);
+		exit(1);
+	}
+	snprintf(path, sizeof path, "%s/%s/%s", dir, target, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static uint8_t buf[PROTO_PAYLOAD_MAX + 1], stream[4][PCONN_FRAME_MAX * 4];
+	static struct wire_msg m;
+	static struct pconn srv, cli;
+	static const char *const codes[] = {
+		"\0zzzzzzzzzzzzzzzzzzzzi", "\0cBaA12Z", "\1h7f,aa12b,ay50z", "\1a0a", "\2Merlin", "\5hi \xf0\x9f\x99\x82",
+		"\4duel-1", ("\2\xe2\x80\xae" "evil"), "\5a\x1b[2J",
+	};
+	size_t slen[4] = { 0 };
+	char name[64];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: fuzz_seeds DIR\n");
+		return 2;
+	}
+	if (mkdir(argv[1], 0755) != 0 && errno != EEXIST) {
+		perror(argv[1]);
+		return 1;
+	}
+	/* Streams as each side receives them, before and after the join. */
+	pconn_init(&srv, PCONN_SERVER);
+	pconn_init(&cli, PCONN_CLIENT);
+	stream[0][slen[0]++] = 0x00 | (7 << 2); /* client receiving, not joined */
+	stream[1][slen[1]++] = 0x01 | (7 << 2); /* server receiving, not joined */
+	stream[2][slen[2]++] = 0x02 | (15 << 2); /* client receiving, joined */
+	stream[3][slen[3]++] = 0x03 | (15 << 2); /* server receiving, joined */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < sample_ntypes; i++) {
+			int t = sample_types[i];
+
+			for (uint64_t seed = 0; seed < 3; seed++) {
+				size_t len;
+				int dir = wire_dir(t);
+
+				if (sample_msg(t, seed, &m) != 0 || wire_encode(&m, buf + 1, sizeof buf - 1, &len, NULL) != 0)
+					return 1;
+				if (pass == 0) {
+					buf[0] = (uint8_t)t;
+					snprintf(name, sizeof name, "%s-%llu", wire_name(t), (unsigned long long)seed);
+					put(argv[1], "fuzz_decode", name, buf, len + 1);
+				}
+				if (!!wire_before_join(t) != (pass == 0) && !(pass == 1 && wire_before_join(t) && seed == 0))
+					continue;
+				if (t == WIRE_WELCOME && pass == 0)
+					continue; /* keep the first streams before the join */
+				for (int side = 0; side < 2; side++) {
+					struct pconn *tx = side ? &cli : &srv;
+					size_t flen;
+					int k = side + 2 * pass;
+
+					if (!(dir & (side ? WIRE_C2S : WIRE_S2C)))
+						continue;
+					if (t == WIRE_CHAT)
+						m.u.chat.from = side ? CHAT_FROM_CLIENT : 0;
+					tx->joined = pass == 1;
+					if (slen[k] + PCONN_FRAME_MAX > sizeof stream[k] ||
+					    pconn_send(tx, &m, stream[k] + slen[k], PCONN_FRAME_MAX, &flen, NULL) != 0)
+						continue;
+					slen[k] += flen;
+				}
+			}
+		}
+	}
+	for (int k = 0; k < 4; k++) {
+		snprintf(name, sizeof name, "stream-%d", k);
+		put(argv[1], "fuzz_pconn", name, stream[k], slen[k]);
+	}
+	pconn_finish(&srv);
+	pconn_finish(&cli);
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+		snprintf(name, sizeof name, "code-%zu", i);
+		put(argv[1], "fuzz_codes", name, (const uint8_t *)codes[i], 1 + strlen(codes[i] + 1));
+	}
+	return 0;
+}

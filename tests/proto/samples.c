@@ -1,0 +1,179 @@
+/* samples: a valid message of each type, with field values drawn from a seed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot.h"
+#include "samples.h"
+#include "update.h"
+
+const int sample_types[] = {
+#define X(id, code, dir, pre, min, max, member) WIRE_##id,
+	WIRE_LIST(X)
+#undef X
+};
+const int sample_ntypes = (int)(sizeof sample_types / sizeof sample_types[0]);
+
+static const char *const names[] = { "Merlin", "Ŝarlota", "wizard-7", "火の魔術師", "A B", "Zed" };
+static const char *const rooms[] = { "lobby", "duel-1", "x", "ROOM_42" };
+static const char *const chats[] = { "hi!", "gg", "Привет, волшебник", "draw? 🙂", "a", "let's go" };
+
+static void
+fill(uint8_t *p, size_t n, struct rng *r)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)rng_next(r);
+}
+
+/* A real view from a duel of this seed, and (after `cmds` random commands) the update to it. */
+static void
+game_update(uint64_t seed, int cmds, struct update *u, uint8_t *first)
+{
+	struct game *g = malloc(sizeof *g);
+	struct view *v = malloc(2 * sizeof *v);
+	struct events *ev = calloc(1, sizeof *ev);
+	struct options o = { (uint8_t)(15 + 2 * (seed % 19)), seed % 3 != 1, seed % 4 != 2 };
+	struct rng br;
+
+	if (!g || !v || !ev)
+		abort();
+	if (seed % 5 == 0)
+		o.size = 25;
+	if (game_init(g, &o, seed) != ERR_OK)
+		abort();
+	rng_seed(&br, seed);
+	update_blank(&v[0]);
+	view_build(g, 0, &v[1]);
+	for (int i = 0; i < cmds && !g->result; i++) {
+		struct cmd c;
+		int p = g->turn;
+
+		view_build(g, p, &v[0]);
+		bot_choose(&v[0], BOT_RANDOM, &br, &c);
+		view_build(g, 0, &v[0]);
+		if (game_apply(g, p, &c, ev) != ERR_OK) {
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			game_apply(g, p, &c, ev);
+		}
+		view_build(g, 0, &v[1]);
+	}
+	if (update_make(&v[0], &v[1], cmds ? ev : NULL, 0, u, NULL) != 0)
+		abort();
+	*first = g->first;
+	free(g);
+	free(v);
+	free(ev);
+}
+
+int
+sample_msg(int type, uint64_t seed, struct wire_msg *m)
+{
+	struct rng r;
+	size_t k = (size_t)seed;
+
+	rng_seed(&r, seed);
+	memset(m, 0, sizeof *m);
+	m->type = (uint8_t)type;
+	switch (type) {
+	case WIRE_HELLO:
+		wire_hello_init(m, names[k % 6], rooms[k % 4], (int)(seed & 1));
+		break;
+	case WIRE_CHALLENGE: {
+		uint8_t nonce[PROTO_NONCE_LEN];
+
+		fill(nonce, sizeof nonce, &r);
+		wire_challenge_init(m, nonce, seed & 1);
+		break;
+	}
+	case WIRE_AUTH:
+		if (seed)
+			fill(m->u.auth.proof, PROTO_PROOF_LEN, &r);
+		break;
+	case WIRE_WELCOME:
+		m->u.welcome.player = (uint8_t)(seed & 1);
+		m->u.welcome.controller = !(seed & 1);
+		m->u.welcome.token_len = (uint8_t)(PROTO_TOKEN_MIN + k % (PROTO_TOKEN_MAX - PROTO_TOKEN_MIN + 1));
+		fill(m->u.welcome.token, m->u.welcome.token_len, &r);
+		break;
+	case WIRE_LOBBY:
+		m->u.lobby.opt = (struct options){ (uint8_t)(LEVEL_MIN + 2 * (k % 19)), seed % 3 != 0, seed % 2 == 0 };
+		m->u.lobby.turn_time = (uint16_t)(seed % 4 == 0 ? 0 : 30 + k % 100);
+		m->u.lobby.controller = (uint8_t)(seed & 1);
+		m->u.lobby.present = (uint8_t)(1 + k % 3);
+		m->u.lobby.ready = (uint8_t)(m->u.lobby.present & (k / 3));
+		m->u.lobby.bots = (uint8_t)(m->u.lobby.present & (k / 5));
+		m->u.lobby.rematch = (uint8_t)(m->u.lobby.present & (k / 7));
+		for (int p = 0; p < PLAYERS; p++)
+			if ((m->u.lobby.present >> p) & 1)
+				strcpy(m->u.lobby.name[p], names[(k + (size_t)p) % 6]);
+		break;
+	case WIRE_OPTIONS:
+		m->u.options.opt = (struct options){ (uint8_t)(LEVEL_MIN + 2 * (k % 19)), seed & 1, (seed & 2) != 0 };
+		m->u.options.turn_time = (uint16_t)(k % (TURN_TIME_MAX + 1));
+		break;
+	case WIRE_READY:
+		m->u.ready.ready = !(seed & 1);
+		break;
+	case WIRE_CONTROL:
+	case WIRE_REMATCH:
+	case WIRE_HEARTBEAT:
+		break;
+	case WIRE_START:
+		m->u.start.resumed = seed % 7 == 3;
+		m->u.start.turn_time = (uint16_t)(seed % 2 ? 60 : 0);
+		fill(m->u.start.commit, PROTO_COMMIT_LEN, &r);
+		game_update(seed, 0, &m->u.start.view, &m->u.start.first);
+		break;
+	case WIRE_CMD: {
+		static const uint8_t dirs[] = { 0, 1, 2, 3, 4, 6, 7, 8, 9 };
+
+		m->u.cmd.type = (uint8_t)(k % CMD_COUNT);
+		m->u.cmd.dir = dirs[(k / CMD_COUNT) % 9];
+		m->u.cmd.arg = (uint8_t)(seed % 3 == 0 ? 0 : rng_below(&r, 256));
+		break;
+	}
+	case WIRE_UPDATE: {
+		uint8_t first;
+
+		game_update(seed, 1 + (int)(k % 40), &m->u.update, &first);
+		break;
+	}
+	case WIRE_END:
+		m->u.end.result = (uint8_t)(1 + k % 3);
+		m->u.end.reason = (uint8_t)(1 + (k / 3) % 3);
+		m->u.end.seed = rng_next(&r);
+		fill(m->u.end.salt, PROTO_SALT_LEN, &r);
+		m->u.end.hash = rng_next(&r);
+		m->u.end.log_len = (uint32_t)rng_below(&r, 100000);
+		break;
+	case WIRE_LOG_CHUNK:
+		m->u.log.offset = (uint32_t)(k * PROTO_LOG_CHUNK % PROTO_LOG_MAX);
+		m->u.log.len = (uint16_t)(1 + rng_below(&r, seed % 5 == 0 ? PROTO_LOG_CHUNK : 300));
+		for (int i = 0; i < m->u.log.len; i++)
+			m->u.log.data[i] = (uint8_t)("1 step 8\n= 3 0123456789abcdef\n"[(size_t)i % 30]);
+		break;
+	case WIRE_CHAT:
+		m->u.chat.from = seed % 3 == 2 ? CHAT_FROM_CLIENT : (uint8_t)(seed & 1);
+		strcpy(m->u.chat.text, chats[k % 6]);
+		break;
+	case WIRE_ERROR:
+		wire_error_init(m, seed % 2 ? PERR_REFUSED_BASE + ERR_BLOCKED : PERR_VERSION, seed % 2 == 0,
+		                seed % 2 ? err_text(ERR_BLOCKED) : "protocol version 1 here, 2 there");
+		break;
+	case WIRE_RESUME:
+		m->u.resume.token_len = (uint8_t)(PROTO_TOKEN_MIN + k % (PROTO_TOKEN_MAX - PROTO_TOKEN_MIN + 1));
+		fill(m->u.resume.token, m->u.resume.token_len, &r);
+		fill(m->u.resume.proof, PROTO_PROOF_LEN, &r);
+		break;
+	case WIRE_BYE:
+		m->u.bye.reason = (uint8_t)(k % BYE_COUNT);
+		break;
+	case WIRE_PEER:
+		m->u.peer.player = (uint8_t)(seed & 1);
+		m->u.peer.state = (uint8_t)(k % 3);
+		m->u.peer.seconds = (uint16_t)(m->u.peer.state == PEER_DROPPED ? 120 - k % 120 : 0);
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}

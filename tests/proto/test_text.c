@@ -1,0 +1,120 @@
+/* Tests for text: strict UTF-8, no controls or escapes or bidi marks, and the limits of each kind. */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "proto.h"
+#include "text.h"
+
+static bool
+ok(const char *s, int kind)
+{
+	return text_check(s, strlen(s), kind);
+}
+
+Test(text, accepts_clean_text)
+{
+	cr_assert(ok("Merlin", TEXT_NAME));
+	cr_assert(ok("Ŝarlota", TEXT_NAME));
+	cr_assert(ok("火の魔術師", TEXT_NAME));
+	cr_assert(ok("A B", TEXT_NAME));
+	cr_assert(ok("duel-1_X", TEXT_ROOM));
+	cr_assert(ok("gg 🙂 👩‍👩‍👧", TEXT_CHAT)); /* a zero-width joiner is fine in chat */
+	cr_assert(ok("", TEXT_REASON));
+	cr_assert(ok("0123456789abcdef", TEXT_NAME)); /* 16 code points */
+	cr_assert(ok("ééééééééééééééé", TEXT_NAME));
+}
+
+Test(text, refuses_controls_escapes_and_bidi)
+{
+	static const char *const bad[] = {
+		"a\x1b[2Jb",        /* ESC: a terminal escape */
+		"a\nb", "a\tb", "a\rb", "a\x7f", "\x01",
+		"a\xc2\x9b" "2J",   /* C1 CSI, U+009B */
+		"a\xc2\x85",        /* NEL */
+		"a\xe2\x80\xae" "b",  /* RLO U+202E */
+		"a\xe2\x81\xa6" "b",  /* LRI U+2066 */
+		"a\xe2\x80\x8f",      /* RLM */
+		"a\xd8\x9c",          /* ALM U+061C */
+		"a\xe2\x80\xa8",      /* LINE SEPARATOR */
+		"\xef\xbb\xbf" "a",   /* BOM */
+		"a\xef\xbf\xbe",      /* U+FFFE */
+		"a\xef\xb7\x90",      /* U+FDD0 */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		for (int k = 0; k < TEXT_KIND_COUNT; k++)
+			cr_assert(!ok(bad[i], k), "bad[%zu] kind %d", i, k);
+	cr_assert(!text_check("a\0b", 3, TEXT_CHAT), "NUL inside");
+}
+
+Test(text, refuses_invalid_utf8)
+{
+	static const char *const bad[] = {
+		"\x80", "a\xc3", "\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xed\xa0\x80" /* surrogate */,
+		"\xf0\x80\x80\xaf", "\xf4\x90\x80\x80" /* past U+10FFFF */, "\xf5\x80\x80\x80", "\xff", "\xe2\x82",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char out[64];
+
+		cr_assert(!ok(bad[i], TEXT_CHAT), "bad[%zu]", i);
+		cr_assert_eq(text_clean(out, sizeof out, bad[i], strlen(bad[i]), TEXT_CHAT), -1);
+		cr_assert_str_eq(out, "");
+	}
+}
+
+Test(text, limits_per_kind)
+{
+	char s[300];
+
+	memset(s, 'a', sizeof s);
+	cr_assert(!text_check(s, 17, TEXT_NAME), "17 code points");
+	cr_assert(text_check(s, 16, TEXT_ROOM));
+	cr_assert(!text_check(s, 17, TEXT_ROOM));
+	cr_assert(text_check(s, PROTO_CHAT_BYTES, TEXT_CHAT));
+	cr_assert(!text_check(s, PROTO_CHAT_BYTES + 1, TEXT_CHAT));
+	cr_assert(text_check(s, PROTO_REASON_BYTES, TEXT_REASON));
+	cr_assert(!text_check(s, PROTO_REASON_BYTES + 1, TEXT_REASON));
+	cr_assert(!text_check(s, 0, TEXT_NAME) && !text_check(s, 0, TEXT_CHAT) && !text_check(s, 0, TEXT_ROOM));
+	cr_assert(!ok(" lead", TEXT_NAME) && !ok("trail ", TEXT_NAME));
+	cr_assert(!ok("a\xe2\x80\x8b" "b", TEXT_NAME), "zero-width space in a name");
+	cr_assert(!ok("a b", TEXT_ROOM) && !ok("é", TEXT_ROOM) && !ok("a/b", TEXT_ROOM));
+	/* 16 four-byte code points are 64 bytes: the most a name holds. */
+	cr_assert(ok("🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂", TEXT_NAME));
+	cr_assert(!ok("🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂", TEXT_NAME));
+	cr_assert(!text_check("x", 1, TEXT_KIND_COUNT) && !text_check("x", 1, -1));
+}
+
+Test(text, clean_drops_and_cuts)
+{
+	char out[PROTO_CHAT_BYTES + 1], big[400];
+
+	cr_assert_eq(text_clean(out, sizeof out, "hi\x1b[31m there\n", 14, TEXT_CHAT), 12);
+	cr_assert_str_eq(out, "hi[31m there");
+	cr_assert_eq(text_clean(out, sizeof out, "  Merlin the Grey, Wizard of Old  ", 34, TEXT_NAME), 16);
+	cr_assert_str_eq(out, "Merlin the Grey,");
+	cr_assert_eq(text_clean(out, sizeof out, " a ", 3, TEXT_NAME), 1);
+	cr_assert_str_eq(out, "a");
+	cr_assert_eq(text_clean(out, sizeof out, "\x1b\x1b", 2, TEXT_NAME), -1, "nothing left");
+	cr_assert_eq(text_clean(out, sizeof out, "room 1/ok", 9, TEXT_ROOM), 7);
+	cr_assert_str_eq(out, "room1ok");
+	/* Cut on a code point boundary, never inside one. */
+	for (int i = 0; i < 200; i++)
+		memcpy(big + 2 * i, "é", 2);
+	cr_assert_eq(text_clean(out, sizeof out, big, 400, TEXT_CHAT), 200);
+	cr_assert(text_check(out, 200, TEXT_CHAT));
+	cr_assert_eq(text_clean(out, 6, big, 400, TEXT_CHAT), 4, "a small buffer cuts too");
+	cr_assert_eq(text_clean(out, 0, big, 400, TEXT_CHAT), -1);
+	cr_assert_eq(text_clean(out, sizeof out, "x", 1, 99), -1);
+	cr_assert_eq(text_clean(out, sizeof out, "", 0, TEXT_REASON), 0);
+}
+
+Test(text, utf8_next)
+{
+	uint32_t cp;
+
+	cr_assert_eq(text_utf8_next((const uint8_t *)"\xf0\x9f\x99\x82", 4, &cp), 4);
+	cr_assert_eq(cp, 0x1f642);
+	cr_assert_eq(text_utf8_next((const uint8_t *)"\xf0\x9f\x99\x82", 3, &cp), 0);
+	cr_assert_eq(text_utf8_next((const uint8_t *)"", 0, &cp), 0);
+	cr_assert(!text_allowed(0x1b, TEXT_CHAT) && text_allowed('a', TEXT_CHAT) && !text_allowed('a', 99));
+}

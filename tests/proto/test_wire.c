@@ -1,0 +1,609 @@
+/* Tests for wire and pconn: every message round trips, every error path answers, and connections follow the handshake. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pconn.h"
+#include "samples.h"
+#include "wire.h"
+
+static uint8_t buf[PROTO_PAYLOAD_MAX + 16], buf2[PROTO_PAYLOAD_MAX + 16];
+
+static struct wire_msg *
+msg_new(void)
+{
+	struct wire_msg *m = calloc(1, sizeof *m);
+
+	cr_assert(m);
+	return m;
+}
+
+Test(wire, list_is_consistent)
+{
+	for (int i = 0; i < sample_ntypes; i++) {
+		int t = sample_types[i];
+
+		cr_assert(wire_known(t));
+		cr_assert(t > 0 && t < 0x80, "one byte with the deflate bit free");
+		cr_assert(wire_min(t) <= wire_max(t));
+		cr_assert(wire_max(t) <= PROTO_PAYLOAD_MAX);
+		cr_assert(wire_dir(t) >= WIRE_C2S && wire_dir(t) <= WIRE_BOTH);
+		cr_assert_str_neq(wire_name(t), "?");
+		/* Ranges: 1x handshake, 2x lobby, 3x game, 4x control. */
+		cr_assert(t >> 4 >= 1 && t >> 4 <= 4);
+	}
+	cr_assert(!wire_known(0) && !wire_known(0x7f) && !wire_known(-1) && !wire_known(300));
+	cr_assert_str_eq(wire_name(0x7f), "?");
+	cr_assert_eq(wire_max(0x7f), 0);
+	cr_assert_str_eq(bye_text(BYE_QUIT), "quit");
+	cr_assert_str_eq(bye_text(BYE_COUNT), "?");
+	cr_assert_str_eq(proto_strerror(PERR_VERSION), "protocol version mismatch");
+	cr_assert_str_eq(proto_strerror(PERR_REFUSED_BASE + 3), "command refused");
+	cr_assert_str_eq(proto_strerror(-5), "unknown error");
+}
+
+/* encode -> decode gives the same struct, and encoding that gives the same bytes. */
+Test(wire, every_message_round_trips, .timeout = 120)
+{
+	struct wire_msg *m = msg_new(), *d = msg_new();
+	int count = 0;
+
+	for (int i = 0; i < sample_ntypes; i++)
+		for (uint64_t seed = 0; seed < 24; seed++) {
+			int t = sample_types[i];
+			struct proto_err e = { 0 };
+			size_t len, len2;
+
+			cr_assert_eq(sample_msg(t, seed, m), 0);
+			cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), 0, "%s seed %llu: %s", wire_name(t),
+			             (unsigned long long)seed, e.why);
+			cr_assert_eq(wire_decode(t, buf, len, d, &e), 0, "%s: %s", wire_name(t), e.why);
+			if (memcmp(m, d, sizeof *m)) {
+				size_t at = 0;
+
+				while (((uint8_t *)m)[at] == ((uint8_t *)d)[at])
+					at++;
+				cr_assert_fail("%s seed %llu: decoded differs at byte %zu", wire_name(t), (unsigned long long)seed, at);
+			}
+			cr_assert_eq(wire_encode(d, buf2, sizeof buf2, &len2, &e), 0);
+			cr_assert(len == len2 && memcmp(buf, buf2, len) == 0);
+			count++;
+		}
+	cr_assert_eq(sample_msg(0x7f, 0, m), -1);
+	cr_log_info("%d messages of %d types", count, sample_ntypes);
+	free(m);
+	free(d);
+}
+
+/* Every prefix of every message is refused, and so is every message with a byte more. */
+Test(wire, truncated_and_trailing_refused, .timeout = 120)
+{
+	struct wire_msg *m = msg_new(), *d = msg_new();
+
+	for (int i = 0; i < sample_ntypes; i++)
+		for (uint64_t seed = 0; seed < 4; seed++) {
+			int t = sample_types[i];
+			struct proto_err e;
+			size_t len;
+
+			cr_assert_eq(sample_msg(t, seed, m), 0);
+			cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, NULL), 0);
+			for (size_t cut = 0; cut < len; cut += 1 + cut / 64) {
+				if (t == WIRE_LOG_CHUNK && cut > 1)
+					break; /* a chunk's data runs to the end: a shorter one is a shorter chunk */
+				cr_assert_eq(wire_decode(t, buf, cut, d, &e), PROTO_BROKEN, "%s cut %zu/%zu", wire_name(t), cut, len);
+				cr_assert(e.code != PERR_OK);
+			}
+			buf[len] = 0;
+			if (t == WIRE_LOG_CHUNK && len < wire_max(t))
+				continue; /* a chunk's data runs to the end: a byte more is a longer chunk */
+			cr_assert_eq(wire_decode(t, buf, len + 1, d, &e), PROTO_BROKEN, "%s + 1 byte", wire_name(t));
+			cr_assert(e.code == PERR_TRAILING || e.code == PERR_FRAME_SIZE || e.code == PERR_TEXT, "%s: %d %s",
+			          wire_name(t), e.code, e.why);
+		}
+	free(m);
+	free(d);
+}
+
+static void
+refused(int type, const uint8_t *p, size_t len, int code, int line)
+{
+	struct wire_msg *d = msg_new();
+	struct proto_err e = { 0 };
+
+	cr_assert_eq(wire_decode(type, p, len, d, &e), PROTO_BROKEN, "line %d: %s accepted", line, wire_name(type));
+	cr_assert_eq(e.code, code, "line %d: %s: code %d (%s), want %d", line, wire_name(type), e.code, e.why, code);
+	free(d);
+}
+
+#define REFUSED(type, code, ...) do { \
+	const uint8_t bytes_[] = { __VA_ARGS__ }; \
+	refused(type, bytes_, sizeof bytes_, code, __LINE__); \
+} while (0)
+
+#define MAGIC 0x57, 0x5a, 0x57, 0x52
+#define VERSIONS 0x00, PROTO_VERSION, 0x00, RULES_VERSION
+
+Test(wire, handshake_refusals)
+{
+	struct wire_msg *d = msg_new();
+	struct proto_err e;
+	const uint8_t v2[] = { MAGIC, 0x00, PROTO_VERSION + 1, 0x00, RULES_VERSION, 0xde, 0xad };
+	char want[64];
+
+	/* Another version is named with ours, even when the rest of HELLO would not parse. */
+	cr_assert_eq(wire_decode(WIRE_HELLO, v2, sizeof v2, d, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_VERSION);
+	snprintf(want, sizeof want, "protocol version %d here, %d there", PROTO_VERSION, PROTO_VERSION + 1);
+	cr_assert(strstr(e.why, want), "%s", e.why);
+	REFUSED(WIRE_HELLO, PERR_RULES, MAGIC, 0x00, PROTO_VERSION, 0x00, RULES_VERSION + 1, 0, 1, 'a', 1, 'b');
+	REFUSED(WIRE_HELLO, PERR_MAGIC, 'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P');
+	REFUSED(WIRE_CHALLENGE, PERR_VERSION, MAGIC, 0x01, 0x00, VERSIONS);
+	REFUSED(WIRE_HELLO, PERR_RANGE, MAGIC, VERSIONS, 2, 1, 'a', 1, 'b');             /* role */
+	REFUSED(WIRE_HELLO, PERR_TEXT, MAGIC, VERSIONS, 0, 3, 'a', 0x1b, 'b', 1, 'r');  /* ESC in a name */
+	REFUSED(WIRE_HELLO, PERR_TEXT, MAGIC, VERSIONS, 0, 0, 1, 'r');                  /* empty name */
+	REFUSED(WIRE_HELLO, PERR_TEXT, MAGIC, VERSIONS, 0, 1, 'a', 2, 'r', '!');        /* room */
+	REFUSED(WIRE_HELLO, PERR_TRUNCATED, MAGIC, VERSIONS, 0, 5, 'a');
+	REFUSED(WIRE_HELLO, PERR_TRAILING, MAGIC, VERSIONS, 0, 1, 'a', 1, 'r', 0);
+	REFUSED(WIRE_HELLO, PERR_FRAME_SIZE, MAGIC, 0, 1);
+	{
+		uint8_t c[41] = { MAGIC, VERSIONS };
+
+		c[40] = 2;
+		refused(WIRE_CHALLENGE, c, sizeof c, PERR_RANGE, __LINE__); /* unknown flag */
+	}
+	{
+		uint8_t w[19] = { 2, 0, 16 };
+
+		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* player 2 */
+		w[0] = 0;
+		w[1] = 2;
+		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* flags */
+		w[1] = 0;
+		w[2] = 15;
+		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* token too short */
+		w[2] = 17;
+		refused(WIRE_WELCOME, w, sizeof w, PERR_TRUNCATED, __LINE__);
+	}
+	{
+		uint8_t r[49] = { 15 };
+
+		refused(WIRE_RESUME, r, sizeof r, PERR_RANGE, __LINE__);
+	}
+	free(d);
+}
+
+Test(wire, lobby_and_game_refusals)
+{
+	REFUSED(WIRE_OPTIONS, PERR_RANGE, 24, 1, 0, 0);       /* even size */
+	REFUSED(WIRE_OPTIONS, PERR_RANGE, 13, 1, 0, 0);       /* too small */
+	REFUSED(WIRE_OPTIONS, PERR_RANGE, 53, 1, 0, 0);       /* too large */
+	REFUSED(WIRE_OPTIONS, PERR_RANGE, 25, 4, 0, 0);       /* unknown flag */
+	REFUSED(WIRE_OPTIONS, PERR_RANGE, 25, 3, 0x0e, 0x11); /* 3601 seconds */
+	REFUSED(WIRE_OPTIONS, PERR_FRAME_SIZE, 25, 3, 0);
+	REFUSED(WIRE_READY, PERR_RANGE, 2);
+	REFUSED(WIRE_CONTROL, PERR_FRAME_SIZE, 0);
+	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 2, 1, 0, 0, 0, 1, 'a', 0);     /* controller 2 */
+	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 0, 4, 0, 0, 0, 1, 'a', 0);     /* player bit 2 */
+	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 0, 1, 0, 0, 0, 1, 'a', 1, 'b'); /* name of an absent player */
+	REFUSED(WIRE_LOBBY, PERR_TEXT, 25, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0);           /* no name for a present one */
+	REFUSED(WIRE_CMD, PERR_RANGE, 0x07);       /* type 7 */
+	REFUSED(WIRE_CMD, PERR_RANGE, 0x28);       /* direction 5 */
+	REFUSED(WIRE_CMD, PERR_RANGE, 0x50);       /* direction 10 */
+	REFUSED(WIRE_CMD, PERR_RANGE, 0x81, 0x00); /* an argument of 0 is not sent */
+	REFUSED(WIRE_CMD, PERR_TRUNCATED, 0x81);
+	REFUSED(WIRE_CMD, PERR_TRAILING, 0x01, 0x05);
+	{
+		uint8_t end[38] = { 0, 1 };
+
+		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__); /* no result */
+		end[0] = 1;
+		end[1] = 4;
+		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__);
+		end[1] = 1;
+		end[34] = 0x01; /* log of 16 MiB */
+		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__);
+	}
+	REFUSED(WIRE_LOG_CHUNK, PERR_RANGE, 0x80, 0x80, 0x80, 0x02, 'x'); /* offset 4 MiB */
+	REFUSED(WIRE_LOG_CHUNK, PERR_VARINT, 0x80, 0x00, 'x');
+	REFUSED(WIRE_LOG_CHUNK, PERR_FRAME_SIZE, 0x00);
+	REFUSED(WIRE_CHAT, PERR_RANGE, 2, 1, 'a');
+	REFUSED(WIRE_CHAT, PERR_TEXT, 0, 1, 0x07);
+	REFUSED(WIRE_CHAT, PERR_TEXT, 0, 2, 0xc3, 0x28);
+	REFUSED(WIRE_CHAT, PERR_TRUNCATED, 0, 3, 'a');
+	REFUSED(WIRE_ERROR, PERR_RANGE, 0, 6, 2, 0);
+	REFUSED(WIRE_ERROR, PERR_TEXT, 0, 6, 0, 2, 0x1b, 'c');
+	REFUSED(WIRE_BYE, PERR_RANGE, BYE_COUNT);
+	REFUSED(WIRE_PEER, PERR_RANGE, 0, 3, 0, 0);
+	REFUSED(WIRE_PEER, PERR_RANGE, 2, 0, 0, 0);
+	REFUSED(WIRE_HEARTBEAT, PERR_FRAME_SIZE, 0);
+	REFUSED(0x7f, PERR_TYPE, 0);
+	REFUSED(WIRE_START, PERR_RANGE, 2, 0, 0, 0, [36] = 0);           /* flags */
+	REFUSED(WIRE_START, PERR_RANGE, 0, 2, 0, 0, [36] = 0);           /* first */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x40);              /* unknown field bit */
+	REFUSED(WIRE_UPDATE, PERR_VARINT, 0x80, 0x00);
+	REFUSED(WIRE_UPDATE, PERR_TRUNCATED, 0x01, 0x05);               /* pos without y */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x01, 51, 0);                   /* x off any level */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x04, 0x05);                    /* visibility mode */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x04, 0x04, 2, 0xa8, 0x14, 0x00); /* corrections at 2600 and 2601: off any level */
+	REFUSED(WIRE_UPDATE, PERR_TRUNCATED, 0x04, 0x04, 2, 0x00);       /* two corrections, one sent */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x04, 0x01, 0x03, 0x08);        /* square padding bits */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x04, 0x01, 0xaa, 0x01, 0, 0);  /* 170 bits: more than 13x13 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x04, 0x00, 40, 40, 12, 1, 0, 0); /* rectangle off any level */
+	REFUSED(WIRE_UPDATE, PERR_LAYOUT, 0x08, 0x00, 1, 1, 2, 2, 1, 'e'); /* 5 cells in a 2x2 rectangle */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x08, 0x00, 1, 1, 2, 2, 1, 'c'); /* 3 cells: a full rectangle needs 4 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x08, 0x00, 0, 1, 2, 2, 1, 'd'); /* x 0 is the ring */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x08, 0x04, 1, 1);               /* layout mode */
+	REFUSED(WIRE_UPDATE, PERR_TRUNCATED, 0x08, 0x02, 5, 'a');          /* text longer than the payload */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x10, 4, 1, 1);                  /* opponent state */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 0);                        /* zero messages */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 1, 0x7f);                  /* message id */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 1, MSG_CAST, SPELL_COUNT); /* spell argument */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x40, 3, 'a', '1', 'a');          /* effect 0 */
+	REFUSED(WIRE_UPDATE, PERR_LOC, 0x40, 3, 'a', '1', '!');
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x01, 4, 0);                /* turn byte 4 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x02, 20, 0, 0);            /* offered spell 20 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x10, 3, 'a', '1', 'g');    /* appearance 6 - 1 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x20, 1, 'B');               /* a floor on the ring */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x20, 1, 'a');               /* a ring of 1 cell */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x40, 10, 0);                /* 10 carried */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x40, 1, 1, 5);              /* appearance 5 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x01, 0, 0, 0, 0, 14); /* kind 14 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x02, 0x80, 0x02);     /* intrinsic bit 8 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x04, 0x01, 0);        /* turns_left 0 sent */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x08, 4, 0);           /* result 4 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x10, 25, 4);          /* option flags */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x10, 26, 3);          /* size 26 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x20, 2);              /* me 2 */
+}
+
+Test(wire, encoders_refuse_what_decoders_would)
+{
+	struct wire_msg *m = msg_new();
+	struct proto_err e;
+	size_t len;
+
+	sample_msg(WIRE_CMD, 0, m);
+	m->u.cmd.type = CMD_COUNT;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RANGE);
+	sample_msg(WIRE_CHAT, 0, m);
+	strcpy(m->u.chat.text, "\x1b[2J");
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_TEXT);
+	sample_msg(WIRE_HELLO, 0, m);
+	m->u.hello.role = 5;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	sample_msg(WIRE_OPTIONS, 0, m);
+	m->u.options.opt.size = 16;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	sample_msg(WIRE_LOG_CHUNK, 0, m);
+	m->u.log.len = 0;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	sample_msg(WIRE_UPDATE, 3, m);
+	m->u.update.has |= 1u << 30;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	sample_msg(WIRE_HEARTBEAT, 0, m);
+	cr_assert_eq(wire_encode(m, buf, 0, &len, &e), 0, "an empty payload needs no room");
+	sample_msg(WIRE_WELCOME, 0, m);
+	cr_assert_eq(wire_encode(m, buf, 5, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_BUFFER);
+	m->type = 0x7f;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_TYPE);
+	/* An ERROR's text is cleaned and cut, never refused. */
+	wire_error_init(m, PERR_AUTH, true, "bad\x1b[0m password\n and a very long tail that goes on and on and on and on "
+	                "and on and on and on and on and on and on and on and on and on and on and on");
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), 0);
+	cr_assert_eq(strlen(m->u.error.text), PROTO_REASON_BYTES);
+	cr_assert_eq(strncmp(m->u.error.text, "bad[0m password and", 19), 0);
+	free(m);
+}
+
+/* Exact bytes of a few frames, as docs/protocol.md shows them. */
+Test(wire, golden_frames)
+{
+	struct pconn *c = malloc(sizeof *c);
+	struct wire_msg *m = msg_new();
+	uint8_t out[64];
+	size_t len;
+	const uint8_t hello[] = { 0x10, 0x16, MAGIC, VERSIONS, 0x00, 0x06, 'M', 'e', 'r', 'l', 'i', 'n', 0x05, 'l', 'o',
+	                          'b', 'b', 'y' };
+	const uint8_t step8[] = { 0x31, 0x01, 0x40 };
+	const uint8_t quaff3[] = { 0x31, 0x02, 0x83, 0x03 };
+	const uint8_t hb[] = { 0x42, 0x00 };
+
+	pconn_init(c, PCONN_CLIENT);
+	wire_hello_init(m, "Merlin", "lobby", ROLE_PLAYER);
+	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
+	cr_assert(len == sizeof hello && memcmp(out, hello, len) == 0);
+	c->joined = true; /* as after WELCOME; these payloads are too short to deflate anyway */
+	m->type = WIRE_CMD;
+	m->u.cmd = (struct cmd){ CMD_STEP, 0, DIR_N };
+	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
+	cr_assert(len == sizeof step8 && memcmp(out, step8, len) == 0);
+	m->u.cmd = (struct cmd){ CMD_QUAFF, 3, 0 };
+	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
+	cr_assert(len == sizeof quaff3 && memcmp(out, quaff3, len) == 0);
+	m->type = WIRE_HEARTBEAT;
+	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
+	cr_assert(len == sizeof hb && memcmp(out, hb, len) == 0);
+	pconn_finish(c);
+	free(c);
+	free(m);
+}
+
+/* ---- connections ---- */
+
+struct pair {
+	struct pconn srv, cli;
+	uint8_t frame[PCONN_FRAME_MAX];
+	struct wire_msg m, got;
+};
+
+static struct pair *
+pair_new(void)
+{
+	struct pair *p = calloc(1, sizeof *p);
+
+	cr_assert(p);
+	pconn_init(&p->srv, PCONN_SERVER);
+	pconn_init(&p->cli, PCONN_CLIENT);
+	return p;
+}
+
+static void
+pair_free(struct pair *p)
+{
+	pconn_finish(&p->srv);
+	pconn_finish(&p->cli);
+	free(p);
+}
+
+/* Send p->m from one end to the other; returns what pconn_next() said, p->got filled. */
+static int
+pass(struct pair *p, bool from_server, struct proto_err *e)
+{
+	struct pconn *tx = from_server ? &p->srv : &p->cli, *rx = from_server ? &p->cli : &p->srv;
+	size_t len;
+
+	cr_assert_eq(pconn_send(tx, &p->m, p->frame, sizeof p->frame, &len, e), 0, "send %s: %s", wire_name(p->m.type),
+	             e->why);
+	cr_assert_eq(pconn_feed(rx, p->frame, len), len);
+	return pconn_next(rx, &p->got, e);
+}
+
+static void
+handshake(struct pair *p)
+{
+	struct proto_err e = { 0 };
+	uint8_t nonce[PROTO_NONCE_LEN] = { 1, 2, 3 };
+
+	wire_hello_init(&p->m, "Merlin", "lobby", ROLE_PLAYER);
+	cr_assert_eq(pass(p, false, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_str_eq(p->got.u.hello.name, "Merlin");
+	wire_challenge_init(&p->m, nonce, true);
+	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
+	cr_assert(p->got.u.challenge.password);
+	sample_msg(WIRE_AUTH, 1, &p->m);
+	cr_assert_eq(pass(p, false, &e), PROTO_DONE, "%s", e.why);
+	cr_assert(!p->srv.joined && !p->cli.joined);
+	sample_msg(WIRE_WELCOME, 2, &p->m);
+	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
+	cr_assert(p->srv.joined && p->cli.joined);
+}
+
+Test(pconn, handshake_then_deflate)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	uint64_t before;
+
+	handshake(p);
+	for (int i = 0; i < sample_ntypes; i++) {
+		int t = sample_types[i];
+		bool from_server = wire_dir(t) & WIRE_S2C;
+
+		if (wire_before_join(t) && t != WIRE_ERROR && t != WIRE_HEARTBEAT && t != WIRE_BYE)
+			continue;
+		for (uint64_t seed = 0; seed < 6; seed++) {
+			sample_msg(t, seed, &p->m);
+			if (t == WIRE_CHAT)
+				p->m.u.chat.from = from_server ? 0 : CHAT_FROM_CLIENT;
+			cr_assert_eq(pass(p, from_server, &e), PROTO_DONE, "%s: %s", wire_name(t), e.why);
+			cr_assert(memcmp(&p->m, &p->got, sizeof p->m) == 0, "%s seed %llu differs", wire_name(t),
+			          (unsigned long long)seed);
+		}
+	}
+	/* Later frames refer back to earlier ones: the same START again costs little. */
+	sample_msg(WIRE_START, 5, &p->m);
+	before = p->srv.bytes_out;
+	pass(p, true, &e);
+	cr_assert_lt(p->srv.bytes_out - before, 40, "%llu bytes", (unsigned long long)(p->srv.bytes_out - before));
+	cr_assert_gt(p->srv.payload_out, p->srv.bytes_out, "deflate pays");
+	pair_free(p);
+}
+
+Test(pconn, nothing_but_the_handshake_before_the_join)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	size_t len;
+	const uint8_t chat[] = { 0x40, 0x03, 0xff, 0x01, 'a' };
+	const uint8_t deflated_hello[] = { 0x90, 0x02, 0x03, 0x00 };
+
+	/* Neither end sends it... */
+	sample_msg(WIRE_CHAT, 2, &p->m);
+	cr_assert_eq(pconn_send(&p->cli, &p->m, p->frame, sizeof p->frame, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_STATE);
+	/* ...nor accepts it. */
+	pconn_feed(&p->srv, chat, sizeof chat);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_STATE);
+	cr_assert(p->srv.broken);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN, "and stays broken");
+	cr_assert_eq(e.code, PERR_STATE);
+	pair_free(p);
+
+	/* A deflated frame before the join is never inflated. */
+	p = pair_new();
+	pconn_feed(&p->srv, deflated_hello, sizeof deflated_hello);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_EARLY_DEFLATE);
+	pair_free(p);
+}
+
+Test(pconn, directions_types_and_sizes)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	size_t len;
+	const uint8_t unknown[] = { 0x7e, 0x00 };
+	const uint8_t challenge_to_server[] = { 0x11, 0x29 };
+	const uint8_t huge_hello[] = { 0x10, 0x80, 0x02 }; /* 256 bytes: refused before they arrive */
+	const uint8_t big_cmd[] = { 0x31, 0x03 };
+
+	sample_msg(WIRE_CHALLENGE, 0, &p->m);
+	cr_assert_eq(pconn_send(&p->cli, &p->m, p->frame, sizeof p->frame, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_DIRECTION);
+	p->m.type = 0x7e;
+	cr_assert_eq(pconn_send(&p->cli, &p->m, p->frame, sizeof p->frame, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_TYPE);
+	sample_msg(WIRE_HELLO, 0, &p->m);
+	cr_assert_eq(pconn_send(&p->cli, &p->m, p->frame, 2, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_BUFFER);
+	cr_assert_eq(pconn_send(&p->cli, &p->m, p->frame, 10, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_BUFFER);
+	pair_free(p);
+
+	p = pair_new();
+	pconn_feed(&p->srv, unknown, sizeof unknown);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_TYPE);
+	pair_free(p);
+	p = pair_new();
+	pconn_feed(&p->srv, challenge_to_server, sizeof challenge_to_server);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_DIRECTION);
+	pair_free(p);
+	p = pair_new();
+	pconn_feed(&p->srv, huge_hello, sizeof huge_hello);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_FRAME_SIZE);
+	pair_free(p);
+	p = pair_new();
+	p->srv.joined = true;
+	pconn_feed(&p->srv, big_cmd, sizeof big_cmd);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_FRAME_SIZE);
+	pair_free(p);
+	p = pair_new();
+	cr_assert_eq(pconn_next(&p->srv, &p->got, NULL), PROTO_MORE, "nothing yet");
+	pconn_feed(&p->srv, big_cmd, 1);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, NULL), PROTO_MORE, "half a header");
+	pair_free(p);
+}
+
+Test(pconn, version_mismatch_is_clear_on_both_ends)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	char want[64];
+
+	wire_hello_init(&p->m, "Merlin", "lobby", ROLE_PLAYER);
+	p->m.u.hello.proto = PROTO_VERSION + 1;
+	cr_assert_eq(pass(p, false, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_VERSION);
+	/* The server says so, in an ERROR any version can read; the client shows it. */
+	wire_error_init(&p->m, e.code, true, e.why);
+	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(p->got.u.error.code, PERR_VERSION);
+	cr_assert(p->got.u.error.fatal);
+	snprintf(want, sizeof want, "protocol version %d here, %d there", PROTO_VERSION, PROTO_VERSION + 1);
+	cr_assert(strstr(p->got.u.error.text, want), "%s", p->got.u.error.text);
+	pair_free(p);
+
+	/* The client sees a server of another rules version in CHALLENGE. */
+	p = pair_new();
+	sample_msg(WIRE_CHALLENGE, 0, &p->m);
+	p->m.u.challenge.rules = RULES_VERSION + 1;
+	cr_assert_eq(pass(p, true, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RULES);
+	pair_free(p);
+}
+
+Test(pconn, a_bad_deflate_frame_drops_the_peer)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	const uint8_t junk[] = { 0xb2, 0x03, 0xff, 0xff, 0xff };
+
+	handshake(p);
+	pconn_feed(&p->cli, junk, sizeof junk);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_ZLIB);
+	pair_free(p);
+}
+
+Test(pconn, per_frame_mode_sends_raw_when_deflate_does_not_pay)
+{
+	struct pconn_config cfg = { ZSTREAM_FRAME, ZSTREAM_PARAMS_DEFAULT, 0 };
+	struct pair *p = calloc(1, sizeof *p);
+	struct proto_err e = { 0 };
+
+	pconn_init_config(&p->srv, PCONN_SERVER, &cfg);
+	pconn_init_config(&p->cli, PCONN_CLIENT, &cfg);
+	handshake(p);
+	sample_msg(WIRE_PEER, 1, &p->m);
+	cr_assert_eq(pass(p, true, &e), PROTO_DONE);
+	cr_assert_eq(p->frame[0], WIRE_PEER, "4 bytes do not deflate smaller: sent raw");
+	sample_msg(WIRE_START, 0, &p->m);
+	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(p->frame[0], WIRE_START | FRAME_DEFLATED);
+	pair_free(p);
+}
+
+Test(pconn, too_big_for_a_frame_unless_deflated)
+{
+	struct pconn_config raw = { ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT, (size_t)-1 };
+	struct pair *p = calloc(1, sizeof *p);
+	struct proto_err e = { 0 };
+	struct update *u;
+	size_t len;
+
+	/* Potions and effects on all 2601 squares of a 51x51 level: about 29 KiB of
+	 * location text, more than a frame carries unless it is deflated. */
+	pconn_init_config(&p->srv, PCONN_SERVER, &raw);
+	pconn_init_config(&p->cli, PCONN_CLIENT, &raw);
+	p->srv.joined = p->cli.joined = true;
+	p->m.type = WIRE_UPDATE;
+	u = &p->m.u.update;
+	u->has = UPD_BIT(UPD_POTIONS) | UPD_BIT(UPD_FX);
+	for (int y = 0; y < LEVEL_MAX; y++)
+		for (int x = 0; x < LEVEL_MAX; x++) {
+			u->pot[u->npot++] = (struct loc){ (uint8_t)x, (uint8_t)y, (uint8_t)(1 + (x + y) % APPEARANCE_COUNT) };
+			u->fx[u->nfx++] = (struct loc){ (uint8_t)x, (uint8_t)y, (uint8_t)(1 + (x * y) % (FX_COUNT - 1)) };
+		}
+	cr_assert_eq(pconn_send(&p->srv, &p->m, p->frame, sizeof p->frame, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_TOO_BIG, "%s", e.why);
+	pair_free(p);
+	/* Deflated, it fits, and arrives whole. */
+	p = pair_new();
+	p->srv.joined = p->cli.joined = true;
+	p->m.type = WIRE_UPDATE;
+	p->m.u.update.has = UPD_BIT(UPD_POTIONS) | UPD_BIT(UPD_FX);
+	for (int y = 0; y < LEVEL_MAX; y++)
+		for (int x = 0; x < LEVEL_MAX; x++) {
+			struct update *v = &p->m.u.update;
+
+			v->pot[v->npot++] = (struct loc){ (uint8_t)x, (uint8_t)y, (uint8_t)(1 + (x + y) % APPEARANCE_COUNT) };
+			v->fx[v->nfx++] = (struct loc){ (uint8_t)x, (uint8_t)y, (uint8_t)(1 + (x * y) % (FX_COUNT - 1)) };
+		}
+	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_lt(len = p->srv.bytes_out, PROTO_FRAME_MAX);
+	cr_assert_eq(p->got.u.update.npot, LEVEL_MAX * LEVEL_MAX);
+	cr_assert_eq(p->got.u.update.fx[LEVEL_MAX * LEVEL_MAX - 1].id, p->m.u.update.fx[LEVEL_MAX * LEVEL_MAX - 1].id);
+	pair_free(p);
+}

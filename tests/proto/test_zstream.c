@@ -1,0 +1,216 @@
+/* Tests for zstream: both modes round trip, inflation is bounded, and bad or cut deflate data is refused. */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "zstream.h"
+
+static uint8_t in[70000], out[70000], back[70000];
+
+static size_t
+sample(int i, struct rng *r)
+{
+	size_t n = 1 + rng_below(r, i % 5 == 0 ? 5000 : 200);
+
+	for (size_t k = 0; k < n; k++)
+		in[k] = i % 3 ? (uint8_t)"abcabcabd"[(k + (size_t)i) % 9] : (uint8_t)rng_next(r);
+	return n;
+}
+
+static void
+roundtrip_mode(int mode)
+{
+	struct zstream tx, rx;
+	struct rng r;
+
+	zstream_init(&tx, mode, ZSTREAM_PARAMS_DEFAULT);
+	zstream_init(&rx, mode, ZSTREAM_PARAMS_DEFAULT);
+	rng_seed(&r, 7);
+	for (int i = 0; i < 300; i++) {
+		size_t n = sample(i, &r), z, m;
+		struct proto_err e = { 0 };
+
+		cr_assert_eq(zstream_deflate(&tx, in, n, out, sizeof out, &z, &e), 0, "%s", e.why);
+		cr_assert_eq(zstream_inflate(&rx, out, z, back, n, &m, &e), 0, "frame %d: %s", i, e.why);
+		cr_assert_eq(m, n);
+		cr_assert(memcmp(in, back, n) == 0);
+	}
+	zstream_finish(&tx);
+	zstream_finish(&rx);
+}
+
+Test(zstream, stream_round_trip)
+{
+	roundtrip_mode(ZSTREAM_STREAM);
+}
+
+Test(zstream, frame_round_trip)
+{
+	roundtrip_mode(ZSTREAM_FRAME);
+}
+
+Test(zstream, stream_refers_back)
+{
+	struct zstream tx;
+	size_t z1, z2;
+
+	memset(in, 0, 200);
+	for (int i = 0; i < 200; i++)
+		in[i] = (uint8_t)(i * 7 + i / 3);
+	zstream_init(&tx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_deflate(&tx, in, 200, out, sizeof out, &z1, NULL), 0);
+	cr_assert_eq(zstream_deflate(&tx, in, 200, out, sizeof out, &z2, NULL), 0);
+	cr_assert_lt(z2, z1 / 4, "the second copy is a back-reference (%zu then %zu)", z1, z2);
+	zstream_finish(&tx);
+}
+
+static void
+bomb(int mode)
+{
+	struct zstream tx, rx;
+	struct proto_err e;
+	size_t z, m;
+
+	memset(in, 'x', sizeof in);
+	zstream_init(&tx, mode, ZSTREAM_PARAMS_DEFAULT);
+	zstream_init(&rx, mode, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_deflate(&tx, in, PROTO_PAYLOAD_MAX, out, sizeof out, &z, NULL), 0);
+	cr_assert_lt(z, 200);
+	cr_assert_eq(zstream_inflate(&rx, out, z, back, 1000, &m, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_INFLATE_LIMIT, "%s", e.why);
+	/* Exactly the limit is fine. */
+	zstream_finish(&rx);
+	zstream_init(&rx, mode, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_inflate(&rx, out, z, back, PROTO_PAYLOAD_MAX, &m, &e), 0, "%s", e.why);
+	cr_assert_eq(m, PROTO_PAYLOAD_MAX);
+	zstream_finish(&tx);
+	zstream_finish(&rx);
+}
+
+Test(zstream, inflation_is_bounded_stream)
+{
+	bomb(ZSTREAM_STREAM);
+}
+
+Test(zstream, inflation_is_bounded_frame)
+{
+	bomb(ZSTREAM_FRAME);
+}
+
+Test(zstream, limit_hit_exactly_at_a_boundary)
+{
+	struct zstream tx, rx;
+	struct proto_err e;
+	size_t z, m;
+
+	/* 100 bytes out for a limit of 99: refused even when the input ends just there. */
+	memset(in, 'q', 100);
+	zstream_init(&tx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	zstream_init(&rx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_deflate(&tx, in, 100, out, sizeof out, &z, NULL), 0);
+	cr_assert_eq(zstream_inflate(&rx, out, z, back, 99, &m, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_INFLATE_LIMIT);
+	cr_assert_eq(zstream_inflate(&rx, out, z, back, 1000, &m, &e), PROTO_BROKEN, "a broken stream stays broken");
+	zstream_finish(&tx);
+	zstream_finish(&rx);
+}
+
+Test(zstream, garbage_and_cut_data)
+{
+	struct zstream tx, rx;
+	struct proto_err e;
+	size_t z, m;
+	const uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0x12 };
+
+	zstream_init(&rx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_inflate(&rx, junk, sizeof junk, back, 1000, &m, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_ZLIB);
+	zstream_finish(&rx);
+
+	/* A frame cut short does not end at a flush point. */
+	for (int i = 0; i < 3000; i++)
+		in[i] = (uint8_t)(i * i >> 3);
+	zstream_init(&tx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_deflate(&tx, in, 3000, out, sizeof out, &z, NULL), 0);
+	for (size_t cut = 1; cut < z; cut += 1 + z / 40) {
+		zstream_init(&rx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+		cr_assert_eq(zstream_inflate(&rx, out, cut, back, sizeof back, &m, &e), PROTO_BROKEN, "cut at %zu of %zu", cut, z);
+		zstream_finish(&rx);
+	}
+	zstream_finish(&tx);
+
+	/* The peer may not end its stream (a final block). */
+	zstream_init(&tx, ZSTREAM_FRAME, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_deflate(&tx, in, 100, out, sizeof out, &z, NULL), 0);
+	zstream_init(&rx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_inflate(&rx, out, z, back, sizeof back, &m, &e), PROTO_BROKEN);
+	zstream_finish(&rx);
+	/* Per frame: bytes after the end of the stream, and a stream without its end. */
+	zstream_init(&rx, ZSTREAM_FRAME, ZSTREAM_PARAMS_DEFAULT);
+	out[z] = 0;
+	cr_assert_eq(zstream_inflate(&rx, out, z + 1, back, sizeof back, &m, &e), PROTO_BROKEN);
+	cr_assert_eq(zstream_inflate(&rx, out, z - 1, back, sizeof back, &m, &e), PROTO_BROKEN);
+	cr_assert_eq(zstream_inflate(&rx, out, z, back, sizeof back, &m, &e), 0, "a good frame after bad ones");
+	cr_assert_eq(zstream_inflate(&rx, junk, sizeof junk, back, sizeof back, &m, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_ZLIB);
+	zstream_finish(&rx);
+	zstream_finish(&tx);
+}
+
+Test(zstream, deflate_into_too_small_a_buffer)
+{
+	struct zstream tx;
+	struct rng r;
+	struct proto_err e;
+	size_t z;
+
+	rng_seed(&r, 1);
+	for (int i = 0; i < 1000; i++)
+		in[i] = (uint8_t)rng_next(&r);
+	zstream_init(&tx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_deflate(&tx, in, 1000, out, 100, &z, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_BUFFER);
+	cr_assert_eq(zstream_deflate(&tx, in, 10, out, sizeof out, &z, &e), PROTO_BROKEN, "the stream is out of step now");
+	zstream_finish(&tx);
+	zstream_init(&tx, ZSTREAM_FRAME, ZSTREAM_PARAMS_DEFAULT);
+	cr_assert_eq(zstream_deflate(&tx, in, 1000, out, 100, &z, &e), PROTO_BROKEN);
+	cr_assert_eq(zstream_deflate(&tx, in, 10, out, sizeof out, &z, &e), 0, "per frame, the next one is fine");
+	cr_assert_eq(zstream_deflate(&tx, in, PROTO_PAYLOAD_MAX + 1, out, sizeof out, &z, &e), PROTO_BROKEN);
+	zstream_finish(&tx);
+	zstream_finish(NULL);
+}
+
+/* The tail a stream frame leaves off may itself straddle the end of the buffer. */
+Test(zstream, tail_spills_past_cap)
+{
+	struct rng r;
+
+	rng_seed(&r, 3);
+	for (int i = 0; i < 500; i++)
+		in[i] = (uint8_t)rng_next(&r);
+	for (size_t cap = 495; cap < 520; cap++) {
+		struct zstream tx, rx;
+		struct proto_err e = { 0 };
+		size_t z, m, full;
+		int rc;
+
+		zstream_init(&tx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+		cr_assert_eq(zstream_deflate(&tx, in, 500, out, sizeof out, &full, NULL), 0);
+		zstream_finish(&tx);
+		zstream_init(&tx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+		rc = zstream_deflate(&tx, in, 500, out, cap, &z, &e);
+		if (cap >= full) {
+			cr_assert_eq(rc, 0, "cap %zu, frame %zu: %s", cap, full, e.why);
+			cr_assert_eq(z, full);
+			zstream_init(&rx, ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+			cr_assert_eq(zstream_inflate(&rx, out, z, back, 500, &m, NULL), 0);
+			cr_assert(m == 500 && memcmp(in, back, 500) == 0);
+			zstream_finish(&rx);
+		} else {
+			cr_assert_eq(rc, PROTO_BROKEN, "cap %zu, frame %zu", cap, full);
+		}
+		zstream_finish(&tx);
+	}
+}
