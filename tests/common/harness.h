@@ -67,4 +67,11 @@ void harness_bots_step(struct harness_bots *b, struct game *g, struct cmd *c, st
 /* Default options with these changes. */
 void harness_options(struct options *o, int size, bool fov, bool potions);
 
+
+/* Shared scenes, 15x15 with the outer wall. room_map: a 13x13 room, player 0 in the
+ * middle, player 1 in the far corner (in sight, 6 away). pocket_map: player 0 shut in a
+ * one-square pocket, player 1 in the far corner. */
+extern const char *const harness_room_map[];
+extern const char *const harness_pocket_map[];
+
 #endif

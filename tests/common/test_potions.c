@@ -6,46 +6,6 @@
 #include "harness.h"
 #include "internal.h"
 
-/* A 13x13 room; player 0 in the middle, player 1 in a far corner (in sight, 6 away). */
-static const char *const room_map[] = {
-	"###############",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#......0......#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#............1#",
-	"###############",
-	NULL,
-};
-
-/* Player 0 shut in a one-square pocket. */
-static const char *const pocket_map[] = {
-	"###############",
-	"#0#...........#",
-	"###...........#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#............1#",
-	"###############",
-	NULL,
-};
-
 /* Player p drinks a potion of `kind` (bound to red) from the ground or from its pack. */
 static void
 drink_kind(struct game *g, int p, int kind, bool from_pack, struct events *ev)
@@ -77,7 +37,7 @@ Test(potions, drink_from_the_ground)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	g.wiz[0].hp = 2;
 	harness_bind(&g, APPEAR_RED, POTION_HEALING);
 	harness_put(&g, 7, 7, APPEAR_RED);
@@ -108,7 +68,7 @@ Test(potions, quaff_shifts_the_pack)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_give(&g, 0, APPEAR_YELLOW);
 	harness_give(&g, 0, APPEAR_RED);
 	harness_give(&g, 0, APPEAR_BLUE);
@@ -143,7 +103,7 @@ Test(potions, identification_is_per_drinker_and_per_appearance)
 	struct events ev;
 	struct view v0, v1;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_bind(&g, APPEAR_ORANGE, POTION_TELEPATHY);
 	harness_give(&g, 0, APPEAR_ORANGE);
 	harness_give(&g, 0, APPEAR_ORANGE);
@@ -171,7 +131,7 @@ Test(potions, every_kind_acts)
 	for (int k = 0; k < POTION_KIND_COUNT; k++) {
 		const struct potion_info *pi = potion_info(k);
 		for (int from_pack = 0; from_pack < 2; from_pack++) {
-			harness_setup(&g, room_map, (uint64_t)k);
+			harness_setup(&g, harness_room_map, (uint64_t)k);
 			g.wiz[0].hp = 3;
 			drink_kind(&g, 0, k, from_pack, &ev);
 			cr_assert_eq(harness_msg_for(&ev, MSG_IT_WAS, 0)->a, k);
@@ -223,7 +183,7 @@ Test(potions, healing_two_capped_at_five)
 	static const int from[] = { 1, 2, 3, 4, 5 };
 
 	for (int i = 0; i < 5; i++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		g.wiz[0].hp = (int8_t)from[i];
 		drink_kind(&g, 0, POTION_HEALING, true, &ev);
 		int want = from[i] + 2 > WIZARD_HP ? WIZARD_HP : from[i] + 2;
@@ -241,7 +201,7 @@ Test(potions, speed_ten_steps_for_three_turns)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	drink_kind(&g, 0, POTION_SPEED, false, &ev);
 	cr_assert_eq(harness_msgs(&ev, MSG_FAST_ON, 1), 1);
 	cr_assert_eq(g.steps_left, STEPS_PER_TURN, "the opponent's steps are its own");
@@ -270,7 +230,7 @@ Test(potions, slowness_two_steps_for_three_turns)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	drink_kind(&g, 0, POTION_SLOWNESS, true, &ev);
 	cr_assert_eq(harness_msgs(&ev, MSG_SLOW_ON, 1), 1);
 	for (int t = 1; t <= 3; t++) {
@@ -292,7 +252,7 @@ Test(potions, fast_and_slow_make_seven_either_way)
 	static const int order[2][2] = { { POTION_SPEED, POTION_SLOWNESS }, { POTION_SLOWNESS, POTION_SPEED } };
 
 	for (int o = 0; o < 2; o++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		drink_kind(&g, 0, order[o][0], true, &ev);
 		harness_pass(&g, 1, &ev);
 		harness_bind(&g, APPEAR_BLUE, order[o][1]);
@@ -308,7 +268,7 @@ Test(potions, regeneration_heals_at_turn_start)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	g.wiz[0].hp = 1;
 	drink_kind(&g, 0, POTION_REGEN, true, &ev);
 	cr_assert_eq(g.wiz[0].hp, 1, "nothing at once");
@@ -328,7 +288,7 @@ Test(potions, regeneration_heals_at_turn_start)
 	cr_assert_eq(harness_msgs(&ev, MSG_REGENERATED, 1), 0);
 
 	/* At full health it heals nothing and says nothing. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	drink_kind(&g, 0, POTION_REGEN, true, &ev);
 	harness_pass(&g, 1, &ev);
 	cr_assert_eq(g.wiz[0].hp, WIZARD_HP);
@@ -351,7 +311,7 @@ Test(potions, each_resistance_stops_only_its_element)
 
 	for (int r = 0; r < 4; r++)
 		for (int a = 0; a < 5; a++) {
-			harness_setup(&g, room_map, 1);
+			harness_setup(&g, harness_room_map, 1);
 			harness_place(&g, 1, 8, 7); /* east of the caster, adjacent */
 			harness_pass(&g, 0, &ev);
 			drink_kind(&g, 1, res[r].kind, true, &ev);
@@ -382,7 +342,7 @@ Test(potions, resistance_lasts_eight_turns)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 1, 8, 7);
 	harness_pass(&g, 0, &ev);
 	drink_kind(&g, 1, POTION_RESCOLD, true, &ev); /* turn T */
@@ -403,7 +363,7 @@ Test(potions, telepathy_senses_at_turn_start)
 	struct events ev;
 	struct view v;
 
-	harness_setup(&g, pocket_map, 1);
+	harness_setup(&g, harness_pocket_map, 1);
 	drink_kind(&g, 0, POTION_TELEPATHY, true, &ev);
 	cr_assert_eq(ev.sensed & 1, 0, "not before the next turn");
 	view_build(&g, 0, &v);
@@ -434,7 +394,7 @@ Test(potions, enlightenment_maps)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, pocket_map, 1);
+	harness_setup(&g, harness_pocket_map, 1);
 	drink_kind(&g, 0, POTION_ENLIGHTEN, true, &ev);
 	for (int y = 0; y < 15; y++)
 		for (int x = 0; x < 15; x++)
@@ -449,7 +409,7 @@ Test(potions, teleportation_blinks)
 	struct events ev;
 
 	for (uint64_t seed = 0; seed < 30; seed++) {
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_place(&g, 1, 8, 8);
 		drink_kind(&g, 0, POTION_TELEPORT, false, &ev);
 		cr_assert(level_floor(&g.level, g.wiz[0].x, g.wiz[0].y));
@@ -466,7 +426,7 @@ Test(potions, forgetfulness_forgets)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 0, 1, 1);
 	harness_remember(&g);
 	for (int y = 0; y < 15; y++)
@@ -488,7 +448,7 @@ Test(potions, acid_rains_on_the_drinker)
 	struct events ev;
 
 	for (int near = 0; near < 2; near++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		if (near)
 			harness_place(&g, 1, 6, 8);
 		drink_kind(&g, 0, POTION_ACID, false, &ev);
@@ -506,7 +466,7 @@ Test(potions, poison_hurts_and_can_kill)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	drink_kind(&g, 0, POTION_POISON, true, &ev);
 	cr_assert_eq(g.wiz[0].hp, WIZARD_HP - 1);
 	const struct msg *m = harness_msg_for(&ev, MSG_HURT, 0);
@@ -516,14 +476,14 @@ Test(potions, poison_hurts_and_can_kill)
 	cr_assert_eq(harness_msgs_for(&ev, 1), 0);
 
 	/* No resistance stops poison. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	g.wiz[0].chain = (struct chain){ 4, { { HANDLER_RES_COLD, 5 }, { HANDLER_RES_FIRE, 5 }, { HANDLER_RES_ELEC, 5 },
 		{ HANDLER_RES_ACID, 5 } } };
 	drink_kind(&g, 0, POTION_POISON, true, &ev);
 	cr_assert_eq(g.wiz[0].hp, WIZARD_HP - 1);
 
 	/* The last hit point: the drinker loses. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_pass(&g, 0, &ev);
 	g.wiz[1].hp = 1;
 	drink_kind(&g, 1, POTION_POISON, false, &ev);
@@ -539,7 +499,7 @@ Test(potions, second_dose_renews)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	drink_kind(&g, 0, POTION_SPEED, true, &ev); /* T */
 	cr_assert_eq(next_turn(&g, 0, &ev), 10);    /* T+1 */
 	cr_assert_eq(next_turn(&g, 0, &ev), 10);    /* T+2: one count left */
@@ -558,7 +518,7 @@ Test(potions, second_dose_renews)
 	cr_assert_eq(next_turn(&g, 0, &ev), 5);
 
 	/* Renewed on its very last turn, it goes on instead of ending. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	drink_kind(&g, 0, POTION_RESFIRE, true, &ev);
 	for (int t = 1; t <= 8; t++)
 		next_turn(&g, 0, &ev);
@@ -575,7 +535,7 @@ Test(potions, durations_count_the_drinkers_turns_only)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	drink_kind(&g, 0, POTION_TELEPATHY, true, &ev);
 	harness_give(&g, 1, APPEAR_YELLOW);
 	for (int i = 0; i < 4; i++) {

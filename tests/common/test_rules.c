@@ -8,26 +8,6 @@
 #include "harness.h"
 #include "internal.h"
 
-/* A 13x13 room inside the outer ring; player 0 in the middle, player 1 in a corner. */
-static const char *const room_map[] = {
-	"###############",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#......0......#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#............1#",
-	"###############",
-	NULL,
-};
-
 /* Player 0 in a dead end: wall to the west, north and south; player 1 east of it. */
 static const char *const nook_map[] = {
 	"###############",
@@ -264,7 +244,7 @@ Test(rules, step_each_direction)
 	struct events ev;
 
 	for (int i = 0; i < 8; i++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		cr_assert_eq(harness_do(&g, 0, CMD_STEP, 0, d8[i], &ev), ERR_OK);
 		cr_assert_eq(g.wiz[0].x, 7 + dir_dx(d8[i]));
 		cr_assert_eq(g.wiz[0].y, 7 + dir_dy(d8[i]));
@@ -283,7 +263,7 @@ Test(rules, step_limit_and_zero_steps)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	for (int i = 0; i < STEPS_PER_TURN; i++) {
 		cr_assert_eq(harness_do(&g, 0, CMD_STEP, 0, DIR_W, &ev), ERR_OK, "step %d", i + 1);
 		cr_assert_eq(g.steps_left, STEPS_PER_TURN - 1 - i);
@@ -296,7 +276,7 @@ Test(rules, step_limit_and_zero_steps)
 	cr_assert_eq(g.steps_left, STEPS_PER_TURN);
 
 	/* Zero steps, then an action. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	cr_assert_eq(harness_do(&g, 0, CMD_CAST, 2, 0, &ev), ERR_OK);
 	cr_assert_eq(g.turn, 1);
 	cr_assert_eq(g.wiz[0].x, 7);
@@ -332,7 +312,7 @@ Test(rules, each_action_ends_the_turn)
 
 		if (type == CMD_STEP || type == CMD_RESIGN)
 			continue;
-		harness_setup(&g, room_map, 3);
+		harness_setup(&g, harness_room_map, 3);
 		harness_put(&g, 7, 7, APPEAR_YELLOW);
 		harness_give(&g, 0, APPEAR_YELLOW);
 		g.wiz[0].hp = 3;
@@ -353,7 +333,7 @@ Test(rules, each_action_ends_the_turn)
 		cr_assert_eq(g.turn_no, 2);
 		cr_assert_eq(g.steps_left, STEPS_PER_TURN);
 	}
-	harness_setup(&g, room_map, 3);
+	harness_setup(&g, harness_room_map, 3);
 	harness_pass(&g, 0, &ev);
 	cr_assert_eq(harness_msgs(&ev, MSG_WAITED, 1), 1);
 }
@@ -364,7 +344,7 @@ Test(rules, offers_are_redrawn_each_turn)
 	struct events ev;
 	int changed = 0;
 
-	harness_setup(&g, room_map, 11);
+	harness_setup(&g, harness_room_map, 11);
 	for (int i = 0; i < 40; i++) {
 		uint8_t before[SPELL_OFFERED];
 		memcpy(before, g.offered, sizeof before);
@@ -380,7 +360,7 @@ Test(rules, pickup)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_put(&g, 7, 7, APPEAR_GREEN);
 	cr_assert_eq(harness_do(&g, 0, CMD_PICKUP, 0, 0, &ev), ERR_OK);
 	cr_assert_eq(g.potion[7][7], 0);
@@ -395,7 +375,7 @@ Test(rules, pickup)
 	cr_assert(ev.turn_ended);
 
 	/* Up to nine: the ninth fits, a tenth is refused. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	for (int i = 0; i < INV_MAX - 1; i++)
 		harness_give(&g, 0, i % APPEARANCE_COUNT);
 	harness_put(&g, 7, 7, APPEAR_BLUE);
@@ -416,7 +396,7 @@ Test(rules, opponent_memory_cleared_by_looking)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 0, 1, 7);
 	g.wiz[0].opp_known = OPPMEM_REMEMBERED;
 	g.wiz[0].opp_x = 9;
@@ -447,7 +427,7 @@ Test(rules, kill_wins)
 	struct events ev;
 
 	for (int caster = 0; caster < PLAYERS; caster++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		harness_place(&g, 1, 7, 3); /* on the north ray of Rays of Cold */
 		harness_turn(&g, caster);
 		g.wiz[1 - caster].hp = 1;
@@ -474,7 +454,7 @@ Test(rules, own_death_loses)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	g.wiz[0].hp = 1;
 	cr_assert_eq(harness_cast(&g, 0, SPELL_ACIDRAIN, 0, &ev), ERR_OK);
 	cr_assert_eq(g.wiz[0].hp, 0);
@@ -490,7 +470,7 @@ Test(rules, both_dead_at_once_is_a_draw)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 1, 8, 8);
 	g.wiz[0].hp = 1;
 	g.wiz[1].hp = 1;
@@ -510,7 +490,7 @@ Test(rules, resign_on_either_turn)
 	struct events ev;
 
 	for (int who = 0; who < PLAYERS; who++) {
-		harness_setup(&g, room_map, 1); /* player 0 to move */
+		harness_setup(&g, harness_room_map, 1); /* player 0 to move */
 		cr_assert_eq(harness_do(&g, who, CMD_RESIGN, 0, 0, &ev), ERR_OK);
 		cr_assert_eq(g.result, who == 0 ? RESULT_WIN1 : RESULT_WIN0);
 		cr_assert_eq(g.end_reason, END_RESIGNED);
@@ -529,7 +509,7 @@ Test(rules, turn_limit_draw)
 	struct events ev;
 	char text[128];
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	g.turn_no = TURN_LIMIT - 2;
 	harness_pass(&g, 0, &ev);
 	cr_assert_eq(g.result, RESULT_NONE);
@@ -555,7 +535,7 @@ Test(rules, refuse_not_your_turn_and_bad_player)
 {
 	static struct game g;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	refuse(&g, 1, CMD_STEP, 0, DIR_N, ERR_NOT_YOUR_TURN);
 	refuse(&g, 1, CMD_PASS, 0, 0, ERR_NOT_YOUR_TURN);
 	refuse(&g, 1, CMD_CAST, 0, 0, ERR_NOT_YOUR_TURN);
@@ -571,7 +551,7 @@ Test(rules, refuse_game_over_first)
 {
 	static struct game g;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	g.result = RESULT_WIN1;
 	g.end_reason = END_RESIGNED;
 	refuse(&g, 0, CMD_PASS, 0, 0, ERR_GAME_OVER);
@@ -584,7 +564,7 @@ Test(rules, refuse_bad_command)
 {
 	static struct game g;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	refuse(&g, 0, CMD_COUNT, 0, 0, ERR_BAD_COMMAND);
 	refuse(&g, 0, 255, 0, 0, ERR_BAD_COMMAND);
 	refuse(&g, 1, CMD_COUNT, 0, 0, ERR_BAD_COMMAND);
@@ -595,7 +575,7 @@ Test(rules, refuse_bad_direction)
 	static struct game g;
 	static const int bad[] = { 0, 5, 10, 11, 255 };
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_offer(&g, SPELL_FIRE, SPELL_COLD, SPELL_MAPPING);
 	for (int i = 0; i < 5; i++) {
 		refuse(&g, 0, CMD_STEP, 0, bad[i], ERR_BAD_DIRECTION);
@@ -620,7 +600,7 @@ Test(rules, refuse_casts)
 {
 	static struct game g;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_offer(&g, SPELL_FIRE, SPELL_COLD, SPELL_MAPPING);
 	refuse(&g, 0, CMD_CAST, 3, 0, ERR_BAD_SPELL);
 	refuse(&g, 0, CMD_CAST, 255, DIR_N, ERR_BAD_SPELL);
@@ -635,7 +615,7 @@ Test(rules, refuse_bare_commands)
 {
 	static struct game g;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_put(&g, 7, 7, APPEAR_RED);
 	harness_give(&g, 0, APPEAR_RED);
 	refuse(&g, 0, CMD_PASS, 0, DIR_N, ERR_NO_DIRECTION);
@@ -653,7 +633,7 @@ Test(rules, refuse_potions)
 {
 	static struct game g;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	refuse(&g, 0, CMD_DRINK, 0, 0, ERR_NO_POTION_HERE);
 	refuse(&g, 0, CMD_PICKUP, 0, 0, ERR_NO_POTION_HERE);
 	/* A potion on the next square is not here. */

@@ -8,46 +8,6 @@
 #include "harness.h"
 #include "internal.h"
 
-/* A 13x13 room; the caster (0) in the middle, the opponent (1) in the far corner, in sight. */
-static const char *const room_map[] = {
-	"###############",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#......0......#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#............1#",
-	"###############",
-	NULL,
-};
-
-/* The caster shut in a one-square pocket: it sees nothing of the room beside it. */
-static const char *const pocket_map[] = {
-	"###############",
-	"#0#...........#",
-	"###...........#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#.............#",
-	"#............1#",
-	"###############",
-	NULL,
-};
-
 static int
 cheb(int x0, int y0, int x1, int y1)
 {
@@ -153,7 +113,7 @@ Test(spells, every_spell_tells_caster_and_opponent)
 
 	for (int s = 0; s < SPELL_COUNT; s++) {
 		for (uint64_t seed = 0; seed < 20; seed++) {
-			harness_setup(&g, room_map, seed);
+			harness_setup(&g, harness_room_map, seed);
 			harness_put(&g, 3, 3, APPEAR_RED);
 			harness_give(&g, 0, APPEAR_BLUE);
 			cr_assert_eq(harness_cast(&g, 0, s, DIR_E, &ev), ERR_OK, "%s", spell_name(s));
@@ -186,7 +146,7 @@ Test(spells, cold_rays_through_walls_to_the_edge)
 	static const int d8[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, DIR_W, DIR_NW };
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 0, 5, 7);
 	harness_place(&g, 1, 5, 2); /* on the north ray, behind a wall */
 	wall(&g, 5, 4);
@@ -224,7 +184,7 @@ Test(spells, cold_misses_off_the_rays)
 	static const int off[][2] = { { 9, 8 }, { 8, 9 }, { 13, 12 }, { 1, 2 } };
 
 	for (int i = 0; i < 4; i++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		harness_place(&g, 1, off[i][0], off[i][1]);
 		cr_assert_eq(harness_cast(&g, 0, SPELL_COLD, 0, &ev), ERR_OK);
 		cr_assert_eq(g.wiz[1].hp, WIZARD_HP, "hit at (%d,%d)", off[i][0], off[i][1]);
@@ -234,7 +194,7 @@ Test(spells, cold_misses_off_the_rays)
 		cr_assert_eq(ev.hp_changed, 0);
 	}
 	/* On the far diagonal, across the whole room: hit. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_COLD, 0, &ev), ERR_OK);
 	cr_assert_eq(g.wiz[1].hp, WIZARD_HP - 1);
 }
@@ -275,7 +235,7 @@ Test(spells, fire_cone_in_the_open)
 	for (int i = 0; i < 8; i++)
 		for (int s = 0; s < 4; s++)
 			for (uint64_t seed = 0; seed < 6; seed++) {
-				harness_setup(&g, room_map, seed * 8 + (uint64_t)i);
+				harness_setup(&g, harness_room_map, seed * 8 + (uint64_t)i);
 				harness_place(&g, 0, start[s][0], start[s][1]);
 				harness_place(&g, 1, 7, 7);
 				if (s == 0)
@@ -294,7 +254,7 @@ Test(spells, fire_cone_in_the_open)
 	for (int r = 5; r <= 10; r++)
 		cr_assert(reach_seen[r], "reach %d never drawn", r);
 	/* A few squares by hand: east from the middle reaches 5 to 10, 45 degrees each side. */
-	harness_setup(&g, room_map, 3);
+	harness_setup(&g, harness_room_map, 3);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_FIRE, DIR_E, &ev), ERR_OK);
 	cr_assert_eq(ev.fx[7][8], FX_FIRE);
 	cr_assert_eq(ev.fx[6][8], FX_FIRE);
@@ -313,7 +273,7 @@ Test(spells, fire_stopped_by_walls)
 
 	for (uint64_t seed = 0; seed < 12; seed++) {
 		/* A wall across the room at x = 5: only the column before it burns. */
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_place(&g, 0, 3, 7);
 		harness_place(&g, 1, 8, 7);
 		for (int y = 1; y < 14; y++)
@@ -327,7 +287,7 @@ Test(spells, fire_stopped_by_walls)
 		cr_assert_eq(harness_msgs(&ev, MSG_FIRE_MISS, 1), 1);
 
 		/* A gap in the wall: the fire floods through it, and reaches the opponent 5 away. */
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_place(&g, 0, 3, 7);
 		harness_place(&g, 1, 8, 7);
 		for (int y = 1; y < 14; y++)
@@ -349,7 +309,7 @@ Test(spells, fire_stopped_by_walls)
 				cr_assert(ev.fx[y][x] != FX_FIRE || level_floor(&g.level, x, y));
 	}
 	/* It needs a direction. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_offer(&g, SPELL_FIRE, SPELL_COLD, SPELL_MAPPING);
 	cr_assert_eq(harness_do(&g, 0, CMD_CAST, 0, DIR_NONE, &ev), ERR_NEEDS_DIRECTION);
 }
@@ -362,7 +322,7 @@ Test(spells, lightning_plus_with_sides)
 	struct events ev;
 
 	/* The open room: every square within one of the caster's row or column. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_LIGHTNING, 0, &ev), ERR_OK);
 	for (int y = 0; y < 15; y++)
 		for (int x = 0; x < 15; x++) {
@@ -381,7 +341,7 @@ Test(spells, lightning_stopped_by_walls)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	wall(&g, 7, 4);  /* stops the north bolt at (7,5) */
 	wall(&g, 10, 8); /* a side square of the east bolt */
 	harness_place(&g, 1, 6, 3); /* beside the north bolt's line, past the wall */
@@ -402,7 +362,7 @@ Test(spells, lightning_stopped_by_walls)
 	cr_assert_eq(harness_msgs(&ev, MSG_THUNDER, 2), 1);
 
 	/* Beside the east bolt: struck. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 1, 12, 8);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_LIGHTNING, 0, &ev), ERR_OK);
 	cr_assert_eq(g.wiz[1].hp, WIZARD_HP - 1);
@@ -412,7 +372,7 @@ Test(spells, lightning_stopped_by_walls)
 	cr_assert_not_null(m);
 	cr_assert_eq(m->a, ELEMENT_ELEC);
 	/* Two beside the bolt's line is safe. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 1, 12, 9);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_LIGHTNING, 0, &ev), ERR_OK);
 	cr_assert_eq(g.wiz[1].hp, WIZARD_HP);
@@ -427,7 +387,7 @@ Test(spells, acid_rain_three_by_three)
 	struct events ev;
 
 	for (int far = 0; far < 2; far++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		wall(&g, 6, 6);
 		harness_place(&g, 1, far ? 9 : 8, far ? 9 : 8);
 		memset(want, 0, sizeof want);
@@ -456,7 +416,7 @@ Test(spells, mapping_reveals_the_layout_to_the_caster)
 	static uint8_t opp_mem[LEVEL_MAX][LEVEL_MAX];
 	struct events ev;
 
-	harness_setup(&g, pocket_map, 1);
+	harness_setup(&g, harness_pocket_map, 1);
 	memcpy(opp_mem, g.wiz[1].mem, sizeof opp_mem);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_MAPPING, 0, &ev), ERR_OK);
 	for (int y = 0; y < 15; y++)
@@ -537,7 +497,7 @@ Test(spells, identify_the_inventory)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_give(&g, 0, APPEAR_RED);
 	harness_give(&g, 0, APPEAR_BLUE);
 	harness_give(&g, 0, APPEAR_RED);
@@ -573,7 +533,7 @@ Test(spells, item_detection_senses_some_potions)
 	bool ever[10] = { false };
 
 	for (uint64_t seed = 0; seed < 60; seed++) {
-		harness_setup(&g, pocket_map, seed);
+		harness_setup(&g, harness_pocket_map, seed);
 		for (int i = 0; i < 10; i++)
 			harness_put(&g, spots[i][0], spots[i][1], i % APPEARANCE_COUNT);
 		cr_assert_eq(harness_cast(&g, 0, SPELL_ITEMDETECT, 0, &ev), ERR_OK);
@@ -620,7 +580,7 @@ Test(spells, life_detection)
 	struct events ev;
 	struct view v;
 
-	harness_setup(&g, pocket_map, 1);
+	harness_setup(&g, harness_pocket_map, 1);
 	view_build(&g, 0, &v);
 	cr_assert_eq(v.opp_state, OPP_UNKNOWN);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_LIFEDETECT, 0, &ev), ERR_OK);
@@ -655,7 +615,7 @@ Test(spells, restoration_heals_one_up_to_five)
 	static const int from[] = { 1, 3, 4, 5 };
 
 	for (int i = 0; i < 4; i++) {
-		harness_setup(&g, room_map, 1);
+		harness_setup(&g, harness_room_map, 1);
 		g.wiz[0].hp = (int8_t)from[i];
 		cr_assert_eq(harness_cast(&g, 0, SPELL_RESTORE, 0, &ev), ERR_OK);
 		int want = from[i] < WIZARD_HP ? from[i] + 1 : WIZARD_HP;
@@ -680,7 +640,7 @@ Test(spells, take_life_in_sight)
 	static struct game g;
 	struct events ev;
 
-	harness_setup(&g, room_map, 1); /* the opponent is 6 away across open floor: in sight */
+	harness_setup(&g, harness_room_map, 1); /* the opponent is 6 away across open floor: in sight */
 	g.wiz[0].hp = 3;
 	cr_assert(game_sees(&g, 0, 13, 13));
 	cr_assert_eq(harness_cast(&g, 0, SPELL_TAKELIFE, 0, &ev), ERR_OK);
@@ -695,13 +655,13 @@ Test(spells, take_life_in_sight)
 	cr_assert_eq(ev.hp_changed, 3);
 
 	/* At full health the caster still steals; it just cannot hold more. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_TAKELIFE, 0, &ev), ERR_OK);
 	cr_assert_eq(g.wiz[1].hp, WIZARD_HP - 1);
 	cr_assert_eq(g.wiz[0].hp, WIZARD_HP);
 
 	/* The last hit point: the caster wins. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	g.wiz[1].hp = 1;
 	cr_assert_eq(harness_cast(&g, 0, SPELL_TAKELIFE, 0, &ev), ERR_OK);
 	cr_assert_eq(g.result, RESULT_WIN0);
@@ -713,7 +673,7 @@ Test(spells, take_life_needs_sight)
 	struct events ev;
 
 	/* Shut in: fizzles, and the opponent feels nothing. */
-	harness_setup(&g, pocket_map, 1);
+	harness_setup(&g, harness_pocket_map, 1);
 	g.wiz[0].hp = 3;
 	cr_assert_eq(harness_cast(&g, 0, SPELL_TAKELIFE, 0, &ev), ERR_OK);
 	cr_assert_eq(g.wiz[1].hp, WIZARD_HP);
@@ -723,7 +683,7 @@ Test(spells, take_life_needs_sight)
 	cr_assert_eq(ev.hp_changed, 0);
 
 	/* Seven squares off across open floor: out of sight. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 0, 6, 7);
 	cr_assert(!game_sees(&g, 0, 13, 13));
 	cr_assert_eq(harness_cast(&g, 0, SPELL_TAKELIFE, 0, &ev), ERR_OK);
@@ -731,7 +691,7 @@ Test(spells, take_life_needs_sight)
 	cr_assert_eq(harness_msgs_for(&ev, 1), 0);
 
 	/* With FoV off the whole level is in sight, walls or not. */
-	harness_setup_opt(&g, pocket_map, 15, false, true, 1);
+	harness_setup_opt(&g, harness_pocket_map, 15, false, true, 1);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_TAKELIFE, 0, &ev), ERR_OK);
 	cr_assert_eq(g.wiz[1].hp, WIZARD_HP - 1);
 }
@@ -823,7 +783,7 @@ Test(spells, random_casts_another_spell)
 	bool seen[SPELL_COUNT] = { false };
 
 	for (uint64_t seed = 0; seed < 600; seed++) {
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_give(&g, 0, APPEAR_RED);
 		harness_put(&g, 3, 3, APPEAR_BLUE);
 		g.wiz[0].hp = 4;
@@ -907,7 +867,7 @@ Test(spells, demolition_near_walls_only)
 	cr_assert_lt(nothing, 30);
 
 	/* In the middle of an open room there is nothing to demolish. */
-	harness_setup(&g, room_map, 1);
+	harness_setup(&g, harness_room_map, 1);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_DEMOLISH, 0, &ev), ERR_OK);
 	cr_assert_eq(harness_msgs(&ev, MSG_NOTHING_HAPPENS, 1), 1);
 	cr_assert_eq(harness_msgs_for(&ev, 1), 0);
@@ -987,7 +947,7 @@ Test(spells, create_potions)
 	bool count_seen[4] = { false };
 
 	for (uint64_t seed = 0; seed < 60; seed++) {
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_put(&g, 2, 2, APPEAR_RED);
 		before = g;
 		cr_assert_eq(harness_cast(&g, 0, SPELL_CREATE, 0, &ev), ERR_OK);
@@ -1010,7 +970,7 @@ Test(spells, create_potions)
 	cr_assert(count_seen[1] && count_seen[2] && count_seen[3]);
 
 	/* Without the potions option: nothing. */
-	harness_setup_opt(&g, room_map, 15, true, false, 1);
+	harness_setup_opt(&g, harness_room_map, 15, true, false, 1);
 	cr_assert_eq(harness_cast(&g, 0, SPELL_CREATE, 0, &ev), ERR_OK);
 	cr_assert_eq(harness_potions(&g), 0);
 	cr_assert_eq(harness_msgs(&ev, MSG_NOTHING_HAPPENS, 1), 1);
@@ -1046,7 +1006,7 @@ Test(spells, blink_to_free_floor)
 	/* In the room: anywhere free, never the same square twice in a row for long. */
 	int moved_far = 0;
 	for (uint64_t seed = 0; seed < 100; seed++) {
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_place(&g, 1, 8, 7);
 		cr_assert_eq(harness_cast(&g, 0, SPELL_BLINK, 0, &ev), ERR_OK);
 		cr_assert(level_floor(&g.level, g.wiz[0].x, g.wiz[0].y));
@@ -1089,7 +1049,7 @@ Test(spells, blink_all_after_sensing)
 	int cleared = 0, remembered = 0;
 
 	for (uint64_t seed = 0; seed < 80; seed++) {
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_place(&g, 0, 1, 1);
 		g.wiz[0].opp_known = OPPMEM_SENSED;
 		g.wiz[0].opp_x = 13;
@@ -1125,7 +1085,7 @@ Test(spells, scream_radius_four)
 
 	for (uint64_t seed = 0; seed < 120; seed++) {
 		bool near = seed % 2 == 0;
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_put(&g, 11, 7, APPEAR_RED);   /* 4 away */
 		harness_put(&g, 3, 3, APPEAR_BLUE);   /* 4 away */
 		harness_put(&g, 12, 7, APPEAR_GREEN); /* 5 away */
@@ -1179,7 +1139,7 @@ Test(spells, forgetfulness_only_out_of_sight)
 	struct events ev;
 
 	for (uint64_t seed = 0; seed < 20; seed++) {
-		harness_setup(&g, room_map, seed);
+		harness_setup(&g, harness_room_map, seed);
 		harness_place(&g, 0, 1, 1);
 		harness_put(&g, 12, 12, APPEAR_RED);
 		harness_put(&g, 3, 3, APPEAR_BLUE);
