@@ -4,6 +4,7 @@
 
 #include "cmd_keys.h"
 #include "commands.h"
+#include "commands_net.h"
 #include "commands_ui.h"
 #include "game.h"
 
@@ -17,6 +18,10 @@ static const struct subcommand {
 	const char *summary;
 } subcommands[] = {
 	{ "practice", cmd_practice, "a duel in this terminal against a bot" },
+	{ "host", cmd_host, "host a duel: a server in this process, played from this terminal" },
+	{ "join", cmd_join, "join a hosted duel (or a room of a server)" },
+	{ "server", cmd_server, "a headless server of many rooms" },
+	{ "bot", cmd_bot, "a bot that plays over the network" },
 	{ "selfplay", cmd_selfplay, "headless duels between two bots, printed or summarised" },
 	{ "replay", cmd_replay, "watch a turn log, check it, or print it turn by turn" },
 	{ "keys", keys_cmd, "print the key bindings in force and where they came from" },

@@ -1,0 +1,1003 @@
+/* net: a libuv TCP client of the wizwar protocol; applies updates to its view and checks the host at the end. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+#include "text.h"
+#include "turnlog.h"
+
+/* One TCP connection attempt; a new one for every reconnect, freed in its close callback. */
+struct net_link {
+	uv_tcp_t tcp;
+	uv_connect_t creq;
+	struct net *n;
+	bool connected, closing;
+};
+
+struct wreq {
+	uv_write_t req;
+	uint8_t data[];
+};
+
+struct seen {
+	uint64_t hash;
+	bool resumed; /* a snapshot after a resume: the command before it may be lost to a host restart */
+};
+
+struct net {
+	uv_loop_t *loop;
+	struct net_config cfg;
+	char *host, *name, *room;
+	struct auth_key key;
+	int phase;
+	bool closing, gave_up, fatal;
+	int handles;             /* timer + getaddrinfo + links alive */
+	uv_timer_t timer;
+	uv_getaddrinfo_t gai;
+	bool resolving, resolved;
+	struct sockaddr_storage addr;
+	struct net_link *link;
+	bool joined;             /* on the current link */
+	uint64_t link_since, last_rx, last_tx, lost_at, next_try;
+	uint64_t bytes_in, bytes_out;
+	int player;
+	bool controller;
+	uint8_t token[PROTO_TOKEN_MAX];
+	size_t token_len;
+	struct wire_lobby lobby;
+	struct view view;
+	/* The fair-host check. */
+	uint8_t commit[PROTO_COMMIT_LEN];
+	struct seen *seen;
+	size_t nseen, capseen;
+	struct wire_end end;
+	bool end_pending;
+	char *log;
+	uint32_t log_got;
+	struct wire_msg in, out;
+	uint8_t frame[PCONN_FRAME_MAX];
+	struct pconn pc;
+};
+
+static void link_lost(struct net *n, const char *why);
+static void try_connect(struct net *n);
+
+void
+net_config_default(struct net_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->port = NET_DEFAULT_PORT;
+	c->role = ROLE_PLAYER;
+	c->connect_ms = 10000;
+	c->reconnect_ms = 1000;
+	c->reconnect_for_ms = 130000;
+	c->heartbeat_ms = 15000;
+	c->idle_ms = 45000;
+	c->verify = true;
+}
+
+static uint64_t
+now(const struct net *n)
+{
+	return uv_now(n->loop);
+}
+
+static void
+fail(struct net *n, int code, bool fatal, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (n->cfg.ev.error)
+		n->cfg.ev.error(n->cfg.ud, n, code, fatal, text);
+}
+
+/* Closing. */
+
+static void
+unref(struct net *n)
+{
+	if (--n->handles > 0)
+		return;
+	if (n->cfg.ev.closed)
+		n->cfg.ev.closed(n->cfg.ud, n);
+	pconn_finish(&n->pc);
+	auth_key_wipe(&n->key);
+	free(n->seen);
+	free(n->log);
+	free(n->host);
+	free(n->name);
+	free(n->room);
+	free(n);
+}
+
+static void
+on_link_closed(uv_handle_t *h)
+{
+	struct net_link *l = h->data;
+	struct net *n = l->n;
+
+	free(l);
+	unref(n);
+}
+
+static void
+close_link(struct net *n)
+{
+	struct net_link *l = n->link;
+
+	if (l == NULL)
+		return;
+	n->link = NULL;
+	n->joined = false;
+	l->closing = true;
+	uv_close((uv_handle_t *)&l->tcp, on_link_closed);
+}
+
+static void
+on_timer_closed(uv_handle_t *h)
+{
+	unref(h->data);
+}
+
+static void
+shut_down(struct net *n)
+{
+	if (n->phase == NET_CLOSED)
+		return;
+	n->phase = NET_CLOSED;
+	close_link(n);
+	if (n->resolving)
+		uv_cancel((uv_req_t *)&n->gai);
+	uv_close((uv_handle_t *)&n->timer, on_timer_closed);
+}
+
+static void
+on_bye_written(uv_shutdown_t *req, int status)
+{
+	struct net_link *l = req->data;
+
+	(void)status;
+	free(req);
+	if (!l->closing) {
+		l->closing = true;
+		uv_close((uv_handle_t *)&l->tcp, on_link_closed);
+	}
+}
+
+void
+net_close(struct net *n)
+{
+	if (n == NULL || n->closing)
+		return;
+	n->closing = true;
+	if (n->link && n->joined) {
+		/* Say BYE and let it go out before the socket closes. */
+		struct net_link *l = n->link;
+		uv_shutdown_t *req = malloc(sizeof *req);
+		n->out.type = WIRE_BYE;
+		n->out.u.bye.reason = BYE_QUIT;
+		net_send(n, &n->out);
+		if (req) {
+			req->data = l;
+			if (uv_shutdown(req, (uv_stream_t *)&l->tcp, on_bye_written) == 0) {
+				n->link = NULL;
+				n->joined = false;
+				uv_read_stop((uv_stream_t *)&l->tcp);
+				shut_down(n);
+				return;
+			}
+			free(req);
+		}
+	}
+	shut_down(n);
+}
+
+/* Sending. */
+
+static void
+on_write(uv_write_t *req, int status)
+{
+	(void)status;
+	free(req);
+}
+
+static int
+send_msg(struct net *n, const struct wire_msg *m)
+{
+	struct proto_err e;
+	struct wreq *w;
+	size_t len;
+	uv_buf_t b;
+
+	if (n->link == NULL || !n->link->connected)
+		return -1;
+	if (pconn_send(&n->pc, m, n->frame, sizeof n->frame, &len, &e) != 0) {
+		fail(n, e.code, false, "cannot send %s: %s", wire_name(m->type), e.why);
+		return -1;
+	}
+	if ((w = malloc(sizeof *w + len)) == NULL)
+		return -1;
+	memcpy(w->data, n->frame, len);
+	b = uv_buf_init((char *)w->data, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)&n->link->tcp, &b, 1, on_write) != 0) {
+		free(w);
+		return -1;
+	}
+	n->bytes_out += len;
+	n->last_tx = now(n);
+	return 0;
+}
+
+int
+net_send(struct net *n, const struct wire_msg *m)
+{
+	if (!n->joined)
+		return -1;
+	return send_msg(n, m);
+}
+
+int
+net_cmd(struct net *n, const struct cmd *c)
+{
+	n->out.type = WIRE_CMD;
+	n->out.u.cmd = *c;
+	return net_send(n, &n->out);
+}
+
+int
+net_chat(struct net *n, const char *text)
+{
+	n->out.type = WIRE_CHAT;
+	n->out.u.chat.from = CHAT_FROM_CLIENT;
+	if (text == NULL || text_clean(n->out.u.chat.text, sizeof n->out.u.chat.text, text, strlen(text), TEXT_CHAT) <= 0)
+		return -1;
+	return net_send(n, &n->out);
+}
+
+int
+net_options(struct net *n, const struct options *o, int turn_time)
+{
+	n->out.type = WIRE_OPTIONS;
+	n->out.u.options.opt = *o;
+	n->out.u.options.turn_time = (uint16_t)turn_time;
+	return net_send(n, &n->out);
+}
+
+int
+net_ready(struct net *n, bool ready)
+{
+	n->out.type = WIRE_READY;
+	n->out.u.ready.ready = ready;
+	return net_send(n, &n->out);
+}
+
+int
+net_control(struct net *n)
+{
+	n->out.type = WIRE_CONTROL;
+	return net_send(n, &n->out);
+}
+
+int
+net_rematch(struct net *n)
+{
+	n->out.type = WIRE_REMATCH;
+	return net_send(n, &n->out);
+}
+
+/* The fair-host check. */
+
+uint64_t
+net_view_hash(const struct view *v)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+#define MIX(p, len)                                                  \
+	do {                                                             \
+		const uint8_t *b_ = (const uint8_t *)(p);                    \
+		for (size_t i_ = 0; i_ < (size_t)(len); i_++)                \
+			h = (h ^ b_[i_]) * 0x100000001b3ULL;                     \
+	} while (0)
+#define MIXV(x)                                                      \
+	do {                                                             \
+		uint64_t x_ = (uint64_t)(x);                                 \
+		MIX(&x_, 8);                                                 \
+	} while (0)
+	MIXV(v->opt.size);
+	MIXV(v->opt.fov);
+	MIXV(v->opt.potions);
+	MIXV(v->me);
+	MIX(v->cell, sizeof v->cell);
+	MIX(v->potion, sizeof v->potion);
+	MIXV(v->x);
+	MIXV(v->y);
+	MIXV(v->hp);
+	MIXV(v->opp_hp);
+	MIXV(v->opp_state);
+	MIXV(v->opp_x);
+	MIXV(v->opp_y);
+	MIXV(v->ninv);
+	MIX(v->inv, sizeof v->inv);
+	MIX(v->kind_of, sizeof v->kind_of);
+	MIXV(v->intrinsics);
+	MIX(v->turns_left, sizeof v->turns_left);
+	MIXV(v->turn);
+	MIXV(v->turn_no);
+	MIXV(v->steps_left);
+	MIX(v->offered, sizeof v->offered);
+	MIXV(v->result);
+	MIXV(v->end_reason);
+#undef MIX
+#undef MIXV
+	return h;
+}
+
+static void
+record_view(struct net *n, bool resumed)
+{
+	uint64_t h = net_view_hash(&n->view);
+
+	if (!resumed && n->nseen && n->seen[n->nseen - 1].hash == h)
+		return;
+	if (n->nseen == n->capseen) {
+		size_t cap = n->capseen ? n->capseen * 2 : 256;
+		struct seen *ns = realloc(n->seen, cap * sizeof *ns);
+		if (ns == NULL)
+			return;
+		n->seen = ns;
+		n->capseen = cap;
+	}
+	n->seen[n->nseen++] = (struct seen){ h, resumed };
+}
+
+struct replayed {
+	int me;
+	uint64_t *h;
+	size_t n, cap;
+	bool oom;
+	struct view v;
+};
+
+static void
+push_hash(struct replayed *r, uint64_t h)
+{
+	if (r->n && r->h[r->n - 1] == h)
+		return;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		uint64_t *nh = realloc(r->h, cap * sizeof *nh);
+		if (nh == NULL) {
+			r->oom = true;
+			return;
+		}
+		r->h = nh;
+		r->cap = cap;
+	}
+	r->h[r->n++] = h;
+}
+
+static void
+replay_cb(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
+{
+	struct replayed *r = ud;
+
+	(void)p;
+	(void)c;
+	(void)ev;
+	(void)lineno;
+	view_build(g, r->me, &r->v);
+	push_hash(r, net_view_hash(&r->v));
+}
+
+/* Every view this player was shown must appear, in order, among the views the log
+ * gives it; only the view just before a resumed snapshot may be missing (the
+ * command of a host killed mid-turn is lost with its log line). */
+static bool
+views_match(const struct net *n, const struct replayed *r, char *why, size_t whylen)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < n->nseen; i++) {
+		size_t k = j;
+		while (k < r->n && r->h[k] != n->seen[i].hash)
+			k++;
+		if (k < r->n) {
+			j = k;
+			continue;
+		}
+		if (i + 1 < n->nseen && n->seen[i + 1].resumed)
+			continue;
+		snprintf(why, whylen, "view %zu of %zu that the server showed is not in the replayed log", i + 1, n->nseen);
+		return false;
+	}
+	return true;
+}
+
+static bool
+verify(struct net *n, char *why, size_t whylen)
+{
+	const struct wire_end *e = &n->end;
+	struct turnlog_replay *rp = NULL;
+	struct replayed r = { .me = n->player };
+	struct game *g = NULL;
+	bool ok = false;
+
+	if (!auth_commit_check(e->seed, e->salt, n->commit)) {
+		snprintf(why, whylen, "the revealed seed does not match the commitment made at the start");
+		return false;
+	}
+	if (e->log_len == 0) {
+		snprintf(why, whylen, "the server revealed no log");
+		return false;
+	}
+	if ((rp = malloc(sizeof *rp)) == NULL || (g = malloc(sizeof *g)) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	/* The view before any command: from the options and seed the log names. */
+	if (turnlog_replay(n->log, e->log_len, rp, NULL, NULL) != 0) {
+		snprintf(why, whylen, "the revealed log does not replay: line %d: %s", rp->line, rp->error);
+		goto out;
+	}
+	if (game_init(g, &rp->hdr.opt, rp->hdr.seed) != ERR_OK) {
+		snprintf(why, whylen, "the revealed log's options are refused");
+		goto out;
+	}
+	view_build(g, n->player, &r.v);
+	push_hash(&r, net_view_hash(&r.v));
+	turnlog_replay(n->log, e->log_len, rp, replay_cb, &r);
+	if (r.oom) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	if (rp->hdr.seed != e->seed) {
+		snprintf(why, whylen, "the log's seed is not the revealed seed");
+		goto out;
+	}
+	if (!rp->ended || rp->game.result != e->result || game_hash(&rp->game) != e->hash) {
+		snprintf(why, whylen, "the log does not end as the server says the duel ended");
+		goto out;
+	}
+	ok = views_match(n, &r, why, whylen);
+	if (ok)
+		snprintf(why, whylen, "seed and log verified: %" "zu views checked", n->nseen);
+out:
+	free(r.h);
+	free(rp);
+	free(g);
+	return ok;
+}
+
+static void
+end_done(struct net *n)
+{
+	char why[400] = "";
+	bool ok = false;
+
+	n->end_pending = false;
+	if (n->cfg.verify)
+		ok = verify(n, why, sizeof why);
+	else
+		snprintf(why, sizeof why, "not verified");
+	if (n->cfg.ev.end)
+		n->cfg.ev.end(n->cfg.ud, n, &n->end, ok, why);
+	free(n->log);
+	n->log = NULL;
+	n->nseen = 0;
+}
+
+/* Receiving. */
+
+static void
+on_message(struct net *n, const struct wire_msg *m)
+{
+	struct proto_err e;
+
+	if (n->cfg.ev.msg)
+		n->cfg.ev.msg(n->cfg.ud, n, m);
+	switch (m->type) {
+	case WIRE_CHALLENGE: {
+		const struct wire_challenge *c = &m->u.challenge;
+		if (n->joined)
+			goto unexpected;
+		if (c->password && !n->key.set) {
+			n->fatal = true;
+			fail(n, PERR_AUTH, true, "this game needs a password (--password)");
+			net_close(n);
+			return;
+		}
+		if (n->token_len) {
+			n->out.type = WIRE_RESUME;
+			n->out.u.resume.token_len = (uint8_t)n->token_len;
+			memcpy(n->out.u.resume.token, n->token, n->token_len);
+			auth_proof(&n->key, c->nonce, n->token, n->token_len, n->out.u.resume.proof);
+		} else {
+			n->out.type = WIRE_AUTH;
+			auth_proof(&n->key, c->nonce, n->name, strlen(n->name), n->out.u.auth.proof);
+		}
+		send_msg(n, &n->out);
+		return;
+	}
+	case WIRE_WELCOME:
+		n->joined = true;
+		n->player = m->u.welcome.player;
+		n->controller = m->u.welcome.controller;
+		n->token_len = m->u.welcome.token_len;
+		memcpy(n->token, m->u.welcome.token, n->token_len);
+		if (n->phase == NET_CONNECTING || n->phase == NET_RECONNECTING) {
+			bool was = n->phase == NET_RECONNECTING;
+			n->phase = NET_LOBBY;
+			if (was && n->cfg.ev.link)
+				n->cfg.ev.link(n->cfg.ud, n, true);
+		}
+		if (n->cfg.ev.welcome)
+			n->cfg.ev.welcome(n->cfg.ud, n, n->player, n->controller);
+		return;
+	case WIRE_LOBBY:
+		n->lobby = m->u.lobby;
+		n->controller = m->u.lobby.controller == n->player;
+		if (n->cfg.ev.lobby)
+			n->cfg.ev.lobby(n->cfg.ud, n, &n->lobby);
+		return;
+	case WIRE_START:
+		update_blank(&n->view);
+		if (update_apply(&n->view, &m->u.start.view, &e) != 0) {
+			fail(n, e.code, true, "bad START: %s", e.why);
+			n->fatal = true;
+			net_close(n);
+			return;
+		}
+		if (!m->u.start.resumed) {
+			n->nseen = 0;
+			memcpy(n->commit, m->u.start.commit, sizeof n->commit);
+		}
+		record_view(n, m->u.start.resumed);
+		n->phase = NET_PLAYING;
+		if (n->cfg.ev.start)
+			n->cfg.ev.start(n->cfg.ud, n, &n->view, m->u.start.resumed);
+		return;
+	case WIRE_UPDATE:
+		if (n->phase != NET_PLAYING)
+			goto unexpected;
+		if (update_apply(&n->view, &m->u.update, &e) != 0) {
+			fail(n, e.code, true, "bad UPDATE: %s", e.why);
+			n->fatal = true;
+			net_close(n);
+			return;
+		}
+		record_view(n, false);
+		if (n->cfg.ev.update)
+			n->cfg.ev.update(n->cfg.ud, n, &n->view, &m->u.update);
+		return;
+	case WIRE_END:
+		n->end = m->u.end;
+		n->phase = NET_LOBBY;
+		free(n->log);
+		n->log = NULL;
+		n->log_got = 0;
+		if (n->end.log_len > PROTO_LOG_MAX)
+			n->end.log_len = 0;
+		if (n->end.log_len && (n->log = malloc(n->end.log_len + 1)) == NULL)
+			n->end.log_len = 0;
+		n->end_pending = true;
+		if (n->end.log_len == 0)
+			end_done(n);
+		return;
+	case WIRE_LOG_CHUNK:
+		if (!n->end_pending || m->u.log.offset != n->log_got || m->u.log.len > n->end.log_len - n->log_got)
+			goto unexpected;
+		memcpy(n->log + n->log_got, m->u.log.data, m->u.log.len);
+		n->log_got += m->u.log.len;
+		if (n->log_got == n->end.log_len) {
+			n->log[n->log_got] = '\0';
+			end_done(n);
+		}
+		return;
+	case WIRE_CHAT:
+		if (n->cfg.ev.chat)
+			n->cfg.ev.chat(n->cfg.ud, n, m->u.chat.from, m->u.chat.text);
+		return;
+	case WIRE_PEER:
+		if (n->cfg.ev.peer)
+			n->cfg.ev.peer(n->cfg.ud, n, &m->u.peer);
+		return;
+	case WIRE_ERROR:
+		if (m->u.error.fatal) {
+			n->fatal = true;
+			if (m->u.error.code == PERR_RESUME)
+				n->gave_up = true;
+		}
+		fail(n, m->u.error.code, m->u.error.fatal, "%s", m->u.error.text);
+		if (m->u.error.fatal)
+			net_close(n);
+		return;
+	case WIRE_HEARTBEAT:
+		return;
+	case WIRE_BYE:
+		if (m->u.bye.reason == BYE_REPLACED || n->phase != NET_PLAYING) {
+			n->fatal = true;
+			fail(n, PERR_OK, true, "the server says goodbye: %s", bye_text(m->u.bye.reason));
+			net_close(n);
+		} else {
+			link_lost(n, bye_text(m->u.bye.reason));
+		}
+		return;
+	default:
+		break;
+	}
+unexpected:
+	fail(n, PERR_STATE, true, "the server sent %s out of turn", wire_name(m->type));
+	n->fatal = true;
+	net_close(n);
+}
+
+static void
+on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct net_link *l = h->data;
+	size_t len;
+	uint8_t *p = pconn_space(&l->n->pc, &len);
+
+	(void)suggested;
+	*buf = uv_buf_init((char *)p, (unsigned)len);
+}
+
+static void
+on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+	struct net_link *l = st->data;
+	struct net *n = l->n;
+	struct proto_err e;
+
+	if (l != n->link)
+		return;
+	if (nread < 0) {
+		link_lost(n, nread == UV_EOF ? "the server closed the connection" : uv_strerror((int)nread));
+		return;
+	}
+	if (nread == 0)
+		return;
+	if (n->cfg.ev.rx)
+		n->cfg.ev.rx(n->cfg.ud, n, (const uint8_t *)buf->base, (size_t)nread);
+	pconn_commit(&n->pc, (size_t)nread);
+	n->bytes_in += (uint64_t)nread;
+	n->last_rx = now(n);
+	while (n->link == l && !n->closing) {
+		int rc = pconn_next(&n->pc, &n->in, &e);
+		if (rc == PROTO_MORE)
+			break;
+		if (rc == PROTO_BROKEN) {
+			unsigned here, there;
+			if ((e.code == PERR_VERSION || e.code == PERR_RULES) &&
+			    sscanf(e.why, "%*s version %u here, %u there", &here, &there) == 2)
+				fail(n, e.code, true, "version mismatch: this client has %s version %u, the server %u",
+				     e.code == PERR_VERSION ? "protocol" : "rules", here, there);
+			else
+				fail(n, e.code, true, "the server broke the protocol: %s", e.why);
+			n->fatal = true;
+			net_close(n);
+			break;
+		}
+		on_message(n, &n->in);
+	}
+}
+
+/* Connecting and reconnecting. */
+
+static void
+link_lost(struct net *n, const char *why)
+{
+	bool was_up = n->joined;
+
+	close_link(n);
+	if (n->closing || n->phase == NET_CLOSED)
+		return;
+	if (n->fatal || n->gave_up || (n->phase != NET_PLAYING && n->phase != NET_RECONNECTING) || !n->token_len) {
+		fail(n, PERR_SERVER, true, "connection lost: %s", why);
+		net_close(n);
+		return;
+	}
+	if (n->phase != NET_RECONNECTING) {
+		n->phase = NET_RECONNECTING;
+		n->lost_at = now(n);
+		if (was_up && n->cfg.ev.link)
+			n->cfg.ev.link(n->cfg.ud, n, false);
+	}
+	n->next_try = now(n) + n->cfg.reconnect_ms;
+}
+
+static void
+on_connect(uv_connect_t *req, int status)
+{
+	struct net_link *l = req->data;
+	struct net *n = l->n;
+
+	if (l != n->link)
+		return;
+	if (status != 0) {
+		if (n->phase == NET_CONNECTING) {
+			fail(n, PERR_SERVER, true, "cannot connect to %s port %d: %s", n->host, n->cfg.port, uv_strerror(status));
+			n->fatal = true;
+			net_close(n);
+		} else {
+			link_lost(n, uv_strerror(status));
+		}
+		return;
+	}
+	l->connected = true;
+	uv_tcp_nodelay(&l->tcp, 1);
+	pconn_finish(&n->pc);
+	pconn_init(&n->pc, PCONN_CLIENT);
+	n->last_rx = now(n);
+	uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read);
+	wire_hello_init(&n->out, n->name, n->room, n->cfg.role);
+	send_msg(n, &n->out);
+}
+
+static void
+try_connect(struct net *n)
+{
+	struct net_link *l;
+
+	if (n->link || n->closing || !n->resolved)
+		return;
+	if ((l = calloc(1, sizeof *l)) == NULL)
+		return;
+	l->n = n;
+	uv_tcp_init(n->loop, &l->tcp);
+	l->tcp.data = l;
+	l->creq.data = l;
+	n->handles++;
+	n->link = l;
+	n->joined = false;
+	n->link_since = now(n);
+	if (uv_tcp_connect(&l->creq, &l->tcp, (const struct sockaddr *)&n->addr, on_connect) != 0)
+		link_lost(n, "cannot start a connection");
+}
+
+static void
+on_tick(uv_timer_t *t)
+{
+	struct net *n = t->data;
+	uint64_t tnow = now(n);
+
+	if (n->closing)
+		return;
+	if (n->link && !n->joined && tnow - n->link_since >= n->cfg.connect_ms) {
+		if (n->phase == NET_CONNECTING) {
+			fail(n, PERR_TIMEOUT, true, "no answer from %s port %d", n->host, n->cfg.port);
+			n->fatal = true;
+			net_close(n);
+		} else {
+			link_lost(n, "no answer");
+		}
+		return;
+	}
+	if (n->link && n->joined) {
+		if (tnow - n->last_rx >= n->cfg.idle_ms) {
+			link_lost(n, "the server went silent");
+			return;
+		}
+		if (tnow - n->last_tx >= n->cfg.heartbeat_ms) {
+			n->out.type = WIRE_HEARTBEAT;
+			send_msg(n, &n->out);
+		}
+	}
+	if (n->phase == NET_RECONNECTING && n->link == NULL) {
+		if (tnow - n->lost_at >= n->cfg.reconnect_for_ms) {
+			n->gave_up = true;
+			fail(n, PERR_TIMEOUT, true, "could not get back to the server");
+			net_close(n);
+			return;
+		}
+		if (tnow >= n->next_try)
+			try_connect(n);
+	}
+}
+
+static void
+on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+{
+	struct net *n = req->data;
+
+	n->resolving = false;
+	if (status != 0 || res == NULL) {
+		if (status != UV_EAI_CANCELED && !n->closing) {
+			fail(n, PERR_SERVER, true, "cannot find %s: %s", n->host, uv_strerror(status));
+			n->fatal = true;
+			net_close(n);
+		}
+		if (res)
+			uv_freeaddrinfo(res);
+		unref(n);
+		return;
+	}
+	memcpy(&n->addr, res->ai_addr, res->ai_addrlen);
+	if (n->addr.ss_family == AF_INET)
+		((struct sockaddr_in *)&n->addr)->sin_port = htons((uint16_t)n->cfg.port);
+	else
+		((struct sockaddr_in6 *)&n->addr)->sin6_port = htons((uint16_t)n->cfg.port);
+	uv_freeaddrinfo(res);
+	n->resolved = true;
+	if (!n->closing)
+		try_connect(n);
+	unref(n);
+}
+
+struct net *
+net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whylen)
+{
+	struct net *n;
+	struct addrinfo hints;
+	char name[PROTO_NAME_BYTES + 1];
+
+	signal(SIGPIPE, SIG_IGN); /* a dead server is an EPIPE, not the end of the process */
+	if (auth_init() != 0) {
+		snprintf(why, whylen, "libsodium cannot start");
+		return NULL;
+	}
+	if (cfg->host == NULL || cfg->host[0] == '\0' || cfg->port <= 0 || cfg->port > 65535) {
+		snprintf(why, whylen, "no server address");
+		return NULL;
+	}
+	if (cfg->name == NULL || text_clean(name, sizeof name, cfg->name, strlen(cfg->name), TEXT_NAME) <= 0) {
+		snprintf(why, whylen, "a name is 1 to %d printable characters", PROTO_NAME_CHARS);
+		return NULL;
+	}
+	if (cfg->room && cfg->room[0] && !text_check(cfg->room, strlen(cfg->room), TEXT_ROOM)) {
+		snprintf(why, whylen, "a room code is 1 to %d letters, digits, '-' or '_'", PROTO_ROOM_BYTES);
+		return NULL;
+	}
+	if (cfg->token_len > PROTO_TOKEN_MAX || (cfg->token_len && cfg->token_len < PROTO_TOKEN_MIN)) {
+		snprintf(why, whylen, "bad resume token");
+		return NULL;
+	}
+	if ((n = calloc(1, sizeof *n)) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	n->loop = loop;
+	n->cfg = *cfg;
+	n->host = strdup(cfg->host);
+	n->name = strdup(name);
+	/* HELLO's room code may not be empty (text.h); a one-room host ignores it. */
+	n->room = strdup(cfg->room && cfg->room[0] ? cfg->room : "host");
+	n->player = -1;
+	n->phase = NET_CONNECTING;
+	if (cfg->token_len) {
+		memcpy(n->token, cfg->token, cfg->token_len);
+		n->token_len = cfg->token_len;
+	}
+	if (cfg->key)
+		n->key = *cfg->key;
+	else if (auth_key_derive(&n->key, cfg->password) != 0) {
+		snprintf(why, whylen, "out of memory deriving the password key");
+		goto fail;
+	}
+	if (!n->host || !n->name || !n->room) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
+	}
+	pconn_init(&n->pc, PCONN_CLIENT);
+	update_blank(&n->view);
+	uv_timer_init(loop, &n->timer);
+	n->timer.data = n;
+	n->handles = 2; /* the timer and the address lookup */
+	uv_timer_start(&n->timer, on_tick, 200, 200);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	n->gai.data = n;
+	n->resolving = true;
+	if (uv_getaddrinfo(loop, &n->gai, on_resolved, n->host, NULL, &hints) != 0) {
+		n->resolving = false;
+		n->handles--;
+		fail(n, PERR_SERVER, true, "cannot look up %s", n->host);
+		net_close(n);
+	}
+	return n;
+fail:
+	free(n->host);
+	free(n->name);
+	free(n->room);
+	free(n);
+	return NULL;
+}
+
+int
+net_phase(const struct net *n)
+{
+	return n->phase;
+}
+
+int
+net_player(const struct net *n)
+{
+	return n->player;
+}
+
+bool
+net_controller(const struct net *n)
+{
+	return n->controller;
+}
+
+const struct view *
+net_view(const struct net *n)
+{
+	return &n->view;
+}
+
+const struct wire_lobby *
+net_lobby(const struct net *n)
+{
+	return &n->lobby;
+}
+
+void *
+net_ud(const struct net *n)
+{
+	return n->cfg.ud;
+}
+
+void
+net_bytes(const struct net *n, uint64_t *in, uint64_t *out)
+{
+	*in = n->bytes_in;
+	*out = n->bytes_out;
+}
+
+int
+net_parse_hostport(const char *s, char *host, size_t hostlen, int *port, int default_port, char *why, size_t whylen)
+{
+	const char *colon = NULL, *h = s;
+	size_t hl;
+
+	*port = default_port;
+	if (s == NULL || *s == '\0') {
+		snprintf(why, whylen, "no server address");
+		return -1;
+	}
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		if (end == NULL) {
+			snprintf(why, whylen, "'%s': no ']' after an IPv6 address", s);
+			return -1;
+		}
+		h = s + 1;
+		hl = (size_t)(end - h);
+		if (end[1] == ':')
+			colon = end + 1;
+		else if (end[1] != '\0') {
+			snprintf(why, whylen, "'%s': junk after ']'", s);
+			return -1;
+		}
+	} else {
+		colon = strrchr(s, ':');
+		if (colon && strchr(s, ':') != colon)
+			colon = NULL; /* a bare IPv6 address */
+		hl = colon ? (size_t)(colon - s) : strlen(s);
+	}
+	if (hl == 0 || hl >= hostlen) {
+		snprintf(why, whylen, "'%s': bad host name", s);
+		return -1;
+	}
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	if (colon) {
+		char *end;
+		long p = strtol(colon + 1, &end, 10);
+		if (colon[1] == '\0' || *end != '\0' || p < 1 || p > 65535 || colon[1] == '+' || colon[1] == '-') {
+			snprintf(why, whylen, "'%s': the port must be 1 to 65535", colon + 1);
+			return -1;
+		}
+		*port = (int)p;
+	}
+	return 0;
+}

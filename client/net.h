@@ -1,0 +1,107 @@
+/* net: the client's end of the wizwar protocol on libuv: join, lobby, play, chat, resume after a drop, verify the host. */
+#ifndef WW_NET_H
+#define WW_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "auth.h"
+#include "game.h"
+#include "pconn.h"
+#include "update.h"
+#include "view.h"
+#include "wire.h"
+
+enum net_phase {
+	NET_CONNECTING,   /* resolving, connecting, handshaking */
+	NET_LOBBY,        /* joined; no duel being played */
+	NET_PLAYING,      /* a duel: START received, END not yet */
+	NET_RECONNECTING, /* the link dropped during a duel; resuming with the token */
+	NET_CLOSED,       /* given up, or closed; no more events but `closed` */
+};
+
+struct net;
+
+/* Every callback is optional; `ud` is net_config.ud. */
+struct net_events {
+	void (*welcome)(void *ud, struct net *n, int player, bool controller);
+	void (*lobby)(void *ud, struct net *n, const struct wire_lobby *l);
+	/* A new duel, or after a resume the whole view again. */
+	void (*start)(void *ud, struct net *n, const struct view *v, bool resumed);
+	/* The view after one command, with the messages and effects for this player. */
+	void (*update)(void *ud, struct net *n, const struct view *v, const struct update *u);
+	void (*chat)(void *ud, struct net *n, int from, const char *text);
+	void (*peer)(void *ud, struct net *n, const struct wire_peer *p);
+	/* The duel ended. verified: the seed matched its commitment and the revealed log
+	 * replays to every view this player was shown; otherwise `why` says what did not. */
+	void (*end)(void *ud, struct net *n, const struct wire_end *e, bool verified, const char *why);
+	/* An ERROR from the server (a refused command has code PERR_REFUSED_BASE + err and is
+	 * not fatal), or a local failure (code PERR_SERVER, fatal) such as a connection refused. */
+	void (*error)(void *ud, struct net *n, int code, bool fatal, const char *text);
+	/* The link to the server went down (a duel: reconnecting) or came back. */
+	void (*link)(void *ud, struct net *n, bool up);
+	/* Everything is closed; n is freed right after this returns. */
+	void (*closed)(void *ud, struct net *n);
+	/* Tests: every byte received, and every message decoded. */
+	void (*rx)(void *ud, struct net *n, const uint8_t *bytes, size_t len);
+	void (*msg)(void *ud, struct net *n, const struct wire_msg *m);
+};
+
+struct net_config {
+	const char *host;           /* name or address */
+	int port;
+	const char *name;
+	const char *room;           /* "" or NULL for a one-room host */
+	const char *password;       /* NULL: none */
+	const struct auth_key *key; /* instead of password: a key already derived */
+	int role;                   /* enum wire_role */
+	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */
+	size_t token_len;
+	unsigned connect_ms;        /* a connection attempt and its handshake (10 s) */
+	unsigned reconnect_ms;      /* between attempts after a drop (1 s) */
+	unsigned reconnect_for_ms;  /* how long to keep trying (130 s) */
+	unsigned heartbeat_ms;      /* 15 s */
+	unsigned idle_ms;           /* silence before the link counts as dropped (45 s) */
+	bool verify;                /* check the revealed seed and log at the end (true) */
+	struct net_events ev;
+	void *ud;
+};
+
+void net_config_default(struct net_config *c);
+
+/* Start connecting. NULL on bad arguments (a message in why). */
+struct net *net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whylen);
+/* Leave: BYE to the server (a duel in progress is forfeited), close everything; `closed` follows. */
+void net_close(struct net *n);
+
+int net_send(struct net *n, const struct wire_msg *m); /* 0, or -1 when not joined */
+int net_cmd(struct net *n, const struct cmd *c);
+int net_chat(struct net *n, const char *text);
+int net_options(struct net *n, const struct options *o, int turn_time);
+int net_ready(struct net *n, bool ready);
+int net_control(struct net *n);
+int net_rematch(struct net *n);
+
+/* Read-only state. */
+int net_phase(const struct net *n);
+int net_player(const struct net *n);        /* -1 before WELCOME */
+bool net_controller(const struct net *n);
+const struct view *net_view(const struct net *n);
+const struct wire_lobby *net_lobby(const struct net *n);
+void *net_ud(const struct net *n);
+/* Bytes on the wire, both ways, headers included. */
+void net_bytes(const struct net *n, uint64_t *in, uint64_t *out);
+
+/* A hash of every field of a view (not its padding): what the end-of-duel check compares. */
+uint64_t net_view_hash(const struct view *v);
+
+/* Split "HOST[:PORT]" ("[v6]:PORT" too). 0, or -1 with a message in why. */
+int net_parse_hostport(const char *s, char *host, size_t hostlen, int *port, int default_port, char *why,
+                       size_t whylen);
+
+#define NET_DEFAULT_PORT 7727
+
+#endif

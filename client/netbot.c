@@ -1,0 +1,224 @@
+/* netbot: plays duels over the network with bot_choose() on the received view; readies, rematches, verifies. */
+#include <stdio.h>
+#include <string.h>
+
+#include "netbot.h"
+
+static void
+act(struct netbot *b)
+{
+	const struct view *v = net_view(b->net);
+	struct cmd c;
+
+	if (b->cfg.passive || b->waiting || net_phase(b->net) != NET_PLAYING || v->result != RESULT_NONE || v->turn != v->me)
+		return;
+	if (!b->cfg.choose || !b->cfg.choose(b->cfg.ud, b, v, &c))
+		bot_choose(v, b->cfg.level, &b->rng, &c);
+	if (net_cmd(b->net, &c) == 0) {
+		b->waiting = true;
+		return;
+	}
+	/* A command the protocol cannot even carry: play a legal one instead. */
+	bot_choose(v, b->cfg.level, &b->rng, &c);
+	if (net_cmd(b->net, &c) == 0)
+		b->waiting = true;
+}
+
+static void
+on_think(uv_timer_t *t)
+{
+	act(t->data);
+}
+
+static void
+consider(struct netbot *b)
+{
+	if (b->cfg.think_ms == 0) {
+		act(b);
+		return;
+	}
+	if (!b->waiting && !uv_is_active((uv_handle_t *)&b->think) && !uv_is_closing((uv_handle_t *)&b->think))
+		uv_timer_start(&b->think, on_think, b->cfg.think_ms, 0);
+}
+
+static void
+ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
+{
+	struct netbot *b = ud;
+	int me = net_player(n);
+
+	(void)l;
+	if (!b->cfg.ready || net_phase(n) != NET_LOBBY || me < 0)
+		return;
+	if (!(l->ready & (1u << me)) && !b->ready_sent) {
+		b->ready_sent = true;
+		if (b->games > 0)
+			net_rematch(n);
+		else
+			net_ready(n, true);
+	}
+}
+
+static void
+ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
+{
+	struct netbot *b = ud;
+
+	(void)n;
+	(void)v;
+	(void)resumed;
+	b->waiting = false;
+	b->ready_sent = false;
+	consider(b);
+}
+
+static void
+ev_update(void *ud, struct net *n, const struct view *v, const struct update *u)
+{
+	struct netbot *b = ud;
+
+	(void)n;
+	(void)v;
+	(void)u;
+	b->waiting = false;
+	consider(b);
+}
+
+static void
+ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const char *why)
+{
+	struct netbot *b = ud;
+	int me = net_player(n);
+
+	b->games++;
+	if (e->result == RESULT_DRAW)
+		b->draws++;
+	else if ((e->result == RESULT_WIN0 && me == 0) || (e->result == RESULT_WIN1 && me == 1))
+		b->wins++;
+	else
+		b->losses++;
+	if (verified)
+		b->verified++;
+	else
+		b->unverified++;
+	snprintf(b->last_why, sizeof b->last_why, "%s", why);
+	if (!b->cfg.quiet && !verified)
+		fprintf(stderr, "wizwar bot: the host could not be verified: %s\n", why);
+	if (b->cfg.on_end)
+		b->cfg.on_end(b->cfg.ud, b, e, verified, why);
+	b->ready_sent = false;
+	if (b->cfg.games > 0 && b->games >= b->cfg.games) {
+		netbot_stop(b);
+		return;
+	}
+	ev_lobby(b, n, net_lobby(n));
+}
+
+static void
+ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
+{
+	struct netbot *b = ud;
+
+	b->last_error = code;
+	if (code >= PERR_REFUSED_BASE) {
+		/* Judged from the view alone, a refusal is legal play: pass instead. */
+		b->refused++;
+		b->waiting = false;
+		const struct view *v = net_view(n);
+		if (net_phase(n) == NET_PLAYING && v->turn == v->me && v->result == RESULT_NONE) {
+			struct cmd pass = { CMD_PASS, 0, 0 };
+			if (net_cmd(n, &pass) == 0)
+				b->waiting = true;
+		}
+		return;
+	}
+	b->errors++;
+	snprintf(b->last_why, sizeof b->last_why, "%s", text);
+	if (!b->cfg.quiet)
+		fprintf(stderr, "wizwar bot: %s%s\n", fatal ? "" : "warning: ", text);
+}
+
+static void
+ev_msg(void *ud, struct net *n, const struct wire_msg *m)
+{
+	struct netbot *b = ud;
+
+	(void)n;
+	if (b->cfg.on_msg)
+		b->cfg.on_msg(b->cfg.ud, b, m);
+}
+
+static void
+ev_rx(void *ud, struct net *n, const uint8_t *p, size_t len)
+{
+	struct netbot *b = ud;
+
+	(void)n;
+	if (b->cfg.on_rx)
+		b->cfg.on_rx(b->cfg.ud, b, p, len);
+}
+
+static void done(struct netbot *b);
+static void
+on_think_closed(uv_handle_t *h)
+{
+	done(h->data);
+}
+
+static void
+done(struct netbot *b)
+{
+	if (--b->handles > 0)
+		return;
+	b->closed = true;
+	if (b->cfg.on_closed)
+		b->cfg.on_closed(b->cfg.ud, b);
+}
+
+static void
+ev_closed(void *ud, struct net *n)
+{
+	struct netbot *b = ud;
+
+	(void)n;
+	b->net = NULL;
+	if (!uv_is_closing((uv_handle_t *)&b->think))
+		uv_close((uv_handle_t *)&b->think, on_think_closed);
+	done(b);
+}
+
+int
+netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg, char *why, size_t whylen)
+{
+	struct net_config nc = cfg->net;
+
+	memset(b, 0, sizeof *b);
+	b->cfg = *cfg;
+	b->loop = loop;
+	rng_seed(&b->rng, cfg->seed);
+	nc.ud = b;
+	memset(&nc.ev, 0, sizeof nc.ev);
+	nc.ev.lobby = ev_lobby;
+	nc.ev.start = ev_start;
+	nc.ev.update = ev_update;
+	nc.ev.end = ev_end;
+	nc.ev.error = ev_error;
+	nc.ev.closed = ev_closed;
+	nc.ev.msg = ev_msg;
+	nc.ev.rx = ev_rx;
+	if ((b->net = net_create(loop, &nc, why, whylen)) == NULL)
+		return -1;
+	uv_timer_init(loop, &b->think);
+	b->think.data = b;
+	b->handles = 2;
+	return 0;
+}
+
+void
+netbot_stop(struct netbot *b)
+{
+	if (!uv_is_closing((uv_handle_t *)&b->think))
+		uv_close((uv_handle_t *)&b->think, on_think_closed);
+	if (b->net)
+		net_close(b->net);
+}

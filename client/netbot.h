@@ -1,0 +1,57 @@
+/* netbot: a bot that plays through the protocol, deciding with bot_choose() on the view it was sent and nothing else. */
+#ifndef WW_NETBOT_H
+#define WW_NETBOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "bot.h"
+#include "net.h"
+#include "rng.h"
+
+struct netbot;
+
+struct netbot_config {
+	struct net_config net;  /* net.ev and net.ud are the bot's own; use the hooks below */
+	int level;              /* enum bot_level */
+	uint64_t seed;          /* the bot's own RNG */
+	int games;              /* duels to play before leaving; 0: until the server goes */
+	unsigned think_ms;      /* pause before each command (0: at once) */
+	bool ready;             /* say READY in the lobby (true) */
+	bool passive;           /* never send a command (tests: a stalled player) */
+	bool quiet;             /* nothing on stderr */
+	/* Hooks for tests and the CLI. */
+	void *ud;
+	void (*on_msg)(void *ud, struct netbot *b, const struct wire_msg *m);
+	void (*on_rx)(void *ud, struct netbot *b, const uint8_t *bytes, size_t n);
+	void (*on_end)(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why);
+	void (*on_closed)(void *ud, struct netbot *b);
+	/* Decide instead of bot_choose (a hostile test bot); return false to use bot_choose. */
+	bool (*choose)(void *ud, struct netbot *b, const struct view *v, struct cmd *out);
+};
+
+struct netbot {
+	/* read-only */
+	struct net *net;
+	int games, wins, losses, draws;
+	int refused, verified, unverified, errors;
+	int last_error;
+	char last_why[200];
+	bool closed;
+	/* private */
+	struct netbot_config cfg;
+	uv_loop_t *loop;
+	struct rng rng;
+	uv_timer_t think;
+	bool waiting;           /* a command is out; wait for its update or refusal */
+	bool ready_sent;
+	int handles;
+};
+
+/* Start; 0 or -1 with a reason. b must stay put until on_closed (or netbot_free after the loop ran dry). */
+int netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg, char *why, size_t whylen);
+void netbot_stop(struct netbot *b);
+
+#endif

@@ -1,0 +1,306 @@
+/* session_net: joins the curses app to net.c: updates, chat, peer news and the end check shown; lobby by /commands. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "session_net.h"
+
+static const char lobby_help[] =
+    "Lobby: /ready, /rematch, /quit; the controller also /size N, /fov on|off, /potions on|off, "
+    "/time SECS, /control (hand control over).";
+
+static void
+status(struct session_net *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+status(struct session_net *s, const char *fmt, ...)
+{
+	char buf[300];
+	va_list ap;
+
+	if (!s->app)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	app_on_status(s->app, buf);
+}
+
+static void
+ev_welcome(void *ud, struct net *n, int player, bool controller)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	s->me = player;
+	status(s, "Joined as player %d%s.", player + 1, controller ? ", the controller" : "");
+}
+
+static void
+ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
+{
+	struct session_net *s = ud;
+	int me = net_player(n);
+	bool both = (l->present & 3) == 3;
+
+	for (int p = 0; p < PLAYERS; p++)
+		if (l->name[p][0] && s->app)
+			app_set_name(s->app, p, l->name[p]);
+	if (net_phase(n) != NET_LOBBY)
+		return;
+	if (s->auto_ready && me >= 0 && !(l->ready & (1u << me))) {
+		/* The first duel starts as soon as both are here; later ones on /rematch. */
+		s->auto_ready = false;
+		net_ready(n, true);
+		return;
+	}
+	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", both ? "Both players are here." : "Waiting for an opponent.",
+	       l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
+	       l->turn_time ? "timed turns" : "no turn timer", l->controller == me ? "You control the options. " : "",
+	       (l->ready & (1u << (1 - me))) ? "The opponent is ready." : "");
+}
+
+static void
+ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	s->started = true;
+	if (!s->app)
+		return;
+	app_reset_updates(s->app);
+	app_on_update(s->app, v, NULL, 0, NULL, 0);
+	status(s, resumed ? "Back in the duel." : "The duel begins. The host has committed to its seed.");
+}
+
+static void
+ev_update(void *ud, struct net *n, const struct view *v, const struct update *u)
+{
+	struct session_net *s = ud;
+	int nfx = 0;
+
+	(void)n;
+	if (!s->app)
+		return;
+	for (int i = 0; i < u->nfx && i < (int)(sizeof s->fx / sizeof s->fx[0]); i++)
+		s->fx[nfx++] = (struct fx_square){ u->fx[i].x, u->fx[i].y, u->fx[i].id };
+	app_on_update(s->app, v, u->msg, u->nmsg, s->fx, nfx);
+}
+
+static void
+ev_chat(void *ud, struct net *n, int from, const char *text)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	if (s->app)
+		app_on_chat(s->app, from, text);
+}
+
+static void
+ev_peer(void *ud, struct net *n, const struct wire_peer *p)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	switch (p->state) {
+	case PEER_DROPPED:
+		status(s, "Your opponent lost the connection; the duel waits up to %u s for it.", p->seconds);
+		break;
+	case PEER_BACK:
+		status(s, "Your opponent is back.");
+		break;
+	default:
+		status(s, "Your opponent has left.");
+		break;
+	}
+}
+
+static void
+ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const char *why)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	(void)e;
+	s->ended_ok = verified;
+	s->started = false;
+	snprintf(s->last_result, sizeof s->last_result, "%s", why);
+	if (verified)
+		status(s, "Fair host: %s. /rematch for another duel.", why);
+	else
+		status(s, "WARNING: the host could not be verified: %s", why);
+}
+
+static void
+ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	if (!s->app)
+		return;
+	if (code >= PERR_REFUSED_BASE && code < PERR_REFUSED_BASE + ERR_COUNT)
+		app_on_refused(s->app, code - PERR_REFUSED_BASE);
+	else if (fatal)
+		app_on_end(s->app, text);
+	else
+		status(s, "%s", text);
+}
+
+static void
+ev_link(void *ud, struct net *n, bool up)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	status(s, up ? "Reconnected." : "Connection lost: reconnecting...");
+}
+
+static void
+ev_closed(void *ud, struct net *n)
+{
+	struct session_net *s = ud;
+
+	(void)n;
+	s->net = NULL;
+	if (!s->quit && s->app)
+		app_on_end(s->app, "the connection is closed");
+}
+
+void
+session_net_events(struct session_net *s, struct net_config *cfg)
+{
+	memset(&cfg->ev, 0, sizeof cfg->ev);
+	cfg->ud = s;
+	cfg->ev.welcome = ev_welcome;
+	cfg->ev.lobby = ev_lobby;
+	cfg->ev.start = ev_start;
+	cfg->ev.update = ev_update;
+	cfg->ev.chat = ev_chat;
+	cfg->ev.peer = ev_peer;
+	cfg->ev.end = ev_end;
+	cfg->ev.error = ev_error;
+	cfg->ev.link = ev_link;
+	cfg->ev.closed = ev_closed;
+}
+
+void
+session_net_start(struct session_net *s, struct app *app, struct net *net, struct server *srv)
+{
+	s->app = app;
+	s->net = net;
+	s->srv = srv;
+	s->auto_ready = true;
+	status(s, "Connecting... Chat with Enter; %s", lobby_help);
+}
+
+static bool
+on_off(const char *s, bool *out)
+{
+	if (strcmp(s, "on") == 0)
+		*out = true;
+	else if (strcmp(s, "off") == 0)
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+bool
+session_net_command(struct session_net *s, const char *text)
+{
+	const struct wire_lobby *l;
+	struct options o;
+	int tt;
+	char word[32] = "", arg[32] = "";
+
+	if (text[0] != '/')
+		return false;
+	if (s->net == NULL) {
+		status(s, "Not connected.");
+		return true;
+	}
+	l = net_lobby(s->net);
+	o = l->opt;
+	tt = l->turn_time;
+	sscanf(text + 1, "%31s %31s", word, arg);
+	if (strcmp(word, "ready") == 0) {
+		net_ready(s->net, true);
+	} else if (strcmp(word, "unready") == 0) {
+		s->auto_ready = false;
+		net_ready(s->net, false);
+	} else if (strcmp(word, "rematch") == 0) {
+		net_rematch(s->net);
+		status(s, "You ask for a rematch.");
+	} else if (strcmp(word, "control") == 0) {
+		net_control(s->net);
+	} else if (strcmp(word, "size") == 0) {
+		o.size = (uint8_t)atoi(arg);
+		s->auto_ready = false;
+		net_options(s->net, &o, tt);
+	} else if (strcmp(word, "fov") == 0 && on_off(arg, &o.fov)) {
+		s->auto_ready = false;
+		net_options(s->net, &o, tt);
+	} else if (strcmp(word, "potions") == 0 && on_off(arg, &o.potions)) {
+		s->auto_ready = false;
+		net_options(s->net, &o, tt);
+	} else if (strcmp(word, "time") == 0) {
+		s->auto_ready = false;
+		net_options(s->net, &o, atoi(arg));
+	} else if (strcmp(word, "quit") == 0) {
+		if (s->app)
+			app_quit(s->app, 0);
+	} else {
+		status(s, "%s", lobby_help);
+	}
+	return true;
+}
+
+static int
+net_send_cmd(void *ctx, const struct cmd *c)
+{
+	struct session_net *s = ctx;
+
+	if (s->net == NULL || net_phase(s->net) != NET_PLAYING)
+		return -1;
+	return net_cmd(s->net, c);
+}
+
+static int
+net_send_chat(void *ctx, const char *utf8)
+{
+	struct session_net *s = ctx;
+
+	if (session_net_command(s, utf8))
+		return 0;
+	if (s->net == NULL)
+		return -1;
+	return net_chat(s->net, utf8);
+}
+
+static void
+net_quit(void *ctx)
+{
+	struct session_net *s = ctx;
+
+	if (s->quit)
+		return;
+	s->quit = true;
+	if (s->net)
+		net_close(s->net);
+	if (s->srv && !s->srv_closing) {
+		s->srv_closing = true;
+		server_close(s->srv, NULL, NULL);
+	}
+}
+
+const struct session_ops session_net_ops = {
+	.send_cmd = net_send_cmd,
+	.send_chat = net_send_chat,
+	.quit = net_quit,
+};

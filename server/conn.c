@@ -1,0 +1,358 @@
+/* conn: one TCP peer of the server: bounded frame reading, a capped write queue, timeouts, and dropping with a reason. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct wreq {
+	uv_write_t req;
+	struct conn *c;
+	size_t len;
+	uint8_t data[];
+};
+
+static void
+on_close(uv_handle_t *h)
+{
+	struct conn *c = h->data;
+	struct server *s = c->srv;
+
+	if (--c->handles == 0) {
+		if (c->prev)
+			c->prev->next = c->next;
+		else
+			s->conns = c->next;
+		if (c->next)
+			c->next->prev = c->prev;
+		pconn_finish(&c->pc);
+		free(c);
+		server__unref(s);
+	}
+}
+
+void
+conn__close_now(struct conn *c)
+{
+	if (c->handles < 2 || uv_is_closing((uv_handle_t *)&c->tcp))
+		return;
+	server__conn_gone(c);
+	c->state = CONN_CLOSING;
+	uv_close((uv_handle_t *)&c->tcp, on_close);
+	uv_close((uv_handle_t *)&c->timer, on_close);
+}
+
+static void
+on_shutdown(uv_shutdown_t *req, int status)
+{
+	struct conn *c = req->data;
+
+	(void)status;
+	free(req);
+	conn__close_now(c);
+}
+
+/* Stop reading, let what is queued go out, then close (or close after close_ms). */
+static void
+begin_close(struct conn *c)
+{
+	uv_shutdown_t *req;
+
+	if (c->state == CONN_CLOSING)
+		return;
+	server__conn_gone(c);
+	c->state = CONN_CLOSING;
+	c->closing_since = server__now(c->srv);
+	if (c->reading) {
+		uv_read_stop((uv_stream_t *)&c->tcp);
+		c->reading = false;
+	}
+	if ((req = malloc(sizeof *req)) == NULL) {
+		conn__close_now(c);
+		return;
+	}
+	req->data = c;
+	if (uv_shutdown(req, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
+		free(req);
+		conn__close_now(c);
+		return;
+	}
+	c->shutting = true;
+}
+
+static void
+on_write(uv_write_t *req, int status)
+{
+	struct wreq *w = (struct wreq *)req;
+
+	(void)status;
+	w->c->queued -= w->len;
+	free(w);
+}
+
+int
+conn__send(struct conn *c, const struct wire_msg *m)
+{
+	struct server *s = c->srv;
+	struct wreq *w;
+	size_t len;
+	uv_buf_t b;
+
+	if (c->state == CONN_CLOSING && c->shutting)
+		return -1;
+	if (uv_is_closing((uv_handle_t *)&c->tcp))
+		return -1;
+	if (pconn_send(&c->pc, m, s->frame, sizeof s->frame, &len, &s->err) != 0) {
+		/* Our own message would not encode: a server bug, never the peer's fault,
+		 * but the deflate stream may be out of step now, so this peer goes. */
+		server__log(s, "%s: cannot send %s: %s", c->peer, wire_name(m->type), s->err.why);
+		conn__close_now(c);
+		return -1;
+	}
+	if (c->queued + len > s->cfg.lim.max_queued) {
+		server__log(s, "%s: dropped: %zu bytes waiting, it does not read", c->peer, c->queued);
+		if (s->cfg.hooks.dropped)
+			s->cfg.hooks.dropped(s->cfg.hooks.ud, c, PERR_TIMEOUT, "write queue full");
+		conn__close_now(c);
+		return -1;
+	}
+	if ((w = malloc(sizeof *w + len)) == NULL) {
+		conn__close_now(c);
+		return -1;
+	}
+	w->c = c;
+	w->len = len;
+	memcpy(w->data, s->frame, len);
+	b = uv_buf_init((char *)w->data, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write) != 0) {
+		free(w);
+		conn__close_now(c);
+		return -1;
+	}
+	c->queued += len;
+	c->last_tx = server__now(s);
+	if (s->cfg.hooks.tap)
+		s->cfg.hooks.tap(s->cfg.hooks.ud, c, c->state == CONN_JOINED ? c->seat : -1, w->data, len);
+	return 0;
+}
+
+void
+conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
+{
+	struct wire_msg *m = &c->srv->out;
+	char text[PROTO_REASON_BYTES + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	wire_error_init(m, code, fatal, text);
+	conn__send(c, m);
+}
+
+void
+conn__drop(struct conn *c, int code, const char *why)
+{
+	struct server *s = c->srv;
+
+	if (c->state == CONN_CLOSING)
+		return;
+	server__log(s, "%s: dropped: %s (%s)", c->peer, proto_strerror(code), why);
+	if (s->cfg.hooks.dropped)
+		s->cfg.hooks.dropped(s->cfg.hooks.ud, c, code, why);
+	conn__error(c, code, true, "%s", why);
+	begin_close(c);
+}
+
+void
+conn__bye(struct conn *c, int reason)
+{
+	struct wire_msg *m = &c->srv->out;
+
+	if (c->state == CONN_CLOSING)
+		return;
+	m->type = WIRE_BYE;
+	m->u.bye.reason = (uint8_t)reason;
+	conn__send(c, m);
+	begin_close(c);
+}
+
+static void
+on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct conn *c = h->data;
+	size_t n;
+	uint8_t *p = pconn_space(&c->pc, &n);
+
+	(void)suggested;
+	*buf = uv_buf_init((char *)p, (unsigned)n);
+}
+
+static void
+on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+	struct conn *c = st->data;
+	struct server *s = c->srv;
+
+	(void)buf;
+	if (nread < 0) {
+		/* The peer went away (EOF, reset): not a protocol matter. */
+		conn__close_now(c);
+		return;
+	}
+	if (nread == 0)
+		return;
+	pconn_commit(&c->pc, (size_t)nread);
+	c->last_rx = server__now(s);
+	while (c->state != CONN_CLOSING) {
+		int rc = pconn_next(&c->pc, &s->in, &s->err);
+		if (rc == PROTO_MORE)
+			break;
+		if (rc == PROTO_BROKEN) {
+			unsigned here, there;
+			char why[PROTO_REASON_BYTES];
+			/* Say it from the reader's side: the client shows this text as it is. */
+			if ((s->err.code == PERR_VERSION || s->err.code == PERR_RULES) &&
+			    sscanf(s->err.why, "%*s version %u here, %u there", &here, &there) == 2) {
+				snprintf(why, sizeof why, "version mismatch: the server has %s version %u, your client %u",
+				         s->err.code == PERR_VERSION ? "protocol" : "rules", here, there);
+				conn__drop(c, s->err.code, why);
+			} else {
+				conn__drop(c, s->err.code, s->err.why);
+			}
+			break;
+		}
+		server__handle(c, &s->in);
+	}
+}
+
+static void
+on_tick(uv_timer_t *t)
+{
+	struct conn *c = t->data;
+	struct server *s = c->srv;
+	const struct server_limits *l = &s->cfg.lim;
+	uint64_t now = server__now(s);
+
+	if (c->state == CONN_CLOSING) {
+		if (now - c->closing_since >= l->close_ms)
+			conn__close_now(c);
+		return;
+	}
+	if (c->state != CONN_JOINED && now - c->born >= l->handshake_ms) {
+		conn__drop(c, PERR_TIMEOUT, "the handshake took too long");
+		return;
+	}
+	if (now - c->last_rx >= l->idle_ms) {
+		char why[64];
+		snprintf(why, sizeof why, "silent for %u s", (l->idle_ms + 999) / 1000);
+		conn__drop(c, PERR_TIMEOUT, why);
+		return;
+	}
+	if (c->state == CONN_JOINED && now - c->last_tx >= l->heartbeat_ms) {
+		s->out.type = WIRE_HEARTBEAT;
+		conn__send(c, &s->out);
+	}
+}
+
+static void
+peer_name(struct conn *c, uint8_t addr16[16])
+{
+	struct sockaddr_storage ss;
+	int len = sizeof ss;
+	char host[48] = "?";
+	int port = 0;
+
+	memset(addr16, 0, 16);
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+		if (ss.ss_family == AF_INET) {
+			const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+			uv_ip4_name(a, host, sizeof host);
+			port = ntohs(a->sin_port);
+			addr16[10] = addr16[11] = 0xff;
+			memcpy(addr16 + 12, &a->sin_addr, 4);
+		} else if (ss.ss_family == AF_INET6) {
+			const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+			uv_ip6_name(a, host, sizeof host);
+			port = ntohs(a->sin6_port);
+			memcpy(addr16, &a->sin6_addr, 16);
+		}
+	}
+	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+}
+
+static struct addr_entry *
+addr_get(struct server *s, const uint8_t a[16])
+{
+	struct addr_entry *e;
+
+	for (e = s->addrs; e; e = e->next)
+		if (memcmp(e->addr, a, 16) == 0)
+			return e;
+	if ((e = calloc(1, sizeof *e)) == NULL)
+		return NULL;
+	memcpy(e->addr, a, 16);
+	e->next = s->addrs;
+	s->addrs = e;
+	return e;
+}
+
+int
+conn__start(struct server *s, uv_stream_t *listener)
+{
+	struct conn *c;
+	uint8_t a[16];
+
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		return -1;
+	c->srv = s;
+	c->seat = -1;
+	c->state = CONN_HELLO;
+	pconn_init(&c->pc, PCONN_SERVER);
+	uv_tcp_init(s->loop, &c->tcp);
+	uv_timer_init(s->loop, &c->timer);
+	c->tcp.data = c;
+	c->timer.data = c;
+	c->handles = 2;
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->nconns++;
+	s->handles++;
+	if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+		conn__close_now(c);
+		return -1;
+	}
+	uv_tcp_nodelay(&c->tcp, 1);
+	c->born = c->last_rx = c->last_tx = server__now(s);
+	peer_name(c, a);
+	if ((c->addr = addr_get(s, a)) != NULL)
+		c->addr->conns++;
+	uv_timer_start(&c->timer, on_tick, s->cfg.lim.tick_ms, s->cfg.lim.tick_ms);
+	if (s->closing) {
+		conn__bye(c, BYE_SHUTDOWN);
+		return 0;
+	}
+	if (s->nconns > s->cfg.lim.max_conns) {
+		conn__drop(c, PERR_SERVER, "the server is full");
+		return 0;
+	}
+	if (c->addr == NULL || c->addr->conns > s->cfg.lim.max_conns_per_addr) {
+		conn__drop(c, PERR_SERVER, "too many connections from your address");
+		return 0;
+	}
+	if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0) {
+		conn__close_now(c);
+		return 0;
+	}
+	c->reading = true;
+	return 0;
+}
+
+int
+conn_seat(const struct conn *c)
+{
+	return c->state == CONN_JOINED ? c->seat : -1;
+}

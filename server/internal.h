@@ -1,0 +1,160 @@
+/* server internal: the structs of connections, rooms and the server, shared by the files of server/ only. */
+#ifndef WW_SERVER_INTERNAL_H
+#define WW_SERVER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "auth.h"
+#include "game.h"
+#include "pconn.h"
+#include "server.h"
+#include "tlog.h"
+#include "update.h"
+#include "view.h"
+#include "wire.h"
+
+enum conn_state {
+	CONN_HELLO,      /* waiting for HELLO */
+	CONN_CHALLENGED, /* CHALLENGE sent, waiting for AUTH or RESUME */
+	CONN_JOINED,     /* WELCOME sent: a player in a room */
+	CONN_CLOSING,    /* dropped; its last bytes are going out */
+};
+
+struct addr_entry {
+	struct addr_entry *next;
+	uint8_t addr[16];     /* IPv4 mapped into IPv6 form */
+	unsigned conns;
+	unsigned fails;
+	uint64_t window_start;
+};
+
+/* One TCP peer. The struct hangs off tcp.data and timer.data; it is freed only
+ * when both handles are closed. */
+struct conn {
+	uv_tcp_t tcp;
+	uv_timer_t timer;
+	struct server *srv;
+	struct conn *next, *prev;
+	struct addr_entry *addr;
+	char peer[64];             /* "1.2.3.4:5678", for log lines */
+	int state;                 /* enum conn_state */
+	int handles;               /* open handles; freed at 0 */
+	bool reading;
+	bool shutting;
+	bool gone;                 /* taken off the server and its room */
+	uint64_t born, last_rx, last_tx, closing_since;
+	size_t queued;             /* bytes in uv_write requests not yet done */
+	struct wire_hello hello;
+	uint8_t nonce[PROTO_NONCE_LEN];
+	struct gameroom *room;         /* CHALLENGED: the room asked for (one-room mode); JOINED: its room */
+	int seat;                  /* JOINED: 0 or 1; else -1 */
+	unsigned chat_count;
+	uint64_t chat_window;
+	struct pconn pc;           /* large: keep last */
+};
+
+enum room_state {
+	ROOM_LOBBY,
+	ROOM_PLAYING,
+};
+
+struct seat {
+	bool taken;                /* a player holds it (connected or not) */
+	struct conn *conn;         /* NULL while not connected */
+	char name[PROTO_NAME_BYTES + 1];
+	uint8_t token[PROTO_TOKEN_MAX];
+	uint8_t token_len;         /* 0: only token_hash is known (a duel resumed from its log) */
+	uint8_t token_hash[32];
+	bool ready, rematch, bot;
+	bool reserved;             /* held for the host before it connects */
+	uv_timer_t grace;          /* grace.data = room */
+	bool grace_on;
+	uint64_t grace_until;
+	bool last_valid;
+	struct view last;          /* the view this seat was last sent */
+};
+
+struct gameroom {
+	struct server *srv;
+	struct gameroom *next, *prev;
+	char code[PROTO_ROOM_BYTES + 1];
+	int state;                 /* enum room_state */
+	int controller;            /* seat index */
+	struct options opt;
+	int turn_time;
+	bool seed_fixed;           /* the next duel uses `seed` */
+	uint64_t seed;
+	uint8_t salt[PROTO_SALT_LEN];
+	uint8_t commit[PROTO_COMMIT_LEN];
+	int games;                 /* duels finished */
+	int host_seat;             /* one-room mode: the hosting player's seat, -1 none */
+	uv_timer_t turn_timer;     /* turn_timer.data = room */
+	int handles;               /* open timers; freed at 0 once dying */
+	bool dying;
+	struct tlog log;
+	struct seat seat[PLAYERS];
+	struct game game;
+};
+
+struct server {
+	uv_loop_t *loop;
+	uv_tcp_t listener;
+	uv_timer_t sweep;
+	struct server_config cfg;
+	char *bind, *log_dir;
+	struct auth_key key;       /* one-room mode's password key */
+	struct conn *conns;
+	struct gameroom *rooms;
+	struct addr_entry *addrs;
+	unsigned nconns, nrooms;
+	unsigned log_seq;
+	int handles;
+	bool closing;
+	void (*close_cb)(void *ud);
+	void *close_ud;
+	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
+	struct wire_msg in, out;
+	struct view view;
+	struct proto_err err;
+	uint8_t frame[PCONN_FRAME_MAX];
+};
+
+uint64_t server__now(const struct server *s);
+void server__log(const struct server *s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+struct gameroom *server__find_room(struct server *s, const char *code);
+struct gameroom *server__add_room(struct server *s, const char *code);
+void server__room_gone(struct server *s, struct gameroom *r);
+void server__handle(struct conn *c, const struct wire_msg *m);
+void server__conn_gone(struct conn *c);
+void server__unref(struct server *s);
+void server__auth_failed(struct server *s, struct conn *c);
+
+int conn__start(struct server *s, uv_stream_t *listener);
+int conn__send(struct conn *c, const struct wire_msg *m);
+void conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+void conn__drop(struct conn *c, int code, const char *why);
+void conn__bye(struct conn *c, int reason);
+void conn__close_now(struct conn *c);
+
+struct gameroom *room__create(struct server *s, const char *code);
+void room__destroy(struct gameroom *r);
+int room__join(struct gameroom *r, struct conn *c);
+int room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m);
+void room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m);
+void room__conn_lost(struct gameroom *r, struct conn *c);
+int room__reserve(struct gameroom *r, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
+int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
+bool room__empty(const struct gameroom *r);
+
+#endif

@@ -1,0 +1,804 @@
+/* room: one duel and its lobby: two seats, the controller, options, the rules applied, views sent, timers, the log. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static void send_lobby(struct gameroom *r);
+static void arm_turn(struct gameroom *r);
+static void finish(struct gameroom *r);
+static int apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg);
+
+/* Lifecycle. */
+
+static void
+on_timer_closed(uv_handle_t *h)
+{
+	struct gameroom *r = h->data;
+
+	if (--r->handles == 0) {
+		struct server *s = r->srv;
+		free(r);
+		server__unref(s);
+	}
+}
+
+static void on_grace(uv_timer_t *t);
+static void on_turn_time(uv_timer_t *t);
+
+struct gameroom *
+room__create(struct server *s, const char *code)
+{
+	struct gameroom *r = calloc(1, sizeof *r);
+
+	if (r == NULL)
+		return NULL;
+	r->srv = s;
+	snprintf(r->code, sizeof r->code, "%s", code);
+	r->state = ROOM_LOBBY;
+	r->controller = -1;
+	r->host_seat = -1;
+	if (s->cfg.multi) {
+		options_default(&r->opt);
+	} else {
+		r->opt = s->cfg.opt;
+		r->turn_time = s->cfg.turn_time;
+		r->seed_fixed = s->cfg.seed_fixed;
+		r->seed = s->cfg.seed;
+	}
+	uv_timer_init(s->loop, &r->turn_timer);
+	r->turn_timer.data = r;
+	for (int i = 0; i < PLAYERS; i++) {
+		uv_timer_init(s->loop, &r->seat[i].grace);
+		r->seat[i].grace.data = r;
+	}
+	r->handles = 1 + PLAYERS;
+	s->handles++;
+	return r;
+}
+
+void
+room__destroy(struct gameroom *r)
+{
+	if (r->dying)
+		return;
+	r->dying = true;
+	server__room_gone(r->srv, r);
+	for (int i = 0; i < PLAYERS; i++) {
+		struct conn *c = r->seat[i].conn;
+		if (c) {
+			c->room = NULL;
+			c->seat = -1;
+			r->seat[i].conn = NULL;
+			conn__bye(c, BYE_SHUTDOWN);
+		}
+	}
+	tlog_close(&r->log);
+	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
+	for (int i = 0; i < PLAYERS; i++)
+		uv_close((uv_handle_t *)&r->seat[i].grace, on_timer_closed);
+}
+
+bool
+room__empty(const struct gameroom *r)
+{
+	for (int i = 0; i < PLAYERS; i++)
+		if (r->seat[i].taken)
+			return false;
+	return true;
+}
+
+const struct game *
+room_game(const struct gameroom *r)
+{
+	return &r->game;
+}
+
+bool
+room_playing(const struct gameroom *r)
+{
+	return r->state == ROOM_PLAYING;
+}
+
+int
+room_games_played(const struct gameroom *r)
+{
+	return r->games;
+}
+
+/* Sending. */
+
+static void
+send_to(struct gameroom *r, int p, const struct wire_msg *m)
+{
+	if (r->seat[p].conn)
+		conn__send(r->seat[p].conn, m);
+}
+
+static void
+send_peer(struct gameroom *r, int to, int player, int state, unsigned seconds)
+{
+	struct wire_msg *m = &r->srv->out;
+
+	m->type = WIRE_PEER;
+	m->u.peer.player = (uint8_t)player;
+	m->u.peer.state = (uint8_t)state;
+	m->u.peer.seconds = (uint16_t)(seconds > 65535 ? 65535 : seconds);
+	send_to(r, to, m);
+}
+
+static void
+send_lobby(struct gameroom *r)
+{
+	struct wire_msg *m = &r->srv->out;
+
+	for (int to = 0; to < PLAYERS; to++) {
+		if (!r->seat[to].conn)
+			continue;
+		memset(&m->u.lobby, 0, sizeof m->u.lobby);
+		m->type = WIRE_LOBBY;
+		m->u.lobby.opt = r->opt;
+		m->u.lobby.turn_time = (uint16_t)r->turn_time;
+		m->u.lobby.controller = (uint8_t)(r->controller < 0 ? 0 : r->controller);
+		for (int i = 0; i < PLAYERS; i++) {
+			const struct seat *st = &r->seat[i];
+			/* LOBBY names only connected players; a held seat shows as absent. */
+			if (!st->taken || !st->conn)
+				continue;
+			snprintf(m->u.lobby.name[i], sizeof m->u.lobby.name[i], "%s", st->name);
+			m->u.lobby.present |= (uint8_t)((st->conn != NULL) << i);
+			m->u.lobby.ready |= (uint8_t)(st->ready << i);
+			m->u.lobby.bots |= (uint8_t)(st->bot << i);
+			m->u.lobby.rematch |= (uint8_t)(st->rematch << i);
+		}
+		conn__send(r->seat[to].conn, m);
+	}
+}
+
+static void
+send_welcome(struct gameroom *r, int p)
+{
+	struct wire_msg *m = &r->srv->out;
+	struct seat *st = &r->seat[p];
+
+	memset(&m->u.welcome, 0, sizeof m->u.welcome);
+	m->type = WIRE_WELCOME;
+	m->u.welcome.player = (uint8_t)p;
+	m->u.welcome.controller = r->controller == p;
+	m->u.welcome.token_len = st->token_len;
+	memcpy(m->u.welcome.token, st->token, st->token_len);
+	conn__send(st->conn, m);
+}
+
+/* The whole view, from nothing: a new duel's START or a resumed player's snapshot. */
+static void
+send_start(struct gameroom *r, int p, bool resumed)
+{
+	struct server *s = r->srv;
+	struct wire_msg *m = &s->out;
+	struct seat *st = &r->seat[p];
+
+	if (!st->conn)
+		return;
+	update_blank(&st->last);
+	view_build(&r->game, p, &s->view);
+	m->type = WIRE_START;
+	m->u.start.resumed = resumed;
+	m->u.start.first = r->game.first;
+	m->u.start.turn_time = (uint16_t)r->turn_time;
+	memcpy(m->u.start.commit, r->commit, sizeof r->commit);
+	if (update_make(&st->last, &s->view, NULL, p, &m->u.start.view, &s->err) != 0) {
+		conn__drop(st->conn, PERR_SERVER, s->err.why);
+		return;
+	}
+	conn__send(st->conn, m);
+	st->last = s->view;
+	st->last_valid = true;
+}
+
+/* After every applied command: each seat gets what changed for it, and nothing at
+ * all when nothing did: even an empty frame would betray an unseen step. */
+static void
+send_updates(struct gameroom *r, const struct events *ev)
+{
+	struct server *s = r->srv;
+	struct wire_msg *m = &s->out;
+
+	for (int p = 0; p < PLAYERS; p++) {
+		struct seat *st = &r->seat[p];
+		if (!st->conn || !st->last_valid)
+			continue;
+		view_build(&r->game, p, &s->view);
+		m->type = WIRE_UPDATE;
+		if (update_make(&st->last, &s->view, ev, p, &m->u.update, &s->err) != 0) {
+			conn__drop(st->conn, PERR_SERVER, s->err.why);
+			continue;
+		}
+		if (m->u.update.has)
+			conn__send(st->conn, m);
+		st->last = s->view;
+	}
+}
+
+/* Seats. */
+
+static void
+free_seat(struct gameroom *r, int p)
+{
+	struct seat *st = &r->seat[p];
+
+	uv_timer_stop(&st->grace);
+	memset(st->name, 0, sizeof st->name);
+	st->taken = st->ready = st->rematch = st->bot = st->reserved = st->grace_on = st->last_valid = false;
+	st->conn = NULL;
+	memset(st->token, 0, sizeof st->token);
+	st->token_len = 0;
+	if (r->controller == p)
+		r->controller = r->seat[1 - p].taken ? 1 - p : -1;
+	if (r->host_seat == p)
+		r->host_seat = -1;
+}
+
+static void
+new_token(struct seat *st)
+{
+	st->token_len = PROTO_TOKEN_MAX;
+	auth_random(st->token, st->token_len);
+	auth_token_hash(st->token, st->token_len, st->token_hash);
+}
+
+int
+room__join(struct gameroom *r, struct conn *c)
+{
+	struct server *s = r->srv;
+	int p = -1;
+
+	if (r->dying)
+		return PERR_SERVER;
+	for (int i = 0; i < PLAYERS; i++)
+		if (r->seat[i].taken && strcmp(r->seat[i].name, c->hello.name) == 0)
+			return PERR_NAME_TAKEN;
+	for (int i = 0; i < PLAYERS && p < 0; i++)
+		if (!r->seat[i].taken)
+			p = i;
+	if (p < 0 || r->state == ROOM_PLAYING)
+		return PERR_ROOM_FULL;
+	struct seat *st = &r->seat[p];
+	st->taken = true;
+	st->conn = c;
+	st->bot = c->hello.role == ROLE_BOT;
+	st->ready = st->rematch = false;
+	snprintf(st->name, sizeof st->name, "%s", c->hello.name);
+	new_token(st);
+	if (r->controller < 0)
+		r->controller = p;
+	c->room = r;
+	c->seat = p;
+	c->state = CONN_JOINED;
+	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p,
+	            r->controller == p ? " (controller)" : "");
+	send_welcome(r, p);
+	send_lobby(r);
+	return PERR_OK;
+}
+
+int
+room__reserve(struct gameroom *r, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len)
+{
+	int p = r->host_seat;
+
+	if (p < 0) {
+		if (r->state == ROOM_PLAYING)
+			return -1;
+		for (int i = 0; i < PLAYERS && p < 0; i++)
+			if (!r->seat[i].taken)
+				p = i;
+		if (p < 0)
+			return -1;
+	}
+	struct seat *st = &r->seat[p];
+	if (st->conn)
+		return -1;
+	if (!st->taken) {
+		st->taken = true;
+		snprintf(st->name, sizeof st->name, "%s", name);
+	}
+	st->reserved = true;
+	new_token(st);
+	r->host_seat = p;
+	if (r->state == ROOM_LOBBY)
+		r->controller = p;
+	memcpy(token, st->token, st->token_len);
+	*len = st->token_len;
+	return 0;
+}
+
+int
+room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
+{
+	struct server *s = r->srv;
+	int p = -1;
+	uint8_t h[32];
+
+	if (r->dying)
+		return PERR_RESUME;
+	auth_token_hash(m->token, m->token_len, h);
+	/* Both seats are compared, in constant time, whatever matches first. */
+	for (int i = 0; i < PLAYERS; i++) {
+		const struct seat *st = &r->seat[i];
+		bool match;
+		if (!st->taken)
+			continue;
+		if (st->token_len)
+			match = st->token_len == m->token_len && auth_equal(st->token, m->token, st->token_len);
+		else
+			match = auth_equal(st->token_hash, h, sizeof h);
+		if (match)
+			p = i;
+	}
+	if (p < 0)
+		return PERR_RESUME;
+	struct seat *st = &r->seat[p];
+	if (st->conn) {
+		/* The same player again: the old connection is half-open or stale. */
+		struct conn *old = st->conn;
+		st->conn = NULL;
+		old->room = NULL;
+		old->seat = -1;
+		old->state = CONN_HELLO; /* no longer a member: closing it must not touch the seat */
+		conn__bye(old, BYE_REPLACED);
+	}
+	if (st->token_len == 0) {
+		st->token_len = m->token_len;
+		memcpy(st->token, m->token, m->token_len);
+	}
+	st->conn = c;
+	st->reserved = false;
+	if (c->hello.role == ROLE_BOT)
+		st->bot = true;
+	c->room = r;
+	c->seat = p;
+	c->state = CONN_JOINED;
+	if (st->grace_on) {
+		uv_timer_stop(&st->grace);
+		st->grace_on = false;
+	}
+	server__log(s, "%s: %s is back in room %s as player %d", c->peer, st->name, r->code, p);
+	send_welcome(r, p);
+	/* START before LOBBY: a client that sees the lobby first would think it is between duels. */
+	if (r->state == ROOM_PLAYING)
+		send_start(r, p, true);
+	send_lobby(r);
+	if (r->state == ROOM_PLAYING) {
+		send_peer(r, 1 - p, p, PEER_BACK, 0);
+		if (r->game.turn == p)
+			arm_turn(r);
+	}
+	return PERR_OK;
+}
+
+void
+room__conn_lost(struct gameroom *r, struct conn *c)
+{
+	struct server *s = r->srv;
+	int p = c->seat;
+
+	if (p < 0 || p >= PLAYERS || r->seat[p].conn != c)
+		return;
+	struct seat *st = &r->seat[p];
+	st->conn = NULL;
+	st->last_valid = false;
+	if (r->dying)
+		return;
+	if (r->state == ROOM_PLAYING) {
+		unsigned secs = (s->cfg.lim.grace_ms + 999) / 1000;
+		server__log(s, "room %s: %s dropped; the seat is held %u s", r->code, st->name, secs);
+		st->grace_on = true;
+		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
+		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);
+		send_peer(r, 1 - p, p, PEER_DROPPED, secs);
+		if (r->game.turn == p)
+			uv_timer_stop(&r->turn_timer);
+		send_lobby(r);
+		return;
+	}
+	server__log(s, "room %s: %s left", r->code, st->name);
+	free_seat(r, p);
+	for (int i = 0; i < PLAYERS; i++)
+		r->seat[i].ready = r->seat[i].rematch = false;
+	send_peer(r, 1 - p, p, PEER_GONE, 0);
+	send_lobby(r);
+	if (s->cfg.multi && room__empty(r))
+		room__destroy(r);
+}
+
+/* Timers. */
+
+static void
+on_grace(uv_timer_t *t)
+{
+	struct gameroom *r = t->data;
+	struct cmd resign = { CMD_RESIGN, 0, 0 };
+
+	for (int p = 0; p < PLAYERS; p++) {
+		struct seat *st = &r->seat[p];
+		if (t != &st->grace)
+			continue;
+		st->grace_on = false;
+		server__log(r->srv, "room %s: %s did not come back: forfeit", r->code, st->name);
+		if (r->state == ROOM_PLAYING && r->game.result == RESULT_NONE)
+			apply(r, p, &resign, MSG_NONE);
+		else if (!st->conn)
+			free_seat(r, p);
+	}
+}
+
+static void
+arm_turn(struct gameroom *r)
+{
+	uv_timer_stop(&r->turn_timer);
+	if (r->state != ROOM_PLAYING || r->turn_time <= 0 || r->game.result != RESULT_NONE)
+		return;
+	if (!r->seat[r->game.turn].conn)
+		return; /* a dropped player's turn waits for it, untimed */
+	uv_timer_start(&r->turn_timer, on_turn_time, (uint64_t)r->turn_time * 1000, 0);
+}
+
+static void
+on_turn_time(uv_timer_t *t)
+{
+	struct gameroom *r = t->data;
+	struct cmd pass = { CMD_PASS, 0, 0 };
+
+	if (r->state != ROOM_PLAYING || r->game.result != RESULT_NONE)
+		return;
+	server__log(r->srv, "room %s: time is up for player %d", r->code, r->game.turn);
+	apply(r, r->game.turn, &pass, MSG_TIME_UP);
+}
+
+/* The duel. */
+
+static void
+log_path(struct gameroom *r, char *buf, size_t len)
+{
+	struct server *s = r->srv;
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "%s/wizwar-%s-%s-%u.log.gz", s->cfg.log_dir, r->code, stamp, ++s->log_seq);
+}
+
+static void
+hex(char *out, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+}
+
+static void
+log_extra(struct gameroom *r, char *buf, size_t len)
+{
+	char h[65];
+	size_t n = 0;
+
+	hex(h, r->salt, sizeof r->salt);
+	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server salt %s\n", h);
+	for (int p = 0; p < PLAYERS; p++) {
+		hex(h, r->seat[p].token_hash, 32);
+		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server token %d %s\n", p, h);
+	}
+	if (r->host_seat >= 0)
+		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server host %d\n", r->host_seat);
+	snprintf(buf + n, len - n, "# wizwar-server turn-time %d\n", r->turn_time);
+}
+
+static int
+start_game(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, r->opt, 0, { "", "" } };
+	char path[4096], why[256], extra[512];
+	int err;
+
+	r->seed = r->seed_fixed ? r->seed : auth_random64();
+	r->seed_fixed = false;
+	auth_random(r->salt, sizeof r->salt);
+	auth_commit(r->seed, r->salt, r->commit);
+	if ((err = game_init(&r->game, &r->opt, r->seed)) != ERR_OK) {
+		server__log(s, "room %s: cannot start: %s", r->code, err_text(err));
+		return -1;
+	}
+	h.seed = r->seed;
+	for (int p = 0; p < PLAYERS; p++) {
+		/* A protocol name may have 64 bytes, a log's 63: cut on a code point boundary. */
+		size_t n = strlen(r->seat[p].name);
+		if (n > sizeof h.name[p] - 1)
+			n = sizeof h.name[p] - 1;
+		while (n > 0 && ((uint8_t)r->seat[p].name[n] & 0xc0) == 0x80)
+			n--;
+		memcpy(h.name[p], r->seat[p].name, n);
+		h.name[p][n] = '\0';
+		r->seat[p].ready = r->seat[p].rematch = false;
+	}
+	log_extra(r, extra, sizeof extra);
+	if (s->cfg.log_dir)
+		log_path(r, path, sizeof path);
+	if (tlog_open(&r->log, s->cfg.log_dir ? path : NULL, &h, game_hash(&r->game), extra, why, sizeof why) != 0) {
+		server__log(s, "room %s: %s; the duel is logged in memory only", r->code, why);
+		tlog_open(&r->log, NULL, &h, game_hash(&r->game), extra, why, sizeof why);
+	}
+	r->state = ROOM_PLAYING;
+	server__log(s, "room %s: duel %d starts: %s vs %s, %dx%d%s%s%s", r->code, r->games + 1, r->seat[0].name,
+	            r->seat[1].name, r->opt.size, r->opt.size, r->opt.fov ? "" : ", no FoV",
+	            r->opt.potions ? "" : ", no potions", r->log.path ? "" : " (log in memory)");
+	if (r->log.path)
+		server__log(s, "room %s: turn log %s", r->code, r->log.path);
+	for (int p = 0; p < PLAYERS; p++)
+		send_start(r, p, false);
+	arm_turn(r);
+	return 0;
+}
+
+static void
+maybe_start(struct gameroom *r)
+{
+	for (int p = 0; p < PLAYERS; p++)
+		if (!r->seat[p].taken || !r->seat[p].conn || !r->seat[p].ready)
+			return;
+	start_game(r);
+}
+
+/* Apply a command for player p (from its client, its timer or its forfeit) and tell
+ * both players what they may know of it. Returns ERR_OK or the refusal. */
+static int
+apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
+{
+	struct server *s = r->srv;
+	struct events ev;
+	int err;
+
+	if ((err = game_apply(&r->game, p, c, &ev)) != ERR_OK)
+		return err;
+	if (extra_msg != MSG_NONE && ev.nmsg < EVENTS_MSG_MAX)
+		ev.msg[ev.nmsg++] = (struct msg){ (uint16_t)extra_msg, (uint8_t)(1u << p), 0, 0 };
+	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended);
+	if (s->cfg.hooks.applied)
+		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
+	send_updates(r, &ev);
+	if (r->game.result != RESULT_NONE)
+		finish(r);
+	else if (ev.turn_ended)
+		arm_turn(r);
+	return ERR_OK;
+}
+
+static void
+send_end(struct gameroom *r, int p)
+{
+	struct wire_msg *m = &r->srv->out;
+	const struct tlog *l = &r->log;
+	uint32_t total = l->overflow || !l->text ? 0 : (uint32_t)l->len;
+
+	if (!r->seat[p].conn)
+		return;
+	m->type = WIRE_END;
+	m->u.end.result = r->game.result;
+	m->u.end.reason = r->game.end_reason;
+	m->u.end.seed = r->seed;
+	memcpy(m->u.end.salt, r->salt, sizeof r->salt);
+	m->u.end.hash = game_hash(&r->game);
+	m->u.end.log_len = total;
+	send_to(r, p, m);
+	for (uint32_t off = 0; off < total && r->seat[p].conn;) {
+		uint32_t n = total - off > PROTO_LOG_CHUNK ? PROTO_LOG_CHUNK : total - off;
+		m->type = WIRE_LOG_CHUNK;
+		m->u.log.offset = off;
+		m->u.log.len = (uint16_t)n;
+		memcpy(m->u.log.data, l->text + off, n);
+		send_to(r, p, m);
+		off += n;
+	}
+}
+
+static void
+finish(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	static const char *const res[] = { "none", "player 0 wins", "player 1 wins", "a draw" };
+
+	uv_timer_stop(&r->turn_timer);
+	tlog_end(&r->log, &r->game);
+	server__log(s, "room %s: duel over after %" PRIu32 " turns: %s", r->code, r->game.turn_no,
+	            res[r->game.result & 3]);
+	for (int p = 0; p < PLAYERS; p++)
+		send_end(r, p);
+	tlog_close(&r->log);
+	r->state = ROOM_LOBBY;
+	r->games++;
+	for (int p = 0; p < PLAYERS; p++) {
+		struct seat *st = &r->seat[p];
+		st->ready = st->rematch = false;
+		st->last_valid = false;
+		if (st->taken && !st->conn) {
+			/* Forfeited, or gone when the duel ended: the seat is free again. */
+			free_seat(r, p);
+			send_peer(r, 1 - p, p, PEER_GONE, 0);
+		}
+	}
+	if (s->cfg.hooks.ended)
+		s->cfg.hooks.ended(s->cfg.hooks.ud, r);
+	send_lobby(r);
+	if (s->cfg.multi && room__empty(r))
+		room__destroy(r);
+}
+
+/* Messages from a member. */
+
+static void
+on_cmd(struct gameroom *r, struct conn *c, const struct cmd *cmd)
+{
+	int err;
+
+	if (r->state != ROOM_PLAYING) {
+		conn__error(c, PERR_STATE, false, "no duel is being played");
+		return;
+	}
+	if ((err = apply(r, c->seat, cmd, MSG_NONE)) != ERR_OK)
+		conn__error(c, PERR_REFUSED_BASE + err, false, "%s", err_text(err));
+}
+
+static void
+on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
+{
+	struct server *s = r->srv;
+	struct wire_msg *out = &s->out;
+	uint64_t now = server__now(s);
+
+	if (now - c->chat_window >= s->cfg.lim.chat_window_ms) {
+		c->chat_window = now;
+		c->chat_count = 0;
+	}
+	if (++c->chat_count > s->cfg.lim.chat_burst) {
+		conn__error(c, PERR_STATE, false, "too many chat lines: wait a few seconds");
+		return;
+	}
+	if (r->state == ROOM_PLAYING)
+		tlog_chat(&r->log, c->seat, m->text);
+	out->type = WIRE_CHAT;
+	out->u.chat.from = (uint8_t)c->seat;
+	snprintf(out->u.chat.text, sizeof out->u.chat.text, "%s", m->text);
+	for (int p = 0; p < PLAYERS; p++)
+		send_to(r, p, out);
+}
+
+void
+room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
+{
+	int p = c->seat;
+	bool lobby = r->state == ROOM_LOBBY;
+
+	switch (m->type) {
+	case WIRE_CMD:
+		on_cmd(r, c, &m->u.cmd);
+		return;
+	case WIRE_CHAT:
+		on_chat(r, c, &m->u.chat);
+		return;
+	case WIRE_OPTIONS:
+		if (r->controller != p) {
+			conn__error(c, PERR_NOT_CONTROLLER, false, "only the controller sets the options");
+		} else if (!lobby) {
+			conn__error(c, PERR_STATE, false, "options change only between duels");
+		} else if (options_check(&m->u.options.opt) != ERR_OK || m->u.options.turn_time > TURN_TIME_MAX) {
+			conn__error(c, PERR_BAD_OPTIONS, false, "%s", err_text(options_check(&m->u.options.opt)));
+		} else {
+			r->opt = m->u.options.opt;
+			r->turn_time = m->u.options.turn_time;
+			for (int i = 0; i < PLAYERS; i++)
+				r->seat[i].ready = r->seat[i].rematch = false;
+			send_lobby(r);
+		}
+		return;
+	case WIRE_READY:
+	case WIRE_REMATCH:
+		if (!lobby) {
+			conn__error(c, PERR_STATE, false, "a duel is being played");
+			return;
+		}
+		if (m->type == WIRE_REMATCH) {
+			r->seat[p].ready = r->seat[p].rematch = true;
+		} else {
+			r->seat[p].ready = m->u.ready.ready;
+			if (!m->u.ready.ready)
+				r->seat[p].rematch = false;
+		}
+		send_lobby(r);
+		maybe_start(r);
+		return;
+	case WIRE_CONTROL:
+		if (r->controller != p) {
+			conn__error(c, PERR_NOT_CONTROLLER, false, "only the controller can hand over control");
+		} else if (!lobby) {
+			conn__error(c, PERR_STATE, false, "control changes hands only between duels");
+		} else if (!r->seat[1 - p].taken) {
+			conn__error(c, PERR_STATE, false, "there is nobody to hand control to");
+		} else {
+			r->controller = 1 - p;
+			for (int i = 0; i < PLAYERS; i++)
+				if (r->seat[i].conn)
+					send_welcome(r, i);
+			send_lobby(r);
+		}
+		return;
+	case WIRE_BYE:
+		/* Leaving in the middle of a duel is a forfeit. */
+		if (r->state == ROOM_PLAYING && r->game.result == RESULT_NONE) {
+			struct cmd resign = { CMD_RESIGN, 0, 0 };
+			apply(r, p, &resign, MSG_NONE);
+		}
+		return;
+	default:
+		conn__drop(c, PERR_STATE, "message not expected now");
+		return;
+	}
+}
+
+/* Resuming a duel from its log. */
+
+int
+room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
+{
+	struct server *s = r->srv;
+	struct tlog_resume *lr = calloc(1, sizeof *lr);
+	int rc = -1;
+
+	if (lr == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (tlog_load(path, lr, why, whylen) != 0)
+		goto out;
+	if (lr->ended || lr->game.result != RESULT_NONE) {
+		snprintf(why, whylen, "%s: that duel is over; nothing to resume", path);
+		goto out;
+	}
+	if (!lr->have_salt || !lr->have_token[0] || !lr->have_token[1]) {
+		snprintf(why, whylen, "%s: not a server's log (no resume data in it)", path);
+		goto out;
+	}
+	if (tlog_open_prefix(&r->log, path, lr->text, lr->len, why, whylen) != 0)
+		goto out;
+	r->game = lr->game;
+	r->opt = lr->hdr.opt;
+	r->seed = lr->hdr.seed;
+	r->seed_fixed = false;
+	memcpy(r->salt, lr->salt, sizeof r->salt);
+	auth_commit(r->seed, r->salt, r->commit);
+	r->turn_time = lr->turn_time;
+	r->host_seat = lr->host_seat;
+	r->controller = lr->host_seat >= 0 ? lr->host_seat : 0;
+	r->state = ROOM_PLAYING;
+	for (int p = 0; p < PLAYERS; p++) {
+		struct seat *st = &r->seat[p];
+		st->taken = true;
+		snprintf(st->name, sizeof st->name, "%s", lr->hdr.name[p]);
+		st->token_len = 0;
+		memcpy(st->token_hash, lr->token_hash[p], 32);
+		st->grace_on = true;
+		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
+		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);
+	}
+	server__log(s, "resumed %s at turn %" PRIu32 "%s; waiting %u s for the players", path, r->game.turn_no,
+	            lr->torn ? " (a torn last command was dropped)" : "", (s->cfg.lim.grace_ms + 999) / 1000);
+	rc = 0;
+out:
+	tlog_resume_free(lr);
+	free(lr);
+	return rc;
+}

@@ -1,0 +1,494 @@
+/* server: the listener, the handshake (HELLO, CHALLENGE, AUTH or RESUME), per-address limits and the room table. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define HOST_ROOM "host"
+
+void
+server_config_default(struct server_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->bind = "0.0.0.0";
+	c->port = 0;
+	options_default(&c->opt);
+	c->lim = (struct server_limits){
+		.max_conns = 1024,
+		.max_conns_per_addr = 16,
+		.max_rooms = 256,
+		.handshake_ms = 10000,
+		.idle_ms = 45000,
+		.heartbeat_ms = 15000,
+		.max_queued = 256 * 1024,
+		.auth_fails = 5,
+		.auth_window_ms = 60000,
+		.chat_burst = 8,
+		.chat_window_ms = 10000,
+		.grace_ms = 120000,
+		.close_ms = 2000,
+		.tick_ms = 500,
+	};
+}
+
+uint64_t
+server__now(const struct server *s)
+{
+	return uv_now(s->loop);
+}
+
+void
+server__log(const struct server *s, const char *fmt, ...)
+{
+	va_list ap;
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (s->cfg.quiet)
+		return;
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+	fprintf(stderr, "wizwar server %s: ", stamp);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct gameroom *
+server__find_room(struct server *s, const char *code)
+{
+	for (struct gameroom *r = s->rooms; r; r = r->next)
+		if (!s->cfg.multi || strcmp(r->code, code) == 0)
+			return r;
+	return NULL;
+}
+
+struct gameroom *
+server__add_room(struct server *s, const char *code)
+{
+	struct gameroom *r;
+
+	if (s->nrooms >= s->cfg.lim.max_rooms)
+		return NULL;
+	if ((r = room__create(s, code)) == NULL)
+		return NULL;
+	r->next = s->rooms;
+	if (s->rooms)
+		s->rooms->prev = r;
+	s->rooms = r;
+	s->nrooms++;
+	return r;
+}
+
+void
+server__room_gone(struct server *s, struct gameroom *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else if (s->rooms == r)
+		s->rooms = r->next;
+	else
+		return;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->next = r->prev = NULL;
+	s->nrooms--;
+}
+
+void
+server__conn_gone(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (c->gone)
+		return;
+	c->gone = true;
+	s->nconns--;
+	if (c->addr)
+		c->addr->conns--;
+	if (c->state == CONN_JOINED && c->room) {
+		struct gameroom *r = c->room;
+		c->state = CONN_CLOSING;
+		room__conn_lost(r, c);
+	}
+	c->room = NULL;
+	c->seat = -1;
+}
+
+/* Per-address wrong-password counting: a window opens at the first failure. */
+static bool
+auth_blocked(struct server *s, struct conn *c, unsigned *wait_s)
+{
+	struct addr_entry *a = c->addr;
+	uint64_t now = server__now(s);
+
+	if (a == NULL)
+		return false;
+	if (a->fails && now - a->window_start >= s->cfg.lim.auth_window_ms)
+		a->fails = 0;
+	if (a->fails < s->cfg.lim.auth_fails)
+		return false;
+	*wait_s = (unsigned)((s->cfg.lim.auth_window_ms - (now - a->window_start) + 999) / 1000);
+	return true;
+}
+
+void
+server__auth_failed(struct server *s, struct conn *c)
+{
+	struct addr_entry *a = c->addr;
+
+	if (a == NULL)
+		return;
+	if (a->fails == 0)
+		a->window_start = server__now(s);
+	a->fails++;
+}
+
+static const struct auth_key *
+room_key(struct server *s)
+{
+	/* Rooms of a multi-room server have no password: their code is what is shared. */
+	return &s->key;
+}
+
+static void
+on_hello(struct conn *c, const struct wire_hello *h)
+{
+	struct server *s = c->srv;
+	struct wire_msg *m = &s->out;
+	unsigned wait_s;
+
+	if (auth_blocked(s, c, &wait_s)) {
+		char why[PROTO_REASON_BYTES];
+		snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
+		conn__drop(c, PERR_AUTH, why);
+		return;
+	}
+	if (s->cfg.multi && h->room[0] == '\0') {
+		conn__drop(c, PERR_STATE, "this server holds many rooms: give a room code (--room CODE)");
+		return;
+	}
+	c->hello = *h;
+	auth_random(c->nonce, sizeof c->nonce);
+	wire_challenge_init(m, c->nonce, !s->cfg.multi && room_key(s)->set);
+	c->state = CONN_CHALLENGED;
+	conn__send(c, m);
+}
+
+static struct gameroom *
+room_for(struct conn *c, bool create, int *code)
+{
+	struct server *s = c->srv;
+	struct gameroom *r = server__find_room(s, c->hello.room);
+
+	if (r == NULL && create && s->cfg.multi) {
+		if ((r = server__add_room(s, c->hello.room)) == NULL) {
+			*code = PERR_ROOM_FULL;
+			return NULL;
+		}
+		server__log(s, "room %s created by %s", r->code, c->peer);
+	}
+	if (r == NULL)
+		*code = create ? PERR_SERVER : PERR_RESUME;
+	return r;
+}
+
+static void
+on_auth(struct conn *c, const struct wire_auth *a)
+{
+	struct server *s = c->srv;
+	struct gameroom *r;
+	int code = PERR_OK;
+
+	if (!s->cfg.multi && !auth_check(room_key(s), c->nonce, c->hello.name, strlen(c->hello.name), a->proof)) {
+		server__auth_failed(s, c);
+		conn__drop(c, PERR_AUTH, "wrong password");
+		return;
+	}
+	if ((r = room_for(c, true, &code)) == NULL) {
+		conn__drop(c, code, code == PERR_ROOM_FULL ? "the server has no room for another game" : "no such room");
+		return;
+	}
+	if ((code = room__join(r, c)) != PERR_OK) {
+		conn__drop(c, code, proto_strerror(code));
+		if (s->cfg.multi && room__empty(r))
+			room__destroy(r);
+	}
+}
+
+static void
+on_resume(struct conn *c, const struct wire_resume *m)
+{
+	struct server *s = c->srv;
+	struct gameroom *r;
+	int code = PERR_OK;
+
+	if (!s->cfg.multi && !auth_check(room_key(s), c->nonce, m->token, m->token_len, m->proof)) {
+		server__auth_failed(s, c);
+		conn__drop(c, PERR_AUTH, "wrong password");
+		return;
+	}
+	if ((r = room_for(c, false, &code)) == NULL || (code = room__resume(r, c, m)) != PERR_OK) {
+		/* An unknown token counts as a wrong guess: tokens are secrets too. */
+		server__auth_failed(s, c);
+		conn__drop(c, PERR_RESUME, "unknown or expired resume token");
+	}
+}
+
+void
+server__handle(struct conn *c, const struct wire_msg *m)
+{
+	switch (m->type) {
+	case WIRE_HEARTBEAT:
+		return;
+	case WIRE_BYE:
+		if (c->state == CONN_JOINED && c->room)
+			room__message(c->room, c, m);
+		conn__close_now(c);
+		return;
+	case WIRE_ERROR:
+		server__log(c->srv, "%s: says: %s (%s)", c->peer, proto_strerror(m->u.error.code), m->u.error.text);
+		if (m->u.error.fatal)
+			conn__close_now(c);
+		return;
+	default:
+		break;
+	}
+	switch (c->state) {
+	case CONN_HELLO:
+		if (m->type == WIRE_HELLO)
+			on_hello(c, &m->u.hello);
+		else
+			conn__drop(c, PERR_STATE, "expected HELLO");
+		return;
+	case CONN_CHALLENGED:
+		if (m->type == WIRE_AUTH)
+			on_auth(c, &m->u.auth);
+		else if (m->type == WIRE_RESUME)
+			on_resume(c, &m->u.resume);
+		else
+			conn__drop(c, PERR_STATE, "expected AUTH or RESUME");
+		return;
+	case CONN_JOINED:
+		if (m->type == WIRE_HELLO || m->type == WIRE_AUTH || m->type == WIRE_RESUME) {
+			conn__drop(c, PERR_STATE, "already joined");
+			return;
+		}
+		room__message(c->room, c, m);
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+on_connection(uv_stream_t *l, int status)
+{
+	struct server *s = l->data;
+
+	if (status < 0) {
+		server__log(s, "accept: %s", uv_strerror(status));
+		return;
+	}
+	if (conn__start(s, l) != 0)
+		server__log(s, "accept failed");
+}
+
+/* Forget addresses with no connections and no open failure window. */
+static void
+on_sweep(uv_timer_t *t)
+{
+	struct server *s = t->data;
+	struct addr_entry **pp = &s->addrs;
+	uint64_t now = server__now(s);
+
+	while (*pp) {
+		struct addr_entry *a = *pp;
+		if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms)) {
+			*pp = a->next;
+			free(a);
+		} else {
+			pp = &a->next;
+		}
+	}
+}
+
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int
+server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen)
+{
+	struct server *s;
+	struct sockaddr_storage ss;
+	int rc;
+
+	*out = NULL;
+	/* A peer that vanished must cost us an EPIPE, never the process. */
+	signal(SIGPIPE, SIG_IGN);
+	if (auth_init() != 0) {
+		snprintf(why, whylen, "libsodium cannot start");
+		return -1;
+	}
+	if (!cfg->multi && options_check(&cfg->opt) != ERR_OK) {
+		snprintf(why, whylen, "%s", err_text(options_check(&cfg->opt)));
+		return -1;
+	}
+	if (cfg->turn_time < 0 || cfg->turn_time > TURN_TIME_MAX) {
+		snprintf(why, whylen, "the turn time must be 0 to %d seconds", TURN_TIME_MAX);
+		return -1;
+	}
+	if ((s = calloc(1, sizeof *s)) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	s->loop = loop;
+	s->cfg = *cfg;
+	s->bind = dup_or_null(cfg->bind ? cfg->bind : "0.0.0.0");
+	s->log_dir = dup_or_null(cfg->log_dir);
+	s->cfg.bind = s->bind;
+	s->cfg.log_dir = s->log_dir;
+	s->cfg.password = NULL; /* only its key is kept */
+	if (!cfg->multi && auth_key_derive(&s->key, cfg->password) != 0) {
+		snprintf(why, whylen, "cannot derive the password key (out of memory)");
+		goto fail_mem;
+	}
+	if (uv_ip4_addr(s->bind, cfg->port, (struct sockaddr_in *)&ss) != 0 &&
+	    uv_ip6_addr(s->bind, cfg->port, (struct sockaddr_in6 *)&ss) != 0) {
+		snprintf(why, whylen, "cannot listen on '%s': not an IP address", s->bind);
+		goto fail_mem;
+	}
+	uv_tcp_init(loop, &s->listener);
+	uv_timer_init(loop, &s->sweep);
+	s->listener.data = s;
+	s->sweep.data = s;
+	s->handles = 2;
+	if ((rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&ss, 0)) != 0 ||
+	    (rc = uv_listen((uv_stream_t *)&s->listener, 128, on_connection)) != 0) {
+		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind, cfg->port, uv_strerror(rc));
+		server_close(s, NULL, NULL);
+		return -1;
+	}
+	uv_timer_start(&s->sweep, on_sweep, 10000, 10000);
+	if (!cfg->multi && server__add_room(s, HOST_ROOM) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		server_close(s, NULL, NULL);
+		return -1;
+	}
+	*out = s;
+	return 0;
+fail_mem:
+	auth_key_wipe(&s->key);
+	free(s->bind);
+	free(s->log_dir);
+	free(s);
+	return -1;
+}
+
+int
+server_port(const struct server *s)
+{
+	struct sockaddr_storage ss;
+	int len = sizeof ss;
+
+	if (uv_tcp_getsockname(&s->listener, (struct sockaddr *)&ss, &len) != 0)
+		return -1;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+int
+server_reserve_host(struct server *s, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *token_len)
+{
+	if (s->cfg.multi || s->rooms == NULL)
+		return -1;
+	return room__reserve(s->rooms, name, token, token_len);
+}
+
+int
+server_resume_log(struct server *s, const char *path, char *why, size_t whylen)
+{
+	if (s->cfg.multi || s->rooms == NULL) {
+		snprintf(why, whylen, "only a one-room server resumes a log");
+		return -1;
+	}
+	return room__load(s->rooms, path, why, whylen);
+}
+
+struct gameroom *
+server_room(struct server *s, const char *code)
+{
+	return server__find_room(s, code ? code : "");
+}
+
+unsigned
+server_room_count(const struct server *s)
+{
+	return s->nrooms;
+}
+
+unsigned
+server_conn_count(const struct server *s)
+{
+	return s->nconns;
+}
+
+/* Closing: every connection and room goes, then the two handles, then the struct.
+ * s->handles counts the listener, the sweep timer, and every connection and room
+ * whose memory is not yet freed. */
+void
+server__unref(struct server *s)
+{
+	if (--s->handles == 0) {
+		void (*cb)(void *) = s->close_cb;
+		void *ud = s->close_ud;
+		struct addr_entry *a = s->addrs;
+		while (a) {
+			struct addr_entry *n = a->next;
+			free(a);
+			a = n;
+		}
+		auth_key_wipe(&s->key);
+		free(s->bind);
+		free(s->log_dir);
+		free(s);
+		if (cb)
+			cb(ud);
+	}
+}
+
+static void
+on_idle_free(uv_handle_t *h)
+{
+	server__unref(h->data);
+}
+
+void
+server_close(struct server *s, void (*cb)(void *ud), void *ud)
+{
+	if (s == NULL || s->closing)
+		return;
+	s->closing = true;
+	s->close_cb = cb;
+	s->close_ud = ud;
+	while (s->rooms)
+		room__destroy(s->rooms);
+	for (struct conn *c = s->conns; c; c = c->next) {
+		if (c->state != CONN_CLOSING)
+			conn__bye(c, BYE_SHUTDOWN);
+		conn__close_now(c);
+	}
+	uv_close((uv_handle_t *)&s->listener, on_idle_free);
+	uv_close((uv_handle_t *)&s->sweep, on_idle_free);
+}

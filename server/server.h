@@ -1,0 +1,93 @@
+/* server: the authoritative wizwar server on libuv: a listener, its connections and its rooms, all in one struct. */
+#ifndef WW_SERVER_H
+#define WW_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "game.h"
+#include "proto.h"
+
+struct server;
+struct gameroom;
+struct conn;
+
+/* Every limit, with the defaults of server_config_default() (docs/server.md). */
+struct server_limits {
+	unsigned max_conns;          /* connections in all (1024) */
+	unsigned max_conns_per_addr; /* from one IP address (16) */
+	unsigned max_rooms;          /* rooms of a multi-room server (256) */
+	unsigned handshake_ms;       /* from accept to WELCOME (10 s) */
+	unsigned idle_ms;            /* silence before a peer is dropped (45 s) */
+	unsigned heartbeat_ms;       /* a HEARTBEAT after this much quiet on our side (15 s) */
+	size_t max_queued;           /* bytes written but not yet taken by the peer (256 KiB) */
+	unsigned auth_fails;         /* wrong passwords from one address per window (5) ... */
+	unsigned auth_window_ms;     /* ... in this window, then refused for the rest of it (60 s) */
+	unsigned chat_burst;         /* chat lines per connection per chat window (8) ... */
+	unsigned chat_window_ms;     /* (10 s) */
+	unsigned grace_ms;           /* how long a dropped player's seat is held in a duel (120 s) */
+	unsigned close_ms;           /* how long a dropped peer may take to read its last bytes (2 s) */
+	unsigned tick_ms;            /* how often each connection's timeouts are checked (500 ms) */
+};
+
+/* Test and benchmark hooks; all optional. */
+struct server_hooks {
+	void *ud;
+	/* Every byte written to a connection, as it is queued. seat is -1 before the join. */
+	void (*tap)(void *ud, const struct conn *c, int seat, const uint8_t *bytes, size_t n);
+	/* A command applied to a room's duel (before its updates are sent). */
+	void (*applied)(void *ud, struct gameroom *r, int p, const struct cmd *c, const struct events *ev);
+	/* A peer dropped for a protocol or limit reason. */
+	void (*dropped)(void *ud, const struct conn *c, int code, const char *why);
+	/* A duel ended in a room. */
+	void (*ended)(void *ud, struct gameroom *r);
+};
+
+struct server_config {
+	const char *bind;       /* address to listen on ("0.0.0.0") */
+	int port;               /* 0: any; read it back with server_port() */
+	bool multi;             /* many rooms by code, created by their first player; else one room */
+	const char *password;   /* one-room mode: the room's password, or NULL */
+	struct options opt;     /* one-room mode: the first options */
+	int turn_time;          /* one-room mode: seconds per turn, 0 none */
+	bool seed_fixed;        /* one-room mode: use `seed` for the first duel */
+	uint64_t seed;
+	const char *log_dir;    /* where turn logs go; NULL: kept in memory only */
+	bool quiet;             /* no log lines on stderr */
+	struct server_limits lim;
+	struct server_hooks hooks;
+};
+
+void server_config_default(struct server_config *c);
+
+/* Create and start listening. 0, or -1 with a reason. */
+int server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen);
+int server_port(const struct server *s);
+
+/* One-room mode: hold a seat for the hosting player (the controller), who then joins
+ * by RESUME with the token given here (PROTO_TOKEN_MAX bytes). The seat is held
+ * until the first time its connection drops in the lobby. 0, or -1 (seat taken). */
+int server_reserve_host(struct server *s, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *token_len);
+
+/* One-room mode, before anyone joins: bring back the duel of a turn log; its players
+ * come back with their resume tokens (the host's seat through server_reserve_host,
+ * called after this). The log is continued in place. 0, or -1 with a reason. */
+int server_resume_log(struct server *s, const char *path, char *why, size_t whylen);
+
+/* Stop listening, say BYE to everyone and close every handle; cb runs when the
+ * last one is closed, and s is freed after it. */
+void server_close(struct server *s, void (*cb)(void *ud), void *ud);
+
+/* Read-only views for tests and the benchmark. */
+struct gameroom *server_room(struct server *s, const char *code); /* one-room mode: code ignored */
+unsigned server_room_count(const struct server *s);
+unsigned server_conn_count(const struct server *s);
+const struct game *room_game(const struct gameroom *r);
+bool room_playing(const struct gameroom *r);
+int room_games_played(const struct gameroom *r);
+int conn_seat(const struct conn *c);
+
+#endif

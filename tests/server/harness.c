@@ -1,0 +1,277 @@
+/* tests/server harness: one loop, one server, bots and raw sockets; every test ends with uv_loop_close() == 0. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+void
+th_config(struct server_config *c)
+{
+	server_config_default(c);
+	c->bind = "127.0.0.1";
+	c->port = 0;
+	c->quiet = getenv("WIZWAR_TEST_VERBOSE") == NULL;
+	c->lim.tick_ms = 50;
+	c->lim.max_conns_per_addr = 64;
+}
+
+void
+th_init(struct th *t)
+{
+	memset(t, 0, sizeof *t);
+	cr_assert_eq(uv_loop_init(&t->loop), 0);
+}
+
+void
+th_server(struct th *t, const struct server_config *c)
+{
+	char why[256];
+
+	cr_assert_eq(server_create(&t->loop, c, &t->srv, why, sizeof why), 0, "server_create: %s", why);
+	t->port = server_port(t->srv);
+	cr_assert_gt(t->port, 0);
+}
+
+void
+th_bot_config(struct th *t, struct netbot_config *bc, const char *name, int level, uint64_t seed, int games)
+{
+	memset(bc, 0, sizeof *bc);
+	net_config_default(&bc->net);
+	bc->net.host = "127.0.0.1";
+	bc->net.port = t->port;
+	bc->net.name = name;
+	bc->net.reconnect_ms = 100;
+	bc->level = level;
+	bc->seed = seed;
+	bc->games = games;
+	bc->ready = true;
+	bc->quiet = getenv("WIZWAR_TEST_VERBOSE") == NULL;
+}
+
+void
+th_bot(struct th *t, struct netbot *b, const struct netbot_config *bc)
+{
+	char why[256];
+
+	cr_assert_eq(netbot_start(b, &t->loop, bc, why, sizeof why), 0, "netbot_start: %s", why);
+}
+
+struct runctl {
+	struct th *t;
+	bool (*stop)(void *ud);
+	void *ud;
+};
+
+static void
+on_watchdog(uv_timer_t *w)
+{
+	struct runctl *rc = w->data;
+
+	if (rc->stop && rc->stop(rc->ud)) {
+		uv_stop(w->loop);
+		return;
+	}
+	if (uv_now(w->loop) >= (uint64_t)(uintptr_t)rc->t->watchdog.data) {
+		rc->t->timed_out = true;
+		uv_stop(w->loop);
+	}
+}
+
+void
+th_run(struct th *t, unsigned ms, bool (*stop)(void *ud), void *ud)
+{
+	struct runctl rc = { t, stop, ud };
+	uv_timer_t w;
+	uint64_t deadline = uv_now(&t->loop) + ms;
+
+	uv_timer_init(&t->loop, &w);
+	uv_unref((uv_handle_t *)&w);
+	w.data = &rc;
+	t->watchdog.data = (void *)(uintptr_t)deadline;
+	uv_timer_start(&w, on_watchdog, 10, 10);
+	t->timed_out = false;
+	uv_run(&t->loop, UV_RUN_DEFAULT);
+	uv_close((uv_handle_t *)&w, NULL);
+	uv_run(&t->loop, UV_RUN_NOWAIT);
+	cr_assert(!t->timed_out, "timed out after %u ms", ms);
+}
+
+static void
+on_srv_closed(void *ud)
+{
+	((struct th *)ud)->srv_closed = true;
+}
+
+static void
+walk_cb(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	cr_log_warn("handle left open: %s", uv_handle_type_name(uv_handle_get_type(h)));
+}
+
+void
+th_finish(struct th *t)
+{
+	if (t->srv)
+		server_close(t->srv, on_srv_closed, t);
+	t->srv = NULL;
+	for (int i = 0; i < 100 && uv_run(&t->loop, UV_RUN_NOWAIT); i++)
+		uv_sleep(10);
+	uv_run(&t->loop, UV_RUN_DEFAULT);
+	uv_walk(&t->loop, walk_cb, NULL);
+	cr_assert_eq(uv_loop_close(&t->loop), 0, "handles left open on the loop");
+}
+
+int
+th_raw_connect(int port)
+{
+	struct sockaddr_in a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	cr_assert_geq(fd, 0);
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+static void
+raw_on_write(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w);
+}
+
+static void
+raw_flush(struct raw *r)
+{
+	if (!r->connected || r->npending == 0 || r->closed)
+		return;
+	struct { uv_write_t w; uint8_t d[]; } *req = malloc(sizeof *req + r->npending);
+	memcpy(req->d, r->pending, r->npending);
+	uv_buf_t b = uv_buf_init((char *)req->d, (unsigned)r->npending);
+	if (uv_write(&req->w, (uv_stream_t *)&r->tcp, &b, 1, raw_on_write) != 0)
+		free(req);
+	r->npending = 0;
+}
+
+static void
+raw_alloc(uv_handle_t *h, size_t sug, uv_buf_t *b)
+{
+	struct raw *r = h->data;
+	(void)sug;
+	*b = uv_buf_init((char *)r->got + r->ngot, (unsigned)(sizeof r->got - r->ngot));
+}
+
+static void
+raw_closed(uv_handle_t *h)
+{
+	((struct raw *)h->data)->closed = true;
+}
+
+void
+raw_close(struct raw *r)
+{
+	if (!uv_is_closing((uv_handle_t *)&r->tcp))
+		uv_close((uv_handle_t *)&r->tcp, raw_closed);
+}
+
+static void
+raw_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct raw *r = s->data;
+	(void)b;
+	if (n < 0) {
+		r->eof = true;
+		raw_close(r);
+		return;
+	}
+	r->ngot += (size_t)n;
+}
+
+static void
+raw_connected(uv_connect_t *c, int status)
+{
+	struct raw *r = c->data;
+	if (status != 0) {
+		r->eof = true;
+		raw_close(r);
+		return;
+	}
+	r->connected = true;
+	uv_read_start((uv_stream_t *)&r->tcp, raw_alloc, raw_read);
+	raw_flush(r);
+}
+
+void
+raw_start(struct th *t, struct raw *r)
+{
+	struct sockaddr_in a;
+
+	memset(r, 0, sizeof *r);
+	uv_ip4_addr("127.0.0.1", t->port, &a);
+	uv_tcp_init(&t->loop, &r->tcp);
+	r->tcp.data = r;
+	r->creq.data = r;
+	cr_assert_eq(uv_tcp_connect(&r->creq, &r->tcp, (struct sockaddr *)&a, raw_connected), 0);
+}
+
+void
+raw_send(struct raw *r, const void *p, size_t n)
+{
+	cr_assert_leq(r->npending + n, sizeof r->pending);
+	memcpy(r->pending + r->npending, p, n);
+	r->npending += n;
+	raw_flush(r);
+}
+
+int
+raw_decode(const struct raw *r, struct wire_msg *last_error, int *nerrors)
+{
+	static struct pconn pc;
+	static struct wire_msg m;
+	struct proto_err e;
+	int n = 0;
+
+	*nerrors = 0;
+	pconn_init(&pc, PCONN_CLIENT);
+	for (size_t off = 0; off < r->ngot;) {
+		off += pconn_feed(&pc, r->got + off, r->ngot - off);
+		int rc;
+		while ((rc = pconn_next(&pc, &m, &e)) == PROTO_DONE) {
+			n++;
+			if (m.type == WIRE_ERROR) {
+				*last_error = m;
+				(*nerrors)++;
+			}
+		}
+		if (rc == PROTO_BROKEN)
+			break;
+	}
+	pconn_finish(&pc);
+	return n;
+}
+
+size_t
+raw_frame(const struct wire_msg *m, uint8_t *out, size_t cap)
+{
+	struct proto_err e;
+	size_t len;
+	int hl;
+
+	cr_assert_eq(wire_encode(m, out + PROTO_HEADER_MAX, cap - PROTO_HEADER_MAX, &len, &e), 0, "%s", e.why);
+	uint8_t hdr[PROTO_HEADER_MAX];
+	hl = frame_header(hdr, m->type, false, len);
+	cr_assert_gt(hl, 0);
+	memmove(out + hl, out + PROTO_HEADER_MAX, len);
+	memcpy(out, hdr, (size_t)hl);
+	return (size_t)hl + len;
+}

@@ -1,0 +1,136 @@
+/* server/auth: passwords proved without crossing the wire, wrong guesses limited per address, versions named. */
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+struct pair {
+	struct netbot a, b;
+};
+
+static bool
+closed(void *ud)
+{
+	return ((struct netbot *)ud)->closed;
+}
+
+static bool
+pair_closed(void *ud)
+{
+	struct pair *p = ud;
+	return p->a.closed && p->b.closed;
+}
+
+static bool
+closed_raw_pred(void *ud)
+{
+	return ((struct raw *)ud)->closed;
+}
+
+/* Does `needle` occur in the bytes? */
+static bool
+contains(const uint8_t *hay, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(hay + i, needle, k) == 0)
+			return true;
+	return false;
+}
+
+struct wiretap {
+	uint8_t bytes[1 << 20];
+	size_t n;
+};
+
+static void
+on_rx(void *ud, struct netbot *b, const uint8_t *p, size_t n)
+{
+	struct wiretap *w = ud;
+	(void)b;
+	if (w->n + n <= sizeof w->bytes) {
+		memcpy(w->bytes + w->n, p, n);
+		w->n += n;
+	}
+}
+
+Test(auth, password_game_and_wrong_guesses)
+{
+	static struct pair ok;
+	static struct netbot bad[4];
+	static struct wiretap tap;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb, cw;
+	const char *pw = "correct horse battery";
+
+	th_init(&t);
+	th_config(&c);
+	c.password = pw;
+	c.lim.auth_fails = 3;
+	c.lim.auth_window_ms = 1500;
+	th_server(&t, &c);
+
+	/* Three wrong passwords from 127.0.0.1, then even the right one is refused for a while. */
+	for (int i = 0; i < 4; i++) {
+		th_bot_config(&t, &cw, "guesser", BOT_RANDOM, 1, 1);
+		cw.net.password = i < 3 ? "wrong" : pw;
+		th_bot(&t, &bad[i], &cw);
+		th_run(&t, 10000, closed, &bad[i]);
+		cr_expect_eq(bad[i].last_error, PERR_AUTH, "attempt %d: error %d (%s)", i, bad[i].last_error, bad[i].last_why);
+		if (i == 3)
+			cr_expect(strstr(bad[i].last_why, "too many") != NULL, "%s", bad[i].last_why);
+	}
+	/* No password at all: told before anything is sent. */
+	{
+		static struct netbot none;
+		th_bot_config(&t, &cw, "forgetful", BOT_RANDOM, 1, 1);
+		th_bot(&t, &none, &cw);
+		th_run(&t, 10000, closed, &none);
+		cr_expect(strstr(none.last_why, "password") != NULL, "%s", none.last_why);
+	}
+	/* After the window, the right password plays a whole duel; the password never crossed the wire. */
+	uv_sleep(1600);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 1);
+	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 2, 1);
+	ca.net.password = cb.net.password = pw;
+	ca.ud = &tap;
+	ca.on_rx = on_rx;
+	th_bot(&t, &ok.a, &ca);
+	th_bot(&t, &ok.b, &cb);
+	th_run(&t, 60000, pair_closed, &ok);
+	cr_expect_eq(ok.a.verified, 1, "%s", ok.a.last_why);
+	cr_expect_eq(ok.b.verified, 1, "%s", ok.b.last_why);
+	cr_expect_gt(tap.n, 0);
+	cr_expect(!contains(tap.bytes, tap.n, pw));
+	cr_expect(!contains(tap.bytes, tap.n, "correct"));
+	th_finish(&t);
+}
+
+Test(auth, version_mismatch_names_both)
+{
+	struct th t;
+	struct server_config c;
+	static struct raw r;
+	static struct wire_msg m, err;
+	uint8_t f[512];
+	int nerr;
+
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	raw_start(&t, &r);
+	wire_hello_init(&m, "old", "room", ROLE_PLAYER);
+	m.u.hello.proto = PROTO_VERSION + 98;
+	raw_send(&r, f, raw_frame(&m, f, sizeof f));
+	th_run(&t, 5000, closed_raw_pred, &r);
+	raw_decode(&r, &err, &nerr);
+	cr_assert_eq(nerr, 1);
+	cr_expect_eq(err.u.error.code, PERR_VERSION);
+	char want_here[16], want_there[16];
+	snprintf(want_here, sizeof want_here, "%d", PROTO_VERSION);
+	snprintf(want_there, sizeof want_there, "%d", PROTO_VERSION + 98);
+	cr_expect(strstr(err.u.error.text, want_here) && strstr(err.u.error.text, want_there), "%s", err.u.error.text);
+	th_finish(&t);
+}

@@ -1,0 +1,42 @@
+/* server/game: whole duels between headless network bots over loopback: lobby, play, end, verification, rematch. */
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+struct two {
+	struct netbot a, b;
+};
+
+static bool
+both_closed(void *ud)
+{
+	struct two *w = ud;
+	return w->a.closed && w->b.closed;
+}
+
+Test(game, whole_duels_verified)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	struct two w;
+
+	th_init(&t);
+	th_config(&c);
+	c.seed_fixed = true;
+	c.seed = 42;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 3);
+	th_bot_config(&t, &cb, "bob", BOT_HARD, 2, 3);
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 60000, both_closed, &w);
+	cr_expect_eq(w.a.games, 3, "alice played %d duels (%s)", w.a.games, w.a.last_why);
+	cr_expect_eq(w.b.games, 3, "bob played %d duels (%s)", w.b.games, w.b.last_why);
+	cr_expect_eq(w.a.verified, 3, "alice verified %d: %s", w.a.verified, w.a.last_why);
+	cr_expect_eq(w.b.verified, 3, "bob verified %d: %s", w.b.verified, w.b.last_why);
+	cr_expect_eq(w.a.wins + w.a.draws, w.b.losses + w.b.draws);
+	cr_expect_eq(w.a.errors, 0);
+	cr_expect_eq(w.b.errors, 0);
+	th_finish(&t);
+}

@@ -1,0 +1,225 @@
+/* server/lobby: options by the controller only, control handed over, chat relayed at once, the turn timer,
+ * and many rooms of one server at the same time. */
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+struct lobby {
+	struct th *t;
+	struct netbot a, b;
+	int step;
+	int not_controller, chats_b, chats_a, chat_limited, time_up, starts;
+	uint8_t start_size;
+	bool a_saw_control_lost, b_got_control, b_tried;
+	int lobby_msgs;
+};
+
+static void
+a_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
+{
+	struct lobby *l = ud;
+	struct net *n = bot->net;
+
+	if (m->type == WIRE_CHAT)
+		l->chats_a++;
+	if (m->type == WIRE_ERROR && m->u.error.code == PERR_STATE && strstr(m->u.error.text, "chat"))
+		l->chat_limited++;
+	if (m->type == WIRE_WELCOME && l->step >= 2 && !m->u.welcome.controller)
+		l->a_saw_control_lost = true;
+	if (m->type != WIRE_LOBBY)
+		return;
+	l->lobby_msgs++;
+	if (l->step == 0 && (m->u.lobby.present & 3) == 3) {
+		/* Both here: a (the controller) sets options, then hands control to b. */
+		struct options o = m->u.lobby.opt;
+		o.size = 17;
+		net_options(n, &o, 0);
+		net_chat(n, "hello from a");
+		/* Then a flood: past the burst, lines are refused (not fatal). */
+		for (int i = 0; i < 12; i++)
+			net_chat(n, "flood");
+		l->step = 1;
+	} else if (l->step == 1 && m->u.lobby.opt.size == 17) {
+		net_control(n);
+		l->step = 2;
+	}
+}
+
+static void
+b_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
+{
+	struct lobby *l = ud;
+	struct net *n = bot->net;
+
+	if (m->type == WIRE_CHAT && m->u.chat.from == 0 && strcmp(m->u.chat.text, "hello from a") == 0)
+		l->chats_b++;
+	if (m->type == WIRE_ERROR && m->u.error.code == PERR_NOT_CONTROLLER)
+		l->not_controller++;
+	if (m->type == WIRE_START) {
+		l->starts++;
+		l->start_size = m->u.start.view.opt.size;
+	}
+	if (m->type == WIRE_UPDATE)
+		for (int i = 0; i < m->u.update.nmsg; i++)
+			l->time_up += m->u.update.msg[i].id == MSG_TIME_UP;
+	if (m->type != WIRE_LOBBY)
+		return;
+	if (!l->b_tried && (m->u.lobby.present & 3) == 3 && m->u.lobby.controller == 0) {
+		l->b_tried = true;
+		/* Not the controller yet: refused. */
+		struct options o = m->u.lobby.opt;
+		o.potions = false;
+		net_options(n, &o, 0);
+	}
+	if (l->step == 2 && m->u.lobby.controller == 1 && !l->b_got_control) {
+		l->b_got_control = true;
+		struct options o = m->u.lobby.opt;
+		o.size = 19;
+		o.fov = false;
+		net_options(n, &o, 0);
+		l->step = 3;
+	}
+	if (l->step == 3 && m->u.lobby.opt.size == 19) {
+		net_ready(n, true);
+		l->step = 4;
+	}
+	if (l->step == 4 && (m->u.lobby.ready & 2)) {
+		net_ready(l->a.net, true);
+		l->step = 5;
+	}
+}
+
+static bool
+a_joined(void *ud)
+{
+	struct lobby *l = ud;
+	return net_player(l->a.net) >= 0;
+}
+
+static bool
+done(void *ud)
+{
+	struct lobby *l = ud;
+	return l->a.closed && l->b.closed;
+}
+
+Test(lobby, options_control_and_chat)
+{
+	static struct lobby l;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&l, 0, sizeof l);
+	l.t = &t;
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "first", BOT_NORMAL, 1, 1);
+	th_bot_config(&t, &cb, "second", BOT_NORMAL, 2, 1);
+	ca.ready = cb.ready = false; /* the script says when */
+	ca.ud = cb.ud = &l;
+	ca.on_msg = a_msg;
+	cb.on_msg = b_msg;
+	th_bot(&t, &l.a, &ca);
+	th_run(&t, 5000, a_joined, &l);
+	th_bot(&t, &l.b, &cb);
+	th_run(&t, 60000, done, &l);
+	cr_expect_eq(l.not_controller, 1, "b set options before it controlled the room");
+	cr_expect(l.b_got_control);
+	cr_expect(l.a_saw_control_lost);
+	cr_expect_eq(l.chats_b, 1, "chat relayed to the other player");
+	cr_expect_eq(l.chats_a, 8, "chat echoed to its sender, up to the burst limit");
+	cr_expect_eq(l.chat_limited, 5, "chat lines past the burst refused");
+	cr_expect_eq(l.starts, 1);
+	cr_expect_eq(l.start_size, 19, "the duel uses the new controller's options");
+	cr_expect_eq(l.a.verified, 1, "%s", l.a.last_why);
+	cr_expect_eq(l.b.verified, 1, "%s", l.b.last_why);
+	th_finish(&t);
+}
+
+static bool
+timeouts_seen(void *ud)
+{
+	struct lobby *l = ud;
+	return l->time_up >= 3;
+}
+
+Test(lobby, turn_timer_passes_a_stalled_turn)
+{
+	static struct lobby l;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&l, 0, sizeof l);
+	l.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.turn_time = 1;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "quick", BOT_NORMAL, 1, 0);
+	th_bot_config(&t, &cb, "asleep", BOT_NORMAL, 2, 0);
+	cb.passive = true;
+	cb.ud = &l;
+	cb.on_msg = b_msg;
+	th_bot(&t, &l.a, &ca);
+	th_bot(&t, &l.b, &cb);
+	uint64_t t0 = uv_now(&t.loop);
+	th_run(&t, 20000, timeouts_seen, &l);
+	uint64_t took = uv_now(&t.loop) - t0;
+	struct gameroom *r = server_room(t.srv, NULL);
+	cr_expect(room_playing(r));
+	cr_expect_geq(room_game(r)->turn_no, 5, "the duel moved on: %u turns", room_game(r)->turn_no);
+	cr_expect_geq(took, 2000, "three timed-out turns took only %llu ms", (unsigned long long)took);
+	/* The log says so too: the stalled player's turns are passes. */
+	cr_expect(strstr(r->log.text, "1 pass\n") != NULL);
+	netbot_stop(&l.a);
+	netbot_stop(&l.b);
+	th_run(&t, 5000, done, &l);
+	th_finish(&t);
+}
+
+struct many {
+	struct netbot bots[16];
+};
+
+static bool
+all_closed(void *ud)
+{
+	struct many *m = ud;
+	for (int i = 0; i < 16; i++)
+		if (!m->bots[i].closed)
+			return false;
+	return true;
+}
+
+Test(lobby, many_rooms_at_once)
+{
+	static struct many m;
+	struct th t;
+	struct server_config c;
+	struct netbot_config bc;
+	static char names[16][16], rooms[8][16];
+
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	for (int i = 0; i < 16; i++) {
+		snprintf(names[i], sizeof names[i], "p%d", i);
+		snprintf(rooms[i / 2], sizeof rooms[i / 2], "room-%d", i / 2);
+		th_bot_config(&t, &bc, names[i], i % BOT_LEVEL_COUNT, (uint64_t)i + 1, 2);
+		bc.net.room = rooms[i / 2];
+		th_bot(&t, &m.bots[i], &bc);
+	}
+	th_run(&t, 120000, all_closed, &m);
+	for (int i = 0; i < 16; i++) {
+		cr_expect_eq(m.bots[i].games, 2, "bot %d: %s", i, m.bots[i].last_why);
+		cr_expect_eq(m.bots[i].verified, 2, "bot %d: %s", i, m.bots[i].last_why);
+	}
+	cr_expect_eq(server_room_count(t.srv), 0, "empty rooms are removed");
+	th_finish(&t);
+}

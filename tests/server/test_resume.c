@@ -1,0 +1,267 @@
+/* server/resume: a dropped player comes back with its token and loses nothing; one who does not, forfeits;
+ * a host killed mid-duel comes back from its turn log and both players reconnect into the same duel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+struct scene {
+	struct th *t;
+	struct netbot a, b;
+	int drop_after;         /* updates seen by a before its connection is cut */
+	int updates_a;
+	bool dropped;
+	int peer_dropped, peer_back, peer_gone;   /* as b saw them */
+	int resumed_starts;
+	uint32_t turn_at_drop, turn_after;
+	uv_timer_t kill;
+	/* host restart */
+	char dir[256], copy[300];
+	int applied;
+	int kill_after;
+	bool killed, restarted;
+	int port;
+};
+
+static void
+cut_a(struct scene *s)
+{
+	struct gameroom *r = server_room(s->t->srv, NULL);
+	struct conn *c = r->seat[s->a.net ? net_player(s->a.net) : 0].conn;
+
+	s->dropped = true;
+	s->turn_at_drop = room_game(r)->turn_no;
+	if (c)
+		conn__close_now(c); /* as if the network failed: no BYE, no ERROR */
+}
+
+static void
+a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct scene *s = ud;
+
+	(void)b;
+	if (m->type == WIRE_UPDATE && ++s->updates_a == s->drop_after && !s->dropped)
+		cut_a(s);
+	if (m->type == WIRE_START && m->u.start.resumed)
+		s->resumed_starts++;
+}
+
+static void
+b_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct scene *s = ud;
+
+	(void)b;
+	if (m->type != WIRE_PEER)
+		return;
+	s->peer_dropped += m->u.peer.state == PEER_DROPPED;
+	s->peer_back += m->u.peer.state == PEER_BACK;
+	s->peer_gone += m->u.peer.state == PEER_GONE;
+}
+
+static bool
+closed_b(void *ud)
+{
+	struct scene *s = ud;
+	return s->b.games > 0;
+}
+
+static bool
+both_closed(void *ud)
+{
+	struct scene *s = ud;
+	return s->a.closed && s->b.closed;
+}
+
+Test(resume, drop_and_come_back)
+{
+	static struct scene s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	s.drop_after = 40;
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "flaky", BOT_NORMAL, 1, 2);
+	th_bot_config(&t, &cb, "steady", BOT_NORMAL, 2, 2);
+	ca.ud = cb.ud = &s;
+	ca.on_msg = a_msg;
+	cb.on_msg = b_msg;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, both_closed, &s);
+	cr_assert(s.dropped, "the duel ended before the drop");
+	cr_expect_eq(s.resumed_starts, 1);
+	cr_expect_eq(s.peer_dropped, 1);
+	cr_expect_eq(s.peer_back, 1);
+	cr_expect_eq(s.a.games, 2, "%s", s.a.last_why);
+	/* The replayed log contains every view each was shown, before and after the drop. */
+	cr_expect_eq(s.a.verified, 2, "%s", s.a.last_why);
+	cr_expect_eq(s.b.verified, 2, "%s", s.b.last_why);
+	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
+	cr_expect_eq(s.b.errors, 0, "%s", s.b.last_why);
+	th_finish(&t);
+}
+
+Test(resume, no_return_is_a_forfeit)
+{
+	static struct scene s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	s.drop_after = 10;
+	th_init(&t);
+	th_config(&c);
+	c.lim.grace_ms = 400;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "gone", BOT_NORMAL, 1, 1);
+	th_bot_config(&t, &cb, "stays", BOT_NORMAL, 2, 2);
+	ca.net.reconnect_ms = 600000; /* it will not try again in time */
+	ca.ud = cb.ud = &s;
+	ca.on_msg = a_msg;
+	cb.on_msg = b_msg;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 30000, closed_b, &s);
+	cr_assert(s.dropped);
+	cr_expect_eq(s.peer_dropped, 1);
+	cr_expect_eq(s.peer_gone, 1);
+	cr_expect_eq(s.b.wins, 1, "the one who stayed must win by forfeit");
+	cr_expect_eq(s.b.verified, 1, "%s", s.b.last_why);
+	netbot_stop(&s.a);
+	netbot_stop(&s.b);
+	th_run(&t, 5000, both_closed, &s);
+	th_finish(&t);
+}
+
+/* Host restart: the log on disk is copied as a killed host would leave it, the server is
+ * closed, and a new one resumes from the copy on the same port. */
+static void
+copy_log(struct scene *s, size_t cut)
+{
+	struct gameroom *r = server_room(s->t->srv, NULL);
+	FILE *in = fopen(r->log.path, "rb"), *out = fopen(s->copy, "wb");
+	static uint8_t buf[1 << 20];
+	size_t n;
+
+	cr_assert(in && out);
+	n = fread(buf, 1, sizeof buf, in);
+	cr_assert_gt(n, cut + 20);
+	fwrite(buf, 1, n - cut, out);
+	fclose(in);
+	fclose(out);
+}
+
+static void
+restart(uv_timer_t *tm)
+{
+	struct scene *s = tm->data;
+	struct server_config c;
+	char why[300];
+
+	th_config(&c);
+	c.port = s->port;
+	c.log_dir = s->dir;
+	cr_assert_eq(server_create(&s->t->loop, &c, &s->t->srv, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(server_resume_log(s->t->srv, s->copy, why, sizeof why), 0, "%s", why);
+	s->restarted = true;
+	uv_close((uv_handle_t *)tm, NULL);
+}
+
+static void
+kill_applied(void *ud, struct gameroom *r, int p, const struct cmd *c, const struct events *ev)
+{
+	struct scene *s = ud;
+
+	(void)r;
+	(void)p;
+	(void)c;
+	(void)ev;
+	if (s->killed || ++s->applied < s->kill_after)
+		return;
+	s->killed = true;
+	s->turn_at_drop = room_game(r)->turn_no;
+	/* What is on disk now is what a kill -9 leaves; cut a few bytes too, as a torn write. */
+	copy_log(s, (size_t)s->kill_after % 5);
+	s->port = s->t->port;
+	server_close(s->t->srv, NULL, NULL);
+	s->t->srv = NULL;
+	uv_timer_init(&s->t->loop, &s->kill);
+	s->kill.data = s;
+	uv_timer_start(&s->kill, restart, 300, 0);
+}
+
+static void
+host_restart(int kill_after)
+{
+	static struct scene s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	s.kill_after = kill_after;
+	snprintf(s.dir, sizeof s.dir, "/tmp/wizwar-test-resume-%d-%d", (int)getpid(), kill_after);
+	cr_assert_eq(mkdir(s.dir, 0700), 0);
+	snprintf(s.copy, sizeof s.copy, "%s/killed.log.gz", s.dir);
+	th_init(&t);
+	th_config(&c);
+	c.log_dir = s.dir;
+	c.hooks.ud = &s;
+	c.hooks.applied = kill_applied;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "p0", BOT_HARD, 11, 1);
+	th_bot_config(&t, &cb, "p1", BOT_NORMAL, 12, 1);
+	ca.ud = cb.ud = &s;
+	ca.on_msg = a_msg;
+	cb.on_msg = b_msg;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, both_closed, &s);
+	cr_assert(s.killed && s.restarted, "the duel ended before the kill");
+	cr_expect_eq(s.resumed_starts, 1);
+	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.b.games, 1, "%s", s.b.last_why);
+	cr_expect_eq(s.a.verified, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.b.verified, 1, "%s", s.b.last_why);
+	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
+	cr_expect_eq(s.b.errors, 0, "%s", s.b.last_why);
+	th_finish(&t);
+	/* The continued log is a whole duel that replays exactly. */
+	struct tlog_resume *lr = calloc(1, sizeof *lr);
+	char why[300];
+	int rc = tlog_load(s.copy, lr, why, sizeof why);
+	cr_expect_eq(rc, 0, "%s", why);
+	cr_expect(lr->ended, "the resumed log has no end line");
+	tlog_resume_free(lr);
+	free(lr);
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", s.dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(resume, host_restart_from_log_early)
+{
+	host_restart(7);
+}
+
+Test(resume, host_restart_from_log_late)
+{
+	host_restart(45);
+}
