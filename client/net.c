@@ -85,7 +85,7 @@ now(const struct net *n)
 	return uv_now(n->loop);
 }
 
-static void
+static void __attribute__((format(printf, 4, 5)))
 fail(struct net *n, int code, bool fatal, const char *fmt, ...)
 {
 	char text[256];

@@ -8,7 +8,7 @@
 #include "bot.h"
 #include "session_local.h"
 
-static void
+static void __attribute__((format(printf, 3, 4)))
 fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -235,7 +235,7 @@ Test(turnlog, header_round_trips)
 		char why[128];
 		cr_assert_not_null(nl);
 		cr_assert_eq(turnlog_parse_line(line, (size_t)(nl - line), &l, why, sizeof why), 0, "%s", why);
-		cr_assert_eq(l.kind, kinds[i]);
+		cr_assert_eq((int)l.kind, (int)kinds[i]);
 		line = nl + 1;
 		switch (l.kind) {
 		case TL_OPTIONS:

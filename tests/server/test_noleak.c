@@ -28,7 +28,7 @@ struct noleak {
 	uint64_t unseen_steps;
 };
 
-static void
+static void __attribute__((format(printf, 2, 3)))
 violation(struct noleak *nl, const char *fmt, ...)
 {
 	va_list ap;
