@@ -12,9 +12,10 @@
 #include "view.h"
 
 /*
- * The session seam: where commands and chat go. The network session (TCP + proto) and the local
- * one (an in-process game against a bot, session_local.c) both fill this table; the app never
- * knows which it talks to. Each function returns 0, or -1 when the request could not even be sent
+ * The session seam: where commands and chat go. The network session (session_net.c: TCP + proto)
+ * fills this table, and practice.c wraps it (the same session, with its own server and bot to close
+ * on the way out); tests use fakes. The app never knows which it talks to. Each function returns 0,
+ * or -1 when the request could not even be sent
  * (the session then tells the app why through app_on_status or app_on_end).
  */
 struct session_ops {

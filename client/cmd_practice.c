@@ -1,4 +1,5 @@
-/* cmd_practice: `wizwar practice`: the curses client against a bot in this process, with a turn log. */
+/* cmd_practice: `wizwar practice`: the curses client against a network bot, both on a one-room server on
+ * 127.0.0.1 in this process, with a turn log. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <locale.h>
@@ -12,9 +13,8 @@
 #include "cli.h"
 #include "commands_ui.h"
 #include "keys.h"
-#include "session_local.h"
+#include "practice.h"
 #include "ui.h"
-#include "view.h"
 
 static const char usage[] =
     "usage: wizwar practice [--bot easy|normal|hard|random] [--seed S] [--size N] [--no-fov]\n"
@@ -29,8 +29,12 @@ static const char usage[] =
     "  --size N      level side, odd, 15 to 51 (default 25; larger levels scroll at 80x24)\n"
     "  --no-fov      both wizards see the whole level\n"
     "  --no-potions  no potions on the level nor in inventories\n"
-    "  --name NAME   your name on the screen and in the log (default: you)\n"
+    "  --name NAME   your name on the screen and in the log, up to 16 characters (default: you)\n"
     "  --no-log      do not write a turn log\n"
+    "\n"
+    "No network set-up, but played through the protocol as a hosted duel: this process runs a\n"
+    "server on 127.0.0.1 (a port the kernel picks), you join it, and the bot joins it as a\n"
+    "network player that sees only what the server sends it. Leaving mid-duel forfeits.\n"
     "\n"
     "The turn log goes to $XDG_STATE_HOME/wizwar/practice-SEED.log (or\n"
     "~/.local/state/wizwar/), flushed after every command; `wizwar replay LOG` watches it.\n"
@@ -88,8 +92,8 @@ print_help(const struct keys *k)
 int
 cmd_practice(int argc, char **argv)
 {
-	struct session_local_config cfg = { .bot_level = BOT_NORMAL };
-	static struct session_local session; /* a struct game inside: large, one per process */
+	struct practice_config cfg = { .bot_level = BOT_NORMAL };
+	static struct practice prac; /* large, one per process */
 	struct keys keys;
 	struct keys_diag diag;
 	struct ui ui;
@@ -146,43 +150,59 @@ cmd_practice(int argc, char **argv)
 		fprintf(stderr, "wizwar: cannot start the event loop\n");
 		return 1;
 	}
-	if (session_local_init(&session, &loop, &cfg, err, sizeof err) != 0) {
+	if (practice_init(&prac, &loop, &cfg, err, sizeof err) != 0) {
 		fprintf(stderr, "wizwar: %s\n", err);
+		uv_run(&loop, UV_RUN_DEFAULT);
 		goto out;
 	}
 	if ((app = malloc(sizeof *app)) == NULL) {
 		fprintf(stderr, "wizwar: out of memory\n");
-		goto out_session;
+		practice_ops.quit(&prac);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		goto out_practice;
 	}
 	ui_init(&ui, &keys);
 	struct app_config ac = {
 		.loop = &loop, .keys = &keys, .screen = &ui_screen_ops, .screen_ctx = &ui,
-		.session = &session_local_ops, .session_ctx = &session, .input_fd = STDIN_FILENO,
+		.session = &practice_ops, .session_ctx = &prac, .input_fd = STDIN_FILENO,
 	};
 	if (app_init(app, &ac) != 0) {
 		fprintf(stderr, "wizwar practice: cannot start the terminal\n");
 		free(app);
 		app = NULL;
-		goto out_session;
+		practice_ops.quit(&prac);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		goto out_practice;
 	}
 	for (unsigned i = 0; i < diag.n; i++)
 		app_on_status(app, diag.msg[i]);
-	session_local_start(&session, app);
+	if (practice_start(&prac, app, err, sizeof err) != 0) {
+		app_quit(app, 1);
+		app_run(app);
+		app_finish(app);
+		free(app);
+		app = NULL;
+		fprintf(stderr, "wizwar: %s\n", err);
+		goto out_practice;
+	}
 	status = app_run(app);
 	app_finish(app);
-out_session:
-	session_local_finish(&session);
+out_practice:
+	practice_finish(&prac);
 	if (app) {
 		char result[200];
-		/* From the game itself: a resign sent on the way out never reached the screen. */
-		view_build(&session.game, session.me, &app->st.view);
-		app->st.have_view = true;
+		/* The server's own end of the duel when it ended (a forfeit on the way out never reached the
+		 * screen), else the last view shown. */
+		if (prac.have_final) {
+			app->st.view = prac.final;
+			app->st.have_view = true;
+		}
 		state_result_text(&app->st, result, sizeof result);
 		printf("%s\n", result[0] ? result : "The duel was left unfinished.");
-		if (session.log_path[0])
-			printf("Turn log: %s%s\n", session.log_path, session.log_failed ? " (writing it failed)" : "");
 		free(app);
 	}
+	if (prac.log_path[0])
+		printf("Turn log: %s%s\n", prac.log_path, prac.log_failed ? " (writing it failed)" : "");
 out:
 	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
 	if (uv_loop_close(&loop) != 0)

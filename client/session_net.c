@@ -36,7 +36,8 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 
 	(void)n;
 	s->me = player;
-	status(s, "Joined as player %d%s.", player + 1, controller ? ", the controller" : "");
+	if (!s->practice)
+		status(s, "Joined as player %d%s.", player + 1, controller ? ", the controller" : "");
 }
 
 static void
@@ -57,6 +58,8 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		net_ready(n, true);
 		return;
 	}
+	if (s->practice)
+		return;
 	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", both ? "Both players are here." : "Waiting for an opponent.",
 	       l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
 	       l->turn_time ? "timed turns" : "no turn timer", l->controller == me ? "You control the options. " : "",
@@ -74,6 +77,8 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 		return;
 	app_reset_updates(s->app);
 	app_on_update(s->app, v, NULL, 0, NULL, 0);
+	if (s->practice && !resumed)
+		return;
 	status(s, resumed ? "Back in the duel." : "The duel begins. The host has committed to its seed.");
 }
 
@@ -97,6 +102,8 @@ ev_chat(void *ud, struct net *n, int from, const char *text)
 	struct session_net *s = ud;
 
 	(void)n;
+	if (s->on_chat)
+		s->on_chat(s->hook_ud, from, text);
 	if (s->app)
 		app_on_chat(s->app, from, text);
 }
@@ -130,6 +137,8 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 	s->ended_ok = verified;
 	s->started = false;
 	snprintf(s->last_result, sizeof s->last_result, "%s", why);
+	if (verified && s->practice)
+		return; /* its own server, in this process: only a failure would be news */
 	if (verified)
 		status(s, "Fair host: %s. /rematch for another duel.", why);
 	else
@@ -196,7 +205,8 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 	s->net = net;
 	s->srv = srv;
 	s->auto_ready = true;
-	status(s, "Connecting... Chat with Enter; %s", lobby_help);
+	if (!s->practice)
+		status(s, "Connecting... Chat with Enter; %s", lobby_help);
 }
 
 static bool
@@ -219,7 +229,7 @@ session_net_command(struct session_net *s, const char *text)
 	int tt;
 	char word[32] = "", arg[32] = "";
 
-	if (text[0] != '/')
+	if (text[0] != '/' || s->practice)
 		return false;
 	if (s->net == NULL) {
 		status(s, "Not connected.");
@@ -284,6 +294,42 @@ net_send_chat(void *ctx, const char *utf8)
 }
 
 static void
+on_wind_closed(uv_handle_t *h)
+{
+	struct session_net *s = h->data;
+
+	s->wind_open = false;
+}
+
+static void
+close_srv(struct session_net *s)
+{
+	if (s->wind_open && !uv_is_closing((uv_handle_t *)&s->wind)) {
+		uv_timer_stop(&s->wind);
+		uv_close((uv_handle_t *)&s->wind, on_wind_closed);
+	}
+	if (s->srv_closing)
+		return;
+	s->srv_closing = true;
+	if (s->on_settled)
+		s->on_settled(s->hook_ud);
+	server_close(s->srv, NULL, NULL);
+}
+
+/* Our BYE is on its way to our own server: close the server once it has taken it. */
+static void
+on_wind(uv_timer_t *t)
+{
+	struct session_net *s = t->data;
+	struct gameroom *r = server_room(s->srv, NULL);
+
+	if (s->net == NULL && !(r && room_playing(r)))
+		close_srv(s);
+	else if (uv_now(t->loop) - s->wind_since >= SESSION_WIND_MS)
+		close_srv(s);
+}
+
+static void
 net_quit(void *ctx)
 {
 	struct session_net *s = ctx;
@@ -294,8 +340,15 @@ net_quit(void *ctx)
 	if (s->net)
 		net_close(s->net);
 	if (s->srv && !s->srv_closing) {
-		s->srv_closing = true;
-		server_close(s->srv, NULL, NULL);
+		uv_loop_t *loop = s->app ? s->app->cfg.loop : NULL;
+		if (loop == NULL || uv_timer_init(loop, &s->wind) != 0) {
+			close_srv(s);
+			return;
+		}
+		s->wind.data = s;
+		s->wind_open = true;
+		s->wind_since = uv_now(loop);
+		uv_timer_start(&s->wind, on_wind, 0, 5);
 	}
 }
 

@@ -9,6 +9,8 @@
 
 struct server;
 
+#define SESSION_WIND_MS 1000
+
 struct session_net {
 	/* read-only */
 	struct net *net;
@@ -17,15 +19,25 @@ struct session_net {
 	char last_result[200];
 	/* private */
 	struct app *app;
-	struct server *srv;     /* `host`: the in-process server, closed on quit */
-	bool quit, started, srv_closing;
+	struct server *srv;     /* `host`, `practice`: the in-process server, closed on quit ... */
+	uv_timer_t wind;        /* ... once it has taken our BYE (a forfeit in a duel), or after a second */
+	uint64_t wind_since;
+	bool quit, started, srv_closing, wind_open;
 	bool auto_ready;
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];
+
+	/* Set before session_net_start() by `practice` (practice.c); all optional. */
+	bool practice;          /* one duel against a bot: no lobby talk, no /commands (all chat) */
+	void *hook_ud;
+	void (*on_chat)(void *ud, int from, const char *text); /* a chat line as the server relayed it */
+	void (*on_settled)(void *ud); /* on quit, just before the in-process server is closed */
 };
 
 /* Fill the net events of cfg so that they drive s; then net_create(). */
 void session_net_events(struct session_net *s, struct net_config *cfg);
-/* Attach the app (before the loop runs). srv: the host's own server, or NULL. */
+/* Attach the app (before the loop runs). srv: the host's own server, or NULL. On quit the session
+ * leaves (BYE), and closes srv when the server has taken that BYE and holds no duel any more (so a
+ * forfeit is applied, logged and shown to the other player), or after SESSION_WIND_MS. */
 void session_net_start(struct session_net *s, struct app *app, struct net *net, struct server *srv);
 
 /* Lobby commands typed at the chat prompt, for the person: "/ready", "/rematch", ... Returns true

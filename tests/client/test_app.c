@@ -1,4 +1,5 @@
-/* test_app: the libuv glue headless (the null screen): the effects pause, queued keys, a whole practice duel. */
+/* test_app: the libuv glue headless (the null screen): the effects pause, queued keys, and a whole practice
+ * duel through the protocol (a server on 127.0.0.1, a network bot, the person's network session). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 
 #include "app.h"
 #include "bot.h"
-#include "session_local.h"
+#include "practice.h"
 #include "turnlog.h"
 
 /* A session that only records what the app sent. */
@@ -120,28 +121,33 @@ Test(app, keys_wait_through_the_effects_pause)
 Test(app, a_practice_duel_to_the_end)
 {
 	static struct app app;
-	static struct session_local s;
+	static struct practice s;
 	struct keys keys;
 	uv_loop_t loop;
 	char dir[] = "/tmp/wizwar-test-app-XXXXXX", err[256];
-	struct session_local_config cfg = { .seed = 7, .bot_level = BOT_RANDOM, .name = "tester", .bot_ms = 1 };
+	struct practice_config cfg = { .seed = 7, .bot_level = BOT_RANDOM, .name = "tester", .bot_ms = 1 };
 
 	cr_assert_not_null(mkdtemp(dir));
 	cfg.log_dir = dir;
 	options_default(&cfg.opt);
 	keys_init(&keys);
 	cr_assert_eq(uv_loop_init(&loop), 0);
-	cr_assert_eq(session_local_init(&s, &loop, &cfg, err, sizeof err), 0, "%s", err);
-	struct app_config ac = { .loop = &loop, .keys = &keys, .session = &session_local_ops, .session_ctx = &s,
+	cr_assert_eq(practice_init(&s, &loop, &cfg, err, sizeof err), 0, "%s", err);
+	cr_assert_gt(s.port, 0, "the server listens on a port of its own choosing");
+	struct app_config ac = { .loop = &loop, .keys = &keys, .session = &practice_ops, .session_ctx = &s,
 		.input_fd = -1, .anim_ms = 1 };
 	cr_assert_eq(app_init(&app, &ac), 0);
-	session_local_start(&s, &app);
+	cr_assert_eq(practice_start(&s, &app, err, sizeof err), 0, "%s", err);
 	cr_assert_str_eq(app.st.name[0], "tester");
 	cr_assert_str_eq(app.st.name[1], "random bot");
 
-	/* End my turns at once; after some turns, forfeit through the quit prompt's "stay". */
-	for (long i = 0; i < 2000000 && app.st.view.result == RESULT_NONE; i++) {
-		if (state_my_turn(&app.st) && !app.animating && app.uhead == NULL) {
+	/* End my turns at once (one key a turn: the server's answer takes a round trip); after some turns,
+	 * forfeit through the quit prompt's "stay". */
+	uint32_t pressed = UINT32_MAX;
+	uint64_t t0 = uv_hrtime();
+	while (app.st.view.result == RESULT_NONE && uv_hrtime() - t0 < 60 * 1000000000ULL) {
+		if (state_my_turn(&app.st) && !app.animating && app.uhead == NULL && app.st.view.turn_no != pressed) {
+			pressed = app.st.view.turn_no;
 			if (app.st.view.turn_no >= 12) {
 				app_key(&app, 'Q');
 				cr_assert_eq(app.st.mode, MODE_QUIT);
@@ -149,9 +155,8 @@ Test(app, a_practice_duel_to_the_end)
 			} else {
 				app_key(&app, '.');
 			}
-		} else {
-			uv_run(&loop, UV_RUN_NOWAIT);
 		}
+		uv_run(&loop, UV_RUN_ONCE);
 	}
 	cr_assert_eq(app.st.view.result, RESULT_WIN1);
 	cr_assert_eq(app.st.view.end_reason, END_RESIGNED);
@@ -162,14 +167,24 @@ Test(app, a_practice_duel_to_the_end)
 		if (state_log_get(&app.st, i)->kind == LOG_GAME && state_log_get(&app.st, i)->msg.id == MSG_YOU_RESIGNED)
 			said = true;
 	cr_assert(said, "the forfeit is in the log");
+	cr_assert(s.have_final, "the server's end of the duel was seen");
+	cr_assert_eq(s.final.result, RESULT_WIN1);
+
+	/* Both players' clients check the revealed seed and log against what they were shown. */
+	t0 = uv_hrtime();
+	while ((s.sess.last_result[0] == '\0' || s.bot.games < 1) && uv_hrtime() - t0 < 10 * 1000000000ULL)
+		uv_run(&loop, UV_RUN_ONCE);
 
 	/* Over: Q leaves without asking, and the loop runs dry. */
 	app_key(&app, 'Q');
 	cr_assert(app.quitting);
 	cr_assert_eq(app_run(&app), 0);
 	app_finish(&app);
-	session_local_finish(&s);
+	practice_finish(&s);
 	cr_assert_eq(uv_loop_close(&loop), 0, "a handle was left open");
+	cr_assert_eq(s.bot.refused, 0, "the bot, deciding on the view it was sent, gave only legal commands");
+	cr_assert_geq(s.bot.verified, 1, "the bot verified the host at the end");
+	cr_assert(s.sess.ended_ok, "the person's client verified the host: %s", s.sess.last_result);
 
 	/* The turn log replays exactly. */
 	FILE *fp = fopen(s.log_path, "rb");

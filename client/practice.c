@@ -1,0 +1,366 @@
+/* practice: `wizwar practice` through the protocol: server, the person's client and a network bot on one loop. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bot.h"
+#include "practice.h"
+#include "server.h"
+#include "text.h"
+#include "turnlog.h"
+
+static void
+fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* mkdir -p, for $XDG_STATE_HOME/wizwar and the like. */
+static int
+make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char c = buf[i];
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return -1;
+		buf[i] = c;
+	}
+	return 0;
+}
+
+/* The turn log: written here, from the server's hook, in the plain format; flushed after every command. */
+
+static void
+log_line(struct practice *p, const char *line, int n)
+{
+	if (p->log == NULL || n < 0)
+		return;
+	if (fputs(line, p->log) == EOF)
+		p->log_failed = true;
+}
+
+static void
+log_flush(struct practice *p)
+{
+	if (p->log && fflush(p->log) != 0)
+		p->log_failed = true;
+}
+
+static int
+log_open(struct practice *p, const struct practice_config *cfg, char *err, size_t errlen)
+{
+	struct turnlog_header h;
+	char line[TURNLOG_LINE_MAX];
+	struct game *g;
+	int rc;
+
+	if (make_dirs(cfg->log_dir) != 0) {
+		fail(err, errlen, "cannot create %s: %s", cfg->log_dir, strerror(errno));
+		return -1;
+	}
+	if ((size_t)snprintf(p->log_path, sizeof p->log_path, "%s/practice-%016" PRIx64 ".log", cfg->log_dir,
+	        cfg->seed) >= sizeof p->log_path) {
+		p->log_path[0] = '\0';
+		fail(err, errlen, "the log directory's name is too long");
+		return -1;
+	}
+	/* The server starts its duel from the same options and seed: the same first state. */
+	if ((g = malloc(sizeof *g)) == NULL) {
+		p->log_path[0] = '\0';
+		fail(err, errlen, "out of memory");
+		return -1;
+	}
+	if ((rc = game_init(g, &cfg->opt, cfg->seed)) != ERR_OK) {
+		free(g);
+		p->log_path[0] = '\0';
+		fail(err, errlen, "cannot set up the duel: %s", err_text(rc));
+		return -1;
+	}
+	memset(&h, 0, sizeof h);
+	h.format = TURNLOG_FORMAT;
+	h.rules = RULES_VERSION;
+	h.opt = cfg->opt;
+	h.seed = cfg->seed;
+	for (int i = 0; i < PLAYERS; i++)
+		snprintf(h.name[i], sizeof h.name[i], "%s", p->name[i]);
+	rc = turnlog_format_header(&h, game_hash(g), line, sizeof line);
+	free(g);
+	if (rc < 0) {
+		p->log_path[0] = '\0';
+		fail(err, errlen, "cannot write the turn log's header");
+		return -1;
+	}
+	if ((p->log = fopen(p->log_path, "w")) == NULL) {
+		fail(err, errlen, "cannot write %s: %s", p->log_path, strerror(errno));
+		p->log_path[0] = '\0';
+		return -1;
+	}
+	log_line(p, line, rc);
+	log_flush(p);
+	return 0;
+}
+
+/* The server applied a command (the person's, the bot's or a forfeit): log it, and keep my view of the end. */
+static void
+on_applied(void *ud, struct gameroom *r, int pl, const struct cmd *c, const struct events *ev)
+{
+	struct practice *p = ud;
+	const struct game *g = room_game(r);
+	char line[TURNLOG_LINE_MAX];
+
+	if (p->log_ended)
+		return;
+	log_line(p, line, turnlog_format_cmd(pl, c, line, sizeof line));
+	/* A command that ended a turn is followed by the state's hash, even when it ended the duel. */
+	if (ev->turn_ended)
+		log_line(p, line, turnlog_format_hash(g->turn_no, game_hash(g), line, sizeof line));
+	if (g->result != RESULT_NONE) {
+		log_line(p, line, turnlog_format_end(g, line, sizeof line));
+		/* From the game itself: a forfeit sent on the way out never reaches the screen. */
+		view_build(g, p->sess.me, &p->final);
+		p->have_final = true;
+		p->log_ended = true;
+	}
+	log_flush(p);
+}
+
+/* A chat line as the server relayed it to the person: logged while the duel is played, as a server does. */
+static void
+on_chat(void *ud, int from, const char *text)
+{
+	struct practice *p = ud;
+	struct gameroom *r = p->srv && !p->srv_closing ? server_room(p->srv, NULL) : NULL;
+	char clean[STATE_CHAT_MAX + 1], line[TURNLOG_LINE_MAX];
+
+	if (p->log == NULL || p->log_ended || r == NULL || !room_playing(r))
+		return;
+	if (state_clean_text(clean, sizeof clean, text, strlen(text)) == 0)
+		return;
+	log_line(p, line, turnlog_format_chat(from, clean, line, sizeof line));
+	log_flush(p);
+}
+
+int
+practice_init(struct practice *p, uv_loop_t *loop, const struct practice_config *cfg, char *err, size_t errlen)
+{
+	struct server_config sc;
+	char why[300];
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	p->loop = loop;
+	p->seed = cfg->seed;
+	p->level = cfg->bot_level;
+	p->bot_ms = cfg->bot_ms ? cfg->bot_ms : PRACTICE_BOT_MS;
+	if ((rc = options_check(&cfg->opt)) != ERR_OK) {
+		fail(err, errlen, "cannot set up the duel: %s", err_text(rc));
+		return -1;
+	}
+	/* Names as the protocol takes them (cut to fit a turn log's too); the bot's must differ from mine. */
+	if (cfg->name == NULL ||
+	    text_clean(p->name[0], TURNLOG_NAME_MAX, cfg->name, strlen(cfg->name), TEXT_NAME) <= 0)
+		snprintf(p->name[0], sizeof p->name[0], "you");
+	snprintf(p->name[1], sizeof p->name[1], "%s bot", bot_level_name(p->level));
+	if (strcmp(p->name[0], p->name[1]) == 0)
+		snprintf(p->name[1], sizeof p->name[1], "%s bot 2", bot_level_name(p->level));
+	if (cfg->log_dir && log_open(p, cfg, err, errlen) != 0)
+		return -1;
+
+	server_config_default(&sc);
+	sc.bind = "127.0.0.1"; /* never a public interface */
+	sc.port = 0;
+	sc.multi = false;
+	sc.opt = cfg->opt;
+	sc.turn_time = 0;
+	sc.seed_fixed = true;
+	sc.seed = cfg->seed;
+	sc.log_dir = NULL;     /* the practice log is written here, from the hook */
+	sc.quiet = true;       /* log lines would write over the screen */
+	sc.hooks.ud = p;
+	sc.hooks.applied = on_applied;
+	if (server_create(loop, &sc, &p->srv, why, sizeof why) != 0) {
+		fail(err, errlen, "cannot start the practice server: %s", why);
+		p->srv = NULL;
+		goto fail_log;
+	}
+	p->port = server_port(p->srv);
+	/* The person holds seat 0, as the host of a one-room server: the bot can only take the other. */
+	if (server_reserve_host(p->srv, p->name[0], p->token, &p->token_len) != 0) {
+		fail(err, errlen, "no seat for the player");
+		server_close(p->srv, NULL, NULL);
+		p->srv = NULL;
+		goto fail_log;
+	}
+	return 0;
+fail_log:
+	if (p->log) {
+		fclose(p->log);
+		p->log = NULL;
+		remove(p->log_path);
+		p->log_path[0] = '\0';
+	}
+	return -1;
+}
+
+/* Leaving: the session closes the server once it has taken the person's BYE (a forfeit in a duel, so
+ * that the log ends as the duel did); the bot goes just before, never racing the person's BYE. */
+static void
+on_settled(void *ud)
+{
+	struct practice *p = ud;
+
+	p->srv_closing = true;
+	if (p->bot_on && !p->bot_closed)
+		netbot_stop(&p->bot);
+}
+
+/* Before the session runs (a failed start): close what is open. */
+static void
+close_early(struct practice *p)
+{
+	if (p->sess.net)
+		net_close(p->sess.net);
+	if (p->srv && !p->srv_closing) {
+		p->srv_closing = true;
+		server_close(p->srv, NULL, NULL);
+	}
+}
+
+static void
+on_bot_closed(void *ud, struct netbot *b)
+{
+	struct practice *p = ud;
+	char why[300];
+
+	p->bot_closed = true;
+	if (!p->quit && p->app) {
+		snprintf(why, sizeof why, "The bot has left the duel%s%s.", b->last_why[0] ? ": " : "", b->last_why);
+		app_on_end(p->app, why);
+	}
+}
+
+int
+practice_start(struct practice *p, struct app *app, char *err, size_t errlen)
+{
+	struct net_config nc;
+	struct netbot_config bc;
+	char why[300], note[STATE_TEXT_MAX];
+
+	p->app = app;
+	app_set_name(app, 0, p->name[0]);
+	app_set_name(app, 1, p->name[1]);
+	snprintf(note, sizeof note, "Practice against the %s (seed %" PRIu64 "). ? shows the keys.", p->name[1],
+	    p->seed);
+	app_on_status(app, note);
+
+	/* The person: the same network session as `wizwar join`, into the host's seat. */
+	memset(&p->sess, 0, sizeof p->sess);
+	p->sess.practice = true;
+	p->sess.hook_ud = p;
+	p->sess.on_chat = on_chat;
+	p->sess.on_settled = on_settled;
+	net_config_default(&nc);
+	nc.host = "127.0.0.1";
+	nc.port = p->port;
+	nc.name = p->name[0];
+	nc.token = p->token;
+	nc.token_len = p->token_len;
+	session_net_events(&p->sess, &nc);
+	if ((p->sess.net = net_create(p->loop, &nc, why, sizeof why)) == NULL) {
+		fail(err, errlen, "cannot join the practice server: %s", why);
+		p->quit = true;
+		close_early(p);
+		return -1;
+	}
+
+	/* The bot: a network player that decides on the view it is sent, and nothing else. */
+	memset(&bc, 0, sizeof bc);
+	net_config_default(&bc.net);
+	bc.net.host = "127.0.0.1";
+	bc.net.port = p->port;
+	bc.net.name = p->name[1];
+	bc.net.role = ROLE_BOT;
+	bc.level = p->level;
+	bc.seed = rng_mix64(p->seed ^ 0xb07b07b07ULL ^ 1u); /* its own stream, fixed by the duel's seed */
+	bc.games = 0;        /* it stays until the server goes: the person leaves first */
+	bc.think_ms = p->bot_ms;
+	bc.ready = true;
+	bc.quiet = true;     /* nothing on stderr under the screen */
+	bc.ud = p;
+	bc.on_closed = on_bot_closed;
+	if (netbot_start(&p->bot, p->loop, &bc, why, sizeof why) != 0) {
+		fail(err, errlen, "cannot start the bot: %s", why);
+		p->quit = true;
+		close_early(p);
+		return -1;
+	}
+	p->bot_on = true;
+	session_net_start(&p->sess, app, p->sess.net, p->srv);
+	p->started = true;
+	return 0;
+}
+
+static int
+practice_send_cmd(void *ctx, const struct cmd *c)
+{
+	struct practice *p = ctx;
+
+	return session_net_ops.send_cmd(&p->sess, c);
+}
+
+static int
+practice_send_chat(void *ctx, const char *utf8)
+{
+	struct practice *p = ctx;
+
+	return session_net_ops.send_chat(&p->sess, utf8);
+}
+
+static void
+practice_quit(void *ctx)
+{
+	struct practice *p = ctx;
+
+	if (p->quit)
+		return;
+	p->quit = true;
+	if (p->started)
+		session_net_ops.quit(&p->sess); /* BYE: a duel in progress is forfeited; then the server closes */
+	else
+		close_early(p);
+}
+
+void
+practice_finish(struct practice *p)
+{
+	if (p->log) {
+		if (fclose(p->log) != 0)
+			p->log_failed = true;
+		p->log = NULL;
+	}
+}
+
+const struct session_ops practice_ops = {
+	.send_cmd = practice_send_cmd,
+	.send_chat = practice_send_chat,
+	.quit = practice_quit,
+};

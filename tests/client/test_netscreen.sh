@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# test_netscreen: the real curses client in tmux over loopback TCP.
+#  1. `wizwar join` in a room of `wizwar server` against a headless `wizwar bot`: the lobby, the duel
+#     starting, the map, both HPs, the offered spells, chat, a step, a cast in the log, the bot's turn,
+#     a forfeit and the end-of-game screen, the fair-host check, and the terminal restored on quit.
+#  2. What a peer sends is text only: an escape sequence typed at the chat prompt reaches the log
+#     without its ESC; a scripted peer's chat carrying a raw ESC is refused by the server and never
+#     reaches the pane, while its plain chat is shown as it was sent.
+#  3. `wizwar host` in tmux with a `wizwar bot` joining: the controller's lobby, the duel, the host's chat.
+set -u
+WIZWAR="${1:?usage: test_netscreen.sh PATH-TO-WIZWAR}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+. "$HERE/tmux_lib.sh"
+
+STATE="$TMPD/state"
+mkdir -p "$STATE"
+PIDS=()
+stop_all() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	cleanup
+}
+trap stop_all EXIT INT TERM
+
+# wait_file REGEX FILE [SECONDS]: until FILE has a line matching, else fail.
+wait_file() {
+	local re="$1" file="$2" secs="${3:-10}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		if grep -qE -- "$re" "$file" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "--- $file:"
+	cat "$file" 2>/dev/null
+	fail "waited ${secs}s for /$re/ in $(basename "$file")"
+}
+
+# wait_exit PID [SECONDS]: until the process is gone, else fail.
+wait_exit() {
+	local pid="$1" secs="${2:-10}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	fail "process $pid still running after ${secs}s"
+}
+
+# ---- a server of rooms on loopback; the kernel picks the port and the server says which ----
+env XDG_STATE_HOME="$STATE" "$WIZWAR" server --bind 127.0.0.1 --port 0 2>"$TMPD/server.err" &
+PIDS+=($!)
+wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server.err"
+PORT="$(grep -oE 'port [0-9]+' "$TMPD/server.err" | head -1 | grep -oE '[0-9]+')"
+[ "${PORT:-0}" -gt 0 ] || fail "no port from the server"
+ok "a server of rooms on 127.0.0.1 port $PORT"
+
+# ==== 1. join against a network bot ====
+start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room duel1 --name Tess
+wait_for 'Waiting for an opponent'
+echo "--- the lobby:"
+cat "$SCREEN"
+expect 'Joined as player 1, the controller' "the first to arrive controls the room"
+expect 'Lobby: /ready,' "the lobby's commands are shown"
+expect 'You control the options' "the controller is told so"
+"$WIZWAR" bot "127.0.0.1:$PORT" --room duel1 --level random --name Robo --think 60 --games 1 --seed 3 \
+    >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
+BOT=$!
+PIDS+=("$BOT")
+wait_for 'The duel begins' 15
+ok "the duel starts when the bot is ready (the client said ready by itself)"
+wait_for 'your move, 5 steps left' 30
+echo "--- the duel over the network at 80x24:"
+cat "$SCREEN"
+expect '^┌─ 25x25 ─+┐' "the map's frame"
+awk -F'│' '{ print $2 }' "$SCREEN" | grep -q '@' || fail "no @ on the map"
+ok "my @ on the map"
+expect 'Tess HP [0-9]/5 +vs +Robo HP [0-9]/5' "both wizards' HP"
+expect 'Spells / [A-Z][a-z]' "spell 1 offered, with its key"
+expect '\* [A-Z][a-z]' "spell 2 offered, with its key"
+expect '│ +- [A-Z][a-z]' "spell 3 offered, with its key"
+expect '1-9 move +/ \* - cast' "the actions available now"
+TURN="$(grep -oE 'Turn [0-9]+: your move' "$SCREEN" | grep -oE '[0-9]+')"
+
+# chat goes to the server and comes back
+keys Enter
+wait_for 'Say:'
+text 'good luck, Robo'
+keys Enter
+wait_for '<Tess> good luck, Robo'
+ok "a chat line, relayed by the server, in the log"
+
+# an escape sequence typed at the prompt: the ESC is a key, never text
+keys Enter
+wait_for 'Say:'
+text $'\e[31mred'
+keys Enter
+wait_for '<Tess> .*31mred'
+T capture-pane -e -p -t w >"$TMPD/esc"
+if grep -q $'\e\\[31mred' "$TMPD/esc"; then
+	fail "an escape sequence from the chat line reached the terminal"
+fi
+grep -aq $'\e\\[36m<Tess> [^\e]*31mred' "$TMPD/esc" || fail "the chat line is not plain cyan text"
+ok "an escape sequence in chat is shown as plain text, without its ESC"
+
+# a step
+moved=0
+for d in 6 4 2 8 3 1 9 7; do
+	keys "$d"
+	capture
+	if grep -q 'your move, 4 steps left' "$SCREEN"; then
+		moved=1
+		break
+	fi
+done
+[ "$moved" = 1 ] || fail "no direction was open"
+ok "a step spends one of the 5 steps"
+
+# a cast ends the turn and appears in the log; then the bot plays its turn over the network
+keys /
+capture
+if grep -q 'which way' "$SCREEN"; then
+	ok "a directional spell asks for a direction"
+	keys 8
+fi
+wait_for 'You cast '
+ok "the cast is in the log"
+wait_for "Turn $((TURN + 2)): your move" 30
+ok "the bot played turn $((TURN + 1)) and it is my move again"
+
+# forfeit, staying for the end-of-game screen and the fair-host check
+keys Q
+wait_for 'Forfeit and quit\?'
+keys r
+wait_for 'GAME OVER'
+expect 'You lose: you forfeited the duel' "the end-of-game screen"
+expect 'Q leaves' "how to leave"
+wait_for 'Fair host: seed and log verified' 10
+ok "the client checked the revealed seed and log"
+wait_exit "$BOT" 10
+grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed and log verified' "$TMPD/bot.out" ||
+	{ cat "$TMPD/bot.out" "$TMPD/bot.err"; fail "the bot's line"; }
+ok "the bot won by forfeit and verified the host too"
+keys Q
+wait_for 'STTY$' 10
+expect '^EXIT=0$' "the client exited with status 0"
+expect '^(echo icanon|icanon echo) STTY$' "the terminal is back in cooked mode with echo"
+expect 'Last duel: seed and log verified' "the last duel's check is printed after the screen is restored"
+T kill-session -t w
+log="$(ls "$STATE"/wizwar/wizwar-duel1-*.log.gz 2>/dev/null | head -1)"
+[ -n "$log" ] || fail "no server turn log for room duel1"
+"$WIZWAR" replay --check "$log" >"$TMPD/check" 2>&1 || { cat "$TMPD/check"; fail "the server's turn log does not replay"; }
+gzip -dc "$log" | grep -q '^chat 0 good luck, Robo$' || fail "the chat is not in the server's turn log"
+ok "the server's turn log replays exactly, chat included"
+
+# ==== 2. a scripted peer: plain chat is shown as sent; a raw ESC is refused by the server ====
+if command -v python3 >/dev/null 2>&1; then
+	cat >"$TMPD/peer.py" <<'EOF'
+# A bare protocol peer: HELLO, AUTH without a password, then CHAT frames sent raw (not deflated).
+import socket, struct, sys, time, zlib
+port, room, rules = int(sys.argv[1]), sys.argv[2].encode(), int(sys.argv[3])
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+buf = b""
+def recvn(n):
+    global buf
+    while len(buf) < n:
+        d = s.recv(65536)
+        if not d:
+            raise EOFError
+        buf += d
+    out, buf = buf[:n], buf[n:]
+    return out
+def frame():
+    t, n = recvn(2)
+    if n & 0x80:
+        n = (n & 0x7f) | (recvn(1)[0] << 7)
+    return t, recvn(n)
+def send(t, payload):
+    assert len(payload) < 128
+    s.sendall(bytes([t, len(payload)]) + payload)
+def str8(b):
+    return bytes([len(b)]) + b
+send(0x10, struct.pack(">IHHB", 0x575A5752, 1, rules, 0) + str8(b"Mallory") + str8(room))
+t, _ = frame(); assert t == 0x11, t                  # CHALLENGE
+send(0x12, bytes(32))                                 # AUTH: no password
+t, p = frame(); assert t == 0x13, t                  # WELCOME
+print("joined as player", p[0], flush=True)
+send(0x40, b"\xff" + str8(b"[31mplain, not red"))    # CHAT: text that only looks like a sequence
+time.sleep(float(sys.argv[4]))
+send(0x40, b"\xff" + str8(b"\x1b[31mred alert"))     # CHAT with a raw ESC: not a valid text
+inf = zlib.decompressobj(-15)
+try:
+    while True:
+        t, p = frame()
+        if t & 0x80:
+            p = inf.decompress(p + b"\x00\x00\xff\xff")
+        if t & 0x7f == 0x41:                          # ERROR: u16 code, u8 fatal, str8 text
+            code, fatal = struct.unpack(">HB", p[:3])
+            print("error", code, "fatal" if fatal else "", p[4:4 + p[3]].decode(), flush=True)
+except (EOFError, OSError):
+    print("closed", flush=True)
+EOF
+	RULES="$("$WIZWAR" --version | grep -oE 'rules [0-9]+' | grep -oE '[0-9]+')"
+	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room esc --name Tess
+	wait_for 'Waiting for an opponent'
+	python3 "$TMPD/peer.py" "$PORT" esc "$RULES" 1.5 >"$TMPD/peer.out" 2>&1 &
+	PEER=$!
+	PIDS+=("$PEER")
+	wait_for '<Mallory> \[31mplain, not red'
+	T capture-pane -e -p -t w >"$TMPD/esc"
+	grep -aq $'\e\\[31mplain' "$TMPD/esc" && fail "a peer's text became a colour"
+	ok "a peer's chat that looks like an escape sequence is shown as the text it is"
+	wait_exit "$PEER" 10
+	grep -qE '^error [0-9]+ fatal .*' "$TMPD/peer.out" || { cat "$TMPD/peer.out"; fail "the server did not refuse the ESC"; }
+	ok "the server refused the peer's raw ESC: $(grep -m1 '^error' "$TMPD/peer.out")"
+	wait_for 'Your opponent has left'
+	expect_not 'red alert' "the refused chat never reached the pane"
+	T capture-pane -e -p -t w >"$TMPD/esc"
+	grep -aq $'\e\\[31mred' "$TMPD/esc" && fail "a raw ESC from a peer reached the terminal"
+	ok "no escape sequence from the peer reached the terminal"
+	keys Q
+	wait_for 'STTY$' 10
+	expect '^EXIT=0$' "leaving the lobby exits with status 0"
+	T kill-session -t w
+else
+	echo "python3 is missing: the scripted peer is skipped"
+fi
+
+# ==== 3. host in tmux, a bot joining it ====
+start env XDG_STATE_HOME="$STATE" "$WIZWAR" host --port 0 --bind 127.0.0.1 --name Hana
+wait_for 'Waiting for an opponent'
+echo "--- the host's lobby:"
+cat "$SCREEN"
+HPORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
+[ "${HPORT:-0}" -gt 0 ] || fail "the host does not say its port"
+ok "the host says its port ($HPORT)"
+expect 'Joined as player [12], the controller' "the host is the controller"
+expect 'You control the options' "the controller's lobby"
+"$WIZWAR" bot "127.0.0.1:$HPORT" --level random --name Robo --think 60 --seed 4 \
+    >"$TMPD/hbot.out" 2>"$TMPD/hbot.err" &
+HBOT=$!
+PIDS+=("$HBOT")
+wait_for 'The duel begins' 15
+wait_for 'Hana HP [0-9]/5 +vs +Robo HP [0-9]/5|Robo HP [0-9]/5 +vs +Hana HP [0-9]/5'
+ok "the duel starts between the host and the bot"
+keys Enter
+wait_for 'Say:'
+text 'hello from the host'
+keys Enter
+wait_for '<Hana> hello from the host'
+ok "the host's chat in its log"
+keys Q
+wait_for 'Forfeit and quit\?'
+keys y
+wait_for 'STTY$' 10
+expect '^EXIT=0$' "the host exited with status 0"
+expect '^(echo icanon|icanon echo) STTY$' "the host's terminal is restored"
+wait_exit "$HBOT" 10
+grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed and log verified' "$TMPD/hbot.out" ||
+	{ cat "$TMPD/hbot.out" "$TMPD/hbot.err"; fail "the bot did not see the host's forfeit"; }
+ok "the host's forfeit reached the bot (won, verified) before the host closed, and the bot left"
+
+echo "all network screen tests passed"
