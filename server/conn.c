@@ -91,6 +91,26 @@ on_write(uv_write_t *req, int status)
 	free(w);
 }
 
+static void on_tick(uv_timer_t *t);
+
+/* A peer that cannot be written to any more goes at the next turn of the loop, not
+ * here: conn__send is called while a room is sending to both seats (from its shared
+ * scratch message), and closing now would re-enter the room in the middle of that.
+ * Until then it reads nothing and every send to it is refused. */
+static void
+doom(struct conn *c)
+{
+	if (c->doomed)
+		return;
+	c->doomed = true;
+	if (c->reading) {
+		uv_read_stop((uv_stream_t *)&c->tcp);
+		c->reading = false;
+	}
+	if (!uv_is_closing((uv_handle_t *)&c->timer))
+		uv_timer_start(&c->timer, on_tick, 0, c->srv->cfg.lim.tick_ms);
+}
+
 int
 conn__send(struct conn *c, const struct wire_msg *m)
 {
@@ -99,7 +119,7 @@ conn__send(struct conn *c, const struct wire_msg *m)
 	size_t len;
 	uv_buf_t b;
 
-	if (c->state == CONN_CLOSING && c->shutting)
+	if (c->doomed || (c->state == CONN_CLOSING && c->shutting))
 		return -1;
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return -1;
@@ -107,18 +127,18 @@ conn__send(struct conn *c, const struct wire_msg *m)
 		/* Our own message would not encode: a server bug, never the peer's fault,
 		 * but the deflate stream may be out of step now, so this peer goes. */
 		server__log(s, "%s: cannot send %s: %s", c->peer, wire_name(m->type), s->err.why);
-		conn__close_now(c);
+		doom(c);
 		return -1;
 	}
 	if (c->queued + len > s->cfg.lim.max_queued) {
 		server__log(s, "%s: dropped: %zu bytes waiting, it does not read", c->peer, c->queued);
 		if (s->cfg.hooks.dropped)
 			s->cfg.hooks.dropped(s->cfg.hooks.ud, c, PERR_TIMEOUT, "write queue full");
-		conn__close_now(c);
+		doom(c);
 		return -1;
 	}
 	if ((w = malloc(sizeof *w + len)) == NULL) {
-		conn__close_now(c);
+		doom(c);
 		return -1;
 	}
 	w->c = c;
@@ -127,7 +147,7 @@ conn__send(struct conn *c, const struct wire_msg *m)
 	b = uv_buf_init((char *)w->data, (unsigned)len);
 	if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write) != 0) {
 		free(w);
-		conn__close_now(c);
+		doom(c);
 		return -1;
 	}
 	c->queued += len;
@@ -205,7 +225,7 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		return;
 	pconn_commit(&c->pc, (size_t)nread);
 	c->last_rx = server__now(s);
-	while (c->state != CONN_CLOSING) {
+	while (c->state != CONN_CLOSING && !c->doomed) {
 		int rc = pconn_next(&c->pc, &s->in, &s->err);
 		if (rc == PROTO_MORE)
 			break;
@@ -235,6 +255,10 @@ on_tick(uv_timer_t *t)
 	const struct server_limits *l = &s->cfg.lim;
 	uint64_t now = server__now(s);
 
+	if (c->doomed) {
+		conn__close_now(c);
+		return;
+	}
 	if (c->state == CONN_CLOSING) {
 		if (now - c->closing_since >= l->close_ms)
 			conn__close_now(c);

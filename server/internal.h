@@ -45,6 +45,7 @@ struct conn {
 	bool reading;
 	bool shutting;
 	bool gone;                 /* taken off the server and its room */
+	bool doomed;               /* its write queue overflowed: closed at the next tick, sends refused */
 	uint64_t born, last_rx, last_tx, closing_since;
 	size_t queued;             /* bytes in uv_write requests not yet done */
 	struct wire_hello hello;
@@ -70,6 +71,7 @@ struct seat {
 	uint8_t token_hash[32];
 	bool ready, rematch, bot;
 	bool reserved;             /* held for the host before it connects */
+	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
 	uv_timer_t grace;          /* grace.data = room */
 	bool grace_on;
 	uint64_t grace_until;
@@ -95,6 +97,11 @@ struct gameroom {
 	int handles;               /* open timers; freed at 0 once dying */
 	bool dying;
 	struct tlog log;
+	/* The last duel's end, kept while a seat of a player who was away then is held:
+	 * its final snapshot is r->game, its log text this copy. */
+	char *end_log;
+	uint32_t end_log_len;
+	int end_turn_time;
 	struct seat seat[PLAYERS];
 	struct game game;
 };

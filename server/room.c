@@ -11,6 +11,7 @@ static void send_lobby(struct gameroom *r);
 static void arm_turn(struct gameroom *r);
 static void finish(struct gameroom *r);
 static int apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg);
+static void send_end(struct gameroom *r, int p);
 
 /* Lifecycle. */
 
@@ -77,6 +78,8 @@ room__destroy(struct gameroom *r)
 		}
 	}
 	tlog_close(&r->log);
+	free(r->end_log);
+	r->end_log = NULL;
 	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
 	for (int i = 0; i < PLAYERS; i++)
 		uv_close((uv_handle_t *)&r->seat[i].grace, on_timer_closed);
@@ -188,7 +191,8 @@ send_start(struct gameroom *r, int p, bool resumed)
 	m->type = WIRE_START;
 	m->u.start.resumed = resumed;
 	m->u.start.first = r->game.first;
-	m->u.start.turn_time = (uint16_t)r->turn_time;
+	/* After the end (a snapshot for a player who was away) the options may have changed since. */
+	m->u.start.turn_time = (uint16_t)(r->state == ROOM_PLAYING ? r->turn_time : r->end_turn_time);
 	memcpy(m->u.start.commit, r->commit, sizeof r->commit);
 	if (update_make(&st->last, &s->view, NULL, p, &m->u.start.view, &s->err) != 0) {
 		conn__drop(st->conn, PERR_SERVER, s->err.why);
@@ -233,6 +237,7 @@ free_seat(struct gameroom *r, int p)
 	uv_timer_stop(&st->grace);
 	memset(st->name, 0, sizeof st->name);
 	st->taken = st->ready = st->rematch = st->bot = st->reserved = st->grace_on = st->last_valid = false;
+	st->end_pending = false;
 	st->conn = NULL;
 	memset(st->token, 0, sizeof st->token);
 	st->token_len = 0;
@@ -240,6 +245,18 @@ free_seat(struct gameroom *r, int p)
 		r->controller = r->seat[1 - p].taken ? 1 - p : -1;
 	if (r->host_seat == p)
 		r->host_seat = -1;
+}
+
+/* The last duel's log is kept only while a held seat is still owed its END. */
+static void
+end_release(struct gameroom *r)
+{
+	for (int p = 0; p < PLAYERS; p++)
+		if (r->seat[p].end_pending)
+			return;
+	free(r->end_log);
+	r->end_log = NULL;
+	r->end_log_len = 0;
 }
 
 static void
@@ -369,8 +386,19 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 	server__log(s, "%s: %s is back in room %s as player %d", c->peer, st->name, r->code, p);
 	send_welcome(r, p);
 	/* START before LOBBY: a client that sees the lobby first would think it is between duels. */
-	if (r->state == ROOM_PLAYING)
+	if (r->state == ROOM_PLAYING) {
 		send_start(r, p, true);
+	} else if (st->end_pending) {
+		/* The duel ended while it was away: its final view, then END and the log (so that
+		 * it can check the host), then the lobby. r->game is still that duel's: no new
+		 * one starts while this seat is held. */
+		send_start(r, p, true);
+		st->last_valid = false;
+		send_end(r, p);
+		st->end_pending = false;
+		end_release(r);
+		send_peer(r, 1 - p, p, PEER_BACK, 0);
+	}
 	send_lobby(r);
 	if (r->state == ROOM_PLAYING) {
 		send_peer(r, 1 - p, p, PEER_BACK, 0);
@@ -428,11 +456,22 @@ on_grace(uv_timer_t *t)
 		if (t != &st->grace)
 			continue;
 		st->grace_on = false;
-		server__log(r->srv, "room %s: %s did not come back: forfeit", r->code, st->name);
-		if (r->state == ROOM_PLAYING && r->game.result == RESULT_NONE)
+		if (r->state == ROOM_PLAYING && r->game.result == RESULT_NONE) {
+			server__log(r->srv, "room %s: %s did not come back: forfeit", r->code, st->name);
 			apply(r, p, &resign, MSG_NONE);
-		else if (!st->conn)
+		} else if (st->taken && !st->conn) {
+			/* Away since before the duel ended, and not back in time: the seat is free. */
+			server__log(r->srv, "room %s: %s did not come back; the seat is free", r->code, st->name);
 			free_seat(r, p);
+			end_release(r);
+			for (int i = 0; i < PLAYERS; i++)
+				r->seat[i].ready = r->seat[i].rematch = false;
+			send_peer(r, 1 - p, p, PEER_GONE, 0);
+			send_lobby(r);
+			if (r->srv->cfg.multi && room__empty(r))
+				room__destroy(r);
+		}
+		return;
 	}
 }
 
@@ -506,6 +545,11 @@ start_game(struct gameroom *r)
 	char path[4096], why[256], extra[512];
 	int err;
 
+	free(r->end_log);
+	r->end_log = NULL;
+	r->end_log_len = 0;
+	for (int p = 0; p < PLAYERS; p++)
+		r->seat[p].end_pending = false;
 	r->seed = r->seed_fixed ? r->seed : auth_random64();
 	r->seed_fixed = false;
 	auth_random(r->salt, sizeof r->salt);
@@ -582,8 +626,7 @@ static void
 send_end(struct gameroom *r, int p)
 {
 	struct wire_msg *m = &r->srv->out;
-	const struct tlog *l = &r->log;
-	uint32_t total = l->overflow || !l->text ? 0 : (uint32_t)l->len;
+	uint32_t total = r->end_log ? r->end_log_len : 0;
 
 	if (!r->seat[p].conn)
 		return;
@@ -600,7 +643,7 @@ send_end(struct gameroom *r, int p)
 		m->type = WIRE_LOG_CHUNK;
 		m->u.log.offset = off;
 		m->u.log.len = (uint16_t)n;
-		memcpy(m->u.log.data, l->text + off, n);
+		memcpy(m->u.log.data, r->end_log + off, n);
 		send_to(r, p, m);
 		off += n;
 	}
@@ -616,6 +659,16 @@ finish(struct gameroom *r)
 	tlog_end(&r->log, &r->game);
 	server__log(s, "room %s: duel over after %" PRIu32 " turns: %s", r->code, r->game.turn_no,
 	            res[r->game.result & 3]);
+	/* The log text is revealed at END, now and to a player who comes back later. */
+	free(r->end_log);
+	r->end_log = NULL;
+	r->end_log_len = 0;
+	if (!r->log.overflow && r->log.text) {
+		r->end_log = r->log.text;
+		r->end_log_len = (uint32_t)r->log.len;
+		r->log.text = NULL;
+	}
+	r->end_turn_time = r->turn_time;
 	for (int p = 0; p < PLAYERS; p++)
 		send_end(r, p);
 	tlog_close(&r->log);
@@ -625,12 +678,20 @@ finish(struct gameroom *r)
 		struct seat *st = &r->seat[p];
 		st->ready = st->rematch = false;
 		st->last_valid = false;
-		if (st->taken && !st->conn) {
-			/* Forfeited, or gone when the duel ended: the seat is free again. */
+		if (!st->taken || st->conn)
+			continue;
+		if (st->grace_on) {
+			/* Away when the duel ended and still within its grace: the seat, its token
+			 * and its END wait for it (room__resume) until the grace runs out. */
+			st->end_pending = true;
+			server__log(s, "room %s: %s is away; its seat is held for the end", r->code, st->name);
+		} else {
+			/* Forfeited: the seat is free again. */
 			free_seat(r, p);
 			send_peer(r, 1 - p, p, PEER_GONE, 0);
 		}
 	}
+	end_release(r);
 	if (s->cfg.hooks.ended)
 		s->cfg.hooks.ended(s->cfg.hooks.ud, r);
 	send_lobby(r);

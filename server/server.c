@@ -150,10 +150,12 @@ server__auth_failed(struct server *s, struct conn *c)
 	a->fails++;
 }
 
+/* One key for every room: the one room's password, or a multi-room server's (config
+ * `password`, the same for all its rooms). Without one, a multi-room server's room code
+ * is what its two players share. */
 static const struct auth_key *
 room_key(struct server *s)
 {
-	/* Rooms of a multi-room server have no password: their code is what is shared. */
 	return &s->key;
 }
 
@@ -176,7 +178,7 @@ on_hello(struct conn *c, const struct wire_hello *h)
 	}
 	c->hello = *h;
 	auth_random(c->nonce, sizeof c->nonce);
-	wire_challenge_init(m, c->nonce, !s->cfg.multi && room_key(s)->set);
+	wire_challenge_init(m, c->nonce, room_key(s)->set);
 	c->state = CONN_CHALLENGED;
 	conn__send(c, m);
 }
@@ -206,7 +208,7 @@ on_auth(struct conn *c, const struct wire_auth *a)
 	struct gameroom *r;
 	int code = PERR_OK;
 
-	if (!s->cfg.multi && !auth_check(room_key(s), c->nonce, c->hello.name, strlen(c->hello.name), a->proof)) {
+	if (!auth_check(room_key(s), c->nonce, c->hello.name, strlen(c->hello.name), a->proof)) {
 		server__auth_failed(s, c);
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
@@ -229,7 +231,7 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	struct gameroom *r;
 	int code = PERR_OK;
 
-	if (!s->cfg.multi && !auth_check(room_key(s), c->nonce, m->token, m->token_len, m->proof)) {
+	if (!auth_check(room_key(s), c->nonce, m->token, m->token_len, m->proof)) {
 		server__auth_failed(s, c);
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
@@ -359,7 +361,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->cfg.bind = s->bind;
 	s->cfg.log_dir = s->log_dir;
 	s->cfg.password = NULL; /* only its key is kept */
-	if (!cfg->multi && auth_key_derive(&s->key, cfg->password) != 0) {
+	if (auth_key_derive(&s->key, cfg->password) != 0) {
 		snprintf(why, whylen, "cannot derive the password key (out of memory)");
 		goto fail_mem;
 	}

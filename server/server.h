@@ -50,7 +50,7 @@ struct server_config {
 	const char *bind;       /* address to listen on ("0.0.0.0") */
 	int port;               /* 0: any; read it back with server_port() */
 	bool multi;             /* many rooms by code, created by their first player; else one room */
-	const char *password;   /* one-room mode: the room's password, or NULL */
+	const char *password;   /* the room's password (one-room mode) or every room's (multi), or NULL */
 	struct options opt;     /* one-room mode: the first options */
 	int turn_time;          /* one-room mode: seconds per turn, 0 none */
 	bool seed_fixed;        /* one-room mode: use `seed` for the first duel */

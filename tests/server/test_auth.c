@@ -23,6 +23,13 @@ pair_closed(void *ud)
 }
 
 static bool
+joined(void *ud)
+{
+	struct netbot *b = ud;
+	return b->closed || (b->net && net_player(b->net) >= 0);
+}
+
+static bool
 closed_raw_pred(void *ud)
 {
 	return ((struct raw *)ud)->closed;
@@ -132,5 +139,61 @@ Test(auth, version_mismatch_names_both)
 	snprintf(want_here, sizeof want_here, "%d", PROTO_VERSION);
 	snprintf(want_there, sizeof want_there, "%d", PROTO_VERSION + 98);
 	cr_expect(strstr(err.u.error.text, want_here) && strstr(err.u.error.text, want_there), "%s", err.u.error.text);
+	th_finish(&t);
+}
+
+/* A multi-room server with a password (config `password`): every room asks for it; a wrong
+ * one creates no room; without one, the room code alone lets anyone in (checked below too). */
+Test(auth, multi_room_password)
+{
+	static struct pair ok;
+	static struct netbot wrong, none, open_a;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb, cw;
+	const char *pw = "shared by the club";
+
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	c.password = pw;
+	th_server(&t, &c);
+	th_bot_config(&t, &cw, "guesser", BOT_RANDOM, 1, 1);
+	cw.net.room = "club-1";
+	cw.net.password = "wrong";
+	th_bot(&t, &wrong, &cw);
+	th_run(&t, 10000, closed, &wrong);
+	cr_expect_eq(wrong.last_error, PERR_AUTH, "error %d (%s)", wrong.last_error, wrong.last_why);
+	th_bot_config(&t, &cw, "forgetful", BOT_RANDOM, 1, 1);
+	cw.net.room = "club-2";
+	th_bot(&t, &none, &cw);
+	th_run(&t, 10000, closed, &none);
+	cr_expect(strstr(none.last_why, "password") != NULL, "%s", none.last_why);
+	cr_expect_eq(server_room_count(t.srv), 0, "a refused player left a room behind");
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 1);
+	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 2, 1);
+	ca.net.room = cb.net.room = "club-3";
+	ca.net.password = cb.net.password = pw;
+	th_bot(&t, &ok.a, &ca);
+	th_bot(&t, &ok.b, &cb);
+	th_run(&t, 60000, pair_closed, &ok);
+	cr_expect_eq(ok.a.verified, 1, "%s", ok.a.last_why);
+	cr_expect_eq(ok.b.verified, 1, "%s", ok.b.last_why);
+	th_finish(&t);
+
+	/* Without a password (the default), the room code is the only secret: no proof is checked. */
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	th_bot_config(&t, &cw, "anyone", BOT_RANDOM, 1, 1);
+	cw.net.room = "open";
+	cw.net.password = "whatever";
+	cw.ready = false;
+	th_bot(&t, &open_a, &cw);
+	th_run(&t, 10000, joined, &open_a);
+	cr_expect_eq(open_a.errors, 0, "%s", open_a.last_why);
+	netbot_stop(&open_a);
+	th_run(&t, 10000, closed, &open_a);
 	th_finish(&t);
 }

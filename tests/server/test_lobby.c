@@ -226,3 +226,53 @@ Test(lobby, many_rooms_at_once)
 	cr_expect_eq(server_room_count(t.srv), 0, "empty rooms are removed");
 	th_finish(&t);
 }
+
+struct relay {
+	struct netbot a, b, c;
+	bool c_started;
+};
+
+static bool
+b_closed(void *ud)
+{
+	return ((struct relay *)ud)->b.closed;
+}
+
+static bool
+a_and_c_closed(void *ud)
+{
+	struct relay *r = ud;
+	return r->a.closed && r->c.closed;
+}
+
+/* When the opponent leaves, the lobby clears both players' readiness; a bot that stays
+ * must be ready again for whoever takes the seat next (it used to wait forever). */
+Test(lobby, a_bot_readies_again_for_a_new_opponent)
+{
+	static struct relay r;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb, cc;
+
+	memset(&r, 0, sizeof r);
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "stays", BOT_NORMAL, 1, 2);
+	ca.net.room = "relay";
+	th_bot_config(&t, &cb, "leaves", BOT_RANDOM, 2, 1);
+	cb.net.room = "relay";
+	th_bot(&t, &r.a, &ca);
+	th_bot(&t, &r.b, &cb);
+	th_run(&t, 60000, b_closed, &r);
+	cr_assert_eq(r.a.games, 1, "%s", r.a.last_why);
+	th_bot_config(&t, &cc, "arrives", BOT_RANDOM, 3, 1);
+	cc.net.room = "relay";
+	th_bot(&t, &r.c, &cc);
+	th_run(&t, 60000, a_and_c_closed, &r);
+	cr_expect_eq(r.a.games, 2, "the bot that stayed played the newcomer: %s", r.a.last_why);
+	cr_expect_eq(r.c.games, 1, "%s", r.c.last_why);
+	cr_expect_eq(r.a.verified, 2);
+	th_finish(&t);
+}

@@ -48,7 +48,10 @@ a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 	struct scene *s = ud;
 
 	(void)b;
-	if (m->type == WIRE_UPDATE && ++s->updates_a == s->drop_after && !s->dropped)
+	/* A drop in mid-duel: not on the update that ended it (the server is in the lobby
+	 * by then, where a lost connection frees the seat); then on the next duel's. */
+	if (m->type == WIRE_UPDATE && s->drop_after > 0 && ++s->updates_a >= s->drop_after && !s->dropped && s->t->srv &&
+	    room_playing(server_room(s->t->srv, NULL)) && room_game(server_room(s->t->srv, NULL))->result == RESULT_NONE)
 		cut_a(s);
 	if (m->type == WIRE_START && m->u.start.resumed)
 		s->resumed_starts++;
@@ -146,6 +149,217 @@ Test(resume, no_return_is_a_forfeit)
 	netbot_stop(&s.a);
 	netbot_stop(&s.b);
 	th_run(&t, 5000, both_closed, &s);
+	th_finish(&t);
+}
+
+/* A duel that ends while a player is away: its seat and token are held through the end until
+ * its grace runs out; on its return it gets the final snapshot, END and the log (and
+ * verifies the host), then the lobby. */
+struct away {
+	struct th *t;
+	const char *room;        /* NULL: one-room mode */
+	struct netbot a, b;
+	int cut_after;           /* updates a sees before its connection is cut */
+	int updates_a;
+	bool cut, resigned, ended_away;
+	int me;                  /* a's player index */
+	bool back, recorded;
+	int seq[64], nseq;       /* message types a got from its WELCOME after the cut to the next LOBBY */
+	bool start_resumed, start_result;
+	struct wire_end end_a;   /* the END a got after the cut */
+	int peer_dropped, peer_back, peer_gone; /* as b saw them */
+	int rooms_after_b;       /* rooms left when b had gone */
+};
+
+static struct gameroom *
+away_room(struct away *s)
+{
+	return server_room(s->t->srv, s->room);
+}
+
+static void
+away_a_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
+{
+	struct away *s = ud;
+
+	(void)bot;
+	if (s->cut) {
+		/* What was already on its way before the cut still arrives: start at WELCOME. */
+		s->back = s->back || m->type == WIRE_WELCOME;
+		if (!s->back || s->recorded)
+			return;
+		if (s->nseq < 64)
+			s->seq[s->nseq++] = m->type;
+		s->recorded = m->type == WIRE_LOBBY;
+		if (m->type == WIRE_START) {
+			s->start_resumed = m->u.start.resumed;
+			/* The snapshot is applied after this tap: look at the server's own game. */
+			s->start_result = room_game(away_room(s))->result != RESULT_NONE;
+		}
+		if (m->type == WIRE_END)
+			s->end_a = m->u.end;
+		return;
+	}
+	if (m->type == WIRE_UPDATE && ++s->updates_a >= s->cut_after && room_playing(away_room(s)) &&
+	    room_game(away_room(s))->result == RESULT_NONE) {
+		struct gameroom *r = away_room(s);
+		struct conn *c = r->seat[net_player(s->a.net)].conn;
+		s->me = net_player(s->a.net);
+		s->cut = true;
+		cr_assert_not_null(c);
+		conn__close_now(c); /* the network fails: no BYE */
+	}
+}
+
+static void
+away_b_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
+{
+	struct away *s = ud;
+
+	if (m->type != WIRE_PEER)
+		return;
+	s->peer_dropped += m->u.peer.state == PEER_DROPPED;
+	s->peer_back += m->u.peer.state == PEER_BACK;
+	s->peer_gone += m->u.peer.state == PEER_GONE;
+	if (m->u.peer.state == PEER_DROPPED && !s->resigned) {
+		/* The duel ends while the other is away. */
+		struct cmd resign = { CMD_RESIGN, 0, 0 };
+		s->resigned = true;
+		cr_assert_eq(net_cmd(bot->net, &resign), 0);
+	}
+}
+
+static void
+away_ended(void *ud, struct gameroom *r)
+{
+	struct away *s = ud;
+
+	if (s->cut && r->games == 1) {
+		int p = s->me;
+		s->ended_away = r->seat[p].conn == NULL && r->seat[p].taken && r->seat[p].end_pending;
+	}
+}
+
+static bool
+away_both_closed(void *ud)
+{
+	struct away *s = ud;
+	return s->a.closed && s->b.closed;
+}
+
+static void
+away_setup(struct away *s, struct th *t, struct server_config *c, struct netbot_config *ca,
+           struct netbot_config *cb)
+{
+	memset(s, 0, sizeof *s);
+	s->t = t;
+	s->cut_after = 12;
+	th_init(t);
+	th_config(c);
+	c->hooks.ud = s;
+	c->hooks.ended = away_ended;
+}
+
+Test(resume, away_when_the_duel_ends)
+{
+	static struct away s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	away_setup(&s, &t, &c, &ca, &cb);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "away", BOT_NORMAL, 3, 2);
+	th_bot_config(&t, &cb, "quitter", BOT_NORMAL, 4, 2);
+	ca.net.reconnect_ms = 400; /* back well after the other has resigned */
+	ca.ud = cb.ud = &s;
+	ca.on_msg = away_a_msg;
+	cb.on_msg = away_b_msg;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, away_both_closed, &s);
+	cr_assert(s.cut && s.resigned, "the duel ended before the cut");
+	cr_assert(s.ended_away, "the first duel did not end while the player was away, seat held");
+	/* Back after the end: WELCOME, the final snapshot, END and its log, then the lobby. */
+	cr_assert_geq(s.nseq, 5, "only %d messages after the cut", s.nseq);
+	cr_expect_eq(s.seq[0], WIRE_WELCOME);
+	cr_expect_eq(s.seq[1], WIRE_START);
+	cr_expect(s.start_resumed && s.start_result, "START is not the resumed final snapshot");
+	cr_expect_eq(s.seq[2], WIRE_END);
+	int i = 3;
+	while (i < s.nseq && s.seq[i] == WIRE_LOG_CHUNK)
+		i++;
+	cr_expect_gt(i, 3, "no LOG_CHUNK after END");
+	cr_expect(i < s.nseq && s.seq[i] == WIRE_LOBBY && i + 1 == s.nseq, "no LOBBY after the log");
+	cr_expect_eq(s.end_a.result, s.me == 0 ? RESULT_WIN0 : RESULT_WIN1, "END does not say the away player won");
+	cr_expect_eq(s.end_a.reason, END_RESIGNED);
+	cr_expect_gt(s.end_a.log_len, 0);
+	cr_expect_eq(s.peer_dropped, 1);
+	cr_expect_eq(s.peer_back, 1, "the other player was not told it came back");
+	cr_expect_eq(s.peer_gone, 0);
+	/* It verified the host from the END it got late, and both played a second duel. */
+	cr_expect_eq(s.a.games, 2, "%s", s.a.last_why);
+	cr_expect_geq(s.a.wins, 1);
+	cr_expect_eq(s.a.verified, 2, "%s", s.a.last_why);
+	cr_expect_eq(s.b.verified, 2, "%s", s.b.last_why);
+	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
+	/* b may have had a command on its way when it resigned (answered with a non-fatal
+	 * STATE error), so only its games are counted. */
+	cr_expect_eq(s.b.games, 2, "%s", s.b.last_why);
+	th_finish(&t);
+}
+
+static bool
+away_b_closed(void *ud)
+{
+	struct away *s = ud;
+	if (s->b.closed && s->rooms_after_b < 0)
+		s->rooms_after_b = (int)server_room_count(s->t->srv);
+	return s->b.closed;
+}
+
+static bool
+no_rooms(void *ud)
+{
+	struct away *s = ud;
+	return server_room_count(s->t->srv) == 0;
+}
+
+Test(resume, away_at_the_end_and_never_back)
+{
+	static struct away s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	away_setup(&s, &t, &c, &ca, &cb);
+	s.room = "held";
+	s.rooms_after_b = -1;
+	c.multi = true;
+	c.lim.grace_ms = 1000;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "away", BOT_NORMAL, 5, 1);
+	th_bot_config(&t, &cb, "quitter", BOT_NORMAL, 6, 1);
+	ca.net.room = cb.net.room = s.room;
+	ca.net.reconnect_ms = 600000; /* it will not try again in time */
+	ca.ud = cb.ud = &s;
+	ca.on_msg = away_a_msg;
+	cb.on_msg = away_b_msg;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 30000, away_b_closed, &s);
+	cr_assert(s.cut && s.resigned && s.ended_away);
+	uint64_t t0 = uv_now(&t.loop);
+	/* The other player has left; the away player's seat keeps the room. */
+	cr_expect_eq(s.rooms_after_b, 1, "the held seat did not keep the room");
+	struct gameroom *r = away_room(&s);
+	cr_assert_not_null(r);
+	cr_expect_not_null(r->end_log, "the log for the away player's END was not kept");
+	/* Its grace runs out: the seat is freed and the empty room goes. */
+	th_run(&t, 5000, no_rooms, &s);
+	cr_expect_leq(uv_now(&t.loop) - t0, 1500);
+	netbot_stop(&s.a);
+	th_run(&t, 5000, away_both_closed, &s);
 	th_finish(&t);
 }
 
