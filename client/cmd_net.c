@@ -61,8 +61,8 @@ static const char join_usage[] =
     "this client checks that they replay to everything it was shown.\n";
 
 static const char server_usage[] =
-    "usage: wizwar server [--port P] [--bind ADDR] [--log-dir DIR] [--max-rooms N]\n"
-    "                     [--max-per-addr N] [--grace SECS]\n"
+    "usage: wizwar server [--port P] [--bind ADDR] [--password PW] [--log-dir DIR]\n"
+    "                     [--max-rooms N] [--max-per-addr N] [--grace SECS]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port: each joins with\n"
     "`wizwar join THIS:PORT --room CODE` (or `wizwar bot ... --room CODE`); the first to arrive\n"
@@ -70,6 +70,8 @@ static const char server_usage[] =
     "\n"
     "  --port P          TCP port (default 7727)\n"
     "  --bind ADDR       address to listen on (default 0.0.0.0)\n"
+    "  --password PW     every room asks for it (it never crosses the wire); without it\n"
+    "                    the room code is the only secret\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
     "  --max-rooms N     rooms at once (default 256)\n"
     "  --max-per-addr N  connections from one address (default 16)\n"
@@ -272,6 +274,12 @@ cmd_server(int argc, char **argv)
 				return 2;
 		} else if (strcmp(a, "--bind") == 0 && more) {
 			cfg.bind = argv[++i];
+		} else if (strcmp(a, "--password") == 0 && more) {
+			cfg.password = argv[++i];
+			if (cfg.password[0] == '\0') {
+				fprintf(stderr, "wizwar server: an empty --password would be no password\n");
+				return 2;
+			}
 		} else if (strcmp(a, "--log-dir") == 0 && more) {
 			dir = argv[++i];
 		} else if (strcmp(a, "--max-rooms") == 0 && more) {

@@ -47,9 +47,12 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	struct netbot *b = ud;
 	int me = net_player(n);
 
-	(void)l;
 	if (!b->cfg.ready || net_phase(n) != NET_LOBBY || me < 0)
 		return;
+	/* When the opponent leaves, the server clears everyone's readiness: be ready
+	 * again for whoever takes the seat next. */
+	if ((l->present & 3u) != 3u)
+		b->ready_sent = false;
 	if (!(l->ready & (1u << me)) && !b->ready_sent) {
 		b->ready_sent = true;
 		if (b->games > 0)
