@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "cli.h"
@@ -129,6 +130,41 @@ fail:
 	gzclose(f);
 	free(b);
 	return -1;
+}
+
+int
+cli_make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char c = buf[i];
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return -1;
+		buf[i] = c;
+	}
+	return 0;
+}
+
+bool
+cli_state_dir(char *buf, size_t len)
+{
+	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+
+	if (x && x[0] == '/')
+		return (size_t)snprintf(buf, len, "%s/wizwar", x) < len;
+	if (h && h[0])
+		return (size_t)snprintf(buf, len, "%s/.local/state/wizwar", h) < len;
+	return false;
 }
 
 static const char *const result_text[] = { "", "player 0 wins", "player 1 wins", "a draw" };

@@ -20,6 +20,11 @@ int cli_game_option(int argc, char **argv, int *i, struct options *o);
 /* Read a whole file, plain or gzip-compressed, of at most `max` bytes into a new
  * NUL-terminated buffer. Returns 0, or -1 with a message on stderr. */
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* mkdir -p: create `path` and its missing parents, mode 0700. 0, or -1 with errno set. */
+int cli_make_dirs(const char *path);
+/* Where turn logs go: $XDG_STATE_HOME/wizwar when that is absolute, else
+ * $HOME/.local/state/wizwar. False when neither is set or the path does not fit. */
+bool cli_state_dir(char *buf, size_t len);
 /* Print one replayed or played command and the messages it made, as an all-seeing
  * spectator would read them. */
 void cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const struct events *ev);

@@ -106,44 +106,17 @@ default_name(const char *fallback)
 	return u && u[0] ? u : fallback;
 }
 
-static int
-make_dirs(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof buf)
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		char c = buf[i];
-		buf[i] = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return -1;
-		buf[i] = c;
-	}
-	return 0;
-}
-
 /* --log-dir, else $XDG_STATE_HOME/wizwar, else ~/.local/state/wizwar; created. NULL: none. */
 static const char *
 log_dir(const char *given, char *buf, size_t len)
 {
-	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
-
-	if (given)
+	if (given) {
 		snprintf(buf, len, "%s", given);
-	else if (x && x[0] == '/')
-		snprintf(buf, len, "%s/wizwar", x);
-	else if (h && h[0])
-		snprintf(buf, len, "%s/.local/state/wizwar", h);
-	else {
+	} else if (!cli_state_dir(buf, len)) {
 		fprintf(stderr, "wizwar: neither XDG_STATE_HOME nor HOME is set: turn logs stay in memory\n");
 		return NULL;
 	}
-	if (make_dirs(buf) != 0) {
+	if (cli_make_dirs(buf) != 0) {
 		fprintf(stderr, "wizwar: cannot create %s: %s; turn logs stay in memory\n", buf, strerror(errno));
 		return NULL;
 	}

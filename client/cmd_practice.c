@@ -57,19 +57,6 @@ random_seed(void)
 	return s;
 }
 
-/* $XDG_STATE_HOME/wizwar when that is absolute, else $HOME/.local/state/wizwar. */
-static bool
-state_dir(char *buf, size_t len)
-{
-	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
-
-	if (x && x[0] == '/')
-		return (size_t)snprintf(buf, len, "%s/wizwar", x) < len;
-	if (h && h[0])
-		return (size_t)snprintf(buf, len, "%s/.local/state/wizwar", h) < len;
-	return false;
-}
-
 static void
 print_help(const struct keys *k)
 {
@@ -136,7 +123,7 @@ cmd_practice(int argc, char **argv)
 	if (!have_seed)
 		cfg.seed = random_seed();
 	if (want_log) {
-		if (state_dir(logdir, sizeof logdir))
+		if (cli_state_dir(logdir, sizeof logdir))
 			cfg.log_dir = logdir;
 		else
 			fprintf(stderr, "wizwar: neither XDG_STATE_HOME nor HOME is set: no turn log\n");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "bot.h"
+#include "cli.h"
 #include "practice.h"
 #include "server.h"
 #include "text.h"
@@ -23,28 +24,6 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
-}
-
-/* mkdir -p, for $XDG_STATE_HOME/wizwar and the like. */
-static int
-make_dirs(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof buf)
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		char c = buf[i];
-		buf[i] = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return -1;
-		buf[i] = c;
-	}
-	return 0;
 }
 
 /* The turn log: written here, from the server's hook, in the plain format; flushed after every command. */
@@ -73,7 +52,7 @@ log_open(struct practice *p, const struct practice_config *cfg, char *err, size_
 	struct game *g;
 	int rc;
 
-	if (make_dirs(cfg->log_dir) != 0) {
+	if (cli_make_dirs(cfg->log_dir) != 0) {
 		fail(err, errlen, "cannot create %s: %s", cfg->log_dir, strerror(errno));
 		return -1;
 	}
