@@ -134,6 +134,40 @@ port_arg(const char *s, int *port)
 	return true;
 }
 
+/* The options every command that runs a server takes (host and server): returns 1 if
+ * argv[*i] was one (advancing past its value), 0 if not, -1 on a bad value (said). */
+static int
+server_option(int argc, char **argv, int *i, struct server_config *cfg, const char **dir, const char *cmd)
+{
+	const char *a = argv[*i];
+	long v;
+
+	if (*i + 1 >= argc)
+		return 0;
+	if (strcmp(a, "--port") == 0) {
+		if (!port_arg(argv[++*i], &cfg->port))
+			return -1;
+	} else if (strcmp(a, "--bind") == 0) {
+		cfg->bind = argv[++*i];
+	} else if (strcmp(a, "--password") == 0) {
+		cfg->password = argv[++*i];
+		if (cfg->password[0] == '\0') {
+			fprintf(stderr, "wizwar %s: an empty --password would be no password\n", cmd);
+			return -1;
+		}
+	} else if (strcmp(a, "--log-dir") == 0) {
+		*dir = argv[++*i];
+	} else if (strcmp(a, "--grace") == 0) {
+		if (!cli_int(argv[++*i], 1, 86400, "--grace", &v))
+			return -1;
+		cfg->lim.grace_ms = (unsigned)v * 1000;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+
 static bool
 text_arg(const char *s, int kind, const char *what)
 {
@@ -239,22 +273,14 @@ cmd_server(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
+		int r = server_option(argc, argv, &i, &cfg, &dir, "server");
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (is_help(a)) {
 			fputs(server_usage, stdout);
 			return 0;
-		} else if (strcmp(a, "--port") == 0 && more) {
-			if (!port_arg(argv[++i], &cfg.port))
-				return 2;
-		} else if (strcmp(a, "--bind") == 0 && more) {
-			cfg.bind = argv[++i];
-		} else if (strcmp(a, "--password") == 0 && more) {
-			cfg.password = argv[++i];
-			if (cfg.password[0] == '\0') {
-				fprintf(stderr, "wizwar server: an empty --password would be no password\n");
-				return 2;
-			}
-		} else if (strcmp(a, "--log-dir") == 0 && more) {
-			dir = argv[++i];
 		} else if (strcmp(a, "--max-rooms") == 0 && more) {
 			if (!cli_int(argv[++i], 1, 100000, "--max-rooms", &v))
 				return 2;
@@ -264,10 +290,6 @@ cmd_server(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 100000, "--max-per-addr", &v))
 				return 2;
 			cfg.lim.max_conns_per_addr = (unsigned)v;
-		} else if (strcmp(a, "--grace") == 0 && more) {
-			if (!cli_int(argv[++i], 1, 86400, "--grace", &v))
-				return 2;
-			cfg.lim.grace_ms = (unsigned)v * 1000;
 		} else {
 			fprintf(stderr, "wizwar server: unknown or incomplete argument '%s'\n%s", a, server_usage);
 			return 2;
@@ -557,6 +579,8 @@ cmd_host(int argc, char **argv)
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
 		int r = cli_game_option(argc, argv, &i, &cfg.opt);
+		if (r == 0)
+			r = server_option(argc, argv, &i, &cfg, &dir, "host");
 		if (r < 0)
 			return 2;
 		if (r > 0)
@@ -564,17 +588,6 @@ cmd_host(int argc, char **argv)
 		if (is_help(a)) {
 			fputs(host_usage, stdout);
 			return 0;
-		} else if (strcmp(a, "--port") == 0 && more) {
-			if (!port_arg(argv[++i], &cfg.port))
-				return 2;
-		} else if (strcmp(a, "--bind") == 0 && more) {
-			cfg.bind = argv[++i];
-		} else if (strcmp(a, "--password") == 0 && more) {
-			cfg.password = argv[++i];
-			if (cfg.password[0] == '\0') {
-				fprintf(stderr, "wizwar host: an empty --password would be no password\n");
-				return 2;
-			}
 		} else if (strcmp(a, "--seed") == 0 && more) {
 			if (!cli_seed(argv[++i], &cfg.seed))
 				return 2;
@@ -587,14 +600,8 @@ cmd_host(int argc, char **argv)
 			if (!text_arg(argv[++i], TEXT_NAME, "--name"))
 				return 2;
 			name = argv[i];
-		} else if (strcmp(a, "--log-dir") == 0 && more) {
-			dir = argv[++i];
 		} else if (strcmp(a, "--resume") == 0 && more) {
 			resume = argv[++i];
-		} else if (strcmp(a, "--grace") == 0 && more) {
-			if (!cli_int(argv[++i], 1, 86400, "--grace", &v))
-				return 2;
-			cfg.lim.grace_ms = (unsigned)v * 1000;
 		} else if (strcmp(a, "--headless") == 0) {
 			headless = true;
 		} else {
