@@ -476,7 +476,7 @@ cmd_watch(int argc, char **argv)
 	}
 	/* Replay once to check every hash and collect the commands; the viewer trusts them after. */
 	if (turnlog_replay(buf, len, r, collect, &w) != 0) {
-		fprintf(stderr, "%s:%d: %s\n", path, r->line, r->error);
+		fprintf(stderr, "%s: %s\n", path, r->error); /* r->error names the line */
 		goto out_free;
 	}
 	if (w.ncmd != r->commands) {
