@@ -18,29 +18,29 @@ element_name(int e)
 	return e >= 0 && e < ELEMENT_COUNT ? element_names[e] : "(unknown element)";
 }
 
+/* Each row of HANDLER_LIST: its name, its messages, the element it stops. */
+static const struct {
+	const char *name;
+	int on_msg, off_msg;
+	int resists;
+} rows[HANDLER_COUNT] = {
+#define X(id, name, on, off, resists) { name, on, off, resists },
+	HANDLER_LIST(X)
+#undef X
+};
+
 /* Every timed handler acts at the start of each of its wizard's next `turns` turns,
  * counting one down each time, and unlinks itself, saying so, at the end of the turn
  * that used the last one: a potion of Speed (3) gives three fast turns after the one it
  * was drunk in. The one place durations are handled. */
 static enum hresult
-tick(struct game *g, int who, struct link *l, const struct hmsg *m, struct events *ev, int off_msg)
+tick(int who, struct link *l, const struct hmsg *m, struct events *ev)
 {
-	(void)g;
 	if (m->type == HMSG_TURN_START && l->turns > 0) {
 		l->turns--;
 	} else if (m->type == HMSG_TURN_END && l->turns == 0) {
-		game__say(ev, game__bit(who), off_msg, 0, 0);
+		game__say(ev, game__bit(who), rows[l->id].off_msg, 0, 0);
 		return H_UNLINK_CONTINUE;
-	}
-	return H_KEEP_CONTINUE;
-}
-
-static enum hresult
-resist(int element, const struct hmsg *m, int who, struct events *ev)
-{
-	if (m->type == HMSG_DAMAGE && m->element == element) {
-		game__say(ev, game__bit(who), MSG_RESISTED, element, 0);
-		return H_KEEP_STOP;
 	}
 	return H_KEEP_CONTINUE;
 }
@@ -52,7 +52,7 @@ h_fast(struct game *g, int who, struct link *l, struct hmsg *m, struct events *e
 {
 	if (m->type == HMSG_TURN_START)
 		m->amount = (int16_t)(m->amount + STEPS_PER_TURN);
-	return tick(g, who, l, m, ev, MSG_FAST_OFF);
+	return tick(who, l, m, ev);
 }
 
 /* Slow: three steps fewer each turn (two instead of five); the base handler clamps at 0. */
@@ -61,7 +61,7 @@ h_slow(struct game *g, int who, struct link *l, struct hmsg *m, struct events *e
 {
 	if (m->type == HMSG_TURN_START)
 		m->amount = (int16_t)(m->amount - SLOW_PENALTY);
-	return tick(g, who, l, m, ev, MSG_SLOW_OFF);
+	return tick(who, l, m, ev);
 }
 
 /* Regeneration: one hit point at the start of each of its wizard's turns. */
@@ -73,35 +73,18 @@ h_regen(struct game *g, int who, struct link *l, struct hmsg *m, struct events *
 		if (effect__send(g, who, heal, ev) > 0)
 			game__say(ev, game__bit(who), MSG_REGENERATED, 0, 0);
 	}
-	return tick(g, who, l, m, ev, MSG_REGEN_OFF);
+	return tick(who, l, m, ev);
 }
 
+/* A resistance: stops damage of the element its row names before the base handler. */
 static enum hresult
-h_res_cold(struct game *g, int who, struct link *l, struct hmsg *m, struct events *ev)
+h_resist(struct game *g, int who, struct link *l, struct hmsg *m, struct events *ev)
 {
-	enum hresult r = resist(ELEMENT_COLD, m, who, ev);
-	return r == H_KEEP_STOP ? r : tick(g, who, l, m, ev, MSG_RESCOLD_OFF);
-}
-
-static enum hresult
-h_res_fire(struct game *g, int who, struct link *l, struct hmsg *m, struct events *ev)
-{
-	enum hresult r = resist(ELEMENT_FIRE, m, who, ev);
-	return r == H_KEEP_STOP ? r : tick(g, who, l, m, ev, MSG_RESFIRE_OFF);
-}
-
-static enum hresult
-h_res_elec(struct game *g, int who, struct link *l, struct hmsg *m, struct events *ev)
-{
-	enum hresult r = resist(ELEMENT_ELEC, m, who, ev);
-	return r == H_KEEP_STOP ? r : tick(g, who, l, m, ev, MSG_RESELEC_OFF);
-}
-
-static enum hresult
-h_res_acid(struct game *g, int who, struct link *l, struct hmsg *m, struct events *ev)
-{
-	enum hresult r = resist(ELEMENT_ACID, m, who, ev);
-	return r == H_KEEP_STOP ? r : tick(g, who, l, m, ev, MSG_RESACID_OFF);
+	if (m->type == HMSG_DAMAGE && m->element == rows[l->id].resists) {
+		game__say(ev, game__bit(who), MSG_RESISTED, m->element, 0);
+		return H_KEEP_STOP;
+	}
+	return tick(who, l, m, ev);
 }
 
 /* Telepathy: the opponent's position is sensed at the start of each of its wizard's turns. */
@@ -110,28 +93,24 @@ h_telepathy(struct game *g, int who, struct link *l, struct hmsg *m, struct even
 {
 	if (m->type == HMSG_TURN_START)
 		game__sense(g, who, ev);
-	return tick(g, who, l, m, ev, MSG_TELEPATHY_OFF);
+	return tick(who, l, m, ev);
 }
 
-static const struct {
-	const char *name;
-	int on_msg;
-	handler_fn fn;
-} handlers[HANDLER_COUNT] = {
-	[HANDLER_FAST] = { "Fast", MSG_FAST_ON, h_fast },
-	[HANDLER_SLOW] = { "Slow", MSG_SLOW_ON, h_slow },
-	[HANDLER_REGEN] = { "Regeneration", MSG_REGEN_ON, h_regen },
-	[HANDLER_RES_COLD] = { "Resist cold", MSG_RESCOLD_ON, h_res_cold },
-	[HANDLER_RES_FIRE] = { "Resist fire", MSG_RESFIRE_ON, h_res_fire },
-	[HANDLER_RES_ELEC] = { "Resist lightning", MSG_RESELEC_ON, h_res_elec },
-	[HANDLER_RES_ACID] = { "Resist acid", MSG_RESACID_ON, h_res_acid },
-	[HANDLER_TELEPATHY] = { "Telepathy", MSG_TELEPATHY_ON, h_telepathy },
+static const handler_fn handlers[HANDLER_COUNT] = {
+	[HANDLER_FAST] = h_fast,
+	[HANDLER_SLOW] = h_slow,
+	[HANDLER_REGEN] = h_regen,
+	[HANDLER_RES_COLD] = h_resist,
+	[HANDLER_RES_FIRE] = h_resist,
+	[HANDLER_RES_ELEC] = h_resist,
+	[HANDLER_RES_ACID] = h_resist,
+	[HANDLER_TELEPATHY] = h_telepathy,
 };
 
 const char *
 handler_name(int id)
 {
-	return id >= 0 && id < HANDLER_COUNT ? handlers[id].name : "(unknown effect)";
+	return id >= 0 && id < HANDLER_COUNT ? rows[id].name : "(unknown effect)";
 }
 
 static void
@@ -184,7 +163,7 @@ effect__send(struct game *g, int who, struct hmsg m, struct events *ev)
 	 * (Regeneration heals through the chain), which never links or unlinks. */
 	while (i < c->n) {
 		struct link *l = &c->link[i];
-		enum hresult r = handlers[l->id].fn(g, who, l, &m, ev);
+		enum hresult r = handlers[l->id](g, who, l, &m, ev);
 		bool stop = r == H_KEEP_STOP || r == H_UNLINK_STOP;
 
 		if (r == H_UNLINK_CONTINUE || r == H_UNLINK_STOP) {
@@ -222,5 +201,5 @@ effect__link(struct game *g, int who, int id, int turns, struct events *ev)
 	/* CHAIN_MAX is one per handler id, so there is always room here. */
 	w->chain.link[w->chain.n++] = (struct link){ (uint8_t)id, (uint8_t)turns };
 	recompute_intrinsics(w);
-	game__say(ev, game__bit(who), handlers[id].on_msg, 0, 0);
+	game__say(ev, game__bit(who), rows[id].on_msg, 0, 0);
 }

@@ -28,20 +28,21 @@ enum element {
 	ELEMENT_COUNT
 };
 
-/* X(ID, name shown to the player, message when it starts, message when it ends).
- * The handler id is also the intrinsic bit: INTRINSIC(HANDLER_FAST) == 1u << HANDLER_FAST. */
+/* X(ID, name shown to the player, message when it starts, message when it ends, the
+ * element it stops or -1). The handler id is also the intrinsic bit:
+ * INTRINSIC(HANDLER_FAST) == 1u << HANDLER_FAST. */
 #define HANDLER_LIST(X) \
-	X(FAST,      "Fast",                 MSG_FAST_ON,      MSG_FAST_OFF)      \
-	X(SLOW,      "Slow",                 MSG_SLOW_ON,      MSG_SLOW_OFF)      \
-	X(REGEN,     "Regeneration",         MSG_REGEN_ON,     MSG_REGEN_OFF)     \
-	X(RES_COLD,  "Resist cold",          MSG_RESCOLD_ON,   MSG_RESCOLD_OFF)   \
-	X(RES_FIRE,  "Resist fire",          MSG_RESFIRE_ON,   MSG_RESFIRE_OFF)   \
-	X(RES_ELEC,  "Resist lightning",     MSG_RESELEC_ON,   MSG_RESELEC_OFF)   \
-	X(RES_ACID,  "Resist acid",          MSG_RESACID_ON,   MSG_RESACID_OFF)   \
-	X(TELEPATHY, "Telepathy",            MSG_TELEPATHY_ON, MSG_TELEPATHY_OFF)
+	X(FAST,      "Fast",             MSG_FAST_ON,      MSG_FAST_OFF,      -1)           \
+	X(SLOW,      "Slow",             MSG_SLOW_ON,      MSG_SLOW_OFF,      -1)           \
+	X(REGEN,     "Regeneration",     MSG_REGEN_ON,     MSG_REGEN_OFF,     -1)           \
+	X(RES_COLD,  "Resist cold",      MSG_RESCOLD_ON,   MSG_RESCOLD_OFF,   ELEMENT_COLD) \
+	X(RES_FIRE,  "Resist fire",      MSG_RESFIRE_ON,   MSG_RESFIRE_OFF,   ELEMENT_FIRE) \
+	X(RES_ELEC,  "Resist lightning", MSG_RESELEC_ON,   MSG_RESELEC_OFF,   ELEMENT_ELEC) \
+	X(RES_ACID,  "Resist acid",      MSG_RESACID_ON,   MSG_RESACID_OFF,   ELEMENT_ACID) \
+	X(TELEPATHY, "Telepathy",        MSG_TELEPATHY_ON, MSG_TELEPATHY_OFF, -1)
 
 enum handler_id {
-#define X(id, name, on, off) HANDLER_##id,
+#define X(id, name, on, off, resists) HANDLER_##id,
 	HANDLER_LIST(X)
 #undef X
 	HANDLER_COUNT
