@@ -1,5 +1,5 @@
 # tmux_lib.sh: helpers for the tmux screen tests: a private server, waiting for text, failing with the screen.
-# Sourced by test_screen.sh and test_watch.sh after they set WIZWAR.
+# Sourced by test_screen.sh, test_watch.sh and test_netscreen.sh after they set WIZWAR.
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "tmux is not installed: skipped"
@@ -19,6 +19,11 @@ trap cleanup EXIT INT TERM
 T() {
 	tmux -L "$SOCK" -f /dev/null "$@"
 }
+
+# A session that outlives every test session: tmux exits when its last session goes,
+# and a test that killed its session and started the next one at once could reach a
+# server on its way out ("server exited unexpectedly", seen once in CI).
+T new-session -d -s keep -x 80 -y 24 "exec sleep 3600"
 
 fail() {
 	echo "FAIL: $*"
