@@ -23,6 +23,13 @@ static const uint8_t msg_args[MSG_COUNT][2] = {
 #undef X
 };
 
+/* The argument bytes a message of a known id carries. */
+static uint8_t
+msg_nargs(uint32_t id)
+{
+	return (uint8_t)((msg_args[id][0] != ARG_NONE) + (msg_args[id][1] != ARG_NONE));
+}
+
 static const char *const field_names[UPD_COUNT] = {
 #define X(id, bit, name) [bit] = name,
 	UPD_LIST(X)
@@ -961,10 +968,15 @@ update__write(struct proto__w *w, const struct update *u, struct proto_err *e)
 	if (h & UPD_BIT(UPD_MSGS)) {
 		proto__put_u8(w, u->nmsg);
 		for (int i = 0; i < u->nmsg; i++) {
+			const uint8_t *k = msg_args[u->msg[i].id];
+
+			/* The argument bytes' count goes first, so that a receiver that does
+			 * not know an id can step over it (docs/protocol.md, "MSGS"). */
 			proto__put_var(w, u->msg[i].id);
-			if (msg_args[u->msg[i].id][0] != ARG_NONE)
+			proto__put_u8(w, msg_nargs(u->msg[i].id));
+			if (k[0] != ARG_NONE)
 				proto__put_u8(w, u->msg[i].a);
-			if (msg_args[u->msg[i].id][1] != ARG_NONE)
+			if (k[1] != ARG_NONE)
 				proto__put_u8(w, u->msg[i].b);
 		}
 	}
@@ -1154,22 +1166,36 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 	if (h & UPD_BIT(UPD_OPP))
 		NEED(proto__get_u8(r, &u->opp_state) && proto__get_u8(r, &u->opp_x) && proto__get_u8(r, &u->opp_y));
 	if (h & UPD_BIT(UPD_MSGS)) {
-		NEED(proto__get_u8(r, &u->nmsg));
-		if (u->nmsg == 0 || u->nmsg > EVENTS_MSG_MAX)
-			return proto__fail(e, PERR_RANGE, "update: %u messages", u->nmsg);
-		for (int i = 0; i < u->nmsg; i++) {
-			struct msg *m = &u->msg[i];
+		uint8_t count, nargs;
+
+		NEED(proto__get_u8(r, &count));
+		if (count == 0 || count > EVENTS_MSG_MAX)
+			return proto__fail(e, PERR_RANGE, "update: %u messages", count);
+		for (int i = 0; i < count; i++) {
+			struct msg *m = &u->msg[u->nmsg];
 
 			if (get_var(r, &v, e) < 0)
 				return PROTO_BROKEN;
-			if (v >= MSG_COUNT)
-				return proto__fail(e, PERR_RANGE, "update: message id %u", (unsigned)v);
+			NEED(proto__get_u8(r, &nargs));
+			if (v >= MSG_COUNT) {
+				/* An id of a later table: skipped whole, as the count allows. */
+				NEED(proto__r_left(r) >= nargs);
+				r->pos += nargs;
+				continue;
+			}
+			if (nargs != msg_nargs(v))
+				return proto__fail(e, PERR_RANGE, "update: message %u with %u argument bytes, not %u",
+				                   (unsigned)v, nargs, msg_nargs(v));
 			m->id = (uint16_t)v;
 			if (msg_args[v][0] != ARG_NONE)
 				NEED(proto__get_u8(r, &m->a));
 			if (msg_args[v][1] != ARG_NONE)
 				NEED(proto__get_u8(r, &m->b));
+			u->nmsg++;
 		}
+		/* Only ids of later tables came: as if no message had. */
+		if (u->nmsg == 0)
+			u->has &= ~UPD_BIT(UPD_MSGS);
 	}
 	if ((h & UPD_BIT(UPD_FX)) && get_locs(r, u->fx, &u->nfx, e) < 0)
 		return PROTO_BROKEN;

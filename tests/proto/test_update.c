@@ -463,3 +463,40 @@ Test(update, selfplay_through_connections, .timeout = 300)
 {
 	run_games(true, games(40));
 }
+
+/* MSGS is self-delimiting: each message's argument bytes are counted, so an id of a
+ * later table is stepped over, and a known id with the wrong count is refused. */
+Test(update, messages_carry_their_argument_count)
+{
+	struct update *u = new_update();
+	struct proto_err e;
+	uint8_t buf[64];
+	size_t len;
+	/* has = MSGS (0x20); 3 messages: CAST Fire Storm, an unknown id 0x3fff with 3
+	 * argument bytes, HURT cold 2. */
+	const uint8_t three[] = { 0x20, 3, MSG_CAST, 1, SPELL_FIRE, 0xff, 0x7f, 3, 9, 9, 9, MSG_HURT, 2, ELEMENT_COLD, 2 };
+	const uint8_t only_unknown[] = { 0x20, 1, 0xff, 0x7f, 0 };
+	const uint8_t short_count[] = { 0x20, 1, MSG_CAST, 0, SPELL_FIRE };
+	const uint8_t long_count[] = { 0x20, 1, MSG_WAITED, 1, 0 };
+	const uint8_t past_end[] = { 0x20, 1, 0xff, 0x7f, 4, 1, 2, 3 };
+
+	cr_assert_eq(update_decode(three, sizeof three, u, &e), 0, "%s", e.why);
+	cr_assert_eq(u->nmsg, 2);
+	cr_assert(u->msg[0].id == MSG_CAST && u->msg[0].a == SPELL_FIRE);
+	cr_assert(u->msg[1].id == MSG_HURT && u->msg[1].a == ELEMENT_COLD && u->msg[1].b == 2);
+	/* What it re-encodes is the two it knows, each with its count. */
+	cr_assert_eq(update_encode(u, buf, sizeof buf, &len, &e), 0, "%s", e.why);
+	cr_assert_eq(len, 9);
+	cr_assert(memcmp(buf, (const uint8_t[]){ 0x20, 2, MSG_CAST, 1, SPELL_FIRE, MSG_HURT, 2, ELEMENT_COLD, 2 }, 9) ==
+	          0);
+	cr_assert_eq(update_decode(only_unknown, sizeof only_unknown, u, &e), 0, "%s", e.why);
+	cr_assert_eq(u->nmsg, 0);
+	cr_assert_eq(u->has, 0);
+	cr_assert_eq(update_decode(short_count, sizeof short_count, u, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RANGE);
+	cr_assert_eq(update_decode(long_count, sizeof long_count, u, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RANGE);
+	cr_assert_eq(update_decode(past_end, sizeof past_end, u, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_TRUNCATED);
+	free(u);
+}
