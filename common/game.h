@@ -152,14 +152,20 @@ struct game {
 };
 
 /* Effects drawn for one action, and everything else a command changed, as data. */
+/* X(ID, name). The order is part of the rules version: effect ids cross the wire. */
+#define FX_LIST(X) \
+	X(NONE,  "none") \
+	X(COLD,  "cold") \
+	X(FIRE,  "fire") \
+	X(ELEC,  "lightning") \
+	X(ACID,  "acid") \
+	X(SONIC, "sonic") \
+	X(MAGIC, "magic")
+
 enum fx {
-	FX_NONE = 0,
-	FX_COLD,
-	FX_FIRE,
-	FX_ELEC,
-	FX_ACID,
-	FX_SONIC,
-	FX_MAGIC,
+#define X(id, name) FX_##id,
+	FX_LIST(X)
+#undef X
 	FX_COUNT
 };
 

@@ -184,6 +184,19 @@ wire_check_versions(uint32_t magic, uint16_t proto, uint16_t rules, struct proto
 	return 0;
 }
 
+bool
+wire_version_refusal(const struct proto_err *e, char *buf, size_t len)
+{
+	unsigned here, there;
+
+	if ((e->code != PERR_VERSION && e->code != PERR_RULES) ||
+	    sscanf(e->why, "%*s version %u here, %u there", &here, &there) != 2)
+		return false;
+	snprintf(buf, len, "version mismatch: the server has %s version %u, your client %u",
+	         e->code == PERR_VERSION ? "protocol" : "rules", here, there);
+	return true;
+}
+
 /* ---- handshake ---- */
 
 static int

@@ -227,5 +227,9 @@ void wire_challenge_init(struct wire_msg *m, const uint8_t nonce[PROTO_NONCE_LEN
 void wire_error_init(struct wire_msg *m, int code, bool fatal, const char *text);
 /* Verify the fixed first bytes of a HELLO or CHALLENGE. 0 or PROTO_BROKEN. */
 int wire_check_versions(uint32_t magic, uint16_t proto, uint16_t rules, struct proto_err *e);
+/* The text of the fatal ERROR a server answers a HELLO of another version with, from
+ * the client's side ("version mismatch: the server has protocol version 3, your client
+ * 4"), when e is wire_check_versions()' PERR_VERSION or PERR_RULES; else false. */
+bool wire_version_refusal(const struct proto_err *e, char *buf, size_t len);
 
 #endif

@@ -230,13 +230,9 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		if (rc == PROTO_MORE)
 			break;
 		if (rc == PROTO_BROKEN) {
-			unsigned here, there;
 			char why[PROTO_REASON_BYTES];
 			/* Say it from the reader's side: the client shows this text as it is. */
-			if ((s->err.code == PERR_VERSION || s->err.code == PERR_RULES) &&
-			    sscanf(s->err.why, "%*s version %u here, %u there", &here, &there) == 2) {
-				snprintf(why, sizeof why, "version mismatch: the server has %s version %u, your client %u",
-				         s->err.code == PERR_VERSION ? "protocol" : "rules", here, there);
+			if (wire_version_refusal(&s->err, why, sizeof why)) {
 				conn__drop(c, s->err.code, why);
 			} else {
 				conn__drop(c, s->err.code, s->err.why);
