@@ -193,6 +193,19 @@ gen_messages(FILE *o)
 	return 0;
 }
 
+/* One message as MSGS carries it, and its text. */
+static int
+gen_msg_example(FILE *o)
+{
+	struct msg m = { MSG_HURT, 0, ELEMENT_COLD, 2 };
+	char text[128];
+
+	msg_format(&m, text, sizeof text);
+	fprintf(o, "For example the bytes `%02x 02 %02x %02x` are HURT (%d) with %s (%d) and %d: \"%s\"\n", m.id, m.a, m.b,
+	        m.id, element_name(m.a), m.a, m.b, text);
+	return 0;
+}
+
 static int
 gen_refusals(FILE *o)
 {
@@ -410,6 +423,22 @@ gen_fov_example(FILE *o)
 		}
 		fprintf(o, "One clear line is enough: the cell is in the field of view.\n\n");
 	}
+	/* A wall only the second pass lights, and the floor that lights it. */
+	for (int y = 0; y < 15; y++)
+		for (int x = 0; x < 15; x++) {
+			if (!vis[y][x] || lv.cell[y][x] == CELL_FLOOR || doc_line(&lv, FOV_VX, FOV_VY, x, y, NULL, NULL) ||
+			    doc_line(&lv, x, y, FOV_VX, FOV_VY, NULL, NULL))
+				continue;
+			for (int ny = y - 1; ny <= y + 1; ny++)
+				for (int nx = x - 1; nx <= x + 1; nx++)
+					if (nx >= 0 && ny >= 0 && nx < 15 && ny < 15 && lv.cell[ny][nx] == CELL_FLOOR &&
+					    vis[ny][nx]) {
+						fprintf(o, "The wall (%d,%d) is reached by no clear line: the second pass adds it, "
+						           "for its neighbour (%d,%d) is floor in the field of view.\n\n",
+						        x, y, nx, ny);
+						return 0;
+					}
+		}
 	return 0;
 }
 
@@ -419,7 +448,7 @@ static const struct docblock blocks[] = {
 	{ "potions", gen_potions },     { "elements", gen_elements },   { "effects", gen_effects },
 	{ "handlers", gen_handlers },   { "arg-kinds", gen_arg_kinds }, { "messages", gen_messages },
 	{ "refusals", gen_refusals },   { "errors", gen_errors },       { "bye", gen_bye },
-	{ "fov-example", gen_fov_example },
+	{ "fov-example", gen_fov_example }, { "msg-example", gen_msg_example },
 };
 
 int
