@@ -239,8 +239,10 @@ Test(wire, lobby_and_game_refusals)
 	REFUSED(WIRE_UPDATE, PERR_TRUNCATED, 0x08, 0x02, 5, 'a');          /* text longer than the payload */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x10, 4, 1, 1);                  /* opponent state */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 0);                        /* zero messages */
-	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 1, 0x7f);                  /* message id */
-	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 1, MSG_CAST, SPELL_COUNT); /* spell argument */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 1, MSG_CAST, 0);           /* CAST carries 1 argument byte, not 0 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 1, MSG_CAST, 2, 0, 0);     /* ... nor 2 */
+	REFUSED(WIRE_UPDATE, PERR_TRUNCATED, 0x20, 1, 0x7f, 2, 0);        /* an unknown id's bytes past the end */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x20, 1, MSG_CAST, 1, SPELL_COUNT); /* spell argument */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x40, 3, 'a', '1', 'a');          /* effect 0 */
 	REFUSED(WIRE_UPDATE, PERR_LOC, 0x40, 3, 'a', '1', '!');
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x01, 4, 0);                /* turn byte 4 */
