@@ -159,7 +159,7 @@ if command -v python3 >/dev/null 2>&1; then
 	cat >"$TMPD/peer.py" <<'EOF'
 # A bare protocol peer: HELLO, AUTH without a password, then CHAT frames sent raw (not deflated).
 import socket, struct, sys, time, zlib
-port, room, rules = int(sys.argv[1]), sys.argv[2].encode(), int(sys.argv[3])
+port, room, rules, proto = int(sys.argv[1]), sys.argv[2].encode(), int(sys.argv[3]), int(sys.argv[5])
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
 buf = b""
 def recvn(n):
@@ -181,7 +181,7 @@ def send(t, payload):
     s.sendall(bytes([t, len(payload)]) + payload)
 def str8(b):
     return bytes([len(b)]) + b
-send(0x10, struct.pack(">IHHB", 0x575A5752, 1, rules, 0) + str8(b"Mallory") + str8(room))
+send(0x10, struct.pack(">IHHB", 0x575A5752, proto, rules, 0) + str8(b"Mallory") + str8(room))
 t, _ = frame(); assert t == 0x11, t                  # CHALLENGE
 send(0x12, bytes(32))                                 # AUTH: no password
 t, p = frame(); assert t == 0x13, t                  # WELCOME
@@ -204,7 +204,8 @@ EOF
 	RULES="$("$WIZWAR" --version | grep -oE 'rules [0-9]+' | grep -oE '[0-9]+')"
 	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room esc --name Tess
 	wait_for 'Waiting for an opponent'
-	python3 "$TMPD/peer.py" "$PORT" esc "$RULES" 1.5 >"$TMPD/peer.out" 2>&1 &
+	PROTO="$(sed -n 's/^#define PROTO_VERSION \([0-9]*\).*/\1/p' "$WIZWAR_SRCDIR/proto/proto.h")"
+	python3 "$TMPD/peer.py" "$PORT" esc "$RULES" 1.5 "$PROTO" >"$TMPD/peer.out" 2>&1 &
 	PEER=$!
 	PIDS+=("$PEER")
 	wait_for '<Mallory> \[31mplain, not red'
