@@ -569,6 +569,81 @@ def compare(stream_path, views_path, tables):
     return None, seen
 
 
+# ---- the document's own worked examples ----
+
+def check_examples(doc, tables):
+    """Read the worked examples as a stranger would: every caption's claims, from the bytes."""
+    block = doc_blocks(doc)["examples"]
+    items = re.findall(r"(?:^|\n)([^\n]+) \((\d+) bytes?\):\n\n```\n(.*?)```", block, re.S)
+    if len(items) < 20:
+        raise Broken("only %d hex examples found" % len(items))
+    first_start = None
+    for caption, n, hexes in items:
+        data = bytes.fromhex(hexes)
+        if len(data) != int(n):
+            raise Broken("%r: %d bytes, the caption says %s" % (caption, len(data), n))
+        m = re.search(r": a (\d+)-byte payload, (sent raw|deflated)$", caption)
+        if not m:
+            continue  # a payload on its own, read below
+        r = Reader(data)
+        t, length = r.u8(), r.varint()
+        payload = r.take(length)
+        r.end()
+        deflated = m.group(2) == "deflated"
+        if bool(t & 0x80) != deflated:
+            raise Broken("%r: the type byte's bit 7 says otherwise" % caption)
+        if deflated:
+            if "in the stream that carried the first START frame" in caption:
+                inflater = first_start
+            else:
+                inflater = zlib.decompressobj(-15)
+            payload = inflater.decompress(payload + b"\x00\x00\xff\xff")
+            if (t & 0x7f) == 0x30 and first_start is None:
+                first_start = inflater
+        if len(payload) != int(m.group(1)):
+            raise Broken("%r: a %d-byte payload" % (caption, len(payload)))
+        name, frm, lo, hi = tables.types[t & 0x7f]
+        if not lo <= len(payload) <= hi or name not in caption:
+            raise Broken("%r: a %s frame" % (caption, name))
+    # The START example, field by field, against its caption and its map.
+    start_caption = re.search(r"START for player (\d), who moves first.*?stands at \((\d+),(\d+)\); the update "
+                              r"has fields 0x([0-9a-f]+), layout mode (\d+) \((\d+) cells coded\), visibility mode "
+                              r"(\d+), (\d+) potions known", block)
+    payload = bytes.fromhex([h for c, n, h in items if c == "START payload"][0])
+    r = Reader(payload)
+    flags, first, turn_time, commit = r.u8(), r.u8(), r.u16(), r.take(32)
+    v = View()
+    v.turns_left = [0] * tables.handlers
+    apply_update(v, payload[r.i:], tables)
+    me, x, y = (int(g) for g in start_caption.groups()[:3])
+    has, npot = int(start_caption.group(4), 16), int(start_caption.group(8))
+    rh = Reader(payload[r.i:])
+    if (v.me, first, v.x, v.y, rh.varint()) != (me, me, x, y, has):
+        raise Broken("the START example is not what its caption says")
+    mp = re.search(r"The level \(`#` wall.*?```\n(.*?)```", block, re.S).group(1).split()
+    for yy, row in enumerate(mp):
+        for xx, ch in enumerate(row):
+            know = v.cell[yy][xx] & 0x7f
+            if ch in "#.@" and know != (WALL if ch == "#" else FLOOR):
+                raise Broken("the START example's map at (%d,%d): %r, decoded %d" % (xx, yy, ch, know))
+            if ch in "X," and know != UNKNOWN:
+                raise Broken("the START example's map at (%d,%d): unseen, decoded %d" % (xx, yy, know))
+            if ch == "@" and (xx, yy) != (v.x, v.y):
+                raise Broken("the START example's map: the player is not at (%d,%d)" % (xx, yy))
+    if sum(1 for row in v.potion for p in row if p) != npot:
+        raise Broken("the START example's potions")
+    # The UPDATE example: one step north, applied to that START.
+    step = re.search(r"Player (\d) steps north \(direction 8\): the UPDATE it gets has fields 0x([0-9a-f]+)", block)
+    payload = bytes.fromhex([h for c, n, h in items if c == "UPDATE payload"][0])
+    if Reader(payload).varint() != int(step.group(2), 16):
+        raise Broken("the UPDATE example's fields")
+    x0, y0 = v.x, v.y
+    apply_update(v, payload, tables)
+    if (v.x, v.y) != (x0, y0 - 1):
+        raise Broken("the UPDATE example is not a step north")
+    return len(items)
+
+
 DUELS = [  # size, fov, potions, seed, bot level
     (25, 1, 1, 1, 0),
     (15, 0, 1, 2, 0),
@@ -595,9 +670,15 @@ def main():
             pairs += [(os.path.join(d, "p%d.bin" % p), os.path.join(d, "p%d.views" % p)) for p in range(2)]
     else:
         pairs = [tuple(a.files)]
-    print("1..%d" % len(pairs))
+    print("1..%d" % (len(pairs) + 1))
     bad = 0
-    for i, (stream, views) in enumerate(pairs, 1):
+    try:
+        print("ok 1 - the %d worked examples of the document read as their captions say" %
+              check_examples(open(a.doc, encoding="utf-8").read(), tables))
+    except (Broken, AttributeError, IndexError, ValueError) as e:
+        print("not ok 1 - the worked examples: %s" % e)
+        bad += 1
+    for i, (stream, views) in enumerate(pairs, 2):
         try:
             res = compare(stream, views, tables)
         except Broken as e:

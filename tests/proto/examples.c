@@ -263,7 +263,7 @@ gen_examples(FILE *o)
 		       p, c.dir == DIR_N ? "north" : "on", c.dir, (unsigned)m.u.update.has, m.u.update.lay_mode,
 		       m.u.update.vis_mode, m.u.update.vis_nfix);
 		block(o, "UPDATE payload", payload, len);
-		SHOW(&gs, &m, "UPDATE frame, deflated in the stream that carried the START above");
+		SHOW(&gs, &m, "UPDATE frame, deflated in the stream that carried the first START frame above");
 		update_make(&before[1 - p], &after[1 - p], &ev, 1 - p, &m.u.update, NULL);
 		if (m.u.update.has != 0) {
 			fprintf(stderr, "proto_examples: the other player was told of a step it cannot see\n");
