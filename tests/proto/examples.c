@@ -1,4 +1,5 @@
 /* examples: the worked examples of docs/protocol.md (hex of whole frames), made by the real encoder and checked by meson test. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +66,241 @@ show(FILE *o, struct pconn *c, const struct wire_msg *m, const char *title)
 	return 0;
 }
 
+
+/* ---- an update, field by field ---- */
+
+/* The update with only the fields of `mask`, and what those fields need to be consistent. */
+static size_t
+enc_masked(const struct update *u, uint32_t mask, uint8_t *out, size_t cap)
+{
+	static struct update t;
+	size_t len = 0;
+
+	t = *u;
+	t.has &= mask;
+	if (!(t.has & UPD_BIT(UPD_MSGS)))
+		t.nmsg = 0;
+	if (!(t.has & UPD_BIT(UPD_FX)))
+		t.nfx = 0;
+	if (!(t.has & UPD_BIT(UPD_POTIONS)))
+		t.npot = 0;
+	if (update_encode(&t, out, cap, &len, NULL) != 0)
+		return 0;
+	return len;
+}
+
+static size_t
+varint_len(uint32_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* One line of an annotated dump: the bytes (shortened when long), then what they say. */
+static void
+annot(FILE *o, const uint8_t *p, size_t n, const char *fmt, ...)
+{
+	char bytes[64] = "", what[512];
+	size_t k = 0;
+	va_list ap;
+
+	for (size_t i = 0; i < n; i++) {
+		if (n > 6 && i == 3) {
+			k += (size_t)snprintf(bytes + k, sizeof bytes - k, "... ");
+			i = n - 3;
+		}
+		k += (size_t)snprintf(bytes + k, sizeof bytes - k, "%02x ", p[i]);
+	}
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	fprintf(o, "%-22s%s\n", bytes, what);
+}
+
+static const char *const lay_names[8] = { [0] = "FULL", [1] = "REVEAL", [2] = "FULL, WHOLE", [3] = "REVEAL, WHOLE",
+	                                  [7] = "SIGHT" };
+static const char *const vis_names[] = { "RECT", "SQUARE", "ALL", "NONE", "PREDICT" };
+
+/* The fields by the names docs/protocol.md gives them. */
+static const char *const upd_ids[UPD_COUNT] = {
+#define X(id, bit, name) [bit] = #id,
+	UPD_LIST(X)
+#undef X
+};
+
+/* What one field's value says, in words. */
+static void
+field_words(const struct update *u, int f, const uint8_t *p, size_t n, char *w, size_t len)
+{
+	size_t k = 0;
+
+	switch (f) {
+	case UPD_POS: snprintf(w, len, "POS: x %u, y %u", u->x, u->y); return;
+	case UPD_STEPS: snprintf(w, len, "STEPS: %u left", u->steps_left); return;
+	case UPD_VIS:
+		snprintf(w, len, "VIS: %s%s", vis_names[u->vis_mode],
+		         u->vis_mode == VIS_PREDICT ? (u->vis_nfix ? ", with corrections" : ", no correction") : "");
+		return;
+	case UPD_LAYOUT: {
+		size_t hdr = (u->lay_mode & LAY_WHOLE) ? 1 : 5;
+		size_t tl = n - hdr - varint_len((uint32_t)(n - hdr - 1));
+
+		if (u->lay_mode & LAY_WHOLE)
+			k = (size_t)snprintf(w, len, "LAYOUT: %s, no rectangle; ", lay_names[u->lay_mode]);
+		else
+			k = (size_t)snprintf(w, len, "LAYOUT: %s, the rectangle x %u, y %u, %u wide, %u high; ",
+			                     lay_names[u->lay_mode], u->lay_x, u->lay_y, u->lay_w, u->lay_h);
+		snprintf(w + k, len - k, "%zu bytes of text, \"%.*s\": %u cells", tl, (int)tl, (const char *)p + n - tl,
+		         u->lay_n);
+		return;
+	}
+	case UPD_OFFERED:
+		k = (size_t)snprintf(w, len, "OFFERED:");
+		for (int i = 0; i < SPELL_OFFERED && k < len; i++)
+			k += (size_t)snprintf(w + k, len - k, "%s %s (%u)", i ? "," : "",
+			                      u->offered[i] == SPELL_NONE ? "none" : spell_name(u->offered[i]), u->offered[i]);
+		return;
+	case UPD_HP: snprintf(w, len, "HP %d", u->hp); return;
+	case UPD_OPP_HP: snprintf(w, len, "OPP_HP %d", u->opp_hp); return;
+	case UPD_INV:
+		k = (size_t)snprintf(w, len, "INV: %u potions; %u slots sent:", u->ninv, u->inv_n);
+		for (int i = 0; i < u->inv_n && k < len; i++)
+			k += (size_t)snprintf(w + k, len - k, "%s %s (%u)", i ? "," : "", appearance_name(u->inv[i]), u->inv[i]);
+		return;
+	case UPD_KIND:
+		k = (size_t)snprintf(w, len, "KIND:");
+		for (int a = 0; a < APPEARANCE_COUNT && k < len; a++)
+			if (u->kind_of[a] != POTION_NONE)
+				k += (size_t)snprintf(w + k, len - k, " %s is %s (%u),", appearance_name(a),
+				                      potion_name(u->kind_of[a]), u->kind_of[a]);
+		snprintf(w + k, len - k, " the rest not identified");
+		return;
+	case UPD_OPT:
+		snprintf(w, len, "OPT: %u x %u, FoV %s, potions %s", u->opt.size, u->opt.size, u->opt.fov ? "on" : "off",
+		         u->opt.potions ? "on" : "off");
+		return;
+	case UPD_TURN:
+		if (u->turn_next)
+			snprintf(w, len, "TURN: player %u's, one turn more", u->turn);
+		else
+			snprintf(w, len, "TURN: player %u's, turn %u", u->turn, (unsigned)u->turn_no);
+		return;
+	case UPD_ME: snprintf(w, len, "ME: player %u", u->me); return;
+	default: snprintf(w, len, "%s", upd_ids[f]); return;
+	}
+}
+
+/* The payload p of n bytes (an update's, after `skip` bytes of START header) split field by field. */
+static int
+field_by_field(FILE *o, const struct update *u, const uint8_t *p, size_t n)
+{
+	static uint8_t buf[PROTO_PAYLOAD_MAX];
+	char names[256] = "", words[512];
+	size_t at, k = 0, prev;
+	uint32_t mask = 0;
+
+	for (int f = 0; f < UPD_COUNT; f++)
+		if (u->has & UPD_BIT(f))
+			k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", k ? ", " : "", upd_ids[f]);
+	at = varint_len(u->has);
+	annot(o, p, at, "has = 0x%x: %s", (unsigned)u->has, names);
+	prev = enc_masked(u, 0, buf, sizeof buf);
+	for (int f = 0; f < UPD_COUNT; f++) {
+		size_t len, fl;
+
+		if (!(u->has & UPD_BIT(f)))
+			continue;
+		mask |= UPD_BIT(f);
+		if ((len = enc_masked(u, mask, buf, sizeof buf)) == 0)
+			return -1;
+		fl = len - prev - (varint_len(u->has & mask) - varint_len(u->has & (mask & ~UPD_BIT(f))));
+		prev = len;
+		field_words(u, f, p + at, fl, words, sizeof words);
+		annot(o, p + at, fl, "%s", words);
+		at += fl;
+	}
+	return at == n ? 0 : -1;
+}
+
 #define SHOW(c, m, title)                          \
 	do {                                       \
 		if (show(o, c, m, title) != 0)     \
 			return -1;                 \
 	} while (0)
+
+/* The START and the step of the examples, kept for their field-by-field reading at the end. */
+static struct wire_start start_msg;
+static struct update step_u;
+static uint8_t start_pl[PROTO_PAYLOAD_MAX], step_pl[PROTO_PAYLOAD_MAX];
+static size_t start_len, step_len;
+
+/* The START example, byte by byte. */
+static int
+start_by_field(FILE *o)
+{
+	const struct wire_start *st = &start_msg;
+	const struct update *u = &st->view;
+	const uint8_t *p = start_pl;
+	static uint8_t cells[UPD_CELLS];
+	const char *t = NULL;
+	size_t n = 0, tl = 0;
+
+	fprintf(o, "### The START above, field by field\n\n```\n");
+	annot(o, p, 1, "flags: %s", st->resumed ? "a resumed player's snapshot" : "a new duel, not a resumed one");
+	annot(o, p + 1, 1, "player %u moves first", st->first);
+	annot(o, p + 2, 2, "%u seconds a turn", st->turn_time);
+	annot(o, p + 4, PROTO_COMMIT_LEN, "the seed commitment (%d bytes)", PROTO_COMMIT_LEN);
+	if (field_by_field(o, u, p + 4 + PROTO_COMMIT_LEN, start_len - 4 - PROTO_COMMIT_LEN) != 0)
+		return -1;
+	fprintf(o, "```\n\n");
+	/* Where the layout's text is in the payload: after its mode, rectangle and length. */
+	for (size_t i = 0; i + 5 < start_len; i++)
+		if (start_pl[i] == u->lay_mode && start_pl[i + 1] == u->lay_x && start_pl[i + 2] == u->lay_y &&
+		    start_pl[i + 3] == u->lay_w && start_pl[i + 4] == u->lay_h) {
+			uint8_t b = start_pl[i + 5];
+			tl = b & 0x7f;
+			t = (const char *)start_pl + i + 6;
+			if (b & 0x80) {
+				tl |= (size_t)start_pl[i + 6] << 7;
+				t++;
+			}
+			break;
+		}
+	if (!t || layout_decode(t, tl, cells, sizeof cells, &n, NULL) != 0 || n != u->lay_n)
+		return -1;
+	fprintf(o, "The layout's text reads row by row over the rectangle, one symbol a run (nothing was known, so "
+	           "every cell of it is coded):");
+	for (size_t i = 0, c = 0, runs = 0; i < tl && runs < 8; runs++) {
+		size_t j = i + 1, len;
+		int x = u->lay_x + (int)(c % u->lay_w), y = u->lay_y + (int)(c / u->lay_w);
+
+		while (j < tl && t[i] >= '0' && t[i] <= '9' && t[j] >= '0' && t[j] <= '9')
+			j++;
+		len = t[i] >= '0' && t[i] <= '9' ? (size_t)atoi(t + i) : (size_t)((t[i] | 0x20) - 'a' + 1);
+		fprintf(o, " `%.*s` %zu %s from (%d,%d)%s", (int)(j - i), t + i, len,
+		        t[i] >= 'a' ? (len > 1 ? "walls" : "wall") : t[i] >= 'A' ? (len > 1 ? "floors" : "floor")
+		                                                  : "never seen",
+		        x, y, runs == 7 ? "" : ",");
+		c += len;
+		i = j;
+	}
+	fprintf(o, ", and so on: compare with the map. ");
+	if (!(u->has & UPD_BIT(UPD_RING)))
+		fprintf(o, "No RING field: none of the ring is in sight yet. ");
+	if (!(u->has & UPD_BIT(UPD_TURN)) && !(u->has & UPD_BIT(UPD_ME)))
+		fprintf(o, "No TURN or ME field: both are 0, as in the blank view.");
+	fprintf(o, "\n\n");
+	fprintf(o, "### The UPDATE above, field by field\n\n```\n");
+	if (field_by_field(o, &step_u, step_pl, step_len) != 0)
+		return -1;
+	fprintf(o, "```\n\n");
+	return 0;
+}
 
 static int
 gen_examples(FILE *o)
@@ -209,6 +440,9 @@ gen_examples(FILE *o)
 	}
 	fprintf(o, "```\n\n");
 	block(o, "START payload", payload, len);
+	start_msg = m.u.start;
+	memcpy(start_pl, payload, len);
+	start_len = len;
 	SHOW(&gs, &m, "START frame, deflated: the first deflated frame of the server's stream to that player");
 	{
 		/* The same level, whole: FoV off, as after Magic Mapping. */
@@ -263,6 +497,9 @@ gen_examples(FILE *o)
 		       p, c.dir == DIR_N ? "north" : "on", c.dir, (unsigned)m.u.update.has, m.u.update.lay_mode,
 		       m.u.update.vis_mode, m.u.update.vis_nfix);
 		block(o, "UPDATE payload", payload, len);
+		step_u = m.u.update;
+		memcpy(step_pl, payload, len);
+		step_len = len;
 		SHOW(&gs, &m, "UPDATE frame, deflated in the stream that carried the first START frame above");
 		update_make(&before[1 - p], &after[1 - p], &ev, 1 - p, &m.u.update, NULL);
 		if (m.u.update.has != 0) {
@@ -308,6 +545,10 @@ gen_examples(FILE *o)
 	pconn_finish(&cli);
 	pconn_finish(&srv);
 	pconn_finish(&gs);
+	if (start_by_field(o) != 0) {
+		fprintf(stderr, "proto_examples: the START or UPDATE example does not read back field by field\n");
+		return -1;
+	}
 	return 0;
 }
 
