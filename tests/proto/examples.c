@@ -102,7 +102,7 @@ varint_len(uint32_t v)
 }
 
 /* One line of an annotated dump: the bytes (shortened when long), then what they say. */
-static void
+static void __attribute__((format(printf, 4, 5)))
 annot(FILE *o, const uint8_t *p, size_t n, const char *fmt, ...)
 {
 	char bytes[64] = "", what[512];
