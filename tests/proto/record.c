@@ -149,9 +149,12 @@ on_command(void *ud, const struct game *g, const struct view *before, const stru
 		m->type = WIRE_UPDATE;
 		if (update_make(&before[p], &after[p], ev, p, &m->u.update, &e) != 0)
 			return fail(r, "update", &e);
-		/* As server/room.c: nothing at all when nothing changed for that player. */
+		/* As server/room.c: nothing at all when nothing changed for that player. The
+		 * document promises the mover one UPDATE for each accepted command: check it. */
 		if (m->u.update.has)
 			send(r, p, m);
+		else if (p == mover)
+			return fail(r, "an accepted command changed nothing the mover knows", NULL);
 		if (c->type == CMD_PASS && g->turn_no % 7 == 1) {
 			memset(m, 0, sizeof *m);
 			m->type = WIRE_CHAT;
