@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "internal.h"
 
 static void send_lobby(struct gameroom *r);
@@ -514,22 +516,15 @@ log_path(struct gameroom *r, char *buf, size_t len)
 }
 
 static void
-hex(char *out, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", p[i]);
-}
-
-static void
 log_extra(struct gameroom *r, char *buf, size_t len)
 {
 	char h[65];
 	size_t n = 0;
 
-	hex(h, r->salt, sizeof r->salt);
+	sodium_bin2hex(h, sizeof h, r->salt, sizeof r->salt);
 	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server salt %s\n", h);
 	for (int p = 0; p < PLAYERS; p++) {
-		hex(h, r->seat[p].token_hash, 32);
+		sodium_bin2hex(h, sizeof h, r->seat[p].token_hash, 32);
 		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server token %d %s\n", p, h);
 	}
 	if (r->host_seat >= 0)

@@ -1,10 +1,14 @@
 /* tlog: writes a duel's turn log as gzip, one flushed piece per command, and reads one back to resume the duel. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <sodium.h>
 #include <zlib.h>
 
 #include "tlog.h"
@@ -59,9 +63,16 @@ open_file(struct tlog *t, const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
+	/* 0600: a turn log holds the chat. fchmod as well: a log being rewritten may be older and 0644. */
 	errno = 0;
-	if ((t->gz = gzopen(path, "wb6")) == NULL) {
-		snprintf(why, whylen, "cannot write %s: %s", path, errno ? strerror(errno) : "gzopen failed");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && (fchmod(fd, 0600) != 0 || (t->gz = gzdopen(fd, "wb6")) == NULL)) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	if (t->gz == NULL) {
+		snprintf(why, whylen, "cannot write %s: %s", path, errno ? strerror(errno) : "gzdopen failed");
 		free(t->path);
 		t->path = NULL;
 		return -1;
@@ -255,16 +266,14 @@ scan_cb(void *ud, const struct game *g, int p, const struct cmd *c, const struct
 		s->unsettled[lineno] = g->result != RESULT_NONE ? 2 : ev->turn_ended ? 1 : 0;
 }
 
+/* Exactly 2n hex digits to the end of s: nothing before, between or after. */
 static bool
 hex_in(const char *s, uint8_t *out, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return false;
-		out[i] = (uint8_t)v;
-	}
-	return strlen(s) >= 2 * n;
+	size_t got;
+	const char *end;
+
+	return sodium_hex2bin(out, n, s, strlen(s), NULL, &got, &end) == 0 && got == n && *end == '\0';
 }
 
 static void
