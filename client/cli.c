@@ -8,6 +8,127 @@
 
 #include "cli.h"
 
+enum { OPT_UNKNOWN, OPT_FLAG, OPT_VALUE };
+
+static bool
+opt_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+/* Does the usage text name option --name (n bytes), and with a value? */
+static int
+usage_kind(const char *usage, const char *name, size_t n)
+{
+	int kind = OPT_UNKNOWN;
+
+	if (n == 0)
+		return OPT_UNKNOWN;
+	if ((n == 4 && memcmp(name, "help", 4) == 0) || (n == 7 && memcmp(name, "version", 7) == 0))
+		return OPT_FLAG;
+	for (const char *p = usage; (p = strstr(p, "--")) != NULL; p += 2) {
+		if ((p > usage && (opt_char(p[-1]) || (p[-1] >= 'A' && p[-1] <= 'Z'))) || strncmp(p + 2, name, n) != 0 ||
+		    opt_char(p[2 + n]))
+			continue;
+		const char *m = p + 2 + n;
+		size_t mlen = m[0] == ' ' ? strcspn(m + 1, " ]`)\n") : 0;
+		bool metavar = mlen > 0 && ((m[1] >= 'A' && m[1] <= 'Z') || (m[1] >= '0' && m[1] <= '9') ||
+		                            memchr(m + 1, '|', mlen) != NULL);
+		if (metavar)
+			return OPT_VALUE;
+		kind = OPT_FLAG;
+	}
+	return kind;
+}
+
+int
+cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand)
+{
+	/* The rewritten argv: at most two entries per argument, then the names split off "--opt=VALUE". */
+	static char **store;
+	int n = *argc, k = 0, before = 0, i;
+	char **in = *argv, **out, *names;
+	size_t bytes = 0;
+
+	for (i = 0; i < n; i++)
+		bytes += strlen(in[i]) + 1;
+	free(store);
+	if ((store = malloc(sizeof *store * (2 * (size_t)n + 1) + bytes)) == NULL) {
+		fprintf(stderr, "wizwar: out of memory\n");
+		return 1;
+	}
+	out = store;
+	names = (char *)(store + 2 * n + 1);
+	for (i = 0; i < n && strcmp(in[i], "--") != 0; i++) {
+		char *a = in[i];
+		if (a[0] != '-' || a[1] == '\0') {
+			out[k++] = a; /* an operand, or "-" */
+			before++;
+			continue;
+		}
+		if (a[1] != '-') {
+			out[k++] = a; /* -h, or a short option the loop refuses */
+			continue;
+		}
+		size_t len = strcspn(a + 2, "=");
+		int kind = usage_kind(usage, a + 2, len);
+		if (kind == OPT_UNKNOWN) {
+			out[k++] = a;
+		} else if (a[2 + len] == '=') {
+			if (kind == OPT_FLAG) {
+				fprintf(stderr, "wizwar %s: --%.*s takes no value, not '%s'\n", cmd, (int)len, a + 2, a + 3 + len);
+				return 2;
+			}
+			memcpy(names, a, len + 2);
+			names[len + 2] = '\0';
+			out[k++] = names;
+			out[k++] = a + 3 + len;
+			names += len + 3;
+		} else if (strcmp(a, "--version") == 0) {
+			cli_version(stdout);
+			return 0;
+		} else {
+			out[k++] = a;
+			if (kind == OPT_VALUE && i + 1 < n)
+				out[k++] = in[++i]; /* taken as it is, even "--" or "-x" */
+		}
+	}
+	if (i < n) {
+		int after = n - i - 1;
+		if (after > 0 && operand == NULL) {
+			fprintf(stderr, "wizwar %s: takes no operand, not '%s'\n", cmd, in[i + 1]);
+			return 2;
+		}
+		if (after + before > 1) {
+			fprintf(stderr, "wizwar %s: one operand only, not also '%s'\n", cmd, in[n - 1]);
+			return 2;
+		}
+		if (after == 1)
+			*operand = in[n - 1];
+	}
+	out[k] = NULL;
+	*argc = k;
+	*argv = out;
+	return -1;
+}
+
+bool
+cli_has_option(int argc, char **argv, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strncmp(argv[i], opt, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+			return true;
+	return false;
+}
+
+void
+cli_version(FILE *out)
+{
+	fprintf(out, "wizwar %s (rules %d)\n", WIZWAR_VERSION, RULES_VERSION);
+}
+
 bool
 cli_int(const char *s, long lo, long hi, const char *what, long *out)
 {
@@ -31,6 +152,7 @@ cli_int(const char *s, long lo, long hi, const char *what, long *out)
 bool
 cli_seed(const char *s, uint64_t *out)
 {
+	const char *typed = s; /* the error quotes what the user typed, 0x and all */
 	char *end;
 	int base = 10;
 
@@ -45,7 +167,7 @@ cli_seed(const char *s, uint64_t *out)
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, base);
 	if (errno != 0 || *end != '\0') {
-		fprintf(stderr, "wizwar: --seed must be a 64-bit number (decimal, or hex with 0x), not '%s'\n", s);
+		fprintf(stderr, "wizwar: --seed must be a 64-bit number (decimal, or hex with 0x), not '%s'\n", typed);
 		return false;
 	}
 	*out = (uint64_t)v;

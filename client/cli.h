@@ -9,6 +9,26 @@
 
 #include "game.h"
 
+/*
+ * The conventions of a Unix command, applied to a subcommand's arguments before its own
+ * option loop, so that the loop stays a plain walk over argv with strcmp:
+ *   --opt=VALUE  becomes "--opt" "VALUE" (refused, exit 2, for an option that takes no value);
+ *   --           ends the options: what follows is an operand even if it starts with '-';
+ *                it is stored in *operand (NULL when the command takes none: then refused);
+ *   --version    prints the version, as at the top level.
+ * Which options the command has, and which take a value, are read from its usage text, so
+ * that --help stays the one list: "--opt" followed by one space and a metavariable (starting
+ * with a capital or a digit, or choices with '|': "--port P", "--view 0|1|all") takes a
+ * value; "--opt" followed by anything else is a flag. An option the usage does not name is
+ * left for the loop to refuse. Returns -1 to go on with *argc and *argv rewritten (argv
+ * stays valid until the next call), else the exit status to return at once.
+ */
+int cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand);
+/* Is option `opt` (as "--opt" or "--opt=VALUE") among the options, before any "--"? */
+bool cli_has_option(int argc, char **argv, const char *opt);
+/* "wizwar 0.1.0 (rules N)" and a newline. */
+void cli_version(FILE *out);
+
 /* Parse a whole decimal number in [lo, hi]; false (with a message on stderr naming
  * `what`) on anything else: empty, signs, junk, overflow. */
 bool cli_int(const char *s, long lo, long hi, const char *what, long *out);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "keys.h"
 
 static void
@@ -50,6 +51,9 @@ keys_cmd(int argc, char **argv)
 	struct keys_diag diag;
 	bool missing = false;
 
+	int args = cli_args("keys", "[--preset NAME] [--file PATH]", &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);

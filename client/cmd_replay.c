@@ -37,11 +37,11 @@ cmd_replay(int argc, char **argv)
 
 	/* Without --check or --text, `replay LOG` is the interactive viewer, whose usage
 	 * (and --help) covers both forms. */
-	bool batch = false;
-	for (int i = 0; i < argc; i++)
-		batch |= strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--text") == 0;
-	if (!batch)
+	if (!cli_has_option(argc, argv, "--check") && !cli_has_option(argc, argv, "--text"))
 		return cmd_watch(argc, argv);
+	int args = cli_args("replay", usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(usage, stdout);

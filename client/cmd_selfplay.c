@@ -156,6 +156,9 @@ cmd_selfplay(int argc, char **argv)
 	uint64_t turns = 0;
 
 	options_default(&sp.opt);
+	int args = cli_args("selfplay", usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		int r = cli_game_option(argc, argv, &i, &sp.opt);
 		if (r < 0)

@@ -440,6 +440,9 @@ cmd_watch(int argc, char **argv)
 	long v;
 	int status = 1, viewpoint = 2, speed = 2;
 
+	int args = cli_args("replay", usage, &argc, &argv, &path);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(usage, stdout);

@@ -1,16 +1,15 @@
 /* main: the wizwar executable: one table of subcommands, each with its own --help. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmd_keys.h"
 #include "commands.h"
 #include "commands_net.h"
 #include "commands_ui.h"
 #include "game.h"
-
-#ifndef WIZWAR_VERSION
-#define WIZWAR_VERSION "0.1.0"
-#endif
 
 static const struct subcommand {
 	const char *name;
@@ -32,31 +31,83 @@ static const struct subcommand {
 static void
 usage(FILE *out)
 {
-	fprintf(out, "usage: wizwar COMMAND [ARGS...]\n       wizwar --version\n\ncommands:\n");
+	fprintf(out, "usage: wizwar COMMAND [ARGS...]\n       wizwar help [COMMAND]\n       wizwar --version\n\ncommands:\n");
 	for (size_t i = 0; i < NSUB; i++)
 		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-	fprintf(out, "\n'wizwar COMMAND --help' describes each command. See also wizwar(6).\n");
+	fprintf(out, "\n'wizwar COMMAND --help' (or 'wizwar help COMMAND') describes each command; every command\n"
+	    "takes --opt=VALUE as well as --opt VALUE, and -- before an operand that starts with '-'.\n"
+	    "See also wizwar(6).\n");
+}
+
+static const struct subcommand *
+lookup(const char *name)
+{
+	for (size_t i = 0; i < NSUB; i++)
+		if (strcmp(name, subcommands[i].name) == 0)
+			return &subcommands[i];
+	return NULL;
+}
+
+/* Output that could not be written is a failure, not a success: `wizwar keys > /dev/full`
+ * must not exit 0. Everything on stdout goes through stdio, so one check at the end sees it. */
+static int
+close_stdout(int status)
+{
+	errno = 0;
+	bool failed = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+
+	if (fclose(stdout) != 0 && !failed) {
+		failed = true;
+		e = errno;
+	}
+	if (!failed)
+		return status;
+	if (e)
+		fprintf(stderr, "wizwar: cannot write the output: %s\n", strerror(e));
+	else
+		fprintf(stderr, "wizwar: cannot write the output\n");
+	return status ? status : 1;
+}
+
+static int
+run(int argc, char **argv)
+{
+	const struct subcommand *sc;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || (strcmp(argv[1], "help") == 0 && argc == 2)) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		cli_version(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		/* `wizwar help join` is `wizwar join --help`. */
+		static char help_arg[] = "--help";
+		char *help_argv[] = { help_arg, NULL };
+		if (argc > 3 || (sc = lookup(argv[2])) == NULL) {
+			fprintf(stderr, argc > 3 ? "wizwar help: one command at a time\n\n" : "wizwar help: no command '%s'\n\n",
+			        argv[2]);
+			usage(stderr);
+			return 2;
+		}
+		return sc->run(1, help_argv);
+	}
+	if ((sc = lookup(argv[1])) != NULL)
+		return sc->run(argc - 2, argv + 2);
+	fprintf(stderr, "wizwar: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
 }
 
 int
 main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-		usage(stdout);
-		return 0;
-	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("wizwar %s (rules %d)\n", WIZWAR_VERSION, RULES_VERSION);
-		return 0;
-	}
-	for (size_t i = 0; i < NSUB; i++)
-		if (strcmp(argv[1], subcommands[i].name) == 0)
-			return subcommands[i].run(argc - 2, argv + 2);
-	fprintf(stderr, "wizwar: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return close_stdout(run(argc, argv));
 }
