@@ -183,9 +183,11 @@ text_arg(const char *s, int kind, const char *what)
 	return true;
 }
 
-/* Signals for the headless commands: the first INT or TERM closes things cleanly. */
+/* Signals for the headless commands: the first INT, TERM or HUP (a closed terminal, or a service
+ * manager's stop) closes rooms and flushes turn logs, and the command exits 0. */
+#define STOP_SIGNALS 3
 struct stopper {
-	uv_signal_t sig[2];
+	uv_signal_t sig[STOP_SIGNALS];
 	void (*stop)(void *ud);
 	void *ud;
 	bool fired;
@@ -200,7 +202,7 @@ on_signal(uv_signal_t *h, int signum)
 	if (st->fired)
 		return;
 	st->fired = true;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < STOP_SIGNALS; i++)
 		uv_close((uv_handle_t *)&st->sig[i], NULL);
 	st->stop(st->ud);
 }
@@ -208,12 +210,12 @@ on_signal(uv_signal_t *h, int signum)
 static void
 stopper_init(struct stopper *st, uv_loop_t *loop, void (*stop)(void *), void *ud)
 {
-	static const int signums[2] = { SIGINT, SIGTERM };
+	static const int signums[STOP_SIGNALS] = { SIGINT, SIGTERM, SIGHUP };
 
 	st->stop = stop;
 	st->ud = ud;
 	st->fired = false;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < STOP_SIGNALS; i++) {
 		uv_signal_init(loop, &st->sig[i]);
 		st->sig[i].data = st;
 		uv_signal_start(&st->sig[i], on_signal, signums[i]);
@@ -226,7 +228,7 @@ stopper_done(struct stopper *st)
 	if (st->fired)
 		return;
 	st->fired = true;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < STOP_SIGNALS; i++)
 		uv_close((uv_handle_t *)&st->sig[i], NULL);
 }
 
@@ -270,6 +272,9 @@ cmd_server(int argc, char **argv)
 	server_config_default(&cfg);
 	cfg.multi = true;
 	cfg.port = NET_DEFAULT_PORT;
+	int args = cli_args("server", server_usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -366,6 +371,9 @@ cmd_bot(int argc, char **argv)
 	bc.level = BOT_NORMAL;
 	bc.think_ms = 250;
 	bc.ready = true;
+	int args = cli_args("bot", bot_usage, &argc, &argv, &addr);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -513,6 +521,9 @@ cmd_join(int argc, char **argv)
 
 	net_config_default(&nc);
 	nc.name = default_name("guest");
+	int args = cli_args("join", join_usage, &argc, &argv, &addr);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -575,6 +586,9 @@ cmd_host(int argc, char **argv)
 
 	server_config_default(&cfg);
 	cfg.port = NET_DEFAULT_PORT;
+	int args = cli_args("host", host_usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;

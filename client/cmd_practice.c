@@ -93,6 +93,9 @@ cmd_practice(int argc, char **argv)
 	options_default(&cfg.opt);
 	keys_diag_init(&diag);
 	keys_setup(&keys, keypath, sizeof keypath, &diag);
+	int args = cli_args("practice", usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
 	for (int i = 0; i < argc; i++) {
 		int r = cli_game_option(argc, argv, &i, &cfg.opt);
 		if (r < 0)
@@ -163,6 +166,8 @@ cmd_practice(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < diag.n; i++)
 		app_on_status(app, diag.msg[i]);
+	if (prac.log_warning[0])
+		app_on_status(app, prac.log_warning);
 	if (practice_start(&prac, app, err, sizeof err) != 0) {
 		app_quit(app, 1);
 		app_run(app);
@@ -190,6 +195,8 @@ out_practice:
 	}
 	if (prac.log_path[0])
 		printf("Turn log: %s%s\n", prac.log_path, prac.log_failed ? " (writing it failed)" : "");
+	else if (prac.log_warning[0])
+		fprintf(stderr, "wizwar practice: %s\n", prac.log_warning);
 out:
 	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
 	if (uv_loop_close(&loop) != 0)

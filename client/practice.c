@@ -1,10 +1,12 @@
 /* practice: `wizwar practice` through the protocol: server, the person's client and a network bot on one loop. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bot.h"
 #include "cli.h"
@@ -88,8 +90,12 @@ log_open(struct practice *p, const struct practice_config *cfg, char *err, size_
 		fail(err, errlen, "cannot write the turn log's header");
 		return -1;
 	}
-	if ((p->log = fopen(p->log_path, "w")) == NULL) {
+	/* 0600: the log holds the chat. fchmod as well: an older log of the same seed may be 0644. */
+	int fd = open(p->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || fchmod(fd, 0600) != 0 || (p->log = fdopen(fd, "w")) == NULL) {
 		fail(err, errlen, "cannot write %s: %s", p->log_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		p->log_path[0] = '\0';
 		return -1;
 	}
@@ -161,8 +167,12 @@ practice_init(struct practice *p, uv_loop_t *loop, const struct practice_config 
 	snprintf(p->name[1], sizeof p->name[1], "%s bot", bot_level_name(p->level));
 	if (strcmp(p->name[0], p->name[1]) == 0)
 		snprintf(p->name[1], sizeof p->name[1], "%s bot 2", bot_level_name(p->level));
-	if (cfg->log_dir && log_open(p, cfg, err, errlen) != 0)
-		return -1;
+	/* A log that cannot be written costs the record, not the duel: play on with a warning, as host
+	 * and server do. */
+	if (cfg->log_dir && log_open(p, cfg, p->log_warning, sizeof p->log_warning) != 0) {
+		size_t n = strlen(p->log_warning);
+		snprintf(p->log_warning + n, sizeof p->log_warning - n, "; no turn log");
+	}
 
 	server_config_default(&sc);
 	sc.bind = "127.0.0.1"; /* never a public interface */

@@ -36,6 +36,7 @@ struct practice {
 	char name[PLAYERS][TURNLOG_NAME_MAX]; /* player 0 the person (the host's seat), 1 the bot */
 	char log_path[4096];   /* "" when no log is written */
 	bool log_failed;
+	char log_warning[300]; /* why there is no turn log though one was asked for; "" if none */
 	bool have_final;       /* the duel ended: `final` is my view of its end, from the server's game */
 	struct view final;
 
