@@ -1079,8 +1079,9 @@ get_text(struct proto__r *r, const char **t, size_t *len, struct proto_err *e)
 static int
 get_locs(struct proto__r *r, struct loc *out, uint16_t *n, struct proto_err *e)
 {
-	const char *t;
-	size_t len, got;
+	/* Initialised for gcc 12 at -O3, which cannot see that get_text sets both whenever it succeeds. */
+	const char *t = NULL;
+	size_t len = 0, got;
 
 	if (get_text(r, &t, &len, e) < 0 || loc_decode(t, len, out, UPD_CELLS, &got, e) < 0)
 		return PROTO_BROKEN;
@@ -1091,8 +1092,8 @@ get_locs(struct proto__r *r, struct loc *out, uint16_t *n, struct proto_err *e)
 static int
 get_cells(struct proto__r *r, uint8_t *out, size_t cap, uint16_t *n, struct proto_err *e)
 {
-	const char *t;
-	size_t len, got;
+	const char *t = NULL; /* as in get_locs */
+	size_t len = 0, got;
 
 	if (get_text(r, &t, &len, e) < 0 || layout_decode(t, len, out, cap, &got, e) < 0)
 		return PROTO_BROKEN;
