@@ -1,6 +1,8 @@
 /* text: strict UTF-8 validation and cleaning of every text a peer may send. */
 #include <string.h>
 
+#include <unictype.h>
+
 #include "proto.h"
 #include "text.h"
 
@@ -61,19 +63,26 @@ text_utf8_next(const uint8_t *s, size_t len, uint32_t *cp)
 	return n;
 }
 
+/*
+ * What a text may hold is decided from Unicode properties (libunistring's tables of the
+ * Unicode Character Database), not from a list typed by hand: a hand-made list let names
+ * made of U+3164 HANGUL FILLER through.
+ *
+ * Refused in every kind: controls (Cc: C0 with ESC, DEL, C1 with CSI), format characters
+ * (Cf: bidi embeddings, overrides, isolates and marks, BOM, zero widths, interlinear
+ * annotation, tags) except the two join controls that emoji sequences and some scripts
+ * need in chat, line and paragraph separators (Zl, Zp), surrogates and noncharacters:
+ * nothing that could move a terminal's cursor or reorder text.
+ */
 static bool
 forbidden_anywhere(uint32_t c)
 {
-	if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
-		return true; /* C0 (with ESC), DEL, C1 (with CSI) */
-	if (c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
-	    (c >= 0x2066 && c <= 0x2069))
-		return true; /* bidi marks, embeddings, overrides, isolates */
-	if (c == 0x2028 || c == 0x2029 || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb))
-		return true; /* line breaks by another name, BOM, annotation controls */
-	if ((c >= 0xfdd0 && c <= 0xfdef) || (c & 0xfffe) == 0xfffe)
-		return true; /* noncharacters */
-	return false;
+	uint32_t bad = UC_CATEGORY_MASK_Cc | UC_CATEGORY_MASK_Cf | UC_CATEGORY_MASK_Zl | UC_CATEGORY_MASK_Zp |
+	               UC_CATEGORY_MASK_Cs;
+
+	if (c > 0x10ffff || uc_is_property_not_a_character(c))
+		return true;
+	return (uc_general_category(c).bitmask & bad) != 0 && !uc_is_property_join_control(c);
 }
 
 bool
@@ -83,8 +92,9 @@ text_allowed(uint32_t c, int kind)
 		return false;
 	switch (kind) {
 	case TEXT_NAME:
-		/* Invisible characters would let two names look the same. */
-		return !((c >= 0x200b && c <= 0x200d) || c == 0x2060 || c == 0x00ad);
+		/* Default-ignorable characters (zero widths, joiners, fillers, variation selectors)
+		 * draw as nothing and would let two names look the same. */
+		return !uc_is_property_default_ignorable_code_point(c);
 	case TEXT_ROOM:
 		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		       c == '-' || c == '_';
@@ -96,6 +106,15 @@ text_allowed(uint32_t c, int kind)
 	}
 }
 
+/* A name must show something: a letter, a digit or a pictograph. Names of blanks that are
+ * not spaces (U+2800 BRAILLE PATTERN BLANK, U+3000) or of marks alone are refused. */
+static bool
+visible(uint32_t c)
+{
+	return (uc_general_category(c).bitmask & (UC_CATEGORY_MASK_L | UC_CATEGORY_MASK_N)) != 0 ||
+	       uc_is_property_extended_pictographic(c);
+}
+
 bool
 text_check(const char *s, size_t len, int kind)
 {
@@ -104,16 +123,18 @@ text_check(const char *s, size_t len, int kind)
 
 	if (kind < 0 || kind >= TEXT_KIND_COUNT || len < min_bytes(kind) || len > text_max_bytes(kind))
 		return false;
+	bool seen = false;
 	while (pos < len) {
 		uint32_t cp;
 		size_t n = text_utf8_next(u + pos, len - pos, &cp);
 
 		if (n == 0 || !text_allowed(cp, kind))
 			return false;
+		seen = seen || visible(cp);
 		pos += n;
 		cps++;
 	}
-	if (kind == TEXT_NAME && (cps > PROTO_NAME_CHARS || s[0] == ' ' || s[len - 1] == ' '))
+	if (kind == TEXT_NAME && (cps > PROTO_NAME_CHARS || s[0] == ' ' || s[len - 1] == ' ' || !seen))
 		return false;
 	return true;
 }

@@ -47,6 +47,45 @@ Test(text, refuses_controls_escapes_and_bidi)
 	cr_assert(!text_check("a\0b", 3, TEXT_CHAT), "NUL inside");
 }
 
+/* Invisible names, decided from Unicode properties: default-ignorable characters anywhere in a
+ * name, and a name with nothing to see (no letter, digit or pictograph). */
+Test(text, refuses_invisible_names)
+{
+	static const char *const bad[] = {
+		"\xe3\x85\xa4",                          /* U+3164 HANGUL FILLER (a letter, but default-ignorable) */
+		"\xe3\x85\xa4\xe3\x85\xa4\xe3\x85\xa4",
+		"\xe2\xa0\x80",                          /* U+2800 BRAILLE PATTERN BLANK */
+		"\xe2\xa0\x80\xe2\xa0\x80",
+		"\xe3\x80\x80",                          /* U+3000 IDEOGRAPHIC SPACE */
+		"\xcc\x81\xcc\x81",                      /* combining marks alone */
+		"\xef\xbe\xa0",                          /* U+FFA0 HALFWIDTH HANGUL FILLER */
+		"a\xe3\x85\xa4" "b",                     /* a filler inside makes "ab" look like "a b" */
+		"a\xe2\x80\x8d" "b",                     /* ZWJ */
+		"a\xcd\x8f" "b",                          /* U+034F COMBINING GRAPHEME JOINER */
+		"a\xef\xb8\x8f",                          /* U+FE0F VARIATION SELECTOR-16 */
+		"a\xc2\xad" "b",                          /* soft hyphen */
+		"...",
+	};
+	char out[64];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_assert(!ok(bad[i], TEXT_NAME), "bad[%zu]", i);
+	cr_assert_eq(text_clean(out, sizeof out, "\xe2\xa0\x80\xe2\xa0\x80", 6, TEXT_NAME), -1, "nothing visible left");
+	cr_assert_str_eq(out, "");
+	cr_assert_eq(text_clean(out, sizeof out, "a\xe3\x85\xa4" "b", 5, TEXT_NAME), 2);
+	cr_assert_str_eq(out, "ab");
+	/* Something to see around a blank is a name; a pictograph alone too. */
+	cr_assert(ok("a\xe2\xa0\x80" "b", TEXT_NAME));
+	cr_assert(ok("\xf0\x9f\xa7\x99", TEXT_NAME)); /* U+1F9D9 MAGE */
+	cr_assert(ok("R2-D2", TEXT_NAME) && ok("7", TEXT_NAME));
+	/* Chat keeps what is harmless there: the join controls of emoji sequences, blanks. */
+	cr_assert(ok("\xe2\xa0\x80", TEXT_CHAT) && ok("a\xe2\x80\x8c" "b", TEXT_CHAT));
+	/* Format characters are refused in every kind, join controls aside: tags, soft hyphen, ZWSP. */
+	cr_assert(!ok("a\xf3\xa0\x81\x81", TEXT_CHAT), "U+E0041 TAG LATIN CAPITAL LETTER A");
+	cr_assert(!ok("a\xc2\xad", TEXT_CHAT) && !ok("a\xe2\x80\x8b", TEXT_CHAT));
+	cr_assert(!ok("a\xef\xbf\xb9", TEXT_CHAT), "U+FFF9 interlinear annotation");
+}
+
 Test(text, refuses_invalid_utf8)
 {
 	static const char *const bad[] = {
