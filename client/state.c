@@ -6,6 +6,7 @@
 #include <curses.h> /* KEY_* codes only: keys arrive as curses reports them; nothing here draws */
 
 #include "state.h"
+#include "text.h"
 
 void
 state_init(struct state *st, const struct keys *keys)
@@ -19,90 +20,17 @@ state_init(struct state *st, const struct keys *keys)
 
 /* ---- peer text ---- */
 
+/* The protocol's decoder and character rules: the screen shows what the protocol would accept. */
 size_t
 state_utf8_next(const char *str, size_t len, uint32_t *cp)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	uint32_t c;
-	size_t n;
-
-	if (len == 0)
-		return 0;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] < 0xc2)
-		return 0;
-	if (s[0] < 0xe0) {
-		c = s[0] & 0x1f;
-		n = 2;
-	} else if (s[0] < 0xf0) {
-		c = s[0] & 0x0f;
-		n = 3;
-	} else if (s[0] < 0xf5) {
-		c = s[0] & 0x07;
-		n = 4;
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	/* Shortest form only, no surrogates, nothing past U+10FFFF. */
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
+	return text_utf8_next((const uint8_t *)str, len, cp);
 }
 
 bool
 state_printable(uint32_t cp)
 {
-	if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
-		return false; /* C0, DEL, C1: all that can start a terminal control */
-	if (cp == 0x61c || cp == 0x200e || cp == 0x200f)
-		return false; /* bidi marks */
-	if (cp >= 0x2028 && cp <= 0x202e)
-		return false; /* line and paragraph separators, bidi embeddings and overrides */
-	if (cp >= 0x2066 && cp <= 0x2069)
-		return false; /* bidi isolates */
-	if (cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb))
-		return false; /* BOM, interlinear annotation */
-	if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
-		return false; /* noncharacters */
-	if (cp >= 0xd800 && cp <= 0xdfff)
-		return false;
-	return cp <= 0x10ffff;
-}
-
-static size_t
-utf8_put(char *dst, uint32_t cp)
-{
-	if (cp < 0x80) {
-		dst[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		dst[0] = (char)(0xc0 | (cp >> 6));
-		dst[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		dst[0] = (char)(0xe0 | (cp >> 12));
-		dst[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		dst[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	dst[0] = (char)(0xf0 | (cp >> 18));
-	dst[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	dst[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	dst[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
+	return text_allowed(cp, TEXT_CHAT);
 }
 
 size_t
@@ -123,7 +51,7 @@ state_clean_text(char *dst, size_t cap, const char *src, size_t len)
 		if (!state_printable(cp))
 			continue;
 		char enc[4];
-		size_t m = utf8_put(enc, cp);
+		size_t m = text_utf8_put(enc, cp);
 		if (out + m > cap - 1)
 			break;
 		memcpy(dst + out, enc, m);
@@ -385,7 +313,7 @@ state_chat_insert(struct state *st, uint32_t cp)
 
 	if (!state_printable(cp))
 		return false;
-	n = utf8_put(enc, cp);
+	n = text_utf8_put(enc, cp);
 	if (st->chat_len + n > STATE_CHAT_MAX)
 		return false;
 	memcpy(st->chat + st->chat_len, enc, n);
