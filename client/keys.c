@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "game.h"
+#include "text.h"
 
 #define PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define FAST_MAX 512
@@ -289,59 +290,16 @@ keys_code_from_wch(int rc, unsigned wc)
 	return base_valid(code) ? code : KEYS_NONE;
 }
 
-/* One UTF-8 character that is the whole of s, or -1. */
+/* One UTF-8 character, not ASCII, that is the whole of s, or -1. */
 static int
 utf8_one(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	int cp, more;
+	size_t len = strlen(s);
+	uint32_t cp;
 
-	if (u[0] < 0xc2)
+	if (len == 0 || text_utf8_next((const uint8_t *)s, len, &cp) != len || cp < 0x80)
 		return -1;
-	if (u[0] < 0xe0) {
-		cp = u[0] & 0x1f;
-		more = 1;
-	} else if (u[0] < 0xf0) {
-		cp = u[0] & 0x0f;
-		more = 2;
-	} else if (u[0] < 0xf5) {
-		cp = u[0] & 0x07;
-		more = 3;
-	} else {
-		return -1;
-	}
-	for (int i = 1; i <= more; i++) {
-		if ((u[i] & 0xc0) != 0x80)
-			return -1;
-		cp = cp << 6 | (u[i] & 0x3f);
-	}
-	if (u[more + 1] != '\0')
-		return -1;
-	/* Overlong forms: the shortest encoding is the only valid one. */
-	if ((more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000))
-		return -1;
-	return cp;
-}
-
-static size_t
-utf8_put(char *out, int cp)
-{
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
+	return (int)cp;
 }
 
 static int
@@ -437,7 +395,7 @@ plain_name(int c, bool label, char *buf, size_t len)
 	else if (c < 127)
 		snprintf(buf, len, "%c", c);
 	else if (c & KEYS_WCHAR)
-		snprintf(buf, len, "%.*s", (int)utf8_put(u, c & 0x1fffff), u);
+		snprintf(buf, len, "%.*s", (int)text_utf8_put(u, (uint32_t)(c & 0x1fffff)), u);
 	else
 		snprintf(buf, len, "0x%x", (unsigned)c);
 }
@@ -975,6 +933,22 @@ keys_path_env(char *buf, size_t len)
 	return keys_path(buf, len, getenv("XDG_CONFIG_HOME"), getenv("HOME"));
 }
 
+void
+keys_rebind_note(char *buf, size_t len)
+{
+	char path[4096];
+	const char *home = getenv("HOME"), *shown = path;
+	size_t h = home ? strlen(home) : 0;
+
+	if (!keys_path_env(path, sizeof path))
+		shown = "keys.conf (set HOME or XDG_CONFIG_HOME)";
+	else if (h > 1 && strncmp(path, home, h) == 0 && path[h] == '/') {
+		path[h - 1] = '~'; /* the home directory as ~, as a person writes it */
+		shown = path + h - 1;
+	}
+	snprintf(buf, len, "Rebind keys in %s; `wizwar keys` lists them.", shown);
+}
+
 int
 keys_setup(struct keys *k, char *path, size_t pathlen, struct keys_diag *diag)
 {
@@ -1051,9 +1025,10 @@ keys_help(const struct keys *k, char *buf, size_t len)
 		keys_list(k, a, false, list, sizeof list);
 		sb_printf(&sb, "  %-22s %s\n", list[0] ? list : "(none)", action_descs[a]);
 	}
+	char rebind[300];
+	keys_rebind_note(rebind, sizeof rebind);
 	sb_printf(&sb, "\nA spell that needs a direction asks for one: press a move key.\n"
-	    "After the inventory key, 1-9 drinks the potion in that slot.\n"
-	    "Rebind keys in ~/.config/wizwar/keys.conf; `wizwar keys` lists them.\n");
+	    "After the inventory key, 1-9 drinks the potion in that slot.\n%s\n", rebind);
 	return sb_done(&sb);
 }
 

@@ -130,6 +130,8 @@ int keys_load_file(struct keys *k, const char *path, struct keys_diag *diag);
 bool keys_path(char *buf, size_t len, const char *xdg_config_home, const char *home);
 /* The same, reading the environment. */
 bool keys_path_env(char *buf, size_t len);
+/* "Rebind keys in PATH; ..." naming the keys.conf in force (with ~ for the home directory), for help screens. */
+void keys_rebind_note(char *buf, size_t len);
 /* keys_init(), then the config file if there is one. path (may be NULL) receives the file looked
  * at, or "". Returns keys_load_file()'s answer (0 also when no path could be made). */
 int keys_setup(struct keys *k, char *path, size_t pathlen, struct keys_diag *diag);

@@ -204,8 +204,13 @@ ui_start(struct ui *ui)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return -1;
 	saved_tio_ok = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
-	if (initscr() == NULL)
+	/* newterm, not initscr: initscr exits from inside ncurses, without our prefix, on an unknown TERM. */
+	if (newterm(NULL, stdout, stdin) == NULL) {
+		const char *term = getenv("TERM");
+		fprintf(stderr, "wizwar: the terminal type '%s' (TERM) is not in the terminfo database\n",
+		        term && term[0] ? term : "(unset)");
 		return -1;
+	}
 	ui->started = true;
 	screen_active = 1;
 	restore_len = 0;
@@ -225,7 +230,8 @@ ui_start(struct ui *ui)
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
-	set_escdelay(25);
+	if (getenv("ESCDELAY") == NULL)
+		set_escdelay(25); /* Esc cancels at once; a user's ESCDELAY (read by ncurses) wins */
 	curs_set(0);
 	colours_init(ui);
 	getmaxyx(stdscr, ui->rows, ui->cols);
@@ -921,11 +927,13 @@ draw_help(const struct ui *ui, const struct state *st)
 		return;
 	}
 	/* Two columns of actions: keys, then what they do, wrapped under itself when long. */
-	static const char *const notes[] = {
+	char rebind[300];
+	keys_rebind_note(rebind, sizeof rebind);
+	const char *const notes[] = {
 		"A spell marked (aim) asks for a direction: press a move key.",
 		"After the quaff key, 1-9 drinks the potion in that slot.",
 		"@ you, red @ the opponent, ! potions, * effects; dim: remembered.",
-		"Rebind keys in ~/.config/wizwar/keys.conf; `wizwar keys` lists them.",
+		rebind,
 	};
 	int nnotes = 4, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
 	int top = 2, bottom = rows - nnotes - 1, y = top, x = 2;

@@ -797,6 +797,28 @@ Test(path, from_the_environment)
 	cr_assert_str_eq(buf, "/home/u/.config/wizwar/keys.conf");
 }
 
+/* The help screens name the keys.conf in force, not always ~/.config/wizwar/keys.conf. */
+Test(path, the_help_names_the_file_in_force)
+{
+	struct keys k;
+	char buf[300], help[8192];
+
+	cr_assert_eq(setenv("XDG_CONFIG_HOME", "/srv/xdg", 1), 0);
+	cr_assert_eq(setenv("HOME", "/home/u", 1), 0);
+	keys_rebind_note(buf, sizeof buf);
+	cr_assert_str_eq(buf, "Rebind keys in /srv/xdg/wizwar/keys.conf; `wizwar keys` lists them.");
+	keys_init(&k);
+	keys_help(&k, help, sizeof help);
+	cr_assert_not_null(strstr(help, "/srv/xdg/wizwar/keys.conf"), "%s", help);
+	cr_assert_null(strstr(help, "~/.config"), "%s", help);
+	cr_assert_eq(setenv("XDG_CONFIG_HOME", "/home/u/cfg", 1), 0);
+	keys_rebind_note(buf, sizeof buf);
+	cr_assert_str_eq(buf, "Rebind keys in ~/cfg/wizwar/keys.conf; `wizwar keys` lists them.");
+	cr_assert_eq(unsetenv("XDG_CONFIG_HOME"), 0);
+	keys_rebind_note(buf, sizeof buf);
+	cr_assert_str_eq(buf, "Rebind keys in ~/.config/wizwar/keys.conf; `wizwar keys` lists them.");
+}
+
 Test(file, absent_present_unreadable_and_too_big)
 {
 	struct keys k;
