@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -186,6 +187,11 @@ Test(app, a_practice_duel_to_the_end)
 	cr_assert_geq(s.bot.verified, 1, "the bot verified the host at the end");
 	cr_assert(s.sess.ended_ok, "the person's client verified the host: %s", s.sess.last_result);
 
+	/* The turn log holds the chat: only its owner may read it. */
+	struct stat sb;
+	cr_assert_eq(stat(s.log_path, &sb), 0);
+	cr_assert_eq(sb.st_mode & 0777, 0600, "mode %o", (unsigned)(sb.st_mode & 0777));
+
 	/* The turn log replays exactly. */
 	FILE *fp = fopen(s.log_path, "rb");
 	cr_assert_not_null(fp, "%s", s.log_path);
@@ -196,5 +202,35 @@ Test(app, a_practice_duel_to_the_end)
 	cr_assert_eq(turnlog_replay(text, n, &r, NULL, NULL), 0, "%s at line %d", r.error, r.line);
 	cr_assert(r.ended);
 	unlink(s.log_path);
+	rmdir(dir);
+}
+
+/* A turn log that cannot be written costs the record, not the duel: practice starts with a warning. */
+Test(app, practice_plays_on_without_its_log)
+{
+	static struct practice s;
+	uv_loop_t loop;
+	char dir[] = "/tmp/wizwar-test-nolog-XXXXXX", file[64], logdir[96], err[256];
+	struct practice_config cfg = { .seed = 7, .bot_level = BOT_RANDOM, .name = "tester", .bot_ms = 1 };
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(file, sizeof file, "%s/a-file", dir);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(logdir, sizeof logdir, "%s/logs", file); /* under a plain file: cannot be created */
+	cfg.log_dir = logdir;
+	options_default(&cfg.opt);
+	cr_assert_eq(uv_loop_init(&loop), 0);
+	cr_assert_eq(practice_init(&s, &loop, &cfg, err, sizeof err), 0, "%s", err);
+	cr_assert_str_eq(s.log_path, "", "no log is written");
+	cr_assert_not_null(strstr(s.log_warning, "cannot create"), "%s", s.log_warning);
+	cr_assert_not_null(strstr(s.log_warning, "no turn log"), "%s", s.log_warning);
+	cr_assert_gt(s.port, 0, "the duel's server is up all the same");
+	practice_ops.quit(&s);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	practice_finish(&s);
+	cr_assert_eq(uv_loop_close(&loop), 0, "a handle was left open");
+	unlink(file);
 	rmdir(dir);
 }
