@@ -11,6 +11,7 @@
 
 #include "potion.h"
 #include "spell.h"
+#include "terminfo.h"
 #include "ui.h"
 
 /* ---- last-resort terminal restore ----
@@ -204,13 +205,10 @@ ui_start(struct ui *ui)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return -1;
 	saved_tio_ok = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
-	/* newterm, not initscr: initscr exits from inside ncurses, without our prefix, on an unknown TERM. */
-	if (newterm(NULL, stdout, stdin) == NULL) {
-		const char *term = getenv("TERM");
-		fprintf(stderr, "wizwar: the terminal type '%s' (TERM) is not in the terminfo database\n",
-		        term && term[0] ? term : "(unset)");
+	if (!terminfo_check()) /* before initscr, which would exit on an unknown TERM */
 		return -1;
-	}
+	if (initscr() == NULL)
+		return -1;
 	ui->started = true;
 	screen_active = 1;
 	restore_len = 0;
