@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "proto.h"
 
 enum { OPT_UNKNOWN, OPT_FLAG, OPT_VALUE };
 
@@ -126,7 +127,7 @@ cli_has_option(int argc, char **argv, const char *opt)
 void
 cli_version(FILE *out)
 {
-	fprintf(out, "wizwar %s (rules %d)\n", WIZWAR_VERSION, RULES_VERSION);
+	fprintf(out, "wizwar %s (protocol %d, rules %d)\n", WIZWAR_VERSION, PROTO_VERSION, RULES_VERSION);
 }
 
 bool

@@ -26,7 +26,7 @@
 int cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand);
 /* Is option `opt` (as "--opt" or "--opt=VALUE") among the options, before any "--"? */
 bool cli_has_option(int argc, char **argv, const char *opt);
-/* "wizwar 0.1.0 (rules N)" and a newline. */
+/* "wizwar 0.1.0 (protocol N, rules N)" and a newline: what a peer must share to play, and to replay. */
 void cli_version(FILE *out);
 
 /* Parse a whole decimal number in [lo, hi]; false (with a message on stderr naming
