@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include "app.h"
 #include "auth.h"
@@ -21,22 +24,34 @@
 #include "text.h"
 #include "ui.h"
 
+#define PASSWORD_HELP \
+    "  --password        ask for the players' password (no echo); also WIZWAR_PASSWORD\n" \
+    "  --password-file F read it from the first line of F\n" \
+    "  --password PW     the same, given here: other local users can read it (ps)\n"
+#define CLIENT_PASSWORD_HELP \
+    "  --password      ask for the host's password, if it set one (no echo); also WIZWAR_PASSWORD\n" \
+    "  --password-file F  read it from the first line of F\n" \
+    "  --password PW   the same, given here: other local users can read it (ps)\n"
+
 static const char host_usage[] =
-    "usage: wizwar host [--port P] [--bind ADDR] [--password PW] [--size N] [--no-fov]\n"
+    "usage: wizwar host [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--size N] [--no-fov]\n"
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
     "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--headless]\n"
     "\n"
     "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
     "the controller: the options are yours (and the other player's after you hand control\n"
-    "over with /control at the chat prompt). The other player runs `wizwar join HOST:PORT`.\n"
+    "over with /control at the chat prompt). The other player runs the line printed at the\n"
+    "start, `wizwar join ADDRESS:PORT#FINGERPRINT`: the fingerprint is this host's key, kept in\n"
+    "$XDG_STATE_HOME/wizwar/server.key (made on first run), so that nobody can stand in between.\n"
     "\n"
     "  --port P          TCP port to listen on (default 7727; 0 picks a free one)\n"
     "  --bind ADDR       address to listen on (default 0.0.0.0, every interface)\n"
-    "  --password PW     players must know it; it never crosses the wire\n"
+    PASSWORD_HELP
     "  --size N          level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov          both wizards see the whole level\n"
     "  --no-potions      no potions on the level nor in inventories\n"
-    "  --seed S          the first duel's seed (default: random, committed to at the start)\n"
+    "  --seed S          the first duel's seed (default: random, committed to at the start);\n"
+    "                    the other player is told that you chose the level\n"
     "  --turn-time SECS  a turn not ended in time passes (0 to 3600; default 0, no limit)\n"
     "  --name NAME       your name (default: $USER, else host)\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
@@ -45,12 +60,18 @@ static const char host_usage[] =
     "  --headless        no terminal: serve the room only; the first to join controls it\n";
 
 static const char join_usage[] =
-    "usage: wizwar join HOST[:PORT] [--password PW] [--name NAME] [--room CODE]\n"
+    "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
+    "                   [--room CODE]\n"
     "\n"
-    "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room).\n"
+    "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
+    "after the first two messages is encrypted, and the server proves it holds its key.\n"
     "\n"
     "  HOST[:PORT]     the host's name or address, and port (default 7727); [v6addr]:PORT too\n"
-    "  --password PW   the host's password, if it set one\n"
+    "  #FINGERPRINT    the server's key fingerprint, as `wizwar host` or `wizwar server` prints\n"
+    "                  it: checked, nothing asked, and remembered. Without it the first key seen\n"
+    "                  is remembered in $XDG_STATE_HOME/wizwar/known_servers (trust on first\n"
+    "                  use) and a different one later stops the join.\n"
+    CLIENT_PASSWORD_HELP
     "  --name NAME     your name, 1 to 16 characters (default: $USER, else guest)\n"
     "  --room CODE     a room of a `wizwar server`: letters, digits, '-', '_' (up to 16); the\n"
     "                  first to arrive creates it and controls it\n"
@@ -61,33 +82,39 @@ static const char join_usage[] =
     "this client checks that they replay to everything it was shown.\n";
 
 static const char server_usage[] =
-    "usage: wizwar server [--port P] [--bind ADDR] [--password PW] [--log-dir DIR]\n"
+    "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-per-addr N] [--grace SECS]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port: each joins with\n"
     "`wizwar join THIS:PORT --room CODE` (or `wizwar bot ... --room CODE`); the first to arrive\n"
-    "creates the room and is its controller. Runs until interrupted.\n"
+    "creates the room and is its controller. Runs until interrupted. Its key (made on first run,\n"
+    "$XDG_STATE_HOME/wizwar/server.key) has the fingerprint printed at the start: give players\n"
+    "`wizwar join THIS:PORT#FINGERPRINT --room CODE`. A neutral server is the place for a duel\n"
+    "between strangers: a host's own process sees the whole game.\n"
     "\n"
     "  --port P          TCP port (default 7727)\n"
     "  --bind ADDR       address to listen on (default 0.0.0.0)\n"
-    "  --password PW     every room asks for it (it never crosses the wire); without it\n"
-    "                    the room code is the only secret\n"
+    PASSWORD_HELP
+    "                    (every room asks for it; without one the room code is the only secret)\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
     "  --max-rooms N     rooms at once (default 256)\n"
     "  --max-per-addr N  connections from one address (default 16)\n"
     "  --grace SECS      how long a dropped player's seat is held (default 120)\n";
 
 static const char bot_usage[] =
-    "usage: wizwar bot HOST[:PORT] [--room CODE] [--level easy|normal|hard|random]\n"
-    "                  [--password PW] [--name NAME] [--games N] [--think MS] [--seed S]\n"
+    "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE] [--level easy|normal|hard|random]\n"
+    "                  [--password [PW]] [--password-file F] [--name NAME] [--games N] [--think MS]\n"
+    "                  [--seed S]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
     "host after each duel, printing one line per duel.\n"
     "\n"
+    "  #FINGERPRINT    the server's key fingerprint, checked as `wizwar join` does (without it:\n"
+    "                  trust on first use, $XDG_STATE_HOME/wizwar/known_servers)\n"
     "  --room CODE     a room of a `wizwar server`\n"
     "  --level L       random, easy, normal or hard (default normal)\n"
-    "  --password PW   the host's password\n"
+    CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"
     "  --games N       duels to play, then leave (default 0: until the server closes)\n"
     "  --think MS      pause before each command (default 250)\n"
@@ -123,6 +150,214 @@ log_dir(const char *given, char *buf, size_t len)
 	return buf;
 }
 
+/* Where a password comes from: --password PW, --password (ask), --password-file F, or
+ * WIZWAR_PASSWORD. The text is kept in one buffer, wiped at exit. */
+struct pwsrc {
+	const char *given;  /* on the command line */
+	const char *file;
+	bool ask;
+	char buf[1024];
+};
+
+/* 1 if argv[*i] is a password option (advancing past its value), 0 if not, -1 on a bad one. */
+static int
+password_option(int argc, char **argv, int *i, struct pwsrc *pw, const char *cmd)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "--password-file") == 0) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "wizwar %s: --password-file needs a file\n", cmd);
+			return -1;
+		}
+		pw->file = argv[++*i];
+		return 1;
+	}
+	if (strcmp(a, "--password") != 0)
+		return 0;
+	/* Alone, or before another option: ask. */
+	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
+		pw->ask = true;
+		return 1;
+	}
+	pw->given = argv[++*i];
+	if (pw->given[0] == '\0') {
+		fprintf(stderr, "wizwar %s: an empty --password would be no password\n", cmd);
+		return -1;
+	}
+	return 1;
+}
+
+static void
+wipe_line(char *s)
+{
+	s[strcspn(s, "\r\n")] = '\0';
+}
+
+/* The password, or NULL for none; false (said) when it cannot be had. */
+static bool
+password_get(struct pwsrc *pw, const char *cmd, const char *prompt, const char **out)
+{
+	const char *env = getenv("WIZWAR_PASSWORD");
+
+	*out = NULL;
+	if (pw->given) {
+		*out = pw->given;
+	} else if (pw->file) {
+		FILE *f = fopen(pw->file, "r");
+		if (f == NULL || fgets(pw->buf, sizeof pw->buf, f) == NULL) {
+			fprintf(stderr, "wizwar %s: cannot read a password from %s: %s\n", cmd, pw->file,
+			        f ? "it is empty" : strerror(errno));
+			if (f)
+				fclose(f);
+			return false;
+		}
+		fclose(f);
+		wipe_line(pw->buf);
+		*out = pw->buf;
+	} else if (pw->ask) {
+		struct termios old, quiet;
+		FILE *tty = fopen("/dev/tty", "r+");
+		bool ok;
+		if (tty == NULL) {
+			fprintf(stderr, "wizwar %s: --password with no value asks on the terminal, and there is none: "
+			        "use --password-file or WIZWAR_PASSWORD\n", cmd);
+			return false;
+		}
+		fprintf(tty, "%s", prompt);
+		fflush(tty);
+		tcgetattr(fileno(tty), &old);
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t)ECHO;
+		tcsetattr(fileno(tty), TCSAFLUSH, &quiet);
+		ok = fgets(pw->buf, sizeof pw->buf, tty) != NULL;
+		tcsetattr(fileno(tty), TCSAFLUSH, &old);
+		fprintf(tty, "\n");
+		fclose(tty);
+		if (!ok) {
+			fprintf(stderr, "wizwar %s: no password read\n", cmd);
+			return false;
+		}
+		wipe_line(pw->buf);
+		*out = pw->buf;
+	} else if (env && env[0]) {
+		*out = env;
+	}
+	if (*out && (*out)[0] == '\0') {
+		fprintf(stderr, "wizwar %s: an empty password would be no password\n", cmd);
+		return false;
+	}
+	return true;
+}
+
+static void
+password_wipe(struct pwsrc *pw)
+{
+	sodium_memzero(pw->buf, sizeof pw->buf);
+}
+
+/* The server's long-term key: $XDG_STATE_HOME/wizwar/server.key, made on first run. */
+static bool
+server_identity(struct auth_identity *id, const char *cmd)
+{
+	char dir[4096], path[4200], why[600], fp[AUTH_FP_LEN + 1];
+	bool created;
+
+	if (!cli_state_dir(dir, sizeof dir)) {
+		fprintf(stderr, "wizwar %s: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the server's key\n",
+		        cmd);
+		return false;
+	}
+	if (cli_make_dirs(dir) != 0) {
+		fprintf(stderr, "wizwar %s: cannot create %s: %s\n", cmd, dir, strerror(errno));
+		return false;
+	}
+	snprintf(path, sizeof path, "%s/server.key", dir);
+	if (auth_identity_load(id, path, &created, why, sizeof why) != 0) {
+		fprintf(stderr, "wizwar %s: %s\n", cmd, why);
+		return false;
+	}
+	auth_fingerprint(id->kp.pk, fp);
+	fprintf(stderr, "wizwar %s: %s key %s, fingerprint %s\n", cmd, created ? "made a new" : "using the", path, fp);
+	return true;
+}
+
+/* An address others may reach this machine at (the first non-loopback IPv4), for the join line. */
+static void
+reachable_address(const char *bind, char *buf, size_t len)
+{
+	uv_interface_address_t *ifs;
+	int n;
+
+	snprintf(buf, len, "THIS-HOST");
+	if (strcmp(bind, "0.0.0.0") != 0 && strcmp(bind, "::") != 0) {
+		snprintf(buf, len, strchr(bind, ':') ? "[%s]" : "%s", bind);
+		return;
+	}
+	if (uv_interface_addresses(&ifs, &n) != 0)
+		return;
+	for (int i = 0; i < n; i++)
+		if (!ifs[i].is_internal && ifs[i].address.address4.sin_family == AF_INET) {
+			uv_ip4_name(&ifs[i].address.address4, buf, len);
+			break;
+		}
+	uv_free_interface_addresses(ifs, n);
+}
+
+/* "HOST[:PORT][#FINGERPRINT]": the fingerprint is cut off into fp (lowercased, checked). */
+static bool
+split_fingerprint(char *addr, char fp[AUTH_FP_LEN + 1], bool *have, const char *cmd)
+{
+	char *hash = strchr(addr, '#');
+
+	*have = false;
+	if (hash == NULL)
+		return true;
+	*hash++ = '\0';
+	if (strlen(hash) != AUTH_FP_LEN) {
+		fprintf(stderr, "wizwar %s: a fingerprint is %d letters and digits, not '%s'\n", cmd, AUTH_FP_LEN, hash);
+		return false;
+	}
+	for (int i = 0; i < AUTH_FP_LEN; i++) {
+		char c = (char)(hash[i] >= 'A' && hash[i] <= 'Z' ? hash[i] - 'A' + 'a' : hash[i]);
+		if (!((c >= 'a' && c <= 'z') || (c >= '2' && c <= '7'))) {
+			fprintf(stderr, "wizwar %s: '%s' is not a fingerprint (letters a-z and digits 2-7)\n", cmd, hash);
+			return false;
+		}
+		fp[i] = c;
+	}
+	fp[AUTH_FP_LEN] = '\0';
+	*have = true;
+	return true;
+}
+
+/* How a client checks the server: the fingerprint given, and the known-servers file. */
+static void
+client_trust(struct net_config *nc, const char *fp, bool have_fp, char *known, size_t len)
+{
+	char dir[4096];
+
+	if (have_fp)
+		nc->fingerprint = fp;
+	if (cli_state_dir(dir, sizeof dir) && cli_make_dirs(dir) == 0 &&
+	    (size_t)snprintf(known, len, "%s/known_servers", dir) < len)
+		nc->known_file = known;
+}
+
+static const char *const key_how_text[] = {
+	[NET_KEY_PINNED] = "the server's key matches the fingerprint given",
+	[NET_KEY_KNOWN] = "the server's key is the one remembered",
+	[NET_KEY_NEW] = "first contact: the server's key is now remembered; check its fingerprint with the host",
+};
+
+static void
+bot_key(void *ud, struct net *n, int how, const char *fp)
+{
+	(void)ud;
+	(void)n;
+	fprintf(stderr, "wizwar bot: %s (%s)\n", key_how_text[how], fp);
+}
+
 static bool
 port_arg(const char *s, int *port)
 {
@@ -137,11 +372,15 @@ port_arg(const char *s, int *port)
 /* The options every command that runs a server takes (host and server): returns 1 if
  * argv[*i] was one (advancing past its value), 0 if not, -1 on a bad value (said). */
 static int
-server_option(int argc, char **argv, int *i, struct server_config *cfg, const char **dir, const char *cmd)
+server_option(int argc, char **argv, int *i, struct server_config *cfg, const char **dir, struct pwsrc *pw,
+              const char *cmd)
 {
 	const char *a = argv[*i];
 	long v;
+	int r = password_option(argc, argv, i, pw, cmd);
 
+	if (r != 0)
+		return r;
 	if (*i + 1 >= argc)
 		return 0;
 	if (strcmp(a, "--port") == 0) {
@@ -149,12 +388,6 @@ server_option(int argc, char **argv, int *i, struct server_config *cfg, const ch
 			return -1;
 	} else if (strcmp(a, "--bind") == 0) {
 		cfg->bind = argv[++*i];
-	} else if (strcmp(a, "--password") == 0) {
-		cfg->password = argv[++*i];
-		if (cfg->password[0] == '\0') {
-			fprintf(stderr, "wizwar %s: an empty --password would be no password\n", cmd);
-			return -1;
-		}
 	} else if (strcmp(a, "--log-dir") == 0) {
 		*dir = argv[++*i];
 	} else if (strcmp(a, "--grace") == 0) {
@@ -263,11 +496,14 @@ int
 cmd_server(int argc, char **argv)
 {
 	struct server_config cfg;
-	struct srvctx x;
+	static struct srvctx x;
+	static struct pwsrc pw;
+	static struct auth_identity id;
 	uv_loop_t loop;
-	char dirbuf[4096], why[300];
+	char dirbuf[4096], why[300], fp[AUTH_FP_LEN + 1];
 	const char *dir = NULL;
 	long v;
+	int rc;
 
 	server_config_default(&cfg);
 	cfg.multi = true;
@@ -278,7 +514,7 @@ cmd_server(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
-		int r = server_option(argc, argv, &i, &cfg, &dir, "server");
+		int r = server_option(argc, argv, &i, &cfg, &dir, &pw, "server");
 		if (r < 0)
 			return 2;
 		if (r > 0)
@@ -300,16 +536,30 @@ cmd_server(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (auth_init() != 0 || !password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
+	    !server_identity(&id, "server"))
+		return 1;
+	cfg.identity = &id;
 	cfg.log_dir = log_dir(dir, dirbuf, sizeof dirbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	if (server_create(&loop, &cfg, &x.srv, why, sizeof why) != 0) {
+	rc = server_create(&loop, &cfg, &x.srv, why, sizeof why);
+	password_wipe(&pw);
+	sodium_memzero(&id, sizeof id);
+	if (rc != 0) {
 		fprintf(stderr, "wizwar server: %s\n", why);
 		uv_loop_close(&loop);
 		return 1;
 	}
+	server_fingerprint(x.srv, fp);
 	fprintf(stderr, "wizwar server: listening on %s port %d; turn logs in %s\n", cfg.bind, server_port(x.srv),
 	        cfg.log_dir ? cfg.log_dir : "memory");
+	{
+		char addr[64];
+		reachable_address(cfg.bind, addr, sizeof addr);
+		printf("wizwar join %s:%d#%s --room CODE\n", addr, server_port(x.srv), fp);
+		fflush(stdout);
+	}
 	stopper_init(&x.st, &loop, stop_server, &x);
 	return finish_loop(&loop);
 }
@@ -359,11 +609,13 @@ cmd_bot(int argc, char **argv)
 {
 	struct netbot_config bc;
 	static struct botctx x;
+	static struct pwsrc pw;
 	uv_loop_t loop;
-	char host[256], why[300], namebuf[64];
+	char host[256], why[300], namebuf[64], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	const char *addr = NULL;
-	bool have_seed = false;
+	bool have_seed = false, have_fp;
 	long v;
+	int r;
 
 	memset(&bc, 0, sizeof bc);
 	net_config_default(&bc.net);
@@ -377,6 +629,10 @@ cmd_bot(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
+		if ((r = password_option(argc, argv, &i, &pw, "bot")) < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (is_help(a)) {
 			fputs(bot_usage, stdout);
 			return 0;
@@ -389,8 +645,6 @@ cmd_bot(int argc, char **argv)
 				fprintf(stderr, "wizwar bot: --level takes random, easy, normal or hard, not '%s'\n", argv[i]);
 				return 2;
 			}
-		} else if (strcmp(a, "--password") == 0 && more) {
-			bc.net.password = argv[++i];
 		} else if (strcmp(a, "--name") == 0 && more) {
 			if (!text_arg(argv[++i], TEXT_NAME, "--name"))
 				return 2;
@@ -418,11 +672,18 @@ cmd_bot(int argc, char **argv)
 		fprintf(stderr, "wizwar bot: which server? (HOST[:PORT])\n%s", bot_usage);
 		return 2;
 	}
-	if (net_parse_hostport(addr, host, sizeof host, &bc.net.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
+	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
+	if (!split_fingerprint(addrbuf, fp, &have_fp, "bot"))
+		return 2;
+	if (net_parse_hostport(addrbuf, host, sizeof host, &bc.net.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
 		fprintf(stderr, "wizwar bot: %s\n", why);
 		return 2;
 	}
 	bc.net.host = host;
+	if (!password_get(&pw, "bot", "Password: ", &bc.net.password))
+		return 1;
+	client_trust(&bc.net, fp, have_fp, known, sizeof known);
+	bc.net.ev.key = bot_key;
 	if (bc.net.name == NULL) {
 		snprintf(namebuf, sizeof namebuf, "%s-bot", bot_level_name(bc.level));
 		bc.net.name = namebuf;
@@ -436,7 +697,9 @@ cmd_bot(int argc, char **argv)
 	bc.on_closed = bot_closed;
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	if (netbot_start(&x.bot, &loop, &bc, why, sizeof why) != 0) {
+	r = netbot_start(&x.bot, &loop, &bc, why, sizeof why);
+	password_wipe(&pw); /* net keeps its own copy, wiped when it closes */
+	if (r != 0) {
 		fprintf(stderr, "wizwar bot: %s\n", why);
 		uv_loop_close(&loop);
 		return 2;
@@ -447,6 +710,20 @@ cmd_bot(int argc, char **argv)
 }
 
 /* wizwar join and wizwar host: the curses client on a network session. */
+
+static struct app *key_app; /* for the key check's line, which comes once the app runs */
+
+static void
+curses_key(void *ud, struct net *n, int how, const char *fp)
+{
+	char line[200];
+
+	(void)ud;
+	(void)n;
+	snprintf(line, sizeof line, "Encrypted: %s (%s).", key_how_text[how], fp);
+	if (key_app)
+		app_on_status(key_app, line);
+}
 
 static int
 run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner)
@@ -463,6 +740,7 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	keys_diag_init(&diag);
 	keys_setup(&keys, keypath, sizeof keypath, &diag);
 	session_net_events(&sess, nc);
+	nc->ev.key = curses_key;
 	if ((sess.net = net_create(loop, nc, why, sizeof why)) == NULL) {
 		fprintf(stderr, "wizwar: %s\n", why);
 		if (srv)
@@ -488,10 +766,12 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	}
 	for (unsigned i = 0; i < diag.n; i++)
 		app_on_status(app, diag.msg[i]);
+	key_app = app;
 	session_net_start(&sess, app, sess.net, srv);
 	if (banner)
 		app_on_status(app, banner);
 	status = app_run(app);
+	key_app = NULL;
 	app_finish(app);
 	free(app);
 	if (sess.last_result[0])
@@ -515,9 +795,12 @@ int
 cmd_join(int argc, char **argv)
 {
 	struct net_config nc;
+	static struct pwsrc pw;
 	uv_loop_t loop;
-	char host[256], why[300];
+	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	const char *addr = NULL;
+	bool have_fp;
+	int r;
 
 	net_config_default(&nc);
 	nc.name = default_name("guest");
@@ -527,11 +810,13 @@ cmd_join(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
+		if ((r = password_option(argc, argv, &i, &pw, "join")) < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (is_help(a)) {
 			fputs(join_usage, stdout);
 			return 0;
-		} else if (strcmp(a, "--password") == 0 && more) {
-			nc.password = argv[++i];
 		} else if (strcmp(a, "--name") == 0 && more) {
 			if (!text_arg(argv[++i], TEXT_NAME, "--name"))
 				return 2;
@@ -551,16 +836,24 @@ cmd_join(int argc, char **argv)
 		fprintf(stderr, "wizwar join: whose game? (HOST[:PORT])\n%s", join_usage);
 		return 2;
 	}
-	if (net_parse_hostport(addr, host, sizeof host, &nc.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
+	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
+	if (!split_fingerprint(addrbuf, fp, &have_fp, "join"))
+		return 2;
+	if (net_parse_hostport(addrbuf, host, sizeof host, &nc.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
 		fprintf(stderr, "wizwar join: %s\n", why);
 		return 2;
 	}
 	nc.host = host;
 	if (!have_terminal("join"))
 		return 1;
+	if (auth_init() != 0 || !password_get(&pw, "join", "Password: ", &nc.password))
+		return 1;
+	client_trust(&nc, fp, have_fp, known, sizeof known);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	return run_curses(&loop, &nc, NULL, NULL);
+	r = run_curses(&loop, &nc, NULL, NULL);
+	password_wipe(&pw);
+	return r;
 }
 
 static void
@@ -576,8 +869,11 @@ cmd_host(int argc, char **argv)
 	struct server *srv;
 	struct net_config nc;
 	struct stopper st;
+	static struct pwsrc pw;
+	static struct auth_identity id;
 	uv_loop_t loop;
-	char dirbuf[4096], why[300], banner[300];
+	char dirbuf[4096], why[300], banner[400], addr[64], fp[AUTH_FP_LEN + 1];
+	int rc;
 	const char *dir = NULL, *resume = NULL, *name = default_name("host");
 	bool headless = false;
 	uint8_t token[PROTO_TOKEN_MAX];
@@ -594,7 +890,7 @@ cmd_host(int argc, char **argv)
 		bool more = i + 1 < argc;
 		int r = cli_game_option(argc, argv, &i, &cfg.opt);
 		if (r == 0)
-			r = server_option(argc, argv, &i, &cfg, &dir, "host");
+			r = server_option(argc, argv, &i, &cfg, &dir, &pw, "host");
 		if (r < 0)
 			return 2;
 		if (r > 0)
@@ -628,10 +924,16 @@ cmd_host(int argc, char **argv)
 	if (!headless && !have_terminal("host"))
 		return 1;
 	cfg.quiet = !headless; /* the server's log lines would write over the screen */
+	if (auth_init() != 0 || !password_get(&pw, "host", "Password for the other player: ", &cfg.password) ||
+	    !server_identity(&id, "host"))
+		return 1;
+	cfg.identity = &id;
 	cfg.log_dir = log_dir(dir, dirbuf, sizeof dirbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	if (server_create(&loop, &cfg, &srv, why, sizeof why) != 0) {
+	rc = server_create(&loop, &cfg, &srv, why, sizeof why);
+	sodium_memzero(&id, sizeof id);
+	if (rc != 0) {
 		fprintf(stderr, "wizwar host: %s\n", why);
 		uv_loop_close(&loop);
 		return 1;
@@ -642,9 +944,14 @@ cmd_host(int argc, char **argv)
 		finish_loop(&loop);
 		return 1;
 	}
-	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join THIS-HOST:%d%s`.",
-	         server_port(srv), server_port(srv), cfg.password ? " --password ..." : "");
+	server_fingerprint(srv, fp);
+	reachable_address(cfg.bind, addr, sizeof addr);
+	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.",
+	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "");
 	fprintf(stderr, "wizwar host: %s\n", banner);
+	/* The line to copy, alone on stdout. */
+	printf("wizwar join %s:%d#%s%s\n", addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	fflush(stdout);
 	if (headless) {
 		stopper_init(&st, &loop, stop_host, srv);
 		return finish_loop(&loop);
@@ -660,7 +967,10 @@ cmd_host(int argc, char **argv)
 	nc.port = server_port(srv);
 	nc.name = name;
 	nc.password = cfg.password;
+	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
 	nc.token = token;
 	nc.token_len = token_len;
-	return run_curses(&loop, &nc, srv, banner);
+	rc = run_curses(&loop, &nc, srv, banner);
+	password_wipe(&pw);
+	return rc;
 }

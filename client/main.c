@@ -10,6 +10,7 @@
 #include "commands_net.h"
 #include "commands_ui.h"
 #include "game.h"
+#include "proto.h"
 
 static const struct subcommand {
 	const char *name;

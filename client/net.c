@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
+#include "known.h"
 #include "net.h"
 #include "text.h"
 #include "turnlog.h"
@@ -31,7 +34,10 @@ struct net {
 	uv_loop_t *loop;
 	struct net_config cfg;
 	char *host, *name, *room;
-	struct auth_key key;
+	char *password, *fingerprint, *known_file;
+	struct auth_key key;     /* set once derived under the server's salt */
+	uint8_t pinned[PROTO_KEY_LEN]; /* the server's key once checked: every reconnection must show it */
+	bool has_pin;
 	int phase;
 	bool closing, gave_up, fatal;
 	int handles;             /* timer + getaddrinfo + links alive */
@@ -51,6 +57,7 @@ struct net {
 	struct view view;
 	/* The fair-host check. */
 	uint8_t commit[PROTO_COMMIT_LEN];
+	bool seed_chosen;        /* START said the host chose the seed */
 	struct seen *seen;
 	size_t nseen, capseen;
 	struct wire_end end;
@@ -88,7 +95,7 @@ now(const struct net *n)
 static void __attribute__((format(printf, 4, 5)))
 fail(struct net *n, int code, bool fatal, const char *fmt, ...)
 {
-	char text[256];
+	char text[768];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -109,6 +116,12 @@ unref(struct net *n)
 		n->cfg.ev.closed(n->cfg.ud, n);
 	pconn_finish(&n->pc);
 	auth_key_wipe(&n->key);
+	if (n->password) {
+		sodium_memzero(n->password, strlen(n->password));
+		free(n->password);
+	}
+	free(n->fingerprint);
+	free(n->known_file);
 	free(n->seen);
 	free(n->log);
 	free(n->host);
@@ -466,7 +479,8 @@ verify(struct net *n, char *why, size_t whylen)
 	}
 	ok = views_match(n, &r, why, whylen);
 	if (ok)
-		snprintf(why, whylen, "seed and log verified: %" "zu views checked", n->nseen);
+		snprintf(why, whylen, "seed and log verified: %" "zu views checked%s", n->nseen,
+		         n->seed_chosen ? "; but the host chose this level (--seed): the dice were its" : "");
 out:
 	free(r.h);
 	free(rp);
@@ -494,6 +508,78 @@ end_done(struct net *n)
 
 /* Receiving. */
 
+/* "host:port" as a person types it, the name in the known-servers file. */
+static void
+server_label(const struct net *n, char *buf, size_t len)
+{
+	if (strchr(n->host, ':'))
+		snprintf(buf, len, "[%s]:%d", n->host, n->cfg.port);
+	else
+		snprintf(buf, len, "%s:%d", n->host, n->cfg.port);
+}
+
+/* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */
+static int
+check_server_key(struct net *n)
+{
+	const uint8_t *pk = pconn_peer_key(&n->pc);
+	char fp[AUTH_FP_LEN + 1], old[128], label[300], why[300];
+	int how = NET_KEY_PINNED, line, rc;
+
+	if (pk == NULL)
+		return -1;
+	auth_fingerprint(pk, fp);
+	server_label(n, label, sizeof label);
+	if (n->has_pin) {
+		if (auth_equal(pk, n->pinned, PROTO_KEY_LEN))
+			return 0;
+		fail(n, PERR_HOSTKEY, true,
+		     "the server at %s came back with another key (%s): someone may be in the middle; not resuming", label, fp);
+		return -1;
+	}
+	if (n->cfg.server_key) {
+		if (!auth_equal(pk, n->cfg.server_key, PROTO_KEY_LEN)) {
+			fail(n, PERR_HOSTKEY, true, "the server at %s is not the one started here (key %s)", label, fp);
+			return -1;
+		}
+	} else if (n->fingerprint) {
+		if (strcmp(fp, n->fingerprint) != 0) {
+			fail(n, PERR_HOSTKEY, true,
+			     "THE SERVER'S KEY IS NOT THE ONE GIVEN: %s shows key %s, but the join line said %s. "
+			     "Someone may be in the middle of this connection, or the line was mistyped. Not joining.",
+			     label, fp, n->fingerprint);
+			return -1;
+		}
+		if (n->known_file &&
+		    known_check(n->known_file, label, fp, true, old, sizeof old, &line, why, sizeof why) == KNOWN_ERROR)
+			fail(n, PERR_SERVER, false, "%s", why); /* the key is right; only remembering it failed */
+	} else if (n->known_file) {
+		rc = known_check(n->known_file, label, fp, false, old, sizeof old, &line, why, sizeof why);
+		if (rc == KNOWN_CHANGED) {
+			fail(n, PERR_HOSTKEY, true,
+			     "WARNING: THE SERVER'S KEY HAS CHANGED. %s now shows key %s, but %s line %d remembers %s. "
+			     "Someone may be in the middle of this connection, or the server made a new key. Not joining. "
+			     "If the server's owner confirms the new fingerprint, accept it on purpose with: "
+			     "wizwar join %s#%s (or delete line %d of %s).",
+			     label, fp, n->known_file, line, old, label, fp, line, n->known_file);
+			return -1;
+		}
+		if (rc == KNOWN_ERROR) {
+			fail(n, PERR_HOSTKEY, true, "cannot check the server's key: %s", why);
+			return -1;
+		}
+		how = rc == KNOWN_NEW ? NET_KEY_NEW : NET_KEY_KNOWN;
+	} else {
+		fail(n, PERR_HOSTKEY, true, "no way to check the server's key (no fingerprint, no known-servers file)");
+		return -1;
+	}
+	memcpy(n->pinned, pk, PROTO_KEY_LEN);
+	n->has_pin = true;
+	if (n->cfg.ev.key)
+		n->cfg.ev.key(n->cfg.ud, n, how, fp);
+	return 0;
+}
+
 static void
 on_message(struct net *n, const struct wire_msg *m)
 {
@@ -504,22 +590,40 @@ on_message(struct net *n, const struct wire_msg *m)
 	switch (m->type) {
 	case WIRE_CHALLENGE: {
 		const struct wire_challenge *c = &m->u.challenge;
+		const uint8_t *h = pconn_hash(&n->pc);
 		if (n->joined)
 			goto unexpected;
-		if (c->password && !n->key.set) {
+		/* Nothing goes inside the channel before the key is known to be the server's. */
+		if (check_server_key(n) != 0) {
+			n->fatal = true;
+			net_close(n);
+			return;
+		}
+		if (c->password && !n->password && !(n->key.set && auth_equal(n->key.salt, c->salt, sizeof c->salt))) {
 			n->fatal = true;
 			fail(n, PERR_AUTH, true, "this game needs a password (--password)");
 			net_close(n);
 			return;
 		}
+		if (c->password && !(n->key.set && auth_equal(n->key.salt, c->salt, sizeof c->salt)) &&
+		    auth_key_derive(&n->key, n->password, c->salt) != 0) {
+			n->fatal = true;
+			fail(n, PERR_NOMEM, true, "out of memory deriving the password key");
+			net_close(n);
+			return;
+		}
+		if (!c->password)
+			auth_key_wipe(&n->key); /* proofs of zeros: the server checks none */
 		if (n->token_len) {
 			n->out.type = WIRE_RESUME;
+			wire_who_init(&n->out.u.resume.who, n->name, n->room, n->cfg.role);
 			n->out.u.resume.token_len = (uint8_t)n->token_len;
 			memcpy(n->out.u.resume.token, n->token, n->token_len);
-			auth_proof(&n->key, c->nonce, n->token, n->token_len, n->out.u.resume.proof);
+			auth_proof(&n->key, h, n->token, n->token_len, n->out.u.resume.proof);
 		} else {
 			n->out.type = WIRE_AUTH;
-			auth_proof(&n->key, c->nonce, n->name, strlen(n->name), n->out.u.auth.proof);
+			wire_who_init(&n->out.u.auth.who, n->name, n->room, n->cfg.role);
+			auth_proof(&n->key, h, n->name, strlen(n->name), n->out.u.auth.proof);
 		}
 		send_msg(n, &n->out);
 		return;
@@ -557,6 +661,7 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->nseen = 0;
 			memcpy(n->commit, m->u.start.commit, sizeof n->commit);
 		}
+		n->seed_chosen = m->u.start.chosen;
 		record_view(n, m->u.start.resumed);
 		n->phase = NET_PLAYING;
 		if (n->cfg.ev.start)
@@ -736,7 +841,7 @@ on_connect(uv_connect_t *req, int status)
 	pconn_init(&n->pc, PCONN_CLIENT);
 	n->last_rx = now(n);
 	uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read);
-	wire_hello_init(&n->out, n->name, n->room, n->cfg.role);
+	wire_hello_init(&n->out);
 	send_msg(n, &n->out);
 }
 
@@ -876,11 +981,17 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	}
 	if (cfg->key)
 		n->key = *cfg->key;
-	else if (auth_key_derive(&n->key, cfg->password) != 0) {
-		snprintf(why, whylen, "out of memory deriving the password key");
-		goto fail;
+	n->password = cfg->password && cfg->password[0] ? strdup(cfg->password) : NULL;
+	n->fingerprint = cfg->fingerprint ? strdup(cfg->fingerprint) : NULL;
+	n->known_file = cfg->known_file ? strdup(cfg->known_file) : NULL;
+	n->cfg.password = n->cfg.fingerprint = n->cfg.known_file = NULL;
+	n->cfg.key = NULL;
+	if (cfg->server_key) {
+		memcpy(n->pinned, cfg->server_key, PROTO_KEY_LEN);
+		n->cfg.server_key = n->pinned; /* the caller's copy may go */
 	}
-	if (!n->host || !n->name || !n->room) {
+	if (!n->host || !n->name || !n->room || (cfg->password && cfg->password[0] && !n->password) ||
+	    (cfg->fingerprint && !n->fingerprint) || (cfg->known_file && !n->known_file)) {
 		snprintf(why, whylen, "out of memory");
 		goto fail;
 	}
@@ -903,6 +1014,9 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	}
 	return n;
 fail:
+	free(n->password);
+	free(n->fingerprint);
+	free(n->known_file);
 	free(n->host);
 	free(n->name);
 	free(n->room);
@@ -914,6 +1028,12 @@ int
 net_phase(const struct net *n)
 {
 	return n->phase;
+}
+
+bool
+net_seed_chosen(const struct net *n)
+{
+	return n->seed_chosen;
 }
 
 int

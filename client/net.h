@@ -25,6 +25,12 @@ enum net_phase {
 
 struct net;
 
+enum net_key_how {
+	NET_KEY_PINNED,  /* the key given, or the fingerprint given */
+	NET_KEY_KNOWN,   /* the one remembered in the known-servers file */
+	NET_KEY_NEW,     /* first contact: now remembered */
+};
+
 /* Every callback is optional; `ud` is net_config.ud. */
 struct net_events {
 	void (*welcome)(void *ud, struct net *n, int player, bool controller);
@@ -45,6 +51,8 @@ struct net_events {
 	void (*link)(void *ud, struct net *n, bool up);
 	/* Everything is closed; n is freed right after this returns. */
 	void (*closed)(void *ud, struct net *n);
+	/* The server's key was checked: how (enum net_key_how) and its fingerprint. */
+	void (*key)(void *ud, struct net *n, int how, const char *fingerprint);
 	/* Tests: every byte received, and every message decoded. */
 	void (*rx)(void *ud, struct net *n, const uint8_t *bytes, size_t len);
 	void (*msg)(void *ud, struct net *n, const struct wire_msg *m);
@@ -56,7 +64,14 @@ struct net_config {
 	const char *name;
 	const char *room;           /* "" or NULL for a one-room host */
 	const char *password;       /* NULL: none */
-	const struct auth_key *key; /* instead of password: a key already derived */
+	const struct auth_key *key; /* a key already derived, used when its salt is the server's */
+	/* How the server's key is checked, first that is set (none set: the join is refused):
+	 * the exact key (an in-process server), a fingerprint (from "ADDR#FP"; with
+	 * known_file too, that file's entry is set to it), or trust on first use with
+	 * known_file. After the first join the key is pinned for every reconnection. */
+	const uint8_t *server_key;
+	const char *fingerprint;
+	const char *known_file;
 	int role;                   /* enum wire_role */
 	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */
 	size_t token_len;
@@ -88,6 +103,7 @@ int net_rematch(struct net *n);
 /* Read-only state. */
 int net_phase(const struct net *n);
 int net_player(const struct net *n);        /* -1 before WELCOME */
+bool net_seed_chosen(const struct net *n);  /* this duel's seed was chosen by the host (host --seed) */
 bool net_controller(const struct net *n);
 const struct view *net_view(const struct net *n);
 const struct wire_lobby *net_lobby(const struct net *n);

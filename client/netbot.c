@@ -209,6 +209,7 @@ netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg,
 	nc.ev.closed = ev_closed;
 	nc.ev.msg = ev_msg;
 	nc.ev.rx = ev_rx;
+	nc.ev.key = cfg->net.ev.key; /* how the server's key was checked: passed through (ud: the netbot) */
 	if ((b->net = net_create(loop, &nc, why, whylen)) == NULL)
 		return -1;
 	uv_timer_init(loop, &b->think);

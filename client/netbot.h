@@ -38,7 +38,7 @@ struct netbot {
 	int games, wins, losses, draws;
 	int refused, verified, unverified, errors;
 	int last_error;
-	char last_why[200];
+	char last_why[800];
 	bool closed;
 	/* private */
 	struct netbot_config cfg;

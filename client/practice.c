@@ -238,7 +238,7 @@ static void
 on_bot_closed(void *ud, struct netbot *b)
 {
 	struct practice *p = ud;
-	char why[300];
+	char why[900];
 
 	p->bot_closed = true;
 	if (!p->quit && p->app) {
@@ -271,6 +271,7 @@ practice_start(struct practice *p, struct app *app, char *err, size_t errlen)
 	nc.host = "127.0.0.1";
 	nc.port = p->port;
 	nc.name = p->name[0];
+	nc.server_key = server_public_key(p->srv); /* the server made here: no fingerprint to ask about */
 	nc.token = p->token;
 	nc.token_len = p->token_len;
 	session_net_events(&p->sess, &nc);
@@ -287,6 +288,7 @@ practice_start(struct practice *p, struct app *app, char *err, size_t errlen)
 	bc.net.host = "127.0.0.1";
 	bc.net.port = p->port;
 	bc.net.name = p->name[1];
+	bc.net.server_key = server_public_key(p->srv);
 	bc.net.role = ROLE_BOT;
 	bc.level = p->level;
 	bc.seed = rng_mix64(p->seed ^ 0xb07b07b07ULL ^ 1u); /* its own stream, fixed by the duel's seed */

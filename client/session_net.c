@@ -71,7 +71,6 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 {
 	struct session_net *s = ud;
 
-	(void)n;
 	s->started = true;
 	if (!s->app)
 		return;
@@ -79,6 +78,10 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	app_on_update(s->app, v, NULL, 0, NULL, 0);
 	if (s->practice && !resumed)
 		return;
+	if (!resumed && net_seed_chosen(n)) {
+		status(s, "The duel begins. The host chose this level and who moves first (--seed): the dice are its.");
+		return;
+	}
 	status(s, resumed ? "Back in the duel." : "The duel begins. The host has committed to its seed.");
 }
 

@@ -1,4 +1,6 @@
-/* pconn: frames, per-connection deflate and message decoding for one end of a connection. */
+/* pconn: the handshake in clear, then encrypted records of frames, per-connection deflate and message decoding. */
+#include <sodium.h>
+
 #include "internal.h"
 #include "pconn.h"
 
@@ -6,14 +8,19 @@ void
 pconn_init_config(struct pconn *c, int side, const struct pconn_config *cfg)
 {
 	c->side = side;
-	c->joined = false;
-	c->broken = false;
+	c->secure = c->joined = c->broken = false;
 	c->err.code = PERR_OK;
 	c->err.why[0] = '\0';
 	c->bytes_in = c->bytes_out = c->payload_in = c->payload_out = 0;
-	c->frames_in = c->frames_out = 0;
+	c->frames_in = c->frames_out = c->records_in = c->records_out = 0;
 	c->cfg = *cfg;
-	frame_reader_init(&c->rd);
+	c->has_id = false;
+	c->e_fixed = NULL;
+	memset(&c->hs, 0, sizeof c->hs);
+	memset(&c->tx, 0, sizeof c->tx);
+	memset(&c->rx, 0, sizeof c->rx);
+	c->corked = false;
+	c->rx_start = c->rx_end = c->pt_pos = c->pt_len = c->ob_len = 0;
 	zstream_init(&c->z, cfg->zmode, cfg->zpar);
 }
 
@@ -28,8 +35,38 @@ pconn_init(struct pconn *c, int side)
 void
 pconn_finish(struct pconn *c)
 {
-	if (c)
-		zstream_finish(&c->z);
+	if (!c)
+		return;
+	zstream_finish(&c->z);
+	sodium_memzero(&c->id, sizeof c->id);
+	sodium_memzero(&c->hs, sizeof c->hs);
+	sodium_memzero(&c->tx, sizeof c->tx);
+	sodium_memzero(&c->rx, sizeof c->rx);
+}
+
+void
+pconn_set_identity(struct pconn *c, const struct noise_keypair *kp)
+{
+	c->id = *kp;
+	c->has_id = true;
+}
+
+void
+pconn_set_ephemeral(struct pconn *c, const uint8_t *sk)
+{
+	c->e_fixed = sk;
+}
+
+const uint8_t *
+pconn_peer_key(const struct pconn *c)
+{
+	return c->secure ? noise_remote_static(&c->hs) : NULL;
+}
+
+const uint8_t *
+pconn_hash(const struct pconn *c)
+{
+	return c->secure ? noise_hash(&c->hs) : NULL;
 }
 
 static bool
@@ -38,15 +75,102 @@ may_send(int side, int type)
 	return wire_dir(type) & (side == PCONN_SERVER ? WIRE_S2C : WIRE_C2S);
 }
 
+/* What may cross before the handshake is done: the handshake itself, and the
+ * server's refusal (a version mismatch, a full server) or goodbye. */
+static bool
+clear_ok(int sender, int type)
+{
+	if (sender == PCONN_CLIENT)
+		return type == WIRE_HELLO;
+	return type == WIRE_CHALLENGE || type == WIRE_ERROR || type == WIRE_BYE;
+}
+
+/* Text a peer chose (chat, names) never shares a deflate stream with a player's
+ * secrets: docs/protocol.md, "Compression". */
+static bool
+never_deflated(int type)
+{
+	return type == WIRE_CHAT || type == WIRE_LOBBY;
+}
+
+static void
+secure_now(struct pconn *c)
+{
+	noise_split(&c->hs, &c->tx, &c->rx);
+	noise_wipe(&c->hs); /* keeps only h and the peer's public key */
+	c->secure = true;
+}
+
+/* The clear payload of HELLO or CHALLENGE, with the Noise message made here. */
+static int
+handshake_payload(struct pconn *c, const struct wire_msg *m, size_t *plen, struct proto_err *e)
+{
+	uint8_t prologue[8], secret[WIRE_CHALLENGE_SECRET];
+	size_t n;
+
+	if (wire_encode(m, c->buf, sizeof c->buf, plen, e) < 0)
+		return PROTO_BROKEN;
+	memcpy(prologue, c->buf, sizeof prologue);
+	if (m->type == WIRE_HELLO) {
+		if (c->hs.step != 0)
+			return proto__fail(e, PERR_STATE, "send: a second HELLO");
+		noise_init(&c->hs, NOISE_INITIATOR, prologue, sizeof prologue, NULL, c->e_fixed);
+		return noise_write1(&c->hs, c->buf + 8) < 0 ? proto__fail(e, PERR_STATE, "send: HELLO") : 0;
+	}
+	/* CHALLENGE: message 2 after the client's message 1. */
+	if (!c->has_id || c->hs.step != 1)
+		return proto__fail(e, PERR_STATE, "send: CHALLENGE without %s", c->has_id ? "a HELLO" : "a server key");
+	wire_challenge_secret_put(&m->u.challenge, secret);
+	if (noise_write2(&c->hs, secret, sizeof secret, c->buf + 8, WIRE_CHALLENGE_NOISE, &n) < 0 ||
+	    n != WIRE_CHALLENGE_NOISE)
+		return proto__fail(e, PERR_CRYPTO, "send: CHALLENGE: the key exchange failed");
+	return 0;
+}
+
+static int
+seal(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto_err *e)
+{
+	size_t ct = c->ob_len + NOISE_TAG_LEN;
+
+	*len = 0;
+	if (c->ob_len == 0)
+		return 0;
+	if (cap < 2 + ct)
+		return proto__fail(e, PERR_BUFFER, "send: no room for a record");
+	out[0] = (uint8_t)(ct >> 8);
+	out[1] = (uint8_t)ct;
+	if (noise_seal(&c->tx, c->ob, c->ob_len, out + 2) < 0)
+		return proto__fail(e, PERR_CRYPTO, "send: the nonces are used up");
+	c->ob_len = 0;
+	*len = 2 + ct;
+	c->bytes_out += *len;
+	c->records_out++;
+	return 0;
+}
+
+void
+pconn_cork(struct pconn *c)
+{
+	c->corked = true;
+}
+
+int
+pconn_flush(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto_err *e)
+{
+	c->corked = false;
+	return seal(c, out, cap, len, e);
+}
+
 int
 pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len,
            struct proto_err *e)
 {
-	size_t plen, flen;
+	size_t plen, flen, used = 0, more;
 	bool deflated = false;
-	uint8_t hdr[PROTO_HEADER_MAX];
+	uint8_t *fb;
 	int hl;
 
+	*len = 0;
 	if (!wire_known(m->type))
 		return proto__fail(e, PERR_TYPE, "send: type 0x%02x", m->type);
 	if (!may_send(c->side, m->type))
@@ -54,16 +178,32 @@ pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, 
 		                   c->side == PCONN_SERVER ? "server" : "client");
 	if (!c->joined && !wire_before_join(m->type))
 		return proto__fail(e, PERR_STATE, "send: %s before the join", wire_name(m->type));
-	if (cap < PROTO_HEADER_MAX)
+	if (c->secure == clear_ok(c->side, m->type) && !(c->secure && (m->type == WIRE_ERROR || m->type == WIRE_BYE)))
+		return proto__fail(e, PERR_STATE, "send: %s %s the handshake", wire_name(m->type),
+		                   c->secure ? "after" : "before");
+	if (cap < PCONN_FRAME_MAX)
 		return proto__fail(e, PERR_BUFFER, "send: no room");
+	if (!c->secure) {
+		if ((m->type == WIRE_HELLO || m->type == WIRE_CHALLENGE) ? handshake_payload(c, m, &plen, e) < 0
+		                                                          : wire_encode(m, c->buf, sizeof c->buf, &plen, e) < 0)
+			return PROTO_BROKEN;
+		if ((hl = frame_header(out, m->type, false, plen)) < 0)
+			return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", plen);
+		memcpy(out + hl, c->buf, plen);
+		*len = (size_t)hl + plen;
+		c->bytes_out += *len;
+		c->payload_out += plen;
+		c->frames_out++;
+		if (m->type == WIRE_CHALLENGE)
+			secure_now(c);
+		return 0;
+	}
 	if (wire_encode(m, c->buf, sizeof c->buf, &plen, e) < 0)
 		return PROTO_BROKEN;
-	if (c->joined && plen >= c->cfg.deflate_min) {
-		size_t room = cap - PROTO_HEADER_MAX;
-
-		if (room > PROTO_FRAME_MAX)
-			room = PROTO_FRAME_MAX;
-		if (zstream_deflate(&c->z, c->buf, plen, out + PROTO_HEADER_MAX, room, &flen, e) < 0)
+	/* The frame is built at the end of out, then joins the record's frames. */
+	fb = out + cap - PCONN_RECORD_MAX;
+	if (c->joined && plen >= c->cfg.deflate_min && !never_deflated(m->type)) {
+		if (zstream_deflate(&c->z, c->buf, plen, fb + PROTO_HEADER_MAX, PROTO_FRAME_MAX, &flen, e) < 0)
 			return PROTO_BROKEN;
 		deflated = true;
 		/* Per frame, a deflated payload that came out no smaller is sent as
@@ -74,41 +214,62 @@ pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, 
 	if (!deflated) {
 		if (plen > PROTO_FRAME_MAX)
 			return proto__fail(e, PERR_TOO_BIG, "send: %s of %zu bytes", wire_name(m->type), plen);
-		if (plen > cap - PROTO_HEADER_MAX)
-			return proto__fail(e, PERR_BUFFER, "send: %zu bytes", plen);
-		memcpy(out + PROTO_HEADER_MAX, c->buf, plen);
+		memcpy(fb + PROTO_HEADER_MAX, c->buf, plen);
 		flen = plen;
 	}
-	hl = frame_header(hdr, m->type, deflated, flen);
-	if (hl < 0)
-		return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", flen);
-	memmove(out + hl, out + PROTO_HEADER_MAX, flen);
-	memcpy(out, hdr, (size_t)hl);
-	*len = (size_t)hl + flen;
-	c->bytes_out += *len;
+	{
+		uint8_t hdr[PROTO_HEADER_MAX];
+		hl = frame_header(hdr, m->type, deflated, flen);
+		if (hl < 0)
+			return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", flen);
+		if (c->ob_len + (size_t)hl + flen > sizeof c->ob && seal(c, out, cap - PCONN_RECORD_MAX, &used, e) < 0)
+			return PROTO_BROKEN;
+		memcpy(c->ob + c->ob_len, hdr, (size_t)hl);
+		memcpy(c->ob + c->ob_len + hl, fb + PROTO_HEADER_MAX, flen);
+		c->ob_len += (size_t)hl + flen;
+	}
 	c->payload_out += plen;
 	c->frames_out++;
 	if (c->side == PCONN_SERVER && m->type == WIRE_WELCOME)
 		c->joined = true;
+	more = 0;
+	if (!c->corked && seal(c, out + used, cap - used, &more, e) < 0)
+		return PROTO_BROKEN;
+	*len = used + more;
 	return 0;
 }
 
 size_t
 pconn_feed(struct pconn *c, const uint8_t *p, size_t n)
 {
-	return frame_reader_feed(&c->rd, p, n);
+	size_t room;
+	uint8_t *d = pconn_space(c, &room);
+
+	if (n > room)
+		n = room;
+	memcpy(d, p, n);
+	pconn_commit(c, n);
+	return n;
 }
 
 uint8_t *
 pconn_space(struct pconn *c, size_t *n)
 {
-	return frame_reader_space(&c->rd, n);
+	if (c->rx_start > 0) {
+		memmove(c->rxb, c->rxb + c->rx_start, c->rx_end - c->rx_start);
+		c->rx_end -= c->rx_start;
+		c->rx_start = 0;
+	}
+	*n = sizeof c->rxb - c->rx_end;
+	return c->rxb + c->rx_end;
 }
 
 void
 pconn_commit(struct pconn *c, size_t n)
 {
-	frame_reader_commit(&c->rd, n);
+	if (n > sizeof c->rxb - c->rx_end)
+		n = sizeof c->rxb - c->rx_end;
+	c->rx_end += n;
 }
 
 static int
@@ -120,12 +281,129 @@ broken(struct pconn *c, struct proto_err *e)
 	return PROTO_BROKEN;
 }
 
+/* A frame's header, before its payload is looked at. */
+static int
+judge(struct pconn *c, const struct frame *f, struct proto_err *e)
+{
+	int sender = c->side == PCONN_SERVER ? PCONN_CLIENT : PCONN_SERVER;
+
+	if (!wire_known(f->type))
+		return proto__fail(e, PERR_TYPE, "unknown message type 0x%02x", f->type);
+	if (may_send(c->side, f->type) && wire_dir(f->type) != WIRE_BOTH)
+		/* What this side sends, the peer must not (unless both may). */
+		return proto__fail(e, PERR_DIRECTION, "%s is not sent by the %s", wire_name(f->type),
+		                   c->side == PCONN_SERVER ? "server" : "client");
+	if (!c->secure && !clear_ok(sender, f->type))
+		return proto__fail(e, PERR_STATE, "%s before the handshake", wire_name(f->type));
+	if (c->secure && (f->type == WIRE_HELLO || f->type == WIRE_CHALLENGE))
+		return proto__fail(e, PERR_STATE, "%s after the handshake", wire_name(f->type));
+	if (!c->joined && !wire_before_join(f->type))
+		return proto__fail(e, PERR_STATE, "%s before the join", wire_name(f->type));
+	if (f->deflated && !c->joined)
+		return proto__fail(e, PERR_EARLY_DEFLATE, "deflated %s before the join", wire_name(f->type));
+	if (f->deflated && never_deflated(f->type))
+		return proto__fail(e, PERR_STATE, "deflated %s: peer text is never deflated", wire_name(f->type));
+	if (!f->deflated && (f->len < wire_min(f->type) || f->len > wire_max(f->type)))
+		return proto__fail(e, PERR_FRAME_SIZE, "%s: %zu bytes, allowed %zu..%zu", wire_name(f->type), f->len,
+		                   wire_min(f->type), wire_max(f->type));
+	return 0;
+}
+
+static int
+decode(struct pconn *c, const struct frame *f, struct wire_msg *m, struct proto_err *e)
+{
+	size_t plen;
+	int rc;
+
+	c->frames_in++;
+	if (f->deflated) {
+		if (zstream_inflate(&c->z, f->payload, f->len, c->buf, wire_max(f->type), &plen, e) < 0)
+			return PROTO_BROKEN;
+		rc = wire_decode(f->type, c->buf, plen, m, e);
+	} else {
+		plen = f->len;
+		rc = wire_decode(f->type, f->payload, f->len, m, e);
+	}
+	if (rc < 0)
+		return PROTO_BROKEN;
+	c->payload_in += plen;
+	if (c->side == PCONN_CLIENT && m->type == WIRE_WELCOME)
+		c->joined = true;
+	return PROTO_DONE;
+}
+
+/* The Noise part of a clear HELLO (server) or CHALLENGE (client) just decoded. */
+static int
+handshake_in(struct pconn *c, const struct frame *f, struct wire_msg *m, struct proto_err *e)
+{
+	uint8_t secret[WIRE_CHALLENGE_SECRET];
+	size_t n;
+
+	if (m->type == WIRE_HELLO) {
+		if (!c->has_id)
+			return proto__fail(e, PERR_SERVER, "this server has no key");
+		if (c->hs.step != 0)
+			return proto__fail(e, PERR_STATE, "a second HELLO");
+		noise_init(&c->hs, NOISE_RESPONDER, f->payload, 8, &c->id, c->e_fixed);
+		if (noise_read1(&c->hs, m->u.hello.e, sizeof m->u.hello.e) < 0)
+			return proto__fail(e, PERR_CRYPTO, "HELLO: bad key exchange");
+		return 0;
+	}
+	if (m->type != WIRE_CHALLENGE)
+		return 0;
+	if (c->hs.step != 1)
+		return proto__fail(e, PERR_STATE, "CHALLENGE before HELLO");
+	if (noise_read2(&c->hs, m->u.challenge.noise, sizeof m->u.challenge.noise, secret, sizeof secret, &n) < 0)
+		return proto__fail(e, PERR_CRYPTO, "the server's handshake does not verify");
+	if (wire_challenge_secret_get(&m->u.challenge, secret, n, e) < 0)
+		return PROTO_BROKEN;
+	secure_now(c);
+	return 0;
+}
+
+static int
+next_clear(struct pconn *c, struct wire_msg *m, struct proto_err *e)
+{
+	struct frame f;
+	size_t used;
+	int rc;
+
+	rc = frame_parse_header(c->rxb + c->rx_start, c->rx_end - c->rx_start, &f, &used, e);
+	if (rc != PROTO_DONE)
+		return rc;
+	if (judge(c, &f, e) < 0)
+		return PROTO_BROKEN;
+	rc = frame_parse(c->rxb + c->rx_start, c->rx_end - c->rx_start, &f, &used, e);
+	if (rc != PROTO_DONE)
+		return rc;
+	c->rx_start += used;
+	c->bytes_in += used;
+	if (decode(c, &f, m, e) < 0 || handshake_in(c, &f, m, e) < 0)
+		return PROTO_BROKEN;
+	return PROTO_DONE;
+}
+
+static int
+next_inner(struct pconn *c, struct wire_msg *m, struct proto_err *e)
+{
+	struct frame f;
+	size_t used;
+	int rc;
+
+	rc = frame_parse(c->pt + c->pt_pos, c->pt_len - c->pt_pos, &f, &used, e);
+	if (rc == PROTO_MORE)
+		return proto__fail(e, PERR_TRUNCATED, "a frame cut by the end of its record");
+	if (rc != PROTO_DONE || judge(c, &f, e) < 0)
+		return PROTO_BROKEN;
+	c->pt_pos += used;
+	return decode(c, &f, m, e);
+}
+
 int
 pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 {
 	struct proto_err local;
-	struct frame f;
-	size_t plen;
+	size_t avail, len;
 	int rc;
 
 	if (!e)
@@ -134,51 +412,35 @@ pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 		*e = c->err;
 		return PROTO_BROKEN;
 	}
-	rc = frame_reader_peek(&c->rd, &f, e);
-	if (rc != PROTO_DONE)
-		return rc == PROTO_MORE ? PROTO_MORE : broken(c, e);
-	if (!wire_known(f.type)) {
-		proto__fail(e, PERR_TYPE, "unknown message type 0x%02x", f.type);
-		return broken(c, e);
-	}
-	if (may_send(c->side, f.type)) {
-		/* What this side sends, the peer must not (unless both may). */
-		if (wire_dir(f.type) != WIRE_BOTH) {
-			proto__fail(e, PERR_DIRECTION, "%s is not sent by the %s", wire_name(f.type),
-			            c->side == PCONN_SERVER ? "server" : "client");
+	for (;;) {
+		if (c->pt_pos < c->pt_len) {
+			rc = next_inner(c, m, e);
+			return rc == PROTO_BROKEN ? broken(c, e) : rc;
+		}
+		if (!c->secure) {
+			rc = next_clear(c, m, e);
+			return rc == PROTO_BROKEN ? broken(c, e) : rc;
+		}
+		avail = c->rx_end - c->rx_start;
+		if (avail < 2)
+			return PROTO_MORE;
+		len = (size_t)c->rxb[c->rx_start] << 8 | c->rxb[c->rx_start + 1];
+		/* The smallest frame is 2 bytes; the largest record holds one largest frame. */
+		if (len < NOISE_TAG_LEN + 2 || len > PCONN_RECORD_MAX + NOISE_TAG_LEN) {
+			proto__fail(e, PERR_RECORD, "a record of %zu bytes (allowed %d..%d)", len, NOISE_TAG_LEN + 2,
+			            PCONN_RECORD_MAX + NOISE_TAG_LEN);
 			return broken(c, e);
 		}
-	}
-	if (!c->joined && !wire_before_join(f.type)) {
-		proto__fail(e, PERR_STATE, "%s before the join", wire_name(f.type));
-		return broken(c, e);
-	}
-	if (f.deflated && !c->joined) {
-		proto__fail(e, PERR_EARLY_DEFLATE, "deflated %s before the join", wire_name(f.type));
-		return broken(c, e);
-	}
-	if (!f.deflated && (f.len < wire_min(f.type) || f.len > wire_max(f.type))) {
-		proto__fail(e, PERR_FRAME_SIZE, "%s: %zu bytes, allowed %zu..%zu", wire_name(f.type), f.len,
-		            wire_min(f.type), wire_max(f.type));
-		return broken(c, e);
-	}
-	rc = frame_reader_next(&c->rd, &f, e);
-	if (rc != PROTO_DONE)
-		return rc == PROTO_MORE ? PROTO_MORE : broken(c, e);
-	c->bytes_in += f.len + (f.len < 0x80 ? 2 : 3);
-	c->frames_in++;
-	if (f.deflated) {
-		if (zstream_inflate(&c->z, f.payload, f.len, c->buf, wire_max(f.type), &plen, e) < 0)
+		if (avail < 2 + len)
+			return PROTO_MORE;
+		if (noise_open(&c->rx, c->rxb + c->rx_start + 2, len, c->pt) < 0) {
+			proto__fail(e, PERR_CRYPTO, "a record does not verify: changed on the way, or not from the peer");
 			return broken(c, e);
-		rc = wire_decode(f.type, c->buf, plen, m, e);
-	} else {
-		plen = f.len;
-		rc = wire_decode(f.type, f.payload, f.len, m, e);
+		}
+		c->rx_start += 2 + len;
+		c->bytes_in += 2 + len;
+		c->records_in++;
+		c->pt_pos = 0;
+		c->pt_len = len - NOISE_TAG_LEN;
 	}
-	if (rc < 0)
-		return broken(c, e);
-	c->payload_in += plen;
-	if (c->side == PCONN_CLIENT && m->type == WIRE_WELCOME)
-		c->joined = true;
-	return PROTO_DONE;
 }

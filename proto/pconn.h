@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "noise.h"
 #include "proto.h"
 #include "wire.h"
 #include "zstream.h"
@@ -31,25 +32,54 @@ struct pconn_config {
 #define PCONN_CONFIG_DEFAULT ((struct pconn_config){ ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT, PCONN_DEFLATE_MIN })
 
 /*
- * The server accepts a player by sending WELCOME: from then on it may deflate
- * what it sends and inflates what it receives. The client does the same from
- * the WELCOME it receives. Before that nothing is ever inflated, and only the
- * messages marked "before join" in WIRE_LIST are accepted or sent.
+ * A connection's life (docs/protocol.md, "Handshake" and "Encrypted records"):
+ *   1. In clear: the client sends HELLO (versions + Noise message 1), the server
+ *      answers CHALLENGE (versions + Noise message 2, which carries the server's
+ *      static key and the password flag and salt encrypted). Only HELLO,
+ *      CHALLENGE, and the server's ERROR or BYE ever cross in clear.
+ *   2. From then on both directions are a sequence of records: a 2-byte
+ *      big-endian length, then ChaCha20-Poly1305 of one or more whole frames
+ *      with the Noise transport keys and counter nonces.
+ *   3. WELCOME (inside) joins: from then on frames may be deflated, except CHAT
+ *      and LOBBY, which carry text a peer chose and never share the deflate
+ *      stream with a player's secrets (CRIME).
+ * The client must check pconn_peer_key() against the fingerprint it trusts
+ * before it sends anything inside: the handshake proves only that the peer
+ * holds the private half of that key.
  */
-/* About 100 KiB, plus zlib's state once joined (about 300 KiB). */
+
+/* The plaintext of one record: frames, at most one largest frame's worth. */
+#define PCONN_RECORD_MAX (PROTO_HEADER_MAX + PROTO_FRAME_MAX)
+/* A record on the wire: 2 length bytes, then the sealed plaintext and its tag. */
+#define PCONN_RECORD_WIRE (2 + PCONN_RECORD_MAX + NOISE_TAG_LEN)
+
+/* About 150 KiB, plus zlib's state once joined (about 300 KiB). */
 struct pconn {
 	/* read-only */
 	int side;                 /* enum pconn_side */
+	bool secure;              /* the handshake is done: records both ways */
 	bool joined;              /* WELCOME sent (server) or received (client) */
 	bool broken;              /* a decoding error happened: drop the peer */
 	struct proto_err err;     /* the error that broke it */
-	uint64_t bytes_in, bytes_out;     /* frames on the wire, headers included */
+	uint64_t bytes_in, bytes_out;     /* bytes on the wire, record and frame headers and tags included */
 	uint64_t payload_in, payload_out; /* payload bytes before deflate / after inflate */
 	uint32_t frames_in, frames_out;
+	uint32_t records_in, records_out;
 	/* private */
 	struct pconn_config cfg;
-	struct frame_reader rd;
+	bool has_id;
+	struct noise_keypair id;  /* the server's static key */
+	const uint8_t *e_fixed;   /* tests and examples only: a fixed ephemeral secret */
+	struct noise_hs hs;
+	struct noise_cipher tx, rx;
+	bool corked;
+	size_t rx_start, rx_end;  /* bytes from the peer not yet taken: rxb[rx_start..rx_end) */
+	size_t pt_pos, pt_len;    /* the open record's frames not yet taken */
+	size_t ob_len;            /* frames waiting for pconn_flush() */
 	struct zstream z;
+	uint8_t rxb[PCONN_RECORD_WIRE];
+	uint8_t pt[PCONN_RECORD_MAX];
+	uint8_t ob[PCONN_RECORD_MAX];
 	uint8_t buf[PROTO_PAYLOAD_MAX];
 };
 
@@ -57,17 +87,32 @@ void pconn_init(struct pconn *c, int side);
 void pconn_init_config(struct pconn *c, int side, const struct pconn_config *cfg);
 void pconn_finish(struct pconn *c);
 
-/* Most bytes one frame of pconn_send() may need. */
-#define PCONN_FRAME_MAX (PROTO_HEADER_MAX + PROTO_FRAME_MAX)
+/* The server's long-term key (before the first message). Copied; wiped by pconn_finish. */
+void pconn_set_identity(struct pconn *c, const struct noise_keypair *kp);
+/* Tests and the document's examples: a fixed ephemeral secret (32 bytes, kept by reference). */
+void pconn_set_ephemeral(struct pconn *c, const uint8_t *sk);
+/* Once secure: the peer's static key (the client's view of the server; NULL on the
+ * server) and the handshake hash both ends share, to bind proofs to this channel. */
+const uint8_t *pconn_peer_key(const struct pconn *c);
+const uint8_t *pconn_hash(const struct pconn *c);
 
-/* Encode m as one frame (header and payload, deflated when that is on) into
- * out. 0 and *len, or PROTO_BROKEN: a message this side may not send now
- * (PERR_DIRECTION, PERR_STATE), a field the decoder would refuse, or too big;
- * nothing was sent and the connection can go on. Only a failure inside deflate
- * (PERR_ZLIB, PERR_BUFFER, PERR_TOO_BIG from the stream) leaves the stream out of
- * step: every later send then fails too, and the connection must close. */
+/* Most bytes one call of pconn_send() or pconn_flush() may write. */
+#define PCONN_FRAME_MAX (2 * PCONN_RECORD_WIRE)
+
+/* Encode m as one frame (deflated when that is on). In clear (HELLO, CHALLENGE,
+ * ERROR, BYE before the handshake is done) the frame goes to out as it is; once
+ * secure it is sealed in a record, or, while corked, kept for pconn_flush().
+ * 0 and *len (the bytes to write now, possibly 0), or PROTO_BROKEN: a message this
+ * side may not send now (PERR_DIRECTION, PERR_STATE), a field the decoder would
+ * refuse, or too big; nothing was sent and the connection can go on. A failure
+ * inside deflate leaves the stream out of step: every later send then fails too,
+ * and the connection must close. */
 int pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len,
                struct proto_err *e);
+/* Cork: keep frames to seal several in one record (one tag for all), until flush. */
+void pconn_cork(struct pconn *c);
+/* Seal what is kept into one record (nothing when nothing is) and uncork. 0 and *len, or PROTO_BROKEN. */
+int pconn_flush(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto_err *e);
 
 /* Bytes from the peer: copy in (returns how many were taken; call pconn_next()
  * until it says PROTO_MORE, then feed the rest), or receive straight into
@@ -78,8 +123,11 @@ void pconn_commit(struct pconn *c, size_t n);
 
 /* The next message: PROTO_DONE (m filled), PROTO_MORE (wait for bytes) or
  * PROTO_BROKEN (e filled; drop the peer: every later call says the same).
- * A frame's header is judged as soon as it arrives: an unknown type, a wrong
- * direction or an oversized frame is refused before its payload is awaited. */
+ * A clear frame's header is judged as soon as it arrives (an unknown type, a wrong
+ * direction or an oversized frame is refused before its payload is awaited), a
+ * record's length likewise, and every frame inside a record is judged the same way.
+ * On the client, a CHALLENGE that returns has been verified as Noise message 2:
+ * check pconn_peer_key() before sending anything. */
 int pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e);
 
 #endif

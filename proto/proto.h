@@ -31,6 +31,9 @@
 #define PROTO_REASON_BYTES 120    /* ERROR text */
 
 #define PROTO_NONCE_LEN 32
+#define PROTO_KEY_LEN 32          /* an X25519 public key */
+#define PROTO_HASH_LEN 64         /* the Noise handshake hash (BLAKE2b) */
+#define PROTO_PW_SALT_LEN 16      /* crypto_pwhash_SALTBYTES */
 #define PROTO_PROOF_LEN 32
 #define PROTO_TOKEN_MIN 16
 #define PROTO_TOKEN_MAX 32
@@ -68,6 +71,9 @@
 	X(TOO_BIG,        18, "message too large to send") \
 	X(UPDATE,         19, "update does not fit the view it is applied to") \
 	X(NOMEM,          20, "out of memory") \
+	X(CRYPTO,         21, "the handshake or an encrypted record does not verify") \
+	X(RECORD,         22, "bad encrypted record length") \
+	X(HOSTKEY,        23, "the server's key is not the one expected") \
 	X(AUTH,           100, "authentication failed") \
 	X(ROOM_FULL,      101, "the room is full") \
 	X(NAME_TAKEN,     102, "that name is in use in this room") \

@@ -200,19 +200,39 @@ wire_version_refusal(const struct proto_err *e, char *buf, size_t len)
 /* ---- handshake ---- */
 
 static int
+put_who(struct proto__w *w, const struct wire_who *x, struct proto_err *e)
+{
+	if (x->role > ROLE_BOT)
+		BAD("who: role %u", x->role);
+	proto__put_u8(w, x->role);
+	if (put_text(w, x->name, sizeof x->name, TEXT_NAME, e) < 0 ||
+	    put_text(w, x->room, sizeof x->room, TEXT_ROOM, e) < 0)
+		return PROTO_BROKEN;
+	return 0;
+}
+
+static int
+get_who(struct proto__r *r, struct wire_who *x, struct proto_err *e)
+{
+	if (!proto__get_u8(r, &x->role))
+		return proto__fail(e, PERR_TRUNCATED, "who: truncated");
+	if (x->role > ROLE_BOT)
+		BAD("who: role %u", x->role);
+	if (get_text(r, x->name, sizeof x->name, TEXT_NAME, "name", e) < 0 ||
+	    get_text(r, x->room, sizeof x->room, TEXT_ROOM, "room", e) < 0)
+		return PROTO_BROKEN;
+	return 0;
+}
+
+static int
 enc_HELLO(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
 	const struct wire_hello *h = &m->u.hello;
 
-	if (h->role > ROLE_BOT)
-		BAD("hello: role %u", h->role);
 	proto__put_u32(w, h->magic);
 	proto__put_u16(w, h->proto);
 	proto__put_u16(w, h->rules);
-	proto__put_u8(w, h->role);
-	if (put_text(w, h->name, sizeof h->name, TEXT_NAME, e) < 0 ||
-	    put_text(w, h->room, sizeof h->room, TEXT_ROOM, e) < 0)
-		return PROTO_BROKEN;
+	proto__put(w, h->e, sizeof h->e);
 	return 0;
 }
 
@@ -221,15 +241,11 @@ dec_HELLO(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 {
 	struct wire_hello *h = &m->u.hello;
 
+	/* The versions first, whatever follows: a peer of another version is told so. */
 	NEED(proto__get_u32(r, &h->magic) && proto__get_u16(r, &h->proto) && proto__get_u16(r, &h->rules));
 	if (wire_check_versions(h->magic, h->proto, h->rules, e) < 0)
 		return PROTO_BROKEN;
-	NEED(proto__get_u8(r, &h->role));
-	if (h->role > ROLE_BOT)
-		BAD("hello: role %u", h->role);
-	if (get_text(r, h->name, sizeof h->name, TEXT_NAME, "hello name", e) < 0 ||
-	    get_text(r, h->room, sizeof h->room, TEXT_ROOM, "hello room", e) < 0)
-		return PROTO_BROKEN;
+	NEED(proto__get(r, h->e, sizeof h->e));
 	return 0;
 }
 
@@ -241,8 +257,7 @@ enc_CHALLENGE(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	proto__put_u32(w, c->magic);
 	proto__put_u16(w, c->proto);
 	proto__put_u16(w, c->rules);
-	proto__put(w, c->nonce, PROTO_NONCE_LEN);
-	proto__put_u8(w, c->password ? 1 : 0);
+	proto__put(w, c->noise, sizeof c->noise);
 	return 0;
 }
 
@@ -250,21 +265,41 @@ static int
 dec_CHALLENGE(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 {
 	struct wire_challenge *c = &m->u.challenge;
-	uint8_t flags;
 
 	NEED(proto__get_u32(r, &c->magic) && proto__get_u16(r, &c->proto) && proto__get_u16(r, &c->rules));
 	if (wire_check_versions(c->magic, c->proto, c->rules, e) < 0)
 		return PROTO_BROKEN;
-	NEED(proto__get(r, c->nonce, PROTO_NONCE_LEN) && proto__get_u8(r, &flags));
-	if (flags > 1)
-		BAD("challenge: flags 0x%x", flags);
-	c->password = flags & 1;
+	NEED(proto__get(r, c->noise, sizeof c->noise));
+	c->password = false; /* known once pconn has opened the Noise message */
+	memset(c->salt, 0, sizeof c->salt);
+	return 0;
+}
+
+int
+wire_challenge_secret_put(const struct wire_challenge *c, uint8_t out[WIRE_CHALLENGE_SECRET])
+{
+	out[0] = c->password ? 1 : 0;
+	memcpy(out + 1, c->salt, PROTO_PW_SALT_LEN);
+	return 0;
+}
+
+int
+wire_challenge_secret_get(struct wire_challenge *c, const uint8_t *p, size_t len, struct proto_err *e)
+{
+	if (len != WIRE_CHALLENGE_SECRET)
+		return proto__fail(e, PERR_TRAILING, "challenge: %zu secret bytes, want %d", len, WIRE_CHALLENGE_SECRET);
+	if (p[0] > 1)
+		BAD("challenge: flags 0x%x", p[0]);
+	c->password = p[0] & 1;
+	memcpy(c->salt, p + 1, PROTO_PW_SALT_LEN);
 	return 0;
 }
 
 static int
 enc_AUTH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
+	if (put_who(w, &m->u.auth.who, e) < 0)
+		return PROTO_BROKEN;
 	proto__put(w, m->u.auth.proof, PROTO_PROOF_LEN);
 	return 0;
 }
@@ -272,6 +307,8 @@ enc_AUTH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 static int
 dec_AUTH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 {
+	if (get_who(r, &m->u.auth.who, e) < 0)
+		return PROTO_BROKEN;
 	NEED(proto__get(r, m->u.auth.proof, PROTO_PROOF_LEN));
 	return 0;
 }
@@ -422,7 +459,7 @@ enc_START(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 
 	if (s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
 		BAD("start: first %u, turn time %u", s->first, s->turn_time);
-	proto__put_u8(w, s->resumed ? 1 : 0);
+	proto__put_u8(w, (s->resumed ? 1 : 0) | (s->chosen ? 2 : 0));
 	proto__put_u8(w, s->first);
 	proto__put_u16(w, s->turn_time);
 	proto__put(w, s->commit, PROTO_COMMIT_LEN);
@@ -437,9 +474,10 @@ dec_START(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 
 	NEED(proto__get_u8(r, &flags) && proto__get_u8(r, &s->first) && proto__get_u16(r, &s->turn_time) &&
 	     proto__get(r, s->commit, PROTO_COMMIT_LEN));
-	if (flags > 1 || s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
+	if (flags > 3 || s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
 		BAD("start: flags 0x%x, first %u, turn time %u", flags, s->first, s->turn_time);
 	s->resumed = flags & 1;
+	s->chosen = (flags & 2) != 0;
 	return update__read(r, &s->view, e);
 }
 
@@ -608,6 +646,8 @@ enc_RESUME(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 
 	if (x->token_len < PROTO_TOKEN_MIN || x->token_len > PROTO_TOKEN_MAX)
 		BAD("resume: token %u bytes", x->token_len);
+	if (put_who(w, &x->who, e) < 0)
+		return PROTO_BROKEN;
 	proto__put_u8(w, x->token_len);
 	proto__put(w, x->token, x->token_len);
 	proto__put(w, x->proof, PROTO_PROOF_LEN);
@@ -619,6 +659,8 @@ dec_RESUME(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 {
 	struct wire_resume *x = &m->u.resume;
 
+	if (get_who(r, &x->who, e) < 0)
+		return PROTO_BROKEN;
 	NEED(proto__get_u8(r, &x->token_len));
 	if (x->token_len < PROTO_TOKEN_MIN || x->token_len > PROTO_TOKEN_MAX)
 		BAD("resume: token %u bytes", x->token_len);
@@ -714,28 +756,34 @@ wire_decode(int type, const uint8_t *p, size_t len, struct wire_msg *m, struct p
 /* ---- constructors ---- */
 
 void
-wire_hello_init(struct wire_msg *m, const char *name, const char *room, int role)
+wire_hello_init(struct wire_msg *m)
 {
-	memset(m, 0, sizeof *m);
+	memset(m, 0, sizeof m->type + sizeof m->u.hello);
 	m->type = WIRE_HELLO;
 	m->u.hello.magic = PROTO_MAGIC;
 	m->u.hello.proto = PROTO_VERSION;
 	m->u.hello.rules = RULES_VERSION;
-	m->u.hello.role = (uint8_t)role;
-	text_clean(m->u.hello.name, sizeof m->u.hello.name, name, strlen(name), TEXT_NAME);
-	text_clean(m->u.hello.room, sizeof m->u.hello.room, room, strlen(room), TEXT_ROOM);
 }
 
 void
-wire_challenge_init(struct wire_msg *m, const uint8_t nonce[PROTO_NONCE_LEN], bool password)
+wire_challenge_init(struct wire_msg *m, const uint8_t salt[PROTO_PW_SALT_LEN], bool password)
 {
 	memset(m, 0, sizeof m->type + sizeof m->u.challenge);
 	m->type = WIRE_CHALLENGE;
 	m->u.challenge.magic = PROTO_MAGIC;
 	m->u.challenge.proto = PROTO_VERSION;
 	m->u.challenge.rules = RULES_VERSION;
-	memcpy(m->u.challenge.nonce, nonce, PROTO_NONCE_LEN);
+	memcpy(m->u.challenge.salt, salt, PROTO_PW_SALT_LEN);
 	m->u.challenge.password = password;
+}
+
+void
+wire_who_init(struct wire_who *w, const char *name, const char *room, int role)
+{
+	memset(w, 0, sizeof *w);
+	w->role = (uint8_t)role;
+	text_clean(w->name, sizeof w->name, name, strlen(name), TEXT_NAME);
+	text_clean(w->room, sizeof w->room, room, strlen(room), TEXT_ROOM);
 }
 
 void

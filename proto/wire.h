@@ -28,7 +28,7 @@
 #define WIRE_LIST(X) \
 	X(HELLO,     0x10, WIRE_C2S,  1, 8,  255,               hello)     \
 	X(CHALLENGE, 0x11, WIRE_S2C,  1, 8,  255,               challenge) \
-	X(AUTH,      0x12, WIRE_C2S,  1, 32, 32,                auth)      \
+	X(AUTH,      0x12, WIRE_C2S,  1, 37, 115,               auth)      \
 	X(WELCOME,   0x13, WIRE_S2C,  1, 19, 35,                welcome)   \
 	X(LOBBY,     0x20, WIRE_S2C,  0, 11, 139,               lobby)     \
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
@@ -43,7 +43,7 @@
 	X(CHAT,      0x40, WIRE_BOTH, 0, 3,  PROTO_CHAT_BYTES + 2, chat)   \
 	X(ERROR,     0x41, WIRE_BOTH, 1, 4,  PROTO_REASON_BYTES + 4, error) \
 	X(HEARTBEAT, 0x42, WIRE_BOTH, 1, 0,  0,                 none)      \
-	X(RESUME,    0x43, WIRE_C2S,  1, 49, 65,                resume)    \
+	X(RESUME,    0x43, WIRE_C2S,  1, 54, 148,               resume)    \
 	X(BYE,       0x44, WIRE_BOTH, 1, 1,  1,                 bye)       \
 	X(PEER,      0x45, WIRE_S2C,  0, 4,  4,                 peer)
 
@@ -80,25 +80,40 @@ enum peer_state {
 #define CHAT_FROM_CLIENT 0xff /* what a client puts in CHAT.from; the server fills in the sender */
 #define TURN_TIME_MAX 3600
 
+/* HELLO and CHALLENGE travel in clear (docs/protocol.md, "Handshake"): the versions,
+ * then the two messages of the Noise_NX handshake (proto/noise.h), which pconn makes
+ * and checks. Everything after them is inside encrypted records. */
 struct wire_hello {
 	uint32_t magic;   /* PROTO_MAGIC */
 	uint16_t proto;   /* PROTO_VERSION */
 	uint16_t rules;   /* RULES_VERSION */
+	uint8_t e[PROTO_KEY_LEN]; /* Noise message 1: the client's ephemeral key (pconn fills it) */
+};
+
+/* What CHALLENGE carries encrypted (Noise message 2's payload): flags and the salt. */
+#define WIRE_CHALLENGE_SECRET (1 + PROTO_PW_SALT_LEN)
+#define WIRE_CHALLENGE_NOISE (PROTO_KEY_LEN * 2 + 16 + WIRE_CHALLENGE_SECRET + 16)
+
+struct wire_challenge {
+	uint32_t magic;
+	uint16_t proto, rules;
+	uint8_t noise[WIRE_CHALLENGE_NOISE]; /* Noise message 2 as sent (pconn makes and reads it) */
+	/* Inside message 2, encrypted; pconn fills them on receipt and reads them to send. */
+	bool password; /* the server has a password: AUTH and RESUME must prove it */
+	uint8_t salt[PROTO_PW_SALT_LEN]; /* the server's own salt for crypto_pwhash */
+};
+
+/* Who joins: what HELLO used to carry in clear, now inside the channel. */
+struct wire_who {
 	uint8_t role;     /* enum wire_role */
 	char name[PROTO_NAME_BYTES + 1];
 	char room[PROTO_ROOM_BYTES + 1];
 };
 
-struct wire_challenge {
-	uint32_t magic;
-	uint16_t proto, rules;
-	uint8_t nonce[PROTO_NONCE_LEN];
-	bool password; /* the room has a password: AUTH must prove it */
-};
-
 struct wire_auth {
-	/* BLAKE2b-256 (crypto_generichash) keyed with the password-derived key, of
-	 * nonce || name; all zeros when the room has no password. */
+	struct wire_who who;
+	/* BLAKE2b-256 (crypto_generichash) keyed with the password key, of the handshake
+	 * hash || name; all zeros when the server has no password. */
 	uint8_t proof[PROTO_PROOF_LEN];
 };
 
@@ -131,6 +146,7 @@ struct wire_ready {
 
 struct wire_start {
 	bool resumed;         /* a snapshot after RESUME, not a new duel */
+	bool chosen;          /* the host chose this duel's seed (host --seed): the dice are not random */
 	uint8_t first;        /* who moves first */
 	uint16_t turn_time;
 	uint8_t commit[PROTO_COMMIT_LEN]; /* BLAKE2b-256 of seed (8 bytes, big-endian) || salt, revealed in END */
@@ -164,9 +180,10 @@ struct wire_error {
 };
 
 struct wire_resume {
+	struct wire_who who;
 	uint8_t token_len;
 	uint8_t token[PROTO_TOKEN_MAX];
-	uint8_t proof[PROTO_PROOF_LEN];
+	uint8_t proof[PROTO_PROOF_LEN]; /* as AUTH's, over the handshake hash || token */
 };
 
 struct wire_bye {
@@ -220,9 +237,14 @@ int wire_encode(const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len,
  * PERR_MAGIC, PERR_VERSION or PERR_RULES with both versions in e->why. */
 int wire_decode(int type, const uint8_t *p, size_t len, struct wire_msg *m, struct proto_err *e);
 
-/* Fill m as a HELLO / CHALLENGE of this build (magic and versions set). */
-void wire_hello_init(struct wire_msg *m, const char *name, const char *room, int role);
-void wire_challenge_init(struct wire_msg *m, const uint8_t nonce[PROTO_NONCE_LEN], bool password);
+/* Fill m as a HELLO / CHALLENGE of this build (magic and versions set; pconn adds the Noise parts). */
+void wire_hello_init(struct wire_msg *m);
+void wire_challenge_init(struct wire_msg *m, const uint8_t salt[PROTO_PW_SALT_LEN], bool password);
+/* Fill a wire_who (name and room cleaned). */
+void wire_who_init(struct wire_who *w, const char *name, const char *room, int role);
+/* CHALLENGE's encrypted part: flags, salt. 0 or PROTO_BROKEN (bad flags, wrong length). */
+int wire_challenge_secret_put(const struct wire_challenge *c, uint8_t out[WIRE_CHALLENGE_SECRET]);
+int wire_challenge_secret_get(struct wire_challenge *c, const uint8_t *p, size_t len, struct proto_err *e);
 /* Fill m as an ERROR; text is cleaned (controls dropped, cut to the limit). */
 void wire_error_init(struct wire_msg *m, int code, bool fatal, const char *text);
 /* Verify the fixed first bytes of a HELLO or CHALLENGE. 0 or PROTO_BROKEN. */

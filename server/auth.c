@@ -1,12 +1,14 @@
 /* auth: libsodium behind a small seam: Argon2id password keys, BLAKE2b proofs and commitments, random bytes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
 #include "auth.h"
-
-/* Changing this string changes every key: it is part of the protocol. */
-static const char salt_text[] = "wizwar-pw-salt-1";
 
 int
 auth_init(void)
@@ -15,15 +17,13 @@ auth_init(void)
 }
 
 int
-auth_key_derive(struct auth_key *k, const char *password)
+auth_key_derive(struct auth_key *k, const char *password, const uint8_t salt[PROTO_PW_SALT_LEN])
 {
-	uint8_t salt[crypto_pwhash_SALTBYTES];
-
+	_Static_assert(PROTO_PW_SALT_LEN == crypto_pwhash_SALTBYTES, "salt length");
 	memset(k, 0, sizeof *k);
+	memcpy(k->salt, salt, PROTO_PW_SALT_LEN);
 	if (password == NULL || password[0] == '\0')
 		return 0;
-	_Static_assert(sizeof salt_text - 1 == crypto_pwhash_SALTBYTES, "salt length");
-	memcpy(salt, salt_text, sizeof salt);
 	if (crypto_pwhash(k->k, sizeof k->k, password, strlen(password), salt, crypto_pwhash_OPSLIMIT_INTERACTIVE,
 	                  crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_ALG_ARGON2ID13) != 0)
 		return -1;
@@ -38,7 +38,7 @@ auth_key_wipe(struct auth_key *k)
 }
 
 void
-auth_proof(const struct auth_key *k, const uint8_t nonce[PROTO_NONCE_LEN], const void *data, size_t len,
+auth_proof(const struct auth_key *k, const uint8_t hash[PROTO_HASH_LEN], const void *data, size_t len,
            uint8_t out[PROTO_PROOF_LEN])
 {
 	crypto_generichash_state st;
@@ -48,14 +48,14 @@ auth_proof(const struct auth_key *k, const uint8_t nonce[PROTO_NONCE_LEN], const
 		return;
 	}
 	crypto_generichash_init(&st, k->k, sizeof k->k, PROTO_PROOF_LEN);
-	crypto_generichash_update(&st, nonce, PROTO_NONCE_LEN);
+	crypto_generichash_update(&st, hash, PROTO_HASH_LEN);
 	crypto_generichash_update(&st, data, len);
 	crypto_generichash_final(&st, out, PROTO_PROOF_LEN);
 	sodium_memzero(&st, sizeof st);
 }
 
 bool
-auth_check(const struct auth_key *k, const uint8_t nonce[PROTO_NONCE_LEN], const void *data, size_t len,
+auth_check(const struct auth_key *k, const uint8_t hash[PROTO_HASH_LEN], const void *data, size_t len,
            const uint8_t proof[PROTO_PROOF_LEN])
 {
 	uint8_t want[PROTO_PROOF_LEN];
@@ -63,10 +63,123 @@ auth_check(const struct auth_key *k, const uint8_t nonce[PROTO_NONCE_LEN], const
 
 	if (!k->set)
 		return true;
-	auth_proof(k, nonce, data, len, want);
+	auth_proof(k, hash, data, len, want);
 	ok = sodium_memcmp(want, proof, PROTO_PROOF_LEN) == 0;
 	sodium_memzero(want, sizeof want);
 	return ok;
+}
+
+void
+auth_identity_new(struct auth_identity *id)
+{
+	noise_keypair_new(&id->kp);
+	randombytes_buf(id->salt, sizeof id->salt);
+}
+
+/* The file: one line, "wizwar-key-1 SECRET SALT\n", both in lowercase hex. */
+#define KEY_MAGIC "wizwar-key-1"
+#define KEY_FILE_LEN (sizeof KEY_MAGIC - 1 + 1 + 2 * NOISE_KEY_LEN + 1 + 2 * PROTO_PW_SALT_LEN + 1)
+
+static int
+parse_identity(struct auth_identity *id, const char *text, size_t len)
+{
+	const char *p = text + sizeof KEY_MAGIC;
+	uint8_t sk[NOISE_KEY_LEN];
+	size_t n;
+	int rc = -1;
+
+	if (len != KEY_FILE_LEN || memcmp(text, KEY_MAGIC " ", sizeof KEY_MAGIC) != 0 || text[len - 1] != '\n' ||
+	    p[2 * NOISE_KEY_LEN] != ' ')
+		return -1;
+	if (sodium_hex2bin(sk, sizeof sk, p, 2 * NOISE_KEY_LEN, NULL, &n, NULL) == 0 && n == sizeof sk &&
+	    sodium_hex2bin(id->salt, sizeof id->salt, p + 2 * NOISE_KEY_LEN + 1, 2 * PROTO_PW_SALT_LEN, NULL, &n,
+	                   NULL) == 0 && n == sizeof id->salt)
+		rc = noise_keypair_from(&id->kp, sk);
+	sodium_memzero(sk, sizeof sk);
+	return rc;
+}
+
+int
+auth_identity_load(struct auth_identity *id, const char *path, bool *created, char *why, size_t whylen)
+{
+	char text[KEY_FILE_LEN + 2];
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	*created = false;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			snprintf(why, whylen, "%s is not a regular file", path);
+			return -1;
+		}
+		if (st.st_mode & 077) {
+			close(fd);
+			snprintf(why, whylen, "%s is readable by others (mode %03o): chmod 600 it, or remove it for a new key",
+			         path, (unsigned)(st.st_mode & 0777));
+			return -1;
+		}
+		got = read(fd, text, sizeof text);
+		close(fd);
+		if (got < 0 || parse_identity(id, text, (size_t)got) != 0) {
+			sodium_memzero(text, sizeof text);
+			snprintf(why, whylen, "%s is not a wizwar server key (remove it to make a new one)", path);
+			return -1;
+		}
+		sodium_memzero(text, sizeof text);
+		return 0;
+	}
+	if (errno != ENOENT) {
+		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	auth_identity_new(id);
+	{
+		char sk[2 * NOISE_KEY_LEN + 1], salt[2 * PROTO_PW_SALT_LEN + 1];
+		int n;
+		sodium_bin2hex(sk, sizeof sk, id->kp.sk, sizeof id->kp.sk);
+		sodium_bin2hex(salt, sizeof salt, id->salt, sizeof id->salt);
+		n = snprintf(text, sizeof text, KEY_MAGIC " %s %s\n", sk, salt);
+		sodium_memzero(sk, sizeof sk);
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+		    write(fd, text, (size_t)n) != n || fsync(fd) != 0) {
+			snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
+			if (fd >= 0) {
+				close(fd);
+				unlink(path);
+			}
+			sodium_memzero(text, sizeof text);
+			return -1;
+		}
+		close(fd);
+		sodium_memzero(text, sizeof text);
+	}
+	*created = true;
+	return 0;
+}
+
+void
+auth_fingerprint(const uint8_t pk[PROTO_KEY_LEN], char out[AUTH_FP_LEN + 1])
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+	static const uint8_t domain[] = "wizwar-fingerprint-1";
+	uint8_t h[32];
+	unsigned bits = 0, acc = 0;
+	size_t o = 0;
+
+	crypto_generichash(h, sizeof h, pk, PROTO_KEY_LEN, domain, sizeof domain - 1);
+	for (size_t i = 0; i < 16; i++) {
+		acc = (acc << 8) | h[i];
+		bits += 8;
+		while (bits >= 5) {
+			out[o++] = alphabet[(acc >> (bits - 5)) & 31];
+			bits -= 5;
+		}
+	}
+	if (bits)
+		out[o++] = alphabet[(acc << (5 - bits)) & 31];
+	out[o] = '\0';
 }
 
 void

@@ -6,36 +6,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "noise.h"
 #include "proto.h"
 
 #define AUTH_KEY_LEN 32
 
 /*
- * A password never crosses the wire. Both sides turn it into a key with
- * crypto_pwhash (Argon2id, interactive limits) over a fixed, versioned salt
- * (CHALLENGE has no salt field: see docs/server.md), once per process. A join
- * then proves the key with BLAKE2b-256 keyed by it over the server's fresh
- * nonce and the player's name (AUTH), or over the nonce and the resume token
- * (RESUME), and the server compares in constant time (sodium_memcmp).
+ * A password never crosses the wire, not even inside the encrypted channel.
+ * Both sides turn it into a key with crypto_pwhash (Argon2id, interactive
+ * limits) over the server's own random salt (kept with its long-term key, sent
+ * encrypted in CHALLENGE). A join proves the key with BLAKE2b-256 keyed by it
+ * over the Noise handshake hash and the player's name (AUTH), or the hash and
+ * the resume token (RESUME); the server compares in constant time. A proof is
+ * good for one channel only and travels inside it (docs/server.md).
  */
 struct auth_key {
 	bool set; /* false: no password, proofs are all zeros and not checked */
+	uint8_t salt[PROTO_PW_SALT_LEN];
 	uint8_t k[AUTH_KEY_LEN];
 };
 
 /* sodium_init(); 0 or -1. Safe to call many times. */
 int auth_init(void);
 
-/* Derive the key of a password; NULL or "" gives an unset key. 0 or -1 (out of memory). */
-int auth_key_derive(struct auth_key *k, const char *password);
+/* Derive the key of a password under a salt; NULL or "" gives an unset key. 0 or -1 (out of memory). */
+int auth_key_derive(struct auth_key *k, const char *password, const uint8_t salt[PROTO_PW_SALT_LEN]);
 void auth_key_wipe(struct auth_key *k);
 
-/* proof = BLAKE2b-256(key; nonce || data). All zeros for an unset key. */
-void auth_proof(const struct auth_key *k, const uint8_t nonce[PROTO_NONCE_LEN], const void *data, size_t len,
+/* proof = BLAKE2b-256(key; hash || data), hash the handshake's. All zeros for an unset key. */
+void auth_proof(const struct auth_key *k, const uint8_t hash[PROTO_HASH_LEN], const void *data, size_t len,
                 uint8_t out[PROTO_PROOF_LEN]);
-/* Does `proof` prove k over nonce || data? Constant time. True for an unset key. */
-bool auth_check(const struct auth_key *k, const uint8_t nonce[PROTO_NONCE_LEN], const void *data, size_t len,
+/* Does `proof` prove k over hash || data? Constant time. True for an unset key. */
+bool auth_check(const struct auth_key *k, const uint8_t hash[PROTO_HASH_LEN], const void *data, size_t len,
                 const uint8_t proof[PROTO_PROOF_LEN]);
+
+/* A server's long-term identity: its Noise static key and its password salt. */
+struct auth_identity {
+	struct noise_keypair kp;
+	uint8_t salt[PROTO_PW_SALT_LEN];
+};
+
+/* A fresh identity (an in-process server: practice, tests). */
+void auth_identity_new(struct auth_identity *id);
+/* Load the identity kept at path, or make one there (0600, its directory 0700) when
+ * there is none; *created says which. 0, or -1 with a reason (a file that is not one,
+ * readable by others, or not writable). */
+int auth_identity_load(struct auth_identity *id, const char *path, bool *created, char *why, size_t whylen);
+
+/* A key's fingerprint: the first 16 bytes of BLAKE2b-256("wizwar-fingerprint-1"; pk), in
+ * lowercase base32 (RFC 4648, no padding): 26 characters, safe in a URL fragment. */
+#define AUTH_FP_LEN 26
+void auth_fingerprint(const uint8_t pk[PROTO_KEY_LEN], char out[AUTH_FP_LEN + 1]);
 
 /* Unpredictable bytes (nonces, tokens, salts, seeds). */
 void auth_random(void *buf, size_t n);

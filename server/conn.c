@@ -111,13 +111,13 @@ doom(struct conn *c)
 		uv_timer_start(&c->timer, on_tick, 0, c->srv->cfg.lim.tick_ms);
 }
 
+static int conn__write(struct conn *c, size_t len);
+
 int
 conn__send(struct conn *c, const struct wire_msg *m)
 {
 	struct server *s = c->srv;
-	struct wreq *w;
 	size_t len;
-	uv_buf_t b;
 
 	if (c->doomed || (c->state == CONN_CLOSING && c->shutting))
 		return -1;
@@ -130,6 +130,43 @@ conn__send(struct conn *c, const struct wire_msg *m)
 		doom(c);
 		return -1;
 	}
+	return conn__write(c, len);
+}
+
+/* Frames sent until conn__flush() share one record (one tag). */
+void
+conn__cork(struct conn *c)
+{
+	pconn_cork(&c->pc);
+}
+
+int
+conn__flush(struct conn *c)
+{
+	struct server *s = c->srv;
+	size_t len;
+
+	if (c->doomed || uv_is_closing((uv_handle_t *)&c->tcp)) {
+		pconn_flush(&c->pc, s->frame, sizeof s->frame, &len, &s->err); /* uncork, drop */
+		return -1;
+	}
+	if (pconn_flush(&c->pc, s->frame, sizeof s->frame, &len, &s->err) != 0) {
+		doom(c);
+		return -1;
+	}
+	return conn__write(c, len);
+}
+
+/* Write the len bytes pconn left in s->frame. */
+static int
+conn__write(struct conn *c, size_t len)
+{
+	struct server *s = c->srv;
+	struct wreq *w;
+	uv_buf_t b;
+
+	if (len == 0)
+		return 0;
 	if (c->queued + len > s->cfg.lim.max_queued) {
 		server__log(s, "%s: dropped: %zu bytes waiting, it does not read", c->peer, c->queued);
 		if (s->cfg.hooks.dropped)
@@ -330,6 +367,7 @@ conn__start(struct server *s, uv_stream_t *listener)
 	c->seat = -1;
 	c->state = CONN_HELLO;
 	pconn_init(&c->pc, PCONN_SERVER);
+	pconn_set_identity(&c->pc, &s->id.kp);
 	uv_tcp_init(s->loop, &c->tcp);
 	uv_timer_init(s->loop, &c->timer);
 	c->tcp.data = c;

@@ -48,8 +48,7 @@ struct conn {
 	bool doomed;               /* its write queue overflowed: closed at the next tick, sends refused */
 	uint64_t born, last_rx, last_tx, closing_since;
 	size_t queued;             /* bytes in uv_write requests not yet done */
-	struct wire_hello hello;
-	uint8_t nonce[PROTO_NONCE_LEN];
+	struct wire_who who;       /* CHALLENGED on: from AUTH or RESUME */
 	struct gameroom *room;         /* CHALLENGED: the room asked for (one-room mode); JOINED: its room */
 	int seat;                  /* JOINED: 0 or 1; else -1 */
 	unsigned chat_count;
@@ -88,6 +87,7 @@ struct gameroom {
 	struct options opt;
 	int turn_time;
 	bool seed_fixed;           /* the next duel uses `seed` */
+	bool seed_chosen;          /* this duel's seed was fixed by the host: START says so */
 	uint64_t seed;
 	uint8_t salt[PROTO_SALT_LEN];
 	uint8_t commit[PROTO_COMMIT_LEN];
@@ -112,7 +112,8 @@ struct server {
 	uv_timer_t sweep;
 	struct server_config cfg;
 	char *bind, *log_dir;
-	struct auth_key key;       /* one-room mode's password key */
+	struct auth_identity id;   /* the long-term key and password salt */
+	struct auth_key key;       /* the password key (one room's, or every room's) */
 	struct conn *conns;
 	struct gameroom *rooms;
 	struct addr_entry *addrs;
@@ -145,6 +146,8 @@ void server__auth_failed(struct server *s, struct conn *c);
 
 int conn__start(struct server *s, uv_stream_t *listener);
 int conn__send(struct conn *c, const struct wire_msg *m);
+void conn__cork(struct conn *c);
+int conn__flush(struct conn *c);
 void conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
 	__attribute__((format(printf, 4, 5)))

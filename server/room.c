@@ -192,6 +192,7 @@ send_start(struct gameroom *r, int p, bool resumed)
 	view_build(&r->game, p, &s->view);
 	m->type = WIRE_START;
 	m->u.start.resumed = resumed;
+	m->u.start.chosen = r->seed_chosen;
 	m->u.start.first = r->game.first;
 	/* After the end (a snapshot for a player who was away) the options may have changed since. */
 	m->u.start.turn_time = (uint16_t)(r->state == ROOM_PLAYING ? r->turn_time : r->end_turn_time);
@@ -278,7 +279,7 @@ room__join(struct gameroom *r, struct conn *c)
 	if (r->dying)
 		return PERR_SERVER;
 	for (int i = 0; i < PLAYERS; i++)
-		if (r->seat[i].taken && strcmp(r->seat[i].name, c->hello.name) == 0)
+		if (r->seat[i].taken && strcmp(r->seat[i].name, c->who.name) == 0)
 			return PERR_NAME_TAKEN;
 	for (int i = 0; i < PLAYERS && p < 0; i++)
 		if (!r->seat[i].taken)
@@ -288,9 +289,9 @@ room__join(struct gameroom *r, struct conn *c)
 	struct seat *st = &r->seat[p];
 	st->taken = true;
 	st->conn = c;
-	st->bot = c->hello.role == ROLE_BOT;
+	st->bot = c->who.role == ROLE_BOT;
 	st->ready = st->rematch = false;
-	snprintf(st->name, sizeof st->name, "%s", c->hello.name);
+	snprintf(st->name, sizeof st->name, "%s", c->who.name);
 	new_token(st);
 	if (r->controller < 0)
 		r->controller = p;
@@ -376,7 +377,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 	}
 	st->conn = c;
 	st->reserved = false;
-	if (c->hello.role == ROLE_BOT)
+	if (c->who.role == ROLE_BOT)
 		st->bot = true;
 	c->room = r;
 	c->seat = p;
@@ -546,6 +547,7 @@ start_game(struct gameroom *r)
 	for (int p = 0; p < PLAYERS; p++)
 		r->seat[p].end_pending = false;
 	r->seed = r->seed_fixed ? r->seed : auth_random64();
+	r->seed_chosen = r->seed_fixed;
 	r->seed_fixed = false;
 	auth_random(r->salt, sizeof r->salt);
 	auth_commit(r->seed, r->salt, r->commit);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "internal.h"
 
 #define HOST_ROOM "host"
@@ -172,25 +174,32 @@ on_hello(struct conn *c, const struct wire_hello *h)
 		conn__drop(c, PERR_AUTH, why);
 		return;
 	}
-	if (s->cfg.multi && h->room[0] == '\0') {
-		conn__drop(c, PERR_STATE, "this server holds many rooms: give a room code (--room CODE)");
-		return;
-	}
-	c->hello = *h;
-	auth_random(c->nonce, sizeof c->nonce);
-	wire_challenge_init(m, c->nonce, room_key(s)->set);
+	(void)h; /* its versions were checked, its key taken by pconn */
+	wire_challenge_init(m, s->id.salt, room_key(s)->set);
 	c->state = CONN_CHALLENGED;
 	conn__send(c, m);
+}
+
+/* AUTH and RESUME say who joins, inside the channel. */
+static bool
+take_who(struct conn *c, const struct wire_who *w)
+{
+	if (c->srv->cfg.multi && w->room[0] == '\0') {
+		conn__drop(c, PERR_STATE, "this server holds many rooms: give a room code (--room CODE)");
+		return false;
+	}
+	c->who = *w;
+	return true;
 }
 
 static struct gameroom *
 room_for(struct conn *c, bool create, int *code)
 {
 	struct server *s = c->srv;
-	struct gameroom *r = server__find_room(s, c->hello.room);
+	struct gameroom *r = server__find_room(s, c->who.room);
 
 	if (r == NULL && create && s->cfg.multi) {
-		if ((r = server__add_room(s, c->hello.room)) == NULL) {
+		if ((r = server__add_room(s, c->who.room)) == NULL) {
 			*code = PERR_ROOM_FULL;
 			return NULL;
 		}
@@ -208,7 +217,9 @@ on_auth(struct conn *c, const struct wire_auth *a)
 	struct gameroom *r;
 	int code = PERR_OK;
 
-	if (!auth_check(room_key(s), c->nonce, c->hello.name, strlen(c->hello.name), a->proof)) {
+	if (!take_who(c, &a->who))
+		return;
+	if (!auth_check(room_key(s), pconn_hash(&c->pc), c->who.name, strlen(c->who.name), a->proof)) {
 		server__auth_failed(s, c);
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
@@ -231,7 +242,9 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	struct gameroom *r;
 	int code = PERR_OK;
 
-	if (!auth_check(room_key(s), c->nonce, m->token, m->token_len, m->proof)) {
+	if (!take_who(c, &m->who))
+		return;
+	if (!auth_check(room_key(s), pconn_hash(&c->pc), m->token, m->token_len, m->proof)) {
 		server__auth_failed(s, c);
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
@@ -361,7 +374,12 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->cfg.bind = s->bind;
 	s->cfg.log_dir = s->log_dir;
 	s->cfg.password = NULL; /* only its key is kept */
-	if (auth_key_derive(&s->key, cfg->password) != 0) {
+	s->cfg.identity = NULL;
+	if (cfg->identity)
+		s->id = *cfg->identity;
+	else
+		auth_identity_new(&s->id);
+	if (auth_key_derive(&s->key, cfg->password, s->id.salt) != 0) {
 		snprintf(why, whylen, "cannot derive the password key (out of memory)");
 		goto fail_mem;
 	}
@@ -391,6 +409,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	return 0;
 fail_mem:
 	auth_key_wipe(&s->key);
+	sodium_memzero(&s->id, sizeof s->id);
 	free(s->bind);
 	free(s->log_dir);
 	free(s);
@@ -408,6 +427,18 @@ server_port(const struct server *s)
 	if (ss.ss_family == AF_INET)
 		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+const uint8_t *
+server_public_key(const struct server *s)
+{
+	return s->id.kp.pk;
+}
+
+void
+server_fingerprint(const struct server *s, char out[AUTH_FP_LEN + 1])
+{
+	auth_fingerprint(s->id.kp.pk, out);
 }
 
 int
@@ -462,6 +493,7 @@ server__unref(struct server *s)
 			a = n;
 		}
 		auth_key_wipe(&s->key);
+		sodium_memzero(&s->id, sizeof s->id);
 		free(s->bind);
 		free(s->log_dir);
 		free(s);

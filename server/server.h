@@ -8,6 +8,7 @@
 
 #include <uv.h>
 
+#include "auth.h"
 #include "game.h"
 #include "proto.h"
 
@@ -51,6 +52,7 @@ struct server_config {
 	int port;               /* 0: any; read it back with server_port() */
 	bool multi;             /* many rooms by code, created by their first player; else one room */
 	const char *password;   /* the room's password (one-room mode) or every room's (multi), or NULL */
+	const struct auth_identity *identity; /* its long-term key and salt; NULL: a fresh one (in-process servers) */
 	struct options opt;     /* one-room mode: the first options */
 	int turn_time;          /* one-room mode: seconds per turn, 0 none */
 	bool seed_fixed;        /* one-room mode: use `seed` for the first duel */
@@ -66,6 +68,9 @@ void server_config_default(struct server_config *c);
 /* Create and start listening. 0, or -1 with a reason. */
 int server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen);
 int server_port(const struct server *s);
+/* The server's public key (what a client pins) and its fingerprint. */
+const uint8_t *server_public_key(const struct server *s);
+void server_fingerprint(const struct server *s, char out[AUTH_FP_LEN + 1]);
 
 /* One-room mode: hold a seat for the hosting player (the controller), who then joins
  * by RESUME with the token given here (PROTO_TOKEN_MAX bytes). The seat is held

@@ -13,6 +13,9 @@
 #include "netbot.h"
 #include "server.h"
 
+/* The server's key, made before the fork: the clients check the key it shows. */
+static struct auth_identity server_id;
+
 /* The server runs in a child process of its own, as it would on a host, so that its CPU and
  * memory are measured apart from the bots'. */
 static pid_t
@@ -38,6 +41,7 @@ spawn_server(int *port)
 		c.lim.max_rooms = 100000;
 		c.lim.max_conns = 200000;
 		c.lim.max_conns_per_addr = 200000;
+		c.identity = &server_id;
 		if (server_create(&loop, &c, &s, why, sizeof why) != 0) {
 			fprintf(stderr, "bench_net: %s\n", why);
 			_exit(1);
@@ -256,6 +260,7 @@ latency(int port)
 		nc.port = port;
 		nc.name = i ? "lat-b" : "lat-a";
 		nc.room = "latency";
+		nc.server_key = server_id.kp.pk;
 		nc.verify = true;
 		nc.ud = &l;
 		nc.ev.update = lat_update;
@@ -363,6 +368,7 @@ rooms(int port, pid_t server, int nrooms)
 		snprintf(room, sizeof room, "r%d", i / 2);
 		bc.net.name = names[i & 1];
 		bc.net.room = room;
+		bc.net.server_key = server_id.kp.pk;
 		bc.level = BOT_NORMAL;
 		bc.seed = (uint64_t)i + 1;
 		bc.think_ms = THINK_MS;
@@ -424,6 +430,9 @@ main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (auth_init() != 0)
+		return 1;
+	auth_identity_new(&server_id);
 	server = spawn_server(&port);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("bench_net: server pid %d on 127.0.0.1:%d, RSS %ld KiB idle\n", (int)server, port, rss_kib(server));

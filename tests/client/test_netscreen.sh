@@ -13,6 +13,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/tmux_lib.sh"
 
 STATE="$TMPD/state"
+export XDG_STATE_HOME="$STATE" # keys and known servers too: never the real ones
 mkdir -p "$STATE"
 PIDS=()
 stop_all() {
@@ -155,11 +156,25 @@ gzip -dc "$log" | grep -q '^chat 0 good luck, Robo$' || fail "the chat is not in
 ok "the server's turn log replays exactly, chat included"
 
 # ==== 2. a scripted peer: plain chat is shown as sent; a raw ESC is refused by the server ====
-if command -v python3 >/dev/null 2>&1; then
+# The peer speaks the encrypted protocol through python3-dissononce (an independent Noise
+# implementation; Debian's python3-dissononce), with the system python that has it.
+PEERPY=""
+for py in /usr/bin/python3 python3; do
+	if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import dissononce' 2>/dev/null; then PEERPY=$py; break; fi
+done
+if [ -n "$PEERPY" ]; then
 	cat >"$TMPD/peer.py" <<'EOF'
-# A bare protocol peer: HELLO, AUTH without a password, then CHAT frames sent raw (not deflated).
+# A bare protocol peer: HELLO and the Noise NX handshake, AUTH without a password, then CHAT frames
+# sent raw (not deflated) inside records.
 import socket, struct, sys, time, zlib
-port, room, rules, proto = int(sys.argv[1]), sys.argv[2].encode(), int(sys.argv[3]), int(sys.argv[5])
+from dissononce.processing.impl.handshakestate import HandshakeState
+from dissononce.processing.impl.symmetricstate import SymmetricState
+from dissononce.processing.impl.cipherstate import CipherState
+from dissononce.processing.handshakepatterns.interactive.NX import NXHandshakePattern
+from dissononce.cipher.chachapoly import ChaChaPolyCipher
+from dissononce.dh.x25519.x25519 import X25519DH
+from dissononce.hash.blake2b import Blake2bHash
+port, room, proto, rules = int(sys.argv[1]), sys.argv[2].encode(), int(sys.argv[5]), int(sys.argv[3])
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
 buf = b""
 def recvn(n):
@@ -171,19 +186,33 @@ def recvn(n):
         buf += d
     out, buf = buf[:n], buf[n:]
     return out
-def frame():
-    t, n = recvn(2)
-    if n & 0x80:
-        n = (n & 0x7f) | (recvn(1)[0] << 7)
-    return t, recvn(n)
-def send(t, payload):
-    assert len(payload) < 128
-    s.sendall(bytes([t, len(payload)]) + payload)
 def str8(b):
     return bytes([len(b)]) + b
-send(0x10, struct.pack(">IHHB", 0x575A5752, proto, rules, 0) + str8(b"Mallory") + str8(room))
-t, _ = frame(); assert t == 0x11, t                  # CHALLENGE
-send(0x12, bytes(32))                                 # AUTH: no password
+prefix = struct.pack(">IHH", 0x575A5752, proto, rules)
+hs = HandshakeState(SymmetricState(CipherState(ChaChaPolyCipher()), Blake2bHash()), X25519DH())
+hs.initialize(NXHandshakePattern(), True, prefix)
+m1 = bytearray()
+hs.write_message(b"", m1)
+s.sendall(bytes([0x10, 8 + len(m1)]) + prefix + bytes(m1))
+t, n = recvn(2); assert t == 0x11, t                 # CHALLENGE, in clear
+tx, rx = hs.read_message(recvn(n)[8:], bytearray())
+pending = []
+def send(t, payload):
+    ct = tx.encrypt_with_ad(b"", bytes([t, len(payload)]) + payload)
+    s.sendall(len(ct).to_bytes(2, "big") + ct)
+def frame():
+    global pending
+    while not pending:
+        pt = rx.decrypt_with_ad(b"", recvn(int.from_bytes(recvn(2), "big")))
+        i = 0
+        while i < len(pt):
+            t, n, h = pt[i], pt[i + 1], 2
+            if n & 0x80:
+                n, h = (n & 0x7f) | (pt[i + 2] << 7), 3
+            pending.append((t, pt[i + h:i + h + n]))
+            i += h + n
+    return pending.pop(0)
+send(0x12, bytes([0]) + str8(b"Mallory") + str8(room) + bytes(32))   # AUTH: no password
 t, p = frame(); assert t == 0x13, t                  # WELCOME
 print("joined as player", p[0], flush=True)
 send(0x40, b"\xff" + str8(b"[31mplain, not red"))    # CHAT: text that only looks like a sequence
@@ -202,10 +231,10 @@ except (EOFError, OSError):
     print("closed", flush=True)
 EOF
 	RULES="$("$WIZWAR" --version | grep -oE 'rules [0-9]+' | grep -oE '[0-9]+')"
+	PROTO="$("$WIZWAR" --version | grep -oE 'protocol [0-9]+' | grep -oE '[0-9]+')"
 	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room esc --name Tess
 	wait_for 'Waiting for an opponent'
-	PROTO="$(sed -n 's/^#define PROTO_VERSION \([0-9]*\).*/\1/p' "$WIZWAR_SRCDIR/proto/proto.h")"
-	python3 "$TMPD/peer.py" "$PORT" esc "$RULES" 1.5 "$PROTO" >"$TMPD/peer.out" 2>&1 &
+	"$PEERPY" "$TMPD/peer.py" "$PORT" esc "$RULES" 1.5 "$PROTO" >"$TMPD/peer.out" 2>&1 &
 	PEER=$!
 	PIDS+=("$PEER")
 	wait_for '<Mallory> \[31mplain, not red'
@@ -225,7 +254,7 @@ EOF
 	expect '^EXIT=0$' "leaving the lobby exits with status 0"
 	T kill-session -t w
 else
-	echo "python3 is missing: the scripted peer is skipped"
+	echo "python3 with dissononce is missing: the scripted peer is skipped"
 fi
 
 # ==== 3. host in tmux, a bot joining it ====

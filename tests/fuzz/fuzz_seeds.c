@@ -48,13 +48,20 @@ main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	/* Streams as each side receives them, before and after the join. */
+	/* Streams as each side receives them: in clear (HELLO to a server, CHALLENGE to a
+	 * client), and inside records before and after the join (fuzz_pconn's format: a
+	 * control byte, then each record's plaintext with a u16 length). */
 	pconn_init(&srv, PCONN_SERVER);
 	pconn_init(&cli, PCONN_CLIENT);
-	stream[0][slen[0]++] = 0x00 | (7 << 2); /* client receiving, not joined */
-	stream[1][slen[1]++] = 0x01 | (7 << 2); /* server receiving, not joined */
-	stream[2][slen[2]++] = 0x02 | (15 << 2); /* client receiving, joined */
-	stream[3][slen[3]++] = 0x03 | (15 << 2); /* server receiving, joined */
+	stream[0][slen[0]++] = 0x02 | (7 << 3);  /* client receiving records, not joined */
+	stream[1][slen[1]++] = 0x03 | (7 << 3);  /* server receiving records, not joined */
+	stream[2][slen[2]++] = 0x06 | (15 << 3); /* client receiving records, joined */
+	stream[3][slen[3]++] = 0x07 | (15 << 3); /* server receiving records, joined */
+	{
+		struct proto_err e;
+		if (sample_handshake(&srv, &cli, &e) != 0)
+			return 1;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < sample_ntypes; i++) {
 			int t = sample_types[i];
@@ -70,12 +77,15 @@ main(int argc, char **argv)
 					snprintf(name, sizeof name, "%s-%llu", wire_name(t), (unsigned long long)seed);
 					put(argv[1], "fuzz_decode", name, buf, len + 1);
 				}
+				if (t == WIRE_HELLO || t == WIRE_CHALLENGE)
+					continue; /* in clear only: the clear seeds below */
 				if (!!wire_before_join(t) != (pass == 0) && !(pass == 1 && wire_before_join(t) && seed == 0))
 					continue;
 				if (t == WIRE_WELCOME && pass == 0)
 					continue; /* keep the first streams before the join */
 				for (int side = 0; side < 2; side++) {
 					struct pconn *tx = side ? &cli : &srv;
+					static uint8_t out[PCONN_FRAME_MAX];
 					size_t flen;
 					int k = side + 2 * pass;
 
@@ -84,13 +94,52 @@ main(int argc, char **argv)
 					if (t == WIRE_CHAT)
 						m.u.chat.from = side ? CHAT_FROM_CLIENT : 0;
 					tx->joined = pass == 1;
-					if (slen[k] + PCONN_FRAME_MAX > sizeof stream[k] ||
-					    pconn_send(tx, &m, stream[k] + slen[k], PCONN_FRAME_MAX, &flen, NULL) != 0)
+					pconn_cork(tx);
+					if (pconn_send(tx, &m, out, sizeof out, &flen, NULL) != 0 ||
+					    slen[k] + 2 + tx->ob_len > sizeof stream[k]) {
+						pconn_flush(tx, out, sizeof out, &flen, NULL);
 						continue;
-					slen[k] += flen;
+					}
+					stream[k][slen[k]++] = (uint8_t)(tx->ob_len >> 8);
+					stream[k][slen[k]++] = (uint8_t)tx->ob_len;
+					memcpy(stream[k] + slen[k], tx->ob, tx->ob_len);
+					slen[k] += tx->ob_len;
+					pconn_flush(tx, out, sizeof out, &flen, NULL);
 				}
 			}
 		}
+	}
+	{
+		/* In clear: a HELLO for a server, a CHALLENGE for a client. */
+		static struct pconn s2, c2;
+		static uint8_t out[PCONN_FRAME_MAX];
+		size_t n;
+		uint8_t salt[PROTO_PW_SALT_LEN] = { 0 }, hello[256];
+
+		pconn_init(&s2, PCONN_SERVER);
+		pconn_init(&c2, PCONN_CLIENT);
+		wire_hello_init(&m);
+		pconn_send(&c2, &m, out, sizeof out, &n, NULL);
+		hello[0] = 0x01 | (3 << 3);
+		memcpy(hello + 1, out, n);
+		put(argv[1], "fuzz_pconn", "clear-hello", hello, n + 1);
+		wire_challenge_init(&m, salt, true);
+		memset(m.u.challenge.noise, 0x5a, sizeof m.u.challenge.noise);
+		wire_encode(&m, buf + 3, sizeof buf - 3, &n, NULL);
+		buf[0] = 0x00 | (3 << 3);
+		buf[1] = WIRE_CHALLENGE;
+		buf[2] = (uint8_t)n;
+		put(argv[1], "fuzz_pconn", "clear-challenge", buf, n + 3);
+		pconn_finish(&s2);
+		pconn_finish(&c2);
+		/* fuzz_noise: each kind of message, of the right length. */
+		memset(buf, 0x33, 200);
+		buf[0] = 0;
+		put(argv[1], "fuzz_noise", "msg1", buf, 1 + NOISE_MSG1_LEN);
+		buf[0] = 1;
+		put(argv[1], "fuzz_noise", "msg2", buf, 1 + WIRE_CHALLENGE_NOISE);
+		buf[0] = 2;
+		put(argv[1], "fuzz_noise", "record", buf, 1 + 40);
 	}
 	for (int k = 0; k < 4; k++) {
 		snprintf(name, sizeof name, "stream-%d", k);

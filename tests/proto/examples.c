@@ -5,6 +5,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include <sodium.h>
+
+#include "auth.h"
 #include "docblock.h"
 #include "layout.h"
 #include "pconn.h"
@@ -19,6 +22,9 @@
  * deflated frames are zlib's output at level 9 (another deflater may produce
  * other bytes that inflate to the same payload, and that is as good). Every
  * count in a caption is counted here, so no caption can say 5 bytes of 4.
+ * After the handshake a frame travels inside an encrypted record: the examples
+ * show the frame, the plaintext of its record, except in the handshake section,
+ * which shows whole records made from fixed keys.
  */
 
 static void
@@ -36,13 +42,84 @@ block(FILE *o, const char *title, const uint8_t *p, size_t n)
 	fprintf(o, "```\n\n");
 }
 
+/* The frame as sent: in clear during the handshake, else as it lies in its record's plaintext. */
 static int
 frame(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t *len)
 {
+	static uint8_t rec[PCONN_FRAME_MAX];
 	struct proto_err e = { 0 };
+	size_t rl;
 
-	if (pconn_send(c, m, out, PCONN_FRAME_MAX, len, &e) != 0) {
+	if (c->secure)
+		pconn_cork(c);
+	if (pconn_send(c, m, c->secure ? rec : out, PCONN_FRAME_MAX, len, &e) != 0) {
 		fprintf(stderr, "proto_examples: %s: %s\n", wire_name(m->type), e.why);
+		return -1;
+	}
+	if (!c->corked)
+		return 0;
+	*len = c->ob_len;
+	memcpy(out, c->ob, c->ob_len);
+	return pconn_flush(c, rec, sizeof rec, &rl, &e);
+}
+
+/* The fixed keys of the examples: 32 bytes counting up from `first`. */
+static void
+fixed(uint8_t k[32], int first)
+{
+	for (int i = 0; i < 32; i++)
+		k[i] = (uint8_t)(first + i);
+}
+
+/* A server and a client through the handshake with the fixed keys, showing nothing. */
+static void
+secure_pair(struct pconn *srv, struct pconn *cli)
+{
+	static struct wire_msg m;
+	static uint8_t out[PCONN_FRAME_MAX];
+	static uint8_t s_sk[32], e1[32], e2[32];
+	uint8_t salt[PROTO_PW_SALT_LEN] = { 0 };
+	struct noise_keypair kp;
+	size_t len;
+
+	fixed(s_sk, 0x01);
+	fixed(e1, 0x21);
+	fixed(e2, 0x41);
+	noise_keypair_from(&kp, s_sk);
+	pconn_set_identity(srv, &kp);
+	pconn_set_ephemeral(cli, e1);
+	pconn_set_ephemeral(srv, e2);
+	wire_hello_init(&m);
+	pconn_send(cli, &m, out, sizeof out, &len, NULL);
+	pconn_feed(srv, out, len);
+	pconn_next(srv, &m, NULL);
+	wire_challenge_init(&m, salt, false);
+	pconn_send(srv, &m, out, sizeof out, &len, NULL);
+	pconn_feed(cli, out, len);
+	pconn_next(cli, &m, NULL);
+}
+
+/* A message in a record of its own: the frame (the record's plaintext), then the record as sent. */
+static int
+show_record(FILE *o, struct pconn *c, struct pconn *peer, const struct wire_msg *m, const char *title)
+{
+	static uint8_t out[PCONN_FRAME_MAX];
+	static struct wire_msg got;
+	struct proto_err e = { 0 };
+	size_t len;
+
+	pconn_cork(c);
+	if (pconn_send(c, m, out, sizeof out, &len, &e) != 0) {
+		fprintf(stderr, "proto_examples: %s: %s\n", wire_name(m->type), e.why);
+		return -1;
+	}
+	block(o, "... its frame, the record's plaintext", c->ob, c->ob_len);
+	if (pconn_flush(c, out, sizeof out, &len, &e) != 0)
+		return -1;
+	block(o, title, out, len);
+	pconn_feed(peer, out, len);
+	if (pconn_next(peer, &got, &e) != PROTO_DONE) {
+		fprintf(stderr, "proto_examples: the peer refused %s: %s\n", wire_name(m->type), e.why);
 		return -1;
 	}
 	return 0;
@@ -306,58 +383,108 @@ static int
 gen_examples(FILE *o)
 {
 	static struct wire_msg m;
-	static struct pconn cli, srv, gs;
+	static struct pconn cli, srv, gs, gsc, fresh_c;
 	static uint8_t payload[PROTO_PAYLOAD_MAX], out[PCONN_FRAME_MAX];
 	static struct game g;
 	struct options opt;
 	struct view blank, v;
-	uint8_t nonce[PROTO_NONCE_LEN];
 	size_t len;
 
 	pconn_init(&cli, PCONN_CLIENT);
 	pconn_init(&srv, PCONN_SERVER);
 
 	fprintf(o, "### Handshake\n\n");
-	wire_hello_init(&m, "Merlin", "lobby", ROLE_PLAYER);
-	SHOW(&cli, &m, "HELLO from \"Merlin\" to room \"lobby\" as a player");
-	for (int i = 0; i < PROTO_NONCE_LEN; i++)
-		nonce[i] = (uint8_t)(0xa0 + i);
-	wire_challenge_init(&m, nonce, true);
-	SHOW(&srv, &m, "CHALLENGE with nonce a0 a1 ... bf, a password needed");
+	{
+		static uint8_t s_sk[32], e1[32], e2[32];
+		uint8_t salt[PROTO_PW_SALT_LEN];
+		struct noise_keypair kp;
+		struct auth_key key;
+		char fp[AUTH_FP_LEN + 1];
+
+		if (sodium_init() < 0)
+			return -1;
+		fixed(s_sk, 0x01);
+		fixed(e1, 0x21);
+		fixed(e2, 0x41);
+		for (int i = 0; i < PROTO_PW_SALT_LEN; i++)
+			salt[i] = (uint8_t)(0xc0 + i);
+		noise_keypair_from(&kp, s_sk);
+		auth_fingerprint(kp.pk, fp);
+		fprintf(o, "Fixed keys (X25519 secrets): the server's static key 01 02 ... 20, the client's ephemeral "
+		           "21 22 ... 40, the server's ephemeral 41 42 ... 60; the server's password salt c0 c1 ... cf "
+		           "and its password `old oak`.\n\n");
+		block(o, "The server's static public key", kp.pk, sizeof kp.pk);
+		fprintf(o, "Its fingerprint: `%s`.\n\n", fp);
+		pconn_set_identity(&srv, &kp);
+		pconn_set_ephemeral(&cli, e1);
+		pconn_set_ephemeral(&srv, e2);
+		wire_hello_init(&m);
+		if (frame(&cli, &m, out, &len) != 0)
+			return -1;
+		block(o, "HELLO in clear: magic, versions, then Noise message 1 (the client's ephemeral public key)", out,
+		      len);
+		pconn_feed(&srv, out, len);
+		pconn_next(&srv, &m, NULL);
+		wire_challenge_init(&m, salt, true);
+		if (frame(&srv, &m, out, &len) != 0)
+			return -1;
+		block(o, "CHALLENGE in clear: magic, versions, then Noise message 2 (the server's ephemeral key, its "
+		         "static key encrypted, and encrypted the payload 01 c0 c1 ... cf: a password is needed, and the salt)",
+		      out, len);
+		pconn_feed(&cli, out, len);
+		if (pconn_next(&cli, &m, NULL) != PROTO_DONE || !m.u.challenge.password)
+			return -1;
+		block(o, "The handshake hash h both ends now share", pconn_hash(&cli), PROTO_HASH_LEN);
+		block(o, "Transport key client -> server (the first of Split())", cli.tx.k, NOISE_KEY_LEN);
+		block(o, "Transport key server -> client", cli.rx.k, NOISE_KEY_LEN);
+		if (auth_key_derive(&key, "old oak", salt) != 0)
+			return -1;
+		block(o, "crypto_pwhash(\"old oak\", salt c0 ... cf, Argon2id, interactive limits): the password key",
+		      key.k, sizeof key.k);
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_AUTH;
+		wire_who_init(&m.u.auth.who, "Merlin", "lobby", ROLE_PLAYER);
+		auth_proof(&key, pconn_hash(&cli), "Merlin", 6, m.u.auth.proof);
+		fprintf(o, "AUTH from \"Merlin\" to room \"lobby\" as a player, with the proof "
+		           "BLAKE2b-256(key = the password key; h || \"Merlin\"):\n\n");
+		if (show_record(o, &cli, &srv, &m, "... the record on the wire: length, then the frame sealed with nonce 0") != 0)
+			return -1;
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_WELCOME;
+		m.u.welcome.player = 1;
+		m.u.welcome.controller = false;
+		m.u.welcome.token_len = 16;
+		for (int i = 0; i < 16; i++)
+			m.u.welcome.token[i] = (uint8_t)(0xe0 + i);
+		fprintf(o, "WELCOME as player 1, not controller, token e0 ... ef (the last frame before deflate may start):\n\n");
+		if (show_record(o, &srv, &cli, &m, "... the record on the wire (the server's nonce 0)") != 0)
+			return -1;
+		auth_key_wipe(&key);
+	}
 	{
 		/* The server's own words: its decoder's finding on a HELLO of the next version,
-		 * said from the client's side as server/conn.c says it. */
+		 * said from the client's side as server/conn.c says it, in clear. */
+		static struct pconn old;
 		struct wire_msg h;
 		struct proto_err e = { 0 };
-		char why[PROTO_REASON_BYTES + 1], title[160];
+		char why[PROTO_REASON_BYTES + 1], title[200];
 
-		wire_hello_init(&h, "Merlin", "lobby", ROLE_PLAYER);
+		wire_hello_init(&h);
 		h.u.hello.proto = PROTO_VERSION + 1;
 		if (wire_encode(&h, payload, sizeof payload, &len, &e) != 0 ||
 		    wire_decode(WIRE_HELLO, payload, len, &h, &e) == 0 || !wire_version_refusal(&e, why, sizeof why)) {
 			fprintf(stderr, "proto_examples: a HELLO of version %d was not refused as such\n", PROTO_VERSION + 1);
 			return -1;
 		}
+		pconn_init(&old, PCONN_SERVER);
 		wire_error_init(&m, e.code, true, why);
 		snprintf(title, sizeof title,
-		         "ERROR %d (VERSION), fatal, exactly as a server of protocol version %d answers a HELLO of version %d",
+		         "ERROR %d (VERSION), fatal, in clear, exactly as a server of protocol version %d answers a HELLO "
+		         "of version %d",
 		         e.code, PROTO_VERSION, PROTO_VERSION + 1);
-		SHOW(&srv, &m, title);
+		SHOW(&old, &m, title);
+		pconn_finish(&old);
 	}
-	memset(&m, 0, sizeof m);
-	m.type = WIRE_AUTH;
-	for (int i = 0; i < PROTO_PROOF_LEN; i++)
-		m.u.auth.proof[i] = (uint8_t)(0x10 + i);
-	SHOW(&cli, &m, "AUTH with proof 10 11 ... 2f");
-	memset(&m, 0, sizeof m);
-	m.type = WIRE_WELCOME;
-	m.u.welcome.player = 1;
-	m.u.welcome.controller = false;
-	m.u.welcome.token_len = 16;
-	for (int i = 0; i < 16; i++)
-		m.u.welcome.token[i] = (uint8_t)(0xe0 + i);
-	SHOW(&srv, &m, "WELCOME as player 1, not controller, token e0 ... ef (the last frame before deflate may start)");
-	srv.joined = cli.joined = true;
 
 	fprintf(o, "### Lobby\n\n");
 	memset(&m, 0, sizeof m);
@@ -400,6 +527,8 @@ gen_examples(FILE *o)
 	update_blank(&blank);
 	view_build(&g, g.first, &v);
 	pconn_init(&gs, PCONN_SERVER);
+	pconn_init(&gsc, PCONN_CLIENT);
+	secure_pair(&gs, &gsc);
 	gs.joined = true;
 	memset(&m, 0, sizeof m);
 	m.type = WIRE_START;
@@ -461,6 +590,8 @@ gen_examples(FILE *o)
 		if (update_make(&blank, &v, NULL, g2.first, &m.u.start.view, NULL) != 0)
 			return -1;
 		pconn_init(&fresh, PCONN_SERVER);
+		pconn_init(&fresh_c, PCONN_CLIENT);
+		secure_pair(&fresh, &fresh_c);
 		fresh.joined = true;
 		wire_encode(&m, payload, sizeof payload, &len, NULL);
 		fprintf(o, "START with FoV off carries the whole level that way: %zu bytes of payload, ", len);
@@ -545,6 +676,8 @@ gen_examples(FILE *o)
 	pconn_finish(&cli);
 	pconn_finish(&srv);
 	pconn_finish(&gs);
+	pconn_finish(&gsc);
+	pconn_finish(&fresh_c);
 	if (start_by_field(o) != 0) {
 		fprintf(stderr, "proto_examples: the START or UPDATE example does not read back field by field\n");
 		return -1;

@@ -75,16 +75,20 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 	m->type = (uint8_t)type;
 	switch (type) {
 	case WIRE_HELLO:
-		wire_hello_init(m, names[k % 6], rooms[k % 4], (int)(seed & 1));
+		wire_hello_init(m);
+		fill(m->u.hello.e, sizeof m->u.hello.e, &r);
 		break;
 	case WIRE_CHALLENGE: {
-		uint8_t nonce[PROTO_NONCE_LEN];
+		/* The Noise message as opaque bytes; its encrypted fields stay zero, as
+		 * wire_decode leaves them for pconn to fill. */
+		uint8_t salt[PROTO_PW_SALT_LEN] = { 0 };
 
-		fill(nonce, sizeof nonce, &r);
-		wire_challenge_init(m, nonce, seed & 1);
+		wire_challenge_init(m, salt, false);
+		fill(m->u.challenge.noise, sizeof m->u.challenge.noise, &r);
 		break;
 	}
 	case WIRE_AUTH:
+		wire_who_init(&m->u.auth.who, names[k % 6], rooms[k % 4], (int)(seed & 1));
 		if (seed)
 			fill(m->u.auth.proof, PROTO_PROOF_LEN, &r);
 		break;
@@ -119,6 +123,7 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		break;
 	case WIRE_START:
 		m->u.start.resumed = seed % 7 == 3;
+		m->u.start.chosen = seed % 5 == 2;
 		m->u.start.turn_time = (uint16_t)(seed % 2 ? 60 : 0);
 		fill(m->u.start.commit, PROTO_COMMIT_LEN, &r);
 		game_update(seed, 0, &m->u.start.view, &m->u.start.first);
@@ -160,6 +165,7 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		                seed % 2 ? err_text(ERR_BLOCKED) : "protocol version 1 here, 2 there");
 		break;
 	case WIRE_RESUME:
+		wire_who_init(&m->u.resume.who, names[k % 6], rooms[k % 4], (int)(seed & 1));
 		m->u.resume.token_len = (uint8_t)(PROTO_TOKEN_MIN + k % (PROTO_TOKEN_MAX - PROTO_TOKEN_MIN + 1));
 		fill(m->u.resume.token, m->u.resume.token_len, &r);
 		fill(m->u.resume.proof, PROTO_PROOF_LEN, &r);
@@ -176,4 +182,32 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		return -1;
 	}
 	return 0;
+}
+
+const uint8_t sample_server_secret[32] = {
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10,
+	0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20,
+};
+
+int
+sample_handshake(struct pconn *srv, struct pconn *cli, struct proto_err *e)
+{
+	static uint8_t frame[PCONN_FRAME_MAX];
+	static struct wire_msg m, got;
+	struct noise_keypair kp;
+	uint8_t salt[PROTO_PW_SALT_LEN] = { 0 };
+	size_t len;
+
+	if (noise_keypair_from(&kp, sample_server_secret) != 0)
+		return -1;
+	pconn_set_identity(srv, &kp);
+	wire_hello_init(&m);
+	if (pconn_send(cli, &m, frame, sizeof frame, &len, e) != 0 || pconn_feed(srv, frame, len) != len ||
+	    pconn_next(srv, &got, e) != PROTO_DONE)
+		return -1;
+	wire_challenge_init(&m, salt, false);
+	if (pconn_send(srv, &m, frame, sizeof frame, &len, e) != 0 || pconn_feed(cli, frame, len) != len ||
+	    pconn_next(cli, &got, e) != PROTO_DONE)
+		return -1;
+	return srv->secure && cli->secure ? 0 : -1;
 }

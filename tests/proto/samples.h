@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "pconn.h"
 #include "wire.h"
 
 /* Fill m with a valid message of `type` (any type in WIRE_LIST); different seeds
@@ -14,5 +15,11 @@ int sample_msg(int type, uint64_t seed, struct wire_msg *m);
 /* Every type of WIRE_LIST, in order, and how many there are. */
 extern const int sample_types[];
 extern const int sample_ntypes;
+
+/* The fixed server key of the tests and examples: secret 0x01 0x02 ... 0x20. */
+extern const uint8_t sample_server_secret[32];
+/* Run HELLO and CHALLENGE between two fresh pconns (the server given the sample
+ * key): both are then secure, not joined. 0, or -1 with e filled. */
+int sample_handshake(struct pconn *srv, struct pconn *cli, struct proto_err *e);
 
 #endif

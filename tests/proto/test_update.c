@@ -8,6 +8,7 @@
 
 #include "layout.h"
 #include "pconn.h"
+#include "samples.h"
 #include "rng.h"
 #include "selfplay.h"
 #include "update.h"
@@ -354,7 +355,9 @@ static void
 join(struct sp_stats *s, int p)
 {
 	struct wire_msg *m = s->m;
+	struct proto_err e = { 0 };
 
+	cr_assert_eq(sample_handshake(&s->srv[p], &s->cli[p], &e), 0, "%s", e.why);
 	memset(m, 0, sizeof *m);
 	m->type = WIRE_WELCOME;
 	m->u.welcome.player = (uint8_t)p;

@@ -141,18 +141,27 @@ Test(wire, handshake_refusals)
 	REFUSED(WIRE_HELLO, PERR_RULES, MAGIC, 0x00, PROTO_VERSION, 0x00, RULES_VERSION + 1, 0, 1, 'a', 1, 'b');
 	REFUSED(WIRE_HELLO, PERR_MAGIC, 'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P');
 	REFUSED(WIRE_CHALLENGE, PERR_VERSION, MAGIC, 0x01, 0x00, VERSIONS);
-	REFUSED(WIRE_HELLO, PERR_RANGE, MAGIC, VERSIONS, 2, 1, 'a', 1, 'b');             /* role */
-	REFUSED(WIRE_HELLO, PERR_TEXT, MAGIC, VERSIONS, 0, 3, 'a', 0x1b, 'b', 1, 'r');  /* ESC in a name */
-	REFUSED(WIRE_HELLO, PERR_TEXT, MAGIC, VERSIONS, 0, 0, 1, 'r');                  /* empty name */
-	REFUSED(WIRE_HELLO, PERR_TEXT, MAGIC, VERSIONS, 0, 1, 'a', 2, 'r', '!');        /* room */
-	REFUSED(WIRE_HELLO, PERR_TRUNCATED, MAGIC, VERSIONS, 0, 5, 'a');
-	REFUSED(WIRE_HELLO, PERR_TRAILING, MAGIC, VERSIONS, 0, 1, 'a', 1, 'r', 0);
+	REFUSED(WIRE_AUTH, PERR_RANGE, 2, 1, 'a', 1, 'b', [36] = 0);              /* role */
+	REFUSED(WIRE_AUTH, PERR_TEXT, 0, 3, 'a', 0x1b, 'b', 1, 'r', [38] = 0);    /* ESC in a name */
+	REFUSED(WIRE_AUTH, PERR_TEXT, 0, 0, 1, 'r', [36] = 0);                    /* empty name */
+	REFUSED(WIRE_AUTH, PERR_TEXT, 0, 1, 'a', 2, 'r', '!', [37] = 0);          /* room */
+	REFUSED(WIRE_AUTH, PERR_TRUNCATED, 0, 60, 'a', [36] = 0);                /* a name past the end */
+	REFUSED(WIRE_AUTH, PERR_TRAILING, 0, 1, 'a', 1, 'r', [37] = 0);
+	REFUSED(WIRE_HELLO, PERR_TRUNCATED, MAGIC, VERSIONS, 1, 2, 3);            /* half an ephemeral key */
+	REFUSED(WIRE_HELLO, PERR_TRAILING, MAGIC, VERSIONS, [40] = 0);
 	REFUSED(WIRE_HELLO, PERR_FRAME_SIZE, MAGIC, 0, 1);
+	REFUSED(WIRE_CHALLENGE, PERR_TRUNCATED, MAGIC, VERSIONS, [100] = 0);
 	{
-		uint8_t c[41] = { MAGIC, VERSIONS };
+		struct wire_challenge c;
+		uint8_t secret[WIRE_CHALLENGE_SECRET] = { 2 };
 
-		c[40] = 2;
-		refused(WIRE_CHALLENGE, c, sizeof c, PERR_RANGE, __LINE__); /* unknown flag */
+		cr_assert_eq(wire_challenge_secret_get(&c, secret, sizeof secret, &e), PROTO_BROKEN); /* unknown flag */
+		cr_assert_eq(e.code, PERR_RANGE);
+		cr_assert_eq(wire_challenge_secret_get(&c, secret, sizeof secret - 1, &e), PROTO_BROKEN);
+		secret[0] = 1;
+		secret[1] = 0xab;
+		cr_assert_eq(wire_challenge_secret_get(&c, secret, sizeof secret, &e), 0);
+		cr_assert(c.password && c.salt[0] == 0xab);
 	}
 	{
 		uint8_t w[19] = { 2, 0, 16 };
@@ -168,7 +177,7 @@ Test(wire, handshake_refusals)
 		refused(WIRE_WELCOME, w, sizeof w, PERR_TRUNCATED, __LINE__);
 	}
 	{
-		uint8_t r[49] = { 15 };
+		uint8_t r[54] = { 0, 1, 'a', 1, 'r', 15 };
 
 		refused(WIRE_RESUME, r, sizeof r, PERR_RANGE, __LINE__);
 	}
@@ -220,7 +229,7 @@ Test(wire, lobby_and_game_refusals)
 	REFUSED(WIRE_PEER, PERR_RANGE, 2, 0, 0, 0);
 	REFUSED(WIRE_HEARTBEAT, PERR_FRAME_SIZE, 0);
 	REFUSED(0x7f, PERR_TYPE, 0);
-	REFUSED(WIRE_START, PERR_RANGE, 2, 0, 0, 0, [36] = 0);           /* flags */
+	REFUSED(WIRE_START, PERR_RANGE, 4, 0, 0, 0, [36] = 0);           /* flags */
 	REFUSED(WIRE_START, PERR_RANGE, 0, 2, 0, 0, [36] = 0);           /* first */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x40);              /* unknown field bit */
 	REFUSED(WIRE_UPDATE, PERR_VARINT, 0x80, 0x00);
@@ -275,8 +284,8 @@ Test(wire, encoders_refuse_what_decoders_would)
 	strcpy(m->u.chat.text, "\x1b[2J");
 	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
 	cr_assert_eq(e.code, PERR_TEXT);
-	sample_msg(WIRE_HELLO, 0, m);
-	m->u.hello.role = 5;
+	sample_msg(WIRE_AUTH, 0, m);
+	m->u.auth.who.role = 5;
 	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
 	sample_msg(WIRE_OPTIONS, 0, m);
 	m->u.options.opt.size = 16;
@@ -304,36 +313,29 @@ Test(wire, encoders_refuse_what_decoders_would)
 	free(m);
 }
 
-/* Exact bytes of a few frames, as docs/protocol.md shows them. */
+/* Exact bytes of a few frames, as docs/protocol.md shows them (inside records, once secure). */
 Test(wire, golden_frames)
 {
-	struct pconn *c = malloc(sizeof *c);
 	struct wire_msg *m = msg_new();
 	uint8_t out[64];
 	size_t len;
-	const uint8_t hello[] = { 0x10, 0x16, MAGIC, VERSIONS, 0x00, 0x06, 'M', 'e', 'r', 'l', 'i', 'n', 0x05, 'l', 'o',
-	                          'b', 'b', 'y' };
 	const uint8_t step8[] = { 0x31, 0x01, 0x40 };
 	const uint8_t quaff3[] = { 0x31, 0x02, 0x83, 0x03 };
 	const uint8_t hb[] = { 0x42, 0x00 };
 
-	pconn_init(c, PCONN_CLIENT);
-	wire_hello_init(m, "Merlin", "lobby", ROLE_PLAYER);
-	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
-	cr_assert(len == sizeof hello && memcmp(out, hello, len) == 0);
-	c->joined = true; /* as after WELCOME; these payloads are too short to deflate anyway */
 	m->type = WIRE_CMD;
 	m->u.cmd = (struct cmd){ CMD_STEP, 0, DIR_N };
-	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
-	cr_assert(len == sizeof step8 && memcmp(out, step8, len) == 0);
+	cr_assert_eq(wire_encode(m, out + 2, sizeof out - 2, &len, NULL), 0);
+	cr_assert_eq(frame_header(out, m->type, false, len), 2);
+	cr_assert(len + 2 == sizeof step8 && memcmp(out, step8, len + 2) == 0);
 	m->u.cmd = (struct cmd){ CMD_QUAFF, 3, 0 };
-	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
-	cr_assert(len == sizeof quaff3 && memcmp(out, quaff3, len) == 0);
+	cr_assert_eq(wire_encode(m, out + 2, sizeof out - 2, &len, NULL), 0);
+	cr_assert_eq(frame_header(out, m->type, false, len), 2);
+	cr_assert(len + 2 == sizeof quaff3 && memcmp(out, quaff3, len + 2) == 0);
 	m->type = WIRE_HEARTBEAT;
-	cr_assert_eq(pconn_send(c, m, out, sizeof out, &len, NULL), 0);
-	cr_assert(len == sizeof hb && memcmp(out, hb, len) == 0);
-	pconn_finish(c);
-	free(c);
+	cr_assert_eq(wire_encode(m, out + 2, sizeof out - 2, &len, NULL), 0);
+	cr_assert_eq(frame_header(out, m->type, false, len), 2);
+	cr_assert(len + 2 == sizeof hb && memcmp(out, hb, len + 2) == 0);
 	free(m);
 }
 
@@ -345,6 +347,15 @@ struct pair {
 	struct wire_msg m, got;
 };
 
+static void
+pair_identity(struct pair *p)
+{
+	struct noise_keypair kp;
+
+	cr_assert_eq(noise_keypair_from(&kp, sample_server_secret), 0);
+	pconn_set_identity(&p->srv, &kp);
+}
+
 static struct pair *
 pair_new(void)
 {
@@ -353,6 +364,7 @@ pair_new(void)
 	cr_assert(p);
 	pconn_init(&p->srv, PCONN_SERVER);
 	pconn_init(&p->cli, PCONN_CLIENT);
+	pair_identity(p);
 	return p;
 }
 
@@ -381,14 +393,20 @@ static void
 handshake(struct pair *p)
 {
 	struct proto_err e = { 0 };
-	uint8_t nonce[PROTO_NONCE_LEN] = { 1, 2, 3 };
+	uint8_t salt[PROTO_PW_SALT_LEN] = { 1, 2, 3 };
+	struct noise_keypair kp;
 
-	wire_hello_init(&p->m, "Merlin", "lobby", ROLE_PLAYER);
+	wire_hello_init(&p->m);
 	cr_assert_eq(pass(p, false, &e), PROTO_DONE, "%s", e.why);
-	cr_assert_str_eq(p->got.u.hello.name, "Merlin");
-	wire_challenge_init(&p->m, nonce, true);
+	cr_assert(!p->srv.secure);
+	wire_challenge_init(&p->m, salt, true);
 	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
-	cr_assert(p->got.u.challenge.password);
+	cr_assert(p->got.u.challenge.password, "the flag arrives, encrypted");
+	cr_assert(memcmp(p->got.u.challenge.salt, salt, sizeof salt) == 0);
+	cr_assert(p->srv.secure && p->cli.secure);
+	noise_keypair_from(&kp, sample_server_secret);
+	cr_assert(memcmp(pconn_peer_key(&p->cli), kp.pk, 32) == 0, "the client learns the server's key");
+	cr_assert(memcmp(pconn_hash(&p->cli), pconn_hash(&p->srv), PROTO_HASH_LEN) == 0, "one handshake hash");
 	sample_msg(WIRE_AUTH, 1, &p->m);
 	cr_assert_eq(pass(p, false, &e), PROTO_DONE, "%s", e.why);
 	cr_assert(!p->srv.joined && !p->cli.joined);
@@ -499,7 +517,7 @@ Test(pconn, directions_types_and_sizes)
 	p->srv.joined = true;
 	pconn_feed(&p->srv, big_cmd, sizeof big_cmd);
 	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
-	cr_assert_eq(e.code, PERR_FRAME_SIZE);
+	cr_assert_eq(e.code, PERR_STATE, "nothing but HELLO from a client in clear");
 	pair_free(p);
 	p = pair_new();
 	cr_assert_eq(pconn_next(&p->srv, &p->got, NULL), PROTO_MORE, "nothing yet");
@@ -514,7 +532,7 @@ Test(pconn, version_mismatch_is_clear_on_both_ends)
 	struct proto_err e = { 0 };
 	char want[64];
 
-	wire_hello_init(&p->m, "Merlin", "lobby", ROLE_PLAYER);
+	wire_hello_init(&p->m);
 	p->m.u.hello.proto = PROTO_VERSION + 1;
 	cr_assert_eq(pass(p, false, &e), PROTO_BROKEN);
 	cr_assert_eq(e.code, PERR_VERSION);
@@ -529,6 +547,8 @@ Test(pconn, version_mismatch_is_clear_on_both_ends)
 
 	/* The client sees a server of another rules version in CHALLENGE. */
 	p = pair_new();
+	wire_hello_init(&p->m);
+	cr_assert_eq(pass(p, false, &e), PROTO_DONE, "%s", e.why);
 	sample_msg(WIRE_CHALLENGE, 0, &p->m);
 	p->m.u.challenge.rules = RULES_VERSION + 1;
 	cr_assert_eq(pass(p, true, &e), PROTO_BROKEN);
@@ -541,9 +561,12 @@ Test(pconn, a_bad_deflate_frame_drops_the_peer)
 	struct pair *p = pair_new();
 	struct proto_err e = { 0 };
 	const uint8_t junk[] = { 0xb2, 0x03, 0xff, 0xff, 0xff };
+	uint8_t rec[2 + sizeof junk + NOISE_TAG_LEN] = { 0, sizeof junk + NOISE_TAG_LEN };
 
 	handshake(p);
-	pconn_feed(&p->cli, junk, sizeof junk);
+	/* Sealed as the server would, so that it reaches the inflater. */
+	cr_assert_eq(noise_seal(&p->srv.tx, junk, sizeof junk, rec + 2), 0);
+	pconn_feed(&p->cli, rec, sizeof rec);
 	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN);
 	cr_assert_eq(e.code, PERR_ZLIB);
 	pair_free(p);
@@ -554,16 +577,31 @@ Test(pconn, per_frame_mode_sends_raw_when_deflate_does_not_pay)
 	struct pconn_config cfg = { ZSTREAM_FRAME, ZSTREAM_PARAMS_DEFAULT, 0 };
 	struct pair *p = calloc(1, sizeof *p);
 	struct proto_err e = { 0 };
+	size_t len;
+	uint32_t records;
 
 	pconn_init_config(&p->srv, PCONN_SERVER, &cfg);
 	pconn_init_config(&p->cli, PCONN_CLIENT, &cfg);
+	pair_identity(p);
 	handshake(p);
+	/* Corked, the frame waits in the record being built, where its header can be read. */
+	records = p->srv.records_out;
 	sample_msg(WIRE_PEER, 1, &p->m);
-	cr_assert_eq(pass(p, true, &e), PROTO_DONE);
-	cr_assert_eq(p->frame[0], WIRE_PEER, "4 bytes do not deflate smaller: sent raw");
+	pconn_cork(&p->srv);
+	cr_assert_eq(pconn_send(&p->srv, &p->m, p->frame, sizeof p->frame, &len, &e), 0);
+	cr_assert_eq(len, 0);
+	cr_assert_eq(p->srv.ob[0], WIRE_PEER, "4 bytes do not deflate smaller: sent raw");
 	sample_msg(WIRE_START, 0, &p->m);
-	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
-	cr_assert_eq(p->frame[0], WIRE_START | FRAME_DEFLATED);
+	cr_assert_eq(pconn_send(&p->srv, &p->m, p->frame, sizeof p->frame, &len, &e), 0);
+	cr_assert_eq(p->srv.ob[6], WIRE_START | FRAME_DEFLATED);
+	cr_assert_eq(pconn_flush(&p->srv, p->frame, sizeof p->frame, &len, &e), 0);
+	cr_assert_eq(p->srv.records_out, records + 1, "two frames, one record");
+	cr_assert_eq(pconn_feed(&p->cli, p->frame, len), len);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(p->got.type, WIRE_PEER);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(p->got.type, WIRE_START);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_MORE);
 	pair_free(p);
 }
 
@@ -579,7 +617,8 @@ Test(pconn, too_big_for_a_frame_unless_deflated)
 	 * location text, more than a frame carries unless it is deflated. */
 	pconn_init_config(&p->srv, PCONN_SERVER, &raw);
 	pconn_init_config(&p->cli, PCONN_CLIENT, &raw);
-	p->srv.joined = p->cli.joined = true;
+	pair_identity(p);
+	handshake(p);
 	p->m.type = WIRE_UPDATE;
 	u = &p->m.u.update;
 	u->has = UPD_BIT(UPD_POTIONS) | UPD_BIT(UPD_FX);
@@ -593,7 +632,7 @@ Test(pconn, too_big_for_a_frame_unless_deflated)
 	pair_free(p);
 	/* Deflated, it fits, and arrives whole. */
 	p = pair_new();
-	p->srv.joined = p->cli.joined = true;
+	handshake(p);
 	p->m.type = WIRE_UPDATE;
 	p->m.u.update.has = UPD_BIT(UPD_POTIONS) | UPD_BIT(UPD_FX);
 	for (int y = 0; y < LEVEL_MAX; y++)
@@ -604,8 +643,45 @@ Test(pconn, too_big_for_a_frame_unless_deflated)
 			v->fx[v->nfx++] = (struct loc){ (uint8_t)x, (uint8_t)y, (uint8_t)(1 + (x * y) % (FX_COUNT - 1)) };
 		}
 	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
-	cr_assert_lt(len = p->srv.bytes_out, PROTO_FRAME_MAX);
+	cr_assert_lt(len = p->srv.bytes_out, PROTO_FRAME_MAX + 200);
 	cr_assert_eq(p->got.u.update.npot, LEVEL_MAX * LEVEL_MAX);
 	cr_assert_eq(p->got.u.update.fx[LEVEL_MAX * LEVEL_MAX - 1].id, p->m.u.update.fx[LEVEL_MAX * LEVEL_MAX - 1].id);
+	pair_free(p);
+}
+
+/* Text a peer chose (CHAT, LOBBY's names) never shares the deflate stream with a player's
+ * secrets: the sender never deflates it and the receiver refuses it deflated (CRIME). */
+Test(pconn, peer_text_is_never_deflated)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	size_t len;
+	const uint8_t zchat[] = { 0xc0, 0x03, 0x00, 0x00, 0x00 };
+	uint8_t rec[2 + sizeof zchat + NOISE_TAG_LEN] = { 0, sizeof zchat + NOISE_TAG_LEN };
+
+	handshake(p);
+	sample_msg(WIRE_CHAT, 3, &p->m);
+	p->m.u.chat.from = 0;
+	memset(p->m.u.chat.text, 'a', 150);
+	p->m.u.chat.text[150] = '\0';
+	pconn_cork(&p->srv);
+	cr_assert_eq(pconn_send(&p->srv, &p->m, p->frame, sizeof p->frame, &len, &e), 0, "%s", e.why);
+	cr_assert_eq(p->srv.ob[0], WIRE_CHAT, "150 repeated letters went deflated");
+	{
+		size_t at = p->srv.ob_len;
+		sample_msg(WIRE_LOBBY, 1, &p->m);
+		cr_assert_eq(pconn_send(&p->srv, &p->m, p->frame, sizeof p->frame, &len, &e), 0, "%s", e.why);
+		cr_assert_eq(p->srv.ob[at], WIRE_LOBBY, "LOBBY went deflated");
+	}
+	pconn_flush(&p->srv, p->frame, sizeof p->frame, &len, &e);
+	cr_assert_eq(pconn_feed(&p->cli, p->frame, len), len);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(p->got.type, WIRE_LOBBY);
+	/* A deflated CHAT, sealed as the server would: refused. */
+	cr_assert_eq(noise_seal(&p->srv.tx, zchat, sizeof zchat, rec + 2), 0);
+	pconn_feed(&p->cli, rec, sizeof rec);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_STATE, "%d %s", e.code, e.why);
 	pair_free(p);
 }

@@ -19,6 +19,23 @@ th_config(struct server_config *c)
 	c->quiet = getenv("WIZWAR_TEST_VERBOSE") == NULL;
 	c->lim.tick_ms = 50;
 	c->lim.max_conns_per_addr = 64;
+	c->identity = th_identity();
+}
+
+/* One long-term key for every server of a test process, as a host keeps its key across
+ * restarts: a client resuming into a restarted server sees the key it pinned. */
+const struct auth_identity *
+th_identity(void)
+{
+	static struct auth_identity id;
+	static bool made;
+
+	if (!made) {
+		cr_assert_eq(auth_init(), 0);
+		auth_identity_new(&id);
+		made = true;
+	}
+	return &id;
 }
 
 void
@@ -46,6 +63,7 @@ th_bot_config(struct th *t, struct netbot_config *bc, const char *name, int leve
 	bc->net.host = "127.0.0.1";
 	bc->net.port = t->port;
 	bc->net.name = name;
+	bc->net.server_key = server_public_key(t->srv);
 	bc->net.reconnect_ms = 100;
 	bc->level = level;
 	bc->seed = seed;
@@ -174,7 +192,10 @@ raw_alloc(uv_handle_t *h, size_t sug, uv_buf_t *b)
 static void
 raw_closed(uv_handle_t *h)
 {
-	((struct raw *)h->data)->closed = true;
+	struct raw *r = h->data;
+
+	r->closed = true;
+	pconn_finish(&r->pc);
 }
 
 void
@@ -182,6 +203,41 @@ raw_close(struct raw *r)
 {
 	if (!uv_is_closing((uv_handle_t *)&r->tcp))
 		uv_close((uv_handle_t *)&r->tcp, raw_closed);
+}
+
+/* Decode what came, as a client; answer CHALLENGE when joining. */
+static void
+raw_take(struct raw *r, const uint8_t *p, size_t n)
+{
+	struct proto_err e;
+	int rc;
+
+	while (n && !r->broken) {
+		size_t k = pconn_feed(&r->pc, p, n);
+		p += k;
+		n -= k;
+		while ((rc = pconn_next(&r->pc, &r->in, &e)) == PROTO_DONE) {
+			r->nmsgs++;
+			r->count[r->in.type & 0x7f]++;
+			if (r->in.type == WIRE_ERROR) {
+				r->last_error = r->in;
+				r->nerrors++;
+			}
+			if (r->in.type == WIRE_CHALLENGE && r->join) {
+				static struct wire_msg m;
+				memset(&m, 0, sizeof m);
+				m.type = WIRE_AUTH; /* no password: the proof is not checked */
+				wire_who_init(&m.u.auth.who, r->name, r->room, ROLE_PLAYER);
+				raw_msg(r, &m);
+				if (r->deaf) {
+					uv_read_stop((uv_stream_t *)&r->tcp);
+					return;
+				}
+			}
+		}
+		if (rc == PROTO_BROKEN)
+			r->broken = true;
+	}
 }
 
 static void
@@ -195,6 +251,9 @@ raw_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		return;
 	}
 	r->ngot += (size_t)n;
+	raw_take(r, r->got + r->ngot - (size_t)n, (size_t)n);
+	if (r->ngot == sizeof r->got)
+		r->ngot = 0; /* a long session: keep reading, forget the oldest bytes */
 }
 
 static void
@@ -211,17 +270,46 @@ raw_connected(uv_connect_t *c, int status)
 	raw_flush(r);
 }
 
-void
-raw_start(struct th *t, struct raw *r)
+static void
+raw_begin(struct th *t, struct raw *r)
+{
+	memset(r, 0, sizeof *r);
+	pconn_init(&r->pc, PCONN_CLIENT);
+	r->tcp.data = r;
+	r->creq.data = r;
+	(void)t;
+}
+
+static void
+raw_go(struct th *t, struct raw *r)
 {
 	struct sockaddr_in a;
 
-	memset(r, 0, sizeof *r);
 	uv_ip4_addr("127.0.0.1", t->port, &a);
-	uv_tcp_init(&t->loop, &r->tcp);
-	r->tcp.data = r;
-	r->creq.data = r;
 	cr_assert_eq(uv_tcp_connect(&r->creq, &r->tcp, (struct sockaddr *)&a, raw_connected), 0);
+}
+
+void
+raw_start(struct th *t, struct raw *r)
+{
+	raw_begin(t, r);
+	uv_tcp_init(&t->loop, &r->tcp);
+	raw_go(t, r);
+}
+
+void
+raw_start_small(struct th *t, struct raw *r)
+{
+	int small = 4096;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	raw_begin(t, r);
+	cr_assert_geq(fd, 0);
+	/* A small receive window, so that the kernel holds little for it. */
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	uv_tcp_init(&t->loop, &r->tcp);
+	cr_assert_eq(uv_tcp_open(&r->tcp, fd), 0);
+	raw_go(t, r);
 }
 
 void
@@ -233,31 +321,42 @@ raw_send(struct raw *r, const void *p, size_t n)
 	raw_flush(r);
 }
 
+void
+raw_msg(struct raw *r, const struct wire_msg *m)
+{
+	struct proto_err e;
+	size_t len;
+
+	cr_assert_eq(pconn_send(&r->pc, m, r->frame, sizeof r->frame, &len, &e), 0, "raw: %s: %s", wire_name(m->type),
+	             e.why);
+	raw_send(r, r->frame, len);
+}
+
+void
+raw_hello(struct raw *r)
+{
+	static struct wire_msg m;
+
+	wire_hello_init(&m);
+	raw_msg(r, &m);
+}
+
+void
+raw_join(struct raw *r, const char *name, const char *room)
+{
+	snprintf(r->name, sizeof r->name, "%s", name);
+	snprintf(r->room, sizeof r->room, "%s", room);
+	r->join = true;
+	raw_hello(r);
+}
+
 int
 raw_decode(const struct raw *r, struct wire_msg *last_error, int *nerrors)
 {
-	static struct pconn pc;
-	static struct wire_msg m;
-	struct proto_err e;
-	int n = 0;
-
-	*nerrors = 0;
-	pconn_init(&pc, PCONN_CLIENT);
-	for (size_t off = 0; off < r->ngot;) {
-		off += pconn_feed(&pc, r->got + off, r->ngot - off);
-		int rc;
-		while ((rc = pconn_next(&pc, &m, &e)) == PROTO_DONE) {
-			n++;
-			if (m.type == WIRE_ERROR) {
-				*last_error = m;
-				(*nerrors)++;
-			}
-		}
-		if (rc == PROTO_BROKEN)
-			break;
-	}
-	pconn_finish(&pc);
-	return n;
+	*nerrors = r->nerrors;
+	if (r->nerrors)
+		*last_error = r->last_error;
+	return r->nmsgs;
 }
 
 size_t

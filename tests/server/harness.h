@@ -23,6 +23,8 @@ struct th {
 
 /* A config with short, test-friendly limits on 127.0.0.1 port 0, quiet. */
 void th_config(struct server_config *c);
+/* The long-term key every test server shares (made once per process). */
+const struct auth_identity *th_identity(void);
 void th_init(struct th *t);
 void th_server(struct th *t, const struct server_config *c);
 /* A bot player; games 0 plays until stopped. */
@@ -35,22 +37,39 @@ void th_finish(struct th *t);
 /* Raw TCP helpers for hostile tests: connect a socket (blocking) to the server. */
 int th_raw_connect(int port);
 
-#endif
-
-/* A raw TCP peer on the loop: sends what it is told, keeps what it gets, notes EOF. */
+/* A raw TCP peer on the loop: sends what it is told, keeps what it gets, notes EOF.
+ * It also reads what it gets as a client would (its own pconn), so that it can go
+ * through the encrypted handshake: raw_hello() sends HELLO (and then it is secure),
+ * raw_join() also answers CHALLENGE with AUTH; raw_msg() sends a message through
+ * the channel (in clear before it is secure, which the server refuses for most). */
 struct raw {
 	uv_tcp_t tcp;
 	uv_connect_t creq;
 	bool connected, eof, closed;
+	bool join, deaf;           /* answer CHALLENGE with AUTH; then stop reading */
+	char name[PROTO_NAME_BYTES + 1], room[PROTO_ROOM_BYTES + 1];
+	bool broken;               /* what it got stopped decoding */
+	int nmsgs, nerrors;
+	int count[128];            /* messages got, by type */
+	struct wire_msg last_error, in;
 	uint8_t pending[70000];
 	size_t npending;
 	uint8_t got[200000];
 	size_t ngot;
+	uint8_t frame[PCONN_FRAME_MAX];
+	struct pconn pc;
 };
 void raw_start(struct th *t, struct raw *r);
+/* The same with a small receive buffer (a peer that does not read fills up soon). */
+void raw_start_small(struct th *t, struct raw *r);
 void raw_send(struct raw *r, const void *p, size_t n);
+void raw_hello(struct raw *r);
+void raw_join(struct raw *r, const char *name, const char *room);
+void raw_msg(struct raw *r, const struct wire_msg *m);
 void raw_close(struct raw *r);
-/* Decode what a raw peer got as a client would; returns messages decoded, fills the last ERROR. */
+/* What a raw peer got, decoded as a client would: messages decoded, the last ERROR. */
 int raw_decode(const struct raw *r, struct wire_msg *last_error, int *nerrors);
-/* Bytes of one frame carrying message m, encoded with no deflate. */
+/* Bytes of one clear frame carrying message m, encoded with no deflate. */
 size_t raw_frame(const struct wire_msg *m, uint8_t *out, size_t cap);
+
+#endif

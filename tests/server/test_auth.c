@@ -128,7 +128,7 @@ Test(auth, version_mismatch_names_both)
 	th_config(&c);
 	th_server(&t, &c);
 	raw_start(&t, &r);
-	wire_hello_init(&m, "old", "room", ROLE_PLAYER);
+	wire_hello_init(&m);
 	m.u.hello.proto = PROTO_VERSION + 98;
 	raw_send(&r, f, raw_frame(&m, f, sizeof f));
 	th_run(&t, 5000, closed_raw_pred, &r);

@@ -128,14 +128,11 @@ Test(hostile, half_open_handshakes)
 	struct server_config c;
 	struct drops d;
 	static struct raw silent, hello_only;
-	static struct wire_msg m;
-	uint8_t f[512];
 
 	hostile_setup(&t, &c, &d);
 	raw_start(&t, &silent);
 	raw_start(&t, &hello_only);
-	wire_hello_init(&m, "lurker", "lurk", ROLE_PLAYER);
-	raw_send(&hello_only, f, raw_frame(&m, f, sizeof f));
+	raw_hello(&hello_only); /* and then nothing inside the channel */
 	th_run(&t, 5000, raw_done, &silent);
 	th_run(&t, 5000, raw_done, &hello_only);
 	expect_error(&silent, PERR_TIMEOUT);
@@ -163,7 +160,7 @@ Test(hostile, out_of_turn_messages)
 	raw_send(&early_cmd, f, raw_frame(&m, f, sizeof f));
 	/* A deflated frame before the join. */
 	raw_start(&t, &early_deflate);
-	wire_hello_init(&m, "zipper", "zip", ROLE_PLAYER);
+	wire_hello_init(&m);
 	n = raw_frame(&m, f, sizeof f);
 	f[0] |= FRAME_DEFLATED;
 	raw_send(&early_deflate, f, n);

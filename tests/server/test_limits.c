@@ -27,7 +27,7 @@ rec_dropped(void *ud, const struct conn *c, int code, const char *why)
 	if (d->n < 16) {
 		d->code[d->n] = code;
 		snprintf(d->why[d->n], sizeof d->why[d->n], "%s", why);
-		snprintf(d->name[d->n], sizeof d->name[d->n], "%s", c->hello.name);
+		snprintf(d->name[d->n], sizeof d->name[d->n], "%s", c->who.name);
 		d->at[d->n] = uv_now(&d->t->loop);
 		d->queued[d->n] = c->queued;
 	}
@@ -50,19 +50,7 @@ limits_setup(struct th *t, struct server_config *c, struct drop_rec *d)
 static int
 count_type(const struct raw *r, int type)
 {
-	static struct pconn pc;
-	static struct wire_msg m;
-	struct proto_err e;
-	int n = 0, rc = PROTO_MORE;
-
-	pconn_init(&pc, PCONN_CLIENT);
-	for (size_t off = 0; off < r->ngot && rc != PROTO_BROKEN;) {
-		off += pconn_feed(&pc, r->got + off, r->ngot - off);
-		while ((rc = pconn_next(&pc, &m, &e)) == PROTO_DONE)
-			n += m.type == type;
-	}
-	pconn_finish(&pc);
-	return n;
+	return r->count[type];
 }
 
 static void
@@ -72,20 +60,6 @@ last_error(const struct raw *r, struct wire_msg *err)
 
 	raw_decode(r, err, &nerr);
 	cr_assert_geq(nerr, 1, "no ERROR before the drop (%zu bytes got)", r->ngot);
-}
-
-/* HELLO and AUTH (no password: the proof is not checked) in one go. */
-static size_t
-join_bytes(uint8_t *out, size_t cap, const char *name, const char *room)
-{
-	static struct wire_msg m;
-	size_t n;
-
-	wire_hello_init(&m, name, room, ROLE_PLAYER);
-	n = raw_frame(&m, out, cap);
-	memset(&m, 0, sizeof m);
-	m.type = WIRE_AUTH;
-	return n + raw_frame(&m, out + n, cap - n);
 }
 
 /* Raw peers, with the time each was seen closed (the loop polls every 10 ms). */
@@ -124,12 +98,11 @@ on_beat(uv_timer_t *tm)
 {
 	struct beater *b = tm->data;
 	static struct wire_msg m;
-	uint8_t f[16];
 
-	if (!b->r->connected || b->r->eof)
+	if (!b->r->connected || b->r->eof || !b->r->pc.secure)
 		return;
 	m.type = WIRE_HEARTBEAT;
-	raw_send(b->r, f, raw_frame(&m, f, sizeof f));
+	raw_msg(b->r, &m);
 	b->sent++;
 }
 
@@ -151,8 +124,7 @@ Test(limits, handshake_timeout)
 	static struct raw silent, beating, hello_only, joined;
 	static struct watch w;
 	static struct beater b;
-	static struct wire_msg m, err;
-	uint8_t f[1024];
+	static struct wire_msg err;
 
 	limits_setup(&t, &c, &d);
 	c.lim.handshake_ms = 400;
@@ -160,13 +132,13 @@ Test(limits, handshake_timeout)
 	th_server(&t, &c);
 	uint64_t t0 = uv_now(&t.loop);
 	raw_start(&t, &silent);
-	raw_start(&t, &beating);   /* HEARTBEATs may cross before the join, but do not extend it */
+	raw_start(&t, &beating);   /* HEARTBEATs may cross before the join (inside the channel), but do not extend it */
 	raw_start(&t, &hello_only);
 	raw_start(&t, &joined);    /* a whole handshake at once: not dropped */
 	beater_start(&t, &b, &beating);
-	wire_hello_init(&m, "lurker", "lurk", ROLE_PLAYER);
-	raw_send(&hello_only, f, raw_frame(&m, f, sizeof f));
-	raw_send(&joined, f, join_bytes(f, sizeof f, "prompt", "lurk"));
+	raw_hello(&beating);
+	raw_hello(&hello_only);
+	raw_join(&joined, "prompt", "lurk");
 	memset(&w, 0, sizeof w);
 	w.t = &t;
 	w.r[0] = &silent;
@@ -209,7 +181,6 @@ Test(limits, idle_timeout_after_the_join)
 	static struct watch w;
 	static struct beater b;
 	static struct wire_msg err;
-	uint8_t f[1024];
 
 	limits_setup(&t, &c, &d);
 	c.lim.handshake_ms = 10000;
@@ -219,8 +190,8 @@ Test(limits, idle_timeout_after_the_join)
 	uint64_t t0 = uv_now(&t.loop);
 	raw_start(&t, &silent);
 	raw_start(&t, &beating);
-	raw_send(&silent, f, join_bytes(f, sizeof f, "silent", "hush"));
-	raw_send(&beating, f, join_bytes(f, sizeof f, "beating", "hush"));
+	raw_join(&silent, "silent", "hush");
+	raw_join(&beating, "beating", "hush");
 	beater_start(&t, &b, &beating);
 	memset(&w, 0, sizeof w);
 	w.t = &t;
@@ -332,52 +303,12 @@ Test(limits, idle_timeout_in_a_duel)
 
 /* A peer that never reads: the server queues for it up to max_queued, then drops it; the
  * room and the other player go on. */
-struct deaf {
-	uv_tcp_t tcp;
-	uv_connect_t creq;
-	uint8_t hello[1024];
-	size_t nhello;
-	bool connected;
-};
-
 static void
-deaf_written(uv_write_t *w, int status)
+deaf_start(struct th *t, struct raw *d, const char *room)
 {
-	(void)status;
-	free(w);
-}
-
-static void
-deaf_connected(uv_connect_t *req, int status)
-{
-	struct deaf *d = req->data;
-	uv_write_t *w = malloc(sizeof *w);
-	uv_buf_t b = uv_buf_init((char *)d->hello, (unsigned)d->nhello);
-
-	cr_assert_eq(status, 0);
-	d->connected = true;
-	cr_assert_eq(uv_write(w, (uv_stream_t *)&d->tcp, &b, 1, deaf_written), 0);
-	/* and never uv_read_start */
-}
-
-static void
-deaf_start(struct th *t, struct deaf *d, const char *room)
-{
-	struct sockaddr_in a;
-	int small = 4096;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	memset(d, 0, sizeof *d);
-	cr_assert_geq(fd, 0);
-	/* A small receive window, so that the kernel holds little for it. */
-	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
-	d->nhello = join_bytes(d->hello, sizeof d->hello, "deaf", room);
-	uv_tcp_init(&t->loop, &d->tcp);
-	cr_assert_eq(uv_tcp_open(&d->tcp, fd), 0);
-	d->tcp.data = d;
-	d->creq.data = d;
-	uv_ip4_addr("127.0.0.1", t->port, &a);
-	cr_assert_eq(uv_tcp_connect(&d->creq, &d->tcp, (struct sockaddr *)&a, deaf_connected), 0);
+	raw_start_small(t, d);
+	d->deaf = true; /* through the handshake, then it never reads again */
+	raw_join(d, "deaf", room);
 }
 
 struct flood {
@@ -459,7 +390,7 @@ Test(limits, write_queue_cap)
 {
 	static struct flood f;
 	static struct drop_rec d;
-	static struct deaf deaf;
+	static struct raw deaf;
 	struct th t;
 	struct server_config c;
 	struct netbot_config cl, cn;
@@ -501,6 +432,6 @@ Test(limits, write_queue_cap)
 	th_run(&t, 60000, flood_done, &f);
 	cr_expect_eq(f.loud.verified, 1, "%s", f.loud.last_why);
 	cr_expect_eq(f.late.verified, 1, "%s", f.late.last_why);
-	uv_close((uv_handle_t *)&deaf.tcp, NULL);
+	raw_close(&deaf);
 	th_finish(&t);
 }
