@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """docclient: a wizwar client's decoding half, written from docs/protocol.md alone.
 
-It reads the server-to-client byte stream of a duel (frames from WELCOME on), inflates,
+It reads the server-to-client frames of a duel (from WELCOME on, as they lie in the
+records' plaintext: the encryption around them is Noise's, checked elsewhere), inflates,
 decodes every message, keeps the player's view by applying START and each UPDATE, and
 formats the messages with the tables it parses out of the document itself. Nothing here
 comes from the C sources: where the document left something to guess, the document was

@@ -5,6 +5,7 @@
 
 #include "bot.h"
 #include "pconn.h"
+#include "samples.h"
 #include "selfplay.h"
 #include "update.h"
 
@@ -92,9 +93,14 @@ send(struct rec *r, int p, struct wire_msg *m)
 
 	if (r->failed)
 		return;
+	/* The frame as it lies in its record's plaintext is what the stream file keeps: the
+	 * record around it is sealed and opened here, as the reference ends do. */
+	pconn_cork(&r->srv[p]);
 	if (pconn_send(&r->srv[p], m, r->frame, sizeof r->frame, &len, &e) != 0)
 		return fail(r, "send", &e);
-	fwrite(r->frame, 1, len, r->bin[p]);
+	fwrite(r->srv[p].ob, 1, r->srv[p].ob_len, r->bin[p]);
+	if (pconn_flush(&r->srv[p], r->frame, sizeof r->frame, &len, &e) != 0)
+		return fail(r, "seal", &e);
 	if (pconn_feed(&r->cli[p], r->frame, len) != len || pconn_next(&r->cli[p], &r->got, &e) != PROTO_DONE)
 		return fail(r, "receive", &e);
 	if (r->got.type == WIRE_START || r->got.type == WIRE_UPDATE) {
@@ -191,6 +197,13 @@ main(int argc, char **argv)
 	for (int p = 0; p < PLAYERS; p++) {
 		pconn_init(&r.srv[p], PCONN_SERVER);
 		pconn_init(&r.cli[p], PCONN_CLIENT);
+		{
+			struct proto_err e;
+			if (sample_handshake(&r.srv[p], &r.cli[p], &e) != 0) {
+				fprintf(stderr, "proto_record: handshake: %s\n", e.why);
+				return 1;
+			}
+		}
 		snprintf(path, sizeof path, "%s/p%d.bin", argv[1], p);
 		r.bin[p] = fopen(path, "wb");
 		snprintf(path, sizeof path, "%s/p%d.views", argv[1], p);
