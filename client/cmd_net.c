@@ -953,6 +953,7 @@ cmd_host(int argc, char **argv)
 	printf("wizwar join %s:%d#%s%s\n", addr, server_port(srv), fp, cfg.password ? " --password" : "");
 	fflush(stdout);
 	if (headless) {
+		password_wipe(&pw);
 		stopper_init(&st, &loop, stop_host, srv);
 		return finish_loop(&loop);
 	}
