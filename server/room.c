@@ -217,7 +217,7 @@ send_updates(struct gameroom *r, const struct events *ev)
 		struct seat *st = &r->seat[p];
 		if (!st->conn || !st->last_valid)
 			continue;
-		view_build(&r->game, p, &s->view);
+		view_build_after(&r->game, p, ev, &s->view);
 		m->type = WIRE_UPDATE;
 		if (update_make(&st->last, &s->view, ev, p, &m->u.update, &s->err) != 0) {
 			conn__drop(st->conn, PERR_SERVER, s->err.why);
