@@ -135,29 +135,51 @@ game__sense(struct game *g, int p, struct events *ev)
 	ev->sensed |= (uint8_t)game__bit(p);
 }
 
-/* Pick a uniformly random floor square that `ok` accepts, by counting then indexing,
- * so the number of draws does not depend on luck. Returns false when there is none. */
+/* The floor squares that `ok` accepts, in row-major order: what a random square is
+ * drawn from. */
 typedef bool (*square_ok)(const struct game *g, int x, int y);
+
+struct squares {
+	int n;
+	uint16_t at[LEVEL_MAX * LEVEL_MAX]; /* y * LEVEL_MAX + x */
+};
+
+static void
+squares_find(const struct game *g, square_ok ok, struct squares *s)
+{
+	int size = g->level.size;
+
+	s->n = 0;
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++)
+			if (level_floor(&g->level, x, y) && ok(g, x, y))
+				s->at[s->n++] = (uint16_t)(y * LEVEL_MAX + x);
+}
+
+/* Draw one of them uniformly, by index, so the number of draws does not depend on luck,
+ * and take it off the list. Returns false when there is none. Placing potions one after
+ * another takes them from one list: each draw then sees exactly the squares a fresh
+ * squares_find() would, since the square just filled is the only one that changed. */
+static bool
+squares_take(struct game *g, struct squares *s, int *ox, int *oy)
+{
+	if (s->n == 0)
+		return false;
+	int k = (int)rng_below(&g->rng, (uint32_t)s->n);
+	*ox = s->at[k] % LEVEL_MAX;
+	*oy = s->at[k] / LEVEL_MAX;
+	memmove(&s->at[k], &s->at[k + 1], (size_t)(s->n - k - 1) * sizeof s->at[0]);
+	s->n--;
+	return true;
+}
 
 static bool
 random_square(struct game *g, square_ok ok, int *ox, int *oy)
 {
-	int n = 0, size = g->level.size;
+	struct squares s;
 
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++)
-			n += level_floor(&g->level, x, y) && ok(g, x, y);
-	if (n == 0)
-		return false;
-	int k = (int)rng_below(&g->rng, (uint32_t)n);
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++)
-			if (level_floor(&g->level, x, y) && ok(g, x, y) && k-- == 0) {
-				*ox = x;
-				*oy = y;
-				return true;
-			}
-	return false;
+	squares_find(g, ok, &s);
+	return squares_take(g, &s, ox, oy);
 }
 
 static bool
@@ -418,9 +440,11 @@ cast_alter(struct game *g, int caster, int dir, struct events *ev)
 			}
 		}
 	}
+	struct squares free;
+	squares_find(g, free_for_potion, &free);
 	for (int i = 0; i < n; i++) {
 		int x, y;
-		if (!random_square(g, free_for_potion, &x, &y))
+		if (!squares_take(g, &free, &x, &y))
 			break;
 		g->potion[y][x] = ground[i];
 	}
@@ -632,9 +656,11 @@ cast_create(struct game *g, int caster, int dir, struct events *ev)
 		game__say(ev, game__bit(caster), MSG_NOTHING_HAPPENS, 0, 0);
 		return;
 	}
+	struct squares free;
+	squares_find(g, free_for_potion, &free);
 	for (; n < want; n++) {
 		int x, y;
-		if (!random_square(g, free_for_potion, &x, &y))
+		if (!squares_take(g, &free, &x, &y))
 			break;
 		g->potion[y][x] = (uint8_t)(1 + rng_below(&g->rng, APPEARANCE_COUNT));
 	}
@@ -1147,9 +1173,11 @@ game_init(struct game *g, const struct options *o, uint64_t seed)
 		int n = level_floor_count(&g->level) / POTION_DIVISOR;
 		if (n < 1)
 			n = 1;
+		struct squares free;
+		squares_find(g, free_for_potion, &free);
 		for (int i = 0; i < n; i++) {
 			int x, y;
-			if (!random_square(g, free_for_potion, &x, &y))
+			if (!squares_take(g, &free, &x, &y))
 				break;
 			g->potion[y][x] = (uint8_t)(1 + rng_below(&g->rng, APPEARANCE_COUNT));
 		}
