@@ -1,5 +1,6 @@
-/* bench_selfplay: whole headless duels per second on one core, the rules alone (simulations
- * per second, as a searching bot would run them) and the CPU cost of one game_apply. */
+/* bench_selfplay [GAMES]: whole headless duels per second on one core, the rules alone
+ * (simulations per second, as a searching bot would run them) and the CPU cost of one
+ * game_apply. GAMES duels per size, 60 unless given. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -8,7 +9,6 @@
 #include "game.h"
 #include "view.h"
 
-#define GAMES 60
 #define REPS 3
 
 /* The process's CPU time: the wall clock would count the time other work held the core. */
@@ -126,24 +126,30 @@ replay(int size, uint64_t seed, int games, const struct played *pl, double *each
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const int sizes[] = { 25, 51 };
 	const uint64_t seed = 1000;
+	const int games = argc > 1 ? atoi(argv[1]) : 60;
+
+	if (games < 1 || games > 100000) {
+		fprintf(stderr, "usage: bench_selfplay [games]\n");
+		return 2;
+	}
 
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
 		int size = sizes[s];
 		struct played pl = { 0 };
 		double whole[REPS], rules[REPS], init[REPS];
-		uint64_t h = play(size, seed, GAMES, &pl);
+		uint64_t h = play(size, seed, games, &pl);
 
 		for (int r = 0; r < REPS; r++) {
 			double t0 = now();
-			if (play(size, seed, GAMES, NULL) != h)
+			if (play(size, seed, games, NULL) != h)
 				return 1;
 			whole[r] = now() - t0;
 			t0 = now();
-			if (replay(size, seed, GAMES, &pl, NULL) != h)
+			if (replay(size, seed, games, &pl, NULL) != h)
 				return 1;
 			rules[r] = now() - t0;
 			static struct game g;
@@ -151,7 +157,7 @@ main(void)
 			options_default(&o);
 			o.size = (uint8_t)size;
 			t0 = now();
-			for (int i = 0; i < GAMES; i++)
+			for (int i = 0; i < games; i++)
 				game_init(&g, &o, seed + (uint64_t)i);
 			init[r] = now() - t0;
 		}
@@ -165,17 +171,17 @@ main(void)
 			clock_cost[i] = now() - t0;
 		}
 		double overhead = median(clock_cost, 1001);
-		if (replay(size, seed, GAMES, &pl, each) != h)
+		if (replay(size, seed, games, &pl, each) != h)
 			return 1;
 		for (long i = 0; i < pl.n; i++)
 			each[i] -= overhead;
 		qsort(each, (size_t)pl.n, sizeof each[0], cmp);
 
 		double w = median(whole, REPS), ru = median(rules, REPS), in = median(init, REPS);
-		printf("selfplay size=%d games=%d commands=%ld (CPU time, median of %d, one core)\n", size, GAMES, pl.n, REPS);
-		printf("  with views and random bots: duels_per_s=%.1f us_per_command=%.2f\n", GAMES / w, w * 1e6 / (double)pl.n);
+		printf("selfplay size=%d games=%d commands=%ld (CPU time, median of %d, one core)\n", size, games, pl.n, REPS);
+		printf("  with views and random bots: duels_per_s=%.1f us_per_command=%.2f\n", games / w, w * 1e6 / (double)pl.n);
 		printf("  rules alone: duels_per_s=%.1f commands_per_s=%.0f us_per_game_apply=%.2f us_per_game_init=%.2f\n",
-		    GAMES / ru, (double)pl.n / (ru - in), (ru - in) * 1e6 / (double)pl.n, in * 1e6 / GAMES);
+		    games / ru, (double)pl.n / (ru - in), (ru - in) * 1e6 / (double)pl.n, in * 1e6 / games);
 		printf("  one game_apply timed alone: median_us=%.2f p90_us=%.2f p99_us=%.2f (clock cost %.2f us taken off)\n",
 		    each[pl.n / 2] * 1e6, each[pl.n * 9 / 10] * 1e6, each[pl.n * 99 / 100] * 1e6, overhead * 1e6);
 		fflush(stdout);
