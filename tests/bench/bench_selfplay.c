@@ -133,7 +133,7 @@ main(int argc, char **argv)
 	const int games = argc > 1 ? atoi(argv[1]) : 60;
 
 	if (games < 1 || games > 100000) {
-		fprintf(stderr, "usage: bench_selfplay [games]\n");
+		fprintf(stderr, "usage: bench_selfplay [GAMES]\n");
 		return 2;
 	}
 
