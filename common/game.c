@@ -422,8 +422,13 @@ cast_alter(struct game *g, int caster, int dir, struct events *ev)
 		for (int x = 0; x < size; x++)
 			if (g->potion[y][x])
 				ground[n++] = g->potion[y][x];
+	/* A layout with rock under a wizard before its dead ends are pruned is given up
+	 * there, unpruned (the draws are the same); the last try is always finished, since
+	 * it is kept either way. */
+	int wx[PLAYERS] = { g->wiz[0].x, g->wiz[1].x }, wy[PLAYERS] = { g->wiz[0].y, g->wiz[1].y };
 	for (int t = 0; t < ALTER_TRIES && !found; t++) {
-		level_generate(&lv, size, &g->rng, &rooms);
+		if (level_generate_unless_wall(&lv, size, &g->rng, &rooms, t < ALTER_TRIES - 1 ? PLAYERS : 0, wx, wy) != 0)
+			continue;
 		found = level_floor(&lv, g->wiz[0].x, g->wiz[0].y) && level_floor(&lv, g->wiz[1].x, g->wiz[1].y);
 	}
 	g->level = lv;
