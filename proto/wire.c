@@ -209,7 +209,7 @@ enc_HELLO(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	proto__put_u32(w, h->magic);
 	proto__put_u16(w, h->proto);
 	proto__put_u16(w, h->rules);
-	proto__put_u8(w, h->role);
+	proto__put_u8(w, (uint8_t)(h->role | (h->create ? HELLO_CREATE : 0)));
 	if (put_text(w, h->name, sizeof h->name, TEXT_NAME, e) < 0 ||
 	    put_text(w, h->room, sizeof h->room, TEXT_ROOM, e) < 0)
 		return PROTO_BROKEN;
@@ -225,6 +225,8 @@ dec_HELLO(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	if (wire_check_versions(h->magic, h->proto, h->rules, e) < 0)
 		return PROTO_BROKEN;
 	NEED(proto__get_u8(r, &h->role));
+	h->create = (h->role & HELLO_CREATE) != 0;
+	h->role &= (uint8_t)~HELLO_CREATE;
 	if (h->role > ROLE_BOT)
 		BAD("hello: role %u", h->role);
 	if (get_text(r, h->name, sizeof h->name, TEXT_NAME, "hello name", e) < 0 ||

@@ -54,6 +54,7 @@ enum wire_type {
 };
 
 enum wire_role { ROLE_PLAYER = 0, ROLE_BOT = 1 };
+#define HELLO_CREATE 0x80 /* in HELLO's role byte: create the room (a multi-room server) */
 
 /* BYE reasons: X(ID, text). */
 #define BYE_LIST(X) \
@@ -85,6 +86,7 @@ struct wire_hello {
 	uint16_t proto;   /* PROTO_VERSION */
 	uint16_t rules;   /* RULES_VERSION */
 	uint8_t role;     /* enum wire_role */
+	bool create;      /* a multi-room server: make the room if it does not exist (HELLO_CREATE) */
 	char name[PROTO_NAME_BYTES + 1];
 	char room[PROTO_ROOM_BYTES + 1];
 };
