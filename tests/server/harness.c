@@ -47,6 +47,7 @@ th_bot_config(struct th *t, struct netbot_config *bc, const char *name, int leve
 	bc->net.port = t->port;
 	bc->net.name = name;
 	bc->net.reconnect_ms = 100;
+	bc->net.create_room = true; /* a multi-room server: the first of a room's players makes it */
 	bc->level = level;
 	bc->seed = seed;
 	bc->games = games;

@@ -82,6 +82,7 @@ join_bytes(uint8_t *out, size_t cap, const char *name, const char *room)
 	size_t n;
 
 	wire_hello_init(&m, name, room, ROLE_PLAYER);
+	m.u.hello.create = true;
 	n = raw_frame(&m, out, cap);
 	memset(&m, 0, sizeof m);
 	m.type = WIRE_AUTH;
@@ -470,6 +471,8 @@ Test(limits, write_queue_cap)
 	rng_seed(&f.rng, 42);
 	limits_setup(&t, &c, &d);
 	c.lim.chat_burst = 1000000; /* the flood is the point here */
+	c.lim.frames_per_s = 1000000;
+	c.lim.inflated_per_s = 1u << 30;
 	cr_assert_eq(c.lim.max_queued, 256 * 1024, "the documented default");
 	th_server(&t, &c);
 	deaf_start(&t, &deaf, "flood");
