@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "net.h"
 #include "netbot.h"
 #include "server.h"
+#include "seatfile.h"
 #include "session_net.h"
 #include "text.h"
 #include "ui.h"
@@ -183,6 +185,38 @@ text_arg(const char *s, int kind, const char *what)
 	return true;
 }
 
+/* A new room's code: 13 characters of Crockford's base32 (65 random bits: no guessing them),
+ * lower case and without i, l, o, u (nothing to misread aloud), in three groups. */
+static void
+new_room_code(char out[PROTO_ROOM_BYTES + 1])
+{
+	static const char alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
+	uint8_t r[13];
+	int n = 0;
+
+	auth_random(r, sizeof r);
+	for (int i = 0; i < 13; i++) {
+		if (i == 4 || i == 8)
+			out[n++] = '-';
+		out[n++] = alphabet[r[i] & 31];
+	}
+	out[n] = '\0';
+}
+
+/* Where this server, room and name keep a running duel's resume token (seatfile.h). */
+static const char *
+seat_path(const struct net_config *nc, char *buf, size_t len)
+{
+	char dir[4096];
+	struct seatfile_key k = { nc->host, nc->port, nc->room ? nc->room : "", nc->name };
+
+	if (!cli_state_dir(dir, sizeof dir) || cli_make_dirs(dir) != 0 || !seatfile_path(dir, &k, buf, len)) {
+		fprintf(stderr, "wizwar: no state directory: a killed client could not take its seat back\n");
+		return NULL;
+	}
+	return buf;
+}
+
 /* Signals for the headless commands: the first INT, TERM or HUP (a closed terminal, or a service
  * manager's stop) closes rooms and flushes turn logs, and the command exits 0. */
 #define STOP_SIGNALS 3
@@ -308,7 +342,8 @@ cmd_server(int argc, char **argv)
 		uv_loop_close(&loop);
 		return 1;
 	}
-	fprintf(stderr, "wizwar server: listening on %s port %d; turn logs in %s\n", cfg.bind, server_port(x.srv),
+	fprintf(stderr, "wizwar server: listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	        cfg.log_dir ? cfg.log_dir : "memory");
 	stopper_init(&x.st, &loop, stop_server, &x);
 	return finish_loop(&loop);
@@ -360,9 +395,9 @@ cmd_bot(int argc, char **argv)
 	struct netbot_config bc;
 	static struct botctx x;
 	uv_loop_t loop;
-	char host[256], why[300], namebuf[64];
+	char host[256], why[300], namebuf[64], seatbuf[4200], code[PROTO_ROOM_BYTES + 1];
 	const char *addr = NULL;
-	bool have_seed = false;
+	bool have_seed = false, new_room = false;
 	long v;
 
 	memset(&bc, 0, sizeof bc);
@@ -384,6 +419,8 @@ cmd_bot(int argc, char **argv)
 			if (!text_arg(argv[++i], TEXT_ROOM, "--room"))
 				return 2;
 			bc.net.room = argv[i];
+		} else if (strcmp(a, "--new-room") == 0) {
+			new_room = true;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
 				fprintf(stderr, "wizwar bot: --level takes random, easy, normal or hard, not '%s'\n", argv[i]);
@@ -429,6 +466,18 @@ cmd_bot(int argc, char **argv)
 	}
 	if (auth_init() != 0)
 		return 1;
+	if (new_room && bc.net.room) {
+		fprintf(stderr, "wizwar bot: --room or --new-room, not both\n");
+		return 2;
+	}
+	if (new_room) {
+		new_room_code(code);
+		bc.net.room = code;
+		bc.net.create_room = true;
+		printf("room %s: the other player joins with --room %s\n", code, code);
+		fflush(stdout);
+	}
+	bc.net.seat_file = seat_path(&bc.net, seatbuf, sizeof seatbuf);
 	if (!have_seed)
 		bc.seed = auth_random64();
 	bc.ud = &x;
@@ -469,6 +518,16 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 			server_close(srv, NULL, NULL);
 		return finish_loop(loop) ? 1 : 2;
 	}
+	/* No screen before the server has taken us: a join that cannot start says why and exits 1. */
+	if (!session_net_wait_join(&sess, loop)) {
+		fprintf(stderr, "wizwar: %s\n", sess.why);
+		if (sess.net)
+			net_close(sess.net);
+		if (srv)
+			server_close(srv, NULL, NULL);
+		finish_loop(loop);
+		return 1;
+	}
 	if ((app = malloc(sizeof *app)) == NULL)
 		return 1;
 	setlocale(LC_ALL, "");
@@ -496,6 +555,14 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	free(app);
 	if (sess.last_result[0])
 		printf("Last duel: %s%s\n", sess.ended_ok ? "" : "NOT VERIFIED: ", sess.last_result);
+	if (sess.failed) {
+		/* The session ended under us (the server went, the link could not come back). */
+		fprintf(stderr, "wizwar: %s\n", sess.why);
+		if (status == 0)
+			status = 1;
+	} else if (status == 128 + SIGHUP && srv == NULL) {
+		fprintf(stderr, "wizwar: the terminal closed; the seat is held: run the same command again to take it back\n");
+	}
 	if (uv_loop_close(loop) != 0)
 		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
 	return status;
@@ -516,8 +583,9 @@ cmd_join(int argc, char **argv)
 {
 	struct net_config nc;
 	uv_loop_t loop;
-	char host[256], why[300];
+	char host[256], why[300], seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
 	const char *addr = NULL;
+	bool new_room = false;
 
 	net_config_default(&nc);
 	nc.name = default_name("guest");
@@ -540,6 +608,8 @@ cmd_join(int argc, char **argv)
 			if (!text_arg(argv[++i], TEXT_ROOM, "--room"))
 				return 2;
 			nc.room = argv[i];
+		} else if (strcmp(a, "--new-room") == 0) {
+			new_room = true;
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
@@ -556,11 +626,34 @@ cmd_join(int argc, char **argv)
 		return 2;
 	}
 	nc.host = host;
+	if (new_room && nc.room) {
+		fprintf(stderr, "wizwar join: --room or --new-room, not both\n");
+		return 2;
+	}
 	if (!have_terminal("join"))
 		return 1;
+	if (auth_init() != 0)
+		return 1;
+	banner[0] = '\0';
+	if (new_room) {
+		new_room_code(code);
+		nc.room = code;
+		nc.create_room = true;
+		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
+		         code);
+	}
+	nc.seat_file = seat_path(&nc, seatbuf, sizeof seatbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	return run_curses(&loop, &nc, NULL, NULL);
+	return run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL);
+}
+
+static const char *
+server_own_host(const char *bound)
+{
+	if (strcmp(bound, "::") == 0 || strcmp(bound, "0.0.0.0") == 0)
+		return "localhost";
+	return bound;
 }
 
 static void
@@ -656,7 +749,9 @@ cmd_host(int argc, char **argv)
 		return 1;
 	}
 	net_config_default(&nc);
-	nc.host = strchr(cfg.bind, ':') ? "::1" : strcmp(cfg.bind, "0.0.0.0") == 0 ? "127.0.0.1" : cfg.bind;
+	/* Our own client goes where the server listens: "localhost" (each of its addresses in
+	 * turn) for every address, else the address given. */
+	nc.host = server_own_host(server_bound(srv));
 	nc.port = server_port(srv);
 	nc.name = name;
 	nc.password = cfg.password;

@@ -1,4 +1,5 @@
 /* session_net: joins the curses app to net.c: updates, chat, peer news and the end check shown; lobby by /commands. */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 
 	(void)n;
 	s->me = player;
+	s->joined = true;
 	if (!s->practice)
 		status(s, "Joined as player %d%s.", player + 1, controller ? ", the controller" : "");
 }
@@ -151,6 +153,10 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 	struct session_net *s = ud;
 
 	(void)n;
+	if (fatal && !s->quit) {
+		s->failed = true;
+		snprintf(s->why, sizeof s->why, "%s", text);
+	}
 	if (!s->app)
 		return;
 	if (code >= PERR_REFUSED_BASE && code < PERR_REFUSED_BASE + ERR_COUNT)
@@ -177,6 +183,10 @@ ev_closed(void *ud, struct net *n)
 
 	(void)n;
 	s->net = NULL;
+	if (!s->quit && !s->failed) {
+		s->failed = true;
+		snprintf(s->why, sizeof s->why, "the connection is closed");
+	}
 	if (!s->quit && s->app)
 		app_on_end(s->app, "the connection is closed");
 }
@@ -196,6 +206,19 @@ session_net_events(struct session_net *s, struct net_config *cfg)
 	cfg->ev.error = ev_error;
 	cfg->ev.link = ev_link;
 	cfg->ev.closed = ev_closed;
+	s->auto_ready = true;
+}
+
+bool
+session_net_wait_join(struct session_net *s, uv_loop_t *loop)
+{
+	while (s->net && !s->joined)
+		uv_run(loop, UV_RUN_ONCE);
+	if (s->joined && s->net)
+		return true;
+	if (!s->why[0])
+		snprintf(s->why, sizeof s->why, "the connection is closed");
+	return false;
 }
 
 void
@@ -204,9 +227,17 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 	s->app = app;
 	s->net = net;
 	s->srv = srv;
-	s->auto_ready = true;
-	if (!s->practice)
-		status(s, "Connecting... Chat with Enter; %s", lobby_help);
+	if (s->practice)
+		return;
+	if (net && net_player(net) >= 0) {
+		/* Joined before the screen started: say now what was said then. */
+		status(s, "Chat with Enter; %s", lobby_help);
+		ev_welcome(s, net, net_player(net), net_controller(net));
+		if (net_phase(net) == NET_LOBBY && net_lobby(net)->present)
+			ev_lobby(s, net, net_lobby(net));
+		return;
+	}
+	status(s, "Connecting... Chat with Enter; %s", lobby_help);
 }
 
 static bool
@@ -337,7 +368,11 @@ net_quit(void *ctx)
 	if (s->quit)
 		return;
 	s->quit = true;
-	if (s->net)
+	/* A closed terminal is a dropped connection, not a resignation: the seat is held and the
+	 * same command run again takes it back. */
+	if (s->net && s->app && s->app->status == 128 + SIGHUP)
+		net_abandon(s->net);
+	else if (s->net)
 		net_close(s->net);
 	if (s->srv && !s->srv_closing) {
 		uv_loop_t *loop = s->app ? s->app->cfg.loop : NULL;
