@@ -75,8 +75,13 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 
 	(void)n;
 	s->started = true;
-	if (!s->app)
+	if (!s->app) {
+		/* Before the screen (a resumed seat's snapshot comes right after WELCOME): shown
+		 * by session_net_start. */
+		s->early_start = true;
+		s->early_resumed = resumed;
 		return;
+	}
 	app_reset_updates(s->app);
 	app_on_update(s->app, v, NULL, 0, NULL, 0);
 	if (s->practice && !resumed)
@@ -233,8 +238,10 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 		/* Joined before the screen started: say now what was said then. */
 		status(s, "Chat with Enter; %s", lobby_help);
 		ev_welcome(s, net, net_player(net), net_controller(net));
-		if (net_phase(net) == NET_LOBBY && net_lobby(net)->present)
+		if (net_lobby(net)->present)
 			ev_lobby(s, net, net_lobby(net));
+		if (s->early_start && net_phase(net) == NET_PLAYING)
+			ev_start(s, net, net_view(net), s->early_resumed);
 		return;
 	}
 	status(s, "Connecting... Chat with Enter; %s", lobby_help);

@@ -27,6 +27,7 @@ struct session_net {
 	uint64_t wind_since;
 	bool quit, started, srv_closing, wind_open;
 	bool auto_ready;
+	bool early_start, early_resumed; /* a START came before the screen started */
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];
 
 	/* Set before session_net_start() by `practice` (practice.c); all optional. */

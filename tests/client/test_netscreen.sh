@@ -57,14 +57,17 @@ PORT="$(grep -oE 'port [0-9]+' "$TMPD/server.err" | head -1 | grep -oE '[0-9]+')
 ok "a server of rooms on 127.0.0.1 port $PORT"
 
 # ==== 1. join against a network bot ====
-start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room duel1 --name Tess
+start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Tess
 wait_for 'Waiting for an opponent'
 echo "--- the lobby:"
 cat "$SCREEN"
+ROOM1="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+echo "$ROOM1" | grep -qE '^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{5}$' || fail "no new room's code on the screen"
+ok "the server made room $ROOM1 on request, and the screen says how to share it"
 expect 'Joined as player 1, the controller' "the first to arrive controls the room"
 expect 'Lobby: /ready,' "the lobby's commands are shown"
 expect 'You control the options' "the controller is told so"
-"$WIZWAR" bot "127.0.0.1:$PORT" --room duel1 --level random --name Robo --think 60 --games 1 --seed 3 \
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM1" --level random --name Robo --think 60 --games 1 --seed 3 \
     >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
 BOT=$!
 PIDS+=("$BOT")
@@ -148,8 +151,8 @@ expect '^EXIT=0$' "the client exited with status 0"
 expect '^(echo icanon|icanon echo) STTY$' "the terminal is back in cooked mode with echo"
 expect 'Last duel: seed and log verified' "the last duel's check is printed after the screen is restored"
 T kill-session -t w
-log="$(ls "$STATE"/wizwar/wizwar-duel1-*.log.gz 2>/dev/null | head -1)"
-[ -n "$log" ] || fail "no server turn log for room duel1"
+log="$(ls "$STATE"/wizwar/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | head -1)"
+[ -n "$log" ] || fail "no server turn log for room $ROOM1"
 "$WIZWAR" replay --check "$log" >"$TMPD/check" 2>&1 || { cat "$TMPD/check"; fail "the server's turn log does not replay"; }
 gzip -dc "$log" | grep -q '^chat 0 good luck, Robo$' || fail "the chat is not in the server's turn log"
 ok "the server's turn log replays exactly, chat included"
@@ -202,10 +205,11 @@ except (EOFError, OSError):
     print("closed", flush=True)
 EOF
 	RULES="$("$WIZWAR" --version | grep -oE 'rules [0-9]+' | grep -oE '[0-9]+')"
-	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room esc --name Tess
+	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Tess
 	wait_for 'Waiting for an opponent'
 	PROTO="$(sed -n 's/^#define PROTO_VERSION \([0-9]*\).*/\1/p' "$WIZWAR_SRCDIR/proto/proto.h")"
-	python3 "$TMPD/peer.py" "$PORT" esc "$RULES" 1.5 "$PROTO" >"$TMPD/peer.out" 2>&1 &
+	ROOM2="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+	python3 "$TMPD/peer.py" "$PORT" "$ROOM2" "$RULES" 1.5 "$PROTO" >"$TMPD/peer.out" 2>&1 &
 	PEER=$!
 	PIDS+=("$PEER")
 	wait_for '<Mallory> \[31mplain, not red'
