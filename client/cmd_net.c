@@ -371,6 +371,16 @@ bot_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, con
 }
 
 static void
+bot_start(void *ud, struct netbot *b, const struct view *v, bool resumed)
+{
+	(void)ud;
+	(void)b;
+	/* Said on stderr: a killed bot run again (its seat file) is back where the duel is. */
+	if (resumed)
+		fprintf(stderr, "wizwar bot: back in the duel at turn %" PRIu32 "\n", v->turn_no);
+}
+
+static void
 bot_closed(void *ud, struct netbot *b)
 {
 	struct botctx *x = ud;
@@ -482,6 +492,7 @@ cmd_bot(int argc, char **argv)
 		bc.seed = auth_random64();
 	bc.ud = &x;
 	bc.on_end = bot_end;
+	bc.on_start = bot_start;
 	bc.on_closed = bot_closed;
 	if (uv_loop_init(&loop) != 0)
 		return 1;

@@ -68,10 +68,10 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	struct netbot *b = ud;
 
 	(void)n;
-	(void)v;
-	(void)resumed;
 	b->waiting = false;
 	b->ready_sent = false;
+	if (b->cfg.on_start)
+		b->cfg.on_start(b->cfg.ud, b, v, resumed);
 	consider(b);
 }
 

@@ -28,6 +28,7 @@ struct netbot_config {
 	void (*on_rx)(void *ud, struct netbot *b, const uint8_t *bytes, size_t n);
 	void (*on_end)(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why);
 	void (*on_closed)(void *ud, struct netbot *b);
+	void (*on_start)(void *ud, struct netbot *b, const struct view *v, bool resumed);
 	/* Decide instead of bot_choose (a hostile test bot); return false to use bot_choose. */
 	bool (*choose)(void *ud, struct netbot *b, const struct view *v, struct cmd *out);
 };
