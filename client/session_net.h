@@ -28,6 +28,8 @@ struct session_net {
 	bool quit, started, srv_closing, wind_open;
 	bool auto_ready;
 	bool early_start, early_resumed; /* a START came before the screen started */
+	bool played;            /* a duel has started in this session */
+	bool unreadied;         /* the person said /unready (and not /ready since) */
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];
 
 	/* Set before session_net_start() by `practice` (practice.c); all optional. */

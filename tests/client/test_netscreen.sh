@@ -266,4 +266,48 @@ grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed and log verified' "$TMPD/
 	{ cat "$TMPD/hbot.out" "$TMPD/hbot.err"; fail "the bot did not see the host's forfeit"; }
 ok "the host's forfeit reached the bot (won, verified) before the host closed, and the bot left"
 
+# ==== 4. the lobby: options checked with the command line's words, ? lists, who waits for what ====
+T kill-session -t w
+start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Lea
+wait_for 'Waiting for an opponent'
+ROOM4="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+say() {
+	keys Enter
+	wait_for 'Say:'
+	text "$1"
+	keys Enter
+}
+say '/size 271'
+wait_for "/size must be a number from 15 to 51, not '271'"
+ok "/size 271 is refused with the command line's reason"
+say '/time 99999'
+wait_for "/time must be a number from 0 to 3600, not '99999'"
+ok "/time 99999 is refused with the command line's reason"
+say '/size'
+wait_for "/size needs a number from 15 to 51"
+ok "/size alone is refused"
+say '/size 20'
+wait_for "/size must be odd"
+ok "an even /size is refused"
+say '?'
+wait_for '/potions on\|off the controller'
+wait_for '/quit +leave'
+ok "? lists the lobby's commands"
+say '/unready'
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM4" --name Rob --think 60 --games 1 >/dev/null 2>&1 &
+LBOT=$!
+PIDS+=("$LBOT")
+wait_for 'Rob is ready: type /ready \(or /rematch\) to start'
+ok "told that the opponent is ready and what to type"
+kill "$LBOT"
+wait_for 'Your opponent has left; the room waits for another'
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM4" --name Zed --think 60 --games 1 >/dev/null 2>&1 &
+PIDS+=($!)
+wait_for 'Zed is ready: type /ready \(or /rematch\) to start'
+ok "after one opponent left and another came, told again what the duel waits for"
+say '/ready'
+wait_for 'The duel begins' 15
+ok "the duel starts when both are ready"
+T kill-session -t w
+
 echo "all network screen tests passed"
