@@ -58,6 +58,8 @@ struct net {
 	struct view view;
 	/* The fair-host check. */
 	uint8_t commit[PROTO_COMMIT_LEN];
+	bool have_commit;        /* commit is this duel's (from its START or the seat file) */
+	bool commit_changed;     /* a resumed START carried another commitment */
 	struct seen *seen;
 	size_t nseen, capseen;
 	struct wire_end end;
@@ -111,7 +113,12 @@ seat_save(struct net *n)
 {
 	struct seatfile_key k = { n->host, n->cfg.port, n->room_given ? n->room : "", n->name };
 
-	if (n->seat_file && n->token_len && seatfile_save(n->seat_file, &k, n->token, n->token_len) != 0)
+	struct seatfile_seat seat;
+
+	seat.token_len = n->token_len;
+	memcpy(seat.token, n->token, n->token_len);
+	memcpy(seat.commit, n->commit, sizeof seat.commit);
+	if (n->seat_file && n->token_len && seatfile_save(n->seat_file, &k, &seat) != 0)
 		fail(n, PERR_SERVER, false, "cannot keep the resume token in %s: a killed client could not come back",
 		     n->seat_file);
 }
@@ -467,6 +474,10 @@ verify(struct net *n, char *why, size_t whylen)
 	struct game *g = NULL;
 	bool ok = false;
 
+	if (n->commit_changed) {
+		snprintf(why, whylen, "the host's seed commitment changed while this client was away");
+		return false;
+	}
 	if (!auth_commit_check(e->seed, e->salt, n->commit)) {
 		snprintf(why, whylen, "the revealed seed does not match the commitment made at the start");
 		return false;
@@ -529,6 +540,7 @@ end_done(struct net *n)
 	free(n->log);
 	n->log = NULL;
 	n->nseen = 0;
+	n->have_commit = n->commit_changed = false;
 }
 
 /* Receiving. */
@@ -592,9 +604,16 @@ on_message(struct net *n, const struct wire_msg *m)
 			net_close(n);
 			return;
 		}
-		if (!m->u.start.resumed) {
+		if (!m->u.start.resumed || !n->have_commit) {
+			/* A resumed snapshot before any START in this process (a client that was killed
+			 * and kept no seat file) has only the commitment it carries: trust on first sight. */
 			n->nseen = 0;
 			memcpy(n->commit, m->u.start.commit, sizeof n->commit);
+			n->have_commit = true;
+		} else if (!auth_equal(n->commit, m->u.start.commit, sizeof n->commit)) {
+			/* Kept from this duel's START (in memory or in the seat file): the host may not
+			 * change its promise while we were away. */
+			n->commit_changed = true;
 		}
 		record_view(n, m->u.start.resumed);
 		n->phase = NET_PLAYING;
@@ -1004,7 +1023,13 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	}
 	if (n->seat_file && n->token_len == 0) {
 		struct seatfile_key k = { n->host, n->cfg.port, n->room_given ? n->room : "", n->name };
-		n->token_from_file = seatfile_load(n->seat_file, &k, n->token, &n->token_len);
+		struct seatfile_seat seat;
+		if ((n->token_from_file = seatfile_load(n->seat_file, &k, &seat))) {
+			n->token_len = seat.token_len;
+			memcpy(n->token, seat.token, seat.token_len);
+			memcpy(n->commit, seat.commit, sizeof n->commit);
+			n->have_commit = true;
+		}
 	}
 	pconn_init(&n->pc, PCONN_CLIENT);
 	update_blank(&n->view);

@@ -46,8 +46,20 @@ unhex(int c)
 	return -1;
 }
 
+/* Hex digits into bytes, up to max; the count, the end of the digits in *end. */
+static size_t
+unhex_bytes(const char *t, uint8_t *out, size_t max, const char **end)
+{
+	size_t n = 0;
+
+	for (; unhex(t[0]) >= 0 && unhex(t[1]) >= 0 && n < max; t += 2)
+		out[n++] = (uint8_t)(unhex(t[0]) << 4 | unhex(t[1]));
+	*end = t;
+	return n;
+}
+
 bool
-seatfile_load(const char *path, const struct seatfile_key *k, uint8_t token[PROTO_TOKEN_MAX], size_t *len)
+seatfile_load(const char *path, const struct seatfile_key *k, struct seatfile_seat *seat)
 {
 	char key[512], buf[1024], want[600];
 	struct stat st;
@@ -56,7 +68,7 @@ seatfile_load(const char *path, const struct seatfile_key *k, uint8_t token[PROT
 	const char *t;
 	size_t n = 0;
 
-	*len = 0;
+	memset(seat, 0, sizeof *seat);
 	if (path == NULL || key_text(k, key, sizeof key) < 0)
 		return false;
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
@@ -74,17 +86,19 @@ seatfile_load(const char *path, const struct seatfile_key *k, uint8_t token[PROT
 	snprintf(want, sizeof want, "wizwar-seat 1\nkey %s\ntoken ", key);
 	if (strncmp(buf, want, strlen(want)) != 0)
 		return false;
-	for (t = buf + strlen(want); unhex(t[0]) >= 0 && unhex(t[1]) >= 0 && n < PROTO_TOKEN_MAX; t += 2)
-		token[n++] = (uint8_t)(unhex(t[0]) << 4 | unhex(t[1]));
-	if (strcmp(t, "\n") != 0 || n < PROTO_TOKEN_MIN)
+	n = unhex_bytes(buf + strlen(want), seat->token, PROTO_TOKEN_MAX, &t);
+	if (n < PROTO_TOKEN_MIN || strncmp(t, "\ncommit ", 8) != 0)
 		return false;
-	*len = n;
+	if (unhex_bytes(t + 8, seat->commit, PROTO_COMMIT_LEN, &t) != PROTO_COMMIT_LEN || strcmp(t, "\n") != 0)
+		return false;
+	seat->token_len = n;
 	return true;
 }
 
 int
-seatfile_save(const char *path, const struct seatfile_key *k, const uint8_t *token, size_t len)
+seatfile_save(const char *path, const struct seatfile_key *k, const struct seatfile_seat *seat)
 {
+	size_t len = seat->token_len;
 	char key[512], tmp[4200], dir[4200], text[1024];
 	size_t n;
 	int fd, saved;
@@ -103,7 +117,10 @@ seatfile_save(const char *path, const struct seatfile_key *k, const uint8_t *tok
 	}
 	n = (size_t)snprintf(text, sizeof text, "wizwar-seat 1\nkey %s\ntoken ", key);
 	for (size_t i = 0; i < len; i++)
-		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", token[i]);
+		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->token[i]);
+	n += (size_t)snprintf(text + n, sizeof text - n, "\ncommit ");
+	for (size_t i = 0; i < PROTO_COMMIT_LEN; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->commit[i]);
 	n += (size_t)snprintf(text + n, sizeof text - n, "\n");
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 		return -1;

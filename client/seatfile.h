@@ -20,13 +20,21 @@ struct seatfile_key {
  * made by the caller), HASH a BLAKE2b of the key. False when the path does not fit. */
 bool seatfile_path(const char *state_dir, const struct seatfile_key *k, char *buf, size_t len);
 
-/* The token in `path` when the file is ours (mode 0600, our uid) and names exactly this key.
+/* What a seat file keeps: the resume token, and the duel's seed commitment (from its START), so
+ * that a client started again still checks the host against what it was promised first. */
+struct seatfile_seat {
+	uint8_t token[PROTO_TOKEN_MAX];
+	size_t token_len;
+	uint8_t commit[PROTO_COMMIT_LEN];
+};
+
+/* The seat in `path` when the file is ours (mode 0600, our uid) and names exactly this key.
  * False otherwise: no file, another key, or a file that is not well formed. */
-bool seatfile_load(const char *path, const struct seatfile_key *k, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
+bool seatfile_load(const char *path, const struct seatfile_key *k, struct seatfile_seat *seat);
 
 /* Write the token, 0600, through a temporary file and rename (a crash leaves the old file or the new
  * one, never half of one). Creates the seats folder (0700). 0, or -1 with errno set. */
-int seatfile_save(const char *path, const struct seatfile_key *k, const uint8_t *token, size_t len);
+int seatfile_save(const char *path, const struct seatfile_key *k, const struct seatfile_seat *seat);
 
 /* The duel is over (or left on purpose): the token is worth nothing any more. */
 void seatfile_remove(const char *path);

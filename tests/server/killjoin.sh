@@ -163,6 +163,12 @@ for log in "$TMP"/logs/wizwar-"$ROOM"-*.log.gz; do
 		echo "$(basename "$log"): the joiner forfeited"
 	fi
 done
+# Every duel the joiner finished, however often it was killed, checked the host.
+unverified="$(grep -c 'NOT VERIFIED' "$TMP/j.out")"
+if ((unverified > 0)); then
+	grep 'NOT VERIFIED' "$TMP/j.out" | head -3
+	die "$unverified duels not verified by the joiner"
+fi
 seats="$(ls "$XDG_STATE_HOME"/wizwar/seats 2>/dev/null | wc -l)"
 echo "killjoin $MODE: $kills kills ($resumed resumed) in $duels duels: turns lost $lost, duplicated $dup; seat files left $seats"
 ((lost == 0 && dup == 0 && seats == 0)) || exit 1
