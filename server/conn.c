@@ -305,6 +305,38 @@ on_tick(uv_timer_t *t)
 	}
 }
 
+/* What the per-address limits count a peer as: an IPv4 address (mapped into IPv6 form, also
+ * when it came through a dual-stack socket), or an IPv6 address cut to its /64, since one site
+ * holds a whole /64. Fills host and port for log lines. */
+void
+conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port)
+{
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	memset(addr16, 0, 16);
+	snprintf(host, hostlen, "?");
+	*port = 0;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+		uv_ip4_name(a, host, hostlen);
+		*port = ntohs(a->sin_port);
+		addr16[10] = addr16[11] = 0xff;
+		memcpy(addr16 + 12, &a->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
+		*port = ntohs(a->sin6_port);
+		memcpy(addr16, &a->sin6_addr, 16);
+		if (memcmp(addr16, v4mapped, 12) == 0) {
+			struct sockaddr_in a4 = { .sin_family = AF_INET };
+			memcpy(&a4.sin_addr, addr16 + 12, 4);
+			uv_ip4_name(&a4, host, hostlen);
+		} else {
+			uv_ip6_name(a, host, hostlen);
+			memset(addr16 + 8, 0, 8);
+		}
+	}
+}
+
 static void
 peer_name(struct conn *c, uint8_t addr16[16])
 {
@@ -314,30 +346,8 @@ peer_name(struct conn *c, uint8_t addr16[16])
 	int port = 0;
 
 	memset(addr16, 0, 16);
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
-		if (ss.ss_family == AF_INET) {
-			const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-			uv_ip4_name(a, host, sizeof host);
-			port = ntohs(a->sin_port);
-			addr16[10] = addr16[11] = 0xff;
-			memcpy(addr16 + 12, &a->sin_addr, 4);
-		} else if (ss.ss_family == AF_INET6) {
-			static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-			const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-			port = ntohs(a->sin6_port);
-			memcpy(addr16, &a->sin6_addr, 16);
-			if (memcmp(addr16, v4mapped, 12) == 0) {
-				/* IPv4 on a dual-stack socket: one address, named as IPv4. */
-				struct sockaddr_in a4 = { .sin_family = AF_INET };
-				memcpy(&a4.sin_addr, addr16 + 12, 4);
-				uv_ip4_name(&a4, host, sizeof host);
-			} else {
-				uv_ip6_name(a, host, sizeof host);
-				/* One site gets a /64: its other 2^64 addresses count as the same one. */
-				memset(addr16 + 8, 0, 8);
-			}
-		}
-	}
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+		conn__addr_key((const struct sockaddr *)&ss, addr16, host, sizeof host, &port);
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 

@@ -150,6 +150,7 @@ void server__unref(struct server *s);
 void server__auth_failed(struct server *s, struct conn *c);
 
 int conn__start(struct server *s, uv_stream_t *listener);
+void conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port);
 int conn__send(struct conn *c, const struct wire_msg *m);
 void conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
