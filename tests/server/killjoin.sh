@@ -85,7 +85,7 @@ lock_out() {
 	    --password wrong 2>&1) || die "the address is not locked out"
 }
 
-kills=0 lost=0 dup=0 resumed=0 duels=0 started=0
+kills=0 lost=0 dup=0 resumed=0 duels=0 started=0 ended_at_kill=0
 RANDOM=$$
 while ((kills < COUNT)); do
 	# A whole duel: the joiner joins afresh, and is killed at random points until its duel ends.
@@ -100,6 +100,7 @@ while ((kills < COUNT)); do
 	done
 	(($(starts) > $(overs))) || die "no duel started"
 	started=$((started + 1))
+	ended_before="$(overs)" # duels over before this one
 	while ((kills < COUNT)); do
 		sleep "0.$((RANDOM % 9))$((RANDOM % 10))"
 		kill -0 "$J" 2>/dev/null || break # its duel is over and it left
@@ -111,6 +112,7 @@ while ((kills < COUNT)); do
 		kills=$((kills + 1))
 		[ "$MODE" = locked ] && lock_out
 		backs="$(grep -c 'back in the duel at turn' "$TMP/j.err")"
+		afresh="$(grep -c 'joining afresh' "$TMP/j.err")"
 		"${JOIN[@]}" >>"$TMP/j.out" 2>>"$TMP/j.err" &
 		J=$!
 		for ((i = 0; i < 300; i++)); do
@@ -119,9 +121,11 @@ while ((kills < COUNT)); do
 			sleep 0.05
 		done
 		if (($(grep -c 'back in the duel at turn' "$TMP/j.err") <= backs)); then
-			if [ "$MODE" != locked ] && (($(overs) >= $(starts))) && grep -q 'joining afresh' <(tail -1 "$TMP/j.err"); then
+			if [ "$MODE" != locked ] && (($(overs) > ended_before)) &&
+			    (($(grep -c 'joining afresh' "$TMP/j.err") > afresh)); then
 				# The duel ended as it was killed (its END unread): the seat went with the
-				# duel, and the rerun joined the next one.
+				# duel, and the rerun joined the next one. No turn of it was lost.
+				ended_at_kill=$((ended_at_kill + 1))
 				duels=$((duels + 1))
 				continue 2
 			fi
@@ -170,5 +174,5 @@ if ((unverified > 0)); then
 	die "$unverified duels not verified by the joiner"
 fi
 seats="$(ls "$XDG_STATE_HOME"/wizwar/seats 2>/dev/null | wc -l)"
-echo "killjoin $MODE: $kills kills ($resumed resumed) in $duels duels: turns lost $lost, duplicated $dup; seat files left $seats"
+echo "killjoin $MODE: $kills kills ($resumed resumed, $ended_at_kill as their duel ended) in $duels duels: turns lost $lost, duplicated $dup; seat files left $seats"
 ((lost == 0 && dup == 0 && seats == 0)) || exit 1
