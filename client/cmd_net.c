@@ -33,7 +33,8 @@ static const char host_usage[] =
     "over with /control at the chat prompt). The other player runs `wizwar join HOST:PORT`.\n"
     "\n"
     "  --port P          TCP port to listen on (default 7727; 0 picks a free one)\n"
-    "  --bind ADDR       address to listen on (default 0.0.0.0, every interface)\n"
+    "  --bind ADDR       listen on ADDR only, and connect your own client to it (default:\n"
+    "                    every address, IPv6 and IPv4)\n"
     "  --password PW     players must know it; it never crosses the wire\n"
     "  --size N          level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov          both wizards see the whole level\n"
@@ -47,31 +48,37 @@ static const char host_usage[] =
     "  --headless        no terminal: serve the room only; the first to join controls it\n";
 
 static const char join_usage[] =
-    "usage: wizwar join HOST[:PORT] [--password PW] [--name NAME] [--room CODE]\n"
+    "usage: wizwar join HOST[:PORT] [--password PW] [--name NAME] [--room CODE | --new-room]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room).\n"
     "\n"
     "  HOST[:PORT]     the host's name or address, and port (default 7727); [v6addr]:PORT too\n"
     "  --password PW   the host's password, if it set one\n"
     "  --name NAME     your name, 1 to 16 characters (default: $USER, else guest)\n"
-    "  --room CODE     a room of a `wizwar server`: letters, digits, '-', '_' (up to 16); the\n"
-    "                  first to arrive creates it and controls it\n"
+    "  --room CODE     an existing room of a `wizwar server` (letters, digits, '-', '_', up to 16)\n"
+    "  --new-room      ask a `wizwar server` for a new room (you control it); its code is shown\n"
+    "                  to pass on to the other player\n"
     "\n"
     "At the chat prompt (Enter): /ready, /rematch, /quit; the controller also /size N,\n"
-    "/fov on|off, /potions on|off, /time SECS and /control. A dropped connection is resumed\n"
-    "by itself for two minutes. At the end the host reveals the seed and the turn log, and\n"
-    "this client checks that they replay to everything it was shown.\n";
+    "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection\n"
+    "is resumed by itself for two minutes; while a duel runs its resume token is kept in\n"
+    "$XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its terminal closed,\n"
+    "the same command again takes the seat back. At the end the host reveals the seed and the\n"
+    "turn log, and this client checks that they replay to everything it was shown.\n"
+    "Exit status: 0, 1 when the join fails (the reason on stderr) or the duel is cut off,\n"
+    "2 for bad arguments.\n";
 
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password PW] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-per-addr N] [--grace SECS]\n"
     "\n"
-    "A headless server of many rooms, for players who cannot open a port: each joins with\n"
-    "`wizwar join THIS:PORT --room CODE` (or `wizwar bot ... --room CODE`); the first to arrive\n"
-    "creates the room and is its controller. Runs until interrupted.\n"
+    "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
+    "player who asks, `wizwar join THIS:PORT --new-room`, with a code to share; the other joins\n"
+    "with `--room CODE`. Unknown codes are refused (10 a minute per address, then none); a\n"
+    "lobby with nothing but heartbeats for 10 minutes is closed. Runs until interrupted.\n"
     "\n"
     "  --port P          TCP port (default 7727)\n"
-    "  --bind ADDR       address to listen on (default 0.0.0.0)\n"
+    "  --bind ADDR       listen on ADDR only (default: every address, IPv6 and IPv4)\n"
     "  --password PW     every room asks for it (it never crosses the wire); without it\n"
     "                    the room code is the only secret\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
@@ -80,20 +87,24 @@ static const char server_usage[] =
     "  --grace SECS      how long a dropped player's seat is held (default 120)\n";
 
 static const char bot_usage[] =
-    "usage: wizwar bot HOST[:PORT] [--room CODE] [--level easy|normal|hard|random]\n"
+    "usage: wizwar bot HOST[:PORT] [--room CODE | --new-room] [--level easy|normal|hard|random]\n"
     "                  [--password PW] [--name NAME] [--games N] [--think MS] [--seed S]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
     "host after each duel, printing one line per duel.\n"
     "\n"
-    "  --room CODE     a room of a `wizwar server`\n"
+    "  --room CODE     an existing room of a `wizwar server`\n"
+    "  --new-room      ask the server for a new room; prints `room CODE: ...` first\n"
     "  --level L       random, easy, normal or hard (default normal)\n"
     "  --password PW   the host's password\n"
     "  --name NAME     default: LEVEL-bot\n"
     "  --games N       duels to play, then leave (default 0: until the server closes)\n"
     "  --think MS      pause before each command (default 250)\n"
-    "  --seed S        the bot's own random seed (default: random)\n";
+    "  --seed S        the bot's own random seed (default: random)\n"
+    "\n"
+    "While a duel runs the resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same\n"
+    "command run again after a kill takes the seat back (and says at which turn).\n";
 
 static bool
 is_help(const char *a)
