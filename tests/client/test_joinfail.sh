@@ -2,7 +2,8 @@
 # test_joinfail: every way a `wizwar join` can fail to start, with the real client in tmux: the reason on
 # stderr (the pane shows it, since no screen ever started), exit status 1 (docs/wizwar.6), and never a
 # duel screen. Then a closed terminal (SIGHUP) in a duel: a drop, not a resignation, and the same
-# command again takes the seat back.
+# command again takes the seat back. Last, addresses: localhost, 127.0.0.1 and ::1 all reach a default
+# `wizwar server` (::1 skipped without an IPv6 loopback), and `host --bind ::1` connects its own client there.
 set -u
 WIZWAR="${1:?usage: test_joinfail.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -121,4 +122,28 @@ expect '^EXIT=0$' "leaving on purpose exits 0"
 ls "$STATE"/wizwar/seats/* >/dev/null 2>&1 && fail "the seat file outlived the duel"
 ok "the seat file is gone when the duel ends"
 : "$PANE_PID"
+# ---- addresses: a default server (every address) is reached by localhost, 127.0.0.1 and ::1 ----
+env XDG_STATE_HOME="$STATE" "$WIZWAR" server --port 0 2>"$TMPD/any.err" &
+PIDS+=($!)
+wait_file 'listening on .* port [0-9]+' "$TMPD/any.err"
+APORT="$(grep -oE 'port [0-9]+' "$TMPD/any.err" | head -1 | grep -oE '[0-9]+')"
+V6=1
+python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null || V6=0
+for h in localhost 127.0.0.1 '[::1]'; do
+	if [ "$h" = '[::1]' ] && [ "$V6" = 0 ]; then
+		echo "ok - # SKIP no IPv6 loopback on this machine: ::1 not tried"
+		continue
+	fi
+	"$WIZWAR" bot "$h:$APORT" --room no-such >"$TMPD/addr.out" 2>&1
+	grep -q "no room 'no-such' on this server" "$TMPD/addr.out" || { cat "$TMPD/addr.out" "$TMPD/any.err"; fail "$h did not reach the server"; }
+	ok "$h reaches a default wizwar server"
+done
+if [ "$V6" = 1 ]; then
+	T kill-session -t w 2>/dev/null
+	start env XDG_STATE_HOME="$STATE" "$WIZWAR" host --bind ::1 --port 0 --name Ivy
+	wait_for 'Joined as player 1, the controller' 15
+	ok "host --bind ::1: its own client connects to ::1"
+	T kill-session -t w
+fi
+
 echo "all join failure tests passed"
