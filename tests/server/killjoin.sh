@@ -89,6 +89,13 @@ kills=0 lost=0 dup=0 resumed=0 duels=0 started=0 ended_at_kill=0
 RANDOM=$$
 while ((kills < COUNT)); do
 	# A whole duel: the joiner joins afresh, and is killed at random points until its duel ends.
+	if [ -n "$J" ] && ! kill -0 "$J" 2>/dev/null; then
+		# A rerun that joined afresh has played its whole duel already.
+		wait "$J" 2>/dev/null
+		J=""
+		duels=$((duels + 1))
+		continue
+	fi
 	if [ -z "$J" ]; then
 		"${JOIN[@]}" >>"$TMP/j.out" 2>>"$TMP/j.err" &
 		J=$!
