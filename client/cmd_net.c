@@ -70,7 +70,7 @@ static const char join_usage[] =
 
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password PW] [--log-dir DIR]\n"
-    "                     [--max-rooms N] [--max-per-addr N] [--grace SECS]\n"
+    "                     [--max-rooms N] [--max-per-addr N] [--lobby-idle SECS] [--grace SECS]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT --new-room`, with a code to share; the other joins\n"
@@ -83,7 +83,8 @@ static const char server_usage[] =
     "                    the room code is the only secret\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
     "  --max-rooms N     rooms at once (default 256)\n"
-    "  --max-per-addr N  connections from one address (default 16)\n"
+    "  --max-per-addr N  connections from one IPv4 address or IPv6 /64 (default 16)\n"
+    "  --lobby-idle SECS close a lobby with nothing but heartbeats after SECS (default 600)\n"
     "  --grace SECS      how long a dropped player's seat is held (default 120)\n";
 
 static const char bot_usage[] =
@@ -336,6 +337,10 @@ cmd_server(int argc, char **argv)
 				return 2;
 			cfg.lim.max_rooms = (unsigned)v;
 			cfg.lim.max_conns = cfg.lim.max_rooms * 2 + 64;
+		} else if (strcmp(a, "--lobby-idle") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 86400, "--lobby-idle", &v))
+				return 2;
+			cfg.lim.lobby_idle_ms = (unsigned)v * 1000;
 		} else if (strcmp(a, "--max-per-addr") == 0 && more) {
 			if (!cli_int(argv[++i], 1, 100000, "--max-per-addr", &v))
 				return 2;
