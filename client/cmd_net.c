@@ -234,6 +234,7 @@ seat_path(const struct net_config *nc, char *buf, size_t len)
 #define STOP_SIGNALS 3
 struct stopper {
 	uv_signal_t sig[STOP_SIGNALS];
+	int signum;             /* the one that fired */
 	void (*stop)(void *ud);
 	void *ud;
 	bool fired;
@@ -244,10 +245,10 @@ on_signal(uv_signal_t *h, int signum)
 {
 	struct stopper *st = h->data;
 
-	(void)signum;
 	if (st->fired)
 		return;
 	st->fired = true;
+	st->signum = signum;
 	for (int i = 0; i < STOP_SIGNALS; i++)
 		uv_close((uv_handle_t *)&st->sig[i], NULL);
 	st->stop(st->ud);
@@ -412,7 +413,13 @@ static void
 stop_bot(void *ud)
 {
 	struct botctx *x = ud;
-	netbot_stop(&x->bot);
+
+	/* A closed terminal is a dropped connection, not leaving: the seat is held and its seat
+	 * file kept for the same command to take it back. */
+	if (x->st.signum == SIGHUP)
+		netbot_abandon(&x->bot);
+	else
+		netbot_stop(&x->bot);
 }
 
 int

@@ -225,3 +225,12 @@ netbot_stop(struct netbot *b)
 	if (b->net)
 		net_close(b->net);
 }
+
+void
+netbot_abandon(struct netbot *b)
+{
+	if (!uv_is_closing((uv_handle_t *)&b->think))
+		uv_close((uv_handle_t *)&b->think, on_think_closed);
+	if (b->net)
+		net_abandon(b->net);
+}

@@ -54,5 +54,7 @@ struct netbot {
 /* Start; 0 or -1 with a reason. b must stay put until on_closed (or netbot_free after the loop ran dry). */
 int netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg, char *why, size_t whylen);
 void netbot_stop(struct netbot *b);
+/* Go without a word (SIGHUP): to the server a dropped connection (net_abandon). */
+void netbot_abandon(struct netbot *b);
 
 #endif
