@@ -74,7 +74,7 @@ PIDS+=($!)
 wait_file "duel 1 starts" "$TMPD/server.err"
 refused "full room" "the room is full" "127.0.0.1:$PORT" --room "$ROOM" --name Cy
 
-# ---- a server of another version: a scripted one that answers HELLO with version 2 ----
+# ---- a server of another version: a scripted one that answers HELLO with version 99 ----
 cat >"$TMPD/v2.py" <<'EOF'
 import socket, struct, sys
 l = socket.socket()
@@ -83,7 +83,7 @@ l.listen(1)
 print(l.getsockname()[1], flush=True)
 c, _ = l.accept()
 c.recv(4096)
-payload = struct.pack(">IHH", 0x575A5752, 2, int(sys.argv[1])) + bytes(32) + b"\x00"
+payload = struct.pack(">IHH", 0x575A5752, 99, int(sys.argv[1])) + bytes(32) + b"\x00"
 c.sendall(bytes([0x11, len(payload)]) + payload)
 c.recv(4096)
 EOF
@@ -91,7 +91,8 @@ RULES="$("$WIZWAR" --version | grep -oE 'rules [0-9]+' | grep -oE '[0-9]+')"
 python3 "$TMPD/v2.py" "$RULES" >"$TMPD/v2.port" &
 PIDS+=($!)
 wait_file '^[0-9]+$' "$TMPD/v2.port"
-refused "version mismatch" "version mismatch: this client has protocol version 1, the server 2" \
+PROTO="$(sed -n 's/^#define PROTO_VERSION \([0-9]*\).*/\1/p' "$WIZWAR_SRCDIR/proto/proto.h")"
+refused "version mismatch" "version mismatch: this client has protocol version $PROTO, the server 99" \
     "127.0.0.1:$(cat "$TMPD/v2.port")"
 
 # ---- a closed terminal in a duel is a drop: the same command again takes the seat back ----
