@@ -120,7 +120,7 @@ while ((kills < COUNT)); do
 		kills=$((kills + 1))
 		[ "$MODE" = locked ] && lock_out
 		backs="$(grep -c 'back in the duel at turn' "$TMP/j.err")"
-		afresh="$(grep -c 'joining afresh' "$TMP/j.err")"
+		fresh="$(grep -c 'Joe joins room' "$TMP/srv.err")"
 		"${JOIN[@]}" >>"$TMP/j.out" 2>>"$TMP/j.err" &
 		J=$!
 		for ((i = 0; i < 600; i++)); do
@@ -130,9 +130,9 @@ while ((kills < COUNT)); do
 		done
 		if (($(grep -c 'back in the duel at turn' "$TMP/j.err") <= backs)); then
 			if [ "$MODE" != locked ] && (($(overs) > ended_before)) &&
-			    (($(grep -c 'joining afresh' "$TMP/j.err") > afresh)); then
-				# The duel ended as it was killed (its END unread): the seat went with the
-				# duel, and the rerun joined the next one. No turn of it was lost.
+			    (($(grep -c 'Joe joins room' "$TMP/srv.err") > fresh)); then
+				# The duel ended as it was killed (its END read or not): the seat went with
+				# the duel, and the rerun joined the next one. No turn of it was lost.
 				ended_at_kill=$((ended_at_kill + 1))
 				duels=$((duels + 1))
 				continue 2
