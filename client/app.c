@@ -177,8 +177,9 @@ on_poll(uv_poll_t *p, int status, int events)
 	struct app *a = p->data;
 
 	if (status < 0) {
-		/* The terminal is gone (EOF, hangup): nothing more can be typed. */
-		app_quit(a, 1);
+		/* The terminal is gone (EOF, hangup): nothing more can be typed. As SIGHUP: the
+		 * session takes it for a dropped connection, not for leaving. */
+		app_quit(a, 128 + SIGHUP);
 		return;
 	}
 	read_keys(a);

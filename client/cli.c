@@ -131,22 +131,48 @@ cli_version(FILE *out)
 }
 
 bool
-cli_int(const char *s, long lo, long hi, const char *what, long *out)
+cli_int_why(const char *s, long lo, long hi, const char *what, long *out, char *why, size_t whylen)
 {
 	char *end;
 	long v;
 
 	if (s == NULL || *s == '\0' || *s == '+' || *s == '-' || *s == ' ') {
-		fprintf(stderr, "wizwar: %s needs a number from %ld to %ld\n", what, lo, hi);
+		snprintf(why, whylen, "%s needs a number from %ld to %ld", what, lo, hi);
 		return false;
 	}
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno != 0 || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "wizwar: %s must be a number from %ld to %ld, not '%s'\n", what, lo, hi, s);
+		snprintf(why, whylen, "%s must be a number from %ld to %ld, not '%s'", what, lo, hi, s);
 		return false;
 	}
 	*out = v;
+	return true;
+}
+
+bool
+cli_int(const char *s, long lo, long hi, const char *what, long *out)
+{
+	char why[300];
+
+	if (cli_int_why(s, lo, hi, what, out, why, sizeof why))
+		return true;
+	fprintf(stderr, "wizwar: %s\n", why);
+	return false;
+}
+
+bool
+cli_size_why(const char *s, const char *what, int *out, char *why, size_t whylen)
+{
+	long v;
+
+	if (!cli_int_why(s, LEVEL_MIN, LEVEL_MAX, what, &v, why, whylen))
+		return false;
+	if (v % 2 == 0) {
+		snprintf(why, whylen, "%s must be odd (the plan's levels have a centre), not %ld", what, v);
+		return false;
+	}
+	*out = (int)v;
 	return true;
 }
 
@@ -179,7 +205,6 @@ int
 cli_game_option(int argc, char **argv, int *i, struct options *o)
 {
 	const char *a = argv[*i];
-	long v;
 
 	if (strcmp(a, "--no-fov") == 0) {
 		o->fov = false;
@@ -190,10 +215,14 @@ cli_game_option(int argc, char **argv, int *i, struct options *o)
 		return 1;
 	}
 	if (strcmp(a, "--size") == 0) {
-		if (*i + 1 >= argc || !cli_int(argv[*i + 1], LEVEL_MIN, LEVEL_MAX, "--size", &v))
+		char why[300];
+		int v;
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "wizwar: --size needs a number from %d to %d\n", LEVEL_MIN, LEVEL_MAX);
 			return -1;
-		if (v % 2 == 0) {
-			fprintf(stderr, "wizwar: --size must be odd (the plan's levels have a centre), not %ld\n", v);
+		}
+		if (!cli_size_why(argv[*i + 1], "--size", &v, why, sizeof why)) {
+			fprintf(stderr, "wizwar: %s\n", why);
 			return -1;
 		}
 		o->size = (uint8_t)v;

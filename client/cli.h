@@ -32,6 +32,11 @@ void cli_version(FILE *out);
 /* Parse a whole decimal number in [lo, hi]; false (with a message on stderr naming
  * `what`) on anything else: empty, signs, junk, overflow. */
 bool cli_int(const char *s, long lo, long hi, const char *what, long *out);
+/* The same check, its reason in `why` instead of on stderr (the lobby's /size and /time say
+ * what the command line would). */
+bool cli_int_why(const char *s, long lo, long hi, const char *what, long *out, char *why, size_t whylen);
+/* A level side: a number from LEVEL_MIN to LEVEL_MAX, odd. */
+bool cli_size_why(const char *s, const char *what, int *out, char *why, size_t whylen);
 /* A 64-bit seed: decimal, or hex with 0x. */
 bool cli_seed(const char *s, uint64_t *out);
 /* The common game options: --size N, --no-fov, --no-potions. Returns 1 if argv[*i]

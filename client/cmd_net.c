@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "net.h"
 #include "netbot.h"
 #include "server.h"
+#include "seatfile.h"
 #include "session_net.h"
 #include "text.h"
 #include "ui.h"
@@ -45,7 +47,8 @@ static const char host_usage[] =
     "$XDG_STATE_HOME/wizwar/server.key (made on first run), so that nobody can stand in between.\n"
     "\n"
     "  --port P          TCP port to listen on (default 7727; 0 picks a free one)\n"
-    "  --bind ADDR       address to listen on (default 0.0.0.0, every interface)\n"
+    "  --bind ADDR       listen on ADDR only, and connect your own client to it (default:\n"
+    "                    every address, IPv6 and IPv4)\n"
     PASSWORD_HELP
     "  --size N          level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov          both wizards see the whole level\n"
@@ -61,7 +64,7 @@ static const char host_usage[] =
 
 static const char join_usage[] =
     "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
-    "                   [--room CODE]\n"
+    "                   [--room CODE | --new-room]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
     "after the first two messages is encrypted, and the server proves it holds its key.\n"
@@ -73,38 +76,45 @@ static const char join_usage[] =
     "                  use) and a different one later stops the join.\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     your name, 1 to 16 characters (default: $USER, else guest)\n"
-    "  --room CODE     a room of a `wizwar server`: letters, digits, '-', '_' (up to 16); the\n"
-    "                  first to arrive creates it and controls it\n"
+    "  --room CODE     an existing room of a `wizwar server` (letters, digits, '-', '_', up to 16)\n"
+    "  --new-room      ask a `wizwar server` for a new room (you control it); its code is shown\n"
+    "                  to pass on to the other player\n"
     "\n"
     "At the chat prompt (Enter): /ready, /rematch, /quit; the controller also /size N,\n"
-    "/fov on|off, /potions on|off, /time SECS and /control. A dropped connection is resumed\n"
-    "by itself for two minutes. At the end the host reveals the seed and the turn log, and\n"
-    "this client checks that they replay to everything it was shown.\n";
+    "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection\n"
+    "is resumed by itself for two minutes; while a duel runs its resume token is kept in\n"
+    "$XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its terminal closed,\n"
+    "the same command again takes the seat back. At the end the host reveals the seed and the\n"
+    "turn log, and this client checks that they replay to everything it was shown.\n"
+    "Exit status: 0, 1 when the join fails (the reason on stderr) or the duel is cut off,\n"
+    "2 for bad arguments.\n";
 
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
-    "                     [--max-rooms N] [--max-per-addr N] [--grace SECS]\n"
+    "                     [--max-rooms N] [--max-per-addr N] [--lobby-idle SECS] [--grace SECS]\n"
     "\n"
-    "A headless server of many rooms, for players who cannot open a port: each joins with\n"
-    "`wizwar join THIS:PORT --room CODE` (or `wizwar bot ... --room CODE`); the first to arrive\n"
-    "creates the room and is its controller. Runs until interrupted. Its key (made on first run,\n"
-    "$XDG_STATE_HOME/wizwar/server.key) has the fingerprint printed at the start: give players\n"
-    "`wizwar join THIS:PORT#FINGERPRINT --room CODE`. A neutral server is the place for a duel\n"
-    "between strangers: a host's own process sees the whole game.\n"
+    "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
+    "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
+    "other joins with `--room CODE`. Unknown codes are refused (10 a minute per address, then\n"
+    "none); a lobby with nothing but heartbeats for 10 minutes is closed. Runs until\n"
+    "interrupted. Its key (made on first run, $XDG_STATE_HOME/wizwar/server.key) has the\n"
+    "fingerprint printed at the start. A neutral server is the place for a duel between\n"
+    "strangers: a host's own process sees the whole game.\n"
     "\n"
     "  --port P          TCP port (default 7727)\n"
-    "  --bind ADDR       address to listen on (default 0.0.0.0)\n"
+    "  --bind ADDR       listen on ADDR only (default: every address, IPv6 and IPv4)\n"
     PASSWORD_HELP
     "                    (every room asks for it; without one the room code is the only secret)\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
     "  --max-rooms N     rooms at once (default 256)\n"
-    "  --max-per-addr N  connections from one address (default 16)\n"
+    "  --max-per-addr N  connections from one IPv4 address or IPv6 /64 (default 16)\n"
+    "  --lobby-idle SECS close a lobby with nothing but heartbeats after SECS (default 600)\n"
     "  --grace SECS      how long a dropped player's seat is held (default 120)\n";
 
 static const char bot_usage[] =
-    "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE] [--level easy|normal|hard|random]\n"
-    "                  [--password [PW]] [--password-file F] [--name NAME] [--games N] [--think MS]\n"
-    "                  [--seed S]\n"
+    "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
+    "                  [--level easy|normal|hard|random] [--password [PW]] [--password-file F]\n"
+    "                  [--name NAME] [--games N] [--think MS] [--seed S]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
@@ -112,13 +122,17 @@ static const char bot_usage[] =
     "\n"
     "  #FINGERPRINT    the server's key fingerprint, checked as `wizwar join` does (without it:\n"
     "                  trust on first use, $XDG_STATE_HOME/wizwar/known_servers)\n"
-    "  --room CODE     a room of a `wizwar server`\n"
+    "  --room CODE     an existing room of a `wizwar server`\n"
+    "  --new-room      ask the server for a new room; prints `room CODE: ...` once it is made\n"
     "  --level L       random, easy, normal or hard (default normal)\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"
     "  --games N       duels to play, then leave (default 0: until the server closes)\n"
     "  --think MS      pause before each command (default 250)\n"
-    "  --seed S        the bot's own random seed (default: random)\n";
+    "  --seed S        the bot's own random seed (default: random)\n"
+    "\n"
+    "While a duel runs the resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same\n"
+    "command run again after a kill takes the seat back (and says at which turn).\n";
 
 static bool
 is_help(const char *a)
@@ -416,11 +430,44 @@ text_arg(const char *s, int kind, const char *what)
 	return true;
 }
 
+/* A new room's code: 13 characters of Crockford's base32 (65 random bits: no guessing them),
+ * lower case and without i, l, o, u (nothing to misread aloud), in three groups. */
+static void
+new_room_code(char out[PROTO_ROOM_BYTES + 1])
+{
+	static const char alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
+	uint8_t r[13];
+	int n = 0;
+
+	auth_random(r, sizeof r);
+	for (int i = 0; i < 13; i++) {
+		if (i == 4 || i == 8)
+			out[n++] = '-';
+		out[n++] = alphabet[r[i] & 31];
+	}
+	out[n] = '\0';
+}
+
+/* Where this server, room and name keep a running duel's resume token (seatfile.h). */
+static const char *
+seat_path(const struct net_config *nc, char *buf, size_t len)
+{
+	char dir[4096];
+	struct seatfile_key k = { nc->host, nc->port, nc->room ? nc->room : "", nc->name };
+
+	if (!cli_state_dir(dir, sizeof dir) || cli_make_dirs(dir) != 0 || !seatfile_path(dir, &k, buf, len)) {
+		fprintf(stderr, "wizwar: no state directory: a killed client could not take its seat back\n");
+		return NULL;
+	}
+	return buf;
+}
+
 /* Signals for the headless commands: the first INT, TERM or HUP (a closed terminal, or a service
  * manager's stop) closes rooms and flushes turn logs, and the command exits 0. */
 #define STOP_SIGNALS 3
 struct stopper {
 	uv_signal_t sig[STOP_SIGNALS];
+	int signum;             /* the one that fired */
 	void (*stop)(void *ud);
 	void *ud;
 	bool fired;
@@ -431,10 +478,10 @@ on_signal(uv_signal_t *h, int signum)
 {
 	struct stopper *st = h->data;
 
-	(void)signum;
 	if (st->fired)
 		return;
 	st->fired = true;
+	st->signum = signum;
 	for (int i = 0; i < STOP_SIGNALS; i++)
 		uv_close((uv_handle_t *)&st->sig[i], NULL);
 	st->stop(st->ud);
@@ -527,6 +574,10 @@ cmd_server(int argc, char **argv)
 				return 2;
 			cfg.lim.max_rooms = (unsigned)v;
 			cfg.lim.max_conns = cfg.lim.max_rooms * 2 + 64;
+		} else if (strcmp(a, "--lobby-idle") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 86400, "--lobby-idle", &v))
+				return 2;
+			cfg.lim.lobby_idle_ms = (unsigned)v * 1000;
 		} else if (strcmp(a, "--max-per-addr") == 0 && more) {
 			if (!cli_int(argv[++i], 1, 100000, "--max-per-addr", &v))
 				return 2;
@@ -552,12 +603,13 @@ cmd_server(int argc, char **argv)
 		return 1;
 	}
 	server_fingerprint(x.srv, fp);
-	fprintf(stderr, "wizwar server: listening on %s port %d; turn logs in %s\n", cfg.bind, server_port(x.srv),
+	fprintf(stderr, "wizwar server: listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	        cfg.log_dir ? cfg.log_dir : "memory");
 	{
 		char addr[64];
-		reachable_address(cfg.bind, addr, sizeof addr);
-		printf("wizwar join %s:%d#%s --room CODE\n", addr, server_port(x.srv), fp);
+		reachable_address(server_bound(x.srv), addr, sizeof addr);
+		printf("wizwar join %s:%d#%s --new-room\n", addr, server_port(x.srv), fp);
 		fflush(stdout);
 	}
 	stopper_init(&x.st, &loop, stop_server, &x);
@@ -570,6 +622,7 @@ struct botctx {
 	struct netbot bot;
 	struct stopper st;
 	int status;
+	const char *new_room; /* --new-room: the code, until it is said */
 };
 
 static void
@@ -586,6 +639,16 @@ bot_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, con
 }
 
 static void
+bot_start(void *ud, struct netbot *b, const struct view *v, bool resumed)
+{
+	(void)ud;
+	(void)b;
+	/* Said on stderr: a killed bot run again (its seat file) is back where the duel is. */
+	if (resumed)
+		fprintf(stderr, "wizwar bot: back in the duel at turn %" PRIu32 "\n", v->turn_no);
+}
+
+static void
 bot_closed(void *ud, struct netbot *b)
 {
 	struct botctx *x = ud;
@@ -597,11 +660,32 @@ bot_closed(void *ud, struct netbot *b)
 	stopper_done(&x->st);
 }
 
+/* The room asked for exists once the server has taken us: only then is its code worth
+ * passing on (a player told earlier could arrive first and find no room). */
+static void
+bot_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct botctx *x = ud;
+
+	(void)b;
+	if (m->type == WIRE_WELCOME && x->new_room) {
+		printf("room %s: the other player joins with --room %s\n", x->new_room, x->new_room);
+		fflush(stdout);
+		x->new_room = NULL;
+	}
+}
+
 static void
 stop_bot(void *ud)
 {
 	struct botctx *x = ud;
-	netbot_stop(&x->bot);
+
+	/* A closed terminal is a dropped connection, not leaving: the seat is held and its seat
+	 * file kept for the same command to take it back. */
+	if (x->st.signum == SIGHUP)
+		netbot_abandon(&x->bot);
+	else
+		netbot_stop(&x->bot);
 }
 
 int
@@ -612,8 +696,9 @@ cmd_bot(int argc, char **argv)
 	static struct pwsrc pw;
 	uv_loop_t loop;
 	char host[256], why[300], namebuf[64], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
+	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1];
 	const char *addr = NULL;
-	bool have_seed = false, have_fp;
+	bool have_seed = false, have_fp, new_room = false;
 	long v;
 	int r;
 
@@ -640,6 +725,8 @@ cmd_bot(int argc, char **argv)
 			if (!text_arg(argv[++i], TEXT_ROOM, "--room"))
 				return 2;
 			bc.net.room = argv[i];
+		} else if (strcmp(a, "--new-room") == 0) {
+			new_room = true;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
 				fprintf(stderr, "wizwar bot: --level takes random, easy, normal or hard, not '%s'\n", argv[i]);
@@ -690,10 +777,23 @@ cmd_bot(int argc, char **argv)
 	}
 	if (auth_init() != 0)
 		return 1;
+	if (new_room && bc.net.room) {
+		fprintf(stderr, "wizwar bot: --room or --new-room, not both\n");
+		return 2;
+	}
+	if (new_room) {
+		new_room_code(code);
+		bc.net.room = code;
+		bc.net.create_room = true;
+		x.new_room = code; /* said once the server has made it: bot_msg */
+		bc.on_msg = bot_msg;
+	}
+	bc.net.seat_file = seat_path(&bc.net, seatbuf, sizeof seatbuf);
 	if (!have_seed)
 		bc.seed = auth_random64();
 	bc.ud = &x;
 	bc.on_end = bot_end;
+	bc.on_start = bot_start;
 	bc.on_closed = bot_closed;
 	if (uv_loop_init(&loop) != 0)
 		return 1;
@@ -747,6 +847,16 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 			server_close(srv, NULL, NULL);
 		return finish_loop(loop) ? 1 : 2;
 	}
+	/* No screen before the server has taken us: a join that cannot start says why and exits 1. */
+	if (!session_net_wait_join(&sess, loop)) {
+		fprintf(stderr, "wizwar: %s\n", sess.why);
+		if (sess.net)
+			net_close(sess.net);
+		if (srv)
+			server_close(srv, NULL, NULL);
+		finish_loop(loop);
+		return 1;
+	}
 	if ((app = malloc(sizeof *app)) == NULL)
 		return 1;
 	setlocale(LC_ALL, "");
@@ -776,6 +886,14 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	free(app);
 	if (sess.last_result[0])
 		printf("Last duel: %s%s\n", sess.ended_ok ? "" : "NOT VERIFIED: ", sess.last_result);
+	if (sess.failed) {
+		/* The session ended under us (the server went, the link could not come back). */
+		fprintf(stderr, "wizwar: %s\n", sess.why);
+		if (status == 0)
+			status = 1;
+	} else if (status == 128 + SIGHUP && srv == NULL) {
+		fprintf(stderr, "wizwar: the terminal closed; the seat is held: run the same command again to take it back\n");
+	}
 	if (uv_loop_close(loop) != 0)
 		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
 	return status;
@@ -798,8 +916,9 @@ cmd_join(int argc, char **argv)
 	static struct pwsrc pw;
 	uv_loop_t loop;
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
+	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
 	const char *addr = NULL;
-	bool have_fp;
+	bool have_fp, new_room = false;
 	int r;
 
 	net_config_default(&nc);
@@ -825,6 +944,8 @@ cmd_join(int argc, char **argv)
 			if (!text_arg(argv[++i], TEXT_ROOM, "--room"))
 				return 2;
 			nc.room = argv[i];
+		} else if (strcmp(a, "--new-room") == 0) {
+			new_room = true;
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
@@ -844,16 +965,37 @@ cmd_join(int argc, char **argv)
 		return 2;
 	}
 	nc.host = host;
+	if (new_room && nc.room) {
+		fprintf(stderr, "wizwar join: --room or --new-room, not both\n");
+		return 2;
+	}
 	if (!have_terminal("join"))
 		return 1;
 	if (auth_init() != 0 || !password_get(&pw, "join", "Password: ", &nc.password))
 		return 1;
 	client_trust(&nc, fp, have_fp, known, sizeof known);
+	banner[0] = '\0';
+	if (new_room) {
+		new_room_code(code);
+		nc.room = code;
+		nc.create_room = true;
+		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
+		         code);
+	}
+	nc.seat_file = seat_path(&nc, seatbuf, sizeof seatbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	r = run_curses(&loop, &nc, NULL, NULL);
+	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL);
 	password_wipe(&pw);
 	return r;
+}
+
+static const char *
+server_own_host(const char *bound)
+{
+	if (strcmp(bound, "::") == 0 || strcmp(bound, "0.0.0.0") == 0)
+		return "localhost";
+	return bound;
 }
 
 static void
@@ -945,7 +1087,7 @@ cmd_host(int argc, char **argv)
 		return 1;
 	}
 	server_fingerprint(srv, fp);
-	reachable_address(cfg.bind, addr, sizeof addr);
+	reachable_address(server_bound(srv), addr, sizeof addr);
 	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.",
 	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "");
 	fprintf(stderr, "wizwar host: %s\n", banner);
@@ -964,7 +1106,9 @@ cmd_host(int argc, char **argv)
 		return 1;
 	}
 	net_config_default(&nc);
-	nc.host = strchr(cfg.bind, ':') ? "::1" : strcmp(cfg.bind, "0.0.0.0") == 0 ? "127.0.0.1" : cfg.bind;
+	/* Our own client goes where the server listens: "localhost" (each of its addresses in
+	 * turn) for every address, else the address given. */
+	nc.host = server_own_host(server_bound(srv));
 	nc.port = server_port(srv);
 	nc.name = name;
 	nc.password = cfg.password;

@@ -9,6 +9,7 @@
 
 #include "known.h"
 #include "net.h"
+#include "seatfile.h"
 #include "text.h"
 #include "turnlog.h"
 
@@ -33,8 +34,9 @@ struct seen {
 struct net {
 	uv_loop_t *loop;
 	struct net_config cfg;
-	char *host, *name, *room;
+	char *host, *name, *room, *seat_file;
 	char *password, *fingerprint, *known_file;
+	bool room_given;
 	struct auth_key key;     /* set once derived under the server's salt */
 	uint8_t pinned[PROTO_KEY_LEN]; /* the server's key once checked: every reconnection must show it */
 	bool has_pin;
@@ -44,7 +46,12 @@ struct net {
 	uv_timer_t timer;
 	uv_getaddrinfo_t gai;
 	bool resolving, resolved;
-	struct sockaddr_storage addr;
+	/* Every address the name resolved to, tried in turn until one answers; a reconnect
+	 * starts from the one that worked. */
+	struct sockaddr_storage addr[NET_ADDRS_MAX];
+	int naddr, addr_i;
+	char tried[200];         /* what each address said, for the message when none answers */
+	bool token_from_file;    /* the token is a seat file's: if the server no longer knows it, join afresh */
 	struct net_link *link;
 	bool joined;             /* on the current link */
 	uint64_t link_since, last_rx, last_tx, lost_at, next_try;
@@ -58,6 +65,8 @@ struct net {
 	/* The fair-host check. */
 	uint8_t commit[PROTO_COMMIT_LEN];
 	bool seed_chosen;        /* START said the host chose the seed */
+	bool have_commit;        /* commit is this duel's (from its START or the seat file) */
+	bool commit_changed;     /* a resumed START carried another commitment */
 	struct seen *seen;
 	size_t nseen, capseen;
 	struct wire_end end;
@@ -105,6 +114,29 @@ fail(struct net *n, int code, bool fatal, const char *fmt, ...)
 		n->cfg.ev.error(n->cfg.ud, n, code, fatal, text);
 }
 
+/* The seat file of this duel (cfg.seat_file), or nothing. */
+static void
+seat_save(struct net *n)
+{
+	struct seatfile_key k = { n->host, n->cfg.port, n->room_given ? n->room : "", n->name };
+
+	struct seatfile_seat seat;
+
+	seat.token_len = n->token_len;
+	memcpy(seat.token, n->token, n->token_len);
+	memcpy(seat.commit, n->commit, sizeof seat.commit);
+	if (n->seat_file && n->token_len && seatfile_save(n->seat_file, &k, &seat) != 0)
+		fail(n, PERR_SERVER, false, "cannot keep the resume token in %s: a killed client could not come back",
+		     n->seat_file);
+}
+
+static void
+seat_forget(struct net *n)
+{
+	n->token_from_file = false;
+	seatfile_remove(n->seat_file);
+}
+
 /* Closing. */
 
 static void
@@ -127,6 +159,7 @@ unref(struct net *n)
 	free(n->host);
 	free(n->name);
 	free(n->room);
+	free(n->seat_file);
 	free(n);
 }
 
@@ -185,11 +218,24 @@ on_bye_written(uv_shutdown_t *req, int status)
 }
 
 void
+net_abandon(struct net *n)
+{
+	if (n == NULL || n->closing)
+		return;
+	/* No BYE: to the server this is a dropped connection, and the seat file stays for the
+	 * same command to take the seat back. */
+	n->closing = true;
+	shut_down(n);
+}
+
+void
 net_close(struct net *n)
 {
 	if (n == NULL || n->closing)
 		return;
 	n->closing = true;
+	/* A BYE in a duel is a forfeit: the token is worth nothing after it. */
+	seat_forget(n);
 	if (n->link && n->joined) {
 		/* Say BYE and let it go out before the socket closes. */
 		struct net_link *l = n->link;
@@ -441,6 +487,10 @@ verify(struct net *n, char *why, size_t whylen)
 	struct game *g = NULL;
 	bool ok = false;
 
+	if (n->commit_changed) {
+		snprintf(why, whylen, "the host's seed commitment changed while this client was away");
+		return false;
+	}
 	if (!auth_commit_check(e->seed, e->salt, n->commit)) {
 		snprintf(why, whylen, "the revealed seed does not match the commitment made at the start");
 		return false;
@@ -504,6 +554,7 @@ end_done(struct net *n)
 	free(n->log);
 	n->log = NULL;
 	n->nseen = 0;
+	n->have_commit = n->commit_changed = false;
 }
 
 /* Receiving. */
@@ -623,6 +674,7 @@ on_message(struct net *n, const struct wire_msg *m)
 		} else {
 			n->out.type = WIRE_AUTH;
 			wire_who_init(&n->out.u.auth.who, n->name, n->room, n->cfg.role);
+			n->out.u.auth.who.create = n->cfg.create_room;
 			auth_proof(&n->key, h, n->name, strlen(n->name), n->out.u.auth.proof);
 		}
 		send_msg(n, &n->out);
@@ -657,13 +709,22 @@ on_message(struct net *n, const struct wire_msg *m)
 			net_close(n);
 			return;
 		}
-		if (!m->u.start.resumed) {
+		if (!m->u.start.resumed || !n->have_commit) {
+			/* A resumed snapshot before any START in this process (a client that was killed
+			 * and kept no seat file) has only the commitment it carries: trust on first sight. */
 			n->nseen = 0;
 			memcpy(n->commit, m->u.start.commit, sizeof n->commit);
+			n->have_commit = true;
+		} else if (!auth_equal(n->commit, m->u.start.commit, sizeof n->commit)) {
+			/* Kept from this duel's START (in memory or in the seat file): the host may not
+			 * change its promise while we were away. */
+			n->commit_changed = true;
 		}
 		n->seed_chosen = m->u.start.chosen;
 		record_view(n, m->u.start.resumed);
 		n->phase = NET_PLAYING;
+		n->token_from_file = false;
+		seat_save(n);
 		if (n->cfg.ev.start)
 			n->cfg.ev.start(n->cfg.ud, n, &n->view, m->u.start.resumed);
 		return;
@@ -681,6 +742,7 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.update(n->cfg.ud, n, &n->view, &m->u.update);
 		return;
 	case WIRE_END:
+		seat_forget(n);
 		n->end = m->u.end;
 		n->phase = NET_LOBBY;
 		free(n->log);
@@ -713,10 +775,22 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.peer(n->cfg.ud, n, &m->u.peer);
 		return;
 	case WIRE_ERROR:
+		if (m->u.error.fatal && m->u.error.code == PERR_RESUME && n->token_from_file && n->phase == NET_CONNECTING) {
+			/* The seat a killed run of this command left behind is gone (its grace ran
+			 * out, or the duel ended): join as anyone would. */
+			seat_forget(n);
+			n->token_len = 0;
+			fail(n, PERR_RESUME, false, "the seat kept from an earlier run is gone: joining afresh");
+			close_link(n);
+			try_connect(n);
+			return;
+		}
 		if (m->u.error.fatal) {
 			n->fatal = true;
-			if (m->u.error.code == PERR_RESUME)
+			if (m->u.error.code == PERR_RESUME) {
 				n->gave_up = true;
+				seat_forget(n);
+			}
 		}
 		fail(n, m->u.error.code, m->u.error.fatal, "%s", m->u.error.text);
 		if (m->u.error.fatal)
@@ -818,6 +892,46 @@ link_lost(struct net *n, const char *why)
 }
 
 static void
+addr_name(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	if (a->ss_family == AF_INET6)
+		uv_ip6_name((const struct sockaddr_in6 *)a, buf, len);
+	else
+		uv_ip4_name((const struct sockaddr_in *)a, buf, len);
+}
+
+/* This address did not answer: the next one, or (all tried) say what each said. */
+static void
+next_address(struct net *n, const char *why)
+{
+	char name[64];
+	size_t used = strlen(n->tried);
+
+	addr_name(&n->addr[n->addr_i], name, sizeof name);
+	if (used < sizeof n->tried - 1)
+		snprintf(n->tried + used, sizeof n->tried - used, "%s%s: %s", used ? "; " : "", name, why);
+	close_link(n);
+	if (n->addr_i + 1 < n->naddr && n->phase == NET_CONNECTING) {
+		n->addr_i++;
+		try_connect(n);
+		return;
+	}
+	if (n->phase == NET_CONNECTING) {
+		if (n->naddr > 1)
+			fail(n, PERR_SERVER, true, "cannot connect to %s port %d (%s)", n->host, n->cfg.port, n->tried);
+		else
+			fail(n, PERR_SERVER, true, "cannot connect to %s port %d: %s", n->host, n->cfg.port, why);
+		n->fatal = true;
+		net_close(n);
+		return;
+	}
+	/* Reconnecting: the next attempt tries the next address. */
+	n->addr_i = (n->addr_i + 1) % n->naddr;
+	n->tried[0] = '\0';
+	link_lost(n, why);
+}
+
+static void
 on_connect(uv_connect_t *req, int status)
 {
 	struct net_link *l = req->data;
@@ -826,13 +940,7 @@ on_connect(uv_connect_t *req, int status)
 	if (l != n->link)
 		return;
 	if (status != 0) {
-		if (n->phase == NET_CONNECTING) {
-			fail(n, PERR_SERVER, true, "cannot connect to %s port %d: %s", n->host, n->cfg.port, uv_strerror(status));
-			n->fatal = true;
-			net_close(n);
-		} else {
-			link_lost(n, uv_strerror(status));
-		}
+		next_address(n, uv_strerror(status));
 		return;
 	}
 	l->connected = true;
@@ -862,8 +970,8 @@ try_connect(struct net *n)
 	n->link = l;
 	n->joined = false;
 	n->link_since = now(n);
-	if (uv_tcp_connect(&l->creq, &l->tcp, (const struct sockaddr *)&n->addr, on_connect) != 0)
-		link_lost(n, "cannot start a connection");
+	if (uv_tcp_connect(&l->creq, &l->tcp, (const struct sockaddr *)&n->addr[n->addr_i], on_connect) != 0)
+		next_address(n, "cannot start a connection");
 }
 
 static void
@@ -874,6 +982,12 @@ on_tick(uv_timer_t *t)
 
 	if (n->closing)
 		return;
+	if (n->link && !n->link->connected && n->addr_i + 1 < n->naddr && n->phase == NET_CONNECTING &&
+	    tnow - n->link_since >= NET_ADDR_WAIT_MS) {
+		/* An address that neither answers nor refuses (a firewall, no route): the next one. */
+		next_address(n, "no answer");
+		return;
+	}
 	if (n->link && !n->joined && tnow - n->link_since >= n->cfg.connect_ms) {
 		if (n->phase == NET_CONNECTING) {
 			fail(n, PERR_TIMEOUT, true, "no answer from %s port %d", n->host, n->cfg.port);
@@ -897,6 +1011,7 @@ on_tick(uv_timer_t *t)
 	if (n->phase == NET_RECONNECTING && n->link == NULL) {
 		if (tnow - n->lost_at >= n->cfg.reconnect_for_ms) {
 			n->gave_up = true;
+			seat_forget(n);
 			fail(n, PERR_TIMEOUT, true, "could not get back to the server");
 			net_close(n);
 			return;
@@ -923,12 +1038,32 @@ on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 		unref(n);
 		return;
 	}
-	memcpy(&n->addr, res->ai_addr, res->ai_addrlen);
-	if (n->addr.ss_family == AF_INET)
-		((struct sockaddr_in *)&n->addr)->sin_port = htons((uint16_t)n->cfg.port);
-	else
-		((struct sockaddr_in6 *)&n->addr)->sin6_port = htons((uint16_t)n->cfg.port);
+	for (struct addrinfo *ai = res; ai && n->naddr < NET_ADDRS_MAX; ai = ai->ai_next) {
+		struct sockaddr_storage *a = &n->addr[n->naddr];
+		bool dup = false;
+		if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) || ai->ai_addrlen > sizeof *a)
+			continue;
+		memset(a, 0, sizeof *a);
+		memcpy(a, ai->ai_addr, ai->ai_addrlen);
+		if (a->ss_family == AF_INET)
+			((struct sockaddr_in *)a)->sin_port = htons((uint16_t)n->cfg.port);
+		else
+			((struct sockaddr_in6 *)a)->sin6_port = htons((uint16_t)n->cfg.port);
+		for (int i = 0; i < n->naddr && !dup; i++)
+			dup = memcmp(&n->addr[i], a, sizeof *a) == 0;
+		if (!dup)
+			n->naddr++;
+	}
 	uv_freeaddrinfo(res);
+	if (n->naddr == 0) {
+		if (!n->closing) {
+			fail(n, PERR_SERVER, true, "cannot find %s: no IPv4 or IPv6 address", n->host);
+			n->fatal = true;
+			net_close(n);
+		}
+		unref(n);
+		return;
+	}
 	n->resolved = true;
 	if (!n->closing)
 		try_connect(n);
@@ -973,6 +1108,8 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	n->name = strdup(name);
 	/* HELLO's room code may not be empty (text.h); a one-room host ignores it. */
 	n->room = strdup(cfg->room && cfg->room[0] ? cfg->room : "host");
+	n->room_given = cfg->room && cfg->room[0];
+	n->seat_file = cfg->seat_file ? strdup(cfg->seat_file) : NULL;
 	n->player = -1;
 	n->phase = NET_CONNECTING;
 	if (cfg->token_len) {
@@ -991,9 +1128,20 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 		n->cfg.server_key = n->pinned; /* the caller's copy may go */
 	}
 	if (!n->host || !n->name || !n->room || (cfg->password && cfg->password[0] && !n->password) ||
-	    (cfg->fingerprint && !n->fingerprint) || (cfg->known_file && !n->known_file)) {
+	    (cfg->fingerprint && !n->fingerprint) || (cfg->known_file && !n->known_file) ||
+	    (cfg->seat_file && !n->seat_file)) {
 		snprintf(why, whylen, "out of memory");
 		goto fail;
+	}
+	if (n->seat_file && n->token_len == 0) {
+		struct seatfile_key k = { n->host, n->cfg.port, n->room_given ? n->room : "", n->name };
+		struct seatfile_seat seat;
+		if ((n->token_from_file = seatfile_load(n->seat_file, &k, &seat))) {
+			n->token_len = seat.token_len;
+			memcpy(n->token, seat.token, seat.token_len);
+			memcpy(n->commit, seat.commit, sizeof n->commit);
+			n->have_commit = true;
+		}
 	}
 	pconn_init(&n->pc, PCONN_CLIENT);
 	update_blank(&n->view);
@@ -1020,8 +1168,15 @@ fail:
 	free(n->host);
 	free(n->name);
 	free(n->room);
+	free(n->seat_file);
 	free(n);
 	return NULL;
+}
+
+bool
+net_resuming_seat(const struct net *n)
+{
+	return n->token_from_file;
 }
 
 int

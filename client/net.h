@@ -75,6 +75,12 @@ struct net_config {
 	int role;                   /* enum wire_role */
 	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */
 	size_t token_len;
+	/* The seat file (seatfile.h) of this server, room and name, or NULL. While a duel runs
+	 * the resume token is kept there; a file left by a killed run is used at the start to
+	 * take its seat back (or, when the server no longer knows it, deleted before joining
+	 * afresh); it is deleted when the duel ends or is left on purpose. */
+	const char *seat_file;
+	bool create_room;           /* a multi-room server: create the room if it does not exist */
 	unsigned connect_ms;        /* a connection attempt and its handshake (10 s) */
 	unsigned reconnect_ms;      /* between attempts after a drop (1 s) */
 	unsigned reconnect_for_ms;  /* how long to keep trying (130 s) */
@@ -91,6 +97,11 @@ void net_config_default(struct net_config *c);
 struct net *net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whylen);
 /* Leave: BYE to the server (a duel in progress is forfeited), close everything; `closed` follows. */
 void net_close(struct net *n);
+/* Go without a word (a closed terminal): to the server a dropped connection, whose seat is held
+ * for its grace; the seat file stays, so the same command run again takes the seat back. */
+void net_abandon(struct net *n);
+/* True when the token came from a seat file left by an earlier run (so far). */
+bool net_resuming_seat(const struct net *n);
 
 int net_send(struct net *n, const struct wire_msg *m); /* 0, or -1 when not joined */
 int net_cmd(struct net *n, const struct cmd *c);
@@ -119,5 +130,7 @@ int net_parse_hostport(const char *s, char *host, size_t hostlen, int *port, int
                        size_t whylen);
 
 #define NET_DEFAULT_PORT 7727
+#define NET_ADDRS_MAX 8         /* addresses of one name tried in turn */
+#define NET_ADDR_WAIT_MS 3000   /* an address that neither answers nor refuses: the next one after this */
 
 #endif

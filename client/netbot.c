@@ -68,10 +68,10 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	struct netbot *b = ud;
 
 	(void)n;
-	(void)v;
-	(void)resumed;
 	b->waiting = false;
 	b->ready_sent = false;
+	if (b->cfg.on_start)
+		b->cfg.on_start(b->cfg.ud, b, v, resumed);
 	consider(b);
 }
 
@@ -225,4 +225,13 @@ netbot_stop(struct netbot *b)
 		uv_close((uv_handle_t *)&b->think, on_think_closed);
 	if (b->net)
 		net_close(b->net);
+}
+
+void
+netbot_abandon(struct netbot *b)
+{
+	if (!uv_is_closing((uv_handle_t *)&b->think))
+		uv_close((uv_handle_t *)&b->think, on_think_closed);
+	if (b->net)
+		net_abandon(b->net);
 }

@@ -28,6 +28,7 @@ struct netbot_config {
 	void (*on_rx)(void *ud, struct netbot *b, const uint8_t *bytes, size_t n);
 	void (*on_end)(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why);
 	void (*on_closed)(void *ud, struct netbot *b);
+	void (*on_start)(void *ud, struct netbot *b, const struct view *v, bool resumed);
 	/* Decide instead of bot_choose (a hostile test bot); return false to use bot_choose. */
 	bool (*choose)(void *ud, struct netbot *b, const struct view *v, struct cmd *out);
 };
@@ -53,5 +54,7 @@ struct netbot {
 /* Start; 0 or -1 with a reason. b must stay put until on_closed (or netbot_free after the loop ran dry). */
 int netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg, char *why, size_t whylen);
 void netbot_stop(struct netbot *b);
+/* Go without a word (SIGHUP): to the server a dropped connection (net_abandon). */
+void netbot_abandon(struct netbot *b);
 
 #endif

@@ -1,15 +1,17 @@
 /* session_net: joins the curses app to net.c: updates, chat, peer news and the end check shown; lobby by /commands. */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "server.h"
 #include "session_net.h"
 
 static const char lobby_help[] =
     "Lobby: /ready, /rematch, /quit; the controller also /size N, /fov on|off, /potions on|off, "
-    "/time SECS, /control (hand control over).";
+    "/time SECS, /control (hand control over); ? lists them.";
 
 static void
 status(struct session_net *s, const char *fmt, ...)
@@ -36,8 +38,31 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 
 	(void)n;
 	s->me = player;
+	s->joined = true;
 	if (!s->practice)
 		status(s, "Joined as player %d%s.", player + 1, controller ? ", the controller" : "");
+}
+
+/* What the duel waits for, said to this player: the same words whoever left or came. */
+static const char *
+lobby_waits(const struct wire_lobby *l, int me)
+{
+	static char buf[120];
+	bool mine = me >= 0 && (l->ready & (1u << me)), theirs = me >= 0 && (l->ready & (1u << (1 - me)));
+	const char *them = me >= 0 && l->name[1 - me][0] ? l->name[1 - me] : "the opponent";
+
+	if (me < 0 || !(l->present & (1u << (1 - me))))
+		return mine ? "You are ready; the duel starts when an opponent joins and is ready." :
+		              "Type /ready to be ready when an opponent joins.";
+	if (mine && theirs)
+		return "Both are ready.";
+	if (mine)
+		snprintf(buf, sizeof buf, "You are ready; waiting for %s to be ready.", them);
+	else if (theirs)
+		snprintf(buf, sizeof buf, "%s is ready: type /ready (or /rematch) to start.", them);
+	else
+		snprintf(buf, sizeof buf, "The duel starts when both are ready: type /ready (or /rematch).");
+	return buf;
 }
 
 static void
@@ -63,7 +88,7 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", both ? "Both players are here." : "Waiting for an opponent.",
 	       l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
 	       l->turn_time ? "timed turns" : "no turn timer", l->controller == me ? "You control the options. " : "",
-	       (l->ready & (1u << (1 - me))) ? "The opponent is ready." : "");
+	       lobby_waits(l, me));
 }
 
 static void
@@ -72,8 +97,14 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	struct session_net *s = ud;
 
 	s->started = true;
-	if (!s->app)
+	s->played = true;
+	if (!s->app) {
+		/* Before the screen (a resumed seat's snapshot comes right after WELCOME): shown
+		 * by session_net_start. */
+		s->early_start = true;
+		s->early_resumed = resumed;
 		return;
+	}
 	app_reset_updates(s->app);
 	app_on_update(s->app, v, NULL, 0, NULL, 0);
 	if (s->practice && !resumed)
@@ -125,7 +156,10 @@ ev_peer(void *ud, struct net *n, const struct wire_peer *p)
 		status(s, "Your opponent is back.");
 		break;
 	default:
-		status(s, "Your opponent has left.");
+		status(s, "Your opponent has left; the room waits for another.");
+		/* Before any duel, be ready again by ourselves for whoever comes next. */
+		if (!s->played && !s->unreadied)
+			s->auto_ready = true;
 		break;
 	}
 }
@@ -154,6 +188,10 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 	struct session_net *s = ud;
 
 	(void)n;
+	if (fatal && !s->quit) {
+		s->failed = true;
+		snprintf(s->why, sizeof s->why, "%s", text);
+	}
 	if (!s->app)
 		return;
 	if (code >= PERR_REFUSED_BASE && code < PERR_REFUSED_BASE + ERR_COUNT)
@@ -180,6 +218,10 @@ ev_closed(void *ud, struct net *n)
 
 	(void)n;
 	s->net = NULL;
+	if (!s->quit && !s->failed) {
+		s->failed = true;
+		snprintf(s->why, sizeof s->why, "the connection is closed");
+	}
 	if (!s->quit && s->app)
 		app_on_end(s->app, "the connection is closed");
 }
@@ -199,6 +241,19 @@ session_net_events(struct session_net *s, struct net_config *cfg)
 	cfg->ev.error = ev_error;
 	cfg->ev.link = ev_link;
 	cfg->ev.closed = ev_closed;
+	s->auto_ready = true;
+}
+
+bool
+session_net_wait_join(struct session_net *s, uv_loop_t *loop)
+{
+	while (s->net && !s->joined)
+		uv_run(loop, UV_RUN_ONCE);
+	if (s->joined && s->net)
+		return true;
+	if (!s->why[0])
+		snprintf(s->why, sizeof s->why, "the connection is closed");
+	return false;
 }
 
 void
@@ -207,20 +262,74 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 	s->app = app;
 	s->net = net;
 	s->srv = srv;
-	s->auto_ready = true;
-	if (!s->practice)
-		status(s, "Connecting... Chat with Enter; %s", lobby_help);
+	if (s->practice)
+		return;
+	if (net && net_player(net) >= 0) {
+		/* Joined before the screen started: say now what was said then. */
+		status(s, "Chat with Enter; %s", lobby_help);
+		ev_welcome(s, net, net_player(net), net_controller(net));
+		if (net_lobby(net)->present)
+			ev_lobby(s, net, net_lobby(net));
+		if (s->early_start && net_phase(net) == NET_PLAYING)
+			ev_start(s, net, net_view(net), s->early_resumed);
+		return;
+	}
+	status(s, "Connecting... Chat with Enter; %s", lobby_help);
 }
 
+/* The lobby's commands, as `?` lists them. */
+static const char *const lobby_list[] = {
+	"/ready          ready for the duel (it starts when both are)",
+	"/unready        not ready after all",
+	"/rematch        ready for another duel",
+	"/size N         the controller: level side, odd, 15 to 51",
+	"/fov on|off     the controller: field of view",
+	"/potions on|off the controller: potions on the level",
+	"/time SECS      the controller: seconds per turn, 0 to 3600 (0: no limit)",
+	"/control        the controller: hand control of the options over",
+	"/quit           leave (a duel in progress is forfeited)",
+};
+
 static bool
-on_off(const char *s, bool *out)
+on_off(const char *word, const char *arg, bool *out, char *why, size_t whylen)
 {
-	if (strcmp(s, "on") == 0)
+	if (strcmp(arg, "on") == 0)
 		*out = true;
-	else if (strcmp(s, "off") == 0)
+	else if (strcmp(arg, "off") == 0)
 		*out = false;
-	else
+	else {
+		snprintf(why, whylen, "/%s takes on or off, not '%s'", word, arg);
 		return false;
+	}
+	return true;
+}
+
+/* Options typed in the lobby, checked with the command line's own words (cli.c). False: why says. */
+static bool
+lobby_option(const char *word, const char *arg, const char *rest, struct options *o, int *tt, char *why,
+             size_t whylen)
+{
+	const char *what = strcmp(word, "size") == 0 ? "/size" : "/time";
+	long v;
+	int size;
+
+	if (rest[0]) {
+		snprintf(why, whylen, "/%s takes one word, not '%s %s'", word, arg, rest);
+		return false;
+	}
+	if (strcmp(word, "fov") == 0)
+		return on_off(word, arg, &o->fov, why, whylen);
+	if (strcmp(word, "potions") == 0)
+		return on_off(word, arg, &o->potions, why, whylen);
+	if (strcmp(word, "size") == 0) {
+		if (!cli_size_why(arg[0] ? arg : NULL, what, &size, why, whylen))
+			return false;
+		o->size = (uint8_t)size;
+		return true;
+	}
+	if (!cli_int_why(arg[0] ? arg : NULL, 0, TURN_TIME_MAX, what, &v, why, whylen))
+		return false;
+	*tt = (int)v;
 	return true;
 }
 
@@ -230,9 +339,16 @@ session_net_command(struct session_net *s, const char *text)
 	const struct wire_lobby *l;
 	struct options o;
 	int tt;
-	char word[32] = "", arg[32] = "";
+	char word[32] = "", arg[64] = "", rest[64] = "", why[200];
 
-	if (text[0] != '/' || s->practice)
+	if (s->practice)
+		return false;
+	if (strcmp(text, "?") == 0) {
+		for (size_t i = 0; i < sizeof lobby_list / sizeof lobby_list[0]; i++)
+			status(s, "%s", lobby_list[i]);
+		return true;
+	}
+	if (text[0] != '/')
 		return false;
 	if (s->net == NULL) {
 		status(s, "Not connected.");
@@ -241,35 +357,32 @@ session_net_command(struct session_net *s, const char *text)
 	l = net_lobby(s->net);
 	o = l->opt;
 	tt = l->turn_time;
-	sscanf(text + 1, "%31s %31s", word, arg);
+	sscanf(text + 1, "%31s %63s %63s", word, arg, rest);
 	if (strcmp(word, "ready") == 0) {
+		s->unreadied = false;
 		net_ready(s->net, true);
 	} else if (strcmp(word, "unready") == 0) {
 		s->auto_ready = false;
+		s->unreadied = true;
 		net_ready(s->net, false);
 	} else if (strcmp(word, "rematch") == 0) {
 		net_rematch(s->net);
 		status(s, "You ask for a rematch.");
 	} else if (strcmp(word, "control") == 0) {
 		net_control(s->net);
-	} else if (strcmp(word, "size") == 0) {
-		o.size = (uint8_t)atoi(arg);
+	} else if (strcmp(word, "size") == 0 || strcmp(word, "fov") == 0 || strcmp(word, "potions") == 0 ||
+	           strcmp(word, "time") == 0) {
+		if (!lobby_option(word, arg, rest, &o, &tt, why, sizeof why)) {
+			status(s, "%s", why);
+			return true;
+		}
 		s->auto_ready = false;
 		net_options(s->net, &o, tt);
-	} else if (strcmp(word, "fov") == 0 && on_off(arg, &o.fov)) {
-		s->auto_ready = false;
-		net_options(s->net, &o, tt);
-	} else if (strcmp(word, "potions") == 0 && on_off(arg, &o.potions)) {
-		s->auto_ready = false;
-		net_options(s->net, &o, tt);
-	} else if (strcmp(word, "time") == 0) {
-		s->auto_ready = false;
-		net_options(s->net, &o, atoi(arg));
 	} else if (strcmp(word, "quit") == 0) {
 		if (s->app)
 			app_quit(s->app, 0);
 	} else {
-		status(s, "%s", lobby_help);
+		status(s, "No lobby command /%s: ? lists them.", word);
 	}
 	return true;
 }
@@ -340,7 +453,11 @@ net_quit(void *ctx)
 	if (s->quit)
 		return;
 	s->quit = true;
-	if (s->net)
+	/* A closed terminal is a dropped connection, not a resignation: the seat is held and the
+	 * same command run again takes it back. */
+	if (s->net && s->app && s->app->status == 128 + SIGHUP)
+		net_abandon(s->net);
+	else if (s->net)
 		net_close(s->net);
 	if (s->srv && !s->srv_closing) {
 		uv_loop_t *loop = s->app ? s->app->cfg.loop : NULL;

@@ -17,6 +17,9 @@ struct session_net {
 	int me;
 	bool ended_ok;          /* the last duel verified */
 	char last_result[200];
+	bool joined;            /* WELCOME came: the screen may start */
+	bool failed;            /* the session ended on a fatal error (not by the person's leaving) ... */
+	char why[256];          /* ... and why, for stderr once the terminal is restored */
 	/* private */
 	struct app *app;
 	struct server *srv;     /* `host`, `practice`: the in-process server, closed on quit ... */
@@ -24,6 +27,9 @@ struct session_net {
 	uint64_t wind_since;
 	bool quit, started, srv_closing, wind_open;
 	bool auto_ready;
+	bool early_start, early_resumed; /* a START came before the screen started */
+	bool played;            /* a duel has started in this session */
+	bool unreadied;         /* the person said /unready (and not /ready since) */
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];
 
 	/* Set before session_net_start() by `practice` (practice.c); all optional. */
@@ -35,6 +41,9 @@ struct session_net {
 
 /* Fill the net events of cfg so that they drive s; then net_create(). */
 void session_net_events(struct session_net *s, struct net_config *cfg);
+/* Run the loop until the join succeeds (true) or fails (false, s->why says why, and the net is
+ * closed): a join that cannot start never shows a duel screen. */
+bool session_net_wait_join(struct session_net *s, uv_loop_t *loop);
 /* Attach the app (before the loop runs). srv: the host's own server, or NULL. On quit the session
  * leaves (BYE), and closes srv when the server has taken that BYE and holds no duel any more (so a
  * forfeit is applied, logged and shown to the other player), or after SESSION_WIND_MS. */

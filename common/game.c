@@ -135,29 +135,51 @@ game__sense(struct game *g, int p, struct events *ev)
 	ev->sensed |= (uint8_t)game__bit(p);
 }
 
-/* Pick a uniformly random floor square that `ok` accepts, by counting then indexing,
- * so the number of draws does not depend on luck. Returns false when there is none. */
+/* The floor squares that `ok` accepts, in row-major order: what a random square is
+ * drawn from. */
 typedef bool (*square_ok)(const struct game *g, int x, int y);
+
+struct squares {
+	int n;
+	uint16_t at[LEVEL_MAX * LEVEL_MAX]; /* y * LEVEL_MAX + x */
+};
+
+static void
+squares_find(const struct game *g, square_ok ok, struct squares *s)
+{
+	int size = g->level.size;
+
+	s->n = 0;
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++)
+			if (level_floor(&g->level, x, y) && ok(g, x, y))
+				s->at[s->n++] = (uint16_t)(y * LEVEL_MAX + x);
+}
+
+/* Draw one of them uniformly, by index, so the number of draws does not depend on luck,
+ * and take it off the list. Returns false when there is none. Placing potions one after
+ * another takes them from one list: each draw then sees exactly the squares a fresh
+ * squares_find() would, since the square just filled is the only one that changed. */
+static bool
+squares_take(struct game *g, struct squares *s, int *ox, int *oy)
+{
+	if (s->n == 0)
+		return false;
+	int k = (int)rng_below(&g->rng, (uint32_t)s->n);
+	*ox = s->at[k] % LEVEL_MAX;
+	*oy = s->at[k] / LEVEL_MAX;
+	memmove(&s->at[k], &s->at[k + 1], (size_t)(s->n - k - 1) * sizeof s->at[0]);
+	s->n--;
+	return true;
+}
 
 static bool
 random_square(struct game *g, square_ok ok, int *ox, int *oy)
 {
-	int n = 0, size = g->level.size;
+	struct squares s;
 
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++)
-			n += level_floor(&g->level, x, y) && ok(g, x, y);
-	if (n == 0)
-		return false;
-	int k = (int)rng_below(&g->rng, (uint32_t)n);
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++)
-			if (level_floor(&g->level, x, y) && ok(g, x, y) && k-- == 0) {
-				*ox = x;
-				*oy = y;
-				return true;
-			}
-	return false;
+	squares_find(g, ok, &s);
+	return squares_take(g, &s, ox, oy);
 }
 
 static bool
@@ -173,41 +195,39 @@ free_for_potion(const struct game *g, int x, int y)
 }
 
 /* Update both wizards' memories with what they see now: the rule "each wizard
- * remembers what it has seen", applied after every change. */
+ * remembers what it has seen", applied after every change. What each sees is handed
+ * out in ev->sight, so the views built after this command need not compute it again. */
 static void
-remember(struct game *g)
+remember(struct game *g, struct events *ev)
 {
-	uint8_t vis[LEVEL_MAX][LEVEL_MAX];
 	int size = g->level.size;
 
 	for (int p = 0; p < PLAYERS; p++) {
 		struct wizard *w = &g->wiz[p];
 		const struct wizard *o = &g->wiz[other(p)];
+		struct fov_sight *s = &ev->sight[p];
 
-		/* Only the square of sight can hold seen cells, so only it is walked
-		 * (docs/benchmarks.md: 0.91x the time per command at 25x25). */
-		int x0 = 0, y0 = 0, x1 = size - 1, y1 = size - 1;
 		if (g->opt.fov) {
-			fov_compute(&g->level, w->x, w->y, FOV_RADIUS, vis);
-			x0 = w->x > FOV_RADIUS ? w->x - FOV_RADIUS : 0;
-			y0 = w->y > FOV_RADIUS ? w->y - FOV_RADIUS : 0;
-			x1 = w->x + FOV_RADIUS < size ? w->x + FOV_RADIUS : size - 1;
-			y1 = w->y + FOV_RADIUS < size ? w->y + FOV_RADIUS : size - 1;
+			/* Only the square of sight can hold seen cells, so only it is walked. */
+			fov_sight(&g->level, w->x, w->y, s);
+			for (int j = 0; j < FOV_SIDE; j++)
+				for (unsigned row = s->row[j]; row; row &= row - 1) {
+					int x = s->x - FOV_RADIUS + __builtin_ctz(row), y = s->y - FOV_RADIUS + j;
+					w->mem[y][x] = g->level.cell[y][x] == CELL_WALL ? MEM_WALL : MEM_FLOOR;
+					w->memp[y][x] = g->potion[y][x];
+				}
 		} else {
-			memset(vis, 1, sizeof vis);
+			for (int y = 0; y < size; y++)
+				for (int x = 0; x < size; x++) {
+					w->mem[y][x] = g->level.cell[y][x] == CELL_WALL ? MEM_WALL : MEM_FLOOR;
+					w->memp[y][x] = g->potion[y][x];
+				}
 		}
-		for (int y = y0; y <= y1; y++)
-			for (int x = x0; x <= x1; x++) {
-				if (!vis[y][x])
-					continue;
-				w->mem[y][x] = g->level.cell[y][x] == CELL_WALL ? MEM_WALL : MEM_FLOOR;
-				w->memp[y][x] = g->potion[y][x];
-			}
-		if (vis[o->y][o->x]) {
+		if (game__seen(g, ev, p, o->x, o->y)) {
 			w->opp_known = OPPMEM_REMEMBERED;
 			w->opp_x = o->x;
 			w->opp_y = o->y;
-		} else if (w->opp_known == OPPMEM_REMEMBERED && vis[w->opp_y][w->opp_x]) {
+		} else if (w->opp_known == OPPMEM_REMEMBERED && game__seen(g, ev, p, w->opp_x, w->opp_y)) {
 			/* Looking at the square where the opponent was shows it is gone. */
 			w->opp_known = OPPMEM_NONE;
 		}
@@ -402,8 +422,13 @@ cast_alter(struct game *g, int caster, int dir, struct events *ev)
 		for (int x = 0; x < size; x++)
 			if (g->potion[y][x])
 				ground[n++] = g->potion[y][x];
+	/* A layout with rock under a wizard before its dead ends are pruned is given up
+	 * there, unpruned (the draws are the same); the last try is always finished, since
+	 * it is kept either way. */
+	int wx[PLAYERS] = { g->wiz[0].x, g->wiz[1].x }, wy[PLAYERS] = { g->wiz[0].y, g->wiz[1].y };
 	for (int t = 0; t < ALTER_TRIES && !found; t++) {
-		level_generate(&lv, size, &g->rng, &rooms);
+		if (level_generate_unless_wall(&lv, size, &g->rng, &rooms, t < ALTER_TRIES - 1 ? PLAYERS : 0, wx, wy) != 0)
+			continue;
 		found = level_floor(&lv, g->wiz[0].x, g->wiz[0].y) && level_floor(&lv, g->wiz[1].x, g->wiz[1].y);
 	}
 	g->level = lv;
@@ -420,9 +445,11 @@ cast_alter(struct game *g, int caster, int dir, struct events *ev)
 			}
 		}
 	}
+	struct squares free;
+	squares_find(g, free_for_potion, &free);
 	for (int i = 0; i < n; i++) {
 		int x, y;
-		if (!random_square(g, free_for_potion, &x, &y))
+		if (!squares_take(g, &free, &x, &y))
 			break;
 		g->potion[y][x] = ground[i];
 	}
@@ -634,9 +661,11 @@ cast_create(struct game *g, int caster, int dir, struct events *ev)
 		game__say(ev, game__bit(caster), MSG_NOTHING_HAPPENS, 0, 0);
 		return;
 	}
+	struct squares free;
+	squares_find(g, free_for_potion, &free);
 	for (; n < want; n++) {
 		int x, y;
-		if (!random_square(g, free_for_potion, &x, &y))
+		if (!squares_take(g, &free, &x, &y))
 			break;
 		g->potion[y][x] = (uint8_t)(1 + rng_below(&g->rng, APPEARANCE_COUNT));
 	}
@@ -724,18 +753,24 @@ static void
 cast_forget(struct game *g, int caster, int dir, struct events *ev)
 {
 	struct wizard *w = &g->wiz[caster];
+	struct fov_sight s;
 	int size = g->level.size;
 
+	/* What the caster sees now, once, rather than a line of sight per remembered square.
+	 * The memory update at the end of the command computes it again: by then the turn's
+	 * end may have moved the wizards or changed the level, so this one is not reused. */
+	if (g->opt.fov)
+		fov_sight(&g->level, w->x, w->y, &s);
 	for (int y = 0; y < size; y++)
 		for (int x = 0; x < size; x++) {
-			if (w->mem[y][x] == MEM_UNKNOWN || game_sees(g, caster, x, y))
+			if (w->mem[y][x] == MEM_UNKNOWN || !g->opt.fov || fov_seen(&s, x, y))
 				continue;
 			if (rng_chance(&g->rng, 1, 2)) {
 				w->mem[y][x] = MEM_UNKNOWN;
 				w->memp[y][x] = 0;
 			}
 		}
-	if (w->opp_known && !game_sees(g, caster, w->opp_x, w->opp_y))
+	if (w->opp_known && g->opt.fov && !fov_seen(&s, w->opp_x, w->opp_y))
 		w->opp_known = OPPMEM_NONE;
 	game__say(ev, game__bit(caster), MSG_FORGOT, 0, 0);
 }
@@ -1079,7 +1114,7 @@ game_apply(struct game *g, int p, const struct cmd *c, struct events *ev)
 	if (doers[c->type].ends_turn && g->result == RESULT_NONE)
 		turn_end(g, ev);
 	ev->result = g->result;
-	remember(g);
+	remember(g, ev);
 	return ERR_OK;
 }
 
@@ -1143,9 +1178,11 @@ game_init(struct game *g, const struct options *o, uint64_t seed)
 		int n = level_floor_count(&g->level) / POTION_DIVISOR;
 		if (n < 1)
 			n = 1;
+		struct squares free;
+		squares_find(g, free_for_potion, &free);
 		for (int i = 0; i < n; i++) {
 			int x, y;
-			if (!random_square(g, free_for_potion, &x, &y))
+			if (!squares_take(g, &free, &x, &y))
 				break;
 			g->potion[y][x] = (uint8_t)(1 + rng_below(&g->rng, APPEARANCE_COUNT));
 		}
@@ -1164,7 +1201,7 @@ game_init(struct game *g, const struct options *o, uint64_t seed)
 	g->first = (uint8_t)rng_below(&g->rng, PLAYERS);
 	g->turn = g->first;
 	turn_start(g, &ev);
-	remember(g);
+	remember(g, &ev);
 	return ERR_OK;
 }
 

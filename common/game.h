@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "effect.h"
+#include "fov.h"
 #include "level.h"
 #include "msg.h"
 #include "potion.h"
@@ -182,6 +183,12 @@ struct events {
 	uint8_t sensed;        /* bit p: player p sensed the opponent this action (Life Detection, Telepathy) */
 	bool turn_ended;
 	uint8_t result;
+	/* What each wizard sees once the command is done (FoV on; unused when it is off),
+	 * as the memory update computed it: view_build_after() takes it from here rather
+	 * than compute it again. It describes the game as game_apply() left it, so it is
+	 * handed out with the command's other results and never kept in the game, where
+	 * any later change (a test editing the level, the next command) would leave it stale. */
+	struct fov_sight sight[PLAYERS];
 };
 
 void options_default(struct options *o);

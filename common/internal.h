@@ -22,6 +22,18 @@ int effect__send(struct game *g, int who, struct hmsg m, struct events *ev);
 /* Link handler `id` for `turns` of the wizard's turns; a second dose renews it. */
 void effect__link(struct game *g, int who, int id, int turns, struct events *ev);
 
+/* fov.c's table of Bresenham lines, one quadrant (uy * (FOV_RADIUS + 1) + ux -> the
+ * cells between the ends from each end): for the test that keeps it true. */
+const uint64_t (*fov__lines(void))[2];
+
+/* Does player p see (x, y) in the game that game_apply() or game_init() just left, whose
+ * results are in ev? The sight the memory update computed, or everything with FoV off. */
+static inline bool
+game__seen(const struct game *g, const struct events *ev, int p, int x, int y)
+{
+	return !g->opt.fov || fov_seen(&ev->sight[p], x, y);
+}
+
 static inline int
 game__bit(int p)
 {

@@ -223,6 +223,13 @@ prune_dead_ends(struct level *lv, bool room[LEVEL_MAX][LEVEL_MAX])
 int
 level_generate(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms)
 {
+	return level_generate_unless_wall(lv, size, rng, rooms, 0, NULL, NULL);
+}
+
+int
+level_generate_unless_wall(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms, int n,
+    const int *need_x, const int *need_y)
+{
 	struct level_rooms local;
 	struct level_rooms *rs = rooms != NULL ? rooms : &local;
 	bool room[LEVEL_MAX][LEVEL_MAX];
@@ -250,6 +257,10 @@ level_generate(struct level *lv, int size, struct rng *rng, struct level_rooms *
 			}
 		}
 	}
+	/* Pruning draws nothing: skipping it leaves the RNG where it would be. */
+	for (int i = 0; i < n; i++)
+		if (!level_floor(lv, need_x[i], need_y[i]))
+			return 1;
 	prune_dead_ends(lv, room);
 	return 0;
 }

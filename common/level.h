@@ -43,6 +43,13 @@ int level_rooms_max(int size);
  * every room is part of it. `rooms` receives the rooms placed. Returns 0, or -1 for
  * a bad size. Draws only from `rng`. */
 int level_generate(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms);
+/* level_generate() for a caller that keeps the level only if each of the n squares
+ * (need_x[i], need_y[i]) is floor. The draws are level_generate()'s, all of them, so the RNG ends
+ * where it would; but when one of the squares is wall before the dead ends are pruned
+ * (pruning only ever walls floor up) the level is left unpruned and 1 returned: it
+ * could not have been kept. 0 means lv is exactly level_generate()'s level. */
+int level_generate_unless_wall(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms, int n,
+    const int *need_x, const int *need_y);
 
 static inline bool
 level_in(const struct level *lv, int x, int y)

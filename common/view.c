@@ -11,36 +11,47 @@ static const uint8_t from_mem[3] = {
 	[MEM_FLOOR] = VCELL_FLOOR,
 };
 
-void
-view_build(const struct game *g, int p, struct view *v)
+/*
+ * `sight` is what p sees now, or NULL when FoV is off (all is seen). It comes either
+ * from fov_sight() here (view_build) or from the memory update of the command just
+ * applied (view_build_after): the one field of view per wizard and command. It is
+ * passed in, not stored in the game, so that nothing derived from the level and the
+ * positions can outlive a change to them.
+ */
+static void
+build(const struct game *g, int p, const struct fov_sight *sight, struct view *v)
 {
 	const struct wizard *w = &g->wiz[p], *o = &g->wiz[1 - p];
-	uint8_t vis[LEVEL_MAX][LEVEL_MAX];
 	int size = g->level.size;
 
 	memset(v, 0, sizeof *v);
 	v->opt = g->opt;
 	v->me = (uint8_t)p;
-	if (g->opt.fov)
-		fov_compute(&g->level, w->x, w->y, FOV_RADIUS, vis);
-	else
-		memset(vis, 1, sizeof vis);
 	/* Memory already holds every visible square (the rules update it after each
 	 * command), so the layout comes from memory alone; sight only adds the flag. */
 	for (int y = 0; y < size; y++)
 		for (int x = 0; x < size; x++) {
-			v->cell[y][x] = (uint8_t)(from_mem[w->mem[y][x] < 3 ? w->mem[y][x] : 0] | (vis[y][x] ? VCELL_VISIBLE : 0));
+			v->cell[y][x] = from_mem[w->mem[y][x] < 3 ? w->mem[y][x] : 0];
 			v->potion[y][x] = w->memp[y][x];
 		}
+	if (sight) {
+		for (int j = 0; j < FOV_SIDE; j++)
+			for (unsigned row = sight->row[j]; row; row &= row - 1)
+				v->cell[sight->y - FOV_RADIUS + j][sight->x - FOV_RADIUS + __builtin_ctz(row)] |= VCELL_VISIBLE;
+	} else {
+		for (int y = 0; y < size; y++)
+			for (int x = 0; x < size; x++)
+				v->cell[y][x] |= VCELL_VISIBLE;
+	}
 	v->x = w->x;
 	v->y = w->y;
 	v->hp = w->hp;
 	v->opp_hp = o->hp;
-	if (vis[o->y][o->x]) {
+	if (!sight || fov_seen(sight, o->x, o->y)) {
 		v->opp_state = OPP_VISIBLE;
 		v->opp_x = o->x;
 		v->opp_y = o->y;
-	} else if (w->opp_known != OPPMEM_NONE && !vis[w->opp_y][w->opp_x]) {
+	} else if (w->opp_known != OPPMEM_NONE && !fov_seen(sight, w->opp_x, w->opp_y)) {
 		/* Sensed is exact only on p's own turn. The rules demote it when p's next turn
 		 * starts, so through the opponent's turn (when the opponent may walk off) it
 		 * is already a memory: showing it as "sensed" there claimed a square the
@@ -69,4 +80,20 @@ view_build(const struct game *g, int p, struct view *v)
 	}
 	v->result = g->result;
 	v->end_reason = g->end_reason;
+}
+
+void
+view_build(const struct game *g, int p, struct view *v)
+{
+	struct fov_sight s;
+
+	if (g->opt.fov)
+		fov_sight(&g->level, g->wiz[p].x, g->wiz[p].y, &s);
+	build(g, p, g->opt.fov ? &s : NULL, v);
+}
+
+void
+view_build_after(const struct game *g, int p, const struct events *ev, struct view *v)
+{
+	build(g, p, g->opt.fov ? &ev->sight[p] : NULL, v);
 }

@@ -46,4 +46,9 @@ struct view {
 /* What player p knows now. Deterministic; reads only what p may know. */
 void view_build(const struct game *g, int p, struct view *v);
 
+/* The same view, right after game_apply(g, p', c, ev) returned ERR_OK, with nothing
+ * changed in g since: it takes what p sees from ev->sight, which the rules' memory
+ * update computed, instead of computing the field of view a second time. */
+void view_build_after(const struct game *g, int p, const struct events *ev, struct view *v);
+
 #endif

@@ -281,6 +281,14 @@ broken(struct pconn *c, struct proto_err *e)
 	return PROTO_BROKEN;
 }
 
+/* zlib's deflateBound() for any settings (its conservative form), plus the sync flush that
+ * ends every frame: docs/protocol.md, "Frames". */
+static size_t
+deflated_max(size_t n)
+{
+	return n + ((n + 7) >> 3) + ((n + 63) >> 6) + 5 + 12;
+}
+
 /* A frame's header, before its payload is looked at. */
 static int
 judge(struct pconn *c, const struct frame *f, struct proto_err *e)
@@ -306,6 +314,12 @@ judge(struct pconn *c, const struct frame *f, struct proto_err *e)
 	if (!f->deflated && (f->len < wire_min(f->type) || f->len > wire_max(f->type)))
 		return proto__fail(e, PERR_FRAME_SIZE, "%s: %zu bytes, allowed %zu..%zu", wire_name(f->type), f->len,
 		                   wire_min(f->type), wire_max(f->type));
+	/* A deflated payload is never much longer than the most its type inflates to (zlib's
+	 * deflateBound, plus the sync flush): more is padding, such as a flood of empty
+	 * blocks that would cost inflate time and pass as a HEARTBEAT. */
+	if (f->deflated && f->len > deflated_max(wire_max(f->type)))
+		return proto__fail(e, PERR_FRAME_SIZE, "deflated %s: %zu bytes, allowed %zu", wire_name(f->type), f->len,
+		                   deflated_max(wire_max(f->type)));
 	return 0;
 }
 

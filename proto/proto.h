@@ -82,7 +82,9 @@
 	X(TIMEOUT,        105, "the peer was silent too long") \
 	X(RESUME,         106, "unknown or expired resume token") \
 	X(BAD_OPTIONS,    107, "options refused") \
-	X(SERVER,         108, "server error")
+	X(SERVER,         108, "server error") \
+	X(LIMIT,          109, "too much, too fast: a rate limit") \
+	X(NO_ROOM,        110, "no room with that code")
 
 enum perr {
 #define X(id, num, text) PERR_##id = (num),

@@ -204,7 +204,7 @@ put_who(struct proto__w *w, const struct wire_who *x, struct proto_err *e)
 {
 	if (x->role > ROLE_BOT)
 		BAD("who: role %u", x->role);
-	proto__put_u8(w, x->role);
+	proto__put_u8(w, (uint8_t)(x->role | (x->create ? HELLO_CREATE : 0)));
 	if (put_text(w, x->name, sizeof x->name, TEXT_NAME, e) < 0 ||
 	    put_text(w, x->room, sizeof x->room, TEXT_ROOM, e) < 0)
 		return PROTO_BROKEN;
@@ -216,6 +216,8 @@ get_who(struct proto__r *r, struct wire_who *x, struct proto_err *e)
 {
 	if (!proto__get_u8(r, &x->role))
 		return proto__fail(e, PERR_TRUNCATED, "who: truncated");
+	x->create = (x->role & HELLO_CREATE) != 0;
+	x->role &= (uint8_t)~HELLO_CREATE;
 	if (x->role > ROLE_BOT)
 		BAD("who: role %u", x->role);
 	if (get_text(r, x->name, sizeof x->name, TEXT_NAME, "name", e) < 0 ||

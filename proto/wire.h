@@ -54,6 +54,7 @@ enum wire_type {
 };
 
 enum wire_role { ROLE_PLAYER = 0, ROLE_BOT = 1 };
+#define HELLO_CREATE 0x80 /* in the role byte of AUTH/RESUME's "who": create the room (a multi-room server) */
 
 /* BYE reasons: X(ID, text). */
 #define BYE_LIST(X) \
@@ -106,6 +107,7 @@ struct wire_challenge {
 /* Who joins: what HELLO used to carry in clear, now inside the channel. */
 struct wire_who {
 	uint8_t role;     /* enum wire_role */
+	bool create;      /* a multi-room server: make the room if it does not exist (HELLO_CREATE in the role byte) */
 	char name[PROTO_NAME_BYTES + 1];
 	char room[PROTO_ROOM_BYTES + 1];
 };

@@ -61,7 +61,7 @@ zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 	size_t total;
 	int rc;
 
-	if (z->broken)
+	if (z->tx_broken)
 		return proto__fail(e, PERR_ZLIB, "deflate: stream already broken");
 	if (n > PROTO_PAYLOAD_MAX || cap > UINT32_MAX)
 		return proto__fail(e, PERR_TOO_BIG, "deflate: %zu bytes", n);
@@ -87,18 +87,18 @@ zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 	z->tx.avail_out = (uInt)sizeof z->txbuf;
 	rc = deflate(&z->tx, Z_SYNC_FLUSH);
 	if (rc != Z_OK || z->tx.avail_in != 0 || z->tx.avail_out == 0) {
-		z->broken = true;
+		z->tx_broken = true;
 		return proto__fail(e, rc == Z_OK ? PERR_TOO_BIG : PERR_ZLIB, "deflate: %d, frame over %d bytes", rc,
 		                   PROTO_FRAME_MAX);
 	}
 	total = sizeof z->txbuf - z->tx.avail_out;
 	if (total < sizeof sync_tail || memcmp(z->txbuf + total - sizeof sync_tail, sync_tail, sizeof sync_tail)) {
-		z->broken = true;
+		z->tx_broken = true;
 		return proto__fail(e, PERR_ZLIB, "deflate: no sync tail");
 	}
 	total -= sizeof sync_tail;
 	if (total > cap) {
-		z->broken = true;
+		z->tx_broken = true;
 		return proto__fail(e, PERR_BUFFER, "deflate: %zu bytes for %zu", total, cap);
 	}
 	memcpy(out, z->txbuf, total);
@@ -113,7 +113,7 @@ zstream_inflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 	size_t got;
 	int rc;
 
-	if (z->broken)
+	if (z->rx_broken)
 		return proto__fail(e, PERR_ZLIB, "inflate: stream already broken");
 	if (n > UINT32_MAX || limit > UINT32_MAX)
 		return proto__fail(e, PERR_TOO_BIG, "inflate: %zu bytes", n);
@@ -144,16 +144,16 @@ zstream_inflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 		while (z->rx.avail_in > 0) {
 			rc = inflate(&z->rx, Z_BLOCK);
 			if (rc == Z_STREAM_END) {
-				z->broken = true;
+				z->rx_broken = true;
 				return proto__fail(e, PERR_ZLIB, "inflate: the peer ended its stream");
 			}
 			if (rc == Z_BUF_ERROR) {
 				/* No progress with input left: only a full output does that. */
-				z->broken = true;
+				z->rx_broken = true;
 				return proto__fail(e, PERR_INFLATE_LIMIT, "inflate: more than %zu bytes", limit);
 			}
 			if (rc != Z_OK) {
-				z->broken = true;
+				z->rx_broken = true;
 				return proto__fail(e, PERR_ZLIB, "inflate: %d (%s)", rc, z->rx.msg ? z->rx.msg : "?");
 			}
 		}
@@ -164,7 +164,7 @@ zstream_inflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 	 * a last block). */
 	got = limit - z->rx.avail_out;
 	if (z->rx.avail_in != 0 || z->rx.data_type != 128) {
-		z->broken = true;
+		z->rx_broken = true;
 		return proto__fail(e, PERR_ZLIB, "inflate: frame does not end at a flush point");
 	}
 	if (z->rx.avail_out == 0) {
@@ -174,7 +174,7 @@ zstream_inflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 		z->rx.avail_out = 1;
 		inflate(&z->rx, Z_BLOCK);
 		if (z->rx.avail_out == 0) {
-			z->broken = true;
+			z->rx_broken = true;
 			return proto__fail(e, PERR_INFLATE_LIMIT, "inflate: more than %zu bytes", limit);
 		}
 		z->rx.avail_out = 0;

@@ -39,7 +39,10 @@ struct zstream {
 	int mode;
 	struct zstream_params par;
 	bool tx_on, rx_on;   /* zlib state allocated, lazily, at the first frame */
-	bool broken;         /* a failure left a stream out of step: close the connection */
+	/* A failure left that direction's stream out of step: close the connection. Two flags:
+	 * a peer's bad deflate data breaks only what we read, so the fatal ERROR that says
+	 * so can still be deflated and sent. */
+	bool tx_broken, rx_broken;
 	z_stream tx, rx;
 	uint8_t txbuf[PROTO_FRAME_MAX + 64]; /* STREAM: a frame's deflate output, before its tail is cut */
 };

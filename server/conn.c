@@ -246,6 +246,33 @@ on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	*buf = uv_buf_init((char *)p, (unsigned)n);
 }
 
+/* Each connection may send so many frames and inflated bytes per second (whatever their
+ * type: a flood of HEARTBEATs costs the loop as much as any); past that it is dropped
+ * with LIMIT, so that one peer cannot slow the other rooms. True: dropped. */
+static bool
+over_budget(struct conn *c)
+{
+	struct server *s = c->srv;
+	const struct server_limits *l = &s->cfg.lim;
+	uint64_t now = server__now(s), bytes = c->pc.payload_in;
+	char why[PROTO_REASON_BYTES];
+
+	if (now - c->budget_start >= 1000) {
+		c->budget_start = now;
+		c->budget_frames = 0;
+		c->budget_bytes = bytes;
+	}
+	c->budget_frames++;
+	if (c->budget_frames <= l->frames_per_s && bytes - c->budget_bytes <= l->inflated_per_s)
+		return false;
+	if (c->budget_frames > l->frames_per_s)
+		snprintf(why, sizeof why, "more than %u frames in a second", l->frames_per_s);
+	else
+		snprintf(why, sizeof why, "more than %u bytes (inflated) in a second", l->inflated_per_s);
+	conn__drop(c, PERR_LIMIT, why);
+	return true;
+}
+
 static void
 on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 {
@@ -276,6 +303,8 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 			}
 			break;
 		}
+		if (over_budget(c))
+			break;
 		server__handle(c, &s->in);
 	}
 }
@@ -313,6 +342,38 @@ on_tick(uv_timer_t *t)
 	}
 }
 
+/* What the per-address limits count a peer as: an IPv4 address (mapped into IPv6 form, also
+ * when it came through a dual-stack socket), or an IPv6 address cut to its /64, since one site
+ * holds a whole /64. Fills host and port for log lines. */
+void
+conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port)
+{
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	memset(addr16, 0, 16);
+	snprintf(host, hostlen, "?");
+	*port = 0;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+		uv_ip4_name(a, host, hostlen);
+		*port = ntohs(a->sin_port);
+		addr16[10] = addr16[11] = 0xff;
+		memcpy(addr16 + 12, &a->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
+		*port = ntohs(a->sin6_port);
+		memcpy(addr16, &a->sin6_addr, 16);
+		if (memcmp(addr16, v4mapped, 12) == 0) {
+			struct sockaddr_in a4 = { .sin_family = AF_INET };
+			memcpy(&a4.sin_addr, addr16 + 12, 4);
+			uv_ip4_name(&a4, host, hostlen);
+		} else {
+			uv_ip6_name(a, host, hostlen);
+			memset(addr16 + 8, 0, 8);
+		}
+	}
+}
+
 static void
 peer_name(struct conn *c, uint8_t addr16[16])
 {
@@ -322,20 +383,8 @@ peer_name(struct conn *c, uint8_t addr16[16])
 	int port = 0;
 
 	memset(addr16, 0, 16);
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
-		if (ss.ss_family == AF_INET) {
-			const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-			uv_ip4_name(a, host, sizeof host);
-			port = ntohs(a->sin_port);
-			addr16[10] = addr16[11] = 0xff;
-			memcpy(addr16 + 12, &a->sin_addr, 4);
-		} else if (ss.ss_family == AF_INET6) {
-			const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-			uv_ip6_name(a, host, sizeof host);
-			port = ntohs(a->sin6_port);
-			memcpy(addr16, &a->sin6_addr, 16);
-		}
-	}
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+		conn__addr_key((const struct sockaddr *)&ss, addr16, host, sizeof host, &port);
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 
@@ -384,7 +433,7 @@ conn__start(struct server *s, uv_stream_t *listener)
 		return -1;
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
-	c->born = c->last_rx = c->last_tx = server__now(s);
+	c->born = c->last_rx = c->last_tx = c->budget_start = server__now(s);
 	peer_name(c, a);
 	if ((c->addr = addr_get(s, a)) != NULL)
 		c->addr->conns++;

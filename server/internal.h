@@ -25,10 +25,12 @@ enum conn_state {
 
 struct addr_entry {
 	struct addr_entry *next;
-	uint8_t addr[16];     /* IPv4 mapped into IPv6 form */
+	uint8_t addr[16];     /* IPv4 mapped into IPv6 form; IPv6 cut to its /64 */
 	unsigned conns;
 	unsigned fails;
 	uint64_t window_start;
+	unsigned misses;          /* unknown room codes ... */
+	uint64_t miss_start;      /* ... since this time */
 };
 
 /* One TCP peer. The struct hangs off tcp.data and timer.data; it is freed only
@@ -53,6 +55,8 @@ struct conn {
 	int seat;                  /* JOINED: 0 or 1; else -1 */
 	unsigned chat_count;
 	uint64_t chat_window;
+	unsigned budget_frames;    /* frames and inflated bytes in the current second */
+	uint64_t budget_bytes, budget_start;
 	struct pconn pc;           /* large: keep last */
 };
 
@@ -92,6 +96,7 @@ struct gameroom {
 	uint8_t salt[PROTO_SALT_LEN];
 	uint8_t commit[PROTO_COMMIT_LEN];
 	int games;                 /* duels finished */
+	uint64_t lobby_active;     /* the last message other than a HEARTBEAT from a member, or a join */
 	int host_seat;             /* one-room mode: the hosting player's seat, -1 none */
 	uv_timer_t turn_timer;     /* turn_timer.data = room */
 	int handles;               /* open timers; freed at 0 once dying */
@@ -113,6 +118,7 @@ struct server {
 	struct server_config cfg;
 	char *bind, *log_dir;
 	struct auth_identity id;   /* the long-term key and password salt */
+	char bound[48];            /* the address actually listened on */
 	struct auth_key key;       /* the password key (one room's, or every room's) */
 	struct conn *conns;
 	struct gameroom *rooms;
@@ -145,6 +151,7 @@ void server__unref(struct server *s);
 void server__auth_failed(struct server *s, struct conn *c);
 
 int conn__start(struct server *s, uv_stream_t *listener);
+void conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port);
 int conn__send(struct conn *c, const struct wire_msg *m);
 void conn__cork(struct conn *c);
 int conn__flush(struct conn *c);
@@ -166,5 +173,6 @@ void room__conn_lost(struct gameroom *r, struct conn *c);
 int room__reserve(struct gameroom *r, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
 int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
 bool room__empty(const struct gameroom *r);
+void room__sweep_idle(struct server *s);
 
 #endif

@@ -42,6 +42,7 @@ room__create(struct server *s, const char *code)
 	r->srv = s;
 	snprintf(r->code, sizeof r->code, "%s", code);
 	r->state = ROOM_LOBBY;
+	r->lobby_active = server__now(s);
 	r->controller = -1;
 	r->host_seat = -1;
 	if (s->cfg.multi) {
@@ -218,7 +219,7 @@ send_updates(struct gameroom *r, const struct events *ev)
 		struct seat *st = &r->seat[p];
 		if (!st->conn || !st->last_valid)
 			continue;
-		view_build(&r->game, p, &s->view);
+		view_build_after(&r->game, p, ev, &s->view);
 		m->type = WIRE_UPDATE;
 		if (update_make(&st->last, &s->view, ev, p, &m->u.update, &s->err) != 0) {
 			conn__drop(st->conn, PERR_SERVER, s->err.why);
@@ -298,6 +299,7 @@ room__join(struct gameroom *r, struct conn *c)
 	c->room = r;
 	c->seat = p;
 	c->state = CONN_JOINED;
+	r->lobby_active = server__now(s);
 	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p,
 	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
@@ -363,8 +365,13 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		return PERR_RESUME;
 	struct seat *st = &r->seat[p];
 	if (st->conn) {
-		/* The same player again: the old connection is half-open or stale. */
+		/* The token is the player: whoever shows it now is the player, and the connection
+		 * that held the seat is taken to be half-open or stale (a client on a new network, a
+		 * killed client's socket the kernel has not closed yet). It gets BYE "replaced" and
+		 * does not come back on its own (docs/server.md, "Dropped connections"). */
 		struct conn *old = st->conn;
+		server__log(s, "%s: %s's seat in room %s was still held by %s: replaced", c->peer, st->name, r->code,
+		            old->peer);
 		st->conn = NULL;
 		old->room = NULL;
 		old->seat = -1;
@@ -670,6 +677,7 @@ finish(struct gameroom *r)
 		send_end(r, p);
 	tlog_close(&r->log);
 	r->state = ROOM_LOBBY;
+	r->lobby_active = server__now(s);
 	r->games++;
 	for (int p = 0; p < PLAYERS; p++) {
 		struct seat *st = &r->seat[p];
@@ -723,7 +731,7 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
 		c->chat_count = 0;
 	}
 	if (++c->chat_count > s->cfg.lim.chat_burst) {
-		conn__error(c, PERR_STATE, false, "too many chat lines: wait a few seconds");
+		conn__error(c, PERR_LIMIT, false, "too many chat lines: wait a few seconds");
 		return;
 	}
 	if (r->state == ROOM_PLAYING)
@@ -741,6 +749,7 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 	int p = c->seat;
 	bool lobby = r->state == ROOM_LOBBY;
 
+	r->lobby_active = server__now(r->srv);
 	switch (m->type) {
 	case WIRE_CMD:
 		on_cmd(r, c, &m->u.cmd);
@@ -804,6 +813,42 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 	default:
 		conn__drop(c, PERR_STATE, "message not expected now");
 		return;
+	}
+}
+
+/* A multi-room server's lobby where nobody did anything but HEARTBEATs for lobby_idle_ms is
+ * closed: its players are told why, and the code is free again. Called by the server's sweep. */
+void
+room__sweep_idle(struct server *s)
+{
+	uint64_t now = server__now(s);
+	unsigned mins = (s->cfg.lim.lobby_idle_ms + 59999) / 60000;
+	struct gameroom *r = s->rooms, *next;
+	char why[PROTO_REASON_BYTES];
+
+	if (!s->cfg.multi)
+		return;
+	for (; r; r = next) {
+		next = r->next;
+		if (r->dying || r->state != ROOM_LOBBY || now - r->lobby_active < s->cfg.lim.lobby_idle_ms)
+			continue;
+		for (int p = 0; p < PLAYERS; p++) {
+			struct conn *c = r->seat[p].conn;
+			if (c == NULL)
+				continue;
+			r->seat[p].conn = NULL;
+			c->room = NULL;
+			c->seat = -1;
+			c->state = CONN_HELLO; /* no longer a member: its close must not touch the room */
+			if (s->cfg.lim.lobby_idle_ms >= 60000)
+				snprintf(why, sizeof why, "nothing but heartbeats for %u min: the room is closed", mins);
+			else
+				snprintf(why, sizeof why, "nothing but heartbeats for %u s: the room is closed",
+				         (s->cfg.lim.lobby_idle_ms + 999) / 1000);
+			conn__drop(c, PERR_TIMEOUT, why);
+		}
+		server__log(s, "room %s: the lobby was idle; closed", r->code);
+		room__destroy(r);
 	}
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
 
 #include <sodium.h>
 
@@ -16,7 +18,7 @@ void
 server_config_default(struct server_config *c)
 {
 	memset(c, 0, sizeof *c);
-	c->bind = "0.0.0.0";
+	c->bind = NULL;
 	c->port = 0;
 	options_default(&c->opt);
 	c->lim = (struct server_limits){
@@ -29,6 +31,11 @@ server_config_default(struct server_config *c)
 		.max_queued = 256 * 1024,
 		.auth_fails = 5,
 		.auth_window_ms = 60000,
+		.room_misses = 10,
+		.room_window_ms = 60000,
+		.lobby_idle_ms = 600000,
+		.frames_per_s = 20000,
+		.inflated_per_s = 256 * 1024,
 		.chat_burst = 8,
 		.chat_window_ms = 10000,
 		.grace_ms = 120000,
@@ -161,20 +168,56 @@ room_key(struct server *s)
 	return &s->key;
 }
 
+/* Refuse a locked-out address (true: dropped). Checked when a password is tried, not at
+ * HELLO: a player of that address coming back with a valid resume token is let in. */
+static bool
+drop_if_blocked(struct server *s, struct conn *c)
+{
+	unsigned wait_s;
+	char why[PROTO_REASON_BYTES];
+
+	if (!auth_blocked(s, c, &wait_s))
+		return false;
+	snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
+	conn__drop(c, PERR_AUTH, why);
+	return true;
+}
+
+/* Unknown room codes per address: a window opens at the first; past the limit the address
+ * may name no room for the rest of it (true: dropped). */
+static bool
+drop_if_guessing(struct server *s, struct conn *c, bool miss)
+{
+	struct addr_entry *a = c->addr;
+	uint64_t now = server__now(s);
+	const struct server_limits *l = &s->cfg.lim;
+	char why[PROTO_REASON_BYTES];
+
+	if (a == NULL)
+		return false;
+	if (a->misses && now - a->miss_start >= l->room_window_ms)
+		a->misses = 0;
+	if (miss) {
+		if (a->misses == 0)
+			a->miss_start = now;
+		a->misses++;
+	}
+	if (a->misses < l->room_misses + (miss ? 1 : 0))
+		return false;
+	snprintf(why, sizeof why, "too many unknown room codes from your address: try again in %u s",
+	         (unsigned)((l->room_window_ms - (now - a->miss_start) + 999) / 1000));
+	conn__drop(c, PERR_LIMIT, why);
+	return true;
+}
+
 static void
 on_hello(struct conn *c, const struct wire_hello *h)
 {
 	struct server *s = c->srv;
 	struct wire_msg *m = &s->out;
-	unsigned wait_s;
 
-	if (auth_blocked(s, c, &wait_s)) {
-		char why[PROTO_REASON_BYTES];
-		snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
-		conn__drop(c, PERR_AUTH, why);
-		return;
-	}
-	(void)h; /* its versions were checked, its key taken by pconn */
+	(void)h; /* its versions were checked, its key taken by pconn; the lockout for wrong
+	 * passwords is checked when a password is tried, so that a valid resume token gets in */
 	wire_challenge_init(m, s->id.salt, room_key(s)->set);
 	c->state = CONN_CHALLENGED;
 	conn__send(c, m);
@@ -198,7 +241,7 @@ room_for(struct conn *c, bool create, int *code)
 	struct server *s = c->srv;
 	struct gameroom *r = server__find_room(s, c->who.room);
 
-	if (r == NULL && create && s->cfg.multi) {
+	if (r == NULL && create && s->cfg.multi && c->who.create) {
 		if ((r = server__add_room(s, c->who.room)) == NULL) {
 			*code = PERR_ROOM_FULL;
 			return NULL;
@@ -206,7 +249,7 @@ room_for(struct conn *c, bool create, int *code)
 		server__log(s, "room %s created by %s", r->code, c->peer);
 	}
 	if (r == NULL)
-		*code = create ? PERR_SERVER : PERR_RESUME;
+		*code = create ? PERR_NO_ROOM : PERR_RESUME;
 	return r;
 }
 
@@ -216,16 +259,28 @@ on_auth(struct conn *c, const struct wire_auth *a)
 	struct server *s = c->srv;
 	struct gameroom *r;
 	int code = PERR_OK;
+	char why[PROTO_REASON_BYTES];
 
 	if (!take_who(c, &a->who))
+		return;
+	if (drop_if_blocked(s, c))
 		return;
 	if (!auth_check(room_key(s), pconn_hash(&c->pc), c->who.name, strlen(c->who.name), a->proof)) {
 		server__auth_failed(s, c);
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
 	}
+	if (s->cfg.multi && drop_if_guessing(s, c, false))
+		return;
 	if ((r = room_for(c, true, &code)) == NULL) {
-		conn__drop(c, code, code == PERR_ROOM_FULL ? "the server has no room for another game" : "no such room");
+		if (code == PERR_NO_ROOM) {
+			if (drop_if_guessing(s, c, true))
+				return;
+			snprintf(why, sizeof why, "no room '%s' on this server (to make a new room: --new-room)", c->who.room);
+		} else {
+			snprintf(why, sizeof why, "the server has no room for another game");
+		}
+		conn__drop(c, code, why);
 		return;
 	}
 	if ((code = room__join(r, c)) != PERR_OK) {
@@ -245,12 +300,17 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	if (!take_who(c, &m->who))
 		return;
 	if (!auth_check(room_key(s), pconn_hash(&c->pc), m->token, m->token_len, m->proof)) {
+		if (drop_if_blocked(s, c))
+			return;
 		server__auth_failed(s, c);
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
 	}
 	if ((r = room_for(c, false, &code)) == NULL || (code = room__resume(r, c, m)) != PERR_OK) {
-		/* An unknown token counts as a wrong guess: tokens are secrets too. */
+		/* An unknown token counts as a wrong guess: tokens are secrets too. A valid one
+		 * was let in above even from a locked-out address. */
+		if (drop_if_blocked(s, c))
+			return;
 		server__auth_failed(s, c);
 		conn__drop(c, PERR_RESUME, "unknown or expired resume token");
 	}
@@ -323,9 +383,11 @@ on_sweep(uv_timer_t *t)
 	struct addr_entry **pp = &s->addrs;
 	uint64_t now = server__now(s);
 
+	room__sweep_idle(s);
 	while (*pp) {
 		struct addr_entry *a = *pp;
-		if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms)) {
+		if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
+		    (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms)) {
 			*pp = a->next;
 			free(a);
 		} else {
@@ -334,6 +396,41 @@ on_sweep(uv_timer_t *t)
 	}
 }
 
+
+/* The machine can make IPv6 sockets at all. */
+static bool
+have_ipv6(void)
+{
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Bind and listen: the address given, or by default "::" with IPV6_V6ONLY off (IPv6 and
+ * IPv4 on one socket), or "0.0.0.0" where the machine has no IPv6. */
+static int
+listen_on(struct server *s, struct sockaddr_storage *given)
+{
+	struct sockaddr_storage any;
+	int rc;
+
+	if (s->bind) {
+		snprintf(s->bound, sizeof s->bound, "%s", s->bind);
+		any = *given;
+	} else if (have_ipv6()) {
+		snprintf(s->bound, sizeof s->bound, "::");
+		uv_ip6_addr("::", s->cfg.port, (struct sockaddr_in6 *)&any);
+	} else {
+		snprintf(s->bound, sizeof s->bound, "0.0.0.0");
+		uv_ip4_addr("0.0.0.0", s->cfg.port, (struct sockaddr_in *)&any);
+	}
+	if ((rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&any, 0)) != 0)
+		return rc;
+	return uv_listen((uv_stream_t *)&s->listener, 128, on_connection);
+}
 
 static char *
 dup_or_null(const char *s)
@@ -347,6 +444,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	struct server *s;
 	struct sockaddr_storage ss;
 	int rc;
+	uint64_t sweep_ms;
 
 	*out = NULL;
 	/* A peer that vanished must cost us an EPIPE, never the process. */
@@ -369,7 +467,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	s->loop = loop;
 	s->cfg = *cfg;
-	s->bind = dup_or_null(cfg->bind ? cfg->bind : "0.0.0.0");
+	s->bind = dup_or_null(cfg->bind);
 	s->log_dir = dup_or_null(cfg->log_dir);
 	s->cfg.bind = s->bind;
 	s->cfg.log_dir = s->log_dir;
@@ -383,7 +481,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 		snprintf(why, whylen, "cannot derive the password key (out of memory)");
 		goto fail_mem;
 	}
-	if (uv_ip4_addr(s->bind, cfg->port, (struct sockaddr_in *)&ss) != 0 &&
+	if (s->bind && uv_ip4_addr(s->bind, cfg->port, (struct sockaddr_in *)&ss) != 0 &&
 	    uv_ip6_addr(s->bind, cfg->port, (struct sockaddr_in6 *)&ss) != 0) {
 		snprintf(why, whylen, "cannot listen on '%s': not an IP address", s->bind);
 		goto fail_mem;
@@ -393,13 +491,17 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->listener.data = s;
 	s->sweep.data = s;
 	s->handles = 2;
-	if ((rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&ss, 0)) != 0 ||
-	    (rc = uv_listen((uv_stream_t *)&s->listener, 128, on_connection)) != 0) {
-		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind, cfg->port, uv_strerror(rc));
+	if ((rc = listen_on(s, &ss)) != 0) {
+		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind ? s->bind : "any address", cfg->port,
+		         uv_strerror(rc));
 		server_close(s, NULL, NULL);
 		return -1;
 	}
-	uv_timer_start(&s->sweep, on_sweep, 10000, 10000);
+	/* Often enough that an idle lobby goes within a tenth of its limit (tests use short ones). */
+	sweep_ms = cfg->lim.lobby_idle_ms / 10 < 10000 ? cfg->lim.lobby_idle_ms / 10 : 10000;
+	if (sweep_ms < 50)
+		sweep_ms = 50;
+	uv_timer_start(&s->sweep, on_sweep, sweep_ms, sweep_ms);
 	if (!cfg->multi && server__add_room(s, HOST_ROOM) == NULL) {
 		snprintf(why, whylen, "out of memory");
 		server_close(s, NULL, NULL);
@@ -414,6 +516,12 @@ fail_mem:
 	free(s->log_dir);
 	free(s);
 	return -1;
+}
+
+const char *
+server_bound(const struct server *s)
+{
+	return s->bound;
 }
 
 int

@@ -19,7 +19,7 @@ struct conn;
 /* Every limit, with the defaults of server_config_default() (docs/server.md). */
 struct server_limits {
 	unsigned max_conns;          /* connections in all (1024) */
-	unsigned max_conns_per_addr; /* from one IP address (16) */
+	unsigned max_conns_per_addr; /* from one IPv4 address or IPv6 /64 (16) */
 	unsigned max_rooms;          /* rooms of a multi-room server (256) */
 	unsigned handshake_ms;       /* from accept to WELCOME (10 s) */
 	unsigned idle_ms;            /* silence before a peer is dropped (45 s) */
@@ -27,6 +27,11 @@ struct server_limits {
 	size_t max_queued;           /* bytes written but not yet taken by the peer (256 KiB) */
 	unsigned auth_fails;         /* wrong passwords from one address per window (5) ... */
 	unsigned auth_window_ms;     /* ... in this window, then refused for the rest of it (60 s) */
+	unsigned room_misses;        /* unknown room codes from one address per window (10) ... */
+	unsigned room_window_ms;     /* ... in this window, then refused for the rest of it (60 s) */
+	unsigned lobby_idle_ms;      /* a multi-room server's lobby with no message but HEARTBEATs is closed (10 min) */
+	unsigned frames_per_s;       /* frames one connection may send per second (20000) ... */
+	unsigned inflated_per_s;     /* ... and payload bytes after inflating (256 KiB) */
 	unsigned chat_burst;         /* chat lines per connection per chat window (8) ... */
 	unsigned chat_window_ms;     /* (10 s) */
 	unsigned grace_ms;           /* how long a dropped player's seat is held in a duel (120 s) */
@@ -48,7 +53,8 @@ struct server_hooks {
 };
 
 struct server_config {
-	const char *bind;       /* address to listen on ("0.0.0.0") */
+	const char *bind;       /* address to listen on; NULL: every address, IPv6 and IPv4 ("::" dual-stack,
+	                         * or "0.0.0.0" where there is no IPv6) */
 	int port;               /* 0: any; read it back with server_port() */
 	bool multi;             /* many rooms by code, created by their first player; else one room */
 	const char *password;   /* the room's password (one-room mode) or every room's (multi), or NULL */
@@ -71,6 +77,8 @@ int server_port(const struct server *s);
 /* The server's public key (what a client pins) and its fingerprint. */
 const uint8_t *server_public_key(const struct server *s);
 void server_fingerprint(const struct server *s, char out[AUTH_FP_LEN + 1]);
+/* The address it listens on, as bound ("::" when dual-stack). */
+const char *server_bound(const struct server *s);
 
 /* One-room mode: hold a seat for the hosting player (the controller), who then joins
  * by RESUME with the token given here (PROTO_TOKEN_MAX bytes). The seat is held

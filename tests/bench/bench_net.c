@@ -261,6 +261,7 @@ latency(int port)
 		nc.name = i ? "lat-b" : "lat-a";
 		nc.room = "latency";
 		nc.server_key = server_id.kp.pk;
+		nc.create_room = true;
 		nc.verify = true;
 		nc.ud = &l;
 		nc.ev.update = lat_update;
@@ -362,6 +363,7 @@ rooms(int port, pid_t server, int nrooms)
 		char room[32];
 		memset(&bc, 0, sizeof bc);
 		net_config_default(&bc.net);
+		bc.net.create_room = true;
 		bc.net.host = "127.0.0.1";
 		bc.net.port = port;
 		snprintf(names[i & 1], sizeof names[0], "bot%d", i);

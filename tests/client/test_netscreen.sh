@@ -58,14 +58,17 @@ PORT="$(grep -oE 'port [0-9]+' "$TMPD/server.err" | head -1 | grep -oE '[0-9]+')
 ok "a server of rooms on 127.0.0.1 port $PORT"
 
 # ==== 1. join against a network bot ====
-start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room duel1 --name Tess
+start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Tess
 wait_for 'Waiting for an opponent'
 echo "--- the lobby:"
 cat "$SCREEN"
+ROOM1="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+echo "$ROOM1" | grep -qE '^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{5}$' || fail "no new room's code on the screen"
+ok "the server made room $ROOM1 on request, and the screen says how to share it"
 expect 'Joined as player 1, the controller' "the first to arrive controls the room"
 expect 'Lobby: /ready,' "the lobby's commands are shown"
 expect 'You control the options' "the controller is told so"
-"$WIZWAR" bot "127.0.0.1:$PORT" --room duel1 --level random --name Robo --think 60 --games 1 --seed 3 \
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM1" --level random --name Robo --think 60 --games 1 --seed 3 \
     >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
 BOT=$!
 PIDS+=("$BOT")
@@ -149,8 +152,8 @@ expect '^EXIT=0$' "the client exited with status 0"
 expect '^(echo icanon|icanon echo) STTY$' "the terminal is back in cooked mode with echo"
 expect 'Last duel: seed and log verified' "the last duel's check is printed after the screen is restored"
 T kill-session -t w
-log="$(ls "$STATE"/wizwar/wizwar-duel1-*.log.gz 2>/dev/null | head -1)"
-[ -n "$log" ] || fail "no server turn log for room duel1"
+log="$(ls "$STATE"/wizwar/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | head -1)"
+[ -n "$log" ] || fail "no server turn log for room $ROOM1"
 "$WIZWAR" replay --check "$log" >"$TMPD/check" 2>&1 || { cat "$TMPD/check"; fail "the server's turn log does not replay"; }
 gzip -dc "$log" | grep -q '^chat 0 good luck, Robo$' || fail "the chat is not in the server's turn log"
 ok "the server's turn log replays exactly, chat included"
@@ -232,9 +235,10 @@ except (EOFError, OSError):
 EOF
 	RULES="$("$WIZWAR" --version | grep -oE 'rules [0-9]+' | grep -oE '[0-9]+')"
 	PROTO="$("$WIZWAR" --version | grep -oE 'protocol [0-9]+' | grep -oE '[0-9]+')"
-	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room esc --name Tess
+	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Tess
 	wait_for 'Waiting for an opponent'
-	"$PEERPY" "$TMPD/peer.py" "$PORT" esc "$RULES" 1.5 "$PROTO" >"$TMPD/peer.out" 2>&1 &
+	ROOM2="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+	"$PEERPY" "$TMPD/peer.py" "$PORT" "$ROOM2" "$RULES" 1.5 "$PROTO" >"$TMPD/peer.out" 2>&1 &
 	PEER=$!
 	PIDS+=("$PEER")
 	wait_for '<Mallory> \[31mplain, not red'
@@ -290,5 +294,49 @@ wait_exit "$HBOT" 10
 grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed and log verified' "$TMPD/hbot.out" ||
 	{ cat "$TMPD/hbot.out" "$TMPD/hbot.err"; fail "the bot did not see the host's forfeit"; }
 ok "the host's forfeit reached the bot (won, verified) before the host closed, and the bot left"
+
+# ==== 4. the lobby: options checked with the command line's words, ? lists, who waits for what ====
+T kill-session -t w
+start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Lea
+wait_for 'Waiting for an opponent'
+ROOM4="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+say() {
+	keys Enter
+	wait_for 'Say:'
+	text "$1"
+	keys Enter
+}
+say '/size 271'
+wait_for "/size must be a number from 15 to 51, not '271'"
+ok "/size 271 is refused with the command line's reason"
+say '/time 99999'
+wait_for "/time must be a number from 0 to 3600, not '99999'"
+ok "/time 99999 is refused with the command line's reason"
+say '/size'
+wait_for "/size needs a number from 15 to 51"
+ok "/size alone is refused"
+say '/size 20'
+wait_for "/size must be odd"
+ok "an even /size is refused"
+say '?'
+wait_for '/potions on\|off the controller'
+wait_for '/quit +leave'
+ok "? lists the lobby's commands"
+say '/unready'
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM4" --name Rob --think 60 --games 1 >/dev/null 2>&1 &
+LBOT=$!
+PIDS+=("$LBOT")
+wait_for 'Rob is ready: type /ready \(or /rematch\) to start'
+ok "told that the opponent is ready and what to type"
+kill "$LBOT"
+wait_for 'Your opponent has left; the room waits for another'
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM4" --name Zed --think 60 --games 1 >/dev/null 2>&1 &
+PIDS+=($!)
+wait_for 'Zed is ready: type /ready \(or /rematch\) to start'
+ok "after one opponent left and another came, told again what the duel waits for"
+say '/ready'
+wait_for 'The duel begins' 15
+ok "the duel starts when both are ready"
+T kill-session -t w
 
 echo "all network screen tests passed"

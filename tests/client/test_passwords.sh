@@ -25,9 +25,15 @@ key="$XDG_STATE_HOME/wizwar/server.key"
 check "its key is made on first run, mode 0600" '[ "$(stat -c %a "$key" 2>/dev/null)" = 600 ]'
 check "the fingerprint is printed at start" 'grep -q "fingerprint ${addr#*#}" "$tmp/server.err"'
 
-WIZWAR_PASSWORD='old oak' "$exe" bot "$addr" --room pw --name Ann --games 1 --think 0 --seed 1 > "$tmp/a.out" 2>&1 &
+WIZWAR_PASSWORD='old oak' "$exe" bot "$addr" --new-room --name Ann --games 1 --think 0 --seed 1 > "$tmp/a.out" 2>&1 &
 a=$!
-WIZWAR_PASSWORD='old oak' "$exe" bot "$addr" --room pw --name Bob --games 1 --think 0 --seed 2 > "$tmp/b.out" 2>&1 &
+room=
+for _ in $(seq 100); do
+	room=$(sed -n 's/^room \([0-9a-z-]*\):.*/\1/p' "$tmp/a.out")
+	[ -n "$room" ] && break
+	sleep 0.1
+done
+WIZWAR_PASSWORD='old oak' "$exe" bot "$addr" --room "$room" --name Bob --games 1 --think 0 --seed 2 > "$tmp/b.out" 2>&1 &
 b=$!
 wait $a; ra=$?; wait $b; rb=$?
 check "two bots with WIZWAR_PASSWORD play a verified duel" '[ $ra -eq 0 ] && [ $rb -eq 0 ] && grep -q "verified" "$tmp/a.out"'

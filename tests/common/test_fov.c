@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fov.h"
+#include "internal.h"
 
 static int
 cheb(int x0, int y0, int x1, int y1)
@@ -345,4 +346,232 @@ Test(fov, off_the_level)
 	for (int y = 0; y < LEVEL_MAX; y++)
 		for (int x = 0; x < LEVEL_MAX; x++)
 			cr_assert_eq(vis[y][x], x < 15 && y < 15 && x <= 7 && y <= 7, "%d,%d", x, y);
+}
+
+/*
+ * The field of view as it was defined before fov_sight() (fov.c at d93bf35), kept whole
+ * as the reference: the fast code must give the same answer for every cell, or the
+ * state hashes and the golden replays change.
+ */
+static bool
+ref_line_clear(const struct level *lv, int x0, int y0, int x1, int y1)
+{
+	int dx = abs(x1 - x0), sx = x0 < x1 ? 1 : -1;
+	int dy = -abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
+	int err = dx + dy;
+
+	for (;;) {
+		if (x0 == x1 && y0 == y1)
+			return true;
+		int e2 = 2 * err;
+		if (e2 >= dy) {
+			err += dy;
+			x0 += sx;
+		}
+		if (e2 <= dx) {
+			err += dx;
+			y0 += sy;
+		}
+		if ((x0 != x1 || y0 != y1) && lv->cell[y0][x0] != CELL_FLOOR)
+			return false;
+	}
+}
+
+static bool
+ref_clear_either(const struct level *lv, int x0, int y0, int x1, int y1)
+{
+	return ref_line_clear(lv, x0, y0, x1, y1) || ref_line_clear(lv, x1, y1, x0, y0);
+}
+
+static bool
+ref_wall_lit(const struct level *lv, int vx, int vy, int wx, int wy, int radius)
+{
+	for (int dy = -1; dy <= 1; dy++) {
+		for (int dx = -1; dx <= 1; dx++) {
+			int fx = wx + dx, fy = wy + dy;
+			if ((dx != 0 || dy != 0) && level_floor(lv, fx, fy) && cheb(vx, vy, fx, fy) <= radius &&
+			    ref_clear_either(lv, vx, vy, fx, fy))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool
+ref_los(const struct level *lv, int x0, int y0, int x1, int y1, int radius)
+{
+	if (radius < 0 || !level_in(lv, x0, y0) || !level_in(lv, x1, y1) || cheb(x0, y0, x1, y1) > radius)
+		return false;
+	if (ref_clear_either(lv, x0, y0, x1, y1))
+		return true;
+	return (lv->cell[y1][x1] != CELL_FLOOR && ref_wall_lit(lv, x0, y0, x1, y1, radius)) ||
+	    (lv->cell[y0][x0] != CELL_FLOOR && ref_wall_lit(lv, x1, y1, x0, y0, radius));
+}
+
+static void
+ref_compute(const struct level *lv, int x, int y, int radius, uint8_t vis[LEVEL_MAX][LEVEL_MAX])
+{
+	memset(vis, 0, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+	if (radius < 0 || !level_in(lv, x, y))
+		return;
+
+	int x0 = x - radius < 0 ? 0 : x - radius, x1 = x + radius >= lv->size ? lv->size - 1 : x + radius;
+	int y0 = y - radius < 0 ? 0 : y - radius, y1 = y + radius >= lv->size ? lv->size - 1 : y + radius;
+
+	if (lv->cell[y][x] != CELL_FLOOR) {
+		for (int ty = y0; ty <= y1; ty++)
+			for (int tx = x0; tx <= x1; tx++)
+				vis[ty][tx] = ref_los(lv, x, y, tx, ty, radius);
+		return;
+	}
+	for (int ty = y0; ty <= y1; ty++)
+		for (int tx = x0; tx <= x1; tx++)
+			vis[ty][tx] = ref_clear_either(lv, x, y, tx, ty);
+	for (int ty = y0; ty <= y1; ty++) {
+		for (int tx = x0; tx <= x1; tx++) {
+			if (vis[ty][tx] || lv->cell[ty][tx] == CELL_FLOOR)
+				continue;
+			for (int dy = -1; dy <= 1 && !vis[ty][tx]; dy++) {
+				for (int dx = -1; dx <= 1; dx++) {
+					int fx = tx + dx, fy = ty + dy;
+					if (fx >= x0 && fx <= x1 && fy >= y0 && fy <= y1 && lv->cell[fy][fx] == CELL_FLOOR &&
+					    vis[fy][fx]) {
+						vis[ty][tx] = 1;
+						break;
+					}
+				}
+			}
+		}
+	}
+}
+
+/* The table of lines is what the reference's Bresenham walks, entry by entry. */
+Test(fov, line_table_is_bresenham)
+{
+	const uint64_t (*lines)[2] = fov__lines();
+	enum { Q = FOV_RADIUS + 1 };
+
+	for (int uy = 0; uy < Q; uy++) {
+		for (int ux = 0; ux < Q; ux++) {
+			/* Each cell of the quadrant walled alone: a line is blocked exactly when it passes there. */
+			for (int c = 0; c < Q * Q; c++) {
+				struct level lv;
+				open_level(&lv, 15);
+				lv.cell[1 + c / Q][1 + c % Q] = CELL_WALL;
+				bool there = c != 0 && c != uy * Q + ux;
+				cr_assert_eq(!(lines[uy * Q + ux][0] >> c & 1), !there || ref_line_clear(&lv, 1, 1, 1 + ux, 1 + uy),
+				    "from the viewer to %d,%d, cell %d", ux, uy, c);
+				cr_assert_eq(!(lines[uy * Q + ux][1] >> c & 1), !there || ref_line_clear(&lv, 1 + ux, 1 + uy, 1, 1),
+				    "back from %d,%d, cell %d", ux, uy, c);
+			}
+		}
+	}
+}
+
+/* A level of random cells, walls at `density` percent, outer ring kept wall or not. */
+static void
+noise(struct level *lv, int size, int density, bool ring, struct rng *r)
+{
+	solid(lv, size);
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++)
+			lv->cell[y][x] = (int)rng_below(r, 100) < density ? CELL_WALL : CELL_FLOOR;
+	if (ring)
+		for (int i = 0; i < size; i++)
+			lv->cell[0][i] = lv->cell[size - 1][i] = lv->cell[i][0] = lv->cell[i][size - 1] = CELL_WALL;
+}
+
+/* Compares fov_sight(), fov_compute() at FOV_RADIUS and (when `los`) fov_los() with the
+ * reference from every square of lv (walls too, and a ring of squares just off the level). */
+static long
+same_as_reference(const struct level *lv, bool los, const char *what, int i)
+{
+	static uint8_t want[LEVEL_MAX][LEVEL_MAX], got[LEVEL_MAX][LEVEL_MAX];
+	struct fov_sight s;
+	int size = lv->size;
+	long seen = 0;
+
+	for (int y = -1; y <= size; y++) {
+		for (int x = -1; x <= size; x++) {
+			ref_compute(lv, x, y, FOV_RADIUS, want);
+			memset(got, 0xee, sizeof got);
+			fov_compute(lv, x, y, FOV_RADIUS, got);
+			if (memcmp(got, want, sizeof got) != 0)
+				for (int ty = 0; ty < LEVEL_MAX; ty++)
+					for (int tx = 0; tx < LEVEL_MAX; tx++)
+						cr_assert_eq(got[ty][tx], want[ty][tx], "%s %d from %d,%d: fov_compute at %d,%d", what,
+						    i, x, y, tx, ty);
+			fov_sight(lv, x, y, &s);
+			/* The square and one cell beyond it, where nothing may be seen. */
+			for (int ty = y - FOV_RADIUS - 1; ty <= y + FOV_RADIUS + 1; ty++) {
+				for (int tx = x - FOV_RADIUS - 1; tx <= x + FOV_RADIUS + 1; tx++) {
+					bool ref = level_in(lv, tx, ty) && want[ty][tx];
+					if (fov_seen(&s, tx, ty) != ref)
+						cr_assert_fail("%s %d from %d,%d: fov_sight says %d at %d,%d", what, i, x, y, !ref, tx,
+						    ty);
+					if (los && fov_los(lv, x, y, tx, ty, FOV_RADIUS) != ref_los(lv, x, y, tx, ty, FOV_RADIUS))
+						cr_assert_fail("%s %d: fov_los from %d,%d to %d,%d says %d", what, i, x, y, tx, ty, !ref);
+					seen += ref;
+				}
+			}
+		}
+	}
+	return seen;
+}
+
+Test(fov, same_as_the_reference_on_generated_levels, .timeout = 300)
+{
+	static const int sizes[] = { 15, 25, 37, 51 };
+	struct level lv;
+	long seen = 0;
+
+	for (int i = 0; i < 100; i++) {
+		gen(&lv, sizes[i % 4], 70000 + (uint64_t)i);
+		seen += same_as_reference(&lv, i % 4 < 2, "generated level", i);
+	}
+	cr_assert(seen > 0);
+}
+
+/* Random cells make the shapes a generated maze never has: lone pillars, diagonal gaps,
+ * floor on the outer ring and at the level's edge. */
+Test(fov, same_as_the_reference_on_random_cells, .timeout = 300)
+{
+	struct level lv;
+	struct rng r;
+
+	rng_seed(&r, 77);
+	for (int i = 0; i < 200; i++) {
+		int size = LEVEL_MIN + 2 * (int)rng_below(&r, 6);
+		noise(&lv, size, 5 + 85 * (i % 10) / 9, i % 3 == 0, &r);
+		same_as_reference(&lv, true, "random level", i);
+	}
+}
+
+/* fov_los() at other radii, where fov_compute() keeps its two passes and long lines walk Bresenham. */
+Test(fov, same_as_the_reference_at_every_radius, .timeout = 300)
+{
+	static uint8_t want[LEVEL_MAX][LEVEL_MAX], got[LEVEL_MAX][LEVEL_MAX];
+	struct level lv;
+	struct rng r;
+
+	rng_seed(&r, 78);
+	for (int i = 0; i < 40; i++) {
+		int radius = i % 12, size = i % 2 ? 25 : 15;
+		if (i % 4 < 2)
+			gen(&lv, size, 80000 + (uint64_t)i);
+		else
+			noise(&lv, size, 30, false, &r);
+		for (int y = 0; y < size; y++) {
+			for (int x = 0; x < size; x++) {
+				ref_compute(&lv, x, y, radius, want);
+				fov_compute(&lv, x, y, radius, got);
+				cr_assert_arr_eq(got, want, sizeof got, "level %d radius %d from %d,%d", i, radius, x, y);
+				for (int ty = 0; ty < size; ty++)
+					for (int tx = 0; tx < size; tx++)
+						if (fov_los(&lv, x, y, tx, ty, radius) != ref_los(&lv, x, y, tx, ty, radius))
+							cr_assert_fail("level %d radius %d: fov_los from %d,%d to %d,%d differs", i, radius, x, y,
+							    tx, ty);
+			}
+		}
+	}
 }

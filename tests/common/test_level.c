@@ -491,3 +491,44 @@ Test(level, mirror_keeps_level_valid)
 		}
 	}
 }
+
+/* Alter Dungeon's shortcut: the same draws as level_generate(), and a level given up
+ * only when level_generate()'s own has wall on one of the squares asked for. */
+Test(level, generate_unless_wall_draws_the_same)
+{
+	long given_up = 0, kept = 0;
+
+	for (int s = 0; s < NSIZES; s++) {
+		for (int i = 0; i < 400; i++) {
+			int size = sizes[s];
+			struct rng a, b, pick;
+			struct level la, lb;
+			struct level_rooms ra, rb;
+			int x[2], y[2];
+
+			rng_seed(&pick, seed_of(size, i) ^ 0xa17e);
+			for (int k = 0; k < 2; k++) {
+				x[k] = 1 + (int)rng_below(&pick, (uint32_t)(size - 2));
+				y[k] = 1 + (int)rng_below(&pick, (uint32_t)(size - 2));
+			}
+			rng_seed(&a, seed_of(size, i));
+			rng_seed(&b, seed_of(size, i));
+			cr_assert_eq(level_generate(&la, size, &a, &ra), 0);
+			int r = level_generate_unless_wall(&lb, size, &b, &rb, i % 3, x, y);
+			cr_assert(memcmp(&a, &b, sizeof a) == 0, "size %d seed %d: the RNG ends elsewhere", size, i);
+			cr_assert(memcmp(&ra, &rb, sizeof ra) == 0, "size %d seed %d: other rooms", size, i);
+			if (r == 0) {
+				cr_assert(memcmp(&la, &lb, sizeof la) == 0, "size %d seed %d: another level", size, i);
+				kept++;
+			} else {
+				cr_assert_eq(r, 1);
+				bool wall = false;
+				for (int k = 0; k < i % 3; k++)
+					wall = wall || !level_floor(&la, x[k], y[k]);
+				cr_assert(wall, "size %d seed %d: given up though every square asked for is floor", size, i);
+				given_up++;
+			}
+		}
+	}
+	cr_assert(given_up > 0 && kept > 0);
+}

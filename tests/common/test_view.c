@@ -240,8 +240,14 @@ play_and_check(uint64_t seed, const struct options *o, int max_commands)
 		harness_bots_step(&b, &g, &c, &ev);
 		check_messages(&ev);
 		snprintf(where, sizeof where, "seed %d command %d (%s)", (int)seed, i, cmd_name(c.type));
-		for (int p = 0; p < PLAYERS; p++)
+		for (int p = 0; p < PLAYERS; p++) {
 			check_view(&g, p, &ev, &s[p], where);
+			/* The view from the sight the command's memory update computed is the view. */
+			static struct view fresh, after;
+			view_build(&g, p, &fresh);
+			view_build_after(&g, p, &ev, &after);
+			cr_assert(memcmp(&fresh, &after, sizeof fresh) == 0, "%s: p%d view_build_after differs", where, p);
+		}
 	}
 	cr_assert_eq(b.refusals, 0, "seed %d: a bot's command, chosen from its view, was refused", (int)seed);
 }

@@ -27,6 +27,70 @@ put(const char *dir, const char *target, const char *name, const uint8_t *p, siz
 	}
 }
 
+/* One script record (script.h) carrying message m as a raw frame, appended to s; 0, or -1 when
+ * the frame is longer than a record holds. */
+static int
+script_add(uint8_t *s, size_t *n, size_t cap, int tag, const struct wire_msg *m)
+{
+	uint8_t payload[PROTO_PAYLOAD_MAX], hdr[PROTO_HEADER_MAX];
+	size_t len;
+	int hl;
+
+	if (wire_encode(m, payload, sizeof payload, &len, NULL) != 0 || (hl = frame_header(hdr, m->type, false, len)) < 0 ||
+	    (size_t)hl + len > 255 || *n + 2 + (size_t)hl + len > cap)
+		return -1;
+	s[(*n)++] = (uint8_t)tag;
+	s[(*n)++] = (uint8_t)((size_t)hl + len);
+	memcpy(s + *n, hdr, (size_t)hl);
+	memcpy(s + *n + hl, payload, len);
+	*n += (size_t)hl + len;
+	return 0;
+}
+
+/* Scripts for the whole-connection targets: after the join, every message a peer sends, one a
+ * script; and a duel's start (both ready, then commands) for the server. */
+static void
+scripts(const char *dir)
+{
+	static struct wire_msg m;
+	static uint8_t s[8192];
+	char name[64];
+	size_t n;
+
+	for (int i = 0; i < sample_ntypes; i++) {
+		int t = sample_types[i];
+		for (uint64_t seed = 0; seed < 2; seed++) {
+			if (sample_msg(t, seed, &m) != 0 || wire_before_join(t))
+				continue;
+			for (int side = 0; side < 2; side++) {
+				if (!(wire_dir(t) & (side ? WIRE_C2S : WIRE_S2C)))
+					continue;
+				if (t == WIRE_CHAT)
+					m.u.chat.from = side ? CHAT_FROM_CLIENT : 0;
+				n = 0;
+				s[n++] = 1; /* after the join */
+				if (script_add(s, &n, sizeof s, 4, &m) != 0)
+					continue;
+				snprintf(name, sizeof name, "%s-%llu", wire_name(t), (unsigned long long)seed);
+				put(dir, side ? "fuzz_server" : "fuzz_client", name, s, n);
+			}
+		}
+	}
+	n = 0;
+	s[n++] = 1;
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_READY;
+	m.u.ready.ready = true;
+	script_add(s, &n, sizeof s, 0, &m);
+	script_add(s, &n, sizeof s, 1 | 8, &m);
+	for (int k = 0; k < 12; k++) {
+		m.type = WIRE_CMD;
+		m.u.cmd = (struct cmd){ k % 3 == 2 ? CMD_PASS : CMD_STEP, 0, (uint8_t)(1 + k % 8) };
+		script_add(s, &n, sizeof s, k & 1, &m);
+	}
+	put(dir, "fuzz_server", "duel", s, n);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -147,6 +211,7 @@ main(int argc, char **argv)
 	}
 	pconn_finish(&srv);
 	pconn_finish(&cli);
+	scripts(argv[1]);
 	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
 		snprintf(name, sizeof name, "code-%zu", i);
 		put(argv[1], "fuzz_codes", name, (const uint8_t *)codes[i], 1 + strlen(codes[i] + 1));

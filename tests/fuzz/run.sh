@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bounded fuzz run of the protocol's decoders: builds the libFuzzer targets of tests/fuzz with clang,
+# Bounded fuzz run of the protocol's decoders and of whole connections into the server and the client: builds the libFuzzer targets of tests/fuzz with clang,
 # AddressSanitizer and UndefinedBehaviorSanitizer, writes a seed corpus of real frames (fuzz_seeds), and runs
 # each target for FUZZ_SECONDS (default 60) or FUZZ_RUNS inputs, whichever ends first. Exits non-zero when a
 # target crashes, leaks, hangs or fails a check; the input that did it is left in the build directory.
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-60}
 runs=${FUZZ_RUNS:-100000000}
 build=${FUZZ_BUILD:-build-fuzz}
-targets=(decode pconn codes noise)
+targets=(decode pconn codes noise server client)
 
 if ! command -v clang >/dev/null; then
 	echo "fuzz: clang is needed (libFuzzer)" >&2

@@ -96,9 +96,18 @@ for sig in HUP TERM; do
 		[ -n "$port" ] && break
 		sleep 0.1
 	done
-	"$exe" bot --room=r1 --level=easy --games=1 --think=0 --seed=1 -- "127.0.0.1:$port" > "$tmp/bot1.out" 2>&1 &
+	# The first asks for a room (its code on its first line), the second joins it by that code.
+	XDG_STATE_HOME="$tmp" "$exe" bot --new-room --level=easy --games=1 --think=0 --seed=1 -- "127.0.0.1:$port" \
+		> "$tmp/bot1.out" 2>&1 &
 	b1=$!
-	"$exe" bot --room=r1 --level=hard --games=1 --think=0 --seed=2 -- "127.0.0.1:$port" > "$tmp/bot2.out" 2>&1 &
+	room=
+	for _ in $(seq 100); do
+		room=$(sed -n 's/^room \([0-9a-z-]*\):.*/\1/p' "$tmp/bot1.out")
+		[ -n "$room" ] && break
+		sleep 0.1
+	done
+	XDG_STATE_HOME="$tmp" "$exe" bot --room="$room" --level=hard --games=1 --think=0 --seed=2 -- "127.0.0.1:$port" \
+		> "$tmp/bot2.out" 2>&1 &
 	b2=$!
 	wait $b1; r1=$?
 	wait $b2; r2=$?

@@ -114,7 +114,7 @@ def live(wizwar):
     srv = subprocess.Popen([wizwar, "server", "--bind", "127.0.0.1", "--port", str(port), "--log-dir", state],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     try:
-        line = srv.stdout.readline()  # "wizwar join ADDR:PORT#FP --room CODE"
+        line = srv.stdout.readline()  # "wizwar join ADDR:PORT#FP --new-room"
         fp = line.split("#")[1].split()[0]
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
         # The prologue is HELLO's first 8 bytes: magic and this build's versions.
@@ -138,7 +138,8 @@ def live(wizwar):
         print("%s - the server's static key has the fingerprint it printed" % ("ok" if ok_fp else "not ok"))
         h = bytes(ini.symmetricstate.get_handshake_hash())
         name, room = b"Dissononce", b"interop"
-        auth = bytes([0, len(name)]) + name + bytes([len(room)]) + room + bytes(32)  # no password: zero proof
+        # role 0x80: a player asking for the room to be made; no password: a zero proof
+        auth = bytes([0x80, len(name)]) + name + bytes([len(room)]) + room + bytes(32)
         ct = cs[0].encrypt_with_ad(b"", frame(0x12, auth))
         s.sendall(len(ct).to_bytes(2, "big") + ct)
         got = []

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "harness.h"
+#include "noise.h"
 
 void
 th_config(struct server_config *c)
@@ -65,6 +66,7 @@ th_bot_config(struct th *t, struct netbot_config *bc, const char *name, int leve
 	bc->net.name = name;
 	bc->net.server_key = server_public_key(t->srv);
 	bc->net.reconnect_ms = 100;
+	bc->net.create_room = true; /* a multi-room server: the first of a room's players makes it */
 	bc->level = level;
 	bc->seed = seed;
 	bc->games = games;
@@ -228,6 +230,7 @@ raw_take(struct raw *r, const uint8_t *p, size_t n)
 				memset(&m, 0, sizeof m);
 				m.type = WIRE_AUTH; /* no password: the proof is not checked */
 				wire_who_init(&m.u.auth.who, r->name, r->room, ROLE_PLAYER);
+				m.u.auth.who.create = r->create;
 				raw_msg(r, &m);
 				if (r->deaf) {
 					uv_read_stop((uv_stream_t *)&r->tcp);
@@ -342,12 +345,32 @@ raw_hello(struct raw *r)
 }
 
 void
-raw_join(struct raw *r, const char *name, const char *room)
+raw_join_as(struct raw *r, const char *name, const char *room, bool create)
 {
 	snprintf(r->name, sizeof r->name, "%s", name);
 	snprintf(r->room, sizeof r->room, "%s", room);
 	r->join = true;
+	r->create = create;
 	raw_hello(r);
+}
+
+void
+raw_join(struct raw *r, const char *name, const char *room)
+{
+	raw_join_as(r, name, room, true);
+}
+
+void
+raw_sealed(struct raw *r, const void *plain, size_t n)
+{
+	static uint8_t rec[2 + PCONN_RECORD_MAX + NOISE_TAG_LEN];
+
+	cr_assert(r->pc.secure, "raw_sealed before the handshake");
+	cr_assert_leq(n, (size_t)PCONN_RECORD_MAX);
+	rec[0] = (uint8_t)((n + NOISE_TAG_LEN) >> 8);
+	rec[1] = (uint8_t)(n + NOISE_TAG_LEN);
+	cr_assert_eq(noise_seal(&r->pc.tx, plain, n, rec + 2), 0);
+	raw_send(r, rec, 2 + n + NOISE_TAG_LEN);
 }
 
 int

@@ -47,6 +47,7 @@ struct raw {
 	uv_connect_t creq;
 	bool connected, eof, closed;
 	bool join, deaf;           /* answer CHALLENGE with AUTH; then stop reading */
+	bool create;               /* AUTH asks a multi-room server to make the room */
 	char name[PROTO_NAME_BYTES + 1], room[PROTO_ROOM_BYTES + 1];
 	bool broken;               /* what it got stopped decoding */
 	int nmsgs, nerrors;
@@ -65,6 +66,10 @@ void raw_start_small(struct th *t, struct raw *r);
 void raw_send(struct raw *r, const void *p, size_t n);
 void raw_hello(struct raw *r);
 void raw_join(struct raw *r, const char *name, const char *room);
+/* The same, saying whether the room is to be created (raw_join asks for it). */
+void raw_join_as(struct raw *r, const char *name, const char *room, bool create);
+/* Plain bytes of whole frames, sealed as one record (the handshake must be done). */
+void raw_sealed(struct raw *r, const void *plain, size_t n);
 void raw_msg(struct raw *r, const struct wire_msg *m);
 void raw_close(struct raw *r);
 /* What a raw peer got, decoded as a client would: messages decoded, the last ERROR. */

@@ -284,6 +284,9 @@ Test(hostile, illegal_moves)
 	ca.choose = cheat_choose;
 	ca.on_msg = cheat_msg;
 	cb.choose = eager_choose;
+	/* Refusals are the point here, not rates: the cheater sends two commands per view at
+	 * full speed, which a real server's frame budget would stop (test_limits). */
+	t.srv->cfg.lim.frames_per_s = 1000000;
 	th_bot(&t, &ch.bot, &ca);
 	th_bot(&t, &ch.other, &cb);
 	th_run(&t, 120000, cheat_done, &ch);

@@ -401,6 +401,8 @@ Test(limits, write_queue_cap)
 	rng_seed(&f.rng, 42);
 	limits_setup(&t, &c, &d);
 	c.lim.chat_burst = 1000000; /* the flood is the point here */
+	c.lim.frames_per_s = 1000000;
+	c.lim.inflated_per_s = 1u << 30;
 	cr_assert_eq(c.lim.max_queued, 256 * 1024, "the documented default");
 	th_server(&t, &c);
 	deaf_start(&t, &deaf, "flood");

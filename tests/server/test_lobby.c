@@ -24,7 +24,7 @@ a_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
 
 	if (m->type == WIRE_CHAT)
 		l->chats_a++;
-	if (m->type == WIRE_ERROR && m->u.error.code == PERR_STATE && strstr(m->u.error.text, "chat"))
+	if (m->type == WIRE_ERROR && m->u.error.code == PERR_LIMIT && !m->u.error.fatal && strstr(m->u.error.text, "chat"))
 		l->chat_limited++;
 	if (m->type == WIRE_WELCOME && l->step >= 2 && !m->u.welcome.controller)
 		l->a_saw_control_lost = true;

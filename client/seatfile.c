@@ -1,0 +1,148 @@
+/* seatfile: a duel's resume token on disk while the duel runs: one small text file per seat, 0600. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "seatfile.h"
+
+/* The key as one line: what the file must name again to be used. */
+static int
+key_text(const struct seatfile_key *k, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s %d %s %s", k->host, k->port, k->room && k->room[0] ? k->room : "-", k->name);
+	return n > 0 && (size_t)n < len ? n : -1;
+}
+
+bool
+seatfile_path(const char *state_dir, const struct seatfile_key *k, char *buf, size_t len)
+{
+	char key[512];
+	uint8_t h[32];
+	char hexs[33];
+	int n;
+
+	if (state_dir == NULL || key_text(k, key, sizeof key) < 0)
+		return false;
+	/* A hash, not the key itself: a host name or a player's name is no file name. */
+	auth_token_hash((const uint8_t *)key, strlen(key), h);
+	for (int i = 0; i < 16; i++)
+		snprintf(hexs + 2 * i, 3, "%02x", h[i]);
+	n = snprintf(buf, len, "%s/seats/%s", state_dir, hexs);
+	return n > 0 && (size_t)n < len;
+}
+
+static int
+unhex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Hex digits into bytes, up to max; the count, the end of the digits in *end. */
+static size_t
+unhex_bytes(const char *t, uint8_t *out, size_t max, const char **end)
+{
+	size_t n = 0;
+
+	for (; unhex(t[0]) >= 0 && unhex(t[1]) >= 0 && n < max; t += 2)
+		out[n++] = (uint8_t)(unhex(t[0]) << 4 | unhex(t[1]));
+	*end = t;
+	return n;
+}
+
+bool
+seatfile_load(const char *path, const struct seatfile_key *k, struct seatfile_seat *seat)
+{
+	char key[512], buf[1024], want[600];
+	struct stat st;
+	ssize_t got;
+	int fd;
+	const char *t;
+	size_t n = 0;
+
+	memset(seat, 0, sizeof *seat);
+	if (path == NULL || key_text(k, key, sizeof key) < 0)
+		return false;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return false;
+	/* Somebody else's file, or one others may read, is not trusted with a seat. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
+		close(fd);
+		return false;
+	}
+	got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
+		return false;
+	buf[got] = '\0';
+	snprintf(want, sizeof want, "wizwar-seat 1\nkey %s\ntoken ", key);
+	if (strncmp(buf, want, strlen(want)) != 0)
+		return false;
+	n = unhex_bytes(buf + strlen(want), seat->token, PROTO_TOKEN_MAX, &t);
+	if (n < PROTO_TOKEN_MIN || strncmp(t, "\ncommit ", 8) != 0)
+		return false;
+	if (unhex_bytes(t + 8, seat->commit, PROTO_COMMIT_LEN, &t) != PROTO_COMMIT_LEN || strcmp(t, "\n") != 0)
+		return false;
+	seat->token_len = n;
+	return true;
+}
+
+int
+seatfile_save(const char *path, const struct seatfile_key *k, const struct seatfile_seat *seat)
+{
+	size_t len = seat->token_len;
+	char key[512], tmp[4200], dir[4200], text[1024];
+	size_t n;
+	int fd, saved;
+	char *slash;
+
+	if (path == NULL || len > PROTO_TOKEN_MAX || key_text(k, key, sizeof key) < 0 ||
+	    (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			return -1;
+	}
+	n = (size_t)snprintf(text, sizeof text, "wizwar-seat 1\nkey %s\ntoken ", key);
+	for (size_t i = 0; i < len; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->token[i]);
+	n += (size_t)snprintf(text + n, sizeof text - n, "\ncommit ");
+	for (size_t i = 0; i < PROTO_COMMIT_LEN; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->commit[i]);
+	n += (size_t)snprintf(text + n, sizeof text - n, "\n");
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		return -1;
+	if (fchmod(fd, 0600) != 0 || write(fd, text, n) != (ssize_t)n || fsync(fd) != 0) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		saved = errno;
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+void
+seatfile_remove(const char *path)
+{
+	if (path)
+		unlink(path);
+}

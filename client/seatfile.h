@@ -1,0 +1,42 @@
+/* seatfile: a duel's resume token kept on disk (0600) while the duel runs, so that a killed client takes its seat back. */
+#ifndef WW_SEATFILE_H
+#define WW_SEATFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+/* Which seat a file holds: the same `wizwar join` (or `bot`) again finds the same file. */
+struct seatfile_key {
+	const char *host;
+	int port;
+	const char *room; /* "" for a one-room host */
+	const char *name;
+};
+
+/* The file for one key: STATE/seats/HASH, STATE being the state directory ($XDG_STATE_HOME/wizwar,
+ * made by the caller), HASH a BLAKE2b of the key. False when the path does not fit. */
+bool seatfile_path(const char *state_dir, const struct seatfile_key *k, char *buf, size_t len);
+
+/* What a seat file keeps: the resume token, and the duel's seed commitment (from its START), so
+ * that a client started again still checks the host against what it was promised first. */
+struct seatfile_seat {
+	uint8_t token[PROTO_TOKEN_MAX];
+	size_t token_len;
+	uint8_t commit[PROTO_COMMIT_LEN];
+};
+
+/* The seat in `path` when the file is ours (mode 0600, our uid) and names exactly this key.
+ * False otherwise: no file, another key, or a file that is not well formed. */
+bool seatfile_load(const char *path, const struct seatfile_key *k, struct seatfile_seat *seat);
+
+/* Write the token, 0600, through a temporary file and rename (a crash leaves the old file or the new
+ * one, never half of one). Creates the seats folder (0700). 0, or -1 with errno set. */
+int seatfile_save(const char *path, const struct seatfile_key *k, const struct seatfile_seat *seat);
+
+/* The duel is over (or left on purpose): the token is worth nothing any more. */
+void seatfile_remove(const char *path);
+
+#endif
