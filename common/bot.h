@@ -11,6 +11,7 @@ enum bot_level {
 	BOT_EASY,
 	BOT_NORMAL,
 	BOT_HARD,
+	BOT_MASTER, /* searches: hard's plans played out over guesses consistent with the view */
 	BOT_LEVEL_COUNT
 };
 
@@ -21,5 +22,15 @@ int bot_level_lookup(const char *name); /* -1 if unknown */
  * Draws only from `rng`, which is the bot's own, never the game's. The command is
  * legal as far as the view can tell; a caller must still handle a refusal. */
 void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out);
+
+/* The master level's played-out duels per call when bot_choose() is asked for it:
+ * calibrated so that a call stays within 100 ms on one core of the reference machine at
+ * 25x25 (docs/bots.md has the measured times, worst case included). */
+#define MASTER_SIMS 48
+
+/* The master level with a budget of `sims` played-out duels for this call (fewer than
+ * the plans searched: hard's first plan, no search). Deterministic given the view and
+ * `rng`, which it does not advance; reads no clock. */
+void bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *out);
 
 #endif
