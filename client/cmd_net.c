@@ -97,7 +97,7 @@ static const char bot_usage[] =
     "\n"
     "  --room CODE     an existing room of a `wizwar server`\n"
     "  --new-room      ask the server for a new room; prints `room CODE: ...` first\n"
-    "  --level L       random, easy, normal or hard (default normal)\n"
+    "  --level L       random, easy, normal, hard or master (default normal)\n"
     "  --password PW   the host's password\n"
     "  --name NAME     default: LEVEL-bot\n"
     "  --games N       duels to play, then leave (default 0: until the server closes)\n"
@@ -456,7 +456,7 @@ cmd_bot(int argc, char **argv)
 			new_room = true;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
-				fprintf(stderr, "wizwar bot: --level takes random, easy, normal or hard, not '%s'\n", argv[i]);
+				fprintf(stderr, "wizwar bot: --level takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(a, "--password") == 0 && more) {

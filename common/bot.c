@@ -1135,6 +1135,7 @@ bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__b
 	memcpy(bel->w, b.w, sizeof bel->w);
 	bel->wtotal = b.wtotal;
 	bel->exact = b.belief == B_EXACT;
+	bel->lost = b.belief == B_ANY || b.belief == B_NONE;
 	return n;
 }
 

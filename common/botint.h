@@ -19,6 +19,7 @@ struct bot__belief {
 	float w[LEVEL_MAX][LEVEL_MAX];
 	float wtotal;
 	bool exact;
+	bool lost; /* neither seen, sensed nor remembered: spread over all I do not see */
 };
 
 /* Hard's `max` best plans for the player to move, best first; returns how many (>= 1

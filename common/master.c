@@ -36,10 +36,16 @@
 #include "botint.h"
 #include "internal.h"
 
+#ifndef MASTER_PLANS
 #define MASTER_PLANS 6
+#endif
+#ifndef ROLLOUT_TURNS
 #define ROLLOUT_TURNS 2      /* the opponent's turn and my next one */
+#endif
 #define ROLLOUT_COMMANDS 64  /* a bound on the commands of one rollout, should a bot dither */
+#ifndef PRIOR_WEIGHT
 #define PRIOR_WEIGHT 0.25f
+#endif
 
 static const int8_t mdx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
 static const int8_t mdy[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
@@ -321,8 +327,10 @@ bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *o
 			seen = memcmp(&m->plan[j].first, &m->plan[i].first, sizeof(struct cmd)) == 0;
 		distinct += !seen;
 	}
-	/* One way to begin, or a killing blow at hand: nothing a search could improve. */
-	if (distinct <= 1 || m->plan[0].score >= 5000 || sims < m->nplan)
+	/* One way to begin, or a killing blow at hand: nothing a search could improve. With
+	 * the opponent lost, two turns played out from anywhere it may be rarely meet it, and
+	 * the means tie: hard's own order would decide, so its first plan is taken unsearched. */
+	if (distinct <= 1 || m->plan[0].score >= 5000 || sims < m->nplan || m->bel.lost)
 		return;
 	for (int k = 0; k < m->nplan; k++) {
 		dist_to(m, k, m->plan[k].x, m->plan[k].y);
