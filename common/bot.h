@@ -30,7 +30,8 @@ void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *ou
 
 /* The master level with a budget of `sims` played-out duels for this call (fewer than
  * the plans searched: hard's first plan, no search). Deterministic given the view and
- * `rng`, which it does not advance; reads no clock. */
-void bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *out);
+ * `rng`, which it does not advance; reads no clock. Returns the duels played out (0 when
+ * there was nothing to search). */
+int bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *out);
 
 #endif

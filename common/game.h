@@ -24,7 +24,7 @@
 #define INV_MAX 9
 #define START_POTIONS 2  /* different kinds, identified */
 #define TURN_LIMIT 1000  /* whole turns (one wizard's move) before the duel ends: more HP wins, equal HP draws */
-#define END_PHASE_PER_SIDE 6 /* the end phase (each wizard senses the other every turn) starts at turn size * this */
+#define END_PHASE_PER_SIDE 5 /* the end phase (each wizard senses the other every turn) starts at turn size * this */
 #define POTION_DIVISOR 24 /* potions on the level = max(1, free squares / this) */
 #define FIRE_MIN 5        /* Fire Storm floods a random 5 to 10 steps */
 #define FIRE_MAX 10

@@ -16,13 +16,16 @@
  *      where I stand if we have met. Nothing of this reads the real game: the view is all
  *      there is (see test_bot.c, "master_reads_only_the_view").
  *   3. Each plan is played out in each determinization with the real rules (game_apply):
- *      my walk and my command, then the opponent's whole turn and then my next one, both
- *      by the hard bot on views built from the determinized game (view_build), so the
- *      opponent answers with what it would see. The same determinizations serve every plan
+ *      my walk and my command, then the opponent's whole turn by the hard bot on views
+ *      built from the determinized game (view_build), so the opponent answers with what
+ *      it would see. Playing my next turn too (by hard) made the search favour plans
+ *      whose follow-up hit and ignore the answer to that: it only tied with hard. The same determinizations serve every plan
  *      (common random numbers), so the plans are compared on the same luck.
  *   4. A played-out duel is worth value(my HP) - value(its HP), concave, death -1000; a
  *      plan is worth its mean plus a quarter of hard's own score (which knows what a
- *      rollout of two turns cannot see: maps, potions kept, the way to the quarry).
+ *      rollout of one exchange cannot see: maps, potions kept, the way to the quarry).
+ *      When the opponent is lost, the rollouts rarely meet it and the means tie, so hard's
+ *      first plan is taken without a search.
  *
  * Deterministic: the determinizations are seeded from a peek at the bot's RNG (which is
  * never advanced) and the turn number, so the calls of one turn (each step is a call)
@@ -40,7 +43,7 @@
 #define MASTER_PLANS 6
 #endif
 #ifndef ROLLOUT_TURNS
-#define ROLLOUT_TURNS 2      /* the opponent's turn and my next one */
+#define ROLLOUT_TURNS 1      /* the opponent's answer (two turns: 50% against hard at 25x25, 40 duels) */
 #endif
 #define ROLLOUT_COMMANDS 64  /* a bound on the commands of one rollout, should a bot dither */
 #ifndef PRIOR_WEIGHT
@@ -302,7 +305,7 @@ play_out(struct master *m, int k, struct rng *r)
 	return worth(g->wiz[me].hp) - worth(g->wiz[1 - me].hp);
 }
 
-void
+int
 bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *out)
 {
 	static const struct cmd pass = { CMD_PASS, 0, 0 };
@@ -315,11 +318,11 @@ bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *o
 
 	*out = pass;
 	if (v->turn != v->me || v->result != RESULT_NONE)
-		return;
+		return 0;
 	m->v = v;
 	m->nplan = bot__plans(v, m->plan, MASTER_PLANS, &m->bel);
 	if (m->nplan <= 0)
-		return;
+		return 0;
 	*out = m->plan[0].first;
 	for (int i = 0; i < m->nplan; i++) {
 		bool seen = false;
@@ -328,10 +331,10 @@ bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *o
 		distinct += !seen;
 	}
 	/* One way to begin, or a killing blow at hand: nothing a search could improve. With
-	 * the opponent lost, two turns played out from anywhere it may be rarely meet it, and
+	 * the opponent lost, an exchange played out from anywhere it may be rarely meets it, and
 	 * the means tie: hard's own order would decide, so its first plan is taken unsearched. */
 	if (distinct <= 1 || m->plan[0].score >= 5000 || sims < m->nplan || m->bel.lost)
-		return;
+		return 0;
 	for (int k = 0; k < m->nplan; k++) {
 		dist_to(m, k, m->plan[k].x, m->plan[k].y);
 		m->sum[k] = 0;
@@ -356,4 +359,5 @@ bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *o
 		}
 	}
 	*out = m->plan[best].first;
+	return rounds * m->nplan;
 }

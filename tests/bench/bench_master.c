@@ -74,7 +74,8 @@ main(int argc, char **argv)
 	static struct game g;
 	static struct view v;
 	struct options o;
-	long won = 0, lost = 0, drawn = 0, limit = 0;
+	long won = 0, lost = 0, drawn = 0, limit = 0, searched = 0, rollouts = 0;
+	double search_ms = 0;
 	uint64_t turns = 0;
 
 	if (duels < 1 || opp < 0 || sims < 0) {
@@ -102,8 +103,14 @@ main(int argc, char **argv)
 			view_build(&g, p, &v);
 			if (p == master_seat) {
 				double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID), w0 = clock_ms(CLOCK_MONOTONIC);
-				bot_master_choose(&v, &r[p], sims, &c);
-				timing_add(&cpu, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0);
+				int played = bot_master_choose(&v, &r[p], sims, &c);
+				double spent = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+				timing_add(&cpu, spent);
+				if (played > 0) {
+					searched++;
+					rollouts += played;
+					search_ms += spent;
+				}
 				timing_add(&wall, clock_ms(CLOCK_MONOTONIC) - w0);
 			} else {
 				bot_choose(&v, opp, &r[p], &c);
@@ -122,7 +129,7 @@ main(int argc, char **argv)
 			won++;
 		else
 			lost++;
-		if ((i + 1) % 50 == 0)
+		if ((i + 1) % 10 == 0)
 			fprintf(stderr, "%ld duels: master %ld, %s %ld, draws %ld\n", i + 1, won, bot_level_name(opp), lost, drawn);
 	}
 	double total = clock_ms(CLOCK_THREAD_CPUTIME_ID) - t_start;
@@ -134,6 +141,10 @@ main(int argc, char **argv)
 	    cpu.total_ms / (double)cpu.calls, timing_pct(&cpu, 99), cpu.max_ms, cpu.calls);
 	printf("master time a call, wall: mean %.2f ms, 99th percentile %.2f ms, worst %.2f ms\n",
 	    wall.total_ms / (double)wall.calls, timing_pct(&wall, 99), wall.max_ms);
+	printf("searched %ld of %" PRIu64 " calls; %ld duels played out, %.0f a second of CPU (%.1f us each, the plans"
+	       " and the drawing of games included)\n",
+	    searched, cpu.calls, rollouts, search_ms > 0 ? (double)rollouts / (search_ms / 1000.0) : 0.0,
+	    rollouts > 0 ? search_ms * 1000.0 / (double)rollouts : 0.0);
 	printf("whole run: %.1f s CPU\n", total / 1000.0);
 	return 0;
 }

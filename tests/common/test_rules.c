@@ -536,8 +536,8 @@ Test(rules, end_phase_senses_the_opponent)
 
 	harness_setup(&g, harness_room_map, 1);
 	harness_place(&g, 1, 1, 1);
-	cr_assert_eq(game_end_phase(15), 90u);
-	cr_assert_eq(game_end_phase(51), 306u);
+	cr_assert_eq(game_end_phase(15), 75u);
+	cr_assert_eq(game_end_phase(51), 255u);
 	/* Out of sight of each other: a wall between. */
 	for (int x = 1; x < 14; x++)
 		g.level.cell[4][x] = CELL_WALL;
