@@ -1143,7 +1143,15 @@ bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__b
 static void
 choose_master(const struct view *v, struct rng *r, struct cmd *out)
 {
-	bot_master_choose(v, r, MASTER_SIMS, out);
+	bot_master_choose(v, r, bot_master_budget(v->opt.size), out);
+}
+
+int
+bot_master_budget(int size)
+{
+	int area = size * size, sims = area > 0 ? MASTER_SIMS * LEVEL_DEFAULT * LEVEL_DEFAULT / area : MASTER_SIMS;
+
+	return sims < 12 ? 12 : sims > 2 * MASTER_SIMS ? 2 * MASTER_SIMS : sims;
 }
 
 typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);

@@ -23,10 +23,15 @@ int bot_level_lookup(const char *name); /* -1 if unknown */
  * legal as far as the view can tell; a caller must still handle a refusal. */
 void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out);
 
-/* The master level's played-out duels per call when bot_choose() is asked for it:
- * calibrated so that a call stays within 100 ms on one core of the reference machine at
- * 25x25 (docs/bots.md has the measured times, worst case included). */
-#define MASTER_SIMS 48
+/* The master level's played-out duels per call at 25x25 when bot_choose() is asked for
+ * it, calibrated so that a call stays within 100 ms on one core of the reference machine
+ * (docs/bots.md has the measured times, worst case included). Other sizes scale it by
+ * area (bot_master_budget), so the time per call stays about the same. */
+#define MASTER_SIMS 96
+
+/* The played-out duels a call of the master level makes at this level size: MASTER_SIMS
+ * x 625 / size^2, at least 12 (two per plan searched) and at most 2 x MASTER_SIMS. */
+int bot_master_budget(int size);
 
 /* The master level with a budget of `sims` played-out duels for this call (fewer than
  * the plans searched: hard's first plan, no search). Deterministic given the view and

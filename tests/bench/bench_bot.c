@@ -223,11 +223,14 @@ table_only(int size, int n)
 		memset(&ta, 0, sizeof ta);
 		pairing(&opt, a, b, n, 1000000ULL * (i + 1), &tm, &ta);
 		long g = ta.games[a][b];
-		double wa = a == b ? (double)ta.win[a][b] / 2 : (double)ta.win[a][b];
-		double wb = a == b ? wa : (double)ta.win[b][a];
-		printf("| %s vs %s | %ld | %.1f%% | %.1f%% | %.1f%% | %.1f | %ld |\n", bot_level_name(a), bot_level_name(b), g,
-		    100.0 * wa / (double)g, 100.0 * wb / (double)g, 100.0 * (double)ta.draw[a][b] / (double)g,
-		    (double)ta.turns[a][b] / (double)g, limit_reached);
+		/* A level against itself: only draws and length mean anything (wins are either side's). */
+		char wa[16] = "-", wb[16] = "-";
+		if (a != b) {
+			snprintf(wa, sizeof wa, "%.1f%%", 100.0 * (double)ta.win[a][b] / (double)g);
+			snprintf(wb, sizeof wb, "%.1f%%", 100.0 * (double)ta.win[b][a] / (double)g);
+		}
+		printf("| %s vs %s | %ld | %s | %s | %.1f%% | %.1f | %ld |\n", bot_level_name(a), bot_level_name(b), g, wa, wb,
+		    100.0 * (double)ta.draw[a][b] / (double)g, (double)ta.turns[a][b] / (double)g, limit_reached);
 		limit_reached = 0;
 		fflush(stdout);
 	}

@@ -3,8 +3,8 @@
  *
  *   bench_master [DUELS [SIZE [SIMS [OPPONENT [SEED]]]]]
  *
- * Defaults: 1000 duels at 25x25, MASTER_SIMS played-out duels per call, against hard, seeds
- * from 1. The issue's measurement is the default (`meson test -C build --benchmark master`);
+ * Defaults: 1000 duels at 25x25, bot_master_budget(SIZE) played-out duels per call (as
+ * bot_choose() gives it; 0 means the same), against hard, seeds from 1. The issue's measurement is the default (`meson test -C build --benchmark master`);
  * it takes about an hour and a half of one core. Times are CPU time of this thread
  * (CLOCK_THREAD_CPUTIME_ID), so a busy machine does not inflate them; the wall time of
  * the same calls is printed too. Also prints the rules' own speed inside the search:
@@ -68,7 +68,7 @@ main(int argc, char **argv)
 {
 	long duels = argc > 1 ? atol(argv[1]) : 1000;
 	int size = argc > 2 ? atoi(argv[2]) : 25;
-	int sims = argc > 3 ? atoi(argv[3]) : MASTER_SIMS;
+	int sims = argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : bot_master_budget(size);
 	int opp = argc > 4 ? bot_level_lookup(argv[4]) : BOT_HARD;
 	uint64_t base = argc > 5 ? strtoull(argv[5], NULL, 0) : 1;
 	static struct game g;

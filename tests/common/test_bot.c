@@ -238,8 +238,8 @@ Test(bot, master_reads_only_the_view)
 		struct cmd ca, cb;
 		rng_seed(&ra, seed);
 		rb = ra;
-		int pa = bot_master_choose(&va, &ra, MASTER_SIMS, &ca);
-		int pb = bot_master_choose(&vb, &rb, MASTER_SIMS, &cb);
+		int pa = bot_master_choose(&va, &ra, bot_master_budget(15), &ca);
+		int pb = bot_master_choose(&vb, &rb, bot_master_budget(15), &cb);
 		cr_expect_eq(memcmp(&ca, &cb, sizeof ca), 0, "seed %d: master chose %s %d %d and %s %d %d", (int)seed,
 		    cmd_name(ca.type), ca.arg, ca.dir, cmd_name(cb.type), cb.arg, cb.dir);
 		cr_expect_eq(memcmp(&ra, &rb, sizeof ra), 0);
