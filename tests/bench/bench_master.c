@@ -63,6 +63,27 @@ timing_pct(const struct timing *t, double pct)
 
 static struct timing cpu, wall;
 
+static void
+report(long done, int size, int sims, int opp, long won, long lost, long drawn, uint64_t turns, long limit, long searched,
+    long rollouts, double search_ms, double t_start)
+{
+	double total = clock_ms(CLOCK_THREAD_CPUTIME_ID) - t_start;
+	printf("master (%d sims a call) vs %s, %ld duels at %dx%d: master won %ld (%.1f%%), lost %ld, drawn %ld;"
+	       " %.1f turns a duel; %ld reached the turn limit\n",
+	    sims, bot_level_name(opp), done, size, size, won, 100.0 * (double)won / (double)done, lost, drawn,
+	    (double)turns / (double)done, limit);
+	printf("master time a call, CPU: mean %.2f ms, 99th percentile %.2f ms, worst %.2f ms over %" PRIu64 " calls\n",
+	    cpu.total_ms / (double)cpu.calls, timing_pct(&cpu, 99), cpu.max_ms, cpu.calls);
+	printf("master time a call, wall: mean %.2f ms, 99th percentile %.2f ms, worst %.2f ms\n",
+	    wall.total_ms / (double)wall.calls, timing_pct(&wall, 99), wall.max_ms);
+	printf("searched %ld of %" PRIu64 " calls; %ld duels played out, %.0f a second of CPU (%.1f us each, the plans"
+	       " and the drawing of games included)\n",
+	    searched, cpu.calls, rollouts, search_ms > 0 ? (double)rollouts / (search_ms / 1000.0) : 0.0,
+	    rollouts > 0 ? search_ms * 1000.0 / (double)rollouts : 0.0);
+	printf("whole run: %.1f s CPU\n", total / 1000.0);
+	fflush(stdout);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -129,22 +150,8 @@ main(int argc, char **argv)
 			won++;
 		else
 			lost++;
-		if ((i + 1) % 10 == 0)
-			fprintf(stderr, "%ld duels: master %ld, %s %ld, draws %ld\n", i + 1, won, bot_level_name(opp), lost, drawn);
+		if ((i + 1) % 10 == 0 || i + 1 == duels)
+			report(i + 1, size, sims, opp, won, lost, drawn, turns, limit, searched, rollouts, search_ms, t_start);
 	}
-	double total = clock_ms(CLOCK_THREAD_CPUTIME_ID) - t_start;
-	printf("master (%d sims a call) vs %s, %ld duels at %dx%d: master won %ld (%.1f%%), lost %ld, drawn %ld;"
-	       " %.1f turns a duel; %ld reached the turn limit\n",
-	    sims, bot_level_name(opp), duels, size, size, won, 100.0 * (double)won / (double)duels, lost, drawn,
-	    (double)turns / (double)duels, limit);
-	printf("master time a call, CPU: mean %.2f ms, 99th percentile %.2f ms, worst %.2f ms over %" PRIu64 " calls\n",
-	    cpu.total_ms / (double)cpu.calls, timing_pct(&cpu, 99), cpu.max_ms, cpu.calls);
-	printf("master time a call, wall: mean %.2f ms, 99th percentile %.2f ms, worst %.2f ms\n",
-	    wall.total_ms / (double)wall.calls, timing_pct(&wall, 99), wall.max_ms);
-	printf("searched %ld of %" PRIu64 " calls; %ld duels played out, %.0f a second of CPU (%.1f us each, the plans"
-	       " and the drawing of games included)\n",
-	    searched, cpu.calls, rollouts, search_ms > 0 ? (double)rollouts / (search_ms / 1000.0) : 0.0,
-	    rollouts > 0 ? search_ms * 1000.0 / (double)rollouts : 0.0);
-	printf("whole run: %.1f s CPU\n", total / 1000.0);
 	return 0;
 }
