@@ -1149,7 +1149,7 @@ choose_master(const struct view *v, struct rng *r, struct cmd *out)
 int
 bot_master_budget(int size)
 {
-	int area = size * size, sims = area > 0 ? MASTER_SIMS * LEVEL_DEFAULT * LEVEL_DEFAULT / area : MASTER_SIMS;
+	int sims = size > 0 ? MASTER_SIMS * LEVEL_DEFAULT / size : MASTER_SIMS;
 
 	return sims < 12 ? 12 : sims > 2 * MASTER_SIMS ? 2 * MASTER_SIMS : sims;
 }

@@ -26,11 +26,13 @@ void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *ou
 /* The master level's played-out duels per call at 25x25 when bot_choose() is asked for
  * it, calibrated so that a call stays within 100 ms on one core of the reference machine
  * (docs/bots.md has the measured times, worst case included). Other sizes scale it by
- * area (bot_master_budget), so the time per call stays about the same. */
+ * side (bot_master_budget): a play-out costs less than the area grows, since the bots'
+ * work follows the squares within a turn's reach, not the whole level. */
 #define MASTER_SIMS 96
 
 /* The played-out duels a call of the master level makes at this level size: MASTER_SIMS
- * x 625 / size^2, at least 12 (two per plan searched) and at most 2 x MASTER_SIMS. */
+ * x 25 / size (160 at 15x15, 96 at 25x25, 47 at 51x51), at least 12 (two per plan
+ * searched) and at most 2 x MASTER_SIMS. */
 int bot_master_budget(int size);
 
 /* The master level with a budget of `sims` played-out duels for this call (fewer than
