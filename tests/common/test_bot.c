@@ -150,11 +150,15 @@ Test(bot, commands_always_legal_and_deterministic)
  * random, over the same kinds of duel; every command legal and repeated exactly. */
 Test(bot, master_commands_always_legal_and_deterministic, .timeout = 600)
 {
+	/* Against hard only at 15x15: a master duel at 25x25 against hard costs seconds, and
+	 * this suite also runs under the sanitizers. */
 	static const struct {
 		int size;
 		bool fov, potions;
+		int opp;
 	} kinds[] = {
-		{ 15, true, true }, { 25, true, true }, { 51, true, true }, { 25, false, true }, { 15, true, false },
+		{ 15, true, true, BOT_HARD }, { 15, true, true, BOT_RANDOM }, { 25, true, true, BOT_RANDOM },
+		{ 51, true, true, BOT_RANDOM }, { 25, false, true, BOT_RANDOM }, { 15, true, false, BOT_HARD },
 	};
 	struct duel_stats st;
 	uint64_t seed = 7700;
@@ -162,17 +166,15 @@ Test(bot, master_commands_always_legal_and_deterministic, .timeout = 600)
 	memset(&st, 0, sizeof st);
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		struct options o;
+		int level[PLAYERS] = { BOT_MASTER, kinds[k].opp };
 		harness_options(&o, kinds[k].size, kinds[k].fov, kinds[k].potions);
-		for (int n = kinds[k].size == LEVEL_MAX; n < 2; n++) {
-			int level[PLAYERS] = { BOT_MASTER, n ? BOT_RANDOM : BOT_HARD };
-			if (k % 2)
-				level[0] = level[1], level[1] = BOT_MASTER;
-			duel(&o, seed++, level, true, &st);
-		}
+		if (k % 2)
+			level[0] = kinds[k].opp, level[1] = BOT_MASTER;
+		duel(&o, seed++, level, true, &st);
 	}
 	cr_log_info("master: %ld commands, %ld refused, %ld not repeated", st.calls[BOT_MASTER], st.refused[BOT_MASTER],
 	    st.undetermined[BOT_MASTER]);
-	cr_expect_geq(st.calls[BOT_MASTER], 300);
+	cr_expect_geq(st.calls[BOT_MASTER], 150);
 	cr_expect_eq(st.refused[BOT_MASTER], 0);
 	cr_expect_eq(st.undetermined[BOT_MASTER], 0);
 	cr_expect_eq(st.view_changed[BOT_MASTER], 0);
