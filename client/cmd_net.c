@@ -113,7 +113,7 @@ static const char server_usage[] =
 
 static const char bot_usage[] =
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
-    "                  [--level easy|normal|hard|random] [--password [PW]] [--password-file F]\n"
+    "                  [--level easy|normal|hard|master|random] [--password [PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
@@ -124,7 +124,7 @@ static const char bot_usage[] =
     "                  trust on first use, $XDG_STATE_HOME/wizwar/known_servers)\n"
     "  --room CODE     an existing room of a `wizwar server`\n"
     "  --new-room      ask the server for a new room; prints `room CODE: ...` once it is made\n"
-    "  --level L       random, easy, normal or hard (default normal)\n"
+    "  --level L       random, easy, normal, hard or master (default normal)\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"
     "  --games N       duels to play, then leave (default 0: until the server closes)\n"
@@ -729,7 +729,7 @@ cmd_bot(int argc, char **argv)
 			new_room = true;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
-				fprintf(stderr, "wizwar bot: --level takes random, easy, normal or hard, not '%s'\n", argv[i]);
+				fprintf(stderr, "wizwar bot: --level takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(a, "--name") == 0 && more) {

@@ -24,7 +24,7 @@ static const char usage[] =
     "moves first the seed decides. Each turn: move up to 5 squares, then cast one of the three\n"
     "spells offered, drink or pick up the potion underfoot, quaff one you carry, or end the turn.\n"
     "\n"
-    "  --bot LEVEL   the opponent: random, easy, normal or hard (default normal)\n"
+    "  --bot LEVEL   the opponent: random, easy, normal, hard or master (default normal)\n"
     "  --seed S      the duel's seed, decimal or 0x hex (default: a random one)\n"
     "  --size N      level side, odd, 15 to 51 (default 25; larger levels scroll at 80x24)\n"
     "  --no-fov      both wizards see the whole level\n"
@@ -107,7 +107,7 @@ cmd_practice(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "--bot") == 0 && i + 1 < argc) {
 			if ((cfg.bot_level = bot_level_lookup(argv[++i])) < 0) {
-				fprintf(stderr, "wizwar: --bot takes random, easy, normal or hard, not '%s'\n", argv[i]);
+				fprintf(stderr, "wizwar: --bot takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {

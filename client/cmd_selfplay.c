@@ -25,7 +25,7 @@ static const char usage[] =
     "  --games N       how many duels (1 to 1000000; default 1)\n"
     "  --seed S        seed of the first duel, decimal or 0x hex (default 1); duel i uses S+i\n"
     "  --log DIR       write each duel's turn log to DIR/selfplay-SEED.log\n"
-    "  --bots A,B      the two players: random, easy, normal or hard (default random,random)\n"
+    "  --bots A,B      the two players: random, easy, normal, hard or master (default random,random)\n"
     "  --quiet         print only the summary lines\n"
     "  --size N        level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov        both wizards see the whole level\n"
@@ -53,7 +53,7 @@ parse_bots(const char *s, int bots[PLAYERS])
 		goto bad;
 	return 0;
 bad:
-	fprintf(stderr, "wizwar: --bots takes two of random, easy, normal, hard, as A,B (not '%s')\n", s);
+	fprintf(stderr, "wizwar: --bots takes two of random, easy, normal, hard, master, as A,B (not '%s')\n", s);
 	return -1;
 }
 

@@ -263,16 +263,16 @@ state_result_text(const struct state *st, char *buf, size_t len)
 		    "The duel is a draw: the turn limit was reached." : "Both wizards fall: the duel is a draw.");
 	} else {
 		int winner = v->result == RESULT_WIN0 ? 0 : 1;
-		bool resigned = v->end_reason == END_RESIGNED;
+		bool resigned = v->end_reason == END_RESIGNED, limit = v->end_reason == END_TURN_LIMIT;
 		if (st->allseeing)
 			n = snprintf(buf, len, "%s wins: %s %s.", st->name[winner], st->name[1 - winner],
-			    resigned ? "forfeits" : "is dead");
+			    resigned ? "forfeits" : limit ? "has less HP at the turn limit" : "is dead");
 		else if (winner == v->me)
 			n = snprintf(buf, len, "%s", resigned ? "You win: your opponent forfeits." :
-			    "You win: your opponent is dead!");
+			    limit ? "You win: more HP at the turn limit." : "You win: your opponent is dead!");
 		else
 			n = snprintf(buf, len, "%s", resigned ? "You lose: you forfeited the duel." :
-			    "You lose: you are dead.");
+			    limit ? "You lose: less HP at the turn limit." : "You lose: you are dead.");
 	}
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }

@@ -41,9 +41,10 @@
 #include <string.h>
 
 #include "bot.h"
+#include "botint.h"
 #include "fov.h"
 
-static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard" };
+static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master" };
 
 const char *
 bot_level_name(int level)
@@ -542,6 +543,13 @@ p_take(struct brain *b, int sx, int sy)
 
 /* ---- what things are worth ---- */
 
+/* What a hit on me costs: more as I near death. */
+static float
+hurt_cost_of(int hp)
+{
+	return hp <= 1 ? 600.0f : hp == 2 ? 200.0f : 100.0f;
+}
+
 /* One hit point healed, by the hit points I have before it. */
 static float
 heal_value(int hp, int amount)
@@ -661,6 +669,60 @@ consider(struct choice *best, float value, int type, int arg, int dir)
 	}
 }
 
+/* In the opponent's sight, low, with a wizard who knows where I am: time to leave. */
+static bool
+cornered(const struct brain *b)
+{
+	return b->hp <= 2 && b->belief == B_EXACT && b->v->opp_state == OPP_VISIBLE;
+}
+
+/* Scream from (sx, sy): the opponent's potions within 4 shatter at even odds (it starts
+ * with two and I cannot see how many it holds now: two are guessed), mine at 1/3. */
+static float
+scream_value(const struct brain *b, int sx, int sy)
+{
+	const struct view *v = b->v;
+	float mine = 0, theirs = 0;
+
+	for (int i = 0; i < v->ninv; i++) {
+		int kind = v->kind_of[v->inv[i]];
+		mine += kind == POTION_NONE ? 10 : keep_value(kind);
+	}
+	if (b->belief == B_EXACT && cheb(sx, sy, b->ox, b->oy) <= 4 && v->opt.potions)
+		theirs = 2 * 0.5f * 12;
+	return theirs - mine / 3 - 1;
+}
+
+static float spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir);
+
+/* Random: the mean worth of the nineteen others (a Fire Storm in a random direction),
+ * Acid Rain and Forgetfulness included, at their cost. */
+static float
+random_value(struct brain *b, int sx, int sy, bool hard)
+{
+	float sum = 0;
+	int dir;
+
+	for (int s = 0; s < SPELL_COUNT; s++) {
+		if (s == SPELL_RANDOM)
+			continue;
+		if (s == SPELL_FIRE) {
+			float p = 0;
+			for (int i = 0; i < 8 && b->belief != B_NONE; i++)
+				p += p_fire(b, sx, sy, dirs8[i]) / 8;
+			sum += hit_value(b, p);
+		} else if (s == SPELL_ACIDRAIN) {
+			bool adjacent = b->belief == B_EXACT && cheb(sx, sy, b->ox, b->oy) <= 1;
+			sum += (adjacent ? hit_value(b, 1) : 0) - (b->hp <= 1 ? 5 * V_KILL : hurt_cost_of(b->hp));
+		} else if (s == SPELL_FORGET) {
+			sum -= 20 * (1 - b->unknown_frac);
+		} else {
+			sum += spell_value(b, s, sx, sy, hard, &dir);
+		}
+	}
+	return sum / (SPELL_COUNT - 1);
+}
+
 /* The worth of casting `spell` from (sx, sy); *dir gets its direction if it takes one. */
 static float
 spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
@@ -696,9 +758,11 @@ spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
 	case SPELL_MAPPING:
 		return 60 * b->unknown_frac;
 	case SPELL_ALTER:
-		return hard ? 20 + 30 * b->unknown_frac : 0;
 	case SPELL_MIRROR:
-		return hard ? 15 : 0;
+		/* Both wipe the opponent's map and its memory of me: an escape when it has me in
+		 * sight and I am low, little else (cast whenever offered, they made hard vs hard
+		 * at 51x51 last 336 turns, 41 Alter Dungeons a duel). */
+		return hard && cornered(b) ? 45 : hard ? 2 + 8 * b->unknown_frac : 0;
 	case SPELL_IDENTIFY:
 		for (int i = 0; i < v->ninv; i++)
 			unknown_inv += v->kind_of[v->inv[i]] == POTION_NONE;
@@ -711,13 +775,14 @@ spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
 	case SPELL_DEMOLISH:
 		return 1;
 	case SPELL_BLINK:
-		return hard && b->hp <= 2 && b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 50 : -5;
+		return cornered(b) ? 50 : -5;
 	case SPELL_BLINKALL:
-		return -5;
+		/* Both move: out of its sight too, but it is told, and may land near. */
+		return cornered(b) ? 35 : -5;
 	case SPELL_SCREAM:
-		return v->ninv ? -20 : -1;
+		return scream_value(b, sx, sy);
 	case SPELL_RANDOM:
-		return -15; /* Acid Rain and Forgetfulness are among the draws */
+		return random_value(b, sx, sy, hard);
 	default:
 		return V_NEVER;
 	}
@@ -874,22 +939,85 @@ choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 	*out = (struct cmd){ CMD_PASS, 0, 0 };
 }
 
+/* Within this many steps of an opponent I know of, hard does not need to be nearer,
+ * and normal without an attack spell keeps out of its way. */
+#define HARD_CLOSE 6
+
 /* What normal will act on at once, before walking on: a sure hit, or a real need. */
 #define NORMAL_ACT_NOW 60.0f
 
-/* Normal: hunts along a shortest way and strikes as soon as a spell reaches. */
+static float danger(const struct brain *b, int x, int y);
+
+static bool
+offers_attack(const struct view *v)
+{
+	for (int i = 0; i < SPELL_OFFERED; i++)
+		if (v->offered[i] == SPELL_COLD || v->offered[i] == SPELL_FIRE || v->offered[i] == SPELL_LIGHTNING ||
+		    v->offered[i] == SPELL_TAKELIFE)
+			return true;
+	return false;
+}
+
+/* The square within my steps least exposed to the opponent, the nearest among equals;
+ * my own if none is better. The squares reachable shrink as I walk
+ * but the one chosen stays reachable on its shortest way, so the choice holds. */
+/* How exposed (x, y) is: out of its sight first; then off its lines (Rays of Cold,
+ * Lightning), then farther (Acid Rain, Fire Storm's falling reach). */
+static float
+exposure(const struct brain *b, int x, int y)
+{
+	int far = cheb(x, y, b->ox, b->oy);
+
+	return danger(b, x, y) + (aligned(x, y, b->ox, b->oy) ? 0.05f : 0) +
+	    0.01f * (float)(FIRE_FAR - (far < FIRE_FAR ? far : FIRE_FAR));
+}
+
+static bool
+evade_target(const struct brain *b, int *tx, int *ty)
+{
+	float best = exposure(b, b->me_x, b->me_y);
+	int bd = 0;
+
+	*tx = b->me_x;
+	*ty = b->me_y;
+	for (int y = 1; y < b->size - 1; y++)
+		for (int x = 1; x < b->size - 1; x++) {
+			int d = b->dme[y][x];
+			if (d == UNREACHED || d > b->v->steps_left)
+				continue;
+			float e = exposure(b, x, y);
+			if (e < best - 0.001f || (e < best + 0.001f && d < bd)) {
+				best = e;
+				bd = d;
+				*tx = x;
+				*ty = y;
+			}
+		}
+	return *tx != b->me_x || *ty != b->me_y;
+}
+
+/* Normal: hunts along a shortest way and strikes as soon as a spell reaches. Near an
+ * opponent it knows of with no attack spell offered, it does not walk up to it (and then
+ * stand beside it, passing): it gets out of the opponent's sight and lines instead. */
 static void
 choose_normal(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
 	struct choice here;
-	int d;
+	int d, tx, ty;
 
 	(void)r;
 	brain_init(&b, v, false, false);
 	here = best_action(&b, v->x, v->y, false);
 	if (here.value >= NORMAL_ACT_NOW || v->steps_left == 0) {
 		*out = here.cmd;
+		return;
+	}
+	if (b.belief != B_NONE && !offers_attack(v) && cheb(v->x, v->y, b.ox, b.oy) <= HARD_CLOSE) {
+		if (evade_target(&b, &tx, &ty))
+			*out = (struct cmd){ CMD_STEP, 0, b.first[ty][tx] };
+		else
+			*out = here.cmd;
 		return;
 	}
 	goal_map(&b);
@@ -918,59 +1046,112 @@ danger(const struct brain *b, int x, int y)
 	return b->belief == B_EXACT ? d : d * 0.5f;
 }
 
-/* What a hit on me costs: more as I near death. */
-static float
-hurt_cost(int hp)
-{
-	return hp <= 1 ? 600.0f : hp == 2 ? 200.0f : 100.0f;
-}
-
 /* Per step of the way still to go towards the quarry or the unknown. */
 #define HARD_NAV 3.0f
-/* Within this many steps of an opponent I know of, hard does not need to be nearer. */
-#define HARD_CLOSE 6
+
+/* Keep the `max` best plans in `plans`, best first (insertion: max is small). */
+static int
+keep_plan(struct bot__plan *plans, int n, int max, const struct bot__plan *p)
+{
+	int i = n < max ? n : max - 1;
+
+	if (n >= max && p->score <= plans[max - 1].score)
+		return n;
+	while (i > 0 && plans[i - 1].score < p->score) {
+		plans[i] = plans[i - 1];
+		i--;
+	}
+	plans[i] = *p;
+	return n < max ? n + 1 : n;
+}
+
+/* Hard's reckoning: every square within this turn's steps, the best command there, its
+ * worth less the danger of ending the turn there plus the way it makes towards the
+ * quarry. The `max` best squares, best first. */
+static int
+rank_plans(struct brain *b, struct bot__plan *plans, int max)
+{
+	const struct view *v = b->v;
+	float cost = hurt_cost_of(v->hp);
+	int n = 0;
+
+	goal_map(b);
+	for (int y = 1; y < b->size - 1; y++) {
+		for (int x = 1; x < b->size - 1; x++) {
+			int dm = b->dme[y][x];
+			if (dm == UNREACHED || dm > v->steps_left)
+				continue;
+			struct choice c = best_action(b, x, y, true);
+			int dg = b->dgoal[y][x];
+			float nav = 0;
+			if (dg != UNREACHED) {
+				int far = b->belief == B_EXACT ? dg - HARD_CLOSE : dg;
+				nav = -HARD_NAV * (float)(far > 0 ? far : 0);
+			}
+			/* A killing blow leaves no turn to the opponent. */
+			float risk = c.value >= V_KILL * 0.5f ? 0 : danger(b, x, y) * cost;
+			/* Among equals, the nearer square: fewer steps, less exposure on the way. */
+			struct bot__plan p = { (uint8_t)x, (uint8_t)y, (uint8_t)dm, c.cmd,
+				c.value + nav - risk - 0.01f * (float)dm, c.cmd };
+			n = keep_plan(plans, n, max, &p);
+		}
+	}
+	return n;
+}
+
+/* The first command of a plan: a step on its way, or its action where it stands. */
+static struct cmd
+plan_cmd(const struct brain *b, const struct bot__plan *p)
+{
+	if (p->x == b->me_x && p->y == b->me_y)
+		return p->cmd;
+	return (struct cmd){ CMD_STEP, 0, b->first[p->y][p->x] };
+}
 
 /* Hard: the best square within this turn's steps, and the best command there. */
 static void
 choose_hard(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
-	float best = 2 * V_NEVER; /* below any command's worth, V_NEVER ones included */
-	int bx = v->x, by = v->y;
-	struct cmd bcmd = { CMD_PASS, 0, 0 };
-	float cost = hurt_cost(v->hp);
+	struct bot__plan best = { v->x, v->y, 0, { CMD_PASS, 0, 0 }, 0, { CMD_PASS, 0, 0 } };
 
 	(void)r;
 	brain_init(&b, v, true, true);
-	goal_map(&b);
-	for (int y = 1; y < b.size - 1; y++) {
-		for (int x = 1; x < b.size - 1; x++) {
-			int dm = b.dme[y][x];
-			if (dm == UNREACHED || dm > v->steps_left)
-				continue;
-			struct choice c = best_action(&b, x, y, true);
-			int dg = b.dgoal[y][x];
-			float nav = 0;
-			if (dg != UNREACHED) {
-				int far = b.belief == B_EXACT ? dg - HARD_CLOSE : dg;
-				nav = -HARD_NAV * (float)(far > 0 ? far : 0);
-			}
-			/* A killing blow leaves no turn to the opponent. */
-			float risk = c.value >= V_KILL * 0.5f ? 0 : danger(&b, x, y) * cost;
-			/* Among equals, the nearer square: fewer steps, less exposure on the way. */
-			float total = c.value + nav - risk - 0.01f * (float)dm;
-			if (total > best) {
-				best = total;
-				bx = x;
-				by = y;
-				bcmd = c.cmd;
-			}
-		}
-	}
-	if (bx == v->x && by == v->y)
-		*out = bcmd;
-	else
-		*out = (struct cmd){ CMD_STEP, 0, b.first[by][bx] };
+	rank_plans(&b, &best, 1);
+	*out = plan_cmd(&b, &best);
+}
+
+int
+bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__belief *bel)
+{
+	_Static_assert(sizeof bel->w == sizeof ((struct brain *)0)->w, "the belief is the brain's");
+	struct brain b;
+	int n;
+
+	brain_init(&b, v, true, true);
+	n = rank_plans(&b, plans, max);
+	for (int i = 0; i < n; i++)
+		plans[i].first = plan_cmd(&b, &plans[i]);
+	memcpy(bel->w, b.w, sizeof bel->w);
+	bel->wtotal = b.wtotal;
+	bel->exact = b.belief == B_EXACT;
+	bel->lost = b.belief == B_ANY || b.belief == B_NONE;
+	return n;
+}
+
+/* Master: see master.c. */
+static void
+choose_master(const struct view *v, struct rng *r, struct cmd *out)
+{
+	bot_master_choose(v, r, bot_master_budget(v->opt.size), out);
+}
+
+int
+bot_master_budget(int size)
+{
+	int sims = size > 0 ? MASTER_SIMS * LEVEL_DEFAULT / size : MASTER_SIMS;
+
+	return sims < 12 ? 12 : sims > 2 * MASTER_SIMS ? 2 * MASTER_SIMS : sims;
 }
 
 typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);
@@ -980,6 +1161,7 @@ static const choose_fn choosers[BOT_LEVEL_COUNT] = {
 	[BOT_EASY] = choose_easy,
 	[BOT_NORMAL] = choose_normal,
 	[BOT_HARD] = choose_hard,
+	[BOT_MASTER] = choose_master,
 };
 
 void

@@ -15,7 +15,7 @@
 
 /* Bump whenever any table, number or rule below changes the outcome of a game:
  * logs and the wire carry it, and a mismatch is refused rather than desynced. */
-#define RULES_VERSION 1
+#define RULES_VERSION 2
 
 #define PLAYERS 2
 #define WIZARD_HP 5      /* start and maximum */
@@ -23,7 +23,8 @@
 #define SLOW_PENALTY 3   /* steps a Slow wizard loses each turn */
 #define INV_MAX 9
 #define START_POTIONS 2  /* different kinds, identified */
-#define TURN_LIMIT 1000  /* whole turns (one wizard's move) before the duel is drawn */
+#define TURN_LIMIT 1000  /* whole turns (one wizard's move) before the duel ends: more HP wins, equal HP draws */
+#define END_PHASE_PER_SIDE 5 /* the end phase (each wizard senses the other every turn) starts at turn size * this */
 #define POTION_DIVISOR 24 /* potions on the level = max(1, free squares / this) */
 #define FIRE_MIN 5        /* Fire Storm floods a random 5 to 10 steps */
 #define FIRE_MAX 10
@@ -207,6 +208,10 @@ int game_check(const struct game *g, int p, const struct cmd *c);
 
 /* 64-bit FNV-1a over every field that matters, in a fixed order: the same on any platform. */
 uint64_t game_hash(const struct game *g);
+
+/* The turn (turns completed) from which each wizard senses the other at the start of
+ * each of its turns, so that hiding stops paying: END_PHASE_PER_SIDE * size. */
+uint32_t game_end_phase(int size);
 
 /* Is (x, y) seen by player p now (FoV, or everything when FoV is off)? */
 bool game_sees(const struct game *g, int p, int x, int y);

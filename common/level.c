@@ -21,13 +21,7 @@ size_ok(int size)
 int
 level_rooms_max(int size)
 {
-	int n = size * size / 150;
-
-	if (n < LEVEL_ROOMS_MIN)
-		return LEVEL_ROOMS_MIN;
-	if (n > LEVEL_ROOMS_MAX)
-		return LEVEL_ROOMS_MAX;
-	return n;
+	return size_ok(size) ? LEVEL_ROOMS_MAX : LEVEL_ROOMS_MIN;
 }
 
 /*
@@ -220,22 +214,12 @@ prune_dead_ends(struct level *lv, bool room[LEVEL_MAX][LEVEL_MAX])
 	}
 }
 
-int
-level_generate(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms)
+/* One draw of the generator: maze, rooms, pruning. */
+static void
+generate_once(struct level *lv, int size, struct rng *rng, struct level_rooms *rs)
 {
-	return level_generate_unless_wall(lv, size, rng, rooms, 0, NULL, NULL);
-}
-
-int
-level_generate_unless_wall(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms, int n,
-    const int *need_x, const int *need_y)
-{
-	struct level_rooms local;
-	struct level_rooms *rs = rooms != NULL ? rooms : &local;
 	bool room[LEVEL_MAX][LEVEL_MAX];
 
-	if (!size_ok(size))
-		return -1;
 	/* The whole array, not only size x size, so equal seeds give byte-identical levels. */
 	memset(lv->cell, CELL_WALL, sizeof lv->cell);
 	lv->size = (uint8_t)size;
@@ -257,12 +241,65 @@ level_generate_unless_wall(struct level *lv, int size, struct rng *rng, struct l
 			}
 		}
 	}
-	/* Pruning draws nothing: skipping it leaves the RNG where it would be. */
+	prune_dead_ends(lv, room);
+}
+
+static bool
+needs_met(const struct level *lv, int n, const int *need_x, const int *need_y)
+{
 	for (int i = 0; i < n; i++)
 		if (!level_floor(lv, need_x[i], need_y[i]))
-			return 1;
-	prune_dead_ends(lv, room);
-	return 0;
+			return false;
+	return true;
+}
+
+int
+level_floor_min(int size)
+{
+	return size * size / LEVEL_FLOOR_DIVISOR;
+}
+
+/*
+ * A few small rooms far apart in a large maze leave little more than one corridor
+ * between them (42 floor squares were seen at 51x51), a duel of two wizards in a pipe.
+ * So a level with fewer than level_floor_min(size) floor squares is drawn again, at most
+ * LEVEL_TRIES times in all, and the draw with the most floor is kept: the cost stays
+ * bounded and the result is the same for the same seed.
+ */
+int
+level_generate(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms)
+{
+	return level_generate_unless_wall(lv, size, rng, rooms, 0, NULL, NULL);
+}
+
+/* The floor minimum's redraw decides on the pruned level, so every try is pruned (rules
+ * version 1 could skip pruning a level with rock under a needed square: with redraws, the
+ * draws that follow depend on the pruned floor count). */
+int
+level_generate_unless_wall(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms, int n,
+    const int *need_x, const int *need_y)
+{
+	struct level_rooms local, best_rooms;
+	struct level_rooms *rs = rooms != NULL ? rooms : &local;
+	struct level best;
+	int best_floor = -1;
+
+	if (!size_ok(size))
+		return -1;
+	for (int t = 0; t < LEVEL_TRIES; t++) {
+		generate_once(lv, size, rng, rs);
+		int floor = level_floor_count(lv);
+		if (floor >= level_floor_min(size))
+			return needs_met(lv, n, need_x, need_y) ? 0 : 1;
+		if (floor > best_floor) {
+			best_floor = floor;
+			best = *lv;
+			best_rooms = *rs;
+		}
+	}
+	*lv = best;
+	*rs = best_rooms;
+	return needs_met(lv, n, need_x, need_y) ? 0 : 1;
 }
 
 int

@@ -12,6 +12,8 @@
 #define LEVEL_DEFAULT 25
 #define LEVEL_ROOMS_MIN 2
 #define LEVEL_ROOMS_MAX 6
+#define LEVEL_FLOOR_DIVISOR 8 /* a level has at least size * size / this floor squares (but see LEVEL_TRIES) */
+#define LEVEL_TRIES 8         /* draws before the level with the most floor is kept */
 
 enum cell {
 	CELL_WALL = 0, /* the plan's 0 */
@@ -35,19 +37,22 @@ struct level_rooms {
 	struct room room[LEVEL_ROOMS_MAX];
 };
 
-/* How many rooms a level of this size asks for at most (2..6, growing with area). */
+/* How many rooms a level of this size asks for at most: 6 (fewer are placed where they do not fit). */
 int level_rooms_max(int size);
+/* The floor squares a level is drawn again for when it has fewer: size * size / 8. */
+int level_floor_min(int size);
 /* Fill `lv` with a new dungeon of side `size` (odd, LEVEL_MIN..LEVEL_MAX): a perfect
  * maze, 2..level_rooms_max(size) rooms overlaid that never overlap nor touch, dead
- * ends pruned. The floor is always one 8-connected (indeed 4-connected) region and
+ * ends pruned; drawn again (at most LEVEL_TRIES times) while it has fewer than
+ * level_floor_min(size) floor squares. The floor is always one 8-connected (indeed 4-connected) region and
  * every room is part of it. `rooms` receives the rooms placed. Returns 0, or -1 for
  * a bad size. Draws only from `rng`. */
 int level_generate(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms);
 /* level_generate() for a caller that keeps the level only if each of the n squares
- * (need_x[i], need_y[i]) is floor. The draws are level_generate()'s, all of them, so the RNG ends
- * where it would; but when one of the squares is wall before the dead ends are pruned
- * (pruning only ever walls floor up) the level is left unpruned and 1 returned: it
- * could not have been kept. 0 means lv is exactly level_generate()'s level. */
+ * (need_x[i], need_y[i]) is floor: the same draws and the same level, and 1 returned when
+ * one of the squares is wall in it (0 otherwise). (Rules version 1 skipped the pruning of
+ * such a level; with the floor minimum's redraws deciding on the pruned floor count, every
+ * try is pruned.) */
 int level_generate_unless_wall(struct level *lv, int size, struct rng *rng, struct level_rooms *rooms, int n,
     const int *need_x, const int *need_y);
 

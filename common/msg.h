@@ -90,7 +90,12 @@ enum msg_arg {
 	X(OPP_RESIGNED,     ARG_NONE,    ARG_NONE, "Your opponent forfeits. You win!") \
 	X(YOU_RESIGNED,     ARG_NONE,    ARG_NONE, "You forfeit the duel.") \
 	X(TURN_LIMIT,       ARG_NONE,    ARG_NONE, "The turn limit is reached: the duel is a draw.") \
-	X(TIME_UP,          ARG_NONE,    ARG_NONE, "Time is up: your turn passes.")
+	X(TIME_UP,          ARG_NONE,    ARG_NONE, "Time is up: your turn passes.") \
+	X(LIMIT_WIN,        ARG_NUM,     ARG_NUM,  "The turn limit is reached with %1 HP against %2: you win!") \
+	X(LIMIT_LOSE,       ARG_NUM,     ARG_NUM,  "The turn limit is reached with %1 HP against %2: you lose.") \
+	X(END_PHASE,        ARG_NONE,    ARG_NONE, "The duel nears its end: from now on each wizard senses the other at the start of its turn.") \
+	X(ALTER_MOVED,      ARG_NONE,    ARG_NONE, "Rock fills your square: you are pushed to the nearest open floor.") \
+	X(ACID_HIT,         ARG_NONE,    ARG_NONE, "Your acid rain burns your opponent!")
 
 enum msg_id {
 #define X(id, a, b, text) MSG_##id,

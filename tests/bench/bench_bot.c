@@ -50,6 +50,10 @@ struct tally {
 	uint64_t commands[BOT_LEVEL_COUNT];
 };
 
+/* Time each call again to strip preemption (off for the win-rate tables alone). */
+static bool retime = true;
+static long limit_reached;
+
 static double
 now_ns(void)
 {
@@ -109,6 +113,16 @@ duel(const struct options *opt, uint64_t seed, const int bots[PLAYERS], struct t
 		double t0 = now_ns();
 		bot_choose(&v, bots[p], &brng[p], &c);
 		double t1 = now_ns();
+		if (!retime) {
+			timing_add(&tm->raw[bots[p]], t1 - t0);
+			ta->commands[bots[p]]++;
+			if (game_apply(&g, p, &c, &ev) != ERR_OK) {
+				struct cmd pass = { CMD_PASS, 0, 0 };
+				ta->refusals[bots[p]]++;
+				game_apply(&g, p, &pass, &ev);
+			}
+			continue;
+		}
 		bot_choose(&v, bots[p], &again, &c2);
 		double t2 = now_ns();
 		if (memcmp(&c, &c2, sizeof c) != 0) {
@@ -137,6 +151,7 @@ duel(const struct options *opt, uint64_t seed, const int bots[PLAYERS], struct t
 		}
 	}
 	*turns = g.turn_no;
+	limit_reached += g.end_reason == END_TURN_LIMIT;
 	return g.result;
 }
 
@@ -178,25 +193,67 @@ print_timing(const char *title, const struct timings *tm)
 	}
 }
 
+static const int pairs[][2] = {
+	{ BOT_HARD, BOT_EASY }, { BOT_NORMAL, BOT_RANDOM }, /* the two */
+	{ BOT_EASY, BOT_RANDOM }, { BOT_HARD, BOT_RANDOM }, { BOT_NORMAL, BOT_EASY }, { BOT_HARD, BOT_NORMAL },
+	{ BOT_HARD, BOT_HARD }, /* the balance goals: draws and duel length */
+};
+
+/* `bench_bot SIZE DUELS`: only the table of win rates and duel lengths at that size, each
+ * call timed once (the master level has its own benchmark, bench_master). */
+static int
+table_only(int size, int n)
+{
+	static struct timings tm;
+	static struct tally ta;
+	struct options opt;
+
+	options_default(&opt);
+	opt.size = (uint8_t)size;
+	if (options_check(&opt) != ERR_OK || n < 1) {
+		fprintf(stderr, "usage: bench_bot [SIZE DUELS]\n");
+		return 2;
+	}
+	retime = false;
+	printf("bench_bot: %dx%d, %d duels a pairing\n\n| pairing (A vs B) | duels | A wins | B wins | draws | turns per duel |"
+	       " turn limit reached |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+	    size, size, n);
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		int a = pairs[i][0], b = pairs[i][1];
+		memset(&ta, 0, sizeof ta);
+		pairing(&opt, a, b, n, 1000000ULL * (i + 1), &tm, &ta);
+		long g = ta.games[a][b];
+		/* A level against itself: only draws and length mean anything (wins are either side's). */
+		char wa[16] = "-", wb[16] = "-";
+		if (a != b) {
+			snprintf(wa, sizeof wa, "%.1f%%", 100.0 * (double)ta.win[a][b] / (double)g);
+			snprintf(wb, sizeof wb, "%.1f%%", 100.0 * (double)ta.win[b][a] / (double)g);
+		}
+		printf("| %s vs %s | %ld | %s | %s | %.1f%% | %.1f | %ld |\n", bot_level_name(a), bot_level_name(b), g, wa, wb,
+		    100.0 * (double)ta.draw[a][b] / (double)g, (double)ta.turns[a][b] / (double)g, limit_reached);
+		limit_reached = 0;
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	static struct timings tm, tmbig;
 	static struct tally ta, tabig;
-	static const int pairs[][2] = {
-		{ BOT_HARD, BOT_EASY }, { BOT_NORMAL, BOT_RANDOM }, /* the two */
-		{ BOT_EASY, BOT_RANDOM }, { BOT_HARD, BOT_RANDOM }, { BOT_NORMAL, BOT_EASY }, { BOT_HARD, BOT_NORMAL },
-	};
 	struct options opt;
 	double t0 = now_ns();
 
+	if (argc > 1)
+		return table_only(atoi(argv[1]), argc > 2 ? atoi(argv[2]) : 1000);
 	options_default(&opt);
 	printf("bench_bot: %dx%d levels, FoV on, potions on; duel i of a pairing has seed base+i,\n"
 	       "the first-named level moving as player 0 in even duels and as player 1 in odd ones.\n",
 	    opt.size, opt.size);
 	printf("\n| pairing (A vs B) | duels | A wins | B wins | draws | turns per duel |\n"
 	       "| --- | ---: | ---: | ---: | ---: | ---: |\n");
-	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+	for (size_t i = 0; i + 1 < sizeof pairs / sizeof pairs[0]; i++) {
 		int a = pairs[i][0], b = pairs[i][1], n = i < 2 ? DUELS_MAIN : DUELS_REST;
 		pairing(&opt, a, b, n, 1000000ULL * (i + 1), &tm, &ta);
 		long g = ta.games[a][b];

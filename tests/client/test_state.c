@@ -321,6 +321,26 @@ Test(state, quitting_after_the_end_does_not_ask)
 	cr_assert_eq(out.kind, OUT_QUIT);
 }
 
+/* Rules version 2: at the turn limit more HP wins, and the result line says so. */
+Test(state, a_win_at_the_turn_limit_says_why)
+{
+	struct view v;
+	struct msg m = { MSG_LIMIT_WIN, 1, 3, 2 };
+	char buf[128];
+
+	start();
+	my_view(&v);
+	v.result = RESULT_WIN0;
+	v.end_reason = END_TURN_LIMIT;
+	state_apply(&st, &v, &m, 1, NULL, 0);
+	state_result_text(&st, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You win: more HP at the turn limit.");
+	v.result = RESULT_WIN1;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	state_result_text(&st, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You lose: less HP at the turn limit.");
+}
+
 Test(state, a_lost_connection_lets_quit_at_once)
 {
 	struct state_out out;

@@ -133,7 +133,7 @@ Test(bot, commands_always_legal_and_deterministic)
 				}
 			}
 	}
-	for (int l = 0; l < BOT_LEVEL_COUNT; l++) {
+	for (int l = 0; l < BOT_MASTER; l++) {
 		cr_log_info("%s: %ld commands, %ld refused, %ld not repeated", bot_level_name(l), st.calls[l],
 		    st.refused[l], st.undetermined[l]);
 		cr_expect_geq(st.calls[l], 2000, "%s: only %ld positions tried", bot_level_name(l), st.calls[l]);
@@ -144,6 +144,112 @@ Test(bot, commands_always_legal_and_deterministic)
 		cr_expect_eq(st.view_changed[l], 0, "%s: wrote to its view %ld times", bot_level_name(l),
 		    st.view_changed[l]);
 	}
+}
+
+/* The master level searches, so its duels cost seconds: fewer of them, against hard and
+ * random, over the same kinds of duel; every command legal and repeated exactly. */
+Test(bot, master_commands_always_legal_and_deterministic, .timeout = 600)
+{
+	/* Against hard only at 15x15: a master duel at 25x25 against hard costs seconds, and
+	 * this suite also runs under the sanitizers. */
+	static const struct {
+		int size;
+		bool fov, potions;
+		int opp;
+	} kinds[] = {
+		{ 15, true, true, BOT_HARD }, { 15, true, true, BOT_RANDOM }, { 25, true, true, BOT_RANDOM },
+		{ 51, true, true, BOT_RANDOM }, { 25, false, true, BOT_RANDOM }, { 15, true, false, BOT_HARD },
+	};
+	struct duel_stats st;
+	uint64_t seed = 7700;
+
+	memset(&st, 0, sizeof st);
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		struct options o;
+		int level[PLAYERS] = { BOT_MASTER, kinds[k].opp };
+		harness_options(&o, kinds[k].size, kinds[k].fov, kinds[k].potions);
+		if (k % 2)
+			level[0] = kinds[k].opp, level[1] = BOT_MASTER;
+		duel(&o, seed++, level, true, &st);
+	}
+	cr_log_info("master: %ld commands, %ld refused, %ld not repeated", st.calls[BOT_MASTER], st.refused[BOT_MASTER],
+	    st.undetermined[BOT_MASTER]);
+	cr_expect_geq(st.calls[BOT_MASTER], 150);
+	cr_expect_eq(st.refused[BOT_MASTER], 0);
+	cr_expect_eq(st.undetermined[BOT_MASTER], 0);
+	cr_expect_eq(st.view_changed[BOT_MASTER], 0);
+}
+
+/* The master bot draws whole games consistent with what it knows, and plays them out
+ * with the real rules: the place where reading hidden state would be easiest. Two games
+ * that differ in everything player 0 cannot see (the opponent's square behind the wall,
+ * the unseen layout, its pack, the kinds of the potions, the game's dice, its memory)
+ * but give player 0 the same view must get the same command, on many views. */
+Test(bot, master_reads_only_the_view)
+{
+	static struct game a, b;
+	static const char *const map_a[] = {
+		"###############",
+		"#.....#.......#",
+		"#..0..#....1..#",
+		"#.....#.......#",
+		"#.....#########",
+		"#.....#.......#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+	static const char *const map_b[] = {
+		"###############",
+		"#.....#.#.....#",
+		"#..0..#.....#.#",
+		"#.....#...#...#",
+		"#.....#####.###",
+		"#.....#....1..#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+	static struct view va, vb;
+	int differ = 0, searched = 0;
+
+	for (uint64_t seed = 0; seed < 12; seed++) {
+		harness_setup(&a, map_a, 1 + seed);
+		harness_setup(&b, map_b, 1000 + seed);
+		harness_give(&a, 0, 1);
+		harness_give(&b, 0, 1);
+		harness_give(&b, 1, 3);
+		harness_give(&b, 1, 2);
+		harness_bind(&b, 4, POTION_POISON);
+		harness_bind(&b, 2, POTION_ACID);
+		harness_put(&b, 12, 5, 0);
+		a.wiz[1].hp = b.wiz[1].hp = 3;
+		/* Player 0 once saw the opponent where it no longer is, in both games. */
+		a.wiz[0].opp_known = b.wiz[0].opp_known = OPPMEM_REMEMBERED;
+		a.wiz[0].opp_x = b.wiz[0].opp_x = 8; /* behind the wall: out of sight */
+		a.wiz[0].opp_y = b.wiz[0].opp_y = 2;
+		a.wiz[0].hp = b.wiz[0].hp = (int8_t)(2 + seed % 4);
+		harness_offer(&a, SPELL_COLD + (int)(seed % 3), SPELL_BLINK, (int)(seed % 2) ? SPELL_SCREAM : SPELL_RANDOM);
+		harness_offer(&b, SPELL_COLD + (int)(seed % 3), SPELL_BLINK, (int)(seed % 2) ? SPELL_SCREAM : SPELL_RANDOM);
+		view_build(&a, 0, &va);
+		view_build(&b, 0, &vb);
+		cr_assert_eq(memcmp(&va, &vb, sizeof va), 0, "seed %d: the two games should look the same to player 0",
+		    (int)seed);
+		differ += memcmp(&a.level, &b.level, sizeof a.level) != 0 && a.wiz[1].y != b.wiz[1].y;
+		struct rng ra, rb;
+		struct cmd ca, cb;
+		rng_seed(&ra, seed);
+		rb = ra;
+		int pa = bot_master_choose(&va, &ra, bot_master_budget(15), &ca);
+		int pb = bot_master_choose(&vb, &rb, bot_master_budget(15), &cb);
+		cr_expect_eq(memcmp(&ca, &cb, sizeof ca), 0, "seed %d: master chose %s %d %d and %s %d %d", (int)seed,
+		    cmd_name(ca.type), ca.arg, ca.dir, cmd_name(cb.type), cb.arg, cb.dir);
+		cr_expect_eq(memcmp(&ra, &rb, sizeof ra), 0);
+		cr_expect_eq(pa, pb);
+		searched += pa > 0;
+	}
+	cr_assert_eq(differ, 12, "the hidden states should differ");
+	cr_assert_geq(searched, 8, "only %d of 12 positions were searched: the test shows little", searched);
 }
 
 /* The same view and RNG, even in another game whose hidden state differs, give the same
@@ -510,4 +616,77 @@ Test(bot, cornered_steps_stay_legal)
 				game_apply(&g, 0, &c, &ev);
 			}
 		}
+}
+
+/* Normal used to walk up to an opponent it could not strike and stand beside it,
+ * passing, turn after turn. Now, with no attack spell offered, it steps off the
+ * opponent's lines and away; low and in its sight, it blinks away. */
+Test(bot, normal_does_not_stand_beside_the_opponent)
+{
+	static struct game g;
+	struct events ev;
+
+	for (int hp = 5; hp >= 2; hp -= 3) {
+		harness_setup(&g, open_room, 1);
+		harness_place(&g, 0, 6, 4);
+		harness_place(&g, 1, 7, 4);
+		harness_remember(&g);
+		g.wiz[0].hp = (int8_t)hp;
+		harness_offer(&g, SPELL_MAPPING, SPELL_CREATE, hp <= 2 ? SPELL_BLINK : SPELL_DEMOLISH);
+		struct cmd c = play_turn(&g, BOT_NORMAL, 5, &ev);
+		if (hp <= 2) {
+			cr_assert(c.type == CMD_CAST && c.arg == 2, "at 2 HP beside the opponent, Blink: got %s %d", cmd_name(c.type),
+			    c.arg);
+			continue;
+		}
+		int dx = g.wiz[0].x - 7, dy = g.wiz[0].y - 4;
+		cr_assert(dx * dx > 1 || dy * dy > 1, "normal still stands beside the opponent at (%d,%d)", g.wiz[0].x,
+		    g.wiz[0].y);
+		cr_assert(dx != 0 && dy != 0 && dx != dy && dx != -dy, "normal ends its turn on the opponent's line (%d,%d)",
+		    g.wiz[0].x, g.wiz[0].y);
+	}
+}
+
+/* The bots cast Random, Blink All and Scream where they help: hard, low and in the
+ * opponent's sight in a room it cannot
+ * leave, with Blink All to flee by, casts it; there with an empty pack of its own and
+ * nothing better, it screams; with the opponent in sight and only Navigate and
+ * Demolition besides, it tries Random (a third of its draws can hit). */
+Test(bot, hard_uses_blink_all_scream_and_random)
+{
+	static struct game g;
+	struct events ev;
+	struct cmd c;
+
+	static const char *const cell[] = {
+		"#######",
+		"#.....#",
+		"#..0..#",
+		"#...1.#",
+		"#.....#",
+		"#######",
+		NULL,
+	};
+	harness_setup(&g, cell, 1);
+	g.wiz[0].hp = 1;
+	harness_offer(&g, SPELL_NAVIGATE, SPELL_BLINKALL, SPELL_DEMOLISH);
+	c = play_turn(&g, BOT_HARD, 1, &ev);
+	cr_assert_eq(c.type, CMD_CAST);
+	cr_assert_eq(harness_msgs(&ev, MSG_BLINKED_ALL, 1), 1, "hard at 1 HP in sight did not cast Blink All (cast %s)",
+	    spell_name(harness_msg_for(&ev, MSG_CAST, 0) ? harness_msg_for(&ev, MSG_CAST, 0)->a : 0));
+
+	harness_setup(&g, cell, 1);
+	harness_offer(&g, SPELL_SCREAM, SPELL_NAVIGATE, SPELL_CREATE);
+	c = play_turn(&g, BOT_HARD, 1, &ev);
+	cr_assert(c.type == CMD_CAST && c.arg == 0, "hard did not scream at the opponent's pack: %s %d", cmd_name(c.type),
+	    c.arg);
+
+	harness_setup(&g, open_room, 1);
+	harness_place(&g, 0, 1, 1);
+	harness_place(&g, 1, 6, 1);
+	harness_remember(&g);
+	harness_offer(&g, SPELL_RANDOM, SPELL_NAVIGATE, SPELL_DEMOLISH);
+	c = play_turn(&g, BOT_HARD, 1, &ev);
+	cr_assert_eq(c.type, CMD_CAST);
+	cr_assert_eq(harness_msgs(&ev, MSG_RANDOM_IS, 1), 1, "hard did not try Random");
 }

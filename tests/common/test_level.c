@@ -93,11 +93,27 @@ flood4(const struct level *lv, bool seen[LEVEL_MAX][LEVEL_MAX])
 
 Test(level, rooms_max_formula)
 {
-	/* clamp(size * size / 150, 2, 6), size by size from 15 to 51. */
-	static const int want[] = { 2, 2, 2, 2, 3, 4, 4, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6 };
-
+	/* The plan's 2 to 6 at every size (fewer are placed where they do not fit). */
 	for (int s = LEVEL_MIN; s <= LEVEL_MAX; s += 2)
-		cr_assert_eq(level_rooms_max(s), want[(s - LEVEL_MIN) / 2], "size %d", s);
+		cr_assert_eq(level_rooms_max(s), 6, "size %d", s);
+}
+
+/* A floor under the floor count: 1% of 51x51 levels had 151 or fewer squares (42 seen). */
+Test(level, floor_minimum)
+{
+	struct level lv;
+
+	for (int size = LEVEL_MIN; size <= LEVEL_MAX; size += 2) {
+		int low = 1 << 30;
+		for (int i = 0; i < 400; i++) {
+			gen(&lv, NULL, size, seed_of(size, i) ^ 0xf100ULL << 32);
+			int n = level_floor_count(&lv);
+			if (n < low)
+				low = n;
+		}
+		cr_assert_geq(low, level_floor_min(size), "size %d: a level with %d floor squares", size, low);
+	}
+	cr_assert_eq(level_floor_min(51), 325);
 }
 
 Test(level, sealed_edge)

@@ -503,6 +503,99 @@ Test(rules, resign_on_either_turn)
 	}
 }
 
+/* At the limit, more HP wins: the one behind gains nothing by stalling. */
+Test(rules, turn_limit_more_hp_wins)
+{
+	static struct game g;
+	struct events ev;
+
+	for (int leader = 0; leader < PLAYERS; leader++) {
+		harness_setup(&g, harness_room_map, 1);
+		g.wiz[1 - leader].hp = 2;
+		g.wiz[leader].hp = 3;
+		g.turn_no = TURN_LIMIT - 1;
+		harness_pass(&g, 0, &ev);
+		cr_assert_eq(g.end_reason, END_TURN_LIMIT);
+		cr_assert_eq(g.result, leader == 0 ? RESULT_WIN0 : RESULT_WIN1);
+		cr_assert_eq(ev.result, g.result);
+		const struct msg *w = harness_msg_for(&ev, MSG_LIMIT_WIN, leader);
+		const struct msg *l = harness_msg_for(&ev, MSG_LIMIT_LOSE, 1 - leader);
+		cr_assert(w && l && w->to == 1 << leader && l->to == 1 << (1 - leader));
+		cr_assert(w->a == 3 && w->b == 2 && l->a == 2 && l->b == 3);
+		cr_assert_eq(harness_msgs(&ev, MSG_TURN_LIMIT, 3), 0);
+	}
+}
+
+/* From game_end_phase(size) on, the mover senses the other at the start of each turn
+ * (told once), so hiding stops paying; before it, nothing is sensed. */
+Test(rules, end_phase_senses_the_opponent)
+{
+	static struct game g;
+	static struct view v;
+	struct events ev;
+
+	harness_setup(&g, harness_room_map, 1);
+	harness_place(&g, 1, 1, 1);
+	cr_assert_eq(game_end_phase(15), 75u);
+	cr_assert_eq(game_end_phase(51), 255u);
+	/* Out of sight of each other: a wall between. */
+	for (int x = 1; x < 14; x++)
+		g.level.cell[4][x] = CELL_WALL;
+	g.level.cell[4][13] = CELL_FLOOR;
+	harness_remember(&g);
+	g.wiz[0].opp_known = g.wiz[1].opp_known = 0;
+	g.turn_no = game_end_phase(15) - 2;
+	harness_pass(&g, 0, &ev);
+	cr_assert_eq(g.wiz[1].opp_known, 0, "sensed before the end phase");
+	cr_assert_eq(harness_msgs(&ev, MSG_END_PHASE, 2), 0);
+	harness_pass(&g, 1, &ev);
+	cr_assert_eq(g.turn_no, game_end_phase(15));
+	cr_assert_eq(harness_msgs(&ev, MSG_END_PHASE, 1), 1);
+	cr_assert(ev.sensed & 1);
+	view_build(&g, 0, &v);
+	cr_assert_eq(v.opp_state, OPP_SENSED);
+	cr_assert(v.opp_x == g.wiz[1].x && v.opp_y == g.wiz[1].y);
+	harness_pass(&g, 0, &ev);
+	cr_assert_eq(harness_msgs(&ev, MSG_END_PHASE, 2), 1);
+	view_build(&g, 1, &v);
+	cr_assert_eq(v.opp_state, OPP_SENSED);
+	/* Told once each; sensed every turn. */
+	harness_pass(&g, 1, &ev);
+	cr_assert_eq(harness_msgs(&ev, MSG_END_PHASE, 1), 0);
+	cr_assert(ev.sensed & 1);
+}
+
+/* With FoV off everything is in sight: Magic Mapping, Life Detection and Item Detection
+ * could do nothing, so they are never offered (Random may still draw them). */
+Test(rules, fov_off_withholds_the_sensing_spells)
+{
+	static struct game g;
+	bool offered[2][SPELL_COUNT] = { { false } };
+
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		for (int fov = 0; fov < 2; fov++) {
+			struct options o;
+			struct harness_bots b;
+			struct events ev;
+			struct cmd c;
+			harness_options(&o, 15, fov, true);
+			cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+			harness_bots_init(&b, seed);
+			for (int i = 0; i < 20 && g.result == RESULT_NONE; i++) {
+				for (int k = 0; k < SPELL_OFFERED; k++)
+					offered[fov][g.offered[k]] = true;
+				harness_bots_step(&b, &g, &c, &ev);
+			}
+		}
+	}
+	for (int s = 0; s < SPELL_COUNT; s++) {
+		bool sensing = s == SPELL_MAPPING || s == SPELL_LIFEDETECT || s == SPELL_ITEMDETECT;
+		bool offerable = spell_class_of(s) != SPELL_NEGATIVE;
+		cr_assert_eq(offered[1][s], offerable, "FoV on: %s", spell_name(s));
+		cr_assert_eq(offered[0][s], offerable && !sensing, "FoV off: %s", spell_name(s));
+	}
+}
+
 Test(rules, turn_limit_draw)
 {
 	static struct game g;

@@ -74,7 +74,7 @@ static const int first_for_caster[SPELL_COUNT][3] = {
 /* What the opponent may hear of each spell (besides the damage it takes). */
 static const int opp_may_hear[SPELL_COUNT][3] = {
 	[SPELL_LIGHTNING] = { MSG_THUNDER },
-	[SPELL_ALTER] = { MSG_ALTERED_OPP },
+	[SPELL_ALTER] = { MSG_ALTERED_OPP, MSG_ALTER_MOVED },
 	[SPELL_LIFEDETECT] = { MSG_WATCHED },
 	[SPELL_TAKELIFE] = { MSG_SOUL_TAKEN },
 	[SPELL_MIRROR] = { MSG_MIRRORED_OPP },
@@ -405,6 +405,8 @@ Test(spells, acid_rain_three_by_three)
 		cr_assert_eq(m->to, 1);
 		cr_assert_eq(m->a, ELEMENT_ACID);
 		cr_assert_eq(harness_msgs(&ev, MSG_HURT, 2), !far);
+		/* The caster is told it hit, as with every other damage spell. */
+		cr_assert_eq(harness_msgs(&ev, MSG_ACID_HIT, 1), !far);
 	}
 }
 
@@ -439,6 +441,8 @@ Test(spells, alter_dungeon)
 	uint8_t vis[LEVEL_MAX][LEVEL_MAX];
 	struct events ev;
 
+	int pushed = 0;
+
 	for (uint64_t seed = 0; seed < 40; seed++) {
 		struct options o;
 		int count[APPEARANCE_COUNT + 1] = { 0 }, after[APPEARANCE_COUNT + 1] = { 0 };
@@ -457,12 +461,19 @@ Test(spells, alter_dungeon)
 		cr_assert(ev.layout_changed);
 		cr_assert(level_sealed(&g.level));
 		cr_assert(level_connected(&g.level));
-		/* The wizards stay where they stood, on floor. */
-		cr_assert_eq(g.wiz[c].x, cx);
-		cr_assert_eq(g.wiz[c].y, cy);
-		cr_assert_eq(g.wiz[opp].x, ox);
-		cr_assert_eq(g.wiz[opp].y, oy);
-		cr_assert(level_floor(&g.level, cx, cy) && level_floor(&g.level, ox, oy));
+		/* The wizards stay where they stood, on floor; or, where the last of the bounded
+		 * tries had rock there, one was pushed to the nearest floor and told so. */
+		for (int k = 0; k < 2; k++) {
+			int p = k ? opp : c, px = k ? ox : cx, py = k ? oy : cy;
+			bool moved = g.wiz[p].x != px || g.wiz[p].y != py;
+			cr_assert(level_floor(&g.level, g.wiz[p].x, g.wiz[p].y));
+			cr_assert_eq(harness_msgs(&ev, MSG_ALTER_MOVED, 1 << p), moved, "seed %d: moved %d, told?", (int)seed, moved);
+			pushed += moved;
+		}
+		cx = g.wiz[c].x;
+		cy = g.wiz[c].y;
+		ox = g.wiz[opp].x;
+		oy = g.wiz[opp].y;
 		/* The same potions, on free floor. */
 		for (int y = 0; y < o.size; y++)
 			for (int x = 0; x < o.size; x++) {
@@ -488,6 +499,51 @@ Test(spells, alter_dungeon)
 		cr_assert_eq(harness_msgs(&ev, MSG_ALTERED, 1 << c), 1);
 		cr_assert_eq(harness_msgs(&ev, MSG_ALTERED_OPP, 1 << opp), 1);
 	}
+	cr_assert(pushed <= 4, "%d of 80 wizards pushed: the tries should almost always find floor", pushed);
+}
+
+/* Both wizards on squares at even x and y of a 51x51 level: the maze never carves those,
+ * so only a room can put floor there, and most new layouts have rock under one of them.
+ * The old rules then drew up to 1,000 levels and moved a wizard without a word. Now the
+ * tries are bounded (ALTER_TRIES), and a wizard left in rock is pushed to the nearest
+ * free floor square and told. */
+Test(spells, alter_dungeon_fallback_bounded_and_told)
+{
+	static struct game g;
+	static const char *const open51[] = {
+		"###################################################",
+		"#.................................................#",
+		"#.0.............................................1.#",
+		"#.................................................#",
+		NULL,
+	};
+	struct events ev;
+	int told = 0;
+
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		harness_setup_opt(&g, open51, 51, true, true, 1);
+		harness_reseed(&g, seed);
+		cr_assert_eq(harness_cast(&g, 0, SPELL_ALTER, 0, &ev), ERR_OK);
+		for (int p = 0; p < PLAYERS; p++) {
+			int x0 = p ? 48 : 2, y0 = 2, x = g.wiz[p].x, y = g.wiz[p].y;
+			bool moved = x != x0 || y != y0;
+			cr_assert(level_floor(&g.level, x, y), "seed %d: wizard %d in rock", (int)seed, p);
+			cr_assert_eq(harness_msgs(&ev, MSG_ALTER_MOVED, 1 << p), moved);
+			told += moved;
+			if (!moved)
+				continue;
+			/* The nearest: no free floor square is nearer than the one chosen. */
+			int r = x > x0 ? x - x0 : x0 - x;
+			if ((y > y0 ? y - y0 : y0 - y) > r)
+				r = y > y0 ? y - y0 : y0 - y;
+			for (int yy = y0 - r + 1; yy < y0 + r; yy++)
+				for (int xx = x0 - r + 1; xx < x0 + r; xx++)
+					cr_assert(!level_floor(&g.level, xx, yy) || (xx == g.wiz[1 - p].x && yy == g.wiz[1 - p].y),
+					    "seed %d: (%d,%d) was nearer than (%d,%d)", (int)seed, xx, yy, x, y);
+		}
+		cr_assert(ev.moved == (g.wiz[0].x != 2 || g.wiz[1].x != 48 || g.wiz[0].y != 2 || g.wiz[1].y != 2));
+	}
+	cr_assert(told > 0, "the fallback never ran: the test shows nothing");
 }
 
 /* ---- Identify ---- */
@@ -1076,6 +1132,32 @@ Test(spells, blink_all_after_sensing)
 }
 
 /* ---- Scream ---- */
+
+/* Scream tells its caster how many shattered potions it saw: a potion behind a wall,
+ * though within the boom, shatters unseen and is not counted (it used to be, which told
+ * the caster of a potion it could not know of). */
+Test(spells, scream_counts_only_what_the_caster_saw)
+{
+	static struct game g;
+	struct events ev;
+	int hidden_lost = 0;
+
+	for (uint64_t seed = 0; seed < 60; seed++) {
+		harness_setup(&g, harness_room_map, seed);
+		wall(&g, 9, 9);
+		harness_remember(&g);
+		harness_put(&g, 10, 10, APPEAR_RED); /* 3 away, behind the wall at (9, 9) */
+		harness_put(&g, 5, 7, APPEAR_BLUE);  /* 2 away, in sight */
+		cr_assert(!game_sees(&g, 0, 10, 10) && game_sees(&g, 0, 5, 7));
+		cr_assert_eq(harness_cast(&g, 0, SPELL_SCREAM, 0, &ev), ERR_OK);
+		int seen_lost = g.potion[7][5] == 0;
+		hidden_lost += g.potion[10][10] == 0;
+		const struct msg *m = harness_msg_for(&ev, MSG_SCREAMED, 0);
+		cr_assert_not_null(m);
+		cr_assert_eq(m->a, seen_lost, "seed %d: told %d, saw %d shatter", (int)seed, m->a, seen_lost);
+	}
+	cr_assert(hidden_lost > 10, "the hidden potion shattered only %d times in 60", hidden_lost);
+}
 
 Test(spells, scream_radius_four)
 {

@@ -227,7 +227,7 @@ Test(turnlog, header_round_trips)
 	int len = turnlog_format_header(&h, 0xfedcba9876543210ULL, buf, sizeof buf);
 
 	cr_assert_gt(len, 0);
-	cr_assert_str_eq(buf, "wizwar-turnlog 1\nrules 1\noptions size=37 fov=off potions=on\nseed 0123456789abcdef\n"
+	cr_assert_str_eq(buf, "wizwar-turnlog 1\nrules 2\noptions size=37 fov=off potions=on\nseed 0123456789abcdef\n"
 	                      "player 0 Alice the Red\nplayer 1 bob\nstart fedcba9876543210\n");
 	char *line = buf;
 	for (int i = 0; i < 7; i++) {
@@ -249,6 +249,9 @@ Test(turnlog, header_round_trips)
 			break;
 		case TL_PLAYER:
 			cr_assert_str_eq(l.text, h.name[l.player]);
+			break;
+		case TL_RULES:
+			cr_assert_eq(l.value, RULES_VERSION);
 			break;
 		default:
 			cr_assert_eq(l.value, 1);
@@ -689,7 +692,7 @@ Test(turnlog, header_faults)
 
 	/* Other rules, another format: refused by version, before any hash. */
 	make_log(&b, 8, &o);
-	replace_line(&b, 2, "rules 2");
+	replace_line(&b, 2, "rules 1"); /* the rules before this version */
 	cr_assert_eq(turnlog_replay(b.text, b.len, &r, NULL, NULL), -1);
 	cr_assert_eq(r.line, 2);
 	cr_assert(strstr(r.error, "rules version") != NULL, "%s", r.error);

@@ -40,3 +40,32 @@ Test(game, whole_duels_verified)
 	cr_expect_eq(w.b.errors, 0);
 	th_finish(&t);
 }
+
+/* The master bot plays through the protocol like any other: it searches on the view the
+ * server sends it (decoded, rebuilt from updates), never on a game. A 15x15 duel against
+ * random, verified at the end. */
+Test(game, master_plays_over_the_network)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	struct two w;
+
+	th_init(&t);
+	th_config(&c);
+	c.seed_fixed = true;
+	c.seed = 43;
+	c.opt.size = 15;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "magister", BOT_MASTER, 1, 1);
+	th_bot_config(&t, &cb, "rando", BOT_RANDOM, 2, 1);
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 120000, both_closed, &w);
+	cr_expect_eq(w.a.games, 1, "master played %d duels (%s)", w.a.games, w.a.last_why);
+	cr_expect_eq(w.a.verified, 1, "master verified %d: %s", w.a.verified, w.a.last_why);
+	cr_expect_eq(w.b.verified, 1, "random verified %d: %s", w.b.verified, w.b.last_why);
+	cr_expect_eq(w.a.wins, 1, "master lost to random");
+	cr_expect_eq(w.a.errors, 0);
+	th_finish(&t);
+}

@@ -1,0 +1,365 @@
+/* master: the bot that searches, from the view alone.
+ *
+ * Determinized Monte Carlo over hard's plans (perfect-information sampling, the flat
+ * form of information-set search):
+ *
+ *   1. The candidates are hard's best plans for this turn (bot__plans: walk to a square,
+ *      give a command there), at most MASTER_PLANS. When they all begin with the same
+ *      command, there is nothing to search: that command is given.
+ *   2. A determinization is one whole game consistent with the view: the squares I know
+ *      as I know them, the squares I have never seen drawn from the level generator (a
+ *      fresh level of the same size, laid under what I know), the opponent on a square
+ *      drawn from hard's belief (exact when seen or sensed; spread over where it may have
+ *      walked when remembered; anywhere unseen when lost), its pack drawn (0 to 2 potions
+ *      of random appearance), the appearances I have not identified bound to kinds drawn
+ *      among those not yet bound, its map whole (the worst case for me), its memory of me
+ *      where I stand if we have met. Nothing of this reads the real game: the view is all
+ *      there is (see test_bot.c, "master_reads_only_the_view").
+ *   3. Each plan is played out in each determinization with the real rules (game_apply):
+ *      my walk and my command, then the opponent's whole turn by the hard bot on views
+ *      built from the determinized game (view_build), so the opponent answers with what
+ *      it would see. Playing my next turn too (by hard) made the search favour plans
+ *      whose follow-up hit and ignore the answer to that: it only tied with hard. The same determinizations serve every plan
+ *      (common random numbers), so the plans are compared on the same luck.
+ *   4. A played-out duel is worth value(my HP) - value(its HP), concave, death -1000; a
+ *      plan is worth its mean plus a quarter of hard's own score (which knows what a
+ *      rollout of one exchange cannot see: maps, potions kept, the way to the quarry).
+ *      When the opponent is lost, the rollouts rarely meet it and the means tie, so hard's
+ *      first plan is taken without a search.
+ *
+ * Deterministic: the determinizations are seeded from a peek at the bot's RNG (which is
+ * never advanced) and the turn number, so the calls of one turn (each step is a call)
+ * see the same determinizations and keep to one plan, and the same view and RNG give the
+ * same command. No clock: the budget is a count of played-out duels (MASTER_SIMS by
+ * default, bot_master_choose() to set it); docs/bots.md states what it costs in time.
+ */
+#include <string.h>
+
+#include "bot.h"
+#include "botint.h"
+#include "internal.h"
+
+#ifndef MASTER_PLANS
+#define MASTER_PLANS 6
+#endif
+#ifndef ROLLOUT_TURNS
+#define ROLLOUT_TURNS 1      /* the opponent's answer (two turns: 50% against hard at 25x25, 40 duels) */
+#endif
+#define ROLLOUT_COMMANDS 64  /* a bound on the commands of one rollout, should a bot dither */
+#ifndef PRIOR_WEIGHT
+#define PRIOR_WEIGHT 0.25f
+#endif
+
+static const int8_t mdx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
+static const int8_t mdy[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
+static const uint8_t mdir[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, DIR_W, DIR_NW };
+
+struct master {
+	const struct view *v;
+	struct bot__plan plan[MASTER_PLANS];
+	int nplan;
+	struct bot__belief bel;
+	int16_t dist[MASTER_PLANS][LEVEL_MAX][LEVEL_MAX]; /* steps to each plan's square over known floor */
+	double sum[MASTER_PLANS];
+	struct game base, sim;
+	struct view scratch;
+	uint16_t queue[LEVEL_MAX * LEVEL_MAX];
+};
+
+/* A duel's worth to me, by hit points: concave, so that a point matters more when low. */
+static const float hp_value[WIZARD_HP + 1] = { -1000, 0, 150, 260, 340, 400 };
+
+static float
+worth(int hp)
+{
+	return hp <= 0 ? hp_value[0] : hp >= WIZARD_HP ? hp_value[WIZARD_HP] : hp_value[hp];
+}
+
+static int
+vcell(const struct view *v, int x, int y)
+{
+	return v->cell[y][x] & ~VCELL_VISIBLE;
+}
+
+/* Steps to (tx, ty) from every known floor square, 8-direction steps. */
+static void
+dist_to(struct master *m, int k, int tx, int ty)
+{
+	const struct view *v = m->v;
+	int16_t (*d)[LEVEL_MAX] = m->dist[k];
+	int head = 0, tail = 0, size = v->opt.size;
+
+	for (int y = 0; y < LEVEL_MAX; y++)
+		for (int x = 0; x < LEVEL_MAX; x++)
+			d[y][x] = INT16_MAX;
+	d[ty][tx] = 0;
+	m->queue[tail++] = (uint16_t)(ty * LEVEL_MAX + tx);
+	while (head < tail) {
+		int x = m->queue[head] % LEVEL_MAX, y = m->queue[head] / LEVEL_MAX;
+		head++;
+		for (int i = 0; i < 8; i++) {
+			int nx = x + mdx[i], ny = y + mdy[i];
+			if (nx <= 0 || ny <= 0 || nx >= size - 1 || ny >= size - 1 || d[ny][nx] != INT16_MAX ||
+			    vcell(v, nx, ny) != VCELL_FLOOR)
+				continue;
+			d[ny][nx] = (int16_t)(d[y][x] + 1);
+			m->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+		}
+	}
+}
+
+/* A square for the opponent, drawn from the belief; when nothing is believed, any floor
+ * square I do not see. Never my own square. */
+static void
+draw_opponent(const struct master *m, const struct game *g, struct rng *r, int *ox, int *oy)
+{
+	const struct view *v = m->v;
+	int size = v->opt.size;
+
+	if (m->bel.wtotal > 0) {
+		float t = (float)(rng_next(r) >> 40) / (float)(1 << 24) * m->bel.wtotal;
+		int lastx = -1, lasty = -1;
+		for (int y = 1; y < size - 1; y++)
+			for (int x = 1; x < size - 1; x++) {
+				if (m->bel.w[y][x] <= 0 || (x == v->x && y == v->y))
+					continue;
+				lastx = x;
+				lasty = y;
+				if ((t -= m->bel.w[y][x]) < 0) {
+					*ox = x;
+					*oy = y;
+					return;
+				}
+			}
+		if (lastx >= 0) {
+			*ox = lastx;
+			*oy = lasty;
+			return;
+		}
+	}
+	int n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		int k = pass ? (int)rng_below(r, (uint32_t)n) : -1;
+		for (int y = 1; y < size - 1; y++)
+			for (int x = 1; x < size - 1; x++) {
+				if (!level_floor(&g->level, x, y) || (x == v->x && y == v->y))
+					continue;
+				if ((v->cell[y][x] & VCELL_VISIBLE) && v->opt.fov)
+					continue;
+				if (pass == 0)
+					n++;
+				else if (k-- == 0) {
+					*ox = x;
+					*oy = y;
+					return;
+				}
+			}
+		if (n == 0)
+			break;
+	}
+	/* Everything in sight and no opponent in it: cannot be, but stay total. */
+	*ox = v->x == 1 ? 2 : 1;
+	*oy = 1;
+}
+
+/* One whole game consistent with the view (see the head of this file). */
+static void
+determinize(struct master *m, uint64_t seed, struct game *g)
+{
+	const struct view *v = m->v;
+	struct rng r;
+	int me = v->me, op = 1 - me, size = v->opt.size, ox, oy;
+	bool used[POTION_KIND_COUNT] = { false };
+
+	rng_seed(&r, seed);
+	memset(g, 0, sizeof *g);
+	g->opt = v->opt;
+	g->seed = seed;
+	rng_seed(&g->rng, rng_next(&r));
+	level_generate(&g->level, size, &r, NULL);
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++) {
+			int c = vcell(v, x, y);
+			if (c == VCELL_FLOOR)
+				g->level.cell[y][x] = CELL_FLOOR;
+			else if (c == VCELL_WALL)
+				g->level.cell[y][x] = CELL_WALL;
+			g->potion[y][x] = v->potion[y][x];
+		}
+	g->level.cell[v->y][v->x] = CELL_FLOOR;
+	draw_opponent(m, g, &r, &ox, &oy);
+	g->level.cell[oy][ox] = CELL_FLOOR;
+
+	for (int a = 0; a < APPEARANCE_COUNT; a++)
+		if (v->kind_of[a] < POTION_KIND_COUNT)
+			used[v->kind_of[a]] = true;
+	for (int a = 0; a < APPEARANCE_COUNT; a++) {
+		if (v->kind_of[a] < POTION_KIND_COUNT) {
+			g->kind_of[a] = v->kind_of[a];
+			continue;
+		}
+		int k;
+		do
+			k = (int)rng_below(&r, POTION_KIND_COUNT);
+		while (used[k]);
+		used[k] = true;
+		g->kind_of[a] = (uint8_t)k;
+	}
+
+	struct wizard *w = &g->wiz[me], *o = &g->wiz[op];
+	w->x = v->x;
+	w->y = v->y;
+	w->hp = v->hp;
+	w->ninv = v->ninv;
+	memcpy(w->inv, v->inv, sizeof w->inv);
+	for (int a = 0; a < APPEARANCE_COUNT; a++)
+		if (v->kind_of[a] < POTION_KIND_COUNT)
+			w->known |= (uint8_t)(1u << a);
+	w->intrinsics = v->intrinsics;
+	for (int h = 0; h < HANDLER_COUNT; h++)
+		if (v->intrinsics & INTRINSIC(h))
+			w->chain.link[w->chain.n++] = (struct link){ (uint8_t)h, v->turns_left[h] };
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++) {
+			int c = vcell(v, x, y);
+			w->mem[y][x] = c == VCELL_FLOOR ? MEM_FLOOR : c == VCELL_WALL ? MEM_WALL : MEM_UNKNOWN;
+			w->memp[y][x] = v->potion[y][x];
+		}
+	if (v->opp_state != OPP_UNKNOWN) {
+		w->opp_known = v->opp_state == OPP_SENSED ? OPPMEM_SENSED : OPPMEM_REMEMBERED;
+		w->opp_x = v->opp_x;
+		w->opp_y = v->opp_y;
+	}
+
+	o->x = (uint8_t)ox;
+	o->y = (uint8_t)oy;
+	o->hp = v->opp_hp;
+	if (v->opt.potions) {
+		int n = (int)rng_below(&r, 3);
+		for (int i = 0; i < n; i++) {
+			o->inv[i] = (uint8_t)rng_below(&r, APPEARANCE_COUNT);
+			o->known |= (uint8_t)(1u << o->inv[i]);
+		}
+		o->ninv = (uint8_t)n;
+	}
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++) {
+			o->mem[y][x] = g->level.cell[y][x] == CELL_FLOOR ? MEM_FLOOR : MEM_WALL;
+			o->memp[y][x] = g->potion[y][x];
+		}
+	if (v->opp_state != OPP_UNKNOWN) {
+		o->opp_known = OPPMEM_REMEMBERED;
+		o->opp_x = v->x;
+		o->opp_y = v->y;
+	}
+
+	g->first = (uint8_t)me;
+	g->turn = (uint8_t)me;
+	g->turn_no = v->turn_no;
+	g->steps_left = v->steps_left;
+	memcpy(g->offered, v->offered, sizeof g->offered);
+}
+
+/* Give a command, or a pass if the determinized rules refuse it (a guess was wrong). */
+static void
+apply_or_pass(struct game *g, int p, const struct cmd *c)
+{
+	static const struct cmd pass = { CMD_PASS, 0, 0 };
+
+	if (game_apply(g, p, c, NULL) != ERR_OK)
+		game_apply(g, p, &pass, NULL);
+}
+
+/* Play plan k out in m->sim (already a copy of the determinization); its worth to me. */
+static float
+play_out(struct master *m, int k, struct rng *r)
+{
+	const struct view *v = m->v;
+	const struct bot__plan *p = &m->plan[k];
+	struct game *g = &m->sim;
+	int me = v->me, commands = 0;
+	uint32_t stop = v->turn_no + ROLLOUT_TURNS + 1;
+
+	while (g->result == RESULT_NONE && g->turn == me && g->steps_left > 0 &&
+	    (g->wiz[me].x != p->x || g->wiz[me].y != p->y)) {
+		int x = g->wiz[me].x, y = g->wiz[me].y, d = m->dist[k][y][x], dir = DIR_NONE;
+		for (int i = 0; i < 8 && dir == DIR_NONE; i++) {
+			int nx = x + mdx[i], ny = y + mdy[i];
+			struct cmd c = { CMD_STEP, 0, mdir[i] };
+			if (m->dist[k][ny][nx] < d && game_check(g, me, &c) == ERR_OK)
+				dir = mdir[i];
+		}
+		struct cmd c = { CMD_STEP, 0, (uint8_t)dir };
+		if (dir == DIR_NONE || game_apply(g, me, &c, NULL) != ERR_OK)
+			break; /* the way is held by the opponent of this determinization */
+	}
+	if (g->result == RESULT_NONE && g->turn == me)
+		apply_or_pass(g, me, &p->cmd);
+	while (g->result == RESULT_NONE && g->turn_no < stop && commands++ < ROLLOUT_COMMANDS) {
+		struct cmd c;
+		int q = g->turn;
+		view_build(g, q, &m->scratch);
+		bot_choose(&m->scratch, BOT_HARD, r, &c);
+		apply_or_pass(g, q, &c);
+	}
+	/* (A leaf worth from hard's score of my next turn, at half weight, did worse: 24 of 40
+	 * at 15x15 against 42 of 60 without, 10 of 20 at 25x25.) */
+	return worth(g->wiz[me].hp) - worth(g->wiz[1 - me].hp);
+}
+
+int
+bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *out)
+{
+	static const struct cmd pass = { CMD_PASS, 0, 0 };
+	/* About 120 KiB: too much for some threads' stacks, and this must not allocate per
+	 * call in a hot loop either; one per call keeps it reentrant. */
+	struct master m_storage, *m = &m_storage;
+	struct rng peek = *rng;
+	uint64_t key = rng_next(&peek) ^ rng_mix64((uint64_t)v->turn_no << 1 | v->me);
+	int distinct = 0, best = 0;
+
+	*out = pass;
+	if (v->turn != v->me || v->result != RESULT_NONE)
+		return 0;
+	m->v = v;
+	m->nplan = bot__plans(v, m->plan, MASTER_PLANS, &m->bel);
+	if (m->nplan <= 0)
+		return 0;
+	*out = m->plan[0].first;
+	for (int i = 0; i < m->nplan; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = memcmp(&m->plan[j].first, &m->plan[i].first, sizeof(struct cmd)) == 0;
+		distinct += !seen;
+	}
+	/* One way to begin, or a killing blow at hand: nothing a search could improve. With
+	 * the opponent lost, an exchange played out from anywhere it may be rarely meets it, and
+	 * the means tie: hard's own order would decide, so its first plan is taken unsearched. */
+	if (distinct <= 1 || m->plan[0].score >= 5000 || sims < m->nplan || m->bel.lost)
+		return 0;
+	for (int k = 0; k < m->nplan; k++) {
+		dist_to(m, k, m->plan[k].x, m->plan[k].y);
+		m->sum[k] = 0;
+	}
+	int rounds = sims / m->nplan;
+	for (int d = 0; d < rounds; d++) {
+		uint64_t seed = rng_mix64(key + (uint64_t)d * 0x9e3779b97f4a7c15ULL);
+		determinize(m, seed, &m->base);
+		for (int k = 0; k < m->nplan; k++) {
+			struct rng r;
+			rng_seed(&r, seed ^ 0xb07ULL);
+			m->sim = m->base;
+			m->sum[k] += play_out(m, k, &r);
+		}
+	}
+	float top = 0;
+	for (int k = 0; k < m->nplan; k++) {
+		float val = (float)(m->sum[k] / rounds) + PRIOR_WEIGHT * m->plan[k].score;
+		if (k == 0 || val > top) {
+			top = val;
+			best = k;
+		}
+	}
+	*out = m->plan[best].first;
+	return rounds * m->nplan;
+}
