@@ -90,7 +90,11 @@ enum msg_arg {
 	X(OPP_RESIGNED,     ARG_NONE,    ARG_NONE, "Your opponent forfeits. You win!") \
 	X(YOU_RESIGNED,     ARG_NONE,    ARG_NONE, "You forfeit the duel.") \
 	X(TURN_LIMIT,       ARG_NONE,    ARG_NONE, "The turn limit is reached: the duel is a draw.") \
-	X(TIME_UP,          ARG_NONE,    ARG_NONE, "Time is up: your turn passes.")
+	X(TIME_UP,          ARG_NONE,    ARG_NONE, "Time is up: your turn passes.") \
+	X(OPP_DRINKS,       ARG_APPEAR,  ARG_NONE, "Your opponent drinks a %1 potion.") \
+	X(OPP_PICKS_UP,     ARG_APPEAR,  ARG_NONE, "Your opponent picks up a %1 potion.") \
+	X(OPP_CASTS,        ARG_NONE,    ARG_NONE, "Your opponent casts a spell.") \
+	X(OPP_CASTS_SEEN,   ARG_SPELL,   ARG_NONE, "Your opponent casts %1.")
 
 enum msg_id {
 #define X(id, a, b, text) MSG_##id,
