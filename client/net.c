@@ -1094,6 +1094,13 @@ net_lobby(const struct net *n)
 	return &n->lobby;
 }
 
+const char *
+net_end_log(const struct net *n, size_t *len)
+{
+	*len = n->log ? n->end.log_len : 0;
+	return n->log;
+}
+
 void *
 net_ud(const struct net *n)
 {

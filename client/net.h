@@ -102,6 +102,8 @@ int net_player(const struct net *n);        /* -1 before WELCOME */
 bool net_controller(const struct net *n);
 const struct view *net_view(const struct net *n);
 const struct wire_lobby *net_lobby(const struct net *n);
+/* The turn log the server revealed at the end, during the `end` event only (NULL otherwise). */
+const char *net_end_log(const struct net *n, size_t *len);
 void *net_ud(const struct net *n);
 /* Bytes on the wire, both ways, headers included. */
 void net_bytes(const struct net *n, uint64_t *in, uint64_t *out);

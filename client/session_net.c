@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "potion.h"
 #include "server.h"
 #include "session_net.h"
+#include "summary.h"
 
 static const char lobby_help[] =
     "Lobby: /ready, /rematch, /quit; the controller also /size N, /fov on|off, /potions on|off, "
@@ -75,6 +77,8 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	for (int p = 0; p < PLAYERS; p++)
 		if (l->name[p][0] && s->app)
 			app_set_name(s->app, p, l->name[p]);
+	if (s->app)
+		app_set_turn_time(s->app, l->turn_time);
 	if (net_phase(n) != NET_LOBBY)
 		return;
 	if (s->auto_ready && me >= 0 && !(l->ready & (1u << me))) {
@@ -85,9 +89,14 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	}
 	if (s->practice)
 		return;
+	char clock[40];
+	if (l->turn_time)
+		snprintf(clock, sizeof clock, "%u second%s a turn", (unsigned)l->turn_time, l->turn_time == 1 ? "" : "s");
+	else
+		snprintf(clock, sizeof clock, "no turn timer");
 	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", both ? "Both players are here." : "Waiting for an opponent.",
 	       l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
-	       l->turn_time ? "timed turns" : "no turn timer", l->controller == me ? "You control the options. " : "",
+	       clock, l->controller == me ? "You control the options. " : "",
 	       lobby_waits(l, me));
 }
 
@@ -161,13 +170,50 @@ ev_peer(void *ud, struct net *n, const struct wire_peer *p)
 	}
 }
 
+/* The end's whole story, from the log the server revealed: the level, where the opponent stood and
+ * what it carried, a few counts and where the log is. */
+static void
+reveal(struct session_net *s, struct net *n)
+{
+	static struct game g; /* large; one end at a time on this thread */
+	struct summary sum;
+	struct view *all = malloc(sizeof *all);
+	uint8_t ninv = 0, inv[INV_MAX];
+	const char *names[PLAYERS];
+	char note[STATE_TEXT_MAX];
+	size_t len, off;
+	const char *log = net_end_log(n, &len);
+
+	if (all == NULL || log == NULL || s->me < 0 || s->me >= PLAYERS ||
+	    summary_from_log(log, len, &sum, &g) != 0 || g.result == RESULT_NONE) {
+		free(all);
+		return;
+	}
+	summary_reveal(&g, s->me, all, &ninv, inv);
+	for (int p = 0; p < PLAYERS; p++)
+		names[p] = s->app->st.name[p];
+	off = summary_text(&sum, s->me, names, note, sizeof note);
+	int k = snprintf(note + off, sizeof note - off, " %s carried %s", names[1 - s->me], ninv ? "" : "nothing");
+	off += k > 0 && (size_t)k < sizeof note - off ? (size_t)k : 0;
+	for (int i = 0; i < ninv && off + 40 < sizeof note; i++) {
+		int kind = inv[i] < APPEARANCE_COUNT ? g.kind_of[inv[i]] : POTION_NONE;
+		k = snprintf(note + off, sizeof note - off, "%s%s (%s)", i ? ", " : "", appearance_name(inv[i]), potion_name(kind));
+		off += k > 0 && (size_t)k < sizeof note - off ? (size_t)k : 0;
+	}
+	if (off + 2 < sizeof note)
+		snprintf(note + off, sizeof note - off, ".");
+	app_on_reveal(s->app, all, note);
+	free(all);
+}
+
 static void
 ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const char *why)
 {
 	struct session_net *s = ud;
 
-	(void)n;
 	(void)e;
+	if (s->app)
+		reveal(s, n);
 	s->ended_ok = verified;
 	s->started = false;
 	snprintf(s->last_result, sizeof s->last_result, "%s", why);

@@ -32,6 +32,7 @@ enum log_kind {
 	LOG_GAME,   /* a rules message (struct msg), formatted only when drawn */
 	LOG_CHAT,   /* a chat line: sender and cleaned UTF-8 text */
 	LOG_SYSTEM, /* the client's own notes: connection, refusals, results */
+	LOG_NOTE,   /* the client's narration of the duel from its views: HP, underfoot, who moves first */
 };
 
 struct log_entry {
@@ -89,6 +90,14 @@ struct state {
 	struct log_entry log[STATE_LOG_MAX];
 
 	const struct keys *keys;        /* for the labels drawn next to spells and actions */
+
+	/* The visible clock: set by the app from its own timer, never by the rules. */
+	int turn_time;                  /* seconds a turn may take; 0: no clock */
+	int clock_left;                 /* seconds left of the turn being played, as counted here; -1: none */
+	uint32_t duels;                 /* duels begun in this session: the second and later are marked */
+	bool over_hidden;               /* the GAME OVER box was put away (Esc) */
+	bool revealed;                  /* the view is the end's whole truth (state_reveal) */
+	char over_note[STATE_TEXT_MAX]; /* under the result: where the turn log is, a summary */
 };
 
 void state_init(struct state *st, const struct keys *keys);
@@ -119,6 +128,17 @@ const struct log_entry *state_log_visible(const struct state *st, unsigned i);
 const struct log_entry *state_log_get(const struct state *st, unsigned i);
 /* The text of an entry as the log shows it ("You cast Identify.", "<ann> hello"). */
 size_t state_log_text(const struct state *st, const struct log_entry *e, char *buf, size_t len);
+
+/* The end of a duel with nothing hidden: `all` (my view with every square, potion and the opponent
+ * shown) replaces the view; note goes under the result. Only once the duel is over. */
+void state_reveal(struct state *st, const struct view *all, const char *note);
+
+/* Effects' turns as shown: the wizard's own turns on which the effect still acts, the current one
+ * included when it is that wizard's move (so an effect on its last turn shows 1, never 0). */
+int state_effect_turns(const struct state *st, int handler);
+/* The round (both wizards' turns) a turn number belongs to, from 1, and whether I moved first. */
+uint32_t state_round_of(uint32_t turn_no);
+bool state_i_moved_first(const struct state *st);
 
 /* One key: its action (keys_action(), or ACTION_NONE) and the raw code for text and digits. */
 void state_key(struct state *st, int action, int raw, struct state_out *out);

@@ -722,20 +722,28 @@ draw_turn(const struct ui *ui, const struct state *st, int y, int x, int w)
 		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
 		return;
 	}
+	/* Rounds, both wizards' turns each, as a player counts them; whose move it is. */
+	unsigned round = (unsigned)state_round_of(v->turn_no);
 	if (st->allseeing)
-		n = snprintf(buf, sizeof buf, "Turn %u: %s to move", (unsigned)v->turn_no + 1, st->name[v->turn]);
+		n = snprintf(buf, sizeof buf, "Round %u: %s to move", round, st->name[v->turn]);
 	else if (v->turn == v->me)
-		n = snprintf(buf, sizeof buf, "Turn %u: your move, %d step%s left", (unsigned)v->turn_no + 1,
-		    v->steps_left, v->steps_left == 1 ? "" : "s");
+		n = snprintf(buf, sizeof buf, "Round %u: your move, %d step%s left", round, v->steps_left,
+		    v->steps_left == 1 ? "" : "s");
 	else
-		n = snprintf(buf, sizeof buf, "Turn %u: %s's move", (unsigned)v->turn_no + 1, st->name[1 - v->me]);
+		n = snprintf(buf, sizeof buf, "Round %u: %s's move", round, st->name[1 - v->me]);
 	(void)n;
 	col = x + put_text(y, x, w, buf, role_attr(ui, v->turn == v->me && !st->allseeing ? R_STATUS : R_TEXT));
-	/* My timed effects, while there is room. */
+	/* The clock, for whoever is to move; in the last ten seconds it stands out. */
+	if (st->clock_left >= 0) {
+		bool hurry = st->clock_left <= 10;
+		snprintf(buf, sizeof buf, "  %ds%s", st->clock_left, hurry && state_my_turn(st) ? " left!" : "");
+		col += put_text(y, col, x + w - col, buf, role_attr(ui, hurry ? R_STATUS : R_TEXT));
+	}
+	/* My timed effects, while there is room: the turns they still act on, this one included. */
 	for (int h = 0; h < HANDLER_COUNT; h++) {
 		if (!(v->intrinsics & INTRINSIC(h)))
 			continue;
-		snprintf(buf, sizeof buf, "  %s %d", handler_name(h), v->turns_left[h]);
+		snprintf(buf, sizeof buf, "  %s %d", handler_name(h), state_effect_turns(st, h));
 		if (col + text_cols(buf) > x + w)
 			break;
 		col += put_text(y, col, x + w - col, buf, role_attr(ui, R_CHAT));
@@ -955,39 +963,41 @@ draw_help(const struct ui *ui, const struct state *st)
 		put_text(rows - nnotes + i, 2, cols - 4, notes[i], role_attr(ui, R_DIMTEXT));
 }
 
+/* The end: a box over the side panel's spells, potions and actions (which no longer matter), never
+ * over the map, which now shows the whole level; the log below stays readable. Esc puts it away. */
 static void
-draw_over(const struct ui *ui, const struct state *st)
+draw_over(const struct ui *ui, const struct state *st, const struct layout *L)
 {
 	char buf[200];
-	int w, y, x;
+	int lw[6][2], nl, w, h, y = 1, x = L->sx;
 
 	state_result_text(st, buf, sizeof buf);
 	/* A replay shows the result in its status line and keeps its controls in view. */
-	if (buf[0] == '\0' || st->mode != MODE_OVER || st->replay_line)
+	if (buf[0] == '\0' || st->mode != MODE_OVER || st->replay_line || st->over_hidden)
 		return;
-	w = text_cols(buf) + 6;
-	if (w < 34)
-		w = 34;
-	if (w > ui->cols - 2)
-		w = ui->cols - 2;
-	/* Over the spells, potions and actions, which no longer matter; the log stays readable. */
-	y = 2;
-	x = (ui->cols - w) / 2;
+	w = L->sw;
+	nl = st->over_note[0] ? wrap(st->over_note, w - 4, lw, 6) : 0;
+	if (nl > 6)
+		nl = 6;
+	h = 4 + nl + 1;
 	attron(role_attr(ui, R_FRAME));
-	for (int r = 0; r < 5; r++)
+	for (int r = 0; r < h; r++)
 		mvhline(y + r, x, ' ', w);
 	mvaddch(y, x, ACS_ULCORNER);
 	mvhline(y, x + 1, ACS_HLINE, w - 2);
 	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvaddch(y + 4, x, ACS_LLCORNER);
-	mvhline(y + 4, x + 1, ACS_HLINE, w - 2);
-	mvaddch(y + 4, x + w - 1, ACS_LRCORNER);
-	mvvline(y + 1, x, ACS_VLINE, 3);
-	mvvline(y + 1, x + w - 1, ACS_VLINE, 3);
+	mvaddch(y + h - 1, x, ACS_LLCORNER);
+	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	mvvline(y + 1, x, ACS_VLINE, h - 2);
+	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
 	attroff(role_attr(ui, R_FRAME));
-	put_text(y + 1, x + 2, w - 4, "GAME OVER", role_attr(ui, R_TITLE));
-	put_text(y + 2, x + 2, w - 4, buf, role_attr(ui, R_STATUS));
-	put_text(y + 3, x + 2, w - 4, "Q leaves, Enter chats", role_attr(ui, R_DIMTEXT));
+	put_text(y, x + 2, w - 4, " GAME OVER ", role_attr(ui, R_TITLE));
+	put_text(y + 1, x + 2, w - 4, buf, role_attr(ui, R_STATUS));
+	for (int i = 0; i < nl; i++)
+		put_range(y + 2 + i, x + 2, w - 4, st->over_note, lw[i][0], lw[i][1], role_attr(ui, R_TEXT));
+	put_text(y + 2 + nl, x + 2, w - 4, st->revealed ? "The map shows the whole level." : "", role_attr(ui, R_DIMTEXT));
+	put_text(y + 3 + nl, x + 2, w - 4, "Esc hides this; Q leaves; Enter chats", role_attr(ui, R_DIMTEXT));
 }
 
 void
@@ -1065,7 +1075,7 @@ ui_draw(struct ui *ui, const struct state *st)
 	}
 	y += rows_act;
 	draw_log(ui, st, y, x, w, last - y);
-	draw_over(ui, st);
+	draw_over(ui, st, &L);
 	draw_prompt(ui, st, last, x, w);
 	refresh();
 }

@@ -84,7 +84,7 @@ expect 'Spells / [A-Z][a-z]' "spell 1 offered, with its key"
 expect '\* [A-Z][a-z]' "spell 2 offered, with its key"
 expect '│ +- [A-Z][a-z]' "spell 3 offered, with its key"
 expect '1-9 move +/ \* - cast' "the actions available now"
-TURN="$(grep -oE 'Turn [0-9]+: your move' "$SCREEN" | grep -oE '[0-9]+')"
+TURN="$(grep -oE 'Round [0-9]+: your move' "$SCREEN" | grep -oE '[0-9]+')"
 
 # chat goes to the server and comes back
 keys Enter
@@ -129,8 +129,8 @@ if grep -q 'which way' "$SCREEN"; then
 fi
 wait_for 'You cast '
 ok "the cast is in the log"
-wait_for "Turn $((TURN + 2)): your move" 30
-ok "the bot played turn $((TURN + 1)) and it is my move again"
+wait_for "Round $((TURN + 1)): your move" 30
+ok "the bot played its turn and it is my move again, a round later"
 
 # forfeit, staying for the end-of-game screen and the fair-host check
 keys Q
