@@ -59,7 +59,7 @@ log_open(struct practice *p, const struct practice_config *cfg, char *err, size_
 		return -1;
 	}
 	if ((size_t)snprintf(p->log_path, sizeof p->log_path, "%s/practice-%016" PRIx64 ".log", cfg->log_dir,
-	        cfg->seed) >= sizeof p->log_path) {
+	        cfg->seed) >= sizeof p->log_path - 8) {
 		p->log_path[0] = '\0';
 		fail(err, errlen, "the log directory's name is too long");
 		return -1;
@@ -90,9 +90,15 @@ log_open(struct practice *p, const struct practice_config *cfg, char *err, size_
 		fail(err, errlen, "cannot write the turn log's header");
 		return -1;
 	}
-	/* 0600: the log holds the chat. fchmod as well: an older log of the same seed may be 0644. */
-	int fd = open(p->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || fchmod(fd, 0600) != 0 || (p->log = fdopen(fd, "w")) == NULL) {
+	/* 0600: the log holds the chat. A seed played again gets practice-SEED-2.log, -3 ...: an earlier
+	 * duel's log is never overwritten (O_EXCL creates the file or fails, so two processes cannot
+	 * take the same name). */
+	size_t stem = strlen(p->log_path) - strlen(".log");
+	int fd;
+	for (int n = 2; (fd = open(p->log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST &&
+	     n < 10000; n++)
+		snprintf(p->log_path + stem, sizeof p->log_path - stem, "-%d.log", n);
+	if (fd < 0 || (p->log = fdopen(fd, "w")) == NULL) {
 		fail(err, errlen, "cannot write %s: %s", p->log_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);

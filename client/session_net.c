@@ -12,8 +12,7 @@
 #include "summary.h"
 
 static const char lobby_help[] =
-    "Lobby: /ready, /rematch, /quit; the controller also /size N, /fov on|off, /potions on|off, "
-    "/time SECS, /control (hand control over); ? lists them.";
+    "/ready /rematch /quit /size N /fov on|off /potions on|off /time S /control";
 
 static void
 status(struct session_net *s, const char *fmt, ...)
@@ -307,9 +306,11 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 	s->srv = srv;
 	if (s->practice)
 		return;
+	if (app)
+		app->st.lobby_help = lobby_help; /* ? lists them too */
 	if (net && net_player(net) >= 0) {
 		/* Joined before the screen started: say now what was said then. */
-		status(s, "Chat with Enter; %s", lobby_help);
+		status(s, "Chat with Enter. Lobby commands: %s", lobby_help);
 		ev_welcome(s, net, net_player(net), net_controller(net));
 		if (net_lobby(net)->present)
 			ev_lobby(s, net, net_lobby(net));
@@ -317,7 +318,7 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 			ev_start(s, net, net_view(net), s->early_resumed);
 		return;
 	}
-	status(s, "Connecting... Chat with Enter; %s", lobby_help);
+	status(s, "Connecting... Chat with Enter. Lobby commands: %s", lobby_help);
 }
 
 /* The lobby's commands, as `?` lists them. */

@@ -330,7 +330,8 @@ state_update_end(struct state *st, const struct view *after, const struct msg *m
 	st->nfx = 0;
 	if (was_over && after->result == RESULT_NONE) {
 		/* A rematch: nothing of the last duel's end stays on screen. */
-		st->mode = MODE_NORMAL;
+		if (st->mode == MODE_OVER || st->mode == MODE_QUIT)
+			st->mode = MODE_NORMAL;
 		st->over_hidden = false;
 		st->over_note[0] = '\0';
 		st->revealed = false;
@@ -354,7 +355,7 @@ state_update_end(struct state *st, const struct view *after, const struct msg *m
 	if ((st->mode == MODE_DIRECTION || st->mode == MODE_INVENTORY) && !state_my_turn(st))
 		st->mode = state_base_mode(st);
 	if (!was_over && st->view.result != RESULT_NONE) {
-		if (st->mode != MODE_CHAT && st->mode != MODE_HELP)
+		if (st->mode != MODE_CHAT && st->mode != MODE_HELP && st->mode != MODE_HISTORY && st->mode != MODE_DESCRIBE)
 			st->mode = MODE_OVER;
 		st->status[0] = '\0';
 	}
@@ -650,10 +651,17 @@ key_normal(struct state *st, int action, int raw, struct state_out *out)
 		st->mode = MODE_HELP;
 		break;
 	case ACTION_LOG_UP:
-		st->log_scroll += 3;
+		st->log_scroll += STATE_LOG_PAGE;
 		break;
 	case ACTION_LOG_DOWN:
-		st->log_scroll = st->log_scroll > 3 ? st->log_scroll - 3 : 0;
+		st->log_scroll = st->log_scroll > STATE_LOG_PAGE ? st->log_scroll - STATE_LOG_PAGE : 0;
+		break;
+	case ACTION_HISTORY:
+		st->mode = MODE_HISTORY;
+		st->log_scroll = 0;
+		break;
+	case ACTION_DESCRIBE:
+		st->mode = MODE_DESCRIBE;
 		break;
 	case ACTION_REDRAW:
 		out->redraw = true;
@@ -688,7 +696,19 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 		key_chat(st, action, raw, out);
 		return;
 	case MODE_HELP:
+	case MODE_DESCRIBE:
 		st->mode = state_base_mode(st);
+		return;
+	case MODE_HISTORY:
+		/* Page-wise, as a pager: back with [ or PgUp, forward with ] or PgDn; anything else closes. */
+		if (action == ACTION_LOG_UP || raw == KEY_PPAGE || raw == 'b')
+			st->log_scroll += STATE_LOG_PAGE * 2;
+		else if (action == ACTION_LOG_DOWN || raw == KEY_NPAGE || raw == ' ')
+			st->log_scroll = st->log_scroll > STATE_LOG_PAGE * 2 ? st->log_scroll - STATE_LOG_PAGE * 2 : 0;
+		else {
+			st->mode = state_base_mode(st);
+			st->log_scroll = 0;
+		}
 		return;
 	case MODE_QUIT:
 		if (raw == 'y' || raw == 'Y') {
@@ -741,6 +761,7 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 			return;
 		}
 		if (st->mode == MODE_OVER && action != ACTION_CHAT && action != ACTION_HELP && action != ACTION_QUIT &&
+		    action != ACTION_HISTORY && action != ACTION_DESCRIBE &&
 		    action != ACTION_LOG_UP && action != ACTION_LOG_DOWN && action != ACTION_REDRAW) {
 			say(st, "The duel is over: Q leaves.");
 			return;

@@ -26,7 +26,10 @@ enum state_mode {
 	MODE_HELP,      /* the key list; any key closes it */
 	MODE_QUIT,      /* "forfeit and quit?" during a running duel */
 	MODE_OVER,      /* the duel ended: the result is shown, Q leaves */
+	MODE_HISTORY,   /* the whole message log, full screen: [ ] PgUp PgDn scroll, any other key closes */
+	MODE_DESCRIBE,  /* what the offered spells and my potions do; any key closes */
 };
+#define STATE_LOG_PAGE 10 /* lines [ and ] scroll the log pane: a page of it at 80x24 */
 
 enum log_kind {
 	LOG_GAME,   /* a rules message (struct msg), formatted only when drawn */
@@ -77,6 +80,7 @@ struct state {
 	bool allseeing;                 /* a replay's spectator view: view.me is 0, both wizards shown */
 	const char *replay_line;        /* a replay's status and keys, instead of the actions line */
 	const char *help_text;          /* the `?` screen's text; NULL: the key bindings */
+	const char *lobby_help;         /* a network duel: the lobby's /commands, shown by `?` too */
 	bool offline;                   /* the session ended (connection lost): Q leaves at once */
 
 	enum state_mode mode;

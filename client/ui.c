@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "describe.h"
 #include "potion.h"
 #include "spell.h"
 #include "terminfo.h"
@@ -108,7 +109,9 @@ role_attr(const struct ui *ui, int role)
 	case R_CELL:
 		return COLOR_PAIR(CP_WHITE);
 	case R_MEMORY:
-		return ui->grey ? COLOR_PAIR(CP_GREY) : COLOR_PAIR(CP_WHITE) | A_DIM;
+		/* Grey where there are 256 colours; else dim, or blue on a terminal without dim (the Linux
+		 * console), where dim white would look exactly like white. */
+		return ui->grey ? COLOR_PAIR(CP_GREY) : ui->nodim ? COLOR_PAIR(CP_BLUE) : COLOR_PAIR(CP_WHITE) | A_DIM;
 	case R_ME:
 		return COLOR_PAIR(CP_WHITE) | A_BOLD;
 	case R_OPP:
@@ -168,6 +171,8 @@ colours_init(struct ui *ui)
 
 	ui->colour = has_colors() && (nc == NULL || nc[0] == '\0');
 	ui->grey = false;
+	char *dim = tigetstr((char *)"dim");
+	ui->nodim = dim == NULL || dim == (char *)-1;
 	if (!ui->colour)
 		return;
 	start_color();
@@ -209,6 +214,15 @@ ui_start(struct ui *ui)
 		return -1;
 	if (initscr() == NULL)
 		return -1;
+	/* A terminal that cannot move the cursor (TERM=dumb) cannot show a map: say so, plainly. */
+	char *cup = tigetstr((char *)"cup");
+	if (cup == NULL || cup == (char *)-1) {
+		endwin();
+		const char *t = getenv("TERM");
+		fprintf(stderr, "wizwar: this terminal (TERM=%s) cannot move the cursor; the game needs a full-screen "
+		    "terminal such as xterm, screen, tmux or linux\n", t && t[0] ? t : "unset");
+		return -1;
+	}
 	ui->started = true;
 	screen_active = 1;
 	restore_len = 0;
@@ -287,7 +301,16 @@ cp_cols(uint32_t cp)
 {
 	if (!state_printable(cp))
 		return -1;
-	return wcwidth((wchar_t)cp);
+	int w = wcwidth((wchar_t)cp);
+	/* Printable, but not in this locale (LANG=C): shown as a one-column stand-in, never dropped. */
+	return w < 0 ? 1 : w;
+}
+
+/* What is drawn for a printable code point: itself, or '?' where the locale cannot show it. */
+static wchar_t
+cp_glyph(uint32_t cp)
+{
+	return wcwidth((wchar_t)cp) < 0 ? L'?' : (wchar_t)cp;
 }
 
 /* Draw UTF-8 text at (y, x), at most w columns, printable characters only; a broken byte is
@@ -313,7 +336,7 @@ put_text(int y, int x, int w, const char *s, attr_t attr)
 			continue;
 		if (used + cw > w)
 			break;
-		wbuf[n++] = (wchar_t)cp;
+		wbuf[n++] = cp_glyph(cp);
 		used += cw;
 	}
 	if (n == 0 || w <= 0)
@@ -528,7 +551,7 @@ draw_map(const struct ui *ui, const struct state *st, const struct layout *L)
 {
 	/* Steps 2-4 of the plan's "After Turn" draw the old layout and items under the new effects. */
 	const struct view *v = st->anim ? &st->prev : &st->view;
-	int size = v->opt.size;
+	int size = st->have_view ? v->opt.size : LEVEL_DEFAULT;
 	attr_t frame = role_attr(ui, R_FRAME);
 	char title[48];
 
@@ -544,7 +567,12 @@ draw_map(const struct ui *ui, const struct state *st, const struct layout *L)
 		mvaddch(L->vh + 1, L->mapw - 1, ACS_LRCORNER);
 	}
 	attroff(frame);
-	snprintf(title, sizeof title, " %dx%d%s ", size, size, L->scrolled ? " scrolled" : "");
+	/* Scrolled, the title says which part of the level is in view (columns and rows, from 1). */
+	if (L->scrolled)
+		snprintf(title, sizeof title, " %dx%d x%d-%d y%d-%d ", size, size, L->offx, L->offx + L->vw - 1, L->offy,
+		    L->offy + L->vh - 1);
+	else
+		snprintf(title, sizeof title, " %dx%d ", size, size);
 	put_text(0, 2, L->mapw - 4, title, role_attr(ui, R_TITLE));
 	if (!st->have_view) {
 		put_text(L->vh / 2, 2, L->vw, "waiting...", role_attr(ui, R_DIMTEXT));
@@ -815,7 +843,7 @@ draw_log(const struct ui *ui, const struct state *st, int y, int x, int w, int h
 	struct logline lines[LOGLINES_MAX];
 	int ne = 0, total = 0, nl = 0;
 	unsigned count = 0, skip;
-	bool back = st->log_scroll > 0;
+	bool back = st->log_scroll > 0 || st->mode == MODE_HISTORY;
 
 	hline_at(y, x, w, role_attr(ui, R_FRAME));
 	put_text(y, x + 2, w - 4, back ? " Messages (history) " : " Messages ", role_attr(ui, R_TITLE));
@@ -914,6 +942,45 @@ draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
 	curs_set(0);
 }
 
+/* What the offered spells and my potions do, one line each, from common/describe.c. */
+static void
+draw_describe(const struct ui *ui, const struct state *st)
+{
+	const struct view *v = &st->view;
+	char buf[200], k[KEYS_NAME_MAX];
+	int y = 0, w = ui->cols - 4;
+
+	put_text(y++, 2, w, "Your spells and potions (any key closes this)", role_attr(ui, R_TITLE));
+	y++;
+	put_text(y++, 2, w, state_my_turn(st) ? "Offered this turn:" : "Spells are offered on your move.", role_attr(ui, R_TITLE));
+	for (int i = 0; i < SPELL_OFFERED && state_my_turn(st); i++) {
+		if (v->offered[i] == SPELL_NONE)
+			continue;
+		snprintf(buf, sizeof buf, "%s %s: %s", key1(ui, ACTION_CAST_1 + i, k, sizeof k), spell_name(v->offered[i]),
+		    spell_desc(v->offered[i]));
+		int lw[3][2], n = wrap(buf, w, lw, 3);
+		for (int j = 0; j < n && j < 3 && y < ui->rows; j++)
+			put_range(y++, 2 + (j ? 4 : 0), w - (j ? 4 : 0), buf, lw[j][0], lw[j][1], role_attr(ui, R_TEXT));
+	}
+	y++;
+	put_text(y++, 2, w, v->ninv ? "Carried:" : "You carry no potions.", role_attr(ui, R_TITLE));
+	for (int i = 0; i < v->ninv && i < INV_MAX && y < ui->rows; i++) {
+		int a = v->inv[i], kind = a < APPEARANCE_COUNT ? v->kind_of[a] : POTION_NONE;
+		if (kind != POTION_NONE)
+			snprintf(buf, sizeof buf, "%d %s (%s): %s", i + 1, potion_name(kind), appearance_name(a), potion_desc(kind));
+		else
+			snprintf(buf, sizeof buf, "%d %s: not identified; drinking it or Identify tells", i + 1, appearance_name(a));
+		put_text(y++, 2, w, buf, appear_attr(ui, a));
+	}
+	int a = st->have_view ? v->potion[v->y][v->x] : 0;
+	if (a && y + 1 < ui->rows) {
+		int kind = a - 1 < APPEARANCE_COUNT ? v->kind_of[a - 1] : POTION_NONE;
+		snprintf(buf, sizeof buf, "Underfoot: a %s potion: %s", appearance_name(a - 1),
+		    kind != POTION_NONE ? potion_desc(kind) : "unknown");
+		put_text(y + 1, 2, w, buf, appear_attr(ui, a - 1));
+	}
+}
+
 static void
 draw_help(const struct ui *ui, const struct state *st)
 {
@@ -935,13 +1002,14 @@ draw_help(const struct ui *ui, const struct state *st)
 	/* Two columns of actions: keys, then what they do, wrapped under itself when long. */
 	char rebind[300];
 	keys_rebind_note(rebind, sizeof rebind);
-	const char *const notes[] = {
+	const char *notes[] = {
 		"A spell marked (aim) asks for a direction: press a move key.",
 		"After the quaff key, 1-9 drinks the potion in that slot.",
 		"@ you, red @ the opponent, ! potions, * effects; dim: remembered.",
 		rebind,
+		st->lobby_help,
 	};
-	int nnotes = 4, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
+	int nnotes = st->lobby_help ? 5 : 4, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
 	int top = 2, bottom = rows - nnotes - 1, y = top, x = 2;
 	for (int a = 0; a < ACTION_COUNT; a++) {
 		int lw[4][2];
@@ -960,7 +1028,7 @@ draw_help(const struct ui *ui, const struct state *st)
 		y += n;
 	}
 	for (int i = 0; i < nnotes; i++)
-		put_text(rows - nnotes + i, 2, cols - 4, notes[i], role_attr(ui, R_DIMTEXT));
+		put_text(rows - nnotes + i, 2, cols - 4, notes[i], role_attr(ui, i == 4 ? R_KEY : R_DIMTEXT));
 }
 
 /* The end: a box over the side panel's spells, potions and actions (which no longer matter), never
@@ -1020,6 +1088,19 @@ ui_draw(struct ui *ui, const struct state *st)
 		snprintf(buf, sizeof buf, "The terminal is %dx%d; wizwar needs %dx%d.", ui->cols, ui->rows, UI_MIN_COLS,
 		    UI_MIN_ROWS);
 		put_text(ui->rows / 2, 0, ui->cols, buf, role_attr(ui, R_STATUS));
+		curs_set(0);
+		refresh();
+		return;
+	}
+	if (st->mode == MODE_HISTORY || st->mode == MODE_DESCRIBE) {
+		erase();
+		if (st->mode == MODE_HISTORY) {
+			put_text(0, 2, ui->cols - 4, "Message history: [ PgUp b back, ] PgDn space forward, any other key closes",
+			    role_attr(ui, R_TITLE));
+			draw_log(ui, st, 1, 1, ui->cols - 2, ui->rows - 1);
+		} else {
+			draw_describe(ui, st);
+		}
 		curs_set(0);
 		refresh();
 		return;

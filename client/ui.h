@@ -19,6 +19,7 @@ struct ui {
 	bool started;
 	bool colour;     /* has_colors() and NO_COLOR unset or empty */
 	bool grey;       /* a 256-colour terminal: remembered cells in grey rather than A_DIM */
+	bool nodim;      /* no dim attribute (TERM=linux): remembered cells in blue */
 	bool invalid;    /* repaint everything on the next draw */
 	int rows, cols;
 };

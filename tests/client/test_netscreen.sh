@@ -65,7 +65,7 @@ ROOM1="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
 echo "$ROOM1" | grep -qE '^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{5}$' || fail "no new room's code on the screen"
 ok "the server made room $ROOM1 on request, and the screen says how to share it"
 expect 'Joined as player 1, the controller' "the first to arrive controls the room"
-expect 'Lobby: /ready,' "the lobby's commands are shown"
+expect 'Lobby commands: /ready' "the lobby's commands are shown"
 expect 'You control the options' "the controller is told so"
 "$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM1" --level random --name Robo --think 60 --games 1 --seed 3 \
     >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
