@@ -19,7 +19,7 @@ enum upd_kind { UQ_VIEW, UQ_STATUS, UQ_REVEAL };
 struct app_update {
 	struct app_update *next;
 	int kind;                /* enum upd_kind */
-	char text[STATE_TEXT_MAX]; /* UQ_STATUS: the note; UQ_REVEAL: the line under the result */
+	char text[STATE_NOTE_MAX]; /* UQ_STATUS: the note; UQ_REVEAL: the lines under the result */
 	struct view after;       /* UQ_VIEW; UQ_REVEAL: the level with nothing hidden */
 	int nmsg, nfx;
 	struct msg msgs[UPDATE_MSG_MAX];
@@ -123,6 +123,13 @@ handle_key(struct app *a, int code)
 		if (out.resign && a->cfg.session)
 			a->cfg.session->send_cmd(a->cfg.session_ctx, &out.cmd);
 		app_quit(a, 0);
+		break;
+	case OUT_REMATCH:
+		if (!a->cfg.session || !a->cfg.session->rematch || a->cfg.session->rematch(a->cfg.session_ctx, out.mirror) != 0) {
+			if (!a->cfg.session || !a->cfg.session->rematch)
+				state_log_system(&a->st, "No rematch here.");
+			a->st.status[0] = '\0';
+		}
 		break;
 	case OUT_NONE:
 		break;

@@ -23,6 +23,9 @@ struct session_ops {
 	int (*send_chat)(void *ctx, const char *utf8);
 	/* The person leaves: stop timers, close sockets. Called once; the loop then runs dry. */
 	void (*quit)(void *ctx);
+	/* After the end: another duel; mirror: the same seed with the seats (and so the first mover)
+	 * swapped. NULL: not offered. 0, or -1 (the session said why). */
+	int (*rematch)(void *ctx, bool mirror);
 };
 
 /*

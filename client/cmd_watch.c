@@ -423,7 +423,7 @@ watch_quit(void *ctx)
 		uv_close((uv_handle_t *)&w->timer, on_timer_close);
 }
 
-static const struct session_ops watch_session = { NULL, NULL, watch_quit };
+static const struct session_ops watch_session = { .quit = watch_quit };
 
 int
 cmd_watch(int argc, char **argv)

@@ -27,13 +27,13 @@
 	X(END_TURN,  "end-turn",  "end the turn (closes the chat prompt)") \
 	X(CHAT,      "chat",      "open the chat prompt / send the message") \
 	X(HELP,      "help",      "show this help") \
-	X(LOG_UP,    "log-up",    "scroll the message log back") \
-	X(LOG_DOWN,  "log-down",  "scroll the message log forward") \
+	X(LOG_UP,    "log-up",    "scroll the log back a page") \
+	X(LOG_DOWN,  "log-down",  "scroll the log forward") \
 	X(REDRAW,    "redraw",    "redraw the screen") \
 	X(CANCEL,    "cancel",    "cancel a prompt") \
 	X(QUIT,      "quit",      "quit (asks first during a duel)") \
-	X(HISTORY,   "history",   "the whole message history, full screen") \
-	X(DESCRIBE,  "describe",  "what the offered spells and your potions do")
+	X(HISTORY,   "history",   "full message history") \
+	X(DESCRIBE,  "describe",  "describe spells, potions")
 
 enum action {
 	ACTION_NONE = -1,

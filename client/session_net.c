@@ -179,7 +179,7 @@ reveal(struct session_net *s, struct net *n)
 	struct view *all = malloc(sizeof *all);
 	uint8_t ninv = 0, inv[INV_MAX];
 	const char *names[PLAYERS];
-	char note[STATE_TEXT_MAX];
+	char note[STATE_NOTE_MAX];
 	size_t len, off;
 	const char *log = net_end_log(n, &len);
 
@@ -199,8 +199,12 @@ reveal(struct session_net *s, struct net *n)
 		k = snprintf(note + off, sizeof note - off, "%s%s (%s)", i ? ", " : "", appearance_name(inv[i]), potion_name(kind));
 		off += k > 0 && (size_t)k < sizeof note - off ? (size_t)k : 0;
 	}
-	if (off + 2 < sizeof note)
-		snprintf(note + off, sizeof note - off, ".");
+	if (off + 2 < sizeof note) {
+		k = snprintf(note + off, sizeof note - off, ".");
+		off += k > 0 ? (size_t)k : 0;
+	}
+	if (s->log_path && off + 20 < sizeof note)
+		snprintf(note + off, sizeof note - off, " Turn log: %s", s->log_path);
 	app_on_reveal(s->app, all, note);
 	free(all);
 }
@@ -516,8 +520,29 @@ net_quit(void *ctx)
 	}
 }
 
+/* r at the end: /rematch. The server deals a new seed; a mirror of this one needs the seats swapped,
+ * which only practice (its own server) does. */
+static int
+net_rematch_op(void *ctx, bool mirror)
+{
+	struct session_net *s = ctx;
+
+	if (s->net == NULL || net_phase(s->net) != NET_LOBBY) {
+		status(s, "No rematch now: the duel is not over, or the connection is gone.");
+		return -1;
+	}
+	if (mirror) {
+		status(s, "A mirror rematch needs the seats swapped, which only practice does: r asks for a rematch.");
+		return -1;
+	}
+	net_rematch(s->net);
+	status(s, "You ask for a rematch; it starts when your opponent asks too.");
+	return 0;
+}
+
 const struct session_ops session_net_ops = {
 	.send_cmd = net_send_cmd,
 	.send_chat = net_send_chat,
 	.quit = net_quit,
+	.rematch = net_rematch_op,
 };

@@ -37,6 +37,7 @@ struct session_net {
 	void *hook_ud;
 	void (*on_chat)(void *ud, int from, const char *text); /* a chat line as the server relayed it */
 	void (*on_settled)(void *ud); /* on quit, just before the in-process server is closed */
+	const char *log_path;   /* practice: where this duel's turn log is, said at the end */
 };
 
 /* Fill the net events of cfg so that they drive s; then net_create(). */

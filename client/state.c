@@ -756,6 +756,13 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 			out->kind = OUT_QUIT;
 			return;
 		}
+		if (st->mode == MODE_OVER && !st->offline && (raw == 'r' || raw == 'm')) {
+			/* Over, r and m ask for the next duel whatever they are bound to: nothing else is left. */
+			out->kind = OUT_REMATCH;
+			out->mirror = raw == 'm';
+			say(st, raw == 'm' ? "Mirror rematch asked: the same level, the seats swapped." : "Rematch asked.");
+			return;
+		}
 		if (st->mode == MODE_OVER && (raw == 27 || action == ACTION_CANCEL)) {
 			st->over_hidden = !st->over_hidden; /* the box, away and back: the map and log are whole */
 			return;
@@ -763,7 +770,7 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 		if (st->mode == MODE_OVER && action != ACTION_CHAT && action != ACTION_HELP && action != ACTION_QUIT &&
 		    action != ACTION_HISTORY && action != ACTION_DESCRIBE &&
 		    action != ACTION_LOG_UP && action != ACTION_LOG_DOWN && action != ACTION_REDRAW) {
-			say(st, "The duel is over: Q leaves.");
+			say(st, "The duel is over: Q leaves, r rematch, m mirror rematch.");
 			return;
 		}
 		key_normal(st, action, raw, out);

@@ -16,6 +16,7 @@
 #define STATE_TEXT_MAX 256   /* bytes of one log entry's text, with its NUL */
 #define STATE_LOG_MAX 256    /* entries kept; the screen shows the previous and current round */
 #define STATE_STATUS_MAX 160 /* the one-line note under the map ("no potion here") */
+#define STATE_NOTE_MAX 640   /* the end's summary under the result: counts, the opponent's pack, the log's path */
 
 /* What the keys do now. Every prompt returns to the base mode: NORMAL, or OVER once the duel ended. */
 enum state_mode {
@@ -58,6 +59,7 @@ enum state_out_kind {
 	OUT_CMD,    /* send `cmd` */
 	OUT_CHAT,   /* send `chat` */
 	OUT_QUIT,   /* leave now (after a resign if `cmd` is a resign: OUT_CMD is not set then) */
+	OUT_REMATCH, /* the duel is over: another (`mirror`: the same level with the seats swapped) */
 };
 
 struct state_out {
@@ -65,6 +67,7 @@ struct state_out {
 	struct cmd cmd;              /* OUT_CMD; with OUT_QUIT, a resign to send first when resign is true */
 	bool resign;                 /* OUT_QUIT: forfeit the running duel first */
 	bool redraw;                 /* clear and redraw the whole screen */
+	bool mirror;                 /* OUT_REMATCH: same seed, seats and so first mover swapped */
 	char chat[STATE_CHAT_MAX + 1];
 };
 
@@ -101,7 +104,7 @@ struct state {
 	uint32_t duels;                 /* duels begun in this session: the second and later are marked */
 	bool over_hidden;               /* the GAME OVER box was put away (Esc) */
 	bool revealed;                  /* the view is the end's whole truth (state_reveal) */
-	char over_note[STATE_TEXT_MAX]; /* under the result: where the turn log is, a summary */
+	char over_note[STATE_NOTE_MAX]; /* under the result: a summary, what the opponent carried, the log */
 };
 
 void state_init(struct state *st, const struct keys *keys);

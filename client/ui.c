@@ -433,7 +433,7 @@ wrap(const char *s, int w, int (*lines)[2], int max)
 static int
 put_range(int y, int x, int w, const char *s, int off, int len, attr_t attr)
 {
-	char buf[STATE_TEXT_MAX + 64];
+	char buf[STATE_NOTE_MAX];
 
 	if (len < 0)
 		len = 0;
@@ -688,6 +688,7 @@ actions_items(const struct ui *ui, const struct state *st, struct item *it)
 	}
 	ITEM(key1(ui, ACTION_CHAT, k, sizeof k), "chat");
 	ITEM(key1(ui, ACTION_HELP, k, sizeof k), "help");
+	ITEM(key1(ui, ACTION_DESCRIBE, k, sizeof k), "spells");
 	snprintf(km, sizeof km, "%s%s", key1(ui, ACTION_LOG_UP, k, sizeof k), key1(ui, ACTION_LOG_DOWN, k2, sizeof k2));
 	ITEM(km, "log");
 	ITEM(key1(ui, ACTION_QUIT, k, sizeof k), "%s", over || st->offline ? "leave" : "quit");
@@ -936,7 +937,8 @@ draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
 		if (st->status[0])
 			put_text(y, x, w, st->status, role_attr(ui, R_STATUS));
 		else if ((st->mode == MODE_OVER || st->offline) && !st->replay_line)
-			put_text(y, x, w, "The duel is over. Q leaves, Enter chats.", role_attr(ui, R_DIMTEXT));
+			put_text(y, x, w, st->offline ? "The duel is over. Q leaves." :
+			    "Over: Q leaves, r rematch, m mirror, Enter chats.", role_attr(ui, R_DIMTEXT));
 		break;
 	}
 	curs_set(0);
@@ -970,7 +972,9 @@ draw_describe(const struct ui *ui, const struct state *st)
 			snprintf(buf, sizeof buf, "%d %s (%s): %s", i + 1, potion_name(kind), appearance_name(a), potion_desc(kind));
 		else
 			snprintf(buf, sizeof buf, "%d %s: not identified; drinking it or Identify tells", i + 1, appearance_name(a));
-		put_text(y++, 2, w, buf, appear_attr(ui, a));
+		int lw[3][2], n = wrap(buf, w, lw, 3);
+		for (int j = 0; j < n && j < 3 && y < ui->rows; j++)
+			put_range(y++, 2 + (j ? 4 : 0), w - (j ? 4 : 0), buf, lw[j][0], lw[j][1], appear_attr(ui, a));
 	}
 	int a = st->have_view ? v->potion[v->y][v->x] : 0;
 	if (a && y + 1 < ui->rows) {
@@ -1037,17 +1041,17 @@ static void
 draw_over(const struct ui *ui, const struct state *st, const struct layout *L)
 {
 	char buf[200];
-	int lw[6][2], nl, w, h, y = 1, x = L->sx;
+	int lw[10][2], nl, w, h, y = 1, x = L->sx;
 
 	state_result_text(st, buf, sizeof buf);
 	/* A replay shows the result in its status line and keeps its controls in view. */
 	if (buf[0] == '\0' || st->mode != MODE_OVER || st->replay_line || st->over_hidden)
 		return;
 	w = L->sw;
-	nl = st->over_note[0] ? wrap(st->over_note, w - 4, lw, 6) : 0;
-	if (nl > 6)
-		nl = 6;
-	h = 4 + nl + 1;
+	nl = st->over_note[0] ? wrap(st->over_note, w - 4, lw, 10) : 0;
+	if (nl > 10)
+		nl = 10;
+	h = 5 + nl + 1;
 	attron(role_attr(ui, R_FRAME));
 	for (int r = 0; r < h; r++)
 		mvhline(y + r, x, ' ', w);
@@ -1065,7 +1069,10 @@ draw_over(const struct ui *ui, const struct state *st, const struct layout *L)
 	for (int i = 0; i < nl; i++)
 		put_range(y + 2 + i, x + 2, w - 4, st->over_note, lw[i][0], lw[i][1], role_attr(ui, R_TEXT));
 	put_text(y + 2 + nl, x + 2, w - 4, st->revealed ? "The map shows the whole level." : "", role_attr(ui, R_DIMTEXT));
-	put_text(y + 3 + nl, x + 2, w - 4, "Esc hides this; Q leaves; Enter chats", role_attr(ui, R_DIMTEXT));
+	put_text(y + 3 + nl, x + 2, w - 4, st->offline ? "" : "r rematch   m mirror: same level, seats swapped",
+	    role_attr(ui, R_KEY));
+	put_text(y + 4 + nl, x + 2, w - 4, st->offline ? "Esc hides this   Q leaves" : "Esc hides this   Q leaves   Enter chats",
+	    role_attr(ui, R_DIMTEXT));
 }
 
 void

@@ -167,7 +167,7 @@ int room__join(struct gameroom *r, struct conn *c);
 int room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m);
 void room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m);
 void room__conn_lost(struct gameroom *r, struct conn *c);
-int room__reserve(struct gameroom *r, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
+int room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
 int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
 bool room__empty(const struct gameroom *r);
 void room__sweep_idle(struct server *s);

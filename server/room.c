@@ -307,10 +307,12 @@ room__join(struct gameroom *r, struct conn *c)
 }
 
 int
-room__reserve(struct gameroom *r, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len)
+room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len)
 {
 	int p = r->host_seat;
 
+	if (p < 0 && want >= 0 && want < PLAYERS && r->state == ROOM_LOBBY)
+		p = want; /* practice's mirror rematch: the person takes the seat the bot had */
 	if (p < 0) {
 		if (r->state == ROOM_PLAYING)
 			return -1;

@@ -45,7 +45,7 @@ fake_quit(void *ctx)
 	((struct fake *)ctx)->quits++;
 }
 
-static const struct session_ops fake_ops = { fake_cmd, fake_chat, fake_quit };
+static const struct session_ops fake_ops = { .send_cmd = fake_cmd, .send_chat = fake_chat, .quit = fake_quit };
 
 static void
 a_view(struct view *v, uint32_t turn_no, int x)
