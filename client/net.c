@@ -334,7 +334,14 @@ net_control(struct net *n)
 int
 net_rematch(struct net *n)
 {
+	return net_rematch_mirror(n, false);
+}
+
+int
+net_rematch_mirror(struct net *n, bool mirror)
+{
 	n->out.type = WIRE_REMATCH;
+	n->out.u.rematch.mirror = mirror;
 	return net_send(n, &n->out);
 }
 

@@ -95,6 +95,9 @@ int net_options(struct net *n, const struct options *o, int turn_time);
 int net_ready(struct net *n, bool ready);
 int net_control(struct net *n);
 int net_rematch(struct net *n);
+/* A mirror rematch: the same seed with the seats swapped, when both players ask for one (a plain
+ * rematch from either gives a new seed). */
+int net_rematch_mirror(struct net *n, bool mirror);
 
 /* Read-only state. */
 int net_phase(const struct net *n);

@@ -12,7 +12,7 @@
 #include "summary.h"
 
 static const char lobby_help[] =
-    "/ready /rematch /quit /size N /fov on|off /potions on|off /time S /control";
+    "/ready /rematch /mirror /quit /size N /fov /potions on|off /time S /control";
 
 static void
 status(struct session_net *s, const char *fmt, ...)
@@ -41,7 +41,8 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	s->me = player;
 	s->joined = true;
 	if (!s->practice)
-		status(s, "Joined as player %d%s.", player + 1, controller ? ", the controller" : "");
+		status(s, "%s player %d%s.", s->welcomed++ ? "You are now" : "Joined as", player + 1,
+		       controller ? ", the controller" : "");
 }
 
 /* What the duel waits for, said to this player: the same words whoever left or came. */
@@ -416,6 +417,10 @@ session_net_command(struct session_net *s, const char *text)
 	} else if (strcmp(word, "rematch") == 0) {
 		net_rematch(s->net);
 		status(s, "You ask for a rematch.");
+	} else if (strcmp(word, "mirror") == 0) {
+		net_rematch_mirror(s->net, true);
+		status(s, "You ask for a mirror rematch: the same level, the seats swapped, if your opponent asks "
+		          "for one too (/mirror, or m at the end); a plain /rematch from it deals a new level.");
 	} else if (strcmp(word, "control") == 0) {
 		net_control(s->net);
 	} else if (strcmp(word, "size") == 0 || strcmp(word, "fov") == 0 || strcmp(word, "potions") == 0 ||
@@ -520,8 +525,7 @@ net_quit(void *ctx)
 	}
 }
 
-/* r at the end: /rematch. The server deals a new seed; a mirror of this one needs the seats swapped,
- * which only practice (its own server) does. */
+/* r at the end: /rematch (a new seed); m: /mirror (this seed again, the seats swapped, once both ask). */
 static int
 net_rematch_op(void *ctx, bool mirror)
 {
@@ -531,13 +535,7 @@ net_rematch_op(void *ctx, bool mirror)
 		status(s, "No rematch now: the duel is not over, or the connection is gone.");
 		return -1;
 	}
-	if (mirror) {
-		status(s, "A mirror rematch needs the seats swapped, which only practice does: r asks for a rematch.");
-		return -1;
-	}
-	net_rematch(s->net);
-	status(s, "You ask for a rematch; it starts when your opponent asks too.");
-	return 0;
+	return session_net_command(s, mirror ? "/mirror" : "/rematch") ? 0 : -1;
 }
 
 const struct session_ops session_net_ops = {

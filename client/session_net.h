@@ -30,6 +30,7 @@ struct session_net {
 	bool early_start, early_resumed; /* a START came before the screen started */
 	bool played;            /* a duel has started in this session */
 	bool unreadied;         /* the person said /unready (and not /ready since) */
+	unsigned welcomed;      /* WELCOMEs so far: a later one (control handed over, a mirror) is news */
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];
 
 	/* Set before session_net_start() by `practice` (practice.c); all optional. */

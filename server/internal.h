@@ -74,6 +74,7 @@ struct seat {
 	uint8_t token_len;         /* 0: only token_hash is known (a duel resumed from its log) */
 	uint8_t token_hash[32];
 	bool ready, rematch, bot;
+	bool mirror;               /* its REMATCH asked for a mirror: the same seed, the seats swapped */
 	bool reserved;             /* held for the host before it connects */
 	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
 	uv_timer_t grace;          /* grace.data = room */

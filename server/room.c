@@ -541,6 +541,31 @@ log_extra(struct gameroom *r, char *buf, size_t len)
 	snprintf(buf + n, len - n, "# wizwar-server turn-time %d\n", r->turn_time);
 }
 
+/* A mirror rematch: each player takes the other's seat (and so its start and first move), with its
+ * name, token and connection; the grace timers stay, as libuv handles cannot move (neither runs in
+ * the lobby, where both are connected). */
+static void
+swap_seats(struct gameroom *r)
+{
+	struct seat *a = &r->seat[0], *b = &r->seat[1];
+	static struct seat t; /* one room at a time, on the loop's thread */
+
+#define SWAP(f) do { memcpy(&t.f, &a->f, sizeof t.f); memcpy(&a->f, &b->f, sizeof t.f); memcpy(&b->f, &t.f, sizeof t.f); } while (0)
+	SWAP(taken); SWAP(conn); SWAP(name); SWAP(token); SWAP(token_len); SWAP(token_hash); SWAP(bot);
+	SWAP(reserved); SWAP(end_pending); SWAP(last_valid); SWAP(last);
+#undef SWAP
+	for (int p = 0; p < PLAYERS; p++)
+		if (r->seat[p].conn)
+			r->seat[p].conn->seat = p;
+	r->controller = 1 - r->controller;
+	if (r->host_seat >= 0)
+		r->host_seat = 1 - r->host_seat;
+	for (int p = 0; p < PLAYERS; p++)
+		if (r->seat[p].conn)
+			send_welcome(r, p);
+	send_lobby(r); /* the names, by their new seats */
+}
+
 static int
 start_game(struct gameroom *r)
 {
@@ -554,6 +579,12 @@ start_game(struct gameroom *r)
 	r->end_log_len = 0;
 	for (int p = 0; p < PLAYERS; p++)
 		r->seat[p].end_pending = false;
+	if (r->games > 0 && r->seat[0].rematch && r->seat[0].mirror && r->seat[1].rematch && r->seat[1].mirror) {
+		server__log(s, "room %s: a mirror rematch: seed %016" PRIx64 " again, the seats swapped", r->code, r->seed);
+		swap_seats(r);
+		r->seed_fixed = true;
+	}
+	r->seat[0].mirror = r->seat[1].mirror = false;
 	r->seed = r->seed_fixed ? r->seed : auth_random64();
 	r->seed_fixed = false;
 	auth_random(r->salt, sizeof r->salt);
@@ -780,6 +811,7 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 		}
 		if (m->type == WIRE_REMATCH) {
 			r->seat[p].ready = r->seat[p].rematch = true;
+			r->seat[p].mirror = m->u.rematch.mirror;
 		} else {
 			r->seat[p].ready = m->u.ready.ready;
 			if (!m->u.ready.ready)
