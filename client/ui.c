@@ -246,6 +246,8 @@ ui_start(struct ui *ui)
 		set_escdelay(25); /* Esc cancels at once; a user's ESCDELAY (read by ncurses) wins */
 	curs_set(0);
 	colours_init(ui);
+	ui->bytes = MB_CUR_MAX == 1;
+	ui->npend = 0;
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	ui->invalid = true;
 	return 0;
@@ -277,6 +279,40 @@ ui_resize(struct ui *ui)
 	ui->invalid = true;
 }
 
+/* LANG=C: curses' get_wch() stalls for good on the first byte over 0x7f (it never forms a character in
+ * that locale), and every key after it is lost. So bytes are read one by one and a UTF-8 character
+ * (what terminals send whatever the locale) is put together here; a broken one becomes U+FFFD. */
+static int
+read_byte_key(struct ui *ui)
+{
+	for (;;) {
+		int c = getch();
+		if (c == ERR)
+			return APP_NOKEY;
+		if (c == KEY_RESIZE)
+			return KEY_RESIZE;
+		if (c < 0x80 || c > 0xff) {
+			ui->npend = 0;
+			return keys_code_from_wch(c > 0xff ? KEY_CODE_YES : OK, (unsigned)c);
+		}
+		ui->pend[ui->npend++] = (unsigned char)c;
+		uint32_t cp;
+		size_t n = state_utf8_next((const char *)ui->pend, (size_t)ui->npend, &cp);
+		if (n == (size_t)ui->npend) {
+			ui->npend = 0;
+			return keys_code_from_wch(OK, cp);
+		}
+		/* Incomplete so far: wait for the rest, unless it can no longer become a character. */
+		bool lead_ok = ui->pend[0] >= 0xc2 && ui->pend[0] <= 0xf4;
+		int want = ui->pend[0] < 0xe0 ? 2 : ui->pend[0] < 0xf0 ? 3 : 4;
+		bool cont_ok = ui->npend == 1 || (c & 0xc0) == 0x80;
+		if (!lead_ok || !cont_ok || ui->npend >= want) {
+			ui->npend = 0;
+			return keys_code_from_wch(OK, 0xfffd);
+		}
+	}
+}
+
 int
 ui_read_key(struct ui *ui)
 {
@@ -285,6 +321,8 @@ ui_read_key(struct ui *ui)
 
 	if (!ui->started)
 		return APP_NOKEY;
+	if (ui->bytes)
+		return read_byte_key(ui);
 	rc = get_wch(&wc);
 	if (rc == ERR)
 		return APP_NOKEY;
