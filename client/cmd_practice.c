@@ -117,7 +117,7 @@ cmd_practice(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "--bot") == 0 && i + 1 < argc) {
 			if ((cfg.bot_level = bot_level_lookup(argv[++i])) < 0) {
-				fprintf(stderr, "wizwar: --bot takes random, easy, normal or hard, not '%s'\n", argv[i]);
+				fprintf(stderr, "wizwar practice: --bot takes random, easy, normal or hard, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
@@ -141,7 +141,7 @@ cmd_practice(int argc, char **argv)
 		if (cli_state_dir(logdir, sizeof logdir))
 			cfg.log_dir = logdir;
 		else
-			fprintf(stderr, "wizwar: neither XDG_STATE_HOME nor HOME is set: no turn log\n");
+			fprintf(stderr, "wizwar practice: neither XDG_STATE_HOME nor HOME is set: no turn log\n");
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "wizwar practice: needs a terminal (try `wizwar selfplay` for headless duels)\n");
@@ -149,16 +149,16 @@ cmd_practice(int argc, char **argv)
 	}
 	setlocale(LC_ALL, "");
 	if (uv_loop_init(&loop) != 0) {
-		fprintf(stderr, "wizwar: cannot start the event loop\n");
+		fprintf(stderr, "wizwar practice: cannot start the event loop\n");
 		return 1;
 	}
 	if (practice_init(&prac, &loop, &cfg, err, sizeof err) != 0) {
-		fprintf(stderr, "wizwar: %s\n", err);
+		fprintf(stderr, "wizwar practice: %s\n", err);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		goto out;
 	}
 	if ((app = malloc(sizeof *app)) == NULL) {
-		fprintf(stderr, "wizwar: out of memory\n");
+		fprintf(stderr, "wizwar practice: out of memory\n");
 		practice_ops.quit(&prac);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		goto out_practice;
@@ -186,7 +186,7 @@ cmd_practice(int argc, char **argv)
 		app_finish(app);
 		free(app);
 		app = NULL;
-		fprintf(stderr, "wizwar: %s\n", err);
+		fprintf(stderr, "wizwar practice: %s\n", err);
 		goto out_practice;
 	}
 	status = app_run(app);
@@ -212,6 +212,6 @@ out_practice:
 out:
 	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
 	if (uv_loop_close(&loop) != 0)
-		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+		fprintf(stderr, "wizwar practice: internal error: a libuv handle was left open\n");
 	return status;
 }

@@ -477,7 +477,7 @@ cmd_watch(int argc, char **argv)
 		return 1;
 	memset(&w, 0, sizeof w);
 	if ((r = malloc(sizeof *r)) == NULL) {
-		fprintf(stderr, "wizwar: out of memory\n");
+		fprintf(stderr, "wizwar replay: out of memory\n");
 		goto out_free;
 	}
 	/* Replay once to check every hash and collect the commands; the viewer trusts them after. */
@@ -486,7 +486,7 @@ cmd_watch(int argc, char **argv)
 		goto out_free;
 	}
 	if (w.ncmd != r->commands) {
-		fprintf(stderr, "wizwar: out of memory\n");
+		fprintf(stderr, "wizwar replay: out of memory\n");
 		goto out_free;
 	}
 	w.hdr = r->hdr;
@@ -534,7 +534,7 @@ cmd_watch(int argc, char **argv)
 	free(app);
 out_loop:
 	if (uv_loop_close(&loop) != 0)
-		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+		fprintf(stderr, "wizwar replay: internal error: a libuv handle was left open\n");
 out_free:
 	free(r);
 	free(buf);

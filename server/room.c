@@ -299,7 +299,7 @@ room__join(struct gameroom *r, struct conn *c)
 	c->seat = p;
 	c->state = CONN_JOINED;
 	r->lobby_active = server__now(s);
-	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p,
+	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p + 1,
 	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
 	send_lobby(r);
@@ -394,7 +394,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		uv_timer_stop(&st->grace);
 		st->grace_on = false;
 	}
-	server__log(s, "%s: %s is back in room %s as player %d", c->peer, st->name, r->code, p);
+	server__log(s, "%s: %s is back in room %s as player %d", c->peer, st->name, r->code, p + 1);
 	send_welcome(r, p);
 	/* START before LOBBY: a client that sees the lobby first would think it is between duels. */
 	if (r->state == ROOM_PLAYING) {
@@ -505,7 +505,7 @@ on_turn_time(uv_timer_t *t)
 
 	if (r->state != ROOM_PLAYING || r->game.result != RESULT_NONE)
 		return;
-	server__log(r->srv, "room %s: time is up for player %d", r->code, r->game.turn);
+	server__log(r->srv, "room %s: time is up for player %d", r->code, r->game.turn + 1);
 	apply(r, r->game.turn, &pass, MSG_TIME_UP);
 }
 
@@ -688,7 +688,7 @@ static void
 finish(struct gameroom *r)
 {
 	struct server *s = r->srv;
-	static const char *const res[] = { "none", "player 0 wins", "player 1 wins", "a draw" };
+	static const char *const res[] = { "none", "player 1 wins", "player 2 wins", "a draw" };
 
 	uv_timer_stop(&r->turn_timer);
 	tlog_end(&r->log, &r->game);

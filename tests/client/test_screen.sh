@@ -14,10 +14,10 @@ mkdir -p "$STATE"
 # The duel's set-up comes from the rules, so ask them rather than hard-coding spell names here.
 first="$("$WIZWAR" selfplay --seed "$SEED" | grep -m1 '^turn 1:')"
 case "$first" in
-"turn 1: P0 to move, offered "*) ;;
-*) echo "seed $SEED no longer lets player 0 move first ($first): pick another"; exit 1 ;;
+"turn 1: P1 to move, offered "*) ;;
+*) echo "seed $SEED no longer lets player 1 move first ($first): pick another"; exit 1 ;;
 esac
-spells="${first#turn 1: P0 to move, offered }"
+spells="${first#turn 1: P1 to move, offered }"
 IFS=',' read -r SPELL1 SPELL2 SPELL3 <<<"$spells"
 SPELL2="${SPELL2# }"
 SPELL3="${SPELL3# }"

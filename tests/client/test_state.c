@@ -616,3 +616,19 @@ Test(state, the_end_reveals_the_whole_level)
 	cr_assert_eq(st.view.opp_state, OPP_VISIBLE);
 	cr_assert_str_eq(st.over_note, "3 rounds (5 turns).");
 }
+
+Test(state, counts_take_the_right_word)
+{
+	struct msg one = { MSG_ITEMS_SENSED, 1, 1, 0 }, three = { MSG_ITEMS_SENSED, 1, 3, 0 };
+	struct msg shat = { MSG_SHATTERED, 1, 1, 0 }, scream = { MSG_SCREAMED, 1, 2, 0 };
+	char buf[STATE_TEXT_MAX];
+
+	msg_format(&one, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You sense 1 potion.");
+	msg_format(&three, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You sense 3 potions.");
+	msg_format(&shat, buf, sizeof buf);
+	cr_assert_str_eq(buf, "1 of your potions shatters!");
+	msg_format(&scream, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You scream! 2 potions shatter.");
+}
