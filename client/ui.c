@@ -109,8 +109,8 @@ role_attr(const struct ui *ui, int role)
 	case R_CELL:
 		return COLOR_PAIR(CP_WHITE);
 	case R_MEMORY:
-		/* Grey where there are 256 colours; else dim, or blue on a terminal without dim (the Linux
-		 * console), where dim white would look exactly like white. */
+		/* Grey where there are 256 colours; else blue (colours_init): dim white looks exactly like
+		 * white on the Linux console. */
 		return ui->grey ? COLOR_PAIR(CP_GREY) : ui->nodim ? COLOR_PAIR(CP_BLUE) : COLOR_PAIR(CP_WHITE) | A_DIM;
 	case R_ME:
 		return COLOR_PAIR(CP_WHITE) | A_BOLD;
@@ -171,8 +171,10 @@ colours_init(struct ui *ui)
 
 	ui->colour = has_colors() && (nc == NULL || nc[0] == '\0');
 	ui->grey = false;
+	/* Without 256 colours there is no grey, and A_DIM is not to be trusted: the Linux console, for
+	 * one, declares dim and shows it as plain white. Blue is distinct everywhere. */
 	char *dim = tigetstr((char *)"dim");
-	ui->nodim = dim == NULL || dim == (char *)-1;
+	ui->nodim = dim == NULL || dim == (char *)-1 || COLORS < 256;
 	if (!ui->colour)
 		return;
 	start_color();
