@@ -285,9 +285,11 @@ narrate(struct state *st, const struct view *old, bool had_view, uint32_t round)
 	const struct view *v = &st->view;
 	const char *opp = st->allseeing ? NULL : st->name[1 - v->me];
 
-	if (!had_view || (old->result != RESULT_NONE && v->result == RESULT_NONE)) {
-		if (st->duels++ > 0)
-			note(st, state_round(st), "---- A new duel begins (duel %u) ----", (unsigned)st->duels);
+	bool rematch = had_view && old->result != RESULT_NONE && v->result == RESULT_NONE;
+	if (!had_view || rematch) {
+		/* A replay viewer seeking starts again from no view: only a rematch is a new duel. */
+		if (rematch)
+			note(st, state_round(st), "---- A new duel begins (duel %u) ----", (unsigned)(++st->duels + 1));
 		if (v->turn_no == 0 && v->result == RESULT_NONE) {
 			if (st->allseeing)
 				note(st, state_round(st), "%s moves first.", st->name[v->turn]);

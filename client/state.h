@@ -101,7 +101,7 @@ struct state {
 	/* The visible clock: set by the app from its own timer, never by the rules. */
 	int turn_time;                  /* seconds a turn may take; 0: no clock */
 	int clock_left;                 /* seconds left of the turn being played, as counted here; -1: none */
-	uint32_t duels;                 /* duels begun in this session: the second and later are marked */
+	uint32_t duels;                 /* rematches in this session: each new duel is marked */
 	bool over_hidden;               /* the GAME OVER box was put away (Esc) */
 	bool revealed;                  /* the view is the end's whole truth (state_reveal) */
 	char over_note[STATE_NOTE_MAX]; /* under the result: a summary, what the opponent carried, the log */

@@ -170,7 +170,7 @@ ok "and sent as the UTF-8 typed"
 T kill-session -t w
 
 start env XDG_STATE_HOME="$STATE" "$WIZWAR" practice --seed 3 --size 51 --no-log
-wait_for 'HP 5/5'
+wait_for 'Round 1'
 expect '^┌─ 51x51 x[0-9]+-[0-9]+ y[0-9]+-[0-9]+ ─*┐' "--size 51 at 80x24: the title says which part is in view"
 keys Q y
 wait_for 'STTY$' 10
@@ -181,6 +181,12 @@ T kill-session -t w
 RLOG="$(ls "$TMPD"/selfplay-*.log | head -1)"
 start "$WIZWAR" replay "$RLOG"
 wait_for 'Replay:'
+keys e
+keys 0
+keys n
+capture
+expect_not 'A new duel begins' "seeking in a replay is not a new duel"
+expect 'moves first\.' "the replay says who moves first"
 keys '?'
 wait_for 'player 1 or player 2 saw it'
 expect 'usage: wizwar replay LOG \[--view 1\|2\|all\]' "the help's first line, whole"
