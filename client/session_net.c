@@ -40,7 +40,7 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	(void)n;
 	s->me = player;
 	s->joined = true;
-	if (!s->practice)
+	if (!s->practice && s->app) /* a WELCOME before the screen is said again once it starts */
 		status(s, "%s player %d%s.", s->welcomed++ ? "You are now" : "Joined as", player + 1,
 		       controller ? ", the controller" : "");
 }
