@@ -10,10 +10,17 @@
 #define ESC_WAIT_MS 50   /* keys.h: a lone ESC waits this long to become Meta */
 #define ANIM_MS 250      /* the plan's "Pause for 250ms" */
 #define UPDATE_MSG_MAX 64
+#define CLOCK_TICK_MS 200 /* the clock's second changes within a fifth of a second of the true one */
+#define CLOCK_WARN_S 10   /* the last seconds: the clock stands out and the bell rings once */
+
+/* What waits in the queue, in the order it happened: a view, a note, or the end's reveal. */
+enum upd_kind { UQ_VIEW, UQ_STATUS, UQ_REVEAL };
 
 struct app_update {
 	struct app_update *next;
-	struct view after;
+	int kind;                /* enum upd_kind */
+	char text[STATE_NOTE_MAX]; /* UQ_STATUS: the note; UQ_REVEAL: the lines under the result */
+	struct view after;       /* UQ_VIEW; UQ_REVEAL: the level with nothing hidden */
 	int nmsg, nfx;
 	struct msg msgs[UPDATE_MSG_MAX];
 	struct fx_square fx[]; /* nfx */
@@ -66,6 +73,7 @@ close_all(struct app *a)
 		close_handle(a, (uv_handle_t *)&a->sig[i]);
 	close_handle(a, (uv_handle_t *)&a->anim_timer);
 	close_handle(a, (uv_handle_t *)&a->esc_timer);
+	close_handle(a, (uv_handle_t *)&a->clock_timer);
 }
 
 void
@@ -115,6 +123,13 @@ handle_key(struct app *a, int code)
 		if (out.resign && a->cfg.session)
 			a->cfg.session->send_cmd(a->cfg.session_ctx, &out.cmd);
 		app_quit(a, 0);
+		break;
+	case OUT_REMATCH:
+		if (!a->cfg.session || !a->cfg.session->rematch || a->cfg.session->rematch(a->cfg.session_ctx, out.mirror) != 0) {
+			if (!a->cfg.session || !a->cfg.session->rematch)
+				state_log_system(&a->st, "No rematch here.");
+			a->st.status[0] = '\0';
+		}
 		break;
 	case OUT_NONE:
 		break;
@@ -208,6 +223,56 @@ on_signal(uv_signal_t *s, int signum)
 	}
 }
 
+/* ---- the visible clock ---- */
+
+static void
+clock_update(struct app *a)
+{
+	struct state *st = &a->st;
+	int left = -1;
+
+	if (a->st.turn_time > 0 && st->have_view && st->view.result == RESULT_NONE && !st->offline) {
+		uint64_t now = uv_now(a->cfg.loop);
+		if (st->view.turn_no != a->clock_turn) {
+			a->clock_turn = st->view.turn_no;
+			a->turn_began = now;
+			a->clock_warned = false;
+		}
+		uint64_t spent = (now - a->turn_began) / 1000;
+		left = spent >= (uint64_t)st->turn_time ? 0 : st->turn_time - (int)spent;
+		if (left <= CLOCK_WARN_S && !a->clock_warned && state_my_turn(st)) {
+			a->clock_warned = true;
+			if (a->cfg.screen && a->screen_on)
+				a->cfg.screen->flash(a->cfg.screen_ctx);
+		}
+	}
+	st->clock_left = left;
+}
+
+static void
+on_clock(uv_timer_t *t)
+{
+	struct app *a = t->data;
+	int before = a->st.clock_left;
+
+	clock_update(a);
+	if (a->st.clock_left != before && !a->animating)
+		screen_draw(a);
+}
+
+void
+app_set_turn_time(struct app *a, int seconds)
+{
+	a->st.turn_time = seconds > 0 ? seconds : 0;
+	if (a->clock_timer.data != a || a->quitting)
+		return;
+	if (a->st.turn_time > 0)
+		uv_timer_start(&a->clock_timer, on_clock, CLOCK_TICK_MS, CLOCK_TICK_MS);
+	else
+		uv_timer_stop(&a->clock_timer);
+	clock_update(a);
+}
+
 /* ---- updates: the plan's "After Turn" ---- */
 
 static void
@@ -227,6 +292,7 @@ on_anim_timer(uv_timer_t *t)
 	a->animating = false;
 	if (u) {
 		state_update_end(&a->st, &u->after, u->msgs, u->nmsg);
+		clock_update(a);
 		update_free(u);
 	}
 	pump(a);
@@ -245,6 +311,16 @@ pump(struct app *a)
 			a->uhead = u->next;
 			if (a->uhead == NULL)
 				a->utail = NULL;
+			if (u->kind == UQ_STATUS) {
+				state_log_system(&a->st, "%s", u->text);
+				update_free(u);
+				continue;
+			}
+			if (u->kind == UQ_REVEAL) {
+				state_reveal(&a->st, &u->after, u->text);
+				update_free(u);
+				continue;
+			}
 			/* Steps 2-4: the old layout and items with the new effects over them. */
 			state_update_begin(&a->st, &u->after, u->fx, u->nfx);
 			if (a->st.anim && a->anim_timer.data == a) {
@@ -256,6 +332,7 @@ pump(struct app *a)
 				break;
 			}
 			state_update_end(&a->st, &u->after, u->msgs, u->nmsg);
+			clock_update(a);
 			update_free(u);
 			continue;
 		}
@@ -271,6 +348,17 @@ pump(struct app *a)
 	a->pumping = false;
 	if (!a->animating)
 		screen_draw(a);
+}
+
+static void
+enqueue(struct app *a, struct app_update *u)
+{
+	if (a->utail)
+		a->utail->next = u;
+	else
+		a->uhead = u;
+	a->utail = u;
+	pump(a);
 }
 
 void
@@ -295,6 +383,8 @@ app_on_update(struct app *a, const struct view *after, const struct msg *msgs, i
 		return;
 	}
 	u->next = NULL;
+	u->kind = UQ_VIEW;
+	u->text[0] = '\0';
 	u->after = *after;
 	u->nmsg = nmsg;
 	u->nfx = nfx;
@@ -302,12 +392,36 @@ app_on_update(struct app *a, const struct view *after, const struct msg *msgs, i
 		memcpy(u->msgs, msgs, (size_t)nmsg * sizeof *msgs);
 	if (nfx)
 		memcpy(u->fx, fx, (size_t)nfx * sizeof *fx);
-	if (a->utail)
-		a->utail->next = u;
-	else
-		a->uhead = u;
-	a->utail = u;
-	pump(a);
+	enqueue(a, u);
+}
+
+/* A note or the reveal behind the updates still queued: told in the order things happened. */
+static bool
+queue_after_updates(struct app *a, int kind, const char *text, const struct view *v)
+{
+	struct app_update *u;
+
+	if (!a->uhead && !a->animating && kind == UQ_STATUS)
+		return false;
+	if ((u = malloc(sizeof *u)) == NULL)
+		return false;
+	memset(u, 0, sizeof *u);
+	u->kind = kind;
+	snprintf(u->text, sizeof u->text, "%s", text ? text : "");
+	if (v)
+		u->after = *v;
+	enqueue(a, u);
+	return true;
+}
+
+void
+app_on_reveal(struct app *a, const struct view *all, const char *note)
+{
+	if (!queue_after_updates(a, UQ_REVEAL, note, all)) {
+		state_reveal(&a->st, all, note);
+		if (!a->pumping && !a->animating)
+			screen_draw(a);
+	}
 }
 
 void
@@ -358,6 +472,8 @@ app_on_status(struct app *a, const char *text)
 
 	/* A status may carry a peer's words (an error reason): clean it like chat. */
 	state_clean_text(clean, sizeof clean, text, strlen(text));
+	if (queue_after_updates(a, UQ_STATUS, clean, NULL))
+		return;
 	state_log_system(&a->st, "%s", clean);
 	if (!a->pumping && !a->animating)
 		screen_draw(a);
@@ -400,7 +516,9 @@ app_init(struct app *a, const struct app_config *cfg)
 	a->anim_timer.data = a;
 	uv_timer_init(a->cfg.loop, &a->esc_timer);
 	a->esc_timer.data = a;
-	a->handles_open += 2;
+	uv_timer_init(a->cfg.loop, &a->clock_timer);
+	a->clock_timer.data = a;
+	a->handles_open += 3;
 	for (int i = 0; i < 4; i++) {
 		uv_signal_init(a->cfg.loop, &a->sig[i]);
 		a->sig[i].data = a;

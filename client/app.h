@@ -23,6 +23,9 @@ struct session_ops {
 	int (*send_chat)(void *ctx, const char *utf8);
 	/* The person leaves: stop timers, close sockets. Called once; the loop then runs dry. */
 	void (*quit)(void *ctx);
+	/* After the end: another duel; mirror: the same seed with the seats (and so the first mover)
+	 * swapped. NULL: not offered. 0, or -1 (the session said why). */
+	int (*rematch)(void *ctx, bool mirror);
 };
 
 /*
@@ -71,6 +74,10 @@ struct app {
 	uv_signal_t sig[4];      /* SIGWINCH, SIGINT, SIGTERM, SIGHUP */
 	uv_timer_t anim_timer;   /* the 250 ms pause of the plan's "After Turn" */
 	uv_timer_t esc_timer;    /* how long a lone ESC waits to become Meta */
+	uv_timer_t clock_timer;  /* the visible turn clock, ticking while a timed duel runs */
+	uint64_t turn_began;     /* uv_now() when the turn shown began here */
+	uint32_t clock_turn;     /* the turn number the clock counts for */
+	bool clock_warned;       /* the last-seconds bell has rung for this turn */
 	bool poll_on, screen_on, esc_pending;
 	int handles_open;        /* closed asynchronously; app_finish() waits for them */
 	bool animating, pumping;
@@ -96,10 +103,17 @@ void app_set_name(struct app *a, int player, const char *name);
 void app_on_update(struct app *a, const struct view *after, const struct msg *msgs, int nmsg,
     const struct fx_square *fx, int nfx);
 void app_on_chat(struct app *a, int from, const char *text);
+/* The duel is over and its whole truth is known (the revealed log): show the level with nothing
+ * hidden and `note` (a summary) under the result, after the updates still queued. */
+void app_on_reveal(struct app *a, const struct view *all, const char *note);
 void app_on_status(struct app *a, const char *text);
 void app_on_refused(struct app *a, int err);
 /* The session is over (connection lost, server gone): the duel can no longer go on; Q leaves. */
 void app_on_end(struct app *a, const char *why);
+
+/* Seconds a turn may take in this duel (from the lobby), 0 for none: the clock counts down from
+ * when each turn's view arrives here; the server's own timer is what ends the turn. */
+void app_set_turn_time(struct app *a, int seconds);
 
 /* Drop queued updates and any effects pause (a replay viewer seeking elsewhere). */
 void app_reset_updates(struct app *a);

@@ -319,7 +319,7 @@ cli_state_dir(char *buf, size_t len)
 	return false;
 }
 
-static const char *const result_text[] = { "", "player 0 wins", "player 1 wins", "a draw" };
+static const char *const result_text[] = { "", "player 1 wins", "player 2 wins", "a draw" }; /* people count from 1 */
 static const char *const reason_text[] = { "", "killed", "by forfeit", "at the turn limit" };
 
 void
@@ -329,28 +329,28 @@ cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const s
 
 	switch (c->type) {
 	case CMD_STEP:
-		fprintf(out, "  P%d steps %d to (%d,%d)\n", p, c->dir, g->wiz[p].x, g->wiz[p].y);
+		fprintf(out, "  P%d steps %d to (%d,%d)\n", p + 1, c->dir, g->wiz[p].x, g->wiz[p].y);
 		break;
 	case CMD_CAST:
-		fprintf(out, "  P%d casts from slot %d%s", p, c->arg + 1, c->dir ? " towards " : "");
+		fprintf(out, "  P%d casts from slot %d%s", p + 1, c->arg + 1, c->dir ? " towards " : "");
 		if (c->dir)
 			fprintf(out, "%d", c->dir);
 		fputc('\n', out);
 		break;
 	case CMD_QUAFF:
-		fprintf(out, "  P%d quaffs from slot %d\n", p, c->arg + 1);
+		fprintf(out, "  P%d quaffs from slot %d\n", p + 1, c->arg + 1);
 		break;
 	default:
-		fprintf(out, "  P%d %s\n", p, cmd_name(c->type));
+		fprintf(out, "  P%d %s\n", p + 1, cmd_name(c->type));
 	}
 	for (int i = 0; i < ev->nmsg; i++) {
 		msg_format(&ev->msg[i], text, sizeof text);
-		fprintf(out, "    [%s] %s\n", ev->msg[i].to == 3 ? "both" : ev->msg[i].to == 1 ? "P0" : "P1", text);
+		fprintf(out, "    [%s] %s\n", ev->msg[i].to == 3 ? "both" : ev->msg[i].to == 1 ? "P1" : "P2", text);
 	}
 	if (ev->hp_changed)
 		fprintf(out, "    HP now %d / %d\n", g->wiz[0].hp, g->wiz[1].hp);
 	if (ev->turn_ended && g->result == RESULT_NONE)
-		fprintf(out, "turn %" PRIu32 ": P%d to move, offered %s, %s, %s\n", g->turn_no + 1, g->turn,
+		fprintf(out, "turn %" PRIu32 ": P%d to move, offered %s, %s, %s\n", g->turn_no + 1, g->turn + 1,
 		    spell_name(g->offered[0]), spell_name(g->offered[1]), spell_name(g->offered[2]));
 	if (g->result != RESULT_NONE && ev->result)
 		fprintf(out, "the duel ends: %s, %s\n", result_text[g->result], reason_text[g->end_reason]);

@@ -12,6 +12,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: wizwar keys [--preset NAME] [--file PATH]\n"
+	    "       (--keys NAME is the same as --preset NAME, as `practice --keys` and `replay --keys` take it)\n"
 	    "Print the key bindings in force, where each came from, and any warnings about the\n"
 	    "config file. The output is itself a keys.conf (see docs/keys.md).\n"
 	    "  --preset NAME  start from preset NAME instead of the default set:\n");
@@ -58,7 +59,8 @@ keys_cmd(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
 			return 0;
-		} else if ((v = option_value(argc, argv, &i, "--preset", &missing)) != NULL) {
+		} else if ((v = option_value(argc, argv, &i, "--preset", &missing)) != NULL ||
+		    (v = option_value(argc, argv, &i, "--keys", &missing)) != NULL) {
 			preset = v;
 		} else if ((v = option_value(argc, argv, &i, "--file", &missing)) != NULL) {
 			file = v;
@@ -110,7 +112,7 @@ keys_cmd(int argc, char **argv)
 	printf("# wizwar key bindings in force, as a keys.conf that rebuilds them.\n"
 	    "# starting preset: %s\n"
 	    "# config file: %s%s\n",
-	    preset != NULL ? preset : "default", path, state);
+	    k.preset[0] ? k.preset : "default", path, state);
 	fputs(text, stdout);
 	free(text);
 

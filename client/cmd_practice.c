@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: wizwar practice [--bot easy|normal|hard|random] [--seed S] [--size N] [--no-fov]\n"
-    "                       [--no-potions] [--name NAME] [--no-log]\n"
+    "                       [--no-potions] [--name NAME] [--no-log] [--keys PRESET]\n"
     "\n"
     "A duel in this terminal against a bot. You are the white @, the bot the red one; who\n"
     "moves first the seed decides. Each turn: move up to 5 squares, then cast one of the three\n"
@@ -31,13 +31,15 @@ static const char usage[] =
     "  --no-potions  no potions on the level nor in inventories\n"
     "  --name NAME   your name on the screen and in the log, up to 16 characters (default: you)\n"
     "  --no-log      do not write a turn log\n"
+    "  --keys PRESET start from key preset default, numpad, vi or arrows (keys.conf still applies)\n"
     "\n"
     "No network set-up, but played through the protocol as a hosted duel: this process runs a\n"
     "server on 127.0.0.1 (a port the kernel picks), you join it, and the bot joins it as a\n"
     "network player that sees only what the server sends it. Leaving mid-duel forfeits.\n"
     "\n"
     "The turn log goes to $XDG_STATE_HOME/wizwar/practice-SEED.log (or\n"
-    "~/.local/state/wizwar/), flushed after every command; `wizwar replay LOG` watches it.\n"
+    "~/.local/state/wizwar/; practice-SEED-2.log and so on when the seed was played before:\n"
+    "no log is overwritten), flushed after every command; `wizwar replay LOG` watches it.\n"
     "Needs a terminal of at least 80x24. NO_COLOR set to anything disables colour.\n"
     "\n";
 
@@ -90,12 +92,20 @@ cmd_practice(int argc, char **argv)
 	bool have_seed = false, want_log = true;
 	int status = 1;
 
+	const char *preset = NULL;
 	options_default(&cfg.opt);
 	keys_diag_init(&diag);
-	keys_setup(&keys, keypath, sizeof keypath, &diag);
 	int args = cli_args("practice", usage, &argc, &argv, NULL);
 	if (args >= 0)
 		return args;
+	/* The key preset first: --help lists the keys it gives. */
+	for (int i = 0; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--keys") == 0)
+			preset = argv[i + 1];
+	if (keys_setup_preset(&keys, preset, keypath, sizeof keypath, &diag) == -2) {
+		fprintf(stderr, "wizwar practice: --keys takes default, numpad, vi or arrows, not '%s'\n", preset);
+		return 2;
+	}
 	for (int i = 0; i < argc; i++) {
 		int r = cli_game_option(argc, argv, &i, &cfg.opt);
 		if (r < 0)
@@ -107,7 +117,7 @@ cmd_practice(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "--bot") == 0 && i + 1 < argc) {
 			if ((cfg.bot_level = bot_level_lookup(argv[++i])) < 0) {
-				fprintf(stderr, "wizwar: --bot takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
+				fprintf(stderr, "wizwar practice: --bot takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
@@ -116,6 +126,8 @@ cmd_practice(int argc, char **argv)
 			have_seed = true;
 		} else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
 			cfg.name = argv[++i];
+		} else if (strcmp(argv[i], "--keys") == 0 && i + 1 < argc) {
+			i++; /* read above */
 		} else if (strcmp(argv[i], "--no-log") == 0) {
 			want_log = false;
 		} else {
@@ -129,7 +141,7 @@ cmd_practice(int argc, char **argv)
 		if (cli_state_dir(logdir, sizeof logdir))
 			cfg.log_dir = logdir;
 		else
-			fprintf(stderr, "wizwar: neither XDG_STATE_HOME nor HOME is set: no turn log\n");
+			fprintf(stderr, "wizwar practice: neither XDG_STATE_HOME nor HOME is set: no turn log\n");
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "wizwar practice: needs a terminal (try `wizwar selfplay` for headless duels)\n");
@@ -137,16 +149,16 @@ cmd_practice(int argc, char **argv)
 	}
 	setlocale(LC_ALL, "");
 	if (uv_loop_init(&loop) != 0) {
-		fprintf(stderr, "wizwar: cannot start the event loop\n");
+		fprintf(stderr, "wizwar practice: cannot start the event loop\n");
 		return 1;
 	}
 	if (practice_init(&prac, &loop, &cfg, err, sizeof err) != 0) {
-		fprintf(stderr, "wizwar: %s\n", err);
+		fprintf(stderr, "wizwar practice: %s\n", err);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		goto out;
 	}
 	if ((app = malloc(sizeof *app)) == NULL) {
-		fprintf(stderr, "wizwar: out of memory\n");
+		fprintf(stderr, "wizwar practice: out of memory\n");
 		practice_ops.quit(&prac);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		goto out_practice;
@@ -174,7 +186,7 @@ cmd_practice(int argc, char **argv)
 		app_finish(app);
 		free(app);
 		app = NULL;
-		fprintf(stderr, "wizwar: %s\n", err);
+		fprintf(stderr, "wizwar practice: %s\n", err);
 		goto out_practice;
 	}
 	status = app_run(app);
@@ -200,6 +212,6 @@ out_practice:
 out:
 	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
 	if (uv_loop_close(&loop) != 0)
-		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+		fprintf(stderr, "wizwar practice: internal error: a libuv handle was left open\n");
 	return status;
 }

@@ -69,8 +69,9 @@ cmd_replay(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s\n", path, r->error);
 	} else {
-		printf("%s: replays exactly: %" PRIu32 " commands, %" PRIu32 " turns, %" PRIu32 " hashes checked, %s%s\n",
-		    path, r->commands, r->game.turn_no, r->hashes_checked,
+		printf("%s: replays exactly: %" PRIu32 " command%s, %" PRIu32 " turn%s, %" PRIu32 " hash%s checked, %s%s\n",
+		    path, r->commands, r->commands == 1 ? "" : "s", r->game.turn_no, r->game.turn_no == 1 ? "" : "s",
+		    r->hashes_checked, r->hashes_checked == 1 ? "" : "es",
 		    r->ended ? "finished" : "unfinished (the log stops before the duel ended)",
 		    r->torn ? "; a torn last line was dropped" : "");
 	}

@@ -103,7 +103,7 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 		fprintf(out, "duel seed %" PRIu64 ": %dx%d, FoV %s, potions %s\n", seed, g->opt.size, g->opt.size,
 		    g->opt.fov ? "on" : "off", g->opt.potions ? "on" : "off");
 		cli_draw_level(out, g);
-		fprintf(out, "turn 1: P%d to move, offered %s, %s, %s\n", g->turn, spell_name(g->offered[0]),
+		fprintf(out, "turn 1: P%d to move, offered %s, %s, %s\n", g->turn + 1, spell_name(g->offered[0]),
 		    spell_name(g->offered[1]), spell_name(g->offered[2]));
 	}
 	while (g->result == RESULT_NONE) {
@@ -139,7 +139,7 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 	}
 	if (sp->narrate) {
 		cli_draw_level(out, g);
-		fprintf(out, "final HP: P0 %d, P1 %d\n", g->wiz[0].hp, g->wiz[1].hp);
+		fprintf(out, "final HP: P1 %d, P2 %d\n", g->wiz[0].hp, g->wiz[1].hp);
 	}
 	return 0;
 }
@@ -203,7 +203,9 @@ cmd_selfplay(int argc, char **argv)
 			printf("game %ld seed %" PRIu64 " turns %" PRIu32 " result %s hash %016" PRIx64 "\n", i + 1, s,
 			    g.turn_no, g.result == RESULT_WIN0 ? "win0" : g.result == RESULT_WIN1 ? "win1" : "draw", h);
 	}
-	printf("%ld games (%s vs %s): P0 won %ld, P1 won %ld, %ld drawn, %.1f turns on average\n", games,
+	/* Players counted from 1, as everywhere a person reads them. */
+	printf("%ld game%s (%s vs %s): P1 won %ld, P2 won %ld, %ld drawn, %.1f turns on average\n", games,
+	    games == 1 ? "" : "s",
 	    bot_level_name(sp.bots[0]), bot_level_name(sp.bots[1]), wins[RESULT_WIN0], wins[RESULT_WIN1],
 	    wins[RESULT_DRAW], (double)turns / (double)games);
 	printf("combined hash %016" PRIx64 "\n", combined);

@@ -18,17 +18,17 @@
 #define CKPT_EVERY 32 /* a copy of the game every this many commands: stepping back replays at most these */
 
 static const char usage[] =
-    "usage: wizwar replay LOG [--view 0|1|all] [--speed 1-6]\n"
+    "usage: wizwar replay LOG [--view 1|2|all] [--speed 1-6] [--keys PRESET]\n"
     "       wizwar replay --check LOG | --text LOG\n"
     "\n"
-    "Watch a recorded duel (a turn log, plain or gzip) in this terminal, as player 0 or\n"
-    "player 1 saw it, or all-seeing (the default). Keys:\n"
+    "Watch a recorded duel (a turn log, plain or gzip) in this terminal, as\n"
+    "player 1 or player 2 saw it, or all-seeing (the default). Keys:\n"
     "  space         play / pause\n"
     "  n  Right      one command forward (pauses)\n"
     "  b  Left       one command back (pauses)\n"
     "  0  Home       back to the start;   e  End   to the end\n"
     "  +  -          faster / slower (speed 1-6)\n"
-    "  v             cycle the viewpoint: all-seeing, player 0, player 1\n"
+    "  v             cycle the viewpoint: all-seeing, player 1, player 2\n"
     "  [  ]          scroll the message log\n"
     "  ?             this help;   q  Esc  quit\n";
 
@@ -423,7 +423,7 @@ watch_quit(void *ctx)
 		uv_close((uv_handle_t *)&w->timer, on_timer_close);
 }
 
-static const struct session_ops watch_session = { NULL, NULL, watch_quit };
+static const struct session_ops watch_session = { .quit = watch_quit };
 
 int
 cmd_watch(int argc, char **argv)
@@ -439,6 +439,7 @@ cmd_watch(int argc, char **argv)
 	size_t len;
 	long v;
 	int status = 1, viewpoint = 2, speed = 2;
+	const char *preset = NULL;
 
 	int args = cli_args("replay", usage, &argc, &argv, &path);
 	if (args >= 0)
@@ -451,10 +452,12 @@ cmd_watch(int argc, char **argv)
 			i++;
 			if (strcmp(argv[i], "all") == 0)
 				viewpoint = 2;
-			else if (cli_int(argv[i], 0, 1, "--view", &v))
-				viewpoint = (int)v;
+			else if (cli_int(argv[i], 1, 2, "--view", &v))
+				viewpoint = (int)v - 1; /* people count players from 1 */
 			else
 				return 2;
+		} else if (strcmp(argv[i], "--keys") == 0 && i + 1 < argc) {
+			preset = argv[++i];
 		} else if (strcmp(argv[i], "--speed") == 0 && i + 1 < argc) {
 			if (!cli_int(argv[++i], 1, SPEEDS, "--speed", &v))
 				return 2;
@@ -474,7 +477,7 @@ cmd_watch(int argc, char **argv)
 		return 1;
 	memset(&w, 0, sizeof w);
 	if ((r = malloc(sizeof *r)) == NULL) {
-		fprintf(stderr, "wizwar: out of memory\n");
+		fprintf(stderr, "wizwar replay: out of memory\n");
 		goto out_free;
 	}
 	/* Replay once to check every hash and collect the commands; the viewer trusts them after. */
@@ -483,7 +486,7 @@ cmd_watch(int argc, char **argv)
 		goto out_free;
 	}
 	if (w.ncmd != r->commands) {
-		fprintf(stderr, "wizwar: out of memory\n");
+		fprintf(stderr, "wizwar replay: out of memory\n");
 		goto out_free;
 	}
 	w.hdr = r->hdr;
@@ -494,6 +497,10 @@ cmd_watch(int argc, char **argv)
 	}
 	setlocale(LC_ALL, "");
 	keys_init(&keys);
+	if (preset && !keys_preset(&keys, preset)) {
+		fprintf(stderr, "wizwar replay: --keys takes default, numpad, vi or arrows, not '%s'\n", preset);
+		return 2;
+	}
 	if (uv_loop_init(&loop) != 0)
 		goto out_free;
 	if ((app = malloc(sizeof *app)) == NULL)
@@ -527,7 +534,7 @@ cmd_watch(int argc, char **argv)
 	free(app);
 out_loop:
 	if (uv_loop_close(&loop) != 0)
-		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+		fprintf(stderr, "wizwar replay: internal error: a libuv handle was left open\n");
 out_free:
 	free(r);
 	free(buf);

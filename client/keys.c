@@ -79,7 +79,9 @@ keys_dir(int action)
 	"bind log-down ]\n" \
 	"bind redraw ^L\n" \
 	"bind cancel escape\n" \
-	"bind quit Q\n"
+	"bind quit Q\n" \
+	"bind history ^P\n" \
+	"bind describe I\n"
 
 /* The plan's keys. With NumLock off a keypad sends the KEY_A1.. codes, or the cursor keys, Home,
  * End, PgUp, PgDn, Ins and Del, depending on the terminal: all of them are here. */
@@ -637,6 +639,8 @@ do_preset(struct ctx *c, const char *name, bool merge)
 		return; /* presets are ours and nest once; this is only a guard */
 	if (!merge && !c->merge)
 		clear_bindings(c->k); /* "merge default" merges numpad too, rather than resetting */
+	if (!merge && !c->merge && c->depth == 0)
+		snprintf(c->k->preset, sizeof c->k->preset, "%s", p->name); /* what `wizwar keys` reports */
 	char oname[64];
 	snprintf(oname, sizeof oname, "preset %s", p->name);
 	struct ctx sub = {
@@ -952,9 +956,17 @@ keys_rebind_note(char *buf, size_t len)
 int
 keys_setup(struct keys *k, char *path, size_t pathlen, struct keys_diag *diag)
 {
+	return keys_setup_preset(k, NULL, path, pathlen, diag);
+}
+
+int
+keys_setup_preset(struct keys *k, const char *preset, char *path, size_t pathlen, struct keys_diag *diag)
+{
 	char tmp[4096];
 
 	keys_init(k);
+	if (preset != NULL && !keys_preset(k, preset))
+		return -2;
 	if (!keys_path_env(tmp, sizeof tmp)) {
 		if (path != NULL && pathlen > 0)
 			path[0] = '\0';

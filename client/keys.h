@@ -27,11 +27,13 @@
 	X(END_TURN,  "end-turn",  "end the turn (closes the chat prompt)") \
 	X(CHAT,      "chat",      "open the chat prompt / send the message") \
 	X(HELP,      "help",      "show this help") \
-	X(LOG_UP,    "log-up",    "scroll the message log back") \
-	X(LOG_DOWN,  "log-down",  "scroll the message log forward") \
+	X(LOG_UP,    "log-up",    "scroll the log back a page") \
+	X(LOG_DOWN,  "log-down",  "scroll the log forward") \
 	X(REDRAW,    "redraw",    "redraw the screen") \
 	X(CANCEL,    "cancel",    "cancel a prompt") \
-	X(QUIT,      "quit",      "quit (asks first during a duel)")
+	X(QUIT,      "quit",      "quit (asks first during a duel)") \
+	X(HISTORY,   "history",   "full message history") \
+	X(DESCRIBE,  "describe",  "describe spells, potions")
 
 enum action {
 	ACTION_NONE = -1,
@@ -77,6 +79,7 @@ struct keys {
 	uint8_t norigin;
 	char origin[KEYS_ORIGINS][KEYS_ORIGIN_LEN];
 	uint8_t fast[2][512]; /* [meta][code < 512] -> action + 1, 0 unbound */
+	char preset[16];      /* the preset the bindings started from (the last `preset` line or option) */
 };
 
 /* Warnings from loading: each one "origin:line: reason". Never fatal; the rest still loads. */
@@ -135,6 +138,9 @@ void keys_rebind_note(char *buf, size_t len);
 /* keys_init(), then the config file if there is one. path (may be NULL) receives the file looked
  * at, or "". Returns keys_load_file()'s answer (0 also when no path could be made). */
 int keys_setup(struct keys *k, char *path, size_t pathlen, struct keys_diag *diag);
+/* The same from preset `preset` (`--keys vi`; NULL: the default set); the file still applies on top.
+ * -2 (k the default set) for an unknown preset name. */
+int keys_setup_preset(struct keys *k, const char *preset, char *path, size_t pathlen, struct keys_diag *diag);
 
 /* Lookup: the action bound to a key code, or ACTION_NONE. */
 int keys_action(const struct keys *k, int code);

@@ -347,7 +347,14 @@ net_control(struct net *n)
 int
 net_rematch(struct net *n)
 {
+	return net_rematch_mirror(n, false);
+}
+
+int
+net_rematch_mirror(struct net *n, bool mirror)
+{
 	n->out.type = WIRE_REMATCH;
+	n->out.u.rematch.mirror = mirror;
 	return net_send(n, &n->out);
 }
 
@@ -1213,6 +1220,13 @@ const struct wire_lobby *
 net_lobby(const struct net *n)
 {
 	return &n->lobby;
+}
+
+const char *
+net_end_log(const struct net *n, size_t *len)
+{
+	*len = n->log ? n->end.log_len : 0;
+	return n->log;
 }
 
 void *

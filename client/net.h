@@ -110,6 +110,9 @@ int net_options(struct net *n, const struct options *o, int turn_time);
 int net_ready(struct net *n, bool ready);
 int net_control(struct net *n);
 int net_rematch(struct net *n);
+/* A mirror rematch: the same seed with the seats swapped, when both players ask for one (a plain
+ * rematch from either gives a new seed). */
+int net_rematch_mirror(struct net *n, bool mirror);
 
 /* Read-only state. */
 int net_phase(const struct net *n);
@@ -118,6 +121,8 @@ bool net_seed_chosen(const struct net *n);  /* this duel's seed was chosen by th
 bool net_controller(const struct net *n);
 const struct view *net_view(const struct net *n);
 const struct wire_lobby *net_lobby(const struct net *n);
+/* The turn log the server revealed at the end, during the `end` event only (NULL otherwise). */
+const char *net_end_log(const struct net *n, size_t *len);
 void *net_ud(const struct net *n);
 /* Bytes on the wire, both ways, headers included. */
 void net_bytes(const struct net *n, uint64_t *in, uint64_t *out);

@@ -56,7 +56,7 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	if (!(l->ready & (1u << me)) && !b->ready_sent) {
 		b->ready_sent = true;
 		if (b->games > 0)
-			net_rematch(n);
+			net_rematch_mirror(n, b->cfg.mirror);
 		else
 			net_ready(n, true);
 	}
@@ -93,6 +93,10 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 	struct netbot *b = ud;
 	int me = net_player(n);
 
+	if (b->games < 4) {
+		b->seed[b->games] = e->seed;
+		b->player[b->games] = me;
+	}
 	b->games++;
 	if (e->result == RESULT_DRAW)
 		b->draws++;

@@ -22,6 +22,7 @@ struct netbot_config {
 	bool ready;             /* say READY in the lobby (true) */
 	bool passive;           /* never send a command (tests: a stalled player) */
 	bool quiet;             /* nothing on stderr */
+	bool mirror;            /* ask for mirror rematches (the same seed, the seats swapped) */
 	/* Hooks for tests and the CLI. */
 	void *ud;
 	void (*on_msg)(void *ud, struct netbot *b, const struct wire_msg *m);
@@ -40,6 +41,8 @@ struct netbot {
 	int refused, verified, unverified, errors;
 	int last_error;
 	char last_why[800];
+	uint64_t seed[4];       /* the revealed seed of each of the first four duels */
+	int player[4];          /* and its seat in each */
 	bool closed;
 	/* private */
 	struct netbot_config cfg;

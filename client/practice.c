@@ -59,7 +59,7 @@ log_open(struct practice *p, const struct practice_config *cfg, char *err, size_
 		return -1;
 	}
 	if ((size_t)snprintf(p->log_path, sizeof p->log_path, "%s/practice-%016" PRIx64 ".log", cfg->log_dir,
-	        cfg->seed) >= sizeof p->log_path) {
+	        cfg->seed) >= sizeof p->log_path - 8) {
 		p->log_path[0] = '\0';
 		fail(err, errlen, "the log directory's name is too long");
 		return -1;
@@ -90,9 +90,15 @@ log_open(struct practice *p, const struct practice_config *cfg, char *err, size_
 		fail(err, errlen, "cannot write the turn log's header");
 		return -1;
 	}
-	/* 0600: the log holds the chat. fchmod as well: an older log of the same seed may be 0644. */
-	int fd = open(p->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || fchmod(fd, 0600) != 0 || (p->log = fdopen(fd, "w")) == NULL) {
+	/* 0600: the log holds the chat. A seed played again gets practice-SEED-2.log, -3 ...: an earlier
+	 * duel's log is never overwritten (O_EXCL creates the file or fails, so two processes cannot
+	 * take the same name). */
+	size_t stem = strlen(p->log_path) - strlen(".log");
+	int fd;
+	for (int n = 2; (fd = open(p->log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST &&
+	     n < 10000; n++)
+		snprintf(p->log_path + stem, sizeof p->log_path - stem, "-%d.log", n);
+	if (fd < 0 || (p->log = fdopen(fd, "w")) == NULL) {
 		fail(err, errlen, "cannot write %s: %s", p->log_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -151,7 +157,20 @@ practice_init(struct practice *p, uv_loop_t *loop, const struct practice_config 
 	char why[300];
 	int rc;
 
+	unsigned duels = p->duels;
+	char name[TURNLOG_NAME_MAX];
+
+	/* cfg may be p->cfg's copy, its name p->name_arg: both are read before the struct is cleared. */
+	snprintf(name, sizeof name, "%s", cfg->name ? cfg->name : "");
+	struct practice_config keep = *cfg;
+	cfg = &keep;
 	memset(p, 0, sizeof *p);
+	p->duels = duels + 1;
+	p->cfg = *cfg;
+	snprintf(p->name_arg, sizeof p->name_arg, "%s", name);
+	keep.name = p->name_arg;
+	p->cfg.name = p->name_arg;
+	p->seat = cfg->seat == 1 ? 1 : 0;
 	p->loop = loop;
 	p->seed = cfg->seed;
 	p->level = cfg->bot_level;
@@ -161,12 +180,13 @@ practice_init(struct practice *p, uv_loop_t *loop, const struct practice_config 
 		return -1;
 	}
 	/* Names as the protocol takes them (cut to fit a turn log's too); the bot's must differ from mine. */
+	int me = p->seat, bot = 1 - p->seat;
 	if (cfg->name == NULL ||
-	    text_clean(p->name[0], TURNLOG_NAME_MAX, cfg->name, strlen(cfg->name), TEXT_NAME) <= 0)
-		snprintf(p->name[0], sizeof p->name[0], "you");
-	snprintf(p->name[1], sizeof p->name[1], "%s bot", bot_level_name(p->level));
-	if (strcmp(p->name[0], p->name[1]) == 0)
-		snprintf(p->name[1], sizeof p->name[1], "%s bot 2", bot_level_name(p->level));
+	    text_clean(p->name[me], TURNLOG_NAME_MAX, cfg->name, strlen(cfg->name), TEXT_NAME) <= 0)
+		snprintf(p->name[me], sizeof p->name[me], "you");
+	snprintf(p->name[bot], sizeof p->name[bot], "%s bot", bot_level_name(p->level));
+	if (strcmp(p->name[me], p->name[bot]) == 0)
+		snprintf(p->name[bot], sizeof p->name[bot], "%s bot 2", bot_level_name(p->level));
 	/* A log that cannot be written costs the record, not the duel: play on with a warning, as host
 	 * and server do. */
 	if (cfg->log_dir && log_open(p, cfg, p->log_warning, sizeof p->log_warning) != 0) {
@@ -192,8 +212,9 @@ practice_init(struct practice *p, uv_loop_t *loop, const struct practice_config 
 		goto fail_log;
 	}
 	p->port = server_port(p->srv);
-	/* The person holds seat 0, as the host of a one-room server: the bot can only take the other. */
-	if (server_reserve_host(p->srv, p->name[0], p->token, &p->token_len) != 0) {
+	/* The person holds its seat (0 unless a mirror rematch swapped it), as the host of a one-room
+	 * server: the bot can only take the other. */
+	if (server_reserve_seat(p->srv, p->seat, p->name[p->seat], p->token, &p->token_len) != 0) {
 		fail(err, errlen, "no seat for the player");
 		server_close(p->srv, NULL, NULL);
 		p->srv = NULL;
@@ -241,7 +262,7 @@ on_bot_closed(void *ud, struct netbot *b)
 	char why[900];
 
 	p->bot_closed = true;
-	if (!p->quit && p->app) {
+	if (!p->quit && !p->restarting && p->app) {
 		snprintf(why, sizeof why, "The bot has left the duel%s%s.", b->last_why[0] ? ": " : "", b->last_why);
 		app_on_end(p->app, why);
 	}
@@ -257,8 +278,8 @@ practice_start(struct practice *p, struct app *app, char *err, size_t errlen)
 	p->app = app;
 	app_set_name(app, 0, p->name[0]);
 	app_set_name(app, 1, p->name[1]);
-	snprintf(note, sizeof note, "Practice against the %s (seed %" PRIu64 "). ? shows the keys.", p->name[1],
-	    p->seed);
+	snprintf(note, sizeof note, "Practice against the %s (seed %" PRIu64 ", you are player %d). ? shows the keys.",
+	    p->name[1 - p->seat], p->seed, p->seat + 1);
 	app_on_status(app, note);
 
 	/* The person: the same network session as `wizwar join`, into the host's seat. */
@@ -267,10 +288,11 @@ practice_start(struct practice *p, struct app *app, char *err, size_t errlen)
 	p->sess.hook_ud = p;
 	p->sess.on_chat = on_chat;
 	p->sess.on_settled = on_settled;
+	p->sess.log_path = p->log_path[0] ? p->log_path : NULL;
 	net_config_default(&nc);
 	nc.host = "127.0.0.1";
 	nc.port = p->port;
-	nc.name = p->name[0];
+	nc.name = p->name[p->seat];
 	nc.server_key = server_public_key(p->srv); /* the server made here: no fingerprint to ask about */
 	nc.token = p->token;
 	nc.token_len = p->token_len;
@@ -287,7 +309,7 @@ practice_start(struct practice *p, struct app *app, char *err, size_t errlen)
 	net_config_default(&bc.net);
 	bc.net.host = "127.0.0.1";
 	bc.net.port = p->port;
-	bc.net.name = p->name[1];
+	bc.net.name = p->name[1 - p->seat];
 	bc.net.server_key = server_public_key(p->srv);
 	bc.net.role = ROLE_BOT;
 	bc.level = p->level;
@@ -326,6 +348,90 @@ practice_send_chat(void *ctx, const char *utf8)
 	return session_net_ops.send_chat(&p->sess, utf8);
 }
 
+/* ---- rematch: everything of the last duel closes, then a new server, bot and link on the same loop ---- */
+
+static void
+on_restart_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+static void
+on_old_server_closed(void *ud)
+{
+	struct practice *p = ud;
+
+	p->srv_closed = true;
+}
+
+static void
+on_restart_poll(uv_timer_t *t)
+{
+	struct practice *p = t->data;
+	struct practice_config cfg;
+	struct app *app = p->app;
+	char err[300], last[4096 + 40];
+
+	if (p->quit) {
+		uv_close((uv_handle_t *)t, on_restart_closed);
+		return;
+	}
+	if (p->sess.net != NULL || !p->bot_closed || !p->srv_closed)
+		return;
+	/* Everything of the last duel is closed: the struct is free to start again. */
+	uv_close((uv_handle_t *)t, on_restart_closed);
+	snprintf(last, sizeof last, "%s", p->log_path);
+	cfg = p->cfg;
+	cfg.seed = p->next_seed;
+	cfg.seat = p->next_seat;
+	if (practice_init(p, p->loop, &cfg, err, sizeof err) != 0 || practice_start(p, app, err, sizeof err) != 0) {
+		p->quit = true;
+		app_on_end(app, err);
+		return;
+	}
+	if (last[0]) {
+		char note[sizeof last + 32];
+		snprintf(note, sizeof note, "The last duel's turn log: %s", last);
+		app_on_status(app, note);
+	}
+}
+
+static int
+practice_rematch(void *ctx, bool mirror)
+{
+	struct practice *p = ctx;
+
+	if (p->quit || p->restarting || !p->started || !p->have_final)
+		return -1;
+	p->restarting = true;
+	p->next_seed = mirror ? p->seed : rng_mix64(p->seed ^ uv_hrtime());
+	p->next_seat = mirror ? 1 - p->seat : p->seat;
+	if (p->log) {
+		if (fclose(p->log) != 0)
+			p->log_failed = true;
+		p->log = NULL;
+	}
+	app_on_status(p->app, mirror ? "A mirror rematch: the same level, the seats swapped..." : "A rematch on a new level...");
+	p->sess.quit = true; /* its link closing is not news */
+	if (p->sess.net)
+		net_close(p->sess.net);
+	if (p->bot_on && !p->bot_closed)
+		netbot_stop(&p->bot);
+	else
+		p->bot_closed = true;
+	p->srv_closing = true;
+	server_close(p->srv, on_old_server_closed, p);
+	if ((p->restart = malloc(sizeof *p->restart)) == NULL) {
+		p->quit = true;
+		app_on_end(p->app, "out of memory");
+		return -1;
+	}
+	uv_timer_init(p->loop, p->restart);
+	p->restart->data = p;
+	uv_timer_start(p->restart, on_restart_poll, 10, 10);
+	return 0;
+}
+
 static void
 practice_quit(void *ctx)
 {
@@ -354,4 +460,5 @@ const struct session_ops practice_ops = {
 	.send_cmd = practice_send_cmd,
 	.send_chat = practice_send_chat,
 	.quit = practice_quit,
+	.rematch = practice_rematch,
 };

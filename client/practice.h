@@ -27,6 +27,7 @@ struct practice_config {
 	const char *name;     /* mine; cleaned and cut to a protocol name; NULL or "" gives "you" */
 	const char *log_dir;  /* where practice-SEED.log goes (created); NULL: no turn log */
 	unsigned bot_ms;      /* 0: PRACTICE_BOT_MS */
+	int seat;             /* mine, 0 or 1 (a mirror rematch swaps it); the bot has the other */
 };
 
 struct practice {
@@ -40,7 +41,17 @@ struct practice {
 	bool have_final;       /* the duel ended: `final` is my view of its end, from the server's game */
 	struct view final;
 
+	int seat;              /* mine */
+	unsigned duels;        /* played in this process, this one included */
+
 	/* private */
+	struct practice_config cfg; /* for a rematch; cfg.name points at name_arg */
+	char name_arg[TURNLOG_NAME_MAX];
+	bool restarting, srv_closed;
+	uint64_t next_seed;
+	int next_seat;
+	uv_timer_t *restart;   /* a rematch waits on it until server, bot and my link have closed (malloc'd:
+	                        * it is still closing when the struct starts again) */
 	uv_loop_t *loop;
 	struct app *app;
 	struct server *srv;

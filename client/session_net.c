@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "potion.h"
 #include "server.h"
 #include "session_net.h"
+#include "summary.h"
 
 static const char lobby_help[] =
-    "Lobby: /ready, /rematch, /quit; the controller also /size N, /fov on|off, /potions on|off, "
-    "/time SECS, /control (hand control over); ? lists them.";
+    "/ready /rematch /mirror /quit /size N /fov /potions on|off /time S /control";
 
 static void
 status(struct session_net *s, const char *fmt, ...)
@@ -39,8 +40,9 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	(void)n;
 	s->me = player;
 	s->joined = true;
-	if (!s->practice)
-		status(s, "Joined as player %d%s.", player + 1, controller ? ", the controller" : "");
+	if (!s->practice && s->app) /* a WELCOME before the screen is said again once it starts */
+		status(s, "%s player %d%s.", s->welcomed++ ? "You are now" : "Joined as", player + 1,
+		       controller ? ", the controller" : "");
 }
 
 /* What the duel waits for, said to this player: the same words whoever left or came. */
@@ -75,6 +77,8 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	for (int p = 0; p < PLAYERS; p++)
 		if (l->name[p][0] && s->app)
 			app_set_name(s->app, p, l->name[p]);
+	if (s->app)
+		app_set_turn_time(s->app, l->turn_time);
 	if (net_phase(n) != NET_LOBBY)
 		return;
 	if (s->auto_ready && me >= 0 && !(l->ready & (1u << me))) {
@@ -85,9 +89,14 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	}
 	if (s->practice)
 		return;
+	char clock[40];
+	if (l->turn_time)
+		snprintf(clock, sizeof clock, "%u second%s a turn", (unsigned)l->turn_time, l->turn_time == 1 ? "" : "s");
+	else
+		snprintf(clock, sizeof clock, "no turn timer");
 	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", both ? "Both players are here." : "Waiting for an opponent.",
 	       l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
-	       l->turn_time ? "timed turns" : "no turn timer", l->controller == me ? "You control the options. " : "",
+	       clock, l->controller == me ? "You control the options. " : "",
 	       lobby_waits(l, me));
 }
 
@@ -164,13 +173,54 @@ ev_peer(void *ud, struct net *n, const struct wire_peer *p)
 	}
 }
 
+/* The end's whole story, from the log the server revealed: the level, where the opponent stood and
+ * what it carried, a few counts and where the log is. */
+static void
+reveal(struct session_net *s, struct net *n)
+{
+	static struct game g; /* large; one end at a time on this thread */
+	struct summary sum;
+	struct view *all = malloc(sizeof *all);
+	uint8_t ninv = 0, inv[INV_MAX];
+	const char *names[PLAYERS];
+	char note[STATE_NOTE_MAX];
+	size_t len, off;
+	const char *log = net_end_log(n, &len);
+
+	if (all == NULL || log == NULL || s->me < 0 || s->me >= PLAYERS ||
+	    summary_from_log(log, len, &sum, &g) != 0 || g.result == RESULT_NONE) {
+		free(all);
+		return;
+	}
+	summary_reveal(&g, s->me, all, &ninv, inv);
+	for (int p = 0; p < PLAYERS; p++)
+		names[p] = s->app->st.name[p];
+	off = summary_text(&sum, s->me, names, note, sizeof note);
+	int k = snprintf(note + off, sizeof note - off, " %s carried %s", names[1 - s->me], ninv ? "" : "nothing");
+	off += k > 0 && (size_t)k < sizeof note - off ? (size_t)k : 0;
+	for (int i = 0; i < ninv && off + 40 < sizeof note; i++) {
+		int kind = inv[i] < APPEARANCE_COUNT ? g.kind_of[inv[i]] : POTION_NONE;
+		k = snprintf(note + off, sizeof note - off, "%s%s (%s)", i ? ", " : "", appearance_name(inv[i]), potion_name(kind));
+		off += k > 0 && (size_t)k < sizeof note - off ? (size_t)k : 0;
+	}
+	if (off + 2 < sizeof note) {
+		k = snprintf(note + off, sizeof note - off, ".");
+		off += k > 0 ? (size_t)k : 0;
+	}
+	if (s->log_path && off + 20 < sizeof note)
+		snprintf(note + off, sizeof note - off, " Turn log: %s", s->log_path);
+	app_on_reveal(s->app, all, note);
+	free(all);
+}
+
 static void
 ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const char *why)
 {
 	struct session_net *s = ud;
 
-	(void)n;
 	(void)e;
+	if (s->app)
+		reveal(s, n);
 	s->ended_ok = verified;
 	s->started = false;
 	snprintf(s->last_result, sizeof s->last_result, "%s", why);
@@ -264,9 +314,11 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 	s->srv = srv;
 	if (s->practice)
 		return;
+	if (app)
+		app->st.lobby_help = lobby_help; /* ? lists them too */
 	if (net && net_player(net) >= 0) {
 		/* Joined before the screen started: say now what was said then. */
-		status(s, "Chat with Enter; %s", lobby_help);
+		status(s, "Chat with Enter. Lobby commands: %s", lobby_help);
 		ev_welcome(s, net, net_player(net), net_controller(net));
 		if (net_lobby(net)->present)
 			ev_lobby(s, net, net_lobby(net));
@@ -274,7 +326,7 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 			ev_start(s, net, net_view(net), s->early_resumed);
 		return;
 	}
-	status(s, "Connecting... Chat with Enter; %s", lobby_help);
+	status(s, "Connecting... Chat with Enter. Lobby commands: %s", lobby_help);
 }
 
 /* The lobby's commands, as `?` lists them. */
@@ -368,6 +420,10 @@ session_net_command(struct session_net *s, const char *text)
 	} else if (strcmp(word, "rematch") == 0) {
 		net_rematch(s->net);
 		status(s, "You ask for a rematch.");
+	} else if (strcmp(word, "mirror") == 0) {
+		net_rematch_mirror(s->net, true);
+		status(s, "You ask for a mirror rematch: the same level, the seats swapped, if your opponent asks "
+		          "for one too (/mirror, or m at the end); a plain /rematch from it deals a new level.");
 	} else if (strcmp(word, "control") == 0) {
 		net_control(s->net);
 	} else if (strcmp(word, "size") == 0 || strcmp(word, "fov") == 0 || strcmp(word, "potions") == 0 ||
@@ -472,8 +528,22 @@ net_quit(void *ctx)
 	}
 }
 
+/* r at the end: /rematch (a new seed); m: /mirror (this seed again, the seats swapped, once both ask). */
+static int
+net_rematch_op(void *ctx, bool mirror)
+{
+	struct session_net *s = ctx;
+
+	if (s->net == NULL || net_phase(s->net) != NET_LOBBY) {
+		status(s, "No rematch now: the duel is not over, or the connection is gone.");
+		return -1;
+	}
+	return session_net_command(s, mirror ? "/mirror" : "/rematch") ? 0 : -1;
+}
+
 const struct session_ops session_net_ops = {
 	.send_cmd = net_send_cmd,
 	.send_chat = net_send_chat,
 	.quit = net_quit,
+	.rematch = net_rematch_op,
 };

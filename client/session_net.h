@@ -30,6 +30,7 @@ struct session_net {
 	bool early_start, early_resumed; /* a START came before the screen started */
 	bool played;            /* a duel has started in this session */
 	bool unreadied;         /* the person said /unready (and not /ready since) */
+	unsigned welcomed;      /* WELCOMEs so far: a later one (control handed over, a mirror) is news */
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];
 
 	/* Set before session_net_start() by `practice` (practice.c); all optional. */
@@ -37,6 +38,7 @@ struct session_net {
 	void *hook_ud;
 	void (*on_chat)(void *ud, int from, const char *text); /* a chat line as the server relayed it */
 	void (*on_settled)(void *ud); /* on quit, just before the in-process server is closed */
+	const char *log_path;   /* practice: where this duel's turn log is, said at the end */
 };
 
 /* Fill the net events of cfg so that they drive s; then net_create(). */

@@ -5,6 +5,7 @@
 
 #include <curses.h> /* KEY_* codes only: keys arrive as curses reports them; nothing here draws */
 
+#include "potion.h"
 #include "state.h"
 #include "text.h"
 
@@ -14,8 +15,9 @@ state_init(struct state *st, const struct keys *keys)
 	memset(st, 0, sizeof *st);
 	st->keys = keys;
 	st->mode = MODE_NORMAL;
-	snprintf(st->name[0], sizeof st->name[0], "player 0");
-	snprintf(st->name[1], sizeof st->name[1], "player 1");
+	snprintf(st->name[0], sizeof st->name[0], "player 1");
+	snprintf(st->name[1], sizeof st->name[1], "player 2");
+	st->clock_left = -1;
 }
 
 /* ---- peer text ---- */
@@ -67,7 +69,7 @@ state_set_name(struct state *st, int player, const char *name)
 	if (player < 0 || player >= PLAYERS)
 		return;
 	if (name == NULL || state_clean_text(st->name[player], sizeof st->name[player], name, strlen(name)) == 0)
-		snprintf(st->name[player], sizeof st->name[player], "player %d", player);
+		snprintf(st->name[player], sizeof st->name[player], "player %d", player + 1); /* people count from 1 */
 }
 
 /* ---- the log ---- */
@@ -173,7 +175,14 @@ state_log_text(const struct state *st, const struct log_entry *e, char *buf, siz
 				return strlen(buf);
 			return (size_t)n + msg_format(&e->msg, buf + n, len - (size_t)n);
 		}
-		return msg_format(&e->msg, buf, len);
+		n = (int)msg_format(&e->msg, buf, len);
+		/* What I know of the potion my opponent drank: the kinds are fixed for the duel. */
+		if (e->msg.id == MSG_OPP_DRINKS && st->have_view && e->msg.a < APPEARANCE_COUNT &&
+		    st->view.kind_of[e->msg.a] != POTION_NONE && (size_t)n > 0 && buf[n - 1] == '.') {
+			int m = snprintf(buf + n - 1, len - (size_t)n + 1, ": %s.", potion_name(st->view.kind_of[e->msg.a]));
+			n = m < 0 ? n : (size_t)(n - 1 + m) >= len ? (int)len - 1 : n - 1 + m;
+		}
+		return (size_t)n;
 	case LOG_CHAT:
 		n = snprintf(buf, len, "<%s> %s", st->name[e->from], e->text);
 		break;
@@ -215,28 +224,156 @@ state_update_begin(struct state *st, const struct view *after, const struct fx_s
 	st->anim = st->nfx > 0;
 }
 
+static void
+note(struct state *st, uint32_t round, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void
+note(struct state *st, uint32_t round, const char *fmt, ...)
+{
+	struct log_entry *e = log_push(st, LOG_NOTE, round);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof e->text, fmt, ap);
+	va_end(ap);
+}
+
+static bool
+has_msg(const struct msg *msgs, int nmsg, int id)
+{
+	for (int i = 0; i < nmsg; i++)
+		if (msgs[i].id == id)
+			return true;
+	return false;
+}
+
+uint32_t
+state_round_of(uint32_t turn_no)
+{
+	return turn_no / 2 + 1;
+}
+
+bool
+state_i_moved_first(const struct state *st)
+{
+	const struct view *v = &st->view;
+
+	/* Turns alternate from the first mover: even turn numbers are its. */
+	return st->have_view && ((v->turn_no % 2 == 0) == (v->turn == v->me));
+}
+
+int
+state_effect_turns(const struct state *st, int h)
+{
+	const struct view *v = &st->view;
+
+	if (h < 0 || h >= HANDLER_COUNT || !(v->intrinsics & INTRINSIC(h)))
+		return 0;
+	/* The rules count the turn starts still to come; on my own move this turn is one more. */
+	return v->turns_left[h] + (state_my_turn(st) ? 1 : 0);
+}
+
+/* What a player sees happen that the rules do not say in words: the opponent's HP (public),
+ * what lies underfoot, who moves first, a new duel. Only from the two views. */
+static void
+narrate(struct state *st, const struct view *old, bool had_view, uint32_t round)
+{
+	const struct view *v = &st->view;
+	const char *opp = st->allseeing ? NULL : st->name[1 - v->me];
+
+	bool rematch = had_view && old->result != RESULT_NONE && v->result == RESULT_NONE;
+	if (!had_view || rematch) {
+		/* A replay viewer seeking starts again from no view: only a rematch is a new duel. */
+		if (rematch)
+			note(st, state_round(st), "---- A new duel begins (duel %u) ----", (unsigned)(++st->duels + 1));
+		if (v->turn_no == 0 && v->result == RESULT_NONE) {
+			if (st->allseeing)
+				note(st, state_round(st), "%s moves first.", st->name[v->turn]);
+			else if (v->turn == v->me)
+				note(st, state_round(st), "You move first.");
+			else
+				note(st, state_round(st), "%s moves first.", opp);
+		}
+		return;
+	}
+	if (opp && v->opp_hp != old->opp_hp) {
+		if (v->opp_hp < old->opp_hp)
+			note(st, round, "%s is hurt: HP %d/%d.", opp, v->opp_hp, WIZARD_HP);
+		else
+			note(st, round, "%s looks healthier: HP %d/%d.", opp, v->opp_hp, WIZARD_HP);
+	}
+	if (st->allseeing || v->result != RESULT_NONE)
+		return;
+	int a = v->potion[v->y][v->x];
+	if (a != 0 && (v->x != old->x || v->y != old->y || old->potion[v->y][v->x] != a)) {
+		int kind = a - 1 < APPEARANCE_COUNT ? v->kind_of[a - 1] : POTION_NONE;
+		note(st, round, "You stand on a %s potion: %s.", appearance_name(a - 1),
+		    kind != POTION_NONE ? potion_name(kind) : "unknown");
+	}
+}
+
 void
 state_update_end(struct state *st, const struct view *after, const struct msg *msgs, int nmsg)
 {
 	/* Messages belong to the turn in which they happened, the one before this update. */
 	uint32_t round = st->prev.turn_no / 2;
-	bool was_over = st->have_view && st->view.result != RESULT_NONE;
+	bool had_view = st->have_view;
+	bool was_over = had_view && st->view.result != RESULT_NONE;
+	bool time_up = has_msg(msgs, nmsg, MSG_TIME_UP);
+	struct view old = st->view;
 
 	st->view = *after;
 	st->have_view = true;
 	st->anim = false;
 	st->nfx = 0;
+	if (was_over && after->result == RESULT_NONE) {
+		/* A rematch: nothing of the last duel's end stays on screen. */
+		if (st->mode == MODE_OVER || st->mode == MODE_QUIT)
+			st->mode = MODE_NORMAL;
+		st->over_hidden = false;
+		st->over_note[0] = '\0';
+		st->revealed = false;
+		st->status[0] = '\0';
+		st->log_scroll = 0;
+		was_over = false;
+	}
+	if (had_view && (old.turn != after->turn || old.turn_no != after->turn_no))
+		st->status[0] = '\0'; /* "It is not your turn" is stale once the turn has passed */
+	/* The timer passed my turn: say so first, not after "You end your turn", which I did not do. */
+	if (time_up)
+		for (int i = 0; i < nmsg; i++)
+			if (msgs[i].id == MSG_TIME_UP)
+				log_msg_round(st, &msgs[i], st->view.me, round);
 	for (int i = 0; i < nmsg; i++)
-		log_msg_round(st, &msgs[i], st->view.me, round);
+		if (!(time_up && (msgs[i].id == MSG_TIME_UP || msgs[i].id == MSG_WAITED)))
+			log_msg_round(st, &msgs[i], st->view.me, round);
+	narrate(st, &old, had_view, round);
 	st->log_scroll = 0;
 	/* A prompt that only makes sense on my move closes when the move has passed. */
 	if ((st->mode == MODE_DIRECTION || st->mode == MODE_INVENTORY) && !state_my_turn(st))
 		st->mode = state_base_mode(st);
 	if (!was_over && st->view.result != RESULT_NONE) {
-		if (st->mode != MODE_CHAT && st->mode != MODE_HELP)
+		if (st->mode != MODE_CHAT && st->mode != MODE_HELP && st->mode != MODE_HISTORY && st->mode != MODE_DESCRIBE)
 			st->mode = MODE_OVER;
 		st->status[0] = '\0';
 	}
+}
+
+void
+state_reveal(struct state *st, const struct view *all, const char *note)
+{
+	if (!st->have_view || all->result == RESULT_NONE)
+		return;
+	st->view = *all;
+	st->prev = *all;
+	st->revealed = true;
+	snprintf(st->over_note, sizeof st->over_note, "%s", note ? note : "");
+	if (st->mode == MODE_NORMAL)
+		st->mode = MODE_OVER;
 }
 
 void
@@ -516,10 +653,17 @@ key_normal(struct state *st, int action, int raw, struct state_out *out)
 		st->mode = MODE_HELP;
 		break;
 	case ACTION_LOG_UP:
-		st->log_scroll += 3;
+		st->log_scroll += STATE_LOG_PAGE;
 		break;
 	case ACTION_LOG_DOWN:
-		st->log_scroll = st->log_scroll > 3 ? st->log_scroll - 3 : 0;
+		st->log_scroll = st->log_scroll > STATE_LOG_PAGE ? st->log_scroll - STATE_LOG_PAGE : 0;
+		break;
+	case ACTION_HISTORY:
+		st->mode = MODE_HISTORY;
+		st->log_scroll = 0;
+		break;
+	case ACTION_DESCRIBE:
+		st->mode = MODE_DESCRIBE;
 		break;
 	case ACTION_REDRAW:
 		out->redraw = true;
@@ -554,7 +698,19 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 		key_chat(st, action, raw, out);
 		return;
 	case MODE_HELP:
+	case MODE_DESCRIBE:
 		st->mode = state_base_mode(st);
+		return;
+	case MODE_HISTORY:
+		/* Page-wise, as a pager: back with [ or PgUp, forward with ] or PgDn; anything else closes. */
+		if (action == ACTION_LOG_UP || raw == KEY_PPAGE || raw == 'b')
+			st->log_scroll += STATE_LOG_PAGE * 2;
+		else if (action == ACTION_LOG_DOWN || raw == KEY_NPAGE || raw == ' ')
+			st->log_scroll = st->log_scroll > STATE_LOG_PAGE * 2 ? st->log_scroll - STATE_LOG_PAGE * 2 : 0;
+		else {
+			st->mode = state_base_mode(st);
+			st->log_scroll = 0;
+		}
 		return;
 	case MODE_QUIT:
 		if (raw == 'y' || raw == 'Y') {
@@ -602,9 +758,21 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 			out->kind = OUT_QUIT;
 			return;
 		}
+		if (st->mode == MODE_OVER && !st->offline && (raw == 'r' || raw == 'm')) {
+			/* Over, r and m ask for the next duel whatever they are bound to: nothing else is left. */
+			out->kind = OUT_REMATCH;
+			out->mirror = raw == 'm';
+			say(st, raw == 'm' ? "Mirror rematch asked: the same level, the seats swapped." : "Rematch asked.");
+			return;
+		}
+		if (st->mode == MODE_OVER && (raw == 27 || action == ACTION_CANCEL)) {
+			st->over_hidden = !st->over_hidden; /* the box, away and back: the map and log are whole */
+			return;
+		}
 		if (st->mode == MODE_OVER && action != ACTION_CHAT && action != ACTION_HELP && action != ACTION_QUIT &&
+		    action != ACTION_HISTORY && action != ACTION_DESCRIBE &&
 		    action != ACTION_LOG_UP && action != ACTION_LOG_DOWN && action != ACTION_REDRAW) {
-			say(st, "The duel is over: Q leaves.");
+			say(st, "The duel is over: Q leaves, r rematch, m mirror rematch.");
 			return;
 		}
 		key_normal(st, action, raw, out);

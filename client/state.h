@@ -16,6 +16,7 @@
 #define STATE_TEXT_MAX 256   /* bytes of one log entry's text, with its NUL */
 #define STATE_LOG_MAX 256    /* entries kept; the screen shows the previous and current round */
 #define STATE_STATUS_MAX 160 /* the one-line note under the map ("no potion here") */
+#define STATE_NOTE_MAX 640   /* the end's summary under the result: counts, the opponent's pack, the log's path */
 
 /* What the keys do now. Every prompt returns to the base mode: NORMAL, or OVER once the duel ended. */
 enum state_mode {
@@ -26,12 +27,16 @@ enum state_mode {
 	MODE_HELP,      /* the key list; any key closes it */
 	MODE_QUIT,      /* "forfeit and quit?" during a running duel */
 	MODE_OVER,      /* the duel ended: the result is shown, Q leaves */
+	MODE_HISTORY,   /* the whole message log, full screen: [ ] PgUp PgDn scroll, any other key closes */
+	MODE_DESCRIBE,  /* what the offered spells and my potions do; any key closes */
 };
+#define STATE_LOG_PAGE 10 /* lines [ and ] scroll the log pane: a page of it at 80x24 */
 
 enum log_kind {
 	LOG_GAME,   /* a rules message (struct msg), formatted only when drawn */
 	LOG_CHAT,   /* a chat line: sender and cleaned UTF-8 text */
 	LOG_SYSTEM, /* the client's own notes: connection, refusals, results */
+	LOG_NOTE,   /* the client's narration of the duel from its views: HP, underfoot, who moves first */
 };
 
 struct log_entry {
@@ -54,6 +59,7 @@ enum state_out_kind {
 	OUT_CMD,    /* send `cmd` */
 	OUT_CHAT,   /* send `chat` */
 	OUT_QUIT,   /* leave now (after a resign if `cmd` is a resign: OUT_CMD is not set then) */
+	OUT_REMATCH, /* the duel is over: another (`mirror`: the same level with the seats swapped) */
 };
 
 struct state_out {
@@ -61,6 +67,7 @@ struct state_out {
 	struct cmd cmd;              /* OUT_CMD; with OUT_QUIT, a resign to send first when resign is true */
 	bool resign;                 /* OUT_QUIT: forfeit the running duel first */
 	bool redraw;                 /* clear and redraw the whole screen */
+	bool mirror;                 /* OUT_REMATCH: same seed, seats and so first mover swapped */
 	char chat[STATE_CHAT_MAX + 1];
 };
 
@@ -76,6 +83,7 @@ struct state {
 	bool allseeing;                 /* a replay's spectator view: view.me is 0, both wizards shown */
 	const char *replay_line;        /* a replay's status and keys, instead of the actions line */
 	const char *help_text;          /* the `?` screen's text; NULL: the key bindings */
+	const char *lobby_help;         /* a network duel: the lobby's /commands, shown by `?` too */
 	bool offline;                   /* the session ended (connection lost): Q leaves at once */
 
 	enum state_mode mode;
@@ -89,6 +97,14 @@ struct state {
 	struct log_entry log[STATE_LOG_MAX];
 
 	const struct keys *keys;        /* for the labels drawn next to spells and actions */
+
+	/* The visible clock: set by the app from its own timer, never by the rules. */
+	int turn_time;                  /* seconds a turn may take; 0: no clock */
+	int clock_left;                 /* seconds left of the turn being played, as counted here; -1: none */
+	uint32_t duels;                 /* rematches in this session: each new duel is marked */
+	bool over_hidden;               /* the GAME OVER box was put away (Esc) */
+	bool revealed;                  /* the view is the end's whole truth (state_reveal) */
+	char over_note[STATE_NOTE_MAX]; /* under the result: a summary, what the opponent carried, the log */
 };
 
 void state_init(struct state *st, const struct keys *keys);
@@ -119,6 +135,17 @@ const struct log_entry *state_log_visible(const struct state *st, unsigned i);
 const struct log_entry *state_log_get(const struct state *st, unsigned i);
 /* The text of an entry as the log shows it ("You cast Identify.", "<ann> hello"). */
 size_t state_log_text(const struct state *st, const struct log_entry *e, char *buf, size_t len);
+
+/* The end of a duel with nothing hidden: `all` (my view with every square, potion and the opponent
+ * shown) replaces the view; note goes under the result. Only once the duel is over. */
+void state_reveal(struct state *st, const struct view *all, const char *note);
+
+/* Effects' turns as shown: the wizard's own turns on which the effect still acts, the current one
+ * included when it is that wizard's move (so an effect on its last turn shows 1, never 0). */
+int state_effect_turns(const struct state *st, int handler);
+/* The round (both wizards' turns) a turn number belongs to, from 1, and whether I moved first. */
+uint32_t state_round_of(uint32_t turn_no);
+bool state_i_moved_first(const struct state *st);
 
 /* One key: its action (keys_action(), or ACTION_NONE) and the raw code for text and digits. */
 void state_key(struct state *st, int action, int raw, struct state_out *out);

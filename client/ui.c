@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "describe.h"
 #include "potion.h"
 #include "spell.h"
 #include "terminfo.h"
@@ -108,7 +109,9 @@ role_attr(const struct ui *ui, int role)
 	case R_CELL:
 		return COLOR_PAIR(CP_WHITE);
 	case R_MEMORY:
-		return ui->grey ? COLOR_PAIR(CP_GREY) : COLOR_PAIR(CP_WHITE) | A_DIM;
+		/* Grey where there are 256 colours; else blue (colours_init): dim white looks exactly like
+		 * white on the Linux console. */
+		return ui->grey ? COLOR_PAIR(CP_GREY) : ui->nodim ? COLOR_PAIR(CP_BLUE) : COLOR_PAIR(CP_WHITE) | A_DIM;
 	case R_ME:
 		return COLOR_PAIR(CP_WHITE) | A_BOLD;
 	case R_OPP:
@@ -168,6 +171,10 @@ colours_init(struct ui *ui)
 
 	ui->colour = has_colors() && (nc == NULL || nc[0] == '\0');
 	ui->grey = false;
+	/* Without 256 colours there is no grey, and A_DIM is not to be trusted: the Linux console, for
+	 * one, declares dim and shows it as plain white. Blue is distinct everywhere. */
+	char *dim = tigetstr((char *)"dim");
+	ui->nodim = dim == NULL || dim == (char *)-1 || COLORS < 256;
 	if (!ui->colour)
 		return;
 	start_color();
@@ -209,6 +216,15 @@ ui_start(struct ui *ui)
 		return -1;
 	if (initscr() == NULL)
 		return -1;
+	/* A terminal that cannot move the cursor (TERM=dumb) cannot show a map: say so, plainly. */
+	char *cup = tigetstr((char *)"cup");
+	if (cup == NULL || cup == (char *)-1) {
+		endwin();
+		const char *t = getenv("TERM");
+		fprintf(stderr, "wizwar: this terminal (TERM=%s) cannot move the cursor; the game needs a full-screen "
+		    "terminal such as xterm, screen, tmux or linux\n", t && t[0] ? t : "unset");
+		return -1;
+	}
 	ui->started = true;
 	screen_active = 1;
 	restore_len = 0;
@@ -232,6 +248,8 @@ ui_start(struct ui *ui)
 		set_escdelay(25); /* Esc cancels at once; a user's ESCDELAY (read by ncurses) wins */
 	curs_set(0);
 	colours_init(ui);
+	ui->bytes = MB_CUR_MAX == 1;
+	ui->npend = 0;
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	ui->invalid = true;
 	return 0;
@@ -263,6 +281,40 @@ ui_resize(struct ui *ui)
 	ui->invalid = true;
 }
 
+/* LANG=C: curses' get_wch() stalls for good on the first byte over 0x7f (it never forms a character in
+ * that locale), and every key after it is lost. So bytes are read one by one and a UTF-8 character
+ * (what terminals send whatever the locale) is put together here; a broken one becomes U+FFFD. */
+static int
+read_byte_key(struct ui *ui)
+{
+	for (;;) {
+		int c = getch();
+		if (c == ERR)
+			return APP_NOKEY;
+		if (c == KEY_RESIZE)
+			return KEY_RESIZE;
+		if (c < 0x80 || c > 0xff) {
+			ui->npend = 0;
+			return keys_code_from_wch(c > 0xff ? KEY_CODE_YES : OK, (unsigned)c);
+		}
+		ui->pend[ui->npend++] = (unsigned char)c;
+		uint32_t cp;
+		size_t n = state_utf8_next((const char *)ui->pend, (size_t)ui->npend, &cp);
+		if (n == (size_t)ui->npend) {
+			ui->npend = 0;
+			return keys_code_from_wch(OK, cp);
+		}
+		/* Incomplete so far: wait for the rest, unless it can no longer become a character. */
+		bool lead_ok = ui->pend[0] >= 0xc2 && ui->pend[0] <= 0xf4;
+		int want = ui->pend[0] < 0xe0 ? 2 : ui->pend[0] < 0xf0 ? 3 : 4;
+		bool cont_ok = ui->npend == 1 || (c & 0xc0) == 0x80;
+		if (!lead_ok || !cont_ok || ui->npend >= want) {
+			ui->npend = 0;
+			return keys_code_from_wch(OK, 0xfffd);
+		}
+	}
+}
+
 int
 ui_read_key(struct ui *ui)
 {
@@ -271,6 +323,8 @@ ui_read_key(struct ui *ui)
 
 	if (!ui->started)
 		return APP_NOKEY;
+	if (ui->bytes)
+		return read_byte_key(ui);
 	rc = get_wch(&wc);
 	if (rc == ERR)
 		return APP_NOKEY;
@@ -287,7 +341,16 @@ cp_cols(uint32_t cp)
 {
 	if (!state_printable(cp))
 		return -1;
-	return wcwidth((wchar_t)cp);
+	int w = wcwidth((wchar_t)cp);
+	/* Printable, but not in this locale (LANG=C): shown as a one-column stand-in, never dropped. */
+	return w < 0 ? 1 : w;
+}
+
+/* What is drawn for a printable code point: itself, or '?' where the locale cannot show it. */
+static wchar_t
+cp_glyph(uint32_t cp)
+{
+	return wcwidth((wchar_t)cp) < 0 ? L'?' : (wchar_t)cp;
 }
 
 /* Draw UTF-8 text at (y, x), at most w columns, printable characters only; a broken byte is
@@ -313,7 +376,7 @@ put_text(int y, int x, int w, const char *s, attr_t attr)
 			continue;
 		if (used + cw > w)
 			break;
-		wbuf[n++] = (wchar_t)cp;
+		wbuf[n++] = cp_glyph(cp);
 		used += cw;
 	}
 	if (n == 0 || w <= 0)
@@ -410,7 +473,7 @@ wrap(const char *s, int w, int (*lines)[2], int max)
 static int
 put_range(int y, int x, int w, const char *s, int off, int len, attr_t attr)
 {
-	char buf[STATE_TEXT_MAX + 64];
+	char buf[STATE_NOTE_MAX];
 
 	if (len < 0)
 		len = 0;
@@ -528,7 +591,7 @@ draw_map(const struct ui *ui, const struct state *st, const struct layout *L)
 {
 	/* Steps 2-4 of the plan's "After Turn" draw the old layout and items under the new effects. */
 	const struct view *v = st->anim ? &st->prev : &st->view;
-	int size = v->opt.size;
+	int size = st->have_view ? v->opt.size : LEVEL_DEFAULT;
 	attr_t frame = role_attr(ui, R_FRAME);
 	char title[48];
 
@@ -544,7 +607,12 @@ draw_map(const struct ui *ui, const struct state *st, const struct layout *L)
 		mvaddch(L->vh + 1, L->mapw - 1, ACS_LRCORNER);
 	}
 	attroff(frame);
-	snprintf(title, sizeof title, " %dx%d%s ", size, size, L->scrolled ? " scrolled" : "");
+	/* Scrolled, the title says which part of the level is in view (columns and rows, from 1). */
+	if (L->scrolled)
+		snprintf(title, sizeof title, " %dx%d x%d-%d y%d-%d ", size, size, L->offx, L->offx + L->vw - 1, L->offy,
+		    L->offy + L->vh - 1);
+	else
+		snprintf(title, sizeof title, " %dx%d ", size, size);
 	put_text(0, 2, L->mapw - 4, title, role_attr(ui, R_TITLE));
 	if (!st->have_view) {
 		put_text(L->vh / 2, 2, L->vw, "waiting...", role_attr(ui, R_DIMTEXT));
@@ -660,6 +728,7 @@ actions_items(const struct ui *ui, const struct state *st, struct item *it)
 	}
 	ITEM(key1(ui, ACTION_CHAT, k, sizeof k), "chat");
 	ITEM(key1(ui, ACTION_HELP, k, sizeof k), "help");
+	ITEM(key1(ui, ACTION_DESCRIBE, k, sizeof k), "spells");
 	snprintf(km, sizeof km, "%s%s", key1(ui, ACTION_LOG_UP, k, sizeof k), key1(ui, ACTION_LOG_DOWN, k2, sizeof k2));
 	ITEM(km, "log");
 	ITEM(key1(ui, ACTION_QUIT, k, sizeof k), "%s", over || st->offline ? "leave" : "quit");
@@ -722,20 +791,28 @@ draw_turn(const struct ui *ui, const struct state *st, int y, int x, int w)
 		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
 		return;
 	}
+	/* Rounds, both wizards' turns each, as a player counts them; whose move it is. */
+	unsigned round = (unsigned)state_round_of(v->turn_no);
 	if (st->allseeing)
-		n = snprintf(buf, sizeof buf, "Turn %u: %s to move", (unsigned)v->turn_no + 1, st->name[v->turn]);
+		n = snprintf(buf, sizeof buf, "Round %u: %s to move", round, st->name[v->turn]);
 	else if (v->turn == v->me)
-		n = snprintf(buf, sizeof buf, "Turn %u: your move, %d step%s left", (unsigned)v->turn_no + 1,
-		    v->steps_left, v->steps_left == 1 ? "" : "s");
+		n = snprintf(buf, sizeof buf, "Round %u: your move, %d step%s left", round, v->steps_left,
+		    v->steps_left == 1 ? "" : "s");
 	else
-		n = snprintf(buf, sizeof buf, "Turn %u: %s's move", (unsigned)v->turn_no + 1, st->name[1 - v->me]);
+		n = snprintf(buf, sizeof buf, "Round %u: %s's move", round, st->name[1 - v->me]);
 	(void)n;
 	col = x + put_text(y, x, w, buf, role_attr(ui, v->turn == v->me && !st->allseeing ? R_STATUS : R_TEXT));
-	/* My timed effects, while there is room. */
+	/* The clock, for whoever is to move; in the last ten seconds it stands out. */
+	if (st->clock_left >= 0) {
+		bool hurry = st->clock_left <= 10;
+		snprintf(buf, sizeof buf, "  %ds%s", st->clock_left, hurry && state_my_turn(st) ? " left!" : "");
+		col += put_text(y, col, x + w - col, buf, role_attr(ui, hurry ? R_STATUS : R_TEXT));
+	}
+	/* My timed effects, while there is room: the turns they still act on, this one included. */
 	for (int h = 0; h < HANDLER_COUNT; h++) {
 		if (!(v->intrinsics & INTRINSIC(h)))
 			continue;
-		snprintf(buf, sizeof buf, "  %s %d", handler_name(h), v->turns_left[h]);
+		snprintf(buf, sizeof buf, "  %s %d", handler_name(h), state_effect_turns(st, h));
 		if (col + text_cols(buf) > x + w)
 			break;
 		col += put_text(y, col, x + w - col, buf, role_attr(ui, R_CHAT));
@@ -807,7 +884,7 @@ draw_log(const struct ui *ui, const struct state *st, int y, int x, int w, int h
 	struct logline lines[LOGLINES_MAX];
 	int ne = 0, total = 0, nl = 0;
 	unsigned count = 0, skip;
-	bool back = st->log_scroll > 0;
+	bool back = st->log_scroll > 0 || st->mode == MODE_HISTORY;
 
 	hline_at(y, x, w, role_attr(ui, R_FRAME));
 	put_text(y, x + 2, w - 4, back ? " Messages (history) " : " Messages ", role_attr(ui, R_TITLE));
@@ -900,10 +977,52 @@ draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
 		if (st->status[0])
 			put_text(y, x, w, st->status, role_attr(ui, R_STATUS));
 		else if ((st->mode == MODE_OVER || st->offline) && !st->replay_line)
-			put_text(y, x, w, "The duel is over. Q leaves, Enter chats.", role_attr(ui, R_DIMTEXT));
+			put_text(y, x, w, st->offline ? "The duel is over. Q leaves." :
+			    "Over: Q leaves, r rematch, m mirror, Enter chats.", role_attr(ui, R_DIMTEXT));
 		break;
 	}
 	curs_set(0);
+}
+
+/* What the offered spells and my potions do, one line each, from common/describe.c. */
+static void
+draw_describe(const struct ui *ui, const struct state *st)
+{
+	const struct view *v = &st->view;
+	char buf[200], k[KEYS_NAME_MAX];
+	int y = 0, w = ui->cols - 4;
+
+	put_text(y++, 2, w, "Your spells and potions (any key closes this)", role_attr(ui, R_TITLE));
+	y++;
+	put_text(y++, 2, w, state_my_turn(st) ? "Offered this turn:" : "Spells are offered on your move.", role_attr(ui, R_TITLE));
+	for (int i = 0; i < SPELL_OFFERED && state_my_turn(st); i++) {
+		if (v->offered[i] == SPELL_NONE)
+			continue;
+		snprintf(buf, sizeof buf, "%s %s: %s", key1(ui, ACTION_CAST_1 + i, k, sizeof k), spell_name(v->offered[i]),
+		    spell_desc(v->offered[i]));
+		int lw[3][2], n = wrap(buf, w, lw, 3);
+		for (int j = 0; j < n && j < 3 && y < ui->rows; j++)
+			put_range(y++, 2 + (j ? 4 : 0), w - (j ? 4 : 0), buf, lw[j][0], lw[j][1], role_attr(ui, R_TEXT));
+	}
+	y++;
+	put_text(y++, 2, w, v->ninv ? "Carried:" : "You carry no potions.", role_attr(ui, R_TITLE));
+	for (int i = 0; i < v->ninv && i < INV_MAX && y < ui->rows; i++) {
+		int a = v->inv[i], kind = a < APPEARANCE_COUNT ? v->kind_of[a] : POTION_NONE;
+		if (kind != POTION_NONE)
+			snprintf(buf, sizeof buf, "%d %s (%s): %s", i + 1, potion_name(kind), appearance_name(a), potion_desc(kind));
+		else
+			snprintf(buf, sizeof buf, "%d %s: not identified; drinking it or Identify tells", i + 1, appearance_name(a));
+		int lw[3][2], n = wrap(buf, w, lw, 3);
+		for (int j = 0; j < n && j < 3 && y < ui->rows; j++)
+			put_range(y++, 2 + (j ? 4 : 0), w - (j ? 4 : 0), buf, lw[j][0], lw[j][1], appear_attr(ui, a));
+	}
+	int a = st->have_view ? v->potion[v->y][v->x] : 0;
+	if (a && y + 1 < ui->rows) {
+		int kind = a - 1 < APPEARANCE_COUNT ? v->kind_of[a - 1] : POTION_NONE;
+		snprintf(buf, sizeof buf, "Underfoot: a %s potion: %s", appearance_name(a - 1),
+		    kind != POTION_NONE ? potion_desc(kind) : "unknown");
+		put_text(y + 1, 2, w, buf, appear_attr(ui, a - 1));
+	}
 }
 
 static void
@@ -927,13 +1046,14 @@ draw_help(const struct ui *ui, const struct state *st)
 	/* Two columns of actions: keys, then what they do, wrapped under itself when long. */
 	char rebind[300];
 	keys_rebind_note(rebind, sizeof rebind);
-	const char *const notes[] = {
+	const char *notes[] = {
 		"A spell marked (aim) asks for a direction: press a move key.",
 		"After the quaff key, 1-9 drinks the potion in that slot.",
 		"@ you, red @ the opponent, ! potions, * effects; dim: remembered.",
 		rebind,
+		st->lobby_help,
 	};
-	int nnotes = 4, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
+	int nnotes = st->lobby_help ? 5 : 4, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
 	int top = 2, bottom = rows - nnotes - 1, y = top, x = 2;
 	for (int a = 0; a < ACTION_COUNT; a++) {
 		int lw[4][2];
@@ -952,42 +1072,47 @@ draw_help(const struct ui *ui, const struct state *st)
 		y += n;
 	}
 	for (int i = 0; i < nnotes; i++)
-		put_text(rows - nnotes + i, 2, cols - 4, notes[i], role_attr(ui, R_DIMTEXT));
+		put_text(rows - nnotes + i, 2, cols - 4, notes[i], role_attr(ui, i == 4 ? R_KEY : R_DIMTEXT));
 }
 
+/* The end: a box over the side panel's spells, potions and actions (which no longer matter), never
+ * over the map, which now shows the whole level; the log below stays readable. Esc puts it away. */
 static void
-draw_over(const struct ui *ui, const struct state *st)
+draw_over(const struct ui *ui, const struct state *st, const struct layout *L)
 {
 	char buf[200];
-	int w, y, x;
+	int lw[10][2], nl, w, h, y = 1, x = L->sx;
 
 	state_result_text(st, buf, sizeof buf);
 	/* A replay shows the result in its status line and keeps its controls in view. */
-	if (buf[0] == '\0' || st->mode != MODE_OVER || st->replay_line)
+	if (buf[0] == '\0' || st->mode != MODE_OVER || st->replay_line || st->over_hidden)
 		return;
-	w = text_cols(buf) + 6;
-	if (w < 34)
-		w = 34;
-	if (w > ui->cols - 2)
-		w = ui->cols - 2;
-	/* Over the spells, potions and actions, which no longer matter; the log stays readable. */
-	y = 2;
-	x = (ui->cols - w) / 2;
+	w = L->sw;
+	nl = st->over_note[0] ? wrap(st->over_note, w - 4, lw, 10) : 0;
+	if (nl > 10)
+		nl = 10;
+	h = 5 + nl + 1;
 	attron(role_attr(ui, R_FRAME));
-	for (int r = 0; r < 5; r++)
+	for (int r = 0; r < h; r++)
 		mvhline(y + r, x, ' ', w);
 	mvaddch(y, x, ACS_ULCORNER);
 	mvhline(y, x + 1, ACS_HLINE, w - 2);
 	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvaddch(y + 4, x, ACS_LLCORNER);
-	mvhline(y + 4, x + 1, ACS_HLINE, w - 2);
-	mvaddch(y + 4, x + w - 1, ACS_LRCORNER);
-	mvvline(y + 1, x, ACS_VLINE, 3);
-	mvvline(y + 1, x + w - 1, ACS_VLINE, 3);
+	mvaddch(y + h - 1, x, ACS_LLCORNER);
+	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	mvvline(y + 1, x, ACS_VLINE, h - 2);
+	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
 	attroff(role_attr(ui, R_FRAME));
-	put_text(y + 1, x + 2, w - 4, "GAME OVER", role_attr(ui, R_TITLE));
-	put_text(y + 2, x + 2, w - 4, buf, role_attr(ui, R_STATUS));
-	put_text(y + 3, x + 2, w - 4, "Q leaves, Enter chats", role_attr(ui, R_DIMTEXT));
+	put_text(y, x + 2, w - 4, " GAME OVER ", role_attr(ui, R_TITLE));
+	put_text(y + 1, x + 2, w - 4, buf, role_attr(ui, R_STATUS));
+	for (int i = 0; i < nl; i++)
+		put_range(y + 2 + i, x + 2, w - 4, st->over_note, lw[i][0], lw[i][1], role_attr(ui, R_TEXT));
+	put_text(y + 2 + nl, x + 2, w - 4, st->revealed ? "The map shows the whole level." : "", role_attr(ui, R_DIMTEXT));
+	put_text(y + 3 + nl, x + 2, w - 4, st->offline ? "" : "r rematch   m mirror: same level, seats swapped",
+	    role_attr(ui, R_KEY));
+	put_text(y + 4 + nl, x + 2, w - 4, st->offline ? "Esc hides this   Q leaves" : "Esc hides this   Q leaves   Enter chats",
+	    role_attr(ui, R_DIMTEXT));
 }
 
 void
@@ -1010,6 +1135,19 @@ ui_draw(struct ui *ui, const struct state *st)
 		snprintf(buf, sizeof buf, "The terminal is %dx%d; wizwar needs %dx%d.", ui->cols, ui->rows, UI_MIN_COLS,
 		    UI_MIN_ROWS);
 		put_text(ui->rows / 2, 0, ui->cols, buf, role_attr(ui, R_STATUS));
+		curs_set(0);
+		refresh();
+		return;
+	}
+	if (st->mode == MODE_HISTORY || st->mode == MODE_DESCRIBE) {
+		erase();
+		if (st->mode == MODE_HISTORY) {
+			put_text(0, 2, ui->cols - 4, "Message history: [ PgUp b back, ] PgDn space forward, any other key closes",
+			    role_attr(ui, R_TITLE));
+			draw_log(ui, st, 1, 1, ui->cols - 2, ui->rows - 1);
+		} else {
+			draw_describe(ui, st);
+		}
 		curs_set(0);
 		refresh();
 		return;
@@ -1065,7 +1203,7 @@ ui_draw(struct ui *ui, const struct state *st)
 	}
 	y += rows_act;
 	draw_log(ui, st, y, x, w, last - y);
-	draw_over(ui, st);
+	draw_over(ui, st, &L);
 	draw_prompt(ui, st, last, x, w);
 	refresh();
 }

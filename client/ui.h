@@ -19,6 +19,10 @@ struct ui {
 	bool started;
 	bool colour;     /* has_colors() and NO_COLOR unset or empty */
 	bool grey;       /* a 256-colour terminal: remembered cells in grey rather than A_DIM */
+	bool nodim;      /* no dim attribute (TERM=linux): remembered cells in blue */
+	bool bytes;      /* a locale without multibyte characters (LANG=C): keys read as bytes, UTF-8 decoded here */
+	unsigned char pend[4]; /* bytes of a UTF-8 character still being typed */
+	int npend;
 	bool invalid;    /* repaint everything on the next draw */
 	int rows, cols;
 };

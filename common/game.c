@@ -123,6 +123,13 @@ game_sees(const struct game *g, int p, int x, int y)
 	return fov_los(&g->level, g->wiz[p].x, g->wiz[p].y, x, y, FOV_RADIUS);
 }
 
+/* Does the opponent of p see p where it stands now? Narration to an observer hangs on this alone. */
+static bool
+watched(const struct game *g, int p)
+{
+	return game_sees(g, other(p), g->wiz[p].x, g->wiz[p].y);
+}
+
 void
 game__sense(struct game *g, int p, struct events *ev)
 {
@@ -847,6 +854,7 @@ static const cast_fn casts[SPELL_COUNT] = {
 static void
 cast_spell(struct game *g, int caster, int spell, int dir, struct events *ev)
 {
+	ev->spell = (uint8_t)spell; /* Random's inner cast comes later and wins: its effect is what shows */
 	casts[spell](g, caster, dir, ev);
 }
 
@@ -896,6 +904,8 @@ drink(struct game *g, int p, int appearance, struct events *ev)
 	const struct potion_info *pi = potion_info(g->kind_of[appearance]);
 
 	g->wiz[p].known |= (uint8_t)(1u << appearance);
+	if (watched(g, p))
+		game__say(ev, game__bit(other(p)), MSG_OPP_DRINKS, appearance, 0);
 	game__say(ev, game__bit(p), MSG_DRANK, appearance, 0);
 	game__say(ev, game__bit(p), MSG_IT_WAS, g->kind_of[appearance], 0);
 	drinks[pi->effect](g, p, pi, ev);
@@ -1018,13 +1028,37 @@ do_step(struct game *g, int p, const struct cmd *c, struct events *ev)
 	ev->moved = true;
 }
 
+/* Did the observer see any square the last cast marked with an effect? The server shows an
+ * effect on squares seen before or after the command; naming the spell needs only one of them,
+ * seen after (a subset of what it was shown). */
+static bool
+effect_seen(const struct game *g, int observer, const struct events *ev)
+{
+	if (!ev->has_fx)
+		return false;
+	for (int y = 0; y < g->level.size; y++)
+		for (int x = 0; x < g->level.size; x++)
+			if (ev->fx[y][x] && game_sees(g, observer, x, y))
+				return true;
+	return false;
+}
+
 static void
 do_cast(struct game *g, int p, const struct cmd *c, struct events *ev)
 {
 	int spell = g->offered[c->arg];
+	bool seen = watched(g, p);
+	int at;
 
 	game__say(ev, game__bit(p), MSG_CAST, spell, 0);
+	/* The observer's line goes before the effects' own messages ("You are hurt..."); its
+	 * argument is known only once the spell has acted, so the slot is kept and filled after. */
+	at = ev->nmsg;
+	if (seen)
+		game__say(ev, game__bit(other(p)), MSG_OPP_CASTS, 0, 0);
 	cast_spell(g, p, spell, c->dir, ev);
+	if (seen && at < ev->nmsg && effect_seen(g, other(p), ev))
+		ev->msg[at] = (struct msg){ MSG_OPP_CASTS_SEEN, (uint8_t)game__bit(other(p)), ev->spell, 0 };
 	settle(g, ev);
 }
 
@@ -1061,6 +1095,8 @@ do_pickup(struct game *g, int p, const struct cmd *c, struct events *ev)
 	g->potion[w->y][w->x] = 0;
 	w->inv[w->ninv++] = (uint8_t)a;
 	game__say(ev, game__bit(p), MSG_PICKED_UP, a, 0);
+	if (watched(g, p))
+		game__say(ev, game__bit(other(p)), MSG_OPP_PICKS_UP, a, 0);
 }
 
 static void

@@ -184,6 +184,7 @@ struct events {
 	uint8_t sensed;        /* bit p: player p sensed the opponent this action (Life Detection, Telepathy) */
 	bool turn_ended;
 	uint8_t result;
+	uint8_t spell;         /* the spell whose effect the last cast made (Random: the one it became) */
 	/* What each wizard sees once the command is done (FoV on; unused when it is off),
 	 * as the memory update computed it: view_build_after() takes it from here rather
 	 * than compute it again. It describes the game as game_apply() left it, so it is

@@ -84,6 +84,17 @@ msg_format(const struct msg *m, char *buf, size_t len)
 	arg_text(msgs[m->id].a, m->a, args[0], sizeof args[0]);
 	arg_text(msgs[m->id].b, m->b, args[1], sizeof args[1]);
 	for (const char *t = msgs[m->id].text; *t && n + 1 < len; t++) {
+		if (t[0] == '{') {
+			/* {one/many}: the words for a count of 1 and for any other. */
+			const char *bar = strchr(t, '/'), *end = bar ? strchr(bar, '}') : NULL;
+			if (bar && end) {
+				const char *s = m->a == 1 ? t + 1 : bar + 1, *e = m->a == 1 ? bar : end;
+				while (s < e && n + 1 < len)
+					buf[n++] = *s++;
+				t = end;
+				continue;
+			}
+		}
 		if (t[0] == '%' && (t[1] == '1' || t[1] == '2')) {
 			const char *s = args[t[1] - '1'];
 			while (*s && n + 1 < len)

@@ -15,7 +15,8 @@ enum msg_arg {
 	ARG_ELEMENT, /* a damage element */
 };
 
-/* X(ID, first argument, second argument, text). "%1" and "%2" stand for the arguments.
+/* X(ID, first argument, second argument, text). "%1" and "%2" stand for the arguments;
+ * "{one/many}" is the word for a first argument of 1, or the other (so "1 potion", "2 potions").
  * Ids are part of the rules version: append only. */
 #define MSG_LIST(X) \
 	X(NONE,             ARG_NONE,    ARG_NONE, "") \
@@ -30,9 +31,9 @@ enum msg_arg {
 	X(MAPPED,           ARG_NONE,    ARG_NONE, "You sense the layout of the dungeon.") \
 	X(ALTERED,          ARG_NONE,    ARG_NONE, "The dungeon reshapes itself around you.") \
 	X(ALTERED_OPP,      ARG_NONE,    ARG_NONE, "You sense your surroundings are different.") \
-	X(IDENTIFIED_N,     ARG_NUM,     ARG_NONE, "You identify %1 kinds of potion.") \
+	X(IDENTIFIED_N,     ARG_NUM,     ARG_NONE, "You identify %1 {kind/kinds} of potion.") \
 	X(IDENTIFY_NONE,    ARG_NONE,    ARG_NONE, "You learn nothing new about your potions.") \
-	X(ITEMS_SENSED,     ARG_NUM,     ARG_NONE, "You sense %1 potions.") \
+	X(ITEMS_SENSED,     ARG_NUM,     ARG_NONE, "You sense %1 {potion/potions}.") \
 	X(ITEMS_NONE,       ARG_NONE,    ARG_NONE, "You sense no potions.") \
 	X(LIFE_SENSED,      ARG_NONE,    ARG_NONE, "You sense your opponent.") \
 	X(WATCHED,          ARG_NONE,    ARG_NONE, "You feel like you're being watched.") \
@@ -44,18 +45,18 @@ enum msg_arg {
 	X(MIRRORED,         ARG_NONE,    ARG_NONE, "The world turns over around you.") \
 	X(MIRRORED_OPP,     ARG_NONE,    ARG_NONE, "You feel unaware of your surroundings.") \
 	X(RANDOM_IS,        ARG_SPELL,   ARG_NONE, "The random spell becomes %1!") \
-	X(DEMOLISHED,       ARG_NUM,     ARG_NONE, "Rock crumbles around you (%1 squares).") \
+	X(DEMOLISHED,       ARG_NUM,     ARG_NONE, "Rock crumbles around you (%1 {square/squares}).") \
 	X(HEAR_ROCK,        ARG_NONE,    ARG_NONE, "You hear rock being destroyed.") \
-	X(NAVIGATED,        ARG_NUM,     ARG_NONE, "Passages open around you (%1 squares).") \
+	X(NAVIGATED,        ARG_NUM,     ARG_NONE, "Passages open around you (%1 {square/squares}).") \
 	X(NOTHING_HAPPENS,  ARG_NONE,    ARG_NONE, "Nothing happens.") \
-	X(CREATED,          ARG_NUM,     ARG_NONE, "You sense %1 potions appear in the dungeon.") \
+	X(CREATED,          ARG_NUM,     ARG_NONE, "You sense %1 {potion appears/potions appear} in the dungeon.") \
 	X(BLINKED,          ARG_NONE,    ARG_NONE, "You blink to another place.") \
 	X(BLINKED_ALL,      ARG_NONE,    ARG_NONE, "Space folds: both wizards are moved!") \
 	X(TELEPORTED,       ARG_NONE,    ARG_NONE, "You are teleported!") \
-	X(SCREAMED,         ARG_NUM,     ARG_NONE, "You scream! %1 potions shatter.") \
+	X(SCREAMED,         ARG_NUM,     ARG_NONE, "You scream! %1 {potion shatters/potions shatter}.") \
 	X(SCREAM_NEAR,      ARG_NONE,    ARG_NONE, "A loud magical scream can be heard!") \
 	X(SCREAM_FAR,       ARG_NONE,    ARG_NONE, "A loud magical scream can be heard in the distance.") \
-	X(SHATTERED,        ARG_NUM,     ARG_NONE, "%1 of your potions shatter!") \
+	X(SHATTERED,        ARG_NUM,     ARG_NONE, "%1 of your potions {shatters/shatter}!") \
 	X(FORGOT,           ARG_NONE,    ARG_NONE, "You forget parts of the dungeon.") \
 	X(ACID_RAINS,       ARG_NONE,    ARG_NONE, "Acid rains down around you!") \
 	X(HEAR_RAIN,        ARG_NONE,    ARG_NONE, "You can hear rain.") \
@@ -95,7 +96,11 @@ enum msg_arg {
 	X(LIMIT_LOSE,       ARG_NUM,     ARG_NUM,  "The turn limit is reached with %1 HP against %2: you lose.") \
 	X(END_PHASE,        ARG_NONE,    ARG_NONE, "The duel nears its end: from now on each wizard senses the other at the start of its turn.") \
 	X(ALTER_MOVED,      ARG_NONE,    ARG_NONE, "Rock fills your square: you are pushed to the nearest open floor.") \
-	X(ACID_HIT,         ARG_NONE,    ARG_NONE, "Your acid rain burns your opponent!")
+	X(ACID_HIT,         ARG_NONE,    ARG_NONE, "Your acid rain burns your opponent!") \
+	X(OPP_DRINKS,       ARG_APPEAR,  ARG_NONE, "Your opponent drinks a %1 potion.") \
+	X(OPP_PICKS_UP,     ARG_APPEAR,  ARG_NONE, "Your opponent picks up a %1 potion.") \
+	X(OPP_CASTS,        ARG_NONE,    ARG_NONE, "Your opponent casts a spell.") \
+	X(OPP_CASTS_SEEN,   ARG_SPELL,   ARG_NONE, "Your opponent casts %1.")
 
 enum msg_id {
 #define X(id, a, b, text) MSG_##id,

@@ -447,8 +447,29 @@ dec_none(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 
 static int enc_CONTROL(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
 static int dec_CONTROL(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
-static int enc_REMATCH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
-static int dec_REMATCH(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
+/* A plain REMATCH stays empty, as before the mirror existed; a mirror is the one byte 0x01. */
+static int
+enc_REMATCH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	if (m->u.rematch.mirror)
+		proto__put_u8(w, 1);
+	return 0;
+}
+
+static int
+dec_REMATCH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	uint8_t b;
+
+	m->u.rematch.mirror = false;
+	if (proto__r_left(r) == 0)
+		return 0;
+	NEED(proto__get_u8(r, &b));
+	if (b != 1)
+		BAD("rematch: %u (only 1, a mirror, may follow)", b);
+	m->u.rematch.mirror = true;
+	return 0;
+}
 static int enc_HEARTBEAT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
 static int dec_HEARTBEAT(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
 

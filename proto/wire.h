@@ -34,7 +34,7 @@
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
 	X(READY,     0x22, WIRE_C2S,  0, 1,  1,                 ready)     \
 	X(CONTROL,   0x23, WIRE_C2S,  0, 0,  0,                 none)      \
-	X(REMATCH,   0x24, WIRE_C2S,  0, 0,  0,                 none)      \
+	X(REMATCH,   0x24, WIRE_C2S,  0, 0,  1,                 rematch)   \
 	X(START,     0x30, WIRE_S2C,  0, 37, PROTO_PAYLOAD_MAX, start)     \
 	X(CMD,       0x31, WIRE_C2S,  0, 1,  2,                 cmd)       \
 	X(UPDATE,    0x32, WIRE_S2C,  0, 1,  PROTO_PAYLOAD_MAX, update)    \
@@ -146,6 +146,11 @@ struct wire_ready {
 	bool ready;
 };
 
+/* REMATCH: empty, or one byte 0x01 for a mirror rematch (the same seed, the seats swapped). */
+struct wire_rematch {
+	bool mirror;
+};
+
 struct wire_start {
 	bool resumed;         /* a snapshot after RESUME, not a new duel */
 	bool chosen;          /* the host chose this duel's seed (host --seed): the dice are not random */
@@ -209,6 +214,7 @@ struct wire_msg {
 		struct wire_lobby lobby;
 		struct wire_options options;
 		struct wire_ready ready;
+		struct wire_rematch rematch;
 		struct wire_start start;
 		struct cmd cmd;
 		struct update update;

@@ -73,6 +73,7 @@ struct seat {
 	uint8_t token_len;         /* 0: only token_hash is known (a duel resumed from its log) */
 	uint8_t token_hash[32];
 	bool ready, rematch, bot;
+	bool mirror;               /* its REMATCH asked for a mirror: the same seed, the seats swapped */
 	bool reserved;             /* held for the host before it connects */
 	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
 	uv_timer_t grace;          /* grace.data = room */
@@ -170,7 +171,7 @@ int room__join(struct gameroom *r, struct conn *c);
 int room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m);
 void room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m);
 void room__conn_lost(struct gameroom *r, struct conn *c);
-int room__reserve(struct gameroom *r, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
+int room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
 int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
 bool room__empty(const struct gameroom *r);
 void room__sweep_idle(struct server *s);

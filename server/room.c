@@ -300,7 +300,7 @@ room__join(struct gameroom *r, struct conn *c)
 	c->seat = p;
 	c->state = CONN_JOINED;
 	r->lobby_active = server__now(s);
-	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p,
+	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p + 1,
 	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
 	send_lobby(r);
@@ -308,10 +308,12 @@ room__join(struct gameroom *r, struct conn *c)
 }
 
 int
-room__reserve(struct gameroom *r, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len)
+room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len)
 {
 	int p = r->host_seat;
 
+	if (p < 0 && want >= 0 && want < PLAYERS && r->state == ROOM_LOBBY)
+		p = want; /* practice's mirror rematch: the person takes the seat the bot had */
 	if (p < 0) {
 		if (r->state == ROOM_PLAYING)
 			return -1;
@@ -393,7 +395,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		uv_timer_stop(&st->grace);
 		st->grace_on = false;
 	}
-	server__log(s, "%s: %s is back in room %s as player %d", c->peer, st->name, r->code, p);
+	server__log(s, "%s: %s is back in room %s as player %d", c->peer, st->name, r->code, p + 1);
 	send_welcome(r, p);
 	/* START before LOBBY: a client that sees the lobby first would think it is between duels. */
 	if (r->state == ROOM_PLAYING) {
@@ -504,7 +506,7 @@ on_turn_time(uv_timer_t *t)
 
 	if (r->state != ROOM_PLAYING || r->game.result != RESULT_NONE)
 		return;
-	server__log(r->srv, "room %s: time is up for player %d", r->code, r->game.turn);
+	server__log(r->srv, "room %s: time is up for player %d", r->code, r->game.turn + 1);
 	apply(r, r->game.turn, &pass, MSG_TIME_UP);
 }
 
@@ -540,6 +542,31 @@ log_extra(struct gameroom *r, char *buf, size_t len)
 	snprintf(buf + n, len - n, "# wizwar-server turn-time %d\n", r->turn_time);
 }
 
+/* A mirror rematch: each player takes the other's seat (and so its start and first move), with its
+ * name, token and connection; the grace timers stay, as libuv handles cannot move (neither runs in
+ * the lobby, where both are connected). */
+static void
+swap_seats(struct gameroom *r)
+{
+	struct seat *a = &r->seat[0], *b = &r->seat[1];
+	static struct seat t; /* one room at a time, on the loop's thread */
+
+#define SWAP(f) do { memcpy(&t.f, &a->f, sizeof t.f); memcpy(&a->f, &b->f, sizeof t.f); memcpy(&b->f, &t.f, sizeof t.f); } while (0)
+	SWAP(taken); SWAP(conn); SWAP(name); SWAP(token); SWAP(token_len); SWAP(token_hash); SWAP(bot);
+	SWAP(reserved); SWAP(end_pending); SWAP(last_valid); SWAP(last);
+#undef SWAP
+	for (int p = 0; p < PLAYERS; p++)
+		if (r->seat[p].conn)
+			r->seat[p].conn->seat = p;
+	r->controller = 1 - r->controller;
+	if (r->host_seat >= 0)
+		r->host_seat = 1 - r->host_seat;
+	for (int p = 0; p < PLAYERS; p++)
+		if (r->seat[p].conn)
+			send_welcome(r, p);
+	send_lobby(r); /* the names, by their new seats */
+}
+
 static int
 start_game(struct gameroom *r)
 {
@@ -553,6 +580,12 @@ start_game(struct gameroom *r)
 	r->end_log_len = 0;
 	for (int p = 0; p < PLAYERS; p++)
 		r->seat[p].end_pending = false;
+	if (r->games > 0 && r->seat[0].rematch && r->seat[0].mirror && r->seat[1].rematch && r->seat[1].mirror) {
+		server__log(s, "room %s: a mirror rematch: seed %016" PRIx64 " again, the seats swapped", r->code, r->seed);
+		swap_seats(r);
+		r->seed_fixed = true;
+	}
+	r->seat[0].mirror = r->seat[1].mirror = false;
 	r->seed = r->seed_fixed ? r->seed : auth_random64();
 	r->seed_chosen = r->seed_fixed;
 	r->seed_fixed = false;
@@ -657,7 +690,7 @@ static void
 finish(struct gameroom *r)
 {
 	struct server *s = r->srv;
-	static const char *const res[] = { "none", "player 0 wins", "player 1 wins", "a draw" };
+	static const char *const res[] = { "none", "player 1 wins", "player 2 wins", "a draw" };
 
 	uv_timer_stop(&r->turn_timer);
 	tlog_end(&r->log, &r->game);
@@ -780,6 +813,7 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 		}
 		if (m->type == WIRE_REMATCH) {
 			r->seat[p].ready = r->seat[p].rematch = true;
+			r->seat[p].mirror = m->u.rematch.mirror;
 		} else {
 			r->seat[p].ready = m->u.ready.ready;
 			if (!m->u.ready.ready)

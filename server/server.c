@@ -554,7 +554,15 @@ server_reserve_host(struct server *s, const char *name, uint8_t token[PROTO_TOKE
 {
 	if (s->cfg.multi || s->rooms == NULL)
 		return -1;
-	return room__reserve(s->rooms, name, token, token_len);
+	return room__reserve(s->rooms, -1, name, token, token_len);
+}
+
+int
+server_reserve_seat(struct server *s, int seat, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *token_len)
+{
+	if (s->cfg.multi || s->rooms == NULL)
+		return -1;
+	return room__reserve(s->rooms, seat, name, token, token_len);
 }
 
 int

@@ -84,6 +84,8 @@ const char *server_bound(const struct server *s);
  * by RESUME with the token given here (PROTO_TOKEN_MAX bytes). The seat is held
  * until the first time its connection drops in the lobby. 0, or -1 (seat taken). */
 int server_reserve_host(struct server *s, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *token_len);
+/* The same for a given seat (0 or 1) of a room in its lobby: practice's mirror rematch. */
+int server_reserve_seat(struct server *s, int seat, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *token_len);
 
 /* One-room mode, before anyone joins: bring back the duel of a turn log; its players
  * come back with their resume tokens (the host's seat through server_reserve_host,

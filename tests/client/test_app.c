@@ -45,7 +45,7 @@ fake_quit(void *ctx)
 	((struct fake *)ctx)->quits++;
 }
 
-static const struct session_ops fake_ops = { fake_cmd, fake_chat, fake_quit };
+static const struct session_ops fake_ops = { .send_cmd = fake_cmd, .send_chat = fake_chat, .quit = fake_quit };
 
 static void
 a_view(struct view *v, uint32_t turn_no, int x)
@@ -105,7 +105,7 @@ Test(app, keys_wait_through_the_effects_pause)
 	while (app.animating)
 		uv_run(&loop, UV_RUN_ONCE);
 	cr_assert_eq(app.st.view.x, 8);
-	cr_assert_eq(app.st.log_count, 1);
+	cr_assert_eq(app.st.log_count, 2, "who moves first, then the update's message");
 	cr_assert_eq(f.nchat, 1);
 	cr_assert_str_eq(f.chat[0], "hi");
 	cr_assert_eq(f.ncmd, 1);

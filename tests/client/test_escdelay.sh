@@ -12,7 +12,7 @@ mkdir -p "$STATE"
 
 # seed 5: player 0 (me) moves first, as test_screen.sh checks
 start env ESCDELAY=3000 XDG_STATE_HOME="$STATE" "$WIZWAR" practice --seed 5 --bot random --no-log
-wait_for 'Turn 1: your move' 30
+wait_for 'Round 1: your move' 30
 keys Enter
 wait_for 'Say:'
 T send-keys -t w Escape
@@ -24,7 +24,7 @@ ok "ESCDELAY=3000: then Esc closes the prompt"
 T kill-session -t w
 
 start env -u ESCDELAY XDG_STATE_HOME="$STATE" "$WIZWAR" practice --seed 5 --bot random --no-log
-wait_for 'Turn 1: your move' 30
+wait_for 'Round 1: your move' 30
 keys Enter
 wait_for 'Say:'
 T send-keys -t w Escape

@@ -66,7 +66,7 @@ ROOM1="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
 echo "$ROOM1" | grep -qE '^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{5}$' || fail "no new room's code on the screen"
 ok "the server made room $ROOM1 on request, and the screen says how to share it"
 expect 'Joined as player 1, the controller' "the first to arrive controls the room"
-expect 'Lobby: /ready,' "the lobby's commands are shown"
+expect 'Lobby commands: /ready' "the lobby's commands are shown"
 expect 'You control the options' "the controller is told so"
 "$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM1" --level random --name Robo --think 60 --games 1 --seed 3 \
     >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
@@ -85,7 +85,7 @@ expect 'Spells / [A-Z][a-z]' "spell 1 offered, with its key"
 expect '\* [A-Z][a-z]' "spell 2 offered, with its key"
 expect '│ +- [A-Z][a-z]' "spell 3 offered, with its key"
 expect '1-9 move +/ \* - cast' "the actions available now"
-TURN="$(grep -oE 'Turn [0-9]+: your move' "$SCREEN" | grep -oE '[0-9]+')"
+TURN="$(grep -oE 'Round [0-9]+: your move' "$SCREEN" | grep -oE '[0-9]+')"
 
 # chat goes to the server and comes back
 keys Enter
@@ -130,8 +130,8 @@ if grep -q 'which way' "$SCREEN"; then
 fi
 wait_for 'You cast '
 ok "the cast is in the log"
-wait_for "Turn $((TURN + 2)): your move" 30
-ok "the bot played turn $((TURN + 1)) and it is my move again"
+wait_for "Round $((TURN + 1)): your move" 30
+ok "the bot played its turn and it is my move again, a round later"
 
 # forfeit, staying for the end-of-game screen and the fair-host check
 keys Q

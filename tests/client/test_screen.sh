@@ -14,10 +14,10 @@ mkdir -p "$STATE"
 # The duel's set-up comes from the rules, so ask them rather than hard-coding spell names here.
 first="$("$WIZWAR" selfplay --seed "$SEED" | grep -m1 '^turn 1:')"
 case "$first" in
-"turn 1: P0 to move, offered "*) ;;
-*) echo "seed $SEED no longer lets player 0 move first ($first): pick another"; exit 1 ;;
+"turn 1: P1 to move, offered "*) ;;
+*) echo "seed $SEED no longer lets player 1 move first ($first): pick another"; exit 1 ;;
 esac
-spells="${first#turn 1: P0 to move, offered }"
+spells="${first#turn 1: P1 to move, offered }"
 IFS=',' read -r SPELL1 SPELL2 SPELL3 <<<"$spells"
 SPELL2="${SPELL2# }"
 SPELL3="${SPELL3# }"
@@ -25,7 +25,7 @@ SPELL3="${SPELL3# }"
 start env XDG_STATE_HOME="$STATE" "$WIZWAR" practice --seed "$SEED" --bot random --name Tess
 
 # ---- the main screen at 80x24 ----
-wait_for 'Turn 1: your move, 5 steps left'
+wait_for 'Round 1: your move, 5 steps left'
 echo "--- the main screen at 80x24:"
 cat "$SCREEN"
 expect '^┌─ 25x25 ─+┐' "the map's frame (the level's outer wall) at the top left"
@@ -108,9 +108,9 @@ fi
 wait_for "You cast $SPELL1"
 ok "casting puts the spell in the log"
 # The bot moves now, a step at a time; then it is my move again.
-wait_for 'Turn 3: your move' 30
+wait_for 'Round 2: your move' 30
 ok "the bot played its turn"
-expect_not 'Turn 3: .*random bot' "whose move it is"
+expect_not 'Round 2: .*random bot' "whose move it is"
 
 # ---- the inventory prompt ----
 if grep -q 'Potions 1 ' "$SCREEN"; then

@@ -50,6 +50,10 @@ start(void)
 
 	my_view(&v);
 	state_apply(&st, &v, NULL, 0, NULL, 0);
+	/* The first view of a duel says who moves first; the tests below start from an empty log. */
+	cr_assert_eq(st.log_count, 1);
+	cr_assert_str_eq(state_log_get(&st, 0)->text, "You move first.");
+	state_log_clear(&st);
 }
 
 /* A key as the app gives it: the action its binding names, and the code. */
@@ -446,7 +450,7 @@ Test(state, peer_text_is_never_a_terminal_control)
 	state_set_name(&st, 1, "\x1b[31m");
 	cr_assert_str_eq(st.name[1], "[31m");
 	state_set_name(&st, 1, "\x07");
-	cr_assert_str_eq(st.name[1], "player 1");
+	cr_assert_str_eq(st.name[1], "player 2");
 	state_log_chat(&st, 1, "\x1b\x07", 2); /* nothing printable: not logged */
 	cr_assert_eq(st.log_count, 0);
 	/* Cut on a code point boundary. */
@@ -483,4 +487,168 @@ Test(state, updates_follow_the_plans_after_turn_order)
 	/* Without effects there is no pause. */
 	state_update_begin(&st, &v, NULL, 0);
 	cr_assert_not(st.anim);
+}
+
+/* ---- what the player is told (issue 11) ---- */
+
+static const char *
+last_text(void)
+{
+	static char buf[STATE_TEXT_MAX + 80];
+
+	state_log_text(&st, state_log_get(&st, st.log_count - 1), buf, sizeof buf);
+	return buf;
+}
+
+Test(state, the_opponents_hp_and_what_lies_underfoot_are_told)
+{
+	struct view v;
+
+	start();
+	state_set_name(&st, 1, "Morgana");
+	my_view(&v);
+	v.opp_hp = 3;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_str_eq(last_text(), "Morgana is hurt: HP 3/5.");
+	v.opp_hp = 5;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_str_eq(last_text(), "Morgana looks healthier: HP 5/5.");
+	/* A step onto a potion: its appearance, and its kind only where I know it. */
+	v.x = 6;
+	v.potion[5][6] = APPEAR_YELLOW + 1;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_str_eq(last_text(), "You stand on a yellow potion: unknown.");
+	unsigned n = st.log_count;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_eq(st.log_count, n, "said once, not at every update");
+	v.x = 7;
+	v.potion[5][7] = APPEAR_RED + 1;
+	v.kind_of[APPEAR_RED] = POTION_HEALING;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_str_eq(last_text(), "You stand on a red potion: Healing.");
+}
+
+Test(state, an_opponent_drinking_shows_the_kind_where_i_know_it)
+{
+	struct view v;
+	struct msg m = { MSG_OPP_DRINKS, 1, APPEAR_BLUE, 0 };
+
+	start();
+	state_log_msg(&st, &m, 0);
+	cr_assert_str_eq(last_text(), "Your opponent drinks a blue potion.");
+	my_view(&v);
+	v.kind_of[APPEAR_BLUE] = POTION_SPEED;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	state_log_msg(&st, &m, 0);
+	cr_assert_str_eq(last_text(), "Your opponent drinks a blue potion: Speed.");
+}
+
+Test(state, time_up_comes_first_and_the_pass_it_made_is_not_mine)
+{
+	struct view v;
+	struct msg m[2] = { { MSG_WAITED, 1, 0, 0 }, { MSG_TIME_UP, 1, 0, 0 } };
+
+	start();
+	my_view(&v);
+	v.turn = 1;
+	v.turn_no = 1;
+	state_apply(&st, &v, m, 2, NULL, 0);
+	cr_assert_eq(st.log_count, 1);
+	cr_assert_eq(state_log_get(&st, 0)->msg.id, MSG_TIME_UP);
+}
+
+Test(state, a_refusal_note_goes_when_the_turn_passes)
+{
+	struct view v;
+	struct state_out out;
+
+	start();
+	my_view(&v);
+	v.turn = 1;
+	v.turn_no = 1;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	press('6', &out);
+	cr_assert(strstr(st.status, "not your turn") != NULL);
+	v.turn = 0;
+	v.turn_no = 2;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_str_eq(st.status, "", "stale into my turn: %s", st.status);
+}
+
+Test(state, effects_count_the_turns_they_still_act_on)
+{
+	struct view v;
+
+	start();
+	my_view(&v);
+	v.intrinsics = INTRINSIC(HANDLER_FAST);
+	v.turns_left[HANDLER_FAST] = 0; /* my last turn with it: it acts now */
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_eq(state_effect_turns(&st, HANDLER_FAST), 1);
+	v.turn = 1;
+	v.turns_left[HANDLER_FAST] = 2; /* the opponent's move: two of my turns to come */
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_eq(state_effect_turns(&st, HANDLER_FAST), 2);
+	cr_assert_eq(state_effect_turns(&st, HANDLER_SLOW), 0);
+	cr_assert_eq(state_round_of(0), 1);
+	cr_assert_eq(state_round_of(1), 1);
+	cr_assert_eq(state_round_of(2), 2);
+}
+
+Test(state, a_rematch_is_marked_and_leaves_the_end_behind)
+{
+	struct view v;
+	struct state_out out;
+
+	start();
+	my_view(&v);
+	v.result = RESULT_WIN1;
+	v.end_reason = END_KILLED;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_eq(st.mode, MODE_OVER);
+	press(27, &out);
+	cr_assert(st.over_hidden, "Esc puts the GAME OVER box away");
+	my_view(&v);
+	v.turn = 1; /* the opponent moves first this time */
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	cr_assert_not(st.over_hidden);
+	cr_assert(strstr(state_log_get(&st, st.log_count - 2)->text, "A new duel begins (duel 2)") != NULL);
+	cr_assert_str_eq(last_text(), "player 2 moves first.");
+}
+
+Test(state, the_end_reveals_the_whole_level)
+{
+	struct view v, all;
+
+	start();
+	my_view(&v);
+	all = v;
+	state_reveal(&st, &all, "x");
+	cr_assert_not(st.revealed, "nothing is revealed while the duel runs");
+	v.result = RESULT_WIN0;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	all = v;
+	all.opp_state = OPP_VISIBLE;
+	all.opp_x = all.opp_y = 9;
+	state_reveal(&st, &all, "3 rounds (5 turns).");
+	cr_assert(st.revealed);
+	cr_assert_eq(st.view.opp_state, OPP_VISIBLE);
+	cr_assert_str_eq(st.over_note, "3 rounds (5 turns).");
+}
+
+Test(state, counts_take_the_right_word)
+{
+	struct msg one = { MSG_ITEMS_SENSED, 1, 1, 0 }, three = { MSG_ITEMS_SENSED, 1, 3, 0 };
+	struct msg shat = { MSG_SHATTERED, 1, 1, 0 }, scream = { MSG_SCREAMED, 1, 2, 0 };
+	char buf[STATE_TEXT_MAX];
+
+	msg_format(&one, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You sense 1 potion.");
+	msg_format(&three, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You sense 3 potions.");
+	msg_format(&shat, buf, sizeof buf);
+	cr_assert_str_eq(buf, "1 of your potions shatters!");
+	msg_format(&scream, buf, sizeof buf);
+	cr_assert_str_eq(buf, "You scream! 2 potions shatter.");
 }

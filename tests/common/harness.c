@@ -205,8 +205,14 @@ harness_msgs_for(const struct events *ev, int p)
 	int n = 0;
 
 	for (int i = 0; i < ev->nmsg; i++)
-		n += (ev->msg[i].to & (1 << p)) != 0;
+		n += (ev->msg[i].to & (1 << p)) != 0 && !harness_narration(ev->msg[i].id);
 	return n;
+}
+
+bool
+harness_narration(int id)
+{
+	return id == MSG_OPP_DRINKS || id == MSG_OPP_PICKS_UP || id == MSG_OPP_CASTS || id == MSG_OPP_CASTS_SEEN;
 }
 
 int

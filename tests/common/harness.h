@@ -47,8 +47,11 @@ void harness_pass(struct game *g, int p, struct events *ev);
 int harness_msgs(const struct events *ev, int id, int to);
 /* The first message `id` that player p receives, or NULL. */
 const struct msg *harness_msg_for(const struct events *ev, int id, int p);
-/* How many messages of any id player p receives. */
+/* How many of the plan's messages player p receives: the narration of an opponent in sight
+ * (harness_narration) is not counted here; test_view checks it over whole duels. */
 int harness_msgs_for(const struct events *ev, int p);
+/* Is `id` a line telling an observer what it saw its opponent do (MSG_OPP_DRINKS ...)? */
+bool harness_narration(int id);
 /* Number of potions on the ground. */
 int harness_potions(const struct game *g);
 /* Number of squares marked with effect `fx` in the events. */

@@ -218,11 +218,69 @@ check_view(const struct game *g, int p, const struct events *ev, struct shadow *
 	}
 }
 
+/* What an observer is told of the opponent's action: only what it could see. The view before the
+ * command says whether the opponent stood in sight; a drink, pick-up or cast in sight is always
+ * told, one out of sight never; a spell is named only when one of its effects lay in sight. */
+static int narrated;
+
+static void
+check_narration(const struct game *g, const struct view *before, int mover, const struct cmd *c,
+    const struct events *ev, const char *where)
+{
+	static const int opp_ids[] = { MSG_OPP_DRINKS, MSG_OPP_PICKS_UP, MSG_OPP_CASTS, MSG_OPP_CASTS_SEEN };
+	int obs = 1 - mover;
+	bool in_sight = before[obs].opp_state == OPP_VISIBLE;
+	int told = 0;
+
+	for (size_t i = 0; i < sizeof opp_ids / sizeof opp_ids[0]; i++) {
+		cr_assert_null(harness_msg_for(ev, opp_ids[i], mover), "%s: the mover is told of itself", where);
+		told += harness_msg_for(ev, opp_ids[i], obs) != NULL;
+	}
+	if (!in_sight) {
+		cr_assert_eq(told, 0, "%s: p%d told of an opponent it could not see", where, obs);
+		return;
+	}
+	switch (c->type) {
+	case CMD_DRINK:
+	case CMD_QUAFF: {
+		const struct msg *m = harness_msg_for(ev, MSG_OPP_DRINKS, obs);
+		cr_assert_not_null(m, "%s: p%d saw its opponent drink and was not told", where, obs);
+		const struct msg *own = harness_msg_for(ev, MSG_DRANK, mover);
+		cr_assert_eq(m->a, own->a, "%s: the wrong appearance", where);
+		if (c->type == CMD_DRINK)
+			cr_assert_eq(before[obs].potion[before[obs].opp_y][before[obs].opp_x], m->a + 1,
+			    "%s: told of a potion it did not see", where);
+		narrated++;
+		break;
+	}
+	case CMD_PICKUP:
+		cr_assert_not_null(harness_msg_for(ev, MSG_OPP_PICKS_UP, obs), "%s: a pick-up in sight untold", where);
+		narrated++;
+		break;
+	case CMD_CAST: {
+		const struct msg *named = harness_msg_for(ev, MSG_OPP_CASTS_SEEN, obs);
+		cr_assert_eq(told, 1, "%s: one line for a cast in sight", where);
+		if (named) {
+			bool fx_in_sight = false;
+			for (int y = 0; y < g->level.size; y++)
+				for (int x = 0; x < g->level.size; x++)
+					fx_in_sight |= ev->fx[y][x] && sees(g, obs, x, y);
+			cr_assert(fx_in_sight, "%s: a spell named whose effect p%d did not see", where, obs);
+		}
+		narrated++;
+		break;
+	}
+	default:
+		cr_assert_eq(told, 0, "%s: narration of a %s", where, cmd_name(c->type));
+	}
+}
+
 static void
 play_and_check(uint64_t seed, const struct options *o, int max_commands)
 {
 	static struct game g;
 	static struct shadow s[PLAYERS];
+	static struct view before[PLAYERS];
 	struct harness_bots b;
 	struct events ev;
 	struct cmd c;
@@ -237,9 +295,14 @@ play_and_check(uint64_t seed, const struct options *o, int max_commands)
 		check_view(&g, p, &ev, &s[p], where);
 	}
 	for (int i = 0; i < max_commands && g.result == RESULT_NONE; i++) {
+		int mover = g.turn;
+		for (int p = 0; p < PLAYERS; p++)
+			view_build(&g, p, &before[p]);
 		harness_bots_step(&b, &g, &c, &ev);
 		check_messages(&ev);
 		snprintf(where, sizeof where, "seed %d command %d (%s)", (int)seed, i, cmd_name(c.type));
+		if (c.type != CMD_RESIGN)
+			check_narration(&g, before, mover, &c, &ev, where);
 		for (int p = 0; p < PLAYERS; p++) {
 			check_view(&g, p, &ev, &s[p], where);
 			/* The view from the sight the command's memory update computed is the view. */
@@ -257,8 +320,10 @@ Test(view, random_duels_default)
 	struct options o;
 
 	options_default(&o);
+	narrated = 0;
 	for (uint64_t seed = 1; seed <= 12; seed++)
 		play_and_check(seed, &o, 1500);
+	cr_assert_gt(narrated, 10, "the duels gave too few actions in sight to test narration (%d)", narrated);
 }
 
 Test(view, random_duels_small_and_large)

@@ -77,6 +77,8 @@ class Tables:
     def format(self, mid, args):
         name, a1, a2, n, text = self.messages[mid]
         subs = {"1": self.arg_text(a1, args[0]) if a1 else "", "2": self.arg_text(a2, args[1]) if a2 else ""}
+        # {one/many}: the word for a first argument of 1, else the other (the document's rule).
+        text = re.sub(r"\{([^/{}]*)/([^/{}]*)\}", lambda m: m.group(1) if args[0] == 1 else m.group(2), text)
         return re.sub(r"%([12])", lambda m: subs[m.group(1)], text)
 
 

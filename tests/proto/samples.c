@@ -117,8 +117,10 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 	case WIRE_READY:
 		m->u.ready.ready = !(seed & 1);
 		break;
-	case WIRE_CONTROL:
 	case WIRE_REMATCH:
+		m->u.rematch.mirror = seed & 1;
+		break;
+	case WIRE_CONTROL:
 	case WIRE_HEARTBEAT:
 		break;
 	case WIRE_START:

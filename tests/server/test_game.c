@@ -69,3 +69,52 @@ Test(game, master_plays_over_the_network)
 	cr_expect_eq(w.a.errors, 0);
 	th_finish(&t);
 }
+
+/* A mirror rematch: both ask for one, and the second duel is the first's seed with the seats swapped. */
+Test(game, mirror_rematch_swaps_seats_on_the_same_seed)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	struct two w;
+
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 2);
+	th_bot_config(&t, &cb, "bob", BOT_HARD, 2, 2);
+	ca.mirror = cb.mirror = true;
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 60000, both_closed, &w);
+	cr_assert_eq(w.a.games, 2, "alice played %d duels (%s)", w.a.games, w.a.last_why);
+	cr_assert_eq(w.a.verified, 2, "the mirror duel verified too: %s", w.a.last_why);
+	cr_assert_eq(w.a.seed[0], w.a.seed[1], "the same level");
+	cr_assert_eq(w.a.player[1], 1 - w.a.player[0], "alice took the other seat");
+	cr_assert_eq(w.b.player[1], 1 - w.b.player[0], "bob took the other seat");
+	cr_assert_eq(w.b.seed[1], w.a.seed[1]);
+	th_finish(&t);
+}
+
+/* One mirror and one plain rematch: a plain one, on a new seed, nobody moved. */
+Test(game, mirror_needs_both)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	struct two w;
+
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 2);
+	th_bot_config(&t, &cb, "bob", BOT_HARD, 2, 2);
+	ca.mirror = true;
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 60000, both_closed, &w);
+	cr_assert_eq(w.a.games, 2, "alice played %d duels (%s)", w.a.games, w.a.last_why);
+	cr_assert_neq(w.a.seed[0], w.a.seed[1], "a new level");
+	cr_assert_eq(w.a.player[1], w.a.player[0], "nobody moved");
+	th_finish(&t);
+}
