@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* app: one libuv loop for the terminal's keys, signals, the effects pause and whatever the session brings in. */
 #include <signal.h>
 #include <stdlib.h>

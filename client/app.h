@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* app: the curses client's libuv glue: terminal input, signals and the turn animation, between a session and a screen. */
 #ifndef WW_APP_H
 #define WW_APP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli: argument parsing, bounded file reading and text narration shared by subcommands. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli: what the subcommands of the wizwar executable share: strict argument parsing and file reading. */
 #ifndef WW_CLI_H
 #define WW_CLI_H

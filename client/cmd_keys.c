@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_keys: `wizwar keys`: the bindings in force, printed as a keys.conf that rebuilds them. */
 #include "cmd_keys.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_keys: `wizwar keys`: print the key bindings in force and where each came from. */
 #ifndef WW_CMD_KEYS_H
 #define WW_CMD_KEYS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_net: `wizwar host`, `join`, `server` and `bot`: argument parsing and the loops around server.c and net.c. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_practice: `wizwar practice`: the curses client against a network bot, both on a one-room server on
  * 127.0.0.1 in this process, with a turn log. */
 #include <fcntl.h>

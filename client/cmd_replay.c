@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_replay: check a turn log, or narrate it as text. */
 #include <inttypes.h>
 #include <stdio.h>

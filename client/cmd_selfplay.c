@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_selfplay: headless duels between two bots, printed turn by turn or summarised, with turn logs. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_watch: `wizwar replay LOG` in a terminal: a recorded duel from either wizard's view or all-seeing. */
 #include <curses.h>
 #include <locale.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands: the subcommands of the wizwar executable, one function each (argc/argv after the name). */
 #ifndef WW_COMMANDS_H
 #define WW_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands_net: the network subcommands, one function each (argc/argv after the name). */
 #ifndef WW_COMMANDS_NET_H
 #define WW_COMMANDS_NET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands_ui: the subcommands that run the curses client, one function each (argc/argv after the name). */
 #ifndef WW_COMMANDS_UI_H
 #define WW_COMMANDS_UI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keys: key bindings as data: actions, presets written as keys.conf text, one parser for both. */
 #include "keys.h"
 

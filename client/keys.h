@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keys: the curses client's key bindings: internal actions, presets, a config file, key names <-> codes. */
 #ifndef WW_KEYS_H
 #define WW_KEYS_H

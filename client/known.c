@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* known: a small text file of "host:port fingerprint" lines, checked and appended to, never trusted blindly. */
 #include <errno.h>
 #include <fcntl.h>

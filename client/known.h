@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* known: the servers this user has met and their key fingerprints (trust on first use, as OpenSSH's known_hosts). */
 #ifndef WW_KNOWN_H
 #define WW_KNOWN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main: the wizwar executable: one table of subcommands, each with its own --help. */
 #include <errno.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net: a libuv TCP client of the wizwar protocol; applies updates to its view and checks the host at the end. */
 #include <signal.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net: the client's end of the wizwar protocol on libuv: join, lobby, play, chat, resume after a drop, verify the host. */
 #ifndef WW_NET_H
 #define WW_NET_H

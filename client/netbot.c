@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* netbot: plays duels over the network with bot_choose() on the received view; readies, rematches, verifies. */
 #include <stdio.h>
 #include <string.h>

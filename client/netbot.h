@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* netbot: a bot that plays through the protocol, deciding with bot_choose() on the view it was sent and nothing else. */
 #ifndef WW_NETBOT_H
 #define WW_NETBOT_H

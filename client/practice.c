@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* practice: `wizwar practice` through the protocol: server, the person's client and a network bot on one loop. */
 #include <errno.h>
 #include <fcntl.h>

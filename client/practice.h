@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* practice: a duel against a bot through the protocol: a one-room server on 127.0.0.1, the person's
  * network session and a network bot, all on one libuv loop, with a plain turn log. */
 #ifndef WW_PRACTICE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* seatfile: a duel's resume token on disk while the duel runs: one small text file per seat, 0600. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* seatfile: a duel's resume token kept on disk (0600) while the duel runs, so that a killed client takes its seat back. */
 #ifndef WW_SEATFILE_H
 #define WW_SEATFILE_H

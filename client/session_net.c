@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session_net: joins the curses app to net.c: updates, chat, peer news and the end check shown; lobby by /commands. */
 #include <signal.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session_net: the curses client's session seam over the network: net.c's events become app_on_* calls. */
 #ifndef WW_SESSION_NET_H
 #define WW_SESSION_NET_H

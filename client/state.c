@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state: the client model: updates in the plan's "After Turn" order, the log by rounds, and keys to requests. */
 #include <stdarg.h>
 #include <stdio.h>

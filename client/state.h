@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state: the curses client's model, pure and drawn by ui.c: the view, the log, the prompt and what a key does. */
 #ifndef WW_STATE_H
 #define WW_STATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* summary: replays a finished duel's log for the end screen: the truth of the level and a few counts. */
 #include <stdio.h>
 #include <stdlib.h>

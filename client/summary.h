@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* summary: the story of a finished duel from its turn log: the whole level as it ended and what each wizard did. */
 #ifndef WW_SUMMARY_H
 #define WW_SUMMARY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* terminfo: TERM checked with setupterm, which reports, where initscr exits from inside ncurses. */
 #include <curses.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* terminfo: is the terminal type (TERM) known, asked before initscr, which would exit on an unknown one. */
 #ifndef WW_TERMINFO_H
 #define WW_TERMINFO_H

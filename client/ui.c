@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ui: draws a struct state with ncursesw; peer text only through put_text(), which emits printable characters alone. */
 #include <curses.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ui: ncursesw drawing of a struct state: the map with FoV, both wizards' HP, spells, potions, actions, log, prompt. */
 #ifndef WW_UI_H
 #define WW_UI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bot: players that choose a command from a view alone.
  *
  * One row per level in `choosers`:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bot: players that decide from a view alone, never from the game state: what a person could know. */
 #ifndef WW_BOT_H
 #define WW_BOT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* botint: what the bot files share and nobody else may call (the master bot searches over hard's plans). */
 #ifndef WW_BOTINT_H
 #define WW_BOTINT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* describe: the in-game descriptions; tests/common/test_describe.c keeps them equal to docs/rules.md's table. */
 #include "describe.h"
 #include "potion.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* describe: one line on what each spell and potion kind does, for players; docs/rules.md holds the same lines. */
 #ifndef WW_DESCRIBE_H
 #define WW_DESCRIBE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* effect: the handler chain of each wizard (see effect.h for the model). */
 #include <stddef.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* effect: damage and status effects as a chain of handlers on each wizard.
  *
  * In the way of the message-handler engine (seed 003): a message (damage, heal,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fov: symmetric line of sight on a square of radius FOV_RADIUS, walls drawn whole. */
 #include "fov.h"
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fov: what a wizard can see: a square of radius 6 where walls block sight, symmetric by construction. */
 #ifndef WW_FOV_H
 #define WW_FOV_H

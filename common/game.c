@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* game: the duel's state machine: set-up, validation, commands, spells, potions, turns, hash. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* game: the duel as a pure state machine: options + seed + commands in order => the same game, bit for bit. */
 #ifndef WW_GAME_H
 #define WW_GAME_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h: what the files of the rules module share and nobody else may call. */
 #ifndef WW_INTERNAL_H
 #define WW_INTERNAL_H

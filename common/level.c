@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* level: the generator (maze, rooms, dead ends pruned) and whole-level queries and mirrors. */
 #include "level.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* level: the dungeon grid, its generator (maze, rooms, dead ends pruned) and whole-level transforms. */
 #ifndef WW_LEVEL_H
 #define WW_LEVEL_H

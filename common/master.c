@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* master: the bot that searches, from the view alone.
  *
  * Determinized Monte Carlo over hard's plans (perfect-information sampling, the flat

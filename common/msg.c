@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* msg: message texts and argument kinds, built from MSG_LIST; formatting is bounded and total. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* msg: every game message as an id with up to two typed arguments; text is made only at the edge. */
 #ifndef WW_MSG_H
 #define WW_MSG_H

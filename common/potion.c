@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* potion: the appearance and kind tables, built from APPEARANCE_LIST and POTION_LIST. */
 #include <stddef.h>
 

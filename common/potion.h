@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* potion: the kinds of potion, the five appearances of a duel, and what each kind does. */
 #ifndef WW_POTION_H
 #define WW_POTION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rng: xoshiro256** with splitmix64 seeding; see rng.h for why. */
 #include "rng.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rng: the one random stream of a duel, held inside the game state (no rand(), no globals). */
 #ifndef WW_RNG_H
 #define WW_RNG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spell: the spell table, built from SPELL_LIST. What each spell does lives in game.c's cast table. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spell: the table of every spell of the plan; one row per spell, in SPELL_LIST. */
 #ifndef WW_SPELL_H
 #define WW_SPELL_H

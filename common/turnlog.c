@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* turnlog: format, parse and replay turn logs held in memory (the file I/O lives with the callers). */
 #include <inttypes.h>
 #include <stdarg.h>

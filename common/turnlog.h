@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* turnlog: the plain-text record of a duel (docs/turnlog.md): format, parse and replay, on buffers only. */
 #ifndef WW_TURNLOG_H
 #define WW_TURNLOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* view: builds what one player may know from the game state; the only reader of hidden state for a player. */
 #include <string.h>
 

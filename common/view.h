@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* view: all that one player may know of a duel, and nothing more; servers send views, bots decide on them. */
 #ifndef WW_VIEW_H
 #define WW_VIEW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frame: headers, whole-frame parsing and the bounded stream reader. */
 #include "frame.h"
 #include "internal.h"

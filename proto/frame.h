@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frame: the framing of the byte stream (type, length, payload) and a bounded reader for TCP bytes. */
 #ifndef WW_FRAME_H
 #define WW_FRAME_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proto internal: bounded byte writer and reader shared by the files of proto/, and the error helper. */
 #ifndef WW_PROTO_INTERNAL_H
 #define WW_PROTO_INTERNAL_H

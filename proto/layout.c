@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout: run-length text for cells (the plan's a..z / A..Z, digits for cells never seen). */
 #include "internal.h"
 #include "layout.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout: the plan's run-length code for dungeon cells, extended for cells never seen. */
 #ifndef WW_LAYOUT_H
 #define WW_LAYOUT_H

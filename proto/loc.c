@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loc: encoding and strict decoding of the plan's location code. */
 #include "internal.h"
 #include "level.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loc: the plan's letter code for locations ("h7f": x as letters, y in digits, then an id letter). */
 #ifndef WW_LOC_H
 #define WW_LOC_H

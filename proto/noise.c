@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* noise: Noise_NX_25519_ChaChaPoly_BLAKE2b (revision 34) on libsodium: the symmetric state, the two messages, transport. */
 #include <string.h>
 

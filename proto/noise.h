@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* noise: the Noise_NX_25519_ChaChaPoly_BLAKE2b handshake and its transport ciphers, from libsodium's primitives. No I/O. */
 #ifndef WW_NOISE_H
 #define WW_NOISE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pconn: the handshake in clear, then encrypted records of frames, per-connection deflate and message decoding. */
 #include <sodium.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pconn: one end of a connection as a protocol state: frames, deflate after the join, messages in and out. No I/O. */
 #ifndef WW_PCONN_H
 #define WW_PCONN_H

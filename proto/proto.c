@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proto: error texts for the protocol's codes, and the one helper that fills an error record. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proto: the constants of the wizwar wire protocol, its error codes and the error record decoders fill. */
 #ifndef WW_PROTO_H
 #define WW_PROTO_H

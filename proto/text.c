@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text: strict UTF-8 validation and cleaning of every text a peer may send. */
 #include <string.h>
 

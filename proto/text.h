@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text: UTF-8 from a peer (names, room codes, chat, error texts): validated, length-limited, never a control. */
 #ifndef WW_TEXT_H
 #define WW_TEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* update: view differences made on the server, encoded, decoded and applied on the client, exactly. */
 #include "fov.h"
 #include "internal.h"

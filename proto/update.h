@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* update: what changed in one player's view, as the server sends it after every command (and whole, at the start). */
 #ifndef WW_UPDATE_H
 #define WW_UPDATE_H

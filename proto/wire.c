@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wire: payload encoders and strict decoders for every message, dispatched from WIRE_LIST. */
 #include <stdio.h>
 

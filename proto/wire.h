@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wire: every message of the protocol as one list, its plain C form, and payload encoding and decoding. */
 #ifndef WW_WIRE_H
 #define WW_WIRE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* zstream: raw deflate per connection (sync-flushed frames) or per frame, inflation bounded. */
 #include "internal.h"
 #include "zstream.h"

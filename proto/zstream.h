@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* zstream: zlib deflate/inflate for frame payloads, with every inflation bounded. */
 #ifndef WW_ZSTREAM_H
 #define WW_ZSTREAM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth: libsodium behind a small seam: Argon2id password keys, BLAKE2b proofs and commitments, random bytes. */
 #include <errno.h>
 #include <fcntl.h>

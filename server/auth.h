@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth: the server's and client's cryptography, all from libsodium: password keys, proofs, tokens, seed commitments. */
 #ifndef WW_AUTH_H
 #define WW_AUTH_H

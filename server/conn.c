@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conn: one TCP peer of the server: bounded frame reading, a capped write queue, timeouts, and dropping with a reason. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server internal: the structs of connections, rooms and the server, shared by the files of server/ only. */
 #ifndef WW_SERVER_INTERNAL_H
 #define WW_SERVER_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* room: one duel and its lobby: two seats, the controller, options, the rules applied, views sent, timers, the log. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server: the listener, the handshake (HELLO, CHALLENGE, AUTH or RESUME), per-address limits and the room table. */
 #include <signal.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server: the authoritative wizwar server on libuv: a listener, its connections and its rooms, all in one struct. */
 #ifndef WW_SERVER_H
 #define WW_SERVER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tlog: writes a duel's turn log as gzip, one flushed piece per command, and reads one back to resume the duel. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tlog: a duel's turn log on disk, gzip-compressed and flushed after every command, and read back to resume. */
 #ifndef WW_TLOG_H
 #define WW_TLOG_H

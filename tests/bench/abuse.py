@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """abuse: what strangers can do to a `wizwar server`, measured on loopback: room squatting, room guessing,
 and a flood of deflated frames made of empty blocks, with another room's round trip measured meanwhile.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_bot: win rates between the bot levels and the bot's time per move (mean, 99th percentile, worst).
  *
  * Each bot_choose() call is timed twice: once as it is, and once more on a copy of the

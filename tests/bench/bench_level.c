@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_level: microseconds of CPU per level_generate (sizes 25 and 51) and per field of view (radius 6). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_master: the master bot against another level: win rate, duel length, and its time
  * per call (mean, 99th percentile, worst), with the seats alternating between duels.
  *

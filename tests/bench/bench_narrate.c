@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_narrate: the time from an opponent's command to its narration on the person's screen, over loopback. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_net: command-to-both-clients latency on loopback, and how many rooms of network bots one server holds. */
 #include <inttypes.h>
 #include <signal.h>

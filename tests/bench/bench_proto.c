@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_proto: bytes on the wire for whole selfplay duels: start frames, turns, duels, and the layout beside raw, zlib, bits. */
 #include <math.h>
 #include <stdio.h>

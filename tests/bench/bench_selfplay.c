@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_selfplay [GAMES]: whole headless duels per second on one core, the rules alone
  * (simulations per second, as a searching bot would run them) and the CPU cost of one
  * game_apply. GAMES duels per size, 60 unless given. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_app: the libuv glue headless (the null screen): the effects pause, queued keys, and a whole practice
  * duel through the protocol (a server on 127.0.0.1, a network bot, the person's network session). */
 #include <criterion/criterion.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_duel: the duel as a player lives it (issue 11), in the real client in tmux: narration of a visible
 # opponent, rounds and who moves first, the describe screen, the end (whole level, summary, log, a box
 # beside the map that Esc hides), rematch and mirror rematch with their own logs, the full-screen

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_escdelay: the real client in tmux respects a user's ESCDELAY: with ESCDELAY=3000 ncurses waits
 # that long after Esc for the rest of a key's sequence, so the chat prompt is still open a second
 # after Esc and closes later; without ESCDELAY, wizwar's own 25 ms applies and Esc closes it at once.

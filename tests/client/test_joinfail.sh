@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_joinfail: every way a `wizwar join` can fail to start, with the real client in tmux: the reason on
 # stderr (the pane shows it, since no screen ever started), exit status 1 (docs/wizwar.6), and never a
 # duel screen. Then a closed terminal (SIGHUP) in a duel: a drop, not a resignation, and the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_keys: key bindings: presets, names, keys.conf parsing and its warnings, paths, `wizwar keys`. */
 #include <criterion/criterion.h>
 

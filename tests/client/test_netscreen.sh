@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_netscreen: the real curses client in tmux over loopback TCP.
 #  1. `wizwar join` in a room of `wizwar server` against a headless `wizwar bot`: the lobby, the duel
 #     starting, the map, both HPs, the offered spells, chat, a step, a cast in the log, the bot's turn,

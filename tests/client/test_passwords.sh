@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Passwords off the command line, and the server's key on disk: `wizwar server --password-file`,
 # bots with WIZWAR_PASSWORD (right and wrong) and a fingerprint in the address; the key file made
 # 0600 on first run and kept; a key file others can read refused. TAP output. Usage: test_passwords.sh WIZWAR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_screen: the real curses client in tmux, playing a scripted practice duel against the random bot:
 # map, HP, offered spells, moves, casting, chat, help, resize, inventory, quit with confirmation, the
 # end-of-game screen, the turn log, Ctrl-C and NO_COLOR, and that the terminal is restored after each.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_state: the client model without a terminal: prompts, potions, chat editing, quitting, the log by rounds. */
 #include <criterion/criterion.h>
 #include <curses.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_watch: the replay viewer in tmux on a recorded selfplay duel: step, back, start, end, speed,
 # viewpoints, help, and a clean exit with the terminal restored.
 set -u

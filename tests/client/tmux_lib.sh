@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tmux_lib.sh: helpers for the tmux screen tests: a private server, waiting for text, failing with the screen.
 # Sourced by test_screen.sh, test_watch.sh and test_netscreen.sh after they set WIZWAR.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness: scenario building for the rules tests (see harness.h). */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness: builds exact duel situations for the rules tests: a hand-drawn map, wizards, potions, offers. */
 #ifndef WW_TEST_HARNESS_H
 #define WW_TEST_HARNESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for bot: every level's commands are legal, deterministic and made from the view alone;
  * the levels' strengths differ as the issue asks; and the bots do the obvious thing in set pieces. */
 #include <criterion/criterion.h>

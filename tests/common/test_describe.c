@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for describe: every spell and potion has a line, short enough for the screen, and docs/rules.md's table says the same. */
 #include <criterion/criterion.h>
 

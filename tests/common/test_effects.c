@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for the handler chain (effect.c): the base handler, resistances, timed links, renewal, the intrinsics word. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for fov: the plan's examples, symmetry, the radius, walls blocking and fov_compute == fov_los. */
 #include <criterion/criterion.h>
 

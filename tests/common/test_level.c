@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for level: generator properties over many seeds, bad sizes refused, mirrors and queries. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for every potion kind in POTION_LIST: drinking, identification, each effect and its duration. */
 #include <criterion/criterion.h>
 

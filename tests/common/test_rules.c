@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for the rules: set-up, steps, actions and turns, winning and drawing, refusals, determinism, the hash. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for every spell in SPELL_LIST: its area, its damage, its messages to caster and opponent. */
 #include <criterion/criterion.h>
 

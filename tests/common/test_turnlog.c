@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for turnlog: format and parse round trips, strict parsing, and replays of selfplay logs made in memory. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for view: over many random duels, after every command, each player's view holds exactly what it may know. */
 #include <criterion/criterion.h>
 

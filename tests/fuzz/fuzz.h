@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz: what the fuzz targets share: a check that aborts (so libFuzzer reports it) and a small known view. */
 #ifndef WW_FUZZ_H
 #define WW_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_client: a whole connection into the real client (net.c): a scripted server on loopback TCP answers its HELLO. */
 #include <errno.h>
 #include <fcntl.h>

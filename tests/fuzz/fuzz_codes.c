@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_codes: the text codes (run-length layout, locations, peer text) on any bytes, with round trips. */
 #include <stdint.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_decode: any payload of any type into wire_decode(); what it accepts must re-encode and decode the same. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_noise: the Noise decoders on hostile bytes: message 1 to a server, message 2 to a client, a record to either. */
 #include <stdint.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_pconn: a byte stream from a peer into a connection, cut into pieces, both sides, in clear or inside records. */
 #include <stdint.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_seeds: writes the seed corpus of each fuzz target into a directory: real frames and payloads of every type. */
 #include <errno.h>
 #include <stdio.h>

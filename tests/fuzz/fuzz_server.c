@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_server: whole connections into a real server: two peers on loopback TCP send a script of bytes to a multi-room server. */
 #include <errno.h>
 #include <fcntl.h>

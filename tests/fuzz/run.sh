@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bounded fuzz run of the protocol's decoders and of whole connections into the server and the client: builds the libFuzzer targets of tests/fuzz with clang,
 # AddressSanitizer and UndefinedBehaviorSanitizer, writes a seed corpus of real frames (fuzz_seeds), and runs
 # each target for FUZZ_SECONDS (default 60) or FUZZ_RUNS inputs, whichever ends first. Exits non-zero when a

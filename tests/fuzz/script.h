@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* script: one fuzz input as a script of bytes for the peers of one connection (as curl-fuzzer does). */
 #ifndef WW_FUZZ_SCRIPT_H
 #define WW_FUZZ_SCRIPT_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every subcommand listed by `wizwar --help` answers `--help` with its usage and exit 0,
 # and is described in the man page; bad arguments exit 2 with a message. TAP output.
 # Usage: check.sh WIZWAR_EXE MANPAGE

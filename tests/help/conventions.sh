@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The conventions of a Unix command, on the real executable: --opt=VALUE and --opt VALUE alike,
 # a flag refuses a value, -- ends the options, --version on every subcommand, `wizwar help CMD`,
 # write errors reported, the seed error quoting what was typed, an unknown TERM reported by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every source file says its licence in its first lines, as SPDX has it:
 #   C sources and headers:        /* SPDX-License-Identifier: MIT */      as line 1
 #   scripts (with a #! line):     # SPDX-License-Identifier: MIT          as line 2

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every test and benchmark belongs to a module's suite (rules, proto, server, client, replays, help,
 # bench), so that `meson test --suite server` (quoted in docs/server.md) and a packager's selection
 # find it; a test() without `suite :` would sit only in the project's catch-all suite. TAP output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* doc_tables: the tables of docs/protocol.md (versions, message types, ids, texts, codes) made from the C tables. */
 #include <string.h>
 

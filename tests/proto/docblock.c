@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* docblock: compare or rewrite the generated blocks of a markdown document. */
 #include "docblock.h"
 

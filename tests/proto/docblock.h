@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* docblock: blocks of a markdown document made by a program, so that the document cannot drift from the code. */
 #ifndef WW_TEST_DOCBLOCK_H
 #define WW_TEST_DOCBLOCK_H

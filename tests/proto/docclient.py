@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """docclient: a wizwar client's decoding half, written from docs/protocol.md alone.
 
 It reads the server-to-client frames of a duel (from WELCOME on, as they lie in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples: the worked examples of docs/protocol.md (hex of whole frames), made by the real encoder and checked by meson test. */
 #include <stdarg.h>
 #include <stdio.h>

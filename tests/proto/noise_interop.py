@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check proto/noise.c against python3-dissononce, an independent Noise implementation.
 
 Usage: noise_interop.py NOISE_VECTOR_EXE [WIZWAR_EXE]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* noise_vector: one Noise_NX handshake and two transport messages from given keys, for a second implementation to check. */
 #include <stdio.h>
 #include <stdlib.h>

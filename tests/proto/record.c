@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* record: the frames a server sends each player of a selfplay duel, and the views the reference client rebuilds. */
 #include <stdio.h>
 #include <stdlib.h>

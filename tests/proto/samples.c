@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* samples: a valid message of each type, with field values drawn from a seed. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* samples: one valid message of every type, varied by a seed, for round trips, the fuzz corpus and docs. */
 #ifndef WW_TEST_SAMPLES_H
 #define WW_TEST_SAMPLES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* selfplay: the lead's selfplay loop, with both players' views handed to a callback around every command. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* selfplay: random duels for the protocol's tests, fuzz corpus and benchmark: every command, both views before and after. */
 #ifndef WW_TEST_SELFPLAY_H
 #define WW_TEST_SELFPLAY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for frame: headers in their shortest form, limits, and the reader over any split of the byte stream. */
 #include <criterion/criterion.h>
 

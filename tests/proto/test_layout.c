@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for layout: the plan's run-length examples, the unknown-cell extension, whole levels and every refusal. */
 #include <criterion/criterion.h>
 

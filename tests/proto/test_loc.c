@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for loc: the plan's letter code for locations, its extension past 26 columns and every refusal. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for text: strict UTF-8, no controls or escapes or bidi marks, and the limits of each kind. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for update: applying update_make(before, after) to before gives after, field by field, for hand-built,
  * random and selfplay views, through encode/decode and through whole connections. */
 #include <criterion/criterion.h>

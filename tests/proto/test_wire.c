@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for wire and pconn: every message round trips, every error path answers, and connections follow the handshake. */
 #include <criterion/criterion.h>
 

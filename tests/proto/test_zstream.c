@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for zstream: both modes round trip, inflation is bounded, and bad or cut deflate data is refused. */
 #include <criterion/criterion.h>
 

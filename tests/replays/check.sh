@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Replays every committed turn log (each must replay exactly), proves a tampered log is
 # caught at the line where it diverges, and checks selfplay against its golden hash.
 # TAP output. Usage: check.sh WIZWAR_EXE REPLAY_DIR

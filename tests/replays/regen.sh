@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Regenerate the golden replays and the selfplay hash. Run only when the rules changed on
 # purpose (and RULES_VERSION was bumped if old logs must be refused); commit the result.
 # Usage: tests/replays/regen.sh path/to/wizwar

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/server harness: one loop, one server, bots and raw sockets; every test ends with uv_loop_close() == 0. */
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/server harness: a server and headless network players on one libuv loop, over real loopback TCP. */
 #ifndef WW_TEST_SERVER_HARNESS_H
 #define WW_TEST_SERVER_HARNESS_H

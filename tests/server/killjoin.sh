@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # killjoin: kill the joiner of whole duels at random points and run the same command again; count the
 # turns lost and duplicated (both must be 0). Real processes on loopback: a `wizwar server`, an opponent
 # `wizwar bot` that stays, and the joiner `wizwar bot --games 1` killed again and again.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/auth: passwords proved without crossing the wire, wrong guesses limited per address, versions named. */
 #include <string.h>
 

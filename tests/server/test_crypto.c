@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/crypto: the threat model's claims, each tested: an eavesdropper's capture shows nothing and does
  * not compress, a man in the middle is refused, a changed key stops the join, the right fingerprint joins,
  * first contact is remembered, a proof captured in one channel is useless in another. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/game: whole duels between headless network bots over loopback: lobby, play, end, verification, rematch. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/hostile: garbage, oversized frames, half-open handshakes, out-of-order messages and illegal moves:
  * each offender is dropped (or refused) with a reason; no game state changes wrongly; the server goes on. */
 #include <string.h>

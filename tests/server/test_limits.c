@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/limits: the write-queue cap (a peer that stops reading), the idle timeout after the join (in the
  * lobby and in a duel) and the handshake timeout, each with short limits from the config and timed. */
 #include <netinet/in.h>

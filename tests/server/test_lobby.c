@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/lobby: options by the controller only, control handed over, chat relayed at once, the turn timer,
  * and many rooms of one server at the same time. */
 #include <string.h>

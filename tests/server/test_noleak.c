@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/noleak: every byte the server sends one player over whole duels, decoded as a client would, never tells
  * that player anything it may not know: unseen cells, an unseen opponent, unseen potions, unidentified kinds,
  * the opponent's spells, inventory or unseen steps. Checked against the true game state as each frame leaves. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/resume: a dropped player comes back with its token and loses nothing; one who does not, forfeits;
  * a host killed mid-duel comes back from its turn log and both players reconnect into the same duel. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/rooms: rooms made only on request, guessing limited, idle lobbies closed; per-connection budgets,
  * padded and broken deflate answered with a fatal ERROR; a valid resume token past a lockout, and the
  * policy for a token shown while its seat is still connected; /64s counted as one address. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server/tlog: the gzip turn log is readable while written, and a log cut at any byte resumes at its last whole turn. */
 #include <stdio.h>
 #include <stdlib.h>
