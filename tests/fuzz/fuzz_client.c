@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_client: a whole connection into the real client (net.c): a scripted server on loopback TCP answers its HELLO. */
+/* fuzz_client: a whole connection into the real client (net.c): a scripted server on loopback TCP with its own
+ * key (which the client pins) does the real encrypted handshake, then sends frames sealed in records (script.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -7,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "fuzz.h"
 #include "net.h"
 #include "pconn.h"
@@ -16,70 +18,86 @@ struct fz {
 	struct net *n;
 	int closed;
 };
+static struct fz f;
 
 static void
 ev_closed(void *ud, struct net *n)
 {
-	struct fz *f = ud;
+	struct fz *fz = ud;
 	(void)n;
-	f->closed = 1;
-	f->n = NULL;
+	fz->closed = 1;
+	fz->n = NULL;
 }
 
-static void
-put(int fd, const uint8_t *p, size_t n)
-{
-	while (fd >= 0 && n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
+static struct script_peer pe;
 
 static void
-turn(uv_loop_t *loop, int times, int fd)
+turn(uv_loop_t *loop, int times)
 {
-	uint8_t buf[65536];
-
 	for (int i = 0; i < times; i++) {
 		uv_run(loop, UV_RUN_NOWAIT);
-		while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
-			;
+		script_peer_read(&pe);
 	}
 }
 
-/* CHALLENGE (no password) and WELCOME (player 0, the controller), as a server sends them. */
+/* Turn until the client has sent a message of this type (it answers within a few turns), or fail the harness. */
 static void
-welcome(int fd)
+turn_until_got(uv_loop_t *loop, int type)
 {
-	static struct pconn pc;
-	static struct wire_msg m;
-	static const uint8_t nonce[PROTO_NONCE_LEN];
-	uint8_t out[PCONN_FRAME_MAX];
-	struct proto_err e;
-	size_t len;
+	for (int i = 0; i < 200 && pe.count[type] == 0; i++)
+		turn(loop, 1);
+	FUZZ_CHECK(pe.count[type] > 0);
+}
 
-	pconn_init(&pc, PCONN_SERVER);
-	wire_challenge_init(&m, nonce, false);
-	FUZZ_CHECK(pconn_send(&pc, &m, out, sizeof out, &len, &e) == 0);
-	put(fd, out, len);
+/* The server's long-term key: fixed, so that every input sees the same server. */
+static const struct noise_keypair *
+identity(void)
+{
+	static struct noise_keypair kp;
+	static bool made;
+
+	if (!made) {
+		uint8_t sk[NOISE_KEY_LEN];
+		memset(sk, 0x42, sizeof sk);
+		FUZZ_CHECK(auth_init() == 0 && noise_keypair_from(&kp, sk) == 0);
+		made = true;
+	}
+	return &kp;
+}
+
+/* The server's part of the handshake: the client's HELLO, CHALLENGE (no password), the client's AUTH inside. */
+static void
+handshake(uv_loop_t *loop)
+{
+	static struct wire_msg m;
+	static const uint8_t salt[PROTO_PW_SALT_LEN];
+
+	turn_until_got(loop, WIRE_HELLO);
+	wire_challenge_init(&m, salt, false);
+	script_peer_msg(&pe, &m);
+	turn_until_got(loop, WIRE_AUTH);
+}
+
+/* WELCOME: player 0, the controller, as a server sends it; the script then starts in the lobby. */
+static void
+welcome(uv_loop_t *loop)
+{
+	static struct wire_msg m;
+
 	memset(&m, 0, sizeof m);
 	m.type = WIRE_WELCOME;
 	m.u.welcome.player = 0;
 	m.u.welcome.controller = 1;
 	m.u.welcome.token_len = PROTO_TOKEN_MIN;
 	memset(m.u.welcome.token, 0x5a, PROTO_TOKEN_MIN);
-	FUZZ_CHECK(pconn_send(&pc, &m, out, sizeof out, &len, &e) == 0);
-	put(fd, out, len);
-	pconn_finish(&pc);
+	script_peer_msg(&pe, &m);
+	turn(loop, 3);
+	FUZZ_CHECK(!f.closed && net_phase(f.n) == NET_LOBBY); /* the client took it */
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct fz f;
 	struct net_config cfg;
 	struct sockaddr_in a;
 	socklen_t alen = sizeof a;
@@ -87,6 +105,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uv_loop_t loop;
 	char why[200];
 	int lfd, fd = -1;
+	const struct noise_keypair *kp = identity();
 	size_t pos = 1;
 
 	if (size < 1)
@@ -105,6 +124,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.host = "127.0.0.1";
 	cfg.port = ntohs(a.sin_port);
 	cfg.name = "fz";
+	cfg.server_key = kp->pk; /* pinned, as for an in-process server */
 	cfg.ud = &f;
 	cfg.ev.closed = ev_closed;
 	cfg.reconnect_for_ms = 0; /* a lost link is not tried again: one connection per input */
@@ -118,23 +138,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(fd >= 0);
 	fcntl(fd, F_SETFL, O_NONBLOCK);
-	turn(&loop, 2, fd);
-	if (data[0] & SCRIPT_JOIN) {
-		welcome(fd);
-		turn(&loop, 3, fd);
-	}
+	script_peer_init(&pe, fd, PCONN_SERVER);
+	pconn_set_identity(&pe.pc, kp);
+	turn(&loop, 2);
+	if (data[0] & (SCRIPT_SECURE | SCRIPT_JOIN))
+		handshake(&loop);
+	if (data[0] & SCRIPT_JOIN)
+		welcome(&loop);
 	while (script_next(data, size, &pos, &r)) {
-		put(fd, r.bytes, r.len);
-		if (r.close && fd >= 0) {
-			close(fd);
-			fd = -1;
+		script_peer_send(&pe, &r);
+		if (r.close && pe.fd >= 0) {
+			close(pe.fd);
+			pe.fd = -1;
 		}
-		turn(&loop, r.turns, fd);
+		turn(&loop, r.turns);
 	}
-	if (fd >= 0)
-		close(fd);
+	script_peer_finish(&pe);
 	close(lfd);
-	turn(&loop, 2, -1);
+	turn(&loop, 2);
 	if (f.n)
 		net_close(f.n);
 	uv_run(&loop, UV_RUN_DEFAULT);

@@ -8,6 +8,7 @@
 
 #include "pconn.h"
 #include "samples.h"
+#include "script.h"
 
 static void
 put(const char *dir, const char *target, const char *name, const uint8_t *p, size_t n)
@@ -28,40 +29,60 @@ put(const char *dir, const char *target, const char *name, const uint8_t *p, siz
 	}
 }
 
-/* One script record (script.h) carrying message m as a raw frame, appended to s; 0, or -1 when
- * the frame is longer than a record holds. */
+/* Bytes appended to script s as records of at most 255 bytes: all but the last with SCRIPT_MORE, so
+ * that the harness seals them as one record. 0, or -1 when s is full. */
 static int
-script_add(uint8_t *s, size_t *n, size_t cap, int tag, const struct wire_msg *m)
+script_bytes(uint8_t *s, size_t *n, size_t cap, int tag, const uint8_t *p, size_t len)
 {
-	uint8_t payload[PROTO_PAYLOAD_MAX], hdr[PROTO_HEADER_MAX];
-	size_t len;
-	int hl;
+	do {
+		size_t k = len > 255 ? 255 : len;
 
-	if (wire_encode(m, payload, sizeof payload, &len, NULL) != 0 || (hl = frame_header(hdr, m->type, false, len)) < 0 ||
-	    (size_t)hl + len > 255 || *n + 2 + (size_t)hl + len > cap)
-		return -1;
-	s[(*n)++] = (uint8_t)tag;
-	s[(*n)++] = (uint8_t)((size_t)hl + len);
-	memcpy(s + *n, hdr, (size_t)hl);
-	memcpy(s + *n + hl, payload, len);
-	*n += (size_t)hl + len;
+		if (*n + 2 + k > cap)
+			return -1;
+		s[(*n)++] = (uint8_t)(tag | (len > 255 ? SCRIPT_MORE : 0));
+		s[(*n)++] = (uint8_t)k;
+		memcpy(s + *n, p, k);
+		*n += k;
+		p += k;
+		len -= k;
+	} while (len > 0);
 	return 0;
 }
 
-/* Scripts for the whole-connection targets: after the join, every message a peer sends, one a
- * script; and a duel's start (both ready, then commands) for the server. */
+/* One frame (header and payload, never deflated) carrying message m, appended to script s:
+ * the plaintext of one record once the channel is secure. 0, or -1. */
+static int
+script_add(uint8_t *s, size_t *n, size_t cap, int tag, const struct wire_msg *m)
+{
+	static uint8_t frame[PROTO_HEADER_MAX + PROTO_PAYLOAD_MAX];
+	size_t len;
+	int hl;
+
+	if (wire_encode(m, frame + PROTO_HEADER_MAX, PROTO_PAYLOAD_MAX, &len, NULL) != 0 ||
+	    (hl = frame_header(frame, m->type, false, len)) < 0 || (size_t)hl + len > PCONN_RECORD_MAX)
+		return -1;
+	memmove(frame + hl, frame + PROTO_HEADER_MAX, len);
+	return script_bytes(s, n, cap, tag, frame, (size_t)hl + len);
+}
+
+/* Scripts for the whole-connection targets (script.h): every message a peer sends, one a script,
+ * inside the channel after the handshake (SCRIPT_SECURE for what comes before the join, SCRIPT_JOIN
+ * for the rest); the clear handshake itself; a forged record; and a duel's start for the server. */
 static void
 scripts(const char *dir)
 {
 	static struct wire_msg m;
-	static uint8_t s[8192];
+	static uint8_t s[65536];
+	static const uint8_t e_fixed[NOISE_KEY_LEN] = { 7 };
 	char name[64];
 	size_t n;
 
 	for (int i = 0; i < sample_ntypes; i++) {
 		int t = sample_types[i];
+		if (t == WIRE_HELLO || t == WIRE_CHALLENGE)
+			continue; /* in clear: below */
 		for (uint64_t seed = 0; seed < 2; seed++) {
-			if (sample_msg(t, seed, &m) != 0 || wire_before_join(t))
+			if (sample_msg(t, seed, &m) != 0)
 				continue;
 			for (int side = 0; side < 2; side++) {
 				if (!(wire_dir(t) & (side ? WIRE_C2S : WIRE_S2C)))
@@ -69,7 +90,7 @@ scripts(const char *dir)
 				if (t == WIRE_CHAT)
 					m.u.chat.from = side ? CHAT_FROM_CLIENT : 0;
 				n = 0;
-				s[n++] = 1; /* after the join */
+				s[n++] = wire_before_join(t) ? SCRIPT_SECURE : SCRIPT_JOIN;
 				if (script_add(s, &n, sizeof s, 4, &m) != 0)
 					continue;
 				snprintf(name, sizeof name, "%s-%llu", wire_name(t), (unsigned long long)seed);
@@ -77,8 +98,45 @@ scripts(const char *dir)
 			}
 		}
 	}
+	{
+		/* In clear: a HELLO for the server (a real Noise message 1), a CHALLENGE for the client (whose
+		 * Noise message 2 does not verify); and, after the join, a record forged without the key. */
+		static struct pconn c;
+		static uint8_t out[PCONN_FRAME_MAX];
+		static const uint8_t forged[] = { 0x00, 0x20, 0x08, 0x03, 0x01, 0x00 };
+		uint8_t salt[PROTO_PW_SALT_LEN] = { 0 };
+		size_t len;
+		int hl;
+
+		pconn_init(&c, PCONN_CLIENT);
+		pconn_set_ephemeral(&c, e_fixed);
+		wire_hello_init(&m);
+		if (pconn_send(&c, &m, out, sizeof out, &len, NULL) == 0) {
+			n = 0;
+			s[n++] = 0;
+			script_bytes(s, &n, sizeof s, 4, out, len);
+			put(dir, "fuzz_server", "clear-hello", s, n);
+		}
+		pconn_finish(&c);
+		wire_challenge_init(&m, salt, false);
+		memset(m.u.challenge.noise, 0x5a, sizeof m.u.challenge.noise);
+		if (wire_encode(&m, out + PROTO_HEADER_MAX, sizeof out - PROTO_HEADER_MAX, &len, NULL) == 0 &&
+		    (hl = frame_header(out, WIRE_CHALLENGE, false, len)) > 0) {
+			memmove(out + hl, out + PROTO_HEADER_MAX, len);
+			n = 0;
+			s[n++] = 0;
+			script_bytes(s, &n, sizeof s, 4, out, (size_t)hl + len);
+			put(dir, "fuzz_client", "clear-challenge", s, n);
+		}
+		for (int side = 0; side < 2; side++) {
+			n = 0;
+			s[n++] = SCRIPT_JOIN;
+			script_bytes(s, &n, sizeof s, SCRIPT_RAW | 4, forged, sizeof forged);
+			put(dir, side ? "fuzz_server" : "fuzz_client", "forged-record", s, n);
+		}
+	}
 	n = 0;
-	s[n++] = 1;
+	s[n++] = SCRIPT_JOIN;
 	memset(&m, 0, sizeof m);
 	m.type = WIRE_READY;
 	m.u.ready.ready = true;

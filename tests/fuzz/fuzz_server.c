@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_server: whole connections into a real server: two peers on loopback TCP send a script of bytes to a multi-room server. */
+/* fuzz_server: whole connections into a real server: two peers on loopback TCP do the real encrypted handshake
+ * with a multi-room server, then send a script of frames sealed in records (or of raw bytes: script.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -34,58 +35,63 @@ connect_to(int port)
 	return fd;
 }
 
-/* Read and forget what the server sent (so its write queue never fills). */
-static void
-drain(int fd)
-{
-	uint8_t buf[65536];
-
-	while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
-		;
-}
+static struct script_peer pe[2];
 
 static void
-put(int fd, const uint8_t *p, size_t n)
-{
-	while (fd >= 0 && n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w <= 0)
-			return; /* the server closed, or the socket is full: the rest is lost, as on a real link */
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-static void
-turn(uv_loop_t *loop, int times, const int fd[2])
+turn(uv_loop_t *loop, int times)
 {
 	for (int i = 0; i < times; i++) {
 		uv_run(loop, UV_RUN_NOWAIT);
-		drain(fd[0]);
-		drain(fd[1]);
+		script_peer_read(&pe[0]);
+		script_peer_read(&pe[1]);
 	}
 }
 
-/* HELLO (asking to create room "fz") and AUTH without a password, as a client sends them. */
+/* Turn until done(p) (the server answers within a few turns), or fail the harness. */
 static void
-join(int fd, const char *name)
+turn_until(uv_loop_t *loop, struct script_peer *p, bool (*done)(const struct script_peer *))
 {
-	static struct pconn pc;
-	static struct wire_msg m;
-	uint8_t out[PCONN_FRAME_MAX];
-	struct proto_err e;
-	size_t len;
+	for (int i = 0; i < 200 && !done(p); i++)
+		turn(loop, 1);
+	FUZZ_CHECK(done(p));
+}
 
-	pconn_init(&pc, PCONN_CLIENT);
-	wire_hello_init(&m, name, "fz", ROLE_PLAYER);
-	m.u.hello.create = true;
-	FUZZ_CHECK(pconn_send(&pc, &m, out, sizeof out, &len, &e) == 0);
-	put(fd, out, len);
+static bool
+is_secure(const struct script_peer *p)
+{
+	return p->pc.secure;
+}
+
+static bool
+is_joined(const struct script_peer *p)
+{
+	return p->pc.joined;
+}
+
+/* HELLO, then the server's CHALLENGE verified and its key checked, as a client pins it. */
+static void
+handshake(uv_loop_t *loop, struct server *s, struct script_peer *p)
+{
+	static struct wire_msg m;
+
+	wire_hello_init(&m);
+	script_peer_msg(p, &m);
+	turn_until(loop, p, is_secure);
+	FUZZ_CHECK(memcmp(pconn_peer_key(&p->pc), server_public_key(s), NOISE_KEY_LEN) == 0);
+}
+
+/* AUTH without a password into room "fz" (the first peer creates it), until WELCOME. */
+static void
+join(uv_loop_t *loop, struct script_peer *p, const char *name, bool create)
+{
+	static struct wire_msg m;
+
 	memset(&m, 0, sizeof m);
-	m.type = WIRE_AUTH;
-	FUZZ_CHECK(pconn_send(&pc, &m, out, sizeof out, &len, &e) == 0);
-	put(fd, out, len);
-	pconn_finish(&pc);
+	m.type = WIRE_AUTH; /* no password: the proof is all zeros and not checked */
+	wire_who_init(&m.u.auth.who, name, "fz", ROLE_PLAYER);
+	m.u.auth.who.create = create;
+	script_peer_msg(p, &m);
+	turn_until(loop, p, is_joined);
 }
 
 int
@@ -96,7 +102,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct script_rec r;
 	uv_loop_t loop;
 	char why[200];
-	int fd[2], closed = 0;
+	int closed = 0;
 	size_t pos = 1;
 
 	if (size < 1)
@@ -107,28 +113,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.multi = true;
 	cfg.quiet = true;
 	FUZZ_CHECK(server_create(&loop, &cfg, &s, why, sizeof why) == 0);
-	fd[0] = connect_to(server_port(s));
-	fd[1] = connect_to(server_port(s));
-	turn(&loop, 2, fd);
+	for (int i = 0; i < 2; i++)
+		script_peer_init(&pe[i], connect_to(server_port(s)), PCONN_CLIENT);
+	turn(&loop, 2);
+	if (data[0] & (SCRIPT_SECURE | SCRIPT_JOIN)) {
+		handshake(&loop, s, &pe[0]);
+		handshake(&loop, s, &pe[1]);
+	}
 	if (data[0] & SCRIPT_JOIN) {
-		join(fd[0], "ann");
-		turn(&loop, 3, fd);
-		join(fd[1], "bea");
-		turn(&loop, 3, fd);
+		join(&loop, &pe[0], "ann", true);
+		join(&loop, &pe[1], "bea", false);
 	}
 	while (script_next(data, size, &pos, &r)) {
-		put(fd[r.peer], r.bytes, r.len);
-		if (r.close && fd[r.peer] >= 0) {
-			close(fd[r.peer]);
-			fd[r.peer] = -1;
+		script_peer_send(&pe[r.peer], &r);
+		if (r.close && pe[r.peer].fd >= 0) {
+			close(pe[r.peer].fd);
+			pe[r.peer].fd = -1;
 		}
-		turn(&loop, r.turns, fd);
+		turn(&loop, r.turns);
 	}
 	for (int i = 0; i < 2; i++)
-		if (fd[i] >= 0)
-			close(fd[i]);
-	fd[0] = fd[1] = -1;
-	turn(&loop, 2, fd);
+		script_peer_finish(&pe[i]);
+	turn(&loop, 2);
 	server_close(s, on_closed, &closed);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	FUZZ_CHECK(closed);
