@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# test_joinfail: every way a `wizwar join` can fail to start, with the real client in tmux: the reason on
+# test_joinfail: every way a `wizwar join` can fail to start (a wrong or changed server key too), with the real client in tmux: the reason on
 # stderr (the pane shows it, since no screen ever started), exit status 1 (docs/wizwar.6), and never a
 # duel screen. Then a closed terminal (SIGHUP) in a duel: a drop, not a resignation, and the same
 # command again takes the seat back. Last, addresses: localhost, 127.0.0.1 and ::1 all reach a default
@@ -37,7 +37,7 @@ wait_file() {
 refused() {
 	local what="$1" re="$2"
 	shift 2
-	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "$@"
+	start env XDG_STATE_HOME="${JSTATE:-$STATE}" "$WIZWAR" join "$@"
 	wait_for 'STTY$' 20
 	expect "^wizwar: $re" "$what: the reason"
 	expect '^EXIT=1$' "$what: exit status 1"
@@ -64,6 +64,12 @@ PIDS+=($!)
 wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server.err"
 PORT="$(grep -oE 'port [0-9]+' "$TMPD/server.err" | head -1 | grep -oE '[0-9]+')"
 refused "unknown room" "no room 'oak-42' on this server" "127.0.0.1:$PORT" --room oak-42
+# The server's key: a fingerprint in the address that is not its key, and a key that differs from the
+# one remembered for that address (trust on first use): both stop the join before anything is sent.
+refused "wrong fingerprint" "THE SERVER'S KEY IS NOT THE ONE GIVEN" "127.0.0.1:$PORT#aaaaaaaaaaaaaaaaaaaaaaaaaa" --room oak-42
+mkdir -p "$TMPD/moved/wizwar"
+echo "127.0.0.1:$PORT aaaaaaaaaaaaaaaaaaaaaaaaaa" >"$TMPD/moved/wizwar/known_servers"
+JSTATE="$TMPD/moved" refused "changed server key" "WARNING: THE SERVER'S KEY HAS CHANGED" "127.0.0.1:$PORT" --room oak-42
 
 "$WIZWAR" bot "127.0.0.1:$PORT" --new-room --name Ada --think 400 --games 1 >"$TMPD/a.out" 2>"$TMPD/a.err" &
 PIDS+=($!)
