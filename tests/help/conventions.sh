@@ -89,7 +89,7 @@ fi
 # cleanly: exit 0, the log flushed, complete and 0600.
 for sig in HUP TERM; do
 	dir=$tmp/srv-$sig
-	"$exe" server --bind=127.0.0.1 --port=0 --log-dir="$dir" 2> "$tmp/server.err" &
+	XDG_STATE_HOME="$tmp" "$exe" server --bind=127.0.0.1 --port=0 --log-dir="$dir" > "$tmp/server.out" 2> "$tmp/server.err" &
 	srv=$!
 	port=
 	for _ in $(seq 100); do
