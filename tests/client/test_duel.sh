@@ -14,15 +14,6 @@ SRC="$(cd "$HERE/../.." && pwd)"
 STATE="$TMPD/state"
 LOGS="$STATE/wizwar"
 mkdir -p "$STATE"
-PIDS=()
-stop_all() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	cleanup
-}
-trap stop_all EXIT INT TERM
 
 # ==== 1. told what happens: a visible opponent (FoV off), rounds, who moves first ====
 SEED=5

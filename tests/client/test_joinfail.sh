@@ -12,15 +12,6 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 
 STATE="$TMPD/state"
 mkdir -p "$STATE"
-PIDS=()
-stop_all() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	cleanup
-}
-trap stop_all EXIT INT TERM
 
 wait_file() {
 	local re="$1" file="$2" secs="${3:-10}" i

@@ -16,15 +16,6 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 STATE="$TMPD/state"
 export XDG_STATE_HOME="$STATE" # keys and known servers too: never the real ones
 mkdir -p "$STATE"
-PIDS=()
-stop_all() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	cleanup
-}
-trap stop_all EXIT INT TERM
 
 # wait_file REGEX FILE [SECONDS]: until FILE has a line matching, else fail.
 wait_file() {

@@ -11,7 +11,13 @@ SOCK="wizwar-test-$$"
 TMPD="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-screen.XXXXXX")"
 SCREEN="$TMPD/screen"
 
+# Background programs a test starts (servers, bots) go in PIDS: cleanup stops them too.
+PIDS=()
 cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
 	tmux -L "$SOCK" kill-server >/dev/null 2>&1
 	rm -rf "$TMPD"
 }
