@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* net: a libuv TCP client of the wizwar protocol; applies updates to its view and checks the host at the end. */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,11 +64,28 @@ struct net {
 	size_t token_len;
 	struct wire_lobby lobby;
 	struct view view;
-	/* The fair-host check. */
+	/* The seed both sides make (docs/protocol.md, "The seed"). A READY 1 or REMATCH carries a
+	 * fresh part, sent only once a LOBBY of this lobby (after the last END) has shown the
+	 * server's commitment; that commitment and the parts it named are kept with the part. */
+	bool lobby_fresh;        /* a LOBBY between duels arrived since the last END (or the join) */
+	int ask;                 /* a READY 1 (1) or REMATCH (2) held back until such a LOBBY */
+	bool ask_mirror;
+	bool have_part;          /* part was sent for the next duel */
+	uint8_t part[PROTO_PART_LEN];
+	uint8_t part_commit[PROTO_COMMIT_LEN]; /* the commitment the part answered */
+	uint8_t part_bits;       /* the LOBBY's parts bits then */
+	/* The fair-host check of the duel in play. */
 	uint8_t commit[PROTO_COMMIT_LEN];
 	bool seed_chosen;        /* START said the host chose the seed */
+	bool seed_mirror;        /* START said this is a mirror rematch: the last duel's seed */
 	bool have_commit;        /* commit is this duel's (from its START or the seat file) */
 	bool commit_changed;     /* a resumed START carried another commitment */
+	bool commit_moved;       /* START's commitment is not the one our part answered */
+	bool duel_have_part;     /* duel_part is our part of this duel's seed */
+	uint8_t duel_part[PROTO_PART_LEN];
+	uint8_t duel_bits;       /* whose parts the server said would go into it */
+	bool have_last_seed;     /* the seed of the last duel this process verified (a mirror's check) */
+	uint64_t last_seed;
 	struct seen *seen;
 	size_t nseen, capseen;
 	struct wire_end end;
@@ -126,6 +144,9 @@ seat_save(struct net *n)
 	seat.token_len = n->token_len;
 	memcpy(seat.token, n->token, n->token_len);
 	memcpy(seat.commit, n->commit, sizeof seat.commit);
+	seat.have_part = n->duel_have_part;
+	memcpy(seat.part, n->duel_part, sizeof seat.part);
+	seat.part_bits = n->duel_bits;
 	if (n->seat_file && n->token_len && seatfile_save(n->seat_file, &k, &seat) != 0)
 		fail(n, PERR_SERVER, false, "cannot keep the resume token in %s: a killed client could not come back",
 		     n->seat_file);
@@ -330,11 +351,54 @@ net_options(struct net *n, const struct options *o, int turn_time)
 	return net_send(n, &n->out);
 }
 
+/* READY 1 and REMATCH carry a fresh part of the next seed, and only answer a commitment the
+ * server made before it could have seen the part: one from a LOBBY after the last END. Until
+ * that LOBBY is here the message waits (a bot that asks for a rematch the moment END is read). */
+static int
+send_ask(struct net *n)
+{
+	int kind = n->ask;
+
+	n->ask = 0;
+	/* One part per commitment: a READY sent again in the same lobby (or after READY 0) repeats
+	 * it, so that the server cannot get a new roll of the dice by making us ready again, and
+	 * whichever of our READYs starts the duel carries the part we check at the end. */
+	if (!n->have_part || !auth_equal(n->part_commit, n->lobby.commit, sizeof n->part_commit)) {
+		auth_random(n->part, sizeof n->part);
+		memcpy(n->part_commit, n->lobby.commit, sizeof n->part_commit);
+		n->have_part = true;
+	}
+	n->part_bits = n->lobby.parts;
+	if (kind == 2) {
+		n->out.type = WIRE_REMATCH;
+		n->out.u.rematch.mirror = n->ask_mirror;
+		memcpy(n->out.u.rematch.part, n->part, sizeof n->part);
+	} else {
+		n->out.type = WIRE_READY;
+		n->out.u.ready.ready = true;
+		memcpy(n->out.u.ready.part, n->part, sizeof n->part);
+	}
+	return net_send(n, &n->out);
+}
+
+static int
+ask(struct net *n, int kind, bool mirror)
+{
+	if (!n->joined)
+		return -1;
+	n->ask = kind;
+	n->ask_mirror = mirror;
+	return n->lobby_fresh ? send_ask(n) : 0;
+}
+
 int
 net_ready(struct net *n, bool ready)
 {
+	if (ready)
+		return ask(n, 1, false);
+	n->ask = 0;
 	n->out.type = WIRE_READY;
-	n->out.u.ready.ready = ready;
+	memset(&n->out.u.ready, 0, sizeof n->out.u.ready);
 	return net_send(n, &n->out);
 }
 
@@ -354,9 +418,7 @@ net_rematch(struct net *n)
 int
 net_rematch_mirror(struct net *n, bool mirror)
 {
-	n->out.type = WIRE_REMATCH;
-	n->out.u.rematch.mirror = mirror;
-	return net_send(n, &n->out);
+	return ask(n, 2, mirror);
 }
 
 /* The fair-host check. */
@@ -486,6 +548,60 @@ views_match(const struct net *n, const struct replayed *r, char *why, size_t why
 	return true;
 }
 
+/* Where the seed came from, said for the verification line in `how`; false (and why) when the
+ * server's END does not bear out what it promised: the seed is not the hash of the parts, our
+ * own part is missing or changed, or other parts than those the LOBBY named went in. */
+static bool
+seed_origin(const struct net *n, const struct wire_end *e, char *how, size_t howlen, char *why, size_t whylen)
+{
+	int me = n->player;
+	unsigned mine = me >= 0 && me < PLAYERS ? 1u << me : 0;
+
+	if (n->seed_mirror) {
+		if (n->have_last_seed && e->seed != n->last_seed) {
+			snprintf(why, whylen, "a mirror rematch must replay the last duel's seed %016" PRIx64 ", not %016" PRIx64,
+			         n->last_seed, e->seed);
+			return false;
+		}
+		snprintf(how, howlen, "%s (a mirror rematch)%s",
+		         n->have_last_seed ? "the last duel's seed again" : "the seed of a duel before this one",
+		         n->seed_chosen ? "; the host chose that level (--seed)" : "");
+		return true;
+	}
+	if (n->seed_chosen) {
+		snprintf(how, howlen, "the host chose this level and who moves first (--seed): the dice were its; %s",
+		         "your part was not used");
+		return true;
+	}
+	if (auth_seed_mix(e->server_part, e->parts, e->part) != e->seed) {
+		snprintf(why, whylen, "the seed is not the hash of the parts the server revealed");
+		return false;
+	}
+	if (!n->duel_have_part) {
+		snprintf(how, howlen, "seed made from the server's committed part (this client was started again and "
+		         "cannot tell whether its own part was used)");
+		return true;
+	}
+	if ((n->duel_bits & mine) &&
+	    (!(e->parts & mine) || !auth_equal(e->part[me], n->duel_part, PROTO_PART_LEN))) {
+		snprintf(why, whylen, "YOUR PART WAS NOT USED: the seed was not made with the random part this client "
+		         "sent, so the host could have chosen it");
+		return false;
+	}
+	if (e->parts != n->duel_bits) {
+		snprintf(why, whylen, "the seed was made with other players' parts (0x%x) than the server announced "
+		         "before your part was sent (0x%x)", e->parts, n->duel_bits);
+		return false;
+	}
+	if (!(e->parts & mine))
+		snprintf(how, howlen, "seed made with the other player's part (your seat is the host's)");
+	else if (e->parts == mine)
+		snprintf(how, howlen, "seed made with your part");
+	else
+		snprintf(how, howlen, "seed made with your part and the other player's");
+	return true;
+}
+
 static bool
 verify(struct net *n, char *why, size_t whylen)
 {
@@ -495,14 +611,23 @@ verify(struct net *n, char *why, size_t whylen)
 	struct game *g = NULL;
 	bool ok = false;
 
+	char how[200];
+
 	if (n->commit_changed) {
 		snprintf(why, whylen, "the host's seed commitment changed while this client was away");
 		return false;
 	}
-	if (!auth_commit_check(e->seed, e->salt, n->commit)) {
-		snprintf(why, whylen, "the revealed seed does not match the commitment made at the start");
+	if (n->commit_moved) {
+		snprintf(why, whylen, "the duel started on another commitment than the one your part answered: "
+		         "the host could have picked its part after seeing yours");
 		return false;
 	}
+	if (!auth_seed_commit_check(e->server_part, n->commit)) {
+		snprintf(why, whylen, "the server's revealed part does not match the commitment it made before the duel");
+		return false;
+	}
+	if (!seed_origin(n, e, how, sizeof how, why, whylen))
+		return false;
 	if (e->log_len == 0) {
 		snprintf(why, whylen, "the server revealed no log");
 		return false;
@@ -537,8 +662,7 @@ verify(struct net *n, char *why, size_t whylen)
 	}
 	ok = views_match(n, &r, why, whylen);
 	if (ok)
-		snprintf(why, whylen, "seed and log verified: %" "zu views checked%s", n->nseen,
-		         n->seed_chosen ? "; but the host chose this level (--seed): the dice were its" : "");
+		snprintf(why, whylen, "%s, log verified: %zu views checked", how, n->nseen);
 out:
 	free(r.h);
 	free(rp);
@@ -557,12 +681,16 @@ end_done(struct net *n)
 		ok = verify(n, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "not verified");
+	if (ok) {
+		n->last_seed = n->end.seed;
+		n->have_last_seed = true;
+	}
 	if (n->cfg.ev.end)
 		n->cfg.ev.end(n->cfg.ud, n, &n->end, ok, why);
 	free(n->log);
 	n->log = NULL;
 	n->nseen = 0;
-	n->have_commit = n->commit_changed = false;
+	n->have_commit = n->commit_changed = n->commit_moved = n->duel_have_part = false;
 }
 
 /* Receiving. */
@@ -706,6 +834,12 @@ on_message(struct net *n, const struct wire_msg *m)
 	case WIRE_LOBBY:
 		n->lobby = m->u.lobby;
 		n->controller = m->u.lobby.controller == n->player;
+		if (n->phase == NET_LOBBY) {
+			/* Between duels: the commitment a part sent now answers. */
+			n->lobby_fresh = true;
+			if (n->ask)
+				send_ask(n);
+		}
 		if (n->cfg.ev.lobby)
 			n->cfg.ev.lobby(n->cfg.ud, n, &n->lobby);
 		return;
@@ -717,18 +851,32 @@ on_message(struct net *n, const struct wire_msg *m)
 			net_close(n);
 			return;
 		}
-		if (!m->u.start.resumed || !n->have_commit) {
+		if (!m->u.start.resumed) {
+			/* A new duel: on the commitment our part answered, with that part. */
+			n->nseen = 0;
+			memcpy(n->commit, m->u.start.commit, sizeof n->commit);
+			n->have_commit = true;
+			n->duel_have_part = n->have_part;
+			memcpy(n->duel_part, n->part, sizeof n->part);
+			n->duel_bits = n->part_bits;
+			n->commit_moved = n->have_part && !auth_equal(n->part_commit, m->u.start.commit, sizeof n->commit);
+			n->have_part = false;
+		} else if (!n->have_commit) {
 			/* A resumed snapshot before any START in this process (a client that was killed
 			 * and kept no seat file) has only the commitment it carries: trust on first sight. */
 			n->nseen = 0;
 			memcpy(n->commit, m->u.start.commit, sizeof n->commit);
 			n->have_commit = true;
+			n->duel_have_part = false;
 		} else if (!auth_equal(n->commit, m->u.start.commit, sizeof n->commit)) {
 			/* Kept from this duel's START (in memory or in the seat file): the host may not
 			 * change its promise while we were away. */
 			n->commit_changed = true;
 		}
 		n->seed_chosen = m->u.start.chosen;
+		n->seed_mirror = m->u.start.mirror;
+		n->lobby_fresh = false;
+		n->ask = 0;
 		record_view(n, m->u.start.resumed);
 		n->phase = NET_PLAYING;
 		n->token_from_file = false;
@@ -753,6 +901,7 @@ on_message(struct net *n, const struct wire_msg *m)
 		seat_forget(n);
 		n->end = m->u.end;
 		n->phase = NET_LOBBY;
+		n->lobby_fresh = false; /* the next part answers the next LOBBY's commitment */
 		free(n->log);
 		n->log = NULL;
 		n->log_got = 0;
@@ -1149,6 +1298,9 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 			memcpy(n->token, seat.token, seat.token_len);
 			memcpy(n->commit, seat.commit, sizeof n->commit);
 			n->have_commit = true;
+			n->duel_have_part = seat.have_part;
+			memcpy(n->duel_part, seat.part, sizeof n->duel_part);
+			n->duel_bits = seat.part_bits;
 		}
 	}
 	pconn_init(&n->pc, PCONN_CLIENT);

@@ -84,14 +84,26 @@ seatfile_load(const char *path, const struct seatfile_key *k, struct seatfile_se
 	if (got <= 0)
 		return false;
 	buf[got] = '\0';
-	snprintf(want, sizeof want, "wizwar-seat 1\nkey %s\ntoken ", key);
+	snprintf(want, sizeof want, "wizwar-seat 2\nkey %s\ntoken ", key);
 	if (strncmp(buf, want, strlen(want)) != 0)
 		return false;
 	n = unhex_bytes(buf + strlen(want), seat->token, PROTO_TOKEN_MAX, &t);
 	if (n < PROTO_TOKEN_MIN || strncmp(t, "\ncommit ", 8) != 0)
 		return false;
-	if (unhex_bytes(t + 8, seat->commit, PROTO_COMMIT_LEN, &t) != PROTO_COMMIT_LEN || strcmp(t, "\n") != 0)
+	if (unhex_bytes(t + 8, seat->commit, PROTO_COMMIT_LEN, &t) != PROTO_COMMIT_LEN)
 		return false;
+	/* "part HEX" (the part this client sent) or "part -" (none known), then "parts BITS". */
+	if (strncmp(t, "\npart -\n", 8) == 0) {
+		t += 7;
+	} else if (strncmp(t, "\npart ", 6) == 0 &&
+	           unhex_bytes(t + 6, seat->part, PROTO_PART_LEN, &t) == PROTO_PART_LEN) {
+		seat->have_part = true;
+	} else {
+		return false;
+	}
+	if (strncmp(t, "\nparts ", 7) != 0 || t[7] < '0' || t[7] > '3' || strcmp(t + 8, "\n") != 0)
+		return false;
+	seat->part_bits = (uint8_t)(t[7] - '0');
 	seat->token_len = n;
 	return true;
 }
@@ -116,13 +128,17 @@ seatfile_save(const char *path, const struct seatfile_key *k, const struct seatf
 		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 			return -1;
 	}
-	n = (size_t)snprintf(text, sizeof text, "wizwar-seat 1\nkey %s\ntoken ", key);
+	n = (size_t)snprintf(text, sizeof text, "wizwar-seat 2\nkey %s\ntoken ", key);
 	for (size_t i = 0; i < len; i++)
 		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->token[i]);
 	n += (size_t)snprintf(text + n, sizeof text - n, "\ncommit ");
 	for (size_t i = 0; i < PROTO_COMMIT_LEN; i++)
 		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->commit[i]);
-	n += (size_t)snprintf(text + n, sizeof text - n, "\n");
+	n += (size_t)snprintf(text + n, sizeof text - n, "\npart ");
+	for (size_t i = 0; i < PROTO_PART_LEN && seat->have_part; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->part[i]);
+	n += (size_t)snprintf(text + n, sizeof text - n, "%s\nparts %u\n", seat->have_part ? "" : "-",
+	                      (unsigned)(seat->part_bits & 3));
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 		return -1;
 	if (fchmod(fd, 0600) != 0 || write(fd, text, n) != (ssize_t)n || fsync(fd) != 0) {

@@ -21,12 +21,16 @@ struct seatfile_key {
  * made by the caller), HASH a BLAKE2b of the key. False when the path does not fit. */
 bool seatfile_path(const char *state_dir, const struct seatfile_key *k, char *buf, size_t len);
 
-/* What a seat file keeps: the resume token, and the duel's seed commitment (from its START), so
- * that a client started again still checks the host against what it was promised first. */
+/* What a seat file keeps: the resume token, the duel's seed commitment (from its START), and the
+ * part this client sent for the seed with the parts the server said it would use, so that a
+ * client started again still checks the host against what it was promised first, own part too. */
 struct seatfile_seat {
 	uint8_t token[PROTO_TOKEN_MAX];
 	size_t token_len;
 	uint8_t commit[PROTO_COMMIT_LEN];
+	bool have_part;
+	uint8_t part[PROTO_PART_LEN];
+	uint8_t part_bits;   /* bit p: player p's part goes into the seed */
 };
 
 /* The seat in `path` when the file is ours (mode 0600, our uid) and names exactly this key.

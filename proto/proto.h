@@ -13,7 +13,7 @@
  * both versions; the frame header, HELLO's first 8 bytes, CHALLENGE's first 8
  * bytes and ERROR are frozen so that this refusal is readable by every version.
  */
-#define PROTO_VERSION 3 /* 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
+#define PROTO_VERSION 4 /* 4: the seed is drawn from the server's committed part and the players' parts; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
 
 /* "WZWR": the first four payload bytes of HELLO and CHALLENGE. */
 #define PROTO_MAGIC 0x575a5752u
@@ -39,7 +39,7 @@
 #define PROTO_TOKEN_MIN 16
 #define PROTO_TOKEN_MAX 32
 #define PROTO_COMMIT_LEN 32
-#define PROTO_SALT_LEN 16
+#define PROTO_PART_LEN 32       /* a random part of a duel's seed: the server's, or a player's */
 #define PROTO_LOG_CHUNK 8192      /* turn-log bytes in one LOG_CHUNK */
 #define PROTO_LOG_MAX (1u << 22)  /* a whole turn log */
 

@@ -8,6 +8,7 @@
 
 _Static_assert(CMD_COUNT <= 8, "a command type is 3 bits on the wire");
 _Static_assert(PLAYERS <= 8, "player bit sets are one byte");
+_Static_assert(PLAYERS == 2, "END carries two players' parts");
 
 typedef int (*enc_fn)(struct proto__w *w, const struct wire_msg *m, struct proto_err *e);
 typedef int (*dec_fn)(struct proto__r *r, struct wire_msg *m, struct proto_err *e);
@@ -353,7 +354,7 @@ enc_LOBBY(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
 	const struct wire_lobby *l = &m->u.lobby;
 
-	if (l->controller >= PLAYERS || (l->present | l->ready | l->bots | l->rematch) & ~PLAYER_BITS)
+	if (l->controller >= PLAYERS || (l->present | l->ready | l->bots | l->rematch | l->parts) & ~PLAYER_BITS)
 		BAD("lobby: controller %u or player bits", l->controller);
 	if (put_options(w, &l->opt, l->turn_time, e) < 0)
 		return PROTO_BROKEN;
@@ -362,6 +363,8 @@ enc_LOBBY(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	proto__put_u8(w, l->ready);
 	proto__put_u8(w, l->bots);
 	proto__put_u8(w, l->rematch);
+	proto__put_u8(w, l->parts);
+	proto__put(w, l->commit, PROTO_COMMIT_LEN);
 	for (int p = 0; p < PLAYERS; p++) {
 		size_t len = strnlen(l->name[p], sizeof l->name[p]);
 
@@ -383,8 +386,9 @@ dec_LOBBY(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	if (get_options(r, &l->opt, &l->turn_time, e) < 0)
 		return PROTO_BROKEN;
 	NEED(proto__get_u8(r, &l->controller) && proto__get_u8(r, &l->present) && proto__get_u8(r, &l->ready) &&
-	     proto__get_u8(r, &l->bots) && proto__get_u8(r, &l->rematch));
-	if (l->controller >= PLAYERS || (l->present | l->ready | l->bots | l->rematch) & ~PLAYER_BITS)
+	     proto__get_u8(r, &l->bots) && proto__get_u8(r, &l->rematch) && proto__get_u8(r, &l->parts) &&
+	     proto__get(r, l->commit, PROTO_COMMIT_LEN));
+	if (l->controller >= PLAYERS || (l->present | l->ready | l->bots | l->rematch | l->parts) & ~PLAYER_BITS)
 		BAD("lobby: controller %u or player bits", l->controller);
 	for (int p = 0; p < PLAYERS; p++) {
 		/* A name is empty exactly when that player is absent. */
@@ -415,10 +419,13 @@ dec_OPTIONS(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	return get_options(r, &m->u.options.opt, &m->u.options.turn_time, e);
 }
 
+/* READY 1 carries the player's part of the next seed; READY 0 nothing more. */
 static int
 enc_READY(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
 	proto__put_u8(w, m->u.ready.ready ? 1 : 0);
+	if (m->u.ready.ready)
+		proto__put(w, m->u.ready.part, PROTO_PART_LEN);
 	return 0;
 }
 
@@ -431,6 +438,8 @@ dec_READY(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	if (b > 1)
 		BAD("ready: %u", b);
 	m->u.ready.ready = b;
+	if (b)
+		NEED(proto__get(r, m->u.ready.part, PROTO_PART_LEN));
 	return 0;
 }
 
@@ -448,12 +457,12 @@ dec_none(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 
 static int enc_CONTROL(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
 static int dec_CONTROL(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
-/* A plain REMATCH stays empty, as before the mirror existed; a mirror is the one byte 0x01. */
+/* REMATCH: 0 a plain rematch, 1 a mirror; then the player's part of the next seed. */
 static int
 enc_REMATCH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
-	if (m->u.rematch.mirror)
-		proto__put_u8(w, 1);
+	proto__put_u8(w, m->u.rematch.mirror ? 1 : 0);
+	proto__put(w, m->u.rematch.part, PROTO_PART_LEN);
 	return 0;
 }
 
@@ -462,13 +471,10 @@ dec_REMATCH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 {
 	uint8_t b;
 
-	m->u.rematch.mirror = false;
-	if (proto__r_left(r) == 0)
-		return 0;
-	NEED(proto__get_u8(r, &b));
-	if (b != 1)
-		BAD("rematch: %u (only 1, a mirror, may follow)", b);
-	m->u.rematch.mirror = true;
+	NEED(proto__get_u8(r, &b) && proto__get(r, m->u.rematch.part, PROTO_PART_LEN));
+	if (b > 1)
+		BAD("rematch: %u (0 plain, 1 mirror)", b);
+	m->u.rematch.mirror = b;
 	return 0;
 }
 static int enc_HEARTBEAT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
@@ -483,7 +489,7 @@ enc_START(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 
 	if (s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
 		BAD("start: first %u, turn time %u", s->first, s->turn_time);
-	proto__put_u8(w, (s->resumed ? 1 : 0) | (s->chosen ? 2 : 0));
+	proto__put_u8(w, (s->resumed ? 1 : 0) | (s->chosen ? 2 : 0) | (s->mirror ? 4 : 0));
 	proto__put_u8(w, s->first);
 	proto__put_u16(w, s->turn_time);
 	proto__put(w, s->commit, PROTO_COMMIT_LEN);
@@ -498,10 +504,11 @@ dec_START(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 
 	NEED(proto__get_u8(r, &flags) && proto__get_u8(r, &s->first) && proto__get_u16(r, &s->turn_time) &&
 	     proto__get(r, s->commit, PROTO_COMMIT_LEN));
-	if (flags > 3 || s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
+	if (flags > 7 || s->first >= PLAYERS || s->turn_time > TURN_TIME_MAX)
 		BAD("start: flags 0x%x, first %u, turn time %u", flags, s->first, s->turn_time);
 	s->resumed = flags & 1;
 	s->chosen = (flags & 2) != 0;
+	s->mirror = (flags & 4) != 0;
 	return update__read(r, &s->view, e);
 }
 
@@ -558,18 +565,35 @@ dec_UPDATE(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	return update__read(r, &m->u.update, e);
 }
 
+/* A part whose bit is clear is all zeros: one encoding per END. */
+static bool
+end_parts_ok(const struct wire_end *d)
+{
+	static const uint8_t zero[PROTO_PART_LEN];
+
+	if (d->parts & ~PLAYER_BITS)
+		return false;
+	for (int p = 0; p < PLAYERS; p++)
+		if (!((d->parts >> p) & 1) && memcmp(d->part[p], zero, PROTO_PART_LEN) != 0)
+			return false;
+	return true;
+}
+
 static int
 enc_END(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
 	const struct wire_end *d = &m->u.end;
 
 	if (d->result < RESULT_WIN0 || d->result > RESULT_DRAW || d->reason < END_KILLED ||
-	    d->reason > END_TURN_LIMIT || d->log_len > PROTO_LOG_MAX)
-		BAD("end: result %u, reason %u, log %u", d->result, d->reason, (unsigned)d->log_len);
+	    d->reason > END_TURN_LIMIT || d->log_len > PROTO_LOG_MAX || !end_parts_ok(d))
+		BAD("end: result %u, reason %u, log %u, parts 0x%x", d->result, d->reason, (unsigned)d->log_len, d->parts);
 	proto__put_u8(w, d->result);
 	proto__put_u8(w, d->reason);
 	proto__put_u64(w, d->seed);
-	proto__put(w, d->salt, PROTO_SALT_LEN);
+	proto__put(w, d->server_part, PROTO_PART_LEN);
+	proto__put_u8(w, d->parts);
+	for (int p = 0; p < PLAYERS; p++)
+		proto__put(w, d->part[p], PROTO_PART_LEN);
 	proto__put_u64(w, d->hash);
 	proto__put_u32(w, d->log_len);
 	return 0;
@@ -581,10 +605,12 @@ dec_END(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	struct wire_end *d = &m->u.end;
 
 	NEED(proto__get_u8(r, &d->result) && proto__get_u8(r, &d->reason) && proto__get_u64(r, &d->seed) &&
-	     proto__get(r, d->salt, PROTO_SALT_LEN) && proto__get_u64(r, &d->hash) && proto__get_u32(r, &d->log_len));
+	     proto__get(r, d->server_part, PROTO_PART_LEN) && proto__get_u8(r, &d->parts) &&
+	     proto__get(r, d->part[0], PROTO_PART_LEN) && proto__get(r, d->part[1], PROTO_PART_LEN) &&
+	     proto__get_u64(r, &d->hash) && proto__get_u32(r, &d->log_len));
 	if (d->result < RESULT_WIN0 || d->result > RESULT_DRAW || d->reason < END_KILLED ||
-	    d->reason > END_TURN_LIMIT || d->log_len > PROTO_LOG_MAX)
-		BAD("end: result %u, reason %u, log %u", d->result, d->reason, (unsigned)d->log_len);
+	    d->reason > END_TURN_LIMIT || d->log_len > PROTO_LOG_MAX || !end_parts_ok(d))
+		BAD("end: result %u, reason %u, log %u, parts 0x%x", d->result, d->reason, (unsigned)d->log_len, d->parts);
 	return 0;
 }
 

@@ -31,15 +31,15 @@
 	X(CHALLENGE, 0x11, WIRE_S2C,  1, 8,  255,               challenge) \
 	X(AUTH,      0x12, WIRE_C2S,  1, 37, 115,               auth)      \
 	X(WELCOME,   0x13, WIRE_S2C,  1, 19, 35,                welcome)   \
-	X(LOBBY,     0x20, WIRE_S2C,  0, 11, 139,               lobby)     \
+	X(LOBBY,     0x20, WIRE_S2C,  0, 44, 172,               lobby)     \
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
-	X(READY,     0x22, WIRE_C2S,  0, 1,  1,                 ready)     \
+	X(READY,     0x22, WIRE_C2S,  0, 1,  33,                ready)     \
 	X(CONTROL,   0x23, WIRE_C2S,  0, 0,  0,                 none)      \
-	X(REMATCH,   0x24, WIRE_C2S,  0, 0,  1,                 rematch)   \
+	X(REMATCH,   0x24, WIRE_C2S,  0, 33, 33,                rematch)   \
 	X(START,     0x30, WIRE_S2C,  0, 37, PROTO_PAYLOAD_MAX, start)     \
 	X(CMD,       0x31, WIRE_C2S,  0, 1,  2,                 cmd)       \
 	X(UPDATE,    0x32, WIRE_S2C,  0, 1,  PROTO_PAYLOAD_MAX, update)    \
-	X(END,       0x33, WIRE_S2C,  0, 38, 38,                end)       \
+	X(END,       0x33, WIRE_S2C,  0, 119, 119,               end)       \
 	X(LOG_CHUNK, 0x34, WIRE_S2C,  0, 2,  PROTO_LOG_CHUNK + 4, log)     \
 	X(CHAT,      0x40, WIRE_BOTH, 0, 3,  PROTO_CHAT_BYTES + 2, chat)   \
 	X(ERROR,     0x41, WIRE_BOTH, 1, 4,  PROTO_REASON_BYTES + 4, error) \
@@ -135,6 +135,8 @@ struct wire_lobby {
 	uint8_t ready;        /* bit p: player p is ready */
 	uint8_t bots;         /* bit p: player p is a bot */
 	uint8_t rematch;      /* bit p: player p asked for a rematch */
+	uint8_t parts;        /* bit p: player p's part goes into the seed (between duels: the next one's) */
+	uint8_t commit[PROTO_COMMIT_LEN]; /* the server's commitment to its part of that seed (auth_seed_commit) */
 	char name[PLAYERS][PROTO_NAME_BYTES + 1]; /* "" where absent */
 };
 
@@ -143,21 +145,25 @@ struct wire_options {
 	uint16_t turn_time;
 };
 
+/* READY 1 carries the player's fresh random part of the next seed; READY 0 carries none. */
 struct wire_ready {
 	bool ready;
+	uint8_t part[PROTO_PART_LEN];
 };
 
-/* REMATCH: empty, or one byte 0x01 for a mirror rematch (the same seed, the seats swapped). */
+/* REMATCH: a plain or a mirror rematch (the same seed, the seats swapped), and a fresh part. */
 struct wire_rematch {
 	bool mirror;
+	uint8_t part[PROTO_PART_LEN];
 };
 
 struct wire_start {
 	bool resumed;         /* a snapshot after RESUME, not a new duel */
 	bool chosen;          /* the host chose this duel's seed (host --seed): the dice are not random */
+	bool mirror;          /* a mirror rematch: the last duel's seed again, the seats swapped */
 	uint8_t first;        /* who moves first */
 	uint16_t turn_time;
-	uint8_t commit[PROTO_COMMIT_LEN]; /* BLAKE2b-256 of seed (8 bytes, big-endian) || salt, revealed in END */
+	uint8_t commit[PROTO_COMMIT_LEN]; /* the server's commitment to its part (the LOBBY's), revealed in END */
 	struct update view;   /* from update_blank(): the receiver's whole view */
 };
 
@@ -165,7 +171,9 @@ struct wire_end {
 	uint8_t result;       /* enum result */
 	uint8_t reason;       /* enum end_reason */
 	uint64_t seed;
-	uint8_t salt[PROTO_SALT_LEN];
+	uint8_t server_part[PROTO_PART_LEN];      /* what START's commitment promised */
+	uint8_t parts;                            /* bit p: player p's part went into the seed */
+	uint8_t part[PLAYERS][PROTO_PART_LEN];    /* those parts; zeros where the bit is clear */
 	uint64_t hash;        /* game_hash() of the final state */
 	uint32_t log_len;     /* bytes of turn log that follow in LOG_CHUNKs; 0: none */
 };

@@ -198,24 +198,41 @@ auth_random64(void)
 	return v;
 }
 
+/* The keys make each hash its own domain: a commitment is never a seed's hash, nor a token's. */
 void
-auth_commit(uint64_t seed, const uint8_t salt[PROTO_SALT_LEN], uint8_t out[PROTO_COMMIT_LEN])
+auth_seed_commit(const uint8_t part[PROTO_PART_LEN], uint8_t out[PROTO_COMMIT_LEN])
 {
-	uint8_t in[8 + PROTO_SALT_LEN];
+	static const uint8_t domain[] = "wizwar-seed-commit-4";
 
-	for (int i = 0; i < 8; i++)
-		in[i] = (uint8_t)(seed >> (56 - 8 * i));
-	memcpy(in + 8, salt, PROTO_SALT_LEN);
-	crypto_generichash(out, PROTO_COMMIT_LEN, in, sizeof in, NULL, 0);
+	crypto_generichash(out, PROTO_COMMIT_LEN, part, PROTO_PART_LEN, domain, sizeof domain - 1);
 }
 
 bool
-auth_commit_check(uint64_t seed, const uint8_t salt[PROTO_SALT_LEN], const uint8_t commit[PROTO_COMMIT_LEN])
+auth_seed_commit_check(const uint8_t part[PROTO_PART_LEN], const uint8_t commit[PROTO_COMMIT_LEN])
 {
 	uint8_t want[PROTO_COMMIT_LEN];
 
-	auth_commit(seed, salt, want);
+	auth_seed_commit(part, want);
 	return sodium_memcmp(want, commit, PROTO_COMMIT_LEN) == 0;
+}
+
+uint64_t
+auth_seed_mix(const uint8_t server_part[PROTO_PART_LEN], unsigned parts, const uint8_t part[PLAYERS][PROTO_PART_LEN])
+{
+	static const uint8_t domain[] = "wizwar-seed-4";
+	crypto_generichash_state st;
+	uint8_t out[32];
+	uint64_t seed = 0;
+
+	crypto_generichash_init(&st, domain, sizeof domain - 1, sizeof out);
+	crypto_generichash_update(&st, server_part, PROTO_PART_LEN);
+	for (int p = 0; p < PLAYERS; p++)
+		if ((parts >> p) & 1)
+			crypto_generichash_update(&st, part[p], PROTO_PART_LEN);
+	crypto_generichash_final(&st, out, sizeof out);
+	for (int i = 0; i < 8; i++)
+		seed = seed << 8 | out[i];
+	return seed;
 }
 
 void

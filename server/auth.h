@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "noise.h"
+#include "game.h"
 #include "proto.h"
 
 #define AUTH_KEY_LEN 32
@@ -63,9 +64,14 @@ void auth_fingerprint(const uint8_t pk[PROTO_KEY_LEN], char out[AUTH_FP_LEN + 1]
 void auth_random(void *buf, size_t n);
 uint64_t auth_random64(void);
 
-/* The fair-host commitment: BLAKE2b-256(seed as 8 big-endian bytes || salt). */
-void auth_commit(uint64_t seed, const uint8_t salt[PROTO_SALT_LEN], uint8_t out[PROTO_COMMIT_LEN]);
-bool auth_commit_check(uint64_t seed, const uint8_t salt[PROTO_SALT_LEN], const uint8_t commit[PROTO_COMMIT_LEN]);
+/* The seed both sides make (docs/protocol.md, "The seed"). The server's commitment to its
+ * part: BLAKE2b-256 keyed with "wizwar-seed-commit-4", of the part. */
+void auth_seed_commit(const uint8_t part[PROTO_PART_LEN], uint8_t out[PROTO_COMMIT_LEN]);
+bool auth_seed_commit_check(const uint8_t part[PROTO_PART_LEN], const uint8_t commit[PROTO_COMMIT_LEN]);
+/* The duel's seed: the first 8 bytes, big-endian, of BLAKE2b-256 keyed with "wizwar-seed-4", of the
+ * server's part followed by the part of each player p whose bit is set in `parts`, in seat order. */
+uint64_t auth_seed_mix(const uint8_t server_part[PROTO_PART_LEN], unsigned parts,
+                       const uint8_t part[PLAYERS][PROTO_PART_LEN]);
 
 /* A short fingerprint of a token, kept in turn logs so that players can resume into a
  * restarted host without the log ever holding the token itself. */

@@ -75,6 +75,7 @@ struct seat {
 	uint8_t token_hash[32];
 	bool ready, rematch, bot;
 	bool mirror;               /* its REMATCH asked for a mirror: the same seed, the seats swapped */
+	uint8_t part[PROTO_PART_LEN]; /* its part of the next seed, from its last READY 1 or REMATCH */
 	bool reserved;             /* held for the host before it connects */
 	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
 	uv_timer_t grace;          /* grace.data = room */
@@ -94,9 +95,17 @@ struct gameroom {
 	int turn_time;
 	bool seed_fixed;           /* the next duel uses `seed` */
 	bool seed_chosen;          /* this duel's seed was fixed by the host: START says so */
+	bool seed_mirror;          /* this duel is a mirror rematch: the last duel's seed again */
 	uint64_t seed;
-	uint8_t salt[PROTO_SALT_LEN];
+	/* The seed both sides make (docs/protocol.md, "The seed"): the server's part for the next
+	 * duel, committed to in every LOBBY before any player's part can arrive, and this duel's
+	 * (or the last one's, while an END is owed): its part, its commitment, the players' parts. */
+	uint8_t next_part[PROTO_PART_LEN];
+	uint8_t next_commit[PROTO_COMMIT_LEN];
+	uint8_t server_part[PROTO_PART_LEN];
 	uint8_t commit[PROTO_COMMIT_LEN];
+	uint8_t parts;             /* bit p: player p's part went into this duel's seed */
+	uint8_t part[PLAYERS][PROTO_PART_LEN];
 	int games;                 /* duels finished */
 	uint64_t lobby_active;     /* the last message other than a HEARTBEAT from a member, or a join */
 	int host_seat;             /* one-room mode: the hosting player's seat, -1 none */

@@ -33,6 +33,27 @@ on_timer_closed(uv_handle_t *h)
 static void on_grace(uv_timer_t *t);
 static void on_turn_time(uv_timer_t *t);
 
+/* The server's part of the next seed, and the commitment every LOBBY carries until that duel
+ * starts: made before any player's part can have arrived for it. */
+static void
+new_server_part(struct gameroom *r)
+{
+	auth_random(r->next_part, sizeof r->next_part);
+	auth_seed_commit(r->next_part, r->next_commit);
+}
+
+/* Whose parts go into the next seed: every player's but the host's own seat, which the server's
+ * process plays (it would see the other part first and could pick its own). */
+static unsigned
+seed_parts(const struct gameroom *r)
+{
+	unsigned bits = (1u << PLAYERS) - 1;
+
+	if (r->host_seat >= 0)
+		bits &= ~(1u << r->host_seat);
+	return bits;
+}
+
 struct gameroom *
 room__create(struct server *s, const char *code)
 {
@@ -54,6 +75,7 @@ room__create(struct server *s, const char *code)
 		r->seed_fixed = s->cfg.seed_fixed;
 		r->seed = s->cfg.seed;
 	}
+	new_server_part(r);
 	uv_timer_init(s->loop, &r->turn_timer);
 	r->turn_timer.data = r;
 	for (int i = 0; i < PLAYERS; i++) {
@@ -161,6 +183,14 @@ send_lobby(struct gameroom *r)
 			m->u.lobby.bots |= (uint8_t)(st->bot << i);
 			m->u.lobby.rematch |= (uint8_t)(st->rematch << i);
 		}
+		/* During a duel, its commitment and parts; between duels, the next one's. */
+		if (r->state == ROOM_PLAYING) {
+			m->u.lobby.parts = r->parts;
+			memcpy(m->u.lobby.commit, r->commit, sizeof r->commit);
+		} else {
+			m->u.lobby.parts = (uint8_t)seed_parts(r);
+			memcpy(m->u.lobby.commit, r->next_commit, sizeof r->next_commit);
+		}
 		conn__send(r->seat[to].conn, m);
 	}
 }
@@ -195,6 +225,7 @@ send_start(struct gameroom *r, int p, bool resumed)
 	m->type = WIRE_START;
 	m->u.start.resumed = resumed;
 	m->u.start.chosen = r->seed_chosen;
+	m->u.start.mirror = r->seed_mirror;
 	m->u.start.first = r->game.first;
 	/* After the end (a snapshot for a player who was away) the options may have changed since. */
 	m->u.start.turn_time = (uint16_t)(r->state == ROOM_PLAYING ? r->turn_time : r->end_turn_time);
@@ -529,11 +560,20 @@ log_path(struct gameroom *r, char *buf, size_t len)
 static void
 log_extra(struct gameroom *r, char *buf, size_t len)
 {
-	char h[65];
+	static const char *const kinds[] = { "drawn", "chosen", "mirror", "chosen-mirror" };
+	char h[2 * PROTO_PART_LEN + 1];
 	size_t n = 0;
 
-	sodium_bin2hex(h, sizeof h, r->salt, sizeof r->salt);
-	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server salt %s\n", h);
+	sodium_bin2hex(h, sizeof h, r->server_part, sizeof r->server_part);
+	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server seed-part %s\n", h);
+	for (int p = 0; p < PLAYERS; p++) {
+		if (!((r->parts >> p) & 1))
+			continue;
+		sodium_bin2hex(h, sizeof h, r->part[p], sizeof r->part[p]);
+		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server part %d %s\n", p, h);
+	}
+	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server seed %s\n",
+	                      kinds[(r->seed_chosen ? 1 : 0) | (r->seed_mirror ? 2 : 0)]);
 	for (int p = 0; p < PLAYERS; p++) {
 		sodium_bin2hex(h, sizeof h, r->seat[p].token_hash, 32);
 		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server token %d %s\n", p, h);
@@ -573,7 +613,8 @@ start_game(struct gameroom *r)
 {
 	struct server *s = r->srv;
 	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, r->opt, 0, { "", "" } };
-	char path[4096], why[256], extra[512];
+	char path[4096], why[256], extra[1024];
+	bool mirror;
 	int err;
 
 	free(r->end_log);
@@ -581,17 +622,32 @@ start_game(struct gameroom *r)
 	r->end_log_len = 0;
 	for (int p = 0; p < PLAYERS; p++)
 		r->seat[p].end_pending = false;
-	if (r->games > 0 && r->seat[0].rematch && r->seat[0].mirror && r->seat[1].rematch && r->seat[1].mirror) {
+	mirror = r->games > 0 && r->seat[0].rematch && r->seat[0].mirror && r->seat[1].rematch && r->seat[1].mirror;
+	if (mirror) {
 		server__log(s, "room %s: a mirror rematch: seed %016" PRIx64 " again, the seats swapped", r->code, r->seed);
 		swap_seats(r);
-		r->seed_fixed = true;
 	}
 	r->seat[0].mirror = r->seat[1].mirror = false;
-	r->seed = r->seed_fixed ? r->seed : auth_random64();
-	r->seed_chosen = r->seed_fixed;
+	/* This duel takes the part committed to in the LOBBYs its players answered. */
+	memcpy(r->server_part, r->next_part, sizeof r->server_part);
+	memcpy(r->commit, r->next_commit, sizeof r->commit);
+	r->parts = 0;
+	memset(r->part, 0, sizeof r->part);
+	r->seed_mirror = mirror;
+	if (mirror) {
+		/* The last duel's seed (and whether the host chose it) again: both asked for it. */
+	} else if (r->seed_fixed) {
+		r->seed_chosen = true;
+	} else {
+		r->seed_chosen = false;
+		r->parts = (uint8_t)seed_parts(r);
+		for (int p = 0; p < PLAYERS; p++)
+			if ((r->parts >> p) & 1)
+				memcpy(r->part[p], r->seat[p].part, sizeof r->part[p]);
+		r->seed = auth_seed_mix(r->server_part, r->parts, r->part);
+	}
 	r->seed_fixed = false;
-	auth_random(r->salt, sizeof r->salt);
-	auth_commit(r->seed, r->salt, r->commit);
+	new_server_part(r);
 	if ((err = game_init(&r->game, &r->opt, r->seed)) != ERR_OK) {
 		server__log(s, "room %s: cannot start: %s", r->code, err_text(err));
 		return -1;
@@ -672,7 +728,9 @@ send_end(struct gameroom *r, int p)
 	m->u.end.result = r->game.result;
 	m->u.end.reason = r->game.end_reason;
 	m->u.end.seed = r->seed;
-	memcpy(m->u.end.salt, r->salt, sizeof r->salt);
+	memcpy(m->u.end.server_part, r->server_part, sizeof r->server_part);
+	m->u.end.parts = r->parts;
+	memcpy(m->u.end.part, r->part, sizeof r->part);
 	m->u.end.hash = game_hash(&r->game);
 	m->u.end.log_len = total;
 	send_to(r, p, m);
@@ -815,10 +873,13 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 		if (m->type == WIRE_REMATCH) {
 			r->seat[p].ready = r->seat[p].rematch = true;
 			r->seat[p].mirror = m->u.rematch.mirror;
+			memcpy(r->seat[p].part, m->u.rematch.part, PROTO_PART_LEN);
 		} else {
 			r->seat[p].ready = m->u.ready.ready;
 			if (!m->u.ready.ready)
 				r->seat[p].rematch = false;
+			else
+				memcpy(r->seat[p].part, m->u.ready.part, PROTO_PART_LEN);
 		}
 		send_lobby(r);
 		maybe_start(r);
@@ -906,7 +967,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "%s: that duel is over; nothing to resume", path);
 		goto out;
 	}
-	if (!lr->have_salt || !lr->have_token[0] || !lr->have_token[1]) {
+	if (!lr->have_part || !lr->have_token[0] || !lr->have_token[1]) {
 		snprintf(why, whylen, "%s: not a server's log (no resume data in it)", path);
 		goto out;
 	}
@@ -916,8 +977,13 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;
 	r->seed_fixed = false;
-	memcpy(r->salt, lr->salt, sizeof r->salt);
-	auth_commit(r->seed, r->salt, r->commit);
+	/* The duel goes on with the promise its START made, and tells again how its seed was made. */
+	memcpy(r->server_part, lr->server_part, sizeof r->server_part);
+	auth_seed_commit(r->server_part, r->commit);
+	r->parts = lr->parts;
+	memcpy(r->part, lr->part, sizeof r->part);
+	r->seed_chosen = lr->seed_chosen;
+	r->seed_mirror = lr->seed_mirror;
 	r->turn_time = lr->turn_time;
 	r->host_seat = lr->host_seat;
 	r->controller = lr->host_seat >= 0 ? lr->host_seat : 0;

@@ -290,9 +290,15 @@ server_comment(struct tlog_resume *r, const char *line, size_t n)
 	if (strncmp(buf, "# wizwar-server ", 16) != 0)
 		return;
 	const char *s = buf + 16;
-	if (strncmp(s, "salt ", 5) == 0)
-		r->have_salt = hex_in(s + 5, r->salt, PROTO_SALT_LEN);
-	else if (sscanf(s, "token %d", &p) == 1 && p >= 0 && p < PLAYERS && strlen(s) > 8)
+	if (strncmp(s, "seed-part ", 10) == 0)
+		r->have_part = hex_in(s + 10, r->server_part, PROTO_PART_LEN);
+	else if (sscanf(s, "part %d", &p) == 1 && p >= 0 && p < PLAYERS && strlen(s) > 7) {
+		if (hex_in(s + 7, r->part[p], PROTO_PART_LEN))
+			r->parts |= (uint8_t)(1u << p);
+	} else if (strncmp(s, "seed ", 5) == 0) {
+		r->seed_chosen = strcmp(s + 5, "chosen") == 0 || strcmp(s + 5, "chosen-mirror") == 0;
+		r->seed_mirror = strcmp(s + 5, "mirror") == 0 || strcmp(s + 5, "chosen-mirror") == 0;
+	} else if (sscanf(s, "token %d", &p) == 1 && p >= 0 && p < PLAYERS && strlen(s) > 8)
 		r->have_token[p] = hex_in(s + 8, r->token_hash[p], 32);
 	else if (sscanf(s, "host %d", &p) == 1 && p >= 0 && p < PLAYERS)
 		r->host_seat = p;

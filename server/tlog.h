@@ -18,7 +18,9 @@
  * killed at any moment leaves at most a torn last line. Besides the standard
  * lines the server keeps what it needs to resume in comments, which every
  * reader ignores:
- *   # wizwar-server salt HEX         the salt of the seed commitment
+ *   # wizwar-server seed-part HEX    the server's part of the seed (its commitment was in START)
+ *   # wizwar-server part P HEX       player P's part, when it went into the seed
+ *   # wizwar-server seed KIND        drawn (from the parts), chosen (host --seed), mirror, chosen-mirror
  *   # wizwar-server token P HEX      a fingerprint of player P's resume token
  *   # wizwar-server host P           the seat of the hosting player
  *   # wizwar-server turn-time N      seconds per turn
@@ -55,8 +57,11 @@ struct tlog_resume {
 	size_t len;
 	bool torn;              /* a torn last line or a turn without its hash was dropped */
 	bool ended;             /* the duel had already ended */
-	bool have_salt;
-	uint8_t salt[PROTO_SALT_LEN];
+	bool have_part;         /* the server's part of the seed */
+	uint8_t server_part[PROTO_PART_LEN];
+	uint8_t parts;          /* bit p: player p's part went into the seed */
+	uint8_t part[PLAYERS][PROTO_PART_LEN];
+	bool seed_chosen, seed_mirror;
 	bool have_token[PLAYERS];
 	uint8_t token_hash[PLAYERS][32];
 	int host_seat;          /* -1 unknown */

@@ -413,8 +413,12 @@ play(struct bench *b, uint64_t seed, const struct options *opt)
 		b->m.u.end.result = g->result;
 		b->m.u.end.reason = g->end_reason;
 		b->m.u.end.seed = seed;
-		for (int i = 0; i < PROTO_SALT_LEN; i++)
-			b->m.u.end.salt[i] = (uint8_t)rng_next(&brng);
+		/* As a host reveals them: its part and the joiner's (random bytes: they do not deflate). */
+		b->m.u.end.parts = 2;
+		for (int i = 0; i < PROTO_PART_LEN; i++) {
+			b->m.u.end.server_part[i] = (uint8_t)rng_next(&brng);
+			b->m.u.end.part[1][i] = (uint8_t)rng_next(&brng);
+		}
 		b->m.u.end.hash = game_hash(g);
 		b->m.u.end.log_len = (uint32_t)b->log_len;
 		for (int k = 0; k < b->ncfg; k++)

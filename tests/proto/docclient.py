@@ -17,6 +17,7 @@ Usage: docclient.py --doc docs/protocol.md --record build/tests/proto/proto_reco
 
 import argparse
 import os
+import hashlib
 import re
 import subprocess
 import sys
@@ -519,7 +520,7 @@ def play(stream, tables):
         if name == "START":
             r = Reader(payload)
             flags, first, turn_time = r.u8(), r.u8(), r.u16()
-            if flags > 1 or first > 1:
+            if flags > 7 or first > 1:
                 raise Broken("start")
             r.take(32)
             v = View()
@@ -539,14 +540,21 @@ def play(stream, tables):
                 raise Broken("chat")
         elif name == "END":
             r = Reader(payload)
-            result, how, seed, salt, h, log_len = r.u8(), r.u8(), r.u64(), r.take(16), r.u64(), r.u32()
+            result, how, seed, server_part, bits = r.u8(), r.u8(), r.u64(), r.take(32), r.u8()
+            parts = [r.take(32), r.take(32)]
+            h, log_len = r.u64(), r.u32()
             r.end()
+            if bits > 3 or any(not bits >> p & 1 and parts[p] != bytes(32) for p in range(2)):
+                raise Broken("END: a part whose bit is clear must be zeros")
             if v is None or (result, how) != (v.result, v.end_reason):
                 raise Broken("END disagrees with the last view's RESULT")
         elif name == "LOBBY":
             r = Reader(payload)
-            size, flags, turn_time, controller, present, ready, bots, rematch = (
-                r.u8(), r.u8(), r.u16(), r.u8(), r.u8(), r.u8(), r.u8(), r.u8())
+            size, flags, turn_time, controller, present, ready, bots, rematch, bits = (
+                r.u8(), r.u8(), r.u16(), r.u8(), r.u8(), r.u8(), r.u8(), r.u8(), r.u8())
+            commit = r.take(32)
+            if bits > 3:
+                raise Broken("LOBBY: parts bits")
             names = [r.str8(), r.str8()]
             r.end()
             for p in range(2):
@@ -574,6 +582,44 @@ def compare(stream_path, views_path, tables):
 
 
 # ---- the document's own worked examples ----
+
+def seed_commit(server_part):
+    """The Seed, step 1: BLAKE2b-256 keyed with "wizwar-seed-commit-4", of the server's part."""
+    return hashlib.blake2b(server_part, digest_size=32, key=b"wizwar-seed-commit-4").digest()
+
+
+def seed_mix(server_part, bits, parts):
+    """The seed, step 3: the first 8 bytes, big-endian, of BLAKE2b-256 keyed with "wizwar-seed-4"."""
+    data = server_part + b"".join(parts[p] for p in range(2) if bits >> p & 1)
+    return int.from_bytes(hashlib.blake2b(data, digest_size=32, key=b"wizwar-seed-4").digest()[:8], "big")
+
+
+def check_seed(block, items):
+    """The seed's worked example, made again from the section "The seed" alone."""
+    got = {c: bytes.fromhex(h) for c, n, h in items}
+
+    def one(prefix):
+        for c, v in got.items():
+            if c.startswith(prefix):
+                return v
+        raise Broken("no example %r" % prefix)
+    srv, commit = one("The server's part of the seed"), one("Its commitment")
+    p1, p0 = one("Player 1's part"), one("Player 0's part")
+    if seed_commit(srv) != commit:
+        raise Broken("the example's commitment is not the commitment of its server part")
+    m = re.search(r"player 1's: `([0-9a-f]{16})`.*?player 0's, then player 1's: `([0-9a-f]{16})`", block, re.S)
+    if not m or int(m.group(1), 16) != seed_mix(srv, 2, [p0, p1]) or int(m.group(2), 16) != seed_mix(srv, 3, [p0, p1]):
+        raise Broken("the example's seeds are not the hash of its parts")
+    lobby = one("LOBBY payload")
+    if lobby[9] != 2 or lobby[10:42] != commit:
+        raise Broken("the LOBBY example does not carry the parts bits and the commitment")
+    end = one("END payload")
+    r = Reader(end)
+    r.u8(), r.u8()
+    seed, s, bits, q0, q1 = r.u64(), r.take(32), r.u8(), r.take(32), r.take(32)
+    if s != srv or bits != 2 or q0 != bytes(32) or q1 != p1 or seed != seed_mix(s, bits, [q0, q1]):
+        raise Broken("the END example does not reveal what made its seed")
+
 
 def check_examples(doc, tables):
     """Read the worked examples as a stranger would: every caption's claims, from the bytes."""
@@ -609,6 +655,7 @@ def check_examples(doc, tables):
         name, frm, lo, hi = tables.types[t & 0x7f]
         if not lo <= len(payload) <= hi or name not in caption:
             raise Broken("%r: a %s frame" % (caption, name))
+    check_seed(block, items)
     # The START example, field by field, against its caption and its map.
     start_caption = re.search(r"START for player (\d), who moves first.*?stands at \((\d+),(\d+)\); the update "
                               r"has fields 0x([0-9a-f]+), layout mode (\d+) \((\d+) cells coded\), visibility mode "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* examples: the worked examples of docs/protocol.md (hex of whole frames), made by the real encoder and checked by meson test. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,8 @@ gen_examples(FILE *o)
 	static struct wire_msg m;
 	static struct pconn cli, srv, gs, gsc, fresh_c;
 	static uint8_t payload[PROTO_PAYLOAD_MAX], out[PCONN_FRAME_MAX];
+	static uint8_t seed_srv[PROTO_PART_LEN], seed_part[PLAYERS][PROTO_PART_LEN], seed_commit[PROTO_COMMIT_LEN];
+	uint64_t seed_example = 0;
 	static struct game g;
 	struct options opt;
 	struct view blank, v;
@@ -488,6 +491,49 @@ gen_examples(FILE *o)
 	}
 
 	fprintf(o, "### Lobby\n\n");
+	/* The seed of the section "The seed", worked with fixed parts: the server's 00..1f, player
+	 * 1's 20..3f, player 0's 40..5f. Computed here with libsodium's BLAKE2b directly, and checked
+	 * against the server's own auth_seed_commit / auth_seed_mix. */
+	for (int i = 0; i < PROTO_PART_LEN; i++) {
+		seed_srv[i] = (uint8_t)i;
+		seed_part[1][i] = (uint8_t)(0x20 + i);
+		seed_part[0][i] = (uint8_t)(0x40 + i);
+	}
+	{
+		static const char ckey[] = "wizwar-seed-commit-4", skey[] = "wizwar-seed-4";
+		uint8_t want[PROTO_COMMIT_LEN], in[3 * PROTO_PART_LEN], h[32];
+		uint64_t seed_host = 0, seed_server = 0;
+
+		crypto_generichash(seed_commit, sizeof seed_commit, seed_srv, PROTO_PART_LEN, (const uint8_t *)ckey,
+		                   sizeof ckey - 1);
+		auth_seed_commit(seed_srv, want);
+		memcpy(in, seed_srv, PROTO_PART_LEN);
+		memcpy(in + PROTO_PART_LEN, seed_part[1], PROTO_PART_LEN);
+		crypto_generichash(h, sizeof h, in, 2 * PROTO_PART_LEN, (const uint8_t *)skey, sizeof skey - 1);
+		for (int i = 0; i < 8; i++)
+			seed_host = seed_host << 8 | h[i];
+		memcpy(in + PROTO_PART_LEN, seed_part[0], PROTO_PART_LEN);
+		memcpy(in + 2 * PROTO_PART_LEN, seed_part[1], PROTO_PART_LEN);
+		crypto_generichash(h, sizeof h, in, 3 * PROTO_PART_LEN, (const uint8_t *)skey, sizeof skey - 1);
+		for (int i = 0; i < 8; i++)
+			seed_server = seed_server << 8 | h[i];
+		if (memcmp(want, seed_commit, sizeof want) != 0 || auth_seed_mix(seed_srv, 2, seed_part) != seed_host ||
+		    auth_seed_mix(seed_srv, 3, seed_part) != seed_server) {
+			fprintf(stderr, "proto_examples: the seed's construction differs from the server's\n");
+			return -1;
+		}
+		seed_example = seed_host;
+		block(o, "The server's part of the seed (32 bytes; the example's, not random)", seed_srv, PROTO_PART_LEN);
+		block(o, "Its commitment, BLAKE2b-256 keyed with \"wizwar-seed-commit-4\": what LOBBY and START carry",
+		      seed_commit, PROTO_COMMIT_LEN);
+		block(o, "Player 1's part (a joiner's: in its READY or REMATCH)", seed_part[1], PROTO_PART_LEN);
+		block(o, "Player 0's part (counted only on a neutral server)", seed_part[0], PROTO_PART_LEN);
+		fprintf(o, "On a `wizwar host` whose own player holds seat 0 (parts bits `02`), the seed is the first "
+		           "8 bytes, big-endian, of BLAKE2b-256 keyed with `wizwar-seed-4` of the server's part then "
+		           "player 1's: `%016" PRIx64 "`. On a `wizwar server` (parts bits `03`), of the server's part, "
+		           "player 0's, then player 1's: `%016" PRIx64 "`.\n\n",
+		           seed_host, seed_server);
+	}
 	memset(&m, 0, sizeof m);
 	m.type = WIRE_LOBBY;
 	m.u.lobby.opt = (struct options){ 25, true, true };
@@ -495,10 +541,13 @@ gen_examples(FILE *o)
 	m.u.lobby.controller = 0;
 	m.u.lobby.present = 3;
 	m.u.lobby.ready = 1;
+	m.u.lobby.parts = 2;
+	memcpy(m.u.lobby.commit, seed_commit, sizeof seed_commit);
 	strcpy(m.u.lobby.name[0], "Merlin");
 	strcpy(m.u.lobby.name[1], "Morgana");
 	wire_encode(&m, payload, sizeof payload, &len, NULL);
-	block(o, "LOBBY payload: 25x25, FoV and potions on, 60 s a turn, player 0 controls, both here, player 0 ready",
+	block(o, "LOBBY payload: 25x25, FoV and potions on, 60 s a turn, player 0 controls, both here, player 0 ready, "
+	      "player 1's part goes into the seed, the commitment above",
 	      payload, len);
 	SHOW(&srv, &m, "... and that LOBBY as a frame, the first of the server's deflate stream");
 	memset(&m, 0, sizeof m);
@@ -508,7 +557,26 @@ gen_examples(FILE *o)
 	SHOW(&cli, &m, "OPTIONS 31x31, FoV off, potions on, no turn limit");
 	m.type = WIRE_READY;
 	m.u.ready.ready = true;
-	SHOW(&cli, &m, "READY");
+	memcpy(m.u.ready.part, seed_part[1], PROTO_PART_LEN);
+	SHOW(&cli, &m, "READY with player 1's part above, the first frame of the client's deflate stream");
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_READY;
+	SHOW(&cli, &m, "READY 0 (not ready any more: no part)");
+	{
+		/* In a stream of its own, so that its bytes do not refer back to the READY's. */
+		static struct pconn rms, rmc;
+
+		pconn_init(&rms, PCONN_SERVER);
+		pconn_init(&rmc, PCONN_CLIENT);
+		secure_pair(&rms, &rmc);
+		rmc.joined = true;
+		m.type = WIRE_REMATCH;
+		m.u.rematch.mirror = true;
+		memcpy(m.u.rematch.part, seed_part[1], PROTO_PART_LEN);
+		SHOW(&rmc, &m, "REMATCH, a mirror, with player 1's part above, the first frame of another client's deflate stream");
+		pconn_finish(&rms);
+		pconn_finish(&rmc);
+	}
 
 	fprintf(o, "### Game\n\n");
 	m.type = WIRE_CMD;
@@ -666,13 +734,15 @@ gen_examples(FILE *o)
 	m.type = WIRE_END;
 	m.u.end.result = RESULT_WIN1;
 	m.u.end.reason = END_KILLED;
-	m.u.end.seed = 1;
-	for (int i = 0; i < PROTO_SALT_LEN; i++)
-		m.u.end.salt[i] = (uint8_t)(0x50 + i);
+	m.u.end.seed = seed_example;
+	memcpy(m.u.end.server_part, seed_srv, PROTO_PART_LEN);
+	m.u.end.parts = 2;
+	memcpy(m.u.end.part[1], seed_part[1], PROTO_PART_LEN);
 	m.u.end.hash = 0x0123456789abcdefULL;
 	m.u.end.log_len = 9000;
 	wire_encode(&m, payload, sizeof payload, &len, NULL);
-	block(o, "END payload: player 1 won, killed; seed 1; salt 50 ... 5f; hash 0123456789abcdef; 9000 bytes of log",
+	block(o, "END payload: player 1 won, killed; the host's seed of the example above, its server part 00 ... 1f, "
+	      "parts bits 02, player 0's part zeros, player 1's 20 ... 3f; hash 0123456789abcdef; 9000 bytes of log",
 	      payload, len);
 	pconn_finish(&cli);
 	pconn_finish(&srv);

@@ -107,6 +107,8 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		m->u.lobby.ready = (uint8_t)(m->u.lobby.present & (k / 3));
 		m->u.lobby.bots = (uint8_t)(m->u.lobby.present & (k / 5));
 		m->u.lobby.rematch = (uint8_t)(m->u.lobby.present & (k / 7));
+		m->u.lobby.parts = (uint8_t)(k % 4);
+		fill(m->u.lobby.commit, PROTO_COMMIT_LEN, &r);
 		for (int p = 0; p < PLAYERS; p++)
 			if ((m->u.lobby.present >> p) & 1)
 				strcpy(m->u.lobby.name[p], names[(k + (size_t)p) % 6]);
@@ -117,9 +119,12 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		break;
 	case WIRE_READY:
 		m->u.ready.ready = !(seed & 1);
+		if (m->u.ready.ready)
+			fill(m->u.ready.part, PROTO_PART_LEN, &r);
 		break;
 	case WIRE_REMATCH:
 		m->u.rematch.mirror = seed & 1;
+		fill(m->u.rematch.part, PROTO_PART_LEN, &r);
 		break;
 	case WIRE_CONTROL:
 	case WIRE_HEARTBEAT:
@@ -127,6 +132,7 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 	case WIRE_START:
 		m->u.start.resumed = seed % 7 == 3;
 		m->u.start.chosen = seed % 5 == 2;
+		m->u.start.mirror = seed % 3 == 1;
 		m->u.start.turn_time = (uint16_t)(seed % 2 ? 60 : 0);
 		fill(m->u.start.commit, PROTO_COMMIT_LEN, &r);
 		game_update(seed, 0, &m->u.start.view, &m->u.start.first);
@@ -149,7 +155,11 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		m->u.end.result = (uint8_t)(1 + k % 3);
 		m->u.end.reason = (uint8_t)(1 + (k / 3) % 3);
 		m->u.end.seed = rng_next(&r);
-		fill(m->u.end.salt, PROTO_SALT_LEN, &r);
+		fill(m->u.end.server_part, PROTO_PART_LEN, &r);
+		m->u.end.parts = (uint8_t)(k % 4);
+		for (int p = 0; p < PLAYERS; p++)
+			if ((m->u.end.parts >> p) & 1)
+				fill(m->u.end.part[p], PROTO_PART_LEN, &r);
 		m->u.end.hash = rng_next(&r);
 		m->u.end.log_len = (uint32_t)rng_below(&r, 100000);
 		break;

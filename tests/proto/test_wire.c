@@ -91,8 +91,6 @@ Test(wire, truncated_and_trailing_refused, .timeout = 120)
 
 			cr_assert_eq(sample_msg(t, seed, m), 0);
 			cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, NULL), 0);
-			if (t == WIRE_REMATCH)
-				continue; /* empty is the plain one, a byte more the mirror flag: lobby_and_game_refusals */
 			for (size_t cut = 0; cut < len; cut += 1 + cut / 64) {
 				if (t == WIRE_LOG_CHUNK && cut > 1)
 					break; /* a chunk's data runs to the end: a shorter one is a shorter chunk */
@@ -126,6 +124,8 @@ refused(int type, const uint8_t *p, size_t len, int code, int line)
 	refused(type, bytes_, sizeof bytes_, code, __LINE__); \
 } while (0)
 
+#define Z8 0, 0, 0, 0, 0, 0, 0, 0
+#define Z32 Z8, Z8, Z8, Z8 /* a part or a commitment of zeros */
 #define MAGIC 0x57, 0x5a, 0x57, 0x52
 #define VERSIONS 0x00, PROTO_VERSION, 0x00, RULES_VERSION
 
@@ -196,14 +196,17 @@ Test(wire, lobby_and_game_refusals)
 	REFUSED(WIRE_OPTIONS, PERR_RANGE, 25, 3, 0x0e, 0x11); /* 3601 seconds */
 	REFUSED(WIRE_OPTIONS, PERR_FRAME_SIZE, 25, 3, 0);
 	REFUSED(WIRE_READY, PERR_RANGE, 2);
+	REFUSED(WIRE_READY, PERR_TRUNCATED, 1);         /* READY 1 without its part */
+	REFUSED(WIRE_READY, PERR_TRAILING, 0, Z32);     /* READY 0 carries no part */
 	REFUSED(WIRE_CONTROL, PERR_FRAME_SIZE, 0);
-	REFUSED(WIRE_REMATCH, PERR_RANGE, 0);    /* a mirror flag or nothing, never 0 */
-	REFUSED(WIRE_REMATCH, PERR_RANGE, 2);
-	REFUSED(WIRE_REMATCH, PERR_FRAME_SIZE, 1, 1);
-	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 2, 1, 0, 0, 0, 1, 'a', 0);     /* controller 2 */
-	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 0, 4, 0, 0, 0, 1, 'a', 0);     /* player bit 2 */
-	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 0, 1, 0, 0, 0, 1, 'a', 1, 'b'); /* name of an absent player */
-	REFUSED(WIRE_LOBBY, PERR_TEXT, 25, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0);           /* no name for a present one */
+	REFUSED(WIRE_REMATCH, PERR_RANGE, 2, Z32);      /* 0 plain, 1 mirror */
+	REFUSED(WIRE_REMATCH, PERR_FRAME_SIZE, 1);      /* no part */
+	REFUSED(WIRE_REMATCH, PERR_FRAME_SIZE, 1, Z32, 0);
+	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 2, 1, 0, 0, 0, 0, Z32, 1, 'a', 0);     /* controller 2 */
+	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 0, 4, 0, 0, 0, 0, Z32, 1, 'a', 0);     /* player bit 2 */
+	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 0, 1, 0, 0, 0, 4, Z32, 1, 'a', 0);     /* parts bit 2 */
+	REFUSED(WIRE_LOBBY, PERR_RANGE, 25, 3, 0, 0, 0, 1, 0, 0, 0, 0, Z32, 1, 'a', 1, 'b'); /* name of an absent player */
+	REFUSED(WIRE_LOBBY, PERR_TEXT, 25, 3, 0, 0, 0, 1, 0, 0, 0, 0, Z32, 0, 0);           /* no name for a present one */
 	REFUSED(WIRE_CMD, PERR_RANGE, 0x07);       /* type 7 */
 	REFUSED(WIRE_CMD, PERR_RANGE, 0x28);       /* direction 5 */
 	REFUSED(WIRE_CMD, PERR_RANGE, 0x50);       /* direction 10 */
@@ -211,15 +214,28 @@ Test(wire, lobby_and_game_refusals)
 	REFUSED(WIRE_CMD, PERR_TRUNCATED, 0x81);
 	REFUSED(WIRE_CMD, PERR_TRAILING, 0x01, 0x05);
 	{
-		uint8_t end[38] = { 0, 1 };
+		uint8_t end[119] = { 0, 1 };
 
 		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__); /* no result */
 		end[0] = 1;
 		end[1] = 4;
 		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__);
 		end[1] = 1;
-		end[34] = 0x01; /* log of 16 MiB */
+		end[42] = 4; /* parts bit 2 */
 		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__);
+		end[42] = 1;
+		end[43 + 32] = 7; /* player 1's part, whose bit is clear, not zeros */
+		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__);
+		end[43 + 32] = 0;
+		end[115] = 0x01; /* log of 16 MiB */
+		refused(WIRE_END, end, sizeof end, PERR_RANGE, __LINE__);
+		end[115] = 0;
+		end[43] = 7; /* player 0's part, whose bit is set: any bytes */
+		struct wire_msg *ok = msg_new();
+		struct proto_err e2;
+		cr_assert_eq(wire_decode(WIRE_END, end, sizeof end, ok, &e2), 0, "%s", e2.why);
+		cr_assert(ok->u.end.parts == 1 && ok->u.end.part[0][0] == 7);
+		free(ok);
 	}
 	REFUSED(WIRE_LOG_CHUNK, PERR_RANGE, 0x80, 0x80, 0x80, 0x02, 'x'); /* offset 4 MiB */
 	REFUSED(WIRE_LOG_CHUNK, PERR_VARINT, 0x80, 0x00, 'x');
@@ -235,7 +251,7 @@ Test(wire, lobby_and_game_refusals)
 	REFUSED(WIRE_PEER, PERR_RANGE, 2, 0, 0, 0);
 	REFUSED(WIRE_HEARTBEAT, PERR_FRAME_SIZE, 0);
 	REFUSED(0x7f, PERR_TYPE, 0);
-	REFUSED(WIRE_START, PERR_RANGE, 4, 0, 0, 0, [36] = 0);           /* flags */
+	REFUSED(WIRE_START, PERR_RANGE, 8, 0, 0, 0, [36] = 0);           /* flags */
 	REFUSED(WIRE_START, PERR_RANGE, 0, 2, 0, 0, [36] = 0);           /* first */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x40);              /* unknown field bit */
 	REFUSED(WIRE_UPDATE, PERR_VARINT, 0x80, 0x00);
