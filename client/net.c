@@ -1351,6 +1351,19 @@ net_seed_chosen(const struct net *n)
 	return n->seed_chosen;
 }
 
+bool
+net_seed_mirror(const struct net *n)
+{
+	return n->seed_mirror;
+}
+
+bool
+net_seed_mine(const struct net *n)
+{
+	return !n->seed_chosen && !n->seed_mirror && n->duel_have_part && n->player >= 0 &&
+	       ((n->duel_bits >> n->player) & 1);
+}
+
 int
 net_player(const struct net *n)
 {

@@ -119,6 +119,11 @@ int net_rematch_mirror(struct net *n, bool mirror);
 int net_phase(const struct net *n);
 int net_player(const struct net *n);        /* -1 before WELCOME */
 bool net_seed_chosen(const struct net *n);  /* this duel's seed was chosen by the host (host --seed) */
+bool net_seed_mirror(const struct net *n);  /* this duel is a mirror rematch: the last duel's seed again */
+/* This duel's seed is to be made with the part this client sent (the server said so before the
+ * part went out); false for the host's own seat, a chosen or mirror seed, or a client run again
+ * without its seat file. */
+bool net_seed_mine(const struct net *n);
 bool net_controller(const struct net *n);
 const struct view *net_view(const struct net *n);
 const struct wire_lobby *net_lobby(const struct net *n);

@@ -119,11 +119,20 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	app_on_update(s->app, v, NULL, 0, NULL, 0);
 	if (s->practice && !resumed)
 		return;
-	if (!resumed && net_seed_chosen(n)) {
-		status(s, "The duel begins. The host chose this level and who moves first (--seed): the dice are its.");
+	if (net_seed_chosen(n)) {
+		/* Said again after a resume too: a player who was away may not have seen it. */
+		status(s, resumed ? "Back in the duel. The host chose this level and who moves first (--seed)."
+		                  : "The duel begins. The host chose this level and who moves first (--seed): the dice are its.");
 		return;
 	}
-	status(s, resumed ? "Back in the duel." : "The duel begins. The host has committed to its seed.");
+	if (resumed)
+		status(s, "Back in the duel.");
+	else if (net_seed_mirror(n))
+		status(s, "The mirror rematch begins: the last duel's level, the seats swapped.");
+	else if (net_seed_mine(n))
+		status(s, "The duel begins, on a seed made with your part.");
+	else
+		status(s, "The duel begins. The host has committed to its part of the seed.");
 }
 
 static void
@@ -228,7 +237,7 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 	if (verified && s->practice)
 		return; /* its own server, in this process: only a failure would be news */
 	if (verified)
-		status(s, "Fair host: %s. /rematch for another duel.", why);
+		status(s, "%s: %s. /rematch for another duel.", net_seed_chosen(n) ? "Host checked" : "Fair host", why);
 	else
 		status(s, "WARNING: the host could not be verified: %s", why);
 }

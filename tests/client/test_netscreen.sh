@@ -132,17 +132,17 @@ keys r
 wait_for 'GAME OVER'
 expect 'You lose: you forfeited the duel' "the end-of-game screen"
 expect 'Q leaves' "how to leave"
-wait_for 'Fair host: seed and log verified' 10
-ok "the client checked the revealed seed and log"
+wait_for 'Fair host: seed made with your part and the other' 10
+ok "the client checked the revealed seed (its own part and the bot's went in) and log"
 wait_exit "$BOT" 10
-grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed and log verified' "$TMPD/bot.out" ||
+grep -qE "^duel 1: .* \\(won\\), seed [0-9a-f]{16}: seed made with your part and the other player's, log verified" "$TMPD/bot.out" ||
 	{ cat "$TMPD/bot.out" "$TMPD/bot.err"; fail "the bot's line"; }
 ok "the bot won by forfeit and verified the host too"
 keys Q
 wait_for 'STTY$' 10
 expect '^EXIT=0$' "the client exited with status 0"
 expect '^(echo icanon|icanon echo) STTY$' "the terminal is back in cooked mode with echo"
-expect 'Last duel: seed and log verified' "the last duel's check is printed after the screen is restored"
+expect 'Last duel: seed made with your part and the other' "the last duel's check is printed after the screen is restored"
 T kill-session -t w
 log="$(ls "$STATE"/wizwar/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | head -1)"
 [ -n "$log" ] || fail "no server turn log for room $ROOM1"
@@ -283,9 +283,46 @@ wait_for 'STTY$' 10
 expect '^EXIT=0$' "the host exited with status 0"
 expect '^(echo icanon|icanon echo) STTY$' "the host's terminal is restored"
 wait_exit "$HBOT" 10
-grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed and log verified' "$TMPD/hbot.out" ||
+grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed made with your part, log verified' "$TMPD/hbot.out" ||
 	{ cat "$TMPD/hbot.out" "$TMPD/hbot.err"; fail "the bot did not see the host's forfeit"; }
-ok "the host's forfeit reached the bot (won, verified) before the host closed, and the bot left"
+ok "the host's forfeit reached the bot (won, verified: the seed made with the joiner's part alone) before the host closed, and the bot left"
+
+# ==== 3b. `join` a `host`, both in terminals: the joiner is told the seed is made with its part ====
+# The host in a second session (h), the joiner in w. Then `host --seed`: told at the start and at the end.
+host_and_join() {
+	T kill-session -t w 2>/dev/null
+	T kill-session -t h 2>/dev/null
+	T new-session -d -s h -x 80 -y 24 \
+	    "env XDG_STATE_HOME='$STATE' '$WIZWAR' host --port 0 --bind 127.0.0.1 --name Hana $*; exec sleep 600"
+	wait_for 'Waiting for an opponent' 10 h
+	JPORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
+	[ "${JPORT:-0}" -gt 0 ] || fail "the host does not say its port"
+	start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$JPORT" --name Jo
+}
+host_forfeits() {
+	T send-keys -t h Q
+	wait_for 'Forfeit and quit\?' 10 h
+	T send-keys -t h y
+}
+host_and_join
+wait_for 'The duel begins, on a seed made with your part\.' 20
+ok "the joiner is told at the start that its part makes the seed"
+host_forfeits
+wait_for 'Fair host: seed made with your part, log verified' 15
+ok "the joiner's verification line: seed made with its part, log verified"
+keys Q
+wait_for 'STTY$' 10
+expect 'Last duel: seed made with your part, log verified' "the joiner's last line says so after the screen"
+host_and_join --seed 77
+wait_for 'The duel begins. The host chose this level' 20
+ok "host --seed: the joiner is told at the start that the host chose the level"
+host_forfeits
+wait_for 'Host checked: the host chose this level' 15
+ok "host --seed: the verification line says the host chose the level"
+keys Q
+wait_for 'STTY$' 10
+expect 'Last duel: the host chose this level' "host --seed: and the last line after the screen"
+T kill-session -t h
 
 # ==== 4. the lobby: options checked with the command line's words, ? lists, who waits for what ====
 T kill-session -t w

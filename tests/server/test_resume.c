@@ -21,6 +21,7 @@ struct scene {
 	bool dropped;
 	int peer_dropped, peer_back, peer_gone;   /* as b saw them */
 	int resumed_starts;
+	int resumed_chosen;     /* resumed STARTs that said the host chose the seed */
 	uint32_t turn_at_drop, turn_after;
 	uv_timer_t kill;
 	/* host restart */
@@ -54,8 +55,10 @@ a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 	if (m->type == WIRE_UPDATE && s->drop_after > 0 && ++s->updates_a >= s->drop_after && !s->dropped && s->t->srv &&
 	    room_playing(server_room(s->t->srv, NULL)) && room_game(server_room(s->t->srv, NULL))->result == RESULT_NONE)
 		cut_a(s);
-	if (m->type == WIRE_START && m->u.start.resumed)
+	if (m->type == WIRE_START && m->u.start.resumed) {
 		s->resumed_starts++;
+		s->resumed_chosen += m->u.start.chosen;
+	}
 }
 
 static void
@@ -114,6 +117,8 @@ Test(resume, drop_and_come_back)
 	/* The replayed log contains every view each was shown, before and after the drop. */
 	cr_expect_eq(s.a.verified, 2, "%s", s.a.last_why);
 	cr_expect_eq(s.b.verified, 2, "%s", s.b.last_why);
+	/* The client that came back still checked that its own part made the seed. */
+	cr_expect(strstr(s.a.last_why, "seed made with your part and the other player's"), "%s", s.a.last_why);
 	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
 	cr_expect_eq(s.b.errors, 0, "%s", s.b.last_why);
 	th_finish(&t);
@@ -422,7 +427,7 @@ kill_applied(void *ud, struct gameroom *r, int p, const struct cmd *c, const str
 }
 
 static void
-host_restart(int kill_after)
+host_restart(int kill_after, bool chosen)
 {
 	static struct scene s;
 	struct th t;
@@ -440,6 +445,8 @@ host_restart(int kill_after)
 	c.log_dir = s.dir;
 	c.hooks.ud = &s;
 	c.hooks.applied = kill_applied;
+	c.seed_fixed = chosen;
+	c.seed = 99;
 	th_server(&t, &c);
 	th_bot_config(&t, &ca, "p0", BOT_HARD, 11, 1);
 	th_bot_config(&t, &cb, "p1", BOT_NORMAL, 12, 1);
@@ -455,6 +462,14 @@ host_restart(int kill_after)
 	cr_expect_eq(s.b.games, 1, "%s", s.b.last_why);
 	cr_expect_eq(s.a.verified, 1, "%s", s.a.last_why);
 	cr_expect_eq(s.b.verified, 1, "%s", s.b.last_why);
+	/* A host resumed from its log still tells how the seed was made, at the start and at the end:
+	 * the players' parts (kept in its log) went in, or the host chose the seed. */
+	cr_expect_eq(s.resumed_chosen, chosen ? 1 : 0, "the resumed START says whether the host chose the seed");
+	for (int i = 0; i < 2; i++) {
+		const char *why = i ? s.b.last_why : s.a.last_why;
+		cr_expect(strstr(why, chosen ? "the host chose this level" : "seed made with your part and the other player's"),
+		          "%s", why);
+	}
 	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
 	cr_expect_eq(s.b.errors, 0, "%s", s.b.last_why);
 	th_finish(&t);
@@ -473,10 +488,16 @@ host_restart(int kill_after)
 
 Test(resume, host_restart_from_log_early)
 {
-	host_restart(7);
+	host_restart(7, false);
 }
 
 Test(resume, host_restart_from_log_late)
 {
-	host_restart(45);
+	host_restart(45, false);
+}
+
+/* host --seed, then a killed host resumed from its log: START still says the host chose the seed. */
+Test(resume, host_restart_keeps_the_chosen_seed_said)
+{
+	host_restart(20, true);
 }

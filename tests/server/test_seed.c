@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/* server/seed: the seed the host cannot choose: the server's committed part and the players' parts, checked by
+ * the real client against the real server, and against a hostile server written here that lies about them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+/* ---- the real server ---- */
+
+struct watch {
+	struct netbot a, b;
+	int starts, ends;
+	uint8_t lobby_commit[2][PROTO_COMMIT_LEN]; /* a's: the last LOBBY's before each START */
+	uint8_t start_commit[2][PROTO_COMMIT_LEN];
+	uint8_t lobby_parts[2];
+	bool start_chosen[2];
+	struct wire_end end[2];
+	char why_a[2][800], why_b[2][800];
+};
+
+static bool
+both_closed(void *ud)
+{
+	struct watch *w = ud;
+	return w->a.closed && w->b.closed;
+}
+
+static void
+a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct watch *w = ud;
+
+	(void)b;
+	if (m->type == WIRE_LOBBY && w->starts < 2 && net_phase(w->a.net) == NET_LOBBY) {
+		memcpy(w->lobby_commit[w->starts], m->u.lobby.commit, PROTO_COMMIT_LEN);
+		w->lobby_parts[w->starts] = m->u.lobby.parts;
+	}
+	if (m->type == WIRE_START && !m->u.start.resumed && w->starts < 2) {
+		memcpy(w->start_commit[w->starts], m->u.start.commit, PROTO_COMMIT_LEN);
+		w->start_chosen[w->starts] = m->u.start.chosen;
+		w->starts++;
+	}
+}
+
+static void
+a_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	struct watch *w = ud;
+
+	(void)b;
+	(void)verified;
+	if (w->ends < 2) {
+		w->end[w->ends] = *e;
+		snprintf(w->why_a[w->ends], sizeof w->why_a[0], "%s", why);
+	}
+	w->ends++;
+}
+
+static void
+b_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	struct watch *w = ud;
+
+	(void)verified;
+	(void)e;
+	if (b->games >= 1 && b->games <= 2)
+		snprintf(w->why_b[b->games - 1], sizeof w->why_b[0], "%s", why);
+}
+
+/* Two duels between two players on a server that plays no seat: both parts, a new commitment each duel. */
+Test(seed, both_parts_and_a_new_commitment_each_duel)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	static struct watch w;
+
+	memset(&w, 0, sizeof w);
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 2);
+	th_bot_config(&t, &cb, "bob", BOT_RANDOM, 2, 2);
+	ca.ud = cb.ud = &w;
+	ca.on_msg = a_msg;
+	ca.on_end = a_end;
+	cb.on_end = b_end;
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 60000, both_closed, &w);
+	cr_assert_eq(w.a.verified, 2, "%s", w.a.last_why);
+	cr_assert_eq(w.b.verified, 2, "%s", w.b.last_why);
+	for (int d = 0; d < 2; d++) {
+		const struct wire_end *e = &w.end[d];
+		uint8_t commit[PROTO_COMMIT_LEN];
+
+		cr_expect_eq(w.lobby_parts[d], 3, "the LOBBY announced both players' parts");
+		cr_expect(memcmp(w.lobby_commit[d], w.start_commit[d], PROTO_COMMIT_LEN) == 0,
+		          "START carries the commitment the LOBBY made before the parts");
+		auth_seed_commit(e->server_part, commit);
+		cr_expect(memcmp(commit, w.start_commit[d], PROTO_COMMIT_LEN) == 0, "END reveals the committed part");
+		cr_expect_eq(e->parts, 3);
+		cr_expect_eq(e->seed, auth_seed_mix(e->server_part, e->parts, e->part), "the seed is the hash of the parts");
+		cr_expect_not(w.start_chosen[d]);
+		cr_expect(strstr(w.why_a[d], "seed made with your part and the other player's, log verified"), "%s",
+		          w.why_a[d]);
+		cr_expect(strstr(w.why_b[d], "seed made with your part and the other player's, log verified"), "%s",
+		          w.why_b[d]);
+	}
+	cr_expect(memcmp(w.start_commit[0], w.start_commit[1], PROTO_COMMIT_LEN) != 0, "a new commitment for the rematch");
+	cr_expect(memcmp(w.end[0].server_part, w.end[1].server_part, PROTO_PART_LEN) != 0, "a new server part");
+	cr_expect(memcmp(w.end[0].part[0], w.end[1].part[0], PROTO_PART_LEN) != 0, "a new part of each player");
+	th_finish(&t);
+}
+
+/* A host's own seat (reserved in-process, as `wizwar host` does): its part does not count, the joiner's does. */
+Test(seed, the_hosts_own_part_does_not_count)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	static struct watch w;
+	uint8_t token[PROTO_TOKEN_MAX];
+	size_t token_len;
+
+	memset(&w, 0, sizeof w);
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	cr_assert_eq(server_reserve_host(t.srv, "hana", token, &token_len), 0);
+	th_bot_config(&t, &ca, "hana", BOT_NORMAL, 1, 1);
+	ca.net.token = token;
+	ca.net.token_len = token_len;
+	th_bot_config(&t, &cb, "joiner", BOT_RANDOM, 2, 1);
+	ca.ud = cb.ud = &w;
+	ca.on_msg = a_msg;
+	ca.on_end = a_end;
+	cb.on_end = b_end;
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 60000, both_closed, &w);
+	cr_assert_eq(w.a.verified, 1, "%s", w.a.last_why);
+	cr_assert_eq(w.b.verified, 1, "%s", w.b.last_why);
+	cr_expect_eq(w.lobby_parts[0], 2, "the LOBBY announced the joiner's part alone");
+	cr_expect_eq(w.end[0].parts, 2);
+	cr_expect_eq(w.end[0].seed, auth_seed_mix(w.end[0].server_part, 2, w.end[0].part));
+	cr_expect(strstr(w.why_b[0], "seed made with your part, log verified"), "the joiner: %s", w.why_b[0]);
+	cr_expect(strstr(w.why_a[0], "your seat is the host's"), "the host: %s", w.why_a[0]);
+	th_finish(&t);
+}
+
+/* host --seed: START says so, END uses no part, both lines say the host chose the level; the rematch draws. */
+Test(seed, a_chosen_seed_is_told)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	static struct watch w;
+
+	memset(&w, 0, sizeof w);
+	th_init(&t);
+	th_config(&c);
+	c.seed_fixed = true;
+	c.seed = 1234;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 2);
+	th_bot_config(&t, &cb, "bob", BOT_RANDOM, 2, 2);
+	ca.ud = cb.ud = &w;
+	ca.on_msg = a_msg;
+	ca.on_end = a_end;
+	cb.on_end = b_end;
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 60000, both_closed, &w);
+	cr_assert_eq(w.a.verified, 2, "%s", w.a.last_why);
+	cr_assert_eq(w.b.verified, 2, "%s", w.b.last_why);
+	cr_expect(w.start_chosen[0], "START says the host chose the seed");
+	cr_expect_eq(w.end[0].seed, 1234);
+	cr_expect_eq(w.end[0].parts, 0);
+	cr_expect(strstr(w.why_a[0], "the host chose this level"), "%s", w.why_a[0]);
+	cr_expect(strstr(w.why_b[0], "the host chose this level"), "%s", w.why_b[0]);
+	cr_expect_not(w.start_chosen[1], "the rematch's seed is drawn");
+	cr_expect_eq(w.end[1].parts, 3);
+	cr_expect(strstr(w.why_b[1], "seed made with your part"), "%s", w.why_b[1]);
+	th_finish(&t);
+}
+
+/* ---- a hostile server, written here, against the real client ----
+ * It speaks the protocol as a host would (the host's seat is its own), starts a duel the
+ * moment the joiner is ready, resigns for its own seat at once, and reveals at END what its
+ * `lie` says: the truth, or a seed made without the joiner's part, or a part that is not
+ * the one committed to, or a commitment changed after the joiner's part came, or a part of
+ * its own mixed in after all. */
+
+enum lie { HONEST, NOT_YOURS, BAD_COMMIT, MOVED_COMMIT, EXTRA_PART };
+
+struct liar {
+	uv_tcp_t listener, peer;
+	int port;
+	enum lie lie;
+	struct pconn pc;
+	struct wire_msg in, out;
+	uint8_t rx[65536];
+	uint8_t frame[PCONN_FRAME_MAX];
+	uint8_t part[PROTO_PART_LEN], commit[PROTO_COMMIT_LEN];
+	struct game g;
+	struct view last, v;
+	struct tlog log;
+	bool started, peer_open;
+	int handles;
+};
+
+struct wreq {
+	uv_write_t w;
+	uint8_t d[];
+};
+
+static void
+liar_wrote(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w);
+}
+
+static void
+liar_send(struct liar *l, const struct wire_msg *m)
+{
+	struct proto_err e;
+	size_t len;
+
+	cr_assert_eq(pconn_send(&l->pc, m, l->frame, sizeof l->frame, &len, &e), 0, "liar: %s: %s", wire_name(m->type),
+	             e.why);
+	struct wreq *r = malloc(sizeof *r + len);
+	cr_assert_not_null(r);
+	memcpy(r->d, l->frame, len);
+	uv_buf_t b = uv_buf_init((char *)r->d, (unsigned)len);
+	cr_assert_eq(uv_write(&r->w, (uv_stream_t *)&l->peer, &b, 1, liar_wrote), 0);
+}
+
+static void
+liar_lobby(struct liar *l)
+{
+	struct wire_msg *m = &l->out;
+
+	memset(m, 0, sizeof *m);
+	m->type = WIRE_LOBBY;
+	options_default(&m->u.lobby.opt);
+	m->u.lobby.present = 3;
+	m->u.lobby.ready = 1;
+	m->u.lobby.parts = 2; /* the joiner's alone, as an honest host says */
+	memcpy(m->u.lobby.commit, l->commit, PROTO_COMMIT_LEN);
+	strcpy(m->u.lobby.name[0], "liar");
+	strcpy(m->u.lobby.name[1], "joiner");
+	liar_send(l, m);
+}
+
+/* The joiner's part came: the duel, its one command (the liar resigns), and the END of its lie. */
+static void
+liar_duel(struct liar *l, const uint8_t joiner[PROTO_PART_LEN])
+{
+	struct wire_msg *m = &l->out;
+	uint8_t server_part[PROTO_PART_LEN], start_commit[PROTO_COMMIT_LEN], parts[PLAYERS][PROTO_PART_LEN];
+	unsigned bits = 2;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 0, { "liar", "joiner" } };
+	struct cmd resign = { CMD_RESIGN, 0, 0 };
+	struct events ev;
+	struct proto_err e;
+	char why[200];
+
+	memcpy(server_part, l->part, sizeof server_part);
+	memcpy(start_commit, l->commit, sizeof start_commit);
+	memset(parts, 0, sizeof parts);
+	memcpy(parts[1], joiner, PROTO_PART_LEN);
+	switch (l->lie) {
+	case HONEST:
+		break;
+	case NOT_YOURS:
+		parts[1][0] ^= 1; /* a part it likes better than the joiner's */
+		break;
+	case BAD_COMMIT:
+		server_part[5] ^= 0x40; /* a part it did not commit to */
+		break;
+	case MOVED_COMMIT:
+		server_part[5] ^= 0x40; /* ... and START shows the commitment of that other part */
+		auth_seed_commit(server_part, start_commit);
+		break;
+	case EXTRA_PART:
+		memset(parts[0], 0x77, PROTO_PART_LEN); /* its own part, picked after seeing the joiner's */
+		bits = 3;
+		break;
+	}
+	options_default(&h.opt);
+	h.seed = auth_seed_mix(server_part, bits, parts);
+	cr_assert_eq(game_init(&l->g, &h.opt, h.seed), ERR_OK);
+	cr_assert_eq(tlog_open(&l->log, NULL, &h, game_hash(&l->g), "", why, sizeof why), 0, "%s", why);
+	memset(m, 0, sizeof *m);
+	m->type = WIRE_START;
+	m->u.start.first = l->g.first;
+	memcpy(m->u.start.commit, start_commit, PROTO_COMMIT_LEN);
+	update_blank(&l->last);
+	view_build(&l->g, 1, &l->v);
+	cr_assert_eq(update_make(&l->last, &l->v, NULL, 1, &m->u.start.view, &e), 0);
+	liar_send(l, m);
+	l->last = l->v;
+	cr_assert_eq(game_apply(&l->g, 0, &resign, &ev), ERR_OK);
+	tlog_cmd(&l->log, 0, &resign, &l->g, ev.turn_ended);
+	tlog_end(&l->log, &l->g);
+	view_build(&l->g, 1, &l->v);
+	m->type = WIRE_UPDATE;
+	cr_assert_eq(update_make(&l->last, &l->v, &ev, 1, &m->u.update, &e), 0);
+	liar_send(l, m);
+	memset(m, 0, sizeof *m);
+	m->type = WIRE_END;
+	m->u.end.result = l->g.result;
+	m->u.end.reason = l->g.end_reason;
+	m->u.end.seed = h.seed;
+	memcpy(m->u.end.server_part, server_part, PROTO_PART_LEN);
+	m->u.end.parts = (uint8_t)bits;
+	memcpy(m->u.end.part, parts, sizeof parts);
+	m->u.end.hash = game_hash(&l->g);
+	m->u.end.log_len = (uint32_t)l->log.len;
+	liar_send(l, m);
+	for (size_t off = 0; off < l->log.len;) {
+		size_t n = l->log.len - off > PROTO_LOG_CHUNK ? PROTO_LOG_CHUNK : l->log.len - off;
+		m->type = WIRE_LOG_CHUNK;
+		m->u.log.offset = (uint32_t)off;
+		m->u.log.len = (uint16_t)n;
+		memcpy(m->u.log.data, l->log.text + off, n);
+		liar_send(l, m);
+		off += n;
+	}
+	tlog_close(&l->log);
+	liar_lobby(l);
+}
+
+static void
+liar_message(struct liar *l, const struct wire_msg *in)
+{
+	struct wire_msg *m = &l->out;
+
+	switch (in->type) {
+	case WIRE_HELLO: {
+		uint8_t salt[PROTO_PW_SALT_LEN] = { 0 };
+		wire_challenge_init(m, salt, false);
+		liar_send(l, m);
+		return;
+	}
+	case WIRE_AUTH:
+		memset(m, 0, sizeof *m);
+		m->type = WIRE_WELCOME;
+		m->u.welcome.player = 1;
+		m->u.welcome.token_len = PROTO_TOKEN_MIN;
+		auth_random(m->u.welcome.token, PROTO_TOKEN_MIN);
+		liar_send(l, m);
+		liar_lobby(l);
+		return;
+	case WIRE_READY:
+	case WIRE_REMATCH:
+		if (l->started)
+			return;
+		l->started = true;
+		liar_duel(l, in->type == WIRE_READY ? in->u.ready.part : in->u.rematch.part);
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+liar_closed(uv_handle_t *h)
+{
+	struct liar *l = h->data;
+
+	l->handles--;
+}
+
+static void
+liar_alloc(uv_handle_t *h, size_t sug, uv_buf_t *b)
+{
+	struct liar *l = h->data;
+
+	(void)sug;
+	*b = uv_buf_init((char *)l->rx, sizeof l->rx);
+}
+
+static void
+liar_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct liar *l = s->data;
+	const uint8_t *p = (const uint8_t *)b->base;
+	struct proto_err e;
+	int rc = PROTO_MORE;
+
+	if (n < 0) {
+		if (l->peer_open) {
+			l->peer_open = false;
+			uv_close((uv_handle_t *)&l->peer, liar_closed);
+		}
+		return;
+	}
+	while (n > 0) {
+		size_t k = pconn_feed(&l->pc, p, (size_t)n);
+		p += k;
+		n -= (ssize_t)k;
+		while ((rc = pconn_next(&l->pc, &l->in, &e)) == PROTO_DONE)
+			liar_message(l, &l->in);
+		cr_assert_neq(rc, PROTO_BROKEN, "liar: the client sent something broken: %s", e.why);
+	}
+}
+
+static void
+liar_accept(uv_stream_t *srv, int status)
+{
+	struct liar *l = srv->data;
+
+	cr_assert_eq(status, 0);
+	cr_assert_not(l->peer_open, "one client only");
+	uv_tcp_init(srv->loop, &l->peer);
+	l->peer.data = l;
+	l->handles++;
+	l->peer_open = true;
+	cr_assert_eq(uv_accept(srv, (uv_stream_t *)&l->peer), 0);
+	uv_read_start((uv_stream_t *)&l->peer, liar_alloc, liar_read);
+}
+
+static void
+liar_start(struct th *t, struct liar *l, enum lie lie)
+{
+	struct sockaddr_in a;
+	struct sockaddr_storage got;
+	int len = sizeof got;
+
+	memset(l, 0, sizeof *l);
+	l->lie = lie;
+	pconn_init(&l->pc, PCONN_SERVER);
+	pconn_set_identity(&l->pc, &th_identity()->kp);
+	auth_random(l->part, sizeof l->part);
+	auth_seed_commit(l->part, l->commit);
+	uv_tcp_init(&t->loop, &l->listener);
+	l->listener.data = l;
+	l->handles = 1;
+	uv_ip4_addr("127.0.0.1", 0, &a);
+	cr_assert_eq(uv_tcp_bind(&l->listener, (struct sockaddr *)&a, 0), 0);
+	cr_assert_eq(uv_listen((uv_stream_t *)&l->listener, 4, liar_accept), 0);
+	uv_tcp_getsockname(&l->listener, (struct sockaddr *)&got, &len);
+	l->port = ntohs(((struct sockaddr_in *)&got)->sin_port);
+	t->port = l->port;
+}
+
+struct against {
+	struct liar liar;
+	struct netbot bot;
+	bool ended, verified;
+	char why[800];
+};
+
+static void
+against_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	struct against *x = ud;
+
+	(void)b;
+	(void)e;
+	x->ended = true;
+	x->verified = verified;
+	snprintf(x->why, sizeof x->why, "%s", why);
+}
+
+static bool
+against_done(void *ud)
+{
+	struct against *x = ud;
+	return x->bot.closed;
+}
+
+/* The real client (a `wizwar bot`'s netbot over net.c) joins the liar and plays its one duel. */
+static void
+against(enum lie lie, bool want_verified, const char *want_why)
+{
+	struct th t;
+	struct netbot_config bc;
+	static struct against x;
+
+	memset(&x, 0, sizeof x);
+	th_init(&t);
+	liar_start(&t, &x.liar, lie);
+	th_bot_config(&t, &bc, "joiner", BOT_RANDOM, 3, 1);
+	bc.net.server_key = th_identity()->kp.pk;
+	bc.net.reconnect_for_ms = 0;
+	bc.ud = &x;
+	bc.on_end = against_end;
+	th_bot(&t, &x.bot, &bc);
+	th_run(&t, 20000, against_done, &x);
+	cr_assert(x.ended, "the duel against the liar did not end");
+	cr_expect_eq(x.verified, want_verified, "%s", x.why);
+	cr_expect(strstr(x.why, want_why), "wanted \"%s\", got: %s", want_why, x.why);
+	if (x.liar.peer_open)
+		uv_close((uv_handle_t *)&x.liar.peer, liar_closed);
+	uv_close((uv_handle_t *)&x.liar.listener, liar_closed);
+	th_finish(&t);
+	pconn_finish(&x.liar.pc);
+}
+
+/* The hostile server telling the truth: so the lies below fail for their lie and nothing else. */
+Test(seed, the_truth_verifies)
+{
+	against(HONEST, true, "seed made with your part, log verified");
+}
+
+Test(seed, a_seed_without_your_part_is_caught)
+{
+	against(NOT_YOURS, false, "YOUR PART WAS NOT USED");
+}
+
+Test(seed, a_part_not_committed_to_is_caught)
+{
+	against(BAD_COMMIT, false, "does not match the commitment");
+}
+
+Test(seed, a_commitment_changed_after_your_part_is_caught)
+{
+	against(MOVED_COMMIT, false, "another commitment than the one your part answered");
+}
+
+Test(seed, a_part_of_the_hosts_mixed_in_is_caught)
+{
+	against(EXTRA_PART, false, "other players' parts");
+}
