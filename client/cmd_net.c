@@ -54,8 +54,8 @@ static const char host_usage[] =
     "  --size N          level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov          both wizards see the whole level\n"
     "  --no-potions      no potions on the level nor in inventories\n"
-    "  --seed S          the first duel's seed (default: random, committed to at the start);\n"
-    "                    the other player is told that you chose the level\n"
+    "  --seed S          the first duel's seed; the other player is told that you chose the\n"
+    "                    level (default: a hash of your committed random part and the joiner's)\n"
     "  --turn-time SECS  a turn not ended in time passes (0 to 3600; default 0, no limit)\n"
     "  --name NAME       your name (default: $USER, else host)\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
@@ -85,8 +85,10 @@ static const char join_usage[] =
     "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection\n"
     "is resumed by itself for two minutes; while a duel runs its resume token is kept in\n"
     "$XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its terminal closed,\n"
-    "the same command again takes the seat back. At the end the host reveals the seed and the\n"
-    "turn log, and this client checks that they replay to everything it was shown.\n"
+    "the same command again takes the seat back. The seed is made with a random part this client\n"
+    "sends after the host committed to its own; at the end the host reveals both and the turn\n"
+    "log, and this client checks that its part made the seed and the log replays to everything\n"
+    "it was shown (\"Fair host: seed made with your part, log verified\").\n"
     "Exit status: 0, 1 when the join fails (the reason on stderr) or the duel is cut off,\n"
     "2 for bad arguments.\n";
 

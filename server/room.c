@@ -967,6 +967,11 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "%s: that duel is over; nothing to resume", path);
 		goto out;
 	}
+	if (lr->old_seed && !lr->have_part) {
+		snprintf(why, whylen, "%s: written before protocol 4 (a seed the players cannot check now); "
+		         "`wizwar replay` still shows it", path);
+		goto out;
+	}
 	if (!lr->have_part || !lr->have_token[0] || !lr->have_token[1]) {
 		snprintf(why, whylen, "%s: not a server's log (no resume data in it)", path);
 		goto out;

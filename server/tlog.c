@@ -290,7 +290,9 @@ server_comment(struct tlog_resume *r, const char *line, size_t n)
 	if (strncmp(buf, "# wizwar-server ", 16) != 0)
 		return;
 	const char *s = buf + 16;
-	if (strncmp(s, "seed-part ", 10) == 0)
+	if (strncmp(s, "salt ", 5) == 0)
+		r->old_seed = true;
+	else if (strncmp(s, "seed-part ", 10) == 0)
 		r->have_part = hex_in(s + 10, r->server_part, PROTO_PART_LEN);
 	else if (sscanf(s, "part %d", &p) == 1 && p >= 0 && p < PLAYERS && strlen(s) > 7) {
 		if (hex_in(s + 7, r->part[p], PROTO_PART_LEN))

@@ -62,6 +62,7 @@ struct tlog_resume {
 	uint8_t parts;          /* bit p: player p's part went into the seed */
 	uint8_t part[PLAYERS][PROTO_PART_LEN];
 	bool seed_chosen, seed_mirror;
+	bool old_seed;          /* a `salt` comment: written before protocol 4, whose seed today's clients cannot check */
 	bool have_token[PLAYERS];
 	uint8_t token_hash[PLAYERS][32];
 	int host_seat;          /* -1 unknown */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -529,4 +530,116 @@ Test(seed, a_commitment_changed_after_your_part_is_caught)
 Test(seed, a_part_of_the_hosts_mixed_in_is_caught)
 {
 	against(EXTRA_PART, false, "other players' parts");
+}
+
+/* Ready, not ready, ready again in one lobby (or after the controller changed the options, which
+ * clears both ready bits): the client sends the same part again, so the server gets no new roll
+ * of the dice by making a player ready again. */
+struct again {
+	struct th *t;
+	struct netbot a, b;
+	int step;
+	uint8_t seen[2][PROTO_PART_LEN];
+	bool done;
+};
+
+static void
+again_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct again *x = ud;
+	int me = net_player(b->net);
+	bool ready;
+
+	if (m->type != WIRE_LOBBY || me < 0 || m->u.lobby.present != 3 || x->done)
+		return;
+	ready = (m->u.lobby.ready >> me) & 1;
+	if (x->step == 0 && !ready) {
+		net_ready(b->net, true);
+		x->step = 1;
+	} else if (x->step == 1 && ready) {
+		memcpy(x->seen[0], server_room(x->t->srv, NULL)->seat[me].part, PROTO_PART_LEN);
+		net_ready(b->net, false);
+		x->step = 2;
+	} else if (x->step == 2 && !ready) {
+		net_ready(b->net, true);
+		x->step = 3;
+	} else if (x->step == 3 && ready) {
+		memcpy(x->seen[1], server_room(x->t->srv, NULL)->seat[me].part, PROTO_PART_LEN);
+		x->done = true;
+		netbot_stop(&x->a);
+		netbot_stop(&x->b);
+	}
+}
+
+static bool
+again_closed(void *ud)
+{
+	struct again *x = ud;
+	return x->a.closed && x->b.closed;
+}
+
+Test(seed, ready_again_sends_the_same_part)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	static struct again x;
+	static const uint8_t zero[PROTO_PART_LEN];
+
+	memset(&x, 0, sizeof x);
+	x.t = &t;
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_RANDOM, 1, 1);
+	th_bot_config(&t, &cb, "bob", BOT_RANDOM, 2, 1);
+	ca.ready = cb.ready = false;
+	ca.ud = &x;
+	ca.on_msg = again_msg;
+	th_bot(&t, &x.a, &ca);
+	th_bot(&t, &x.b, &cb);
+	th_run(&t, 20000, again_closed, &x);
+	cr_assert(x.done, "the lobby steps did not happen (step %d)", x.step);
+	cr_expect(memcmp(x.seen[0], zero, PROTO_PART_LEN) != 0, "a part came with READY");
+	cr_expect(memcmp(x.seen[0], x.seen[1], PROTO_PART_LEN) == 0, "READY again sent another part");
+	th_finish(&t);
+}
+
+/* A turn log a protocol-3 host wrote (a `salt` comment, no parts) still loads and replays, but a
+ * host does not resume it: its players' clients could not check its seed. */
+Test(seed, an_old_hosts_log_replays_but_is_not_resumed)
+{
+	struct th t;
+	struct server_config c;
+	struct tlog log;
+	struct game g;
+	struct options opt;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 7, { "old0", "old1" } };
+	struct cmd pass = { CMD_PASS, 0, 0 };
+	struct events ev;
+	char path[200], why[300];
+	static struct tlog_resume lr;
+	const char *extra = "# wizwar-server salt 000102030405060708090a0b0c0d0e0f\n"
+	                    "# wizwar-server token 0 0000000000000000000000000000000000000000000000000000000000000000\n"
+	                    "# wizwar-server token 1 1111111111111111111111111111111111111111111111111111111111111111\n"
+	                    "# wizwar-server turn-time 0\n";
+
+	options_default(&opt);
+	h.opt = opt;
+	cr_assert_eq(game_init(&g, &opt, h.seed), ERR_OK);
+	snprintf(path, sizeof path, "/tmp/wizwar-test-seed-%d.log.gz", (int)getpid());
+	cr_assert_eq(tlog_open(&log, path, &h, game_hash(&g), extra, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(game_apply(&g, g.turn, &pass, &ev), ERR_OK);
+	tlog_cmd(&log, g.turn == 0 ? 1 : 0, &pass, &g, ev.turn_ended);
+	tlog_close(&log);
+	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "the old log does not load: %s", why);
+	cr_expect(lr.old_seed && !lr.have_part);
+	tlog_resume_free(&lr);
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	cr_expect_neq(server_resume_log(t.srv, path, why, sizeof why), 0);
+	cr_expect(strstr(why, "written before protocol 4"), "%s", why);
+	th_finish(&t);
+	unlink(path);
 }
