@@ -643,3 +643,91 @@ Test(seed, an_old_hosts_log_replays_but_is_not_resumed)
 	th_finish(&t);
 	unlink(path);
 }
+
+/* A client killed mid-duel and run again (its seat file, as `wizwar join` keeps it) still checks
+ * that its own part made the seed: the part is kept in the seat file with the commitment. */
+struct rerun {
+	struct th *t;
+	struct netbot a, a2, b;
+	struct netbot_config ca;
+	uv_timer_t kill;
+	int updates;
+	bool killed, rerun;
+	char seat[200];
+};
+
+static void
+rerun_kill(uv_timer_t *tm)
+{
+	struct rerun *x = tm->data;
+
+	net_abandon(x->a.net); /* as a kill leaves it: no BYE, the seat file stays */
+	uv_close((uv_handle_t *)tm, NULL);
+}
+
+static void
+rerun_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct rerun *x = ud;
+
+	(void)b;
+	if (m->type == WIRE_UPDATE && ++x->updates == 3 && !x->killed) {
+		x->killed = true;
+		uv_timer_init(&x->t->loop, &x->kill);
+		x->kill.data = x;
+		uv_timer_start(&x->kill, rerun_kill, 0, 0);
+	}
+}
+
+static void
+rerun_closed(void *ud, struct netbot *b)
+{
+	struct rerun *x = ud;
+	struct netbot_config c = x->ca;
+
+	if (b != &x->a || x->rerun)
+		return;
+	x->rerun = true;
+	c.on_msg = NULL;
+	c.on_closed = NULL;
+	th_bot(x->t, &x->a2, &c);
+}
+
+static bool
+rerun_done(void *ud)
+{
+	struct rerun *x = ud;
+	return x->rerun && x->a2.closed && x->b.closed;
+}
+
+Test(seed, a_client_run_again_checks_its_part_from_the_seat_file)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config cb;
+	static struct rerun x;
+
+	memset(&x, 0, sizeof x);
+	x.t = &t;
+	snprintf(x.seat, sizeof x.seat, "/tmp/wizwar-test-seat-%d", (int)getpid());
+	unlink(x.seat);
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &x.ca, "killed", BOT_NORMAL, 1, 1);
+	x.ca.net.seat_file = x.seat;
+	x.ca.ud = &x;
+	x.ca.on_msg = rerun_msg;
+	x.ca.on_closed = rerun_closed;
+	th_bot_config(&t, &cb, "other", BOT_RANDOM, 2, 1);
+	th_bot(&t, &x.a, &x.ca);
+	th_bot(&t, &x.b, &cb);
+	th_run(&t, 60000, rerun_done, &x);
+	cr_assert(x.killed && x.rerun);
+	cr_expect_eq(x.a2.games, 1, "%s", x.a2.last_why);
+	cr_expect_eq(x.a2.verified, 1, "%s", x.a2.last_why);
+	cr_expect(strstr(x.a2.last_why, "seed made with your part and the other player's"), "%s", x.a2.last_why);
+	cr_expect_eq(x.b.verified, 1, "%s", x.b.last_why);
+	th_finish(&t);
+	unlink(x.seat);
+}
