@@ -65,7 +65,8 @@ th_bot_config(struct th *t, struct netbot_config *bc, const char *name, int leve
 	bc->net.host = "127.0.0.1";
 	bc->net.port = t->port;
 	bc->net.name = name;
-	bc->net.server_key = server_public_key(t->srv);
+	/* No server of ours (a test's own hostile one): the key every test server shares. */
+	bc->net.server_key = t->srv ? server_public_key(t->srv) : th_identity()->kp.pk;
 	bc->net.reconnect_ms = 100;
 	bc->net.create_room = true; /* a multi-room server: the first of a room's players makes it */
 	bc->level = level;

@@ -490,7 +490,6 @@ against(enum lie lie, bool want_verified, const char *want_why)
 	th_init(&t);
 	liar_start(&t, &x.liar, lie);
 	th_bot_config(&t, &bc, "joiner", BOT_RANDOM, 3, 1);
-	bc.net.server_key = th_identity()->kp.pk;
 	bc.net.reconnect_for_ms = 0;
 	bc.ud = &x;
 	bc.on_end = against_end;
