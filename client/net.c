@@ -74,6 +74,7 @@ struct net {
 	uint8_t part[PROTO_PART_LEN];
 	uint8_t part_commit[PROTO_COMMIT_LEN]; /* the commitment the part answered */
 	uint8_t part_bits;       /* the LOBBY's parts bits then */
+	bool part_mirror;        /* the last READY or REMATCH asked for a mirror rematch */
 	/* The fair-host check of the duel in play. */
 	uint8_t commit[PROTO_COMMIT_LEN];
 	bool seed_chosen;        /* START said the host chose the seed */
@@ -84,6 +85,7 @@ struct net {
 	bool duel_have_part;     /* duel_part is our part of this duel's seed */
 	uint8_t duel_part[PROTO_PART_LEN];
 	uint8_t duel_bits;       /* whose parts the server said would go into it */
+	bool duel_mirror_asked;  /* this client asked for the mirror rematch this duel may be */
 	bool have_last_seed;     /* the seed of the last duel this process verified (a mirror's check) */
 	uint64_t last_seed;
 	struct seen *seen;
@@ -369,6 +371,7 @@ send_ask(struct net *n)
 		n->have_part = true;
 	}
 	n->part_bits = n->lobby.parts;
+	n->part_mirror = kind == 2 && n->ask_mirror;
 	if (kind == 2) {
 		n->out.type = WIRE_REMATCH;
 		n->out.u.rematch.mirror = n->ask_mirror;
@@ -558,6 +561,11 @@ seed_origin(const struct net *n, const struct wire_end *e, char *how, size_t how
 	unsigned mine = me >= 0 && me < PLAYERS ? 1u << me : 0;
 
 	if (n->seed_mirror) {
+		if (n->duel_have_part && !n->duel_mirror_asked) {
+			snprintf(why, whylen, "the server called this duel a mirror rematch (the last seed again), "
+			         "but this client did not ask for one");
+			return false;
+		}
 		if (n->have_last_seed && e->seed != n->last_seed) {
 			snprintf(why, whylen, "a mirror rematch must replay the last duel's seed %016" PRIx64 ", not %016" PRIx64,
 			         n->last_seed, e->seed);
@@ -859,6 +867,7 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->duel_have_part = n->have_part;
 			memcpy(n->duel_part, n->part, sizeof n->part);
 			n->duel_bits = n->part_bits;
+			n->duel_mirror_asked = n->part_mirror;
 			n->commit_moved = n->have_part && !auth_equal(n->part_commit, m->u.start.commit, sizeof n->commit);
 			n->have_part = false;
 		} else if (!n->have_commit) {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* server/game: whole duels between headless network bots over loopback: lobby, play, end, verification, rematch. */
+#include <string.h>
+
 #include <criterion/criterion.h>
 
 #include "harness.h"
@@ -90,6 +92,7 @@ Test(game, mirror_rematch_swaps_seats_on_the_same_seed)
 	th_run(&t, 60000, both_closed, &w);
 	cr_assert_eq(w.a.games, 2, "alice played %d duels (%s)", w.a.games, w.a.last_why);
 	cr_assert_eq(w.a.verified, 2, "the mirror duel verified too: %s", w.a.last_why);
+	cr_expect(strstr(w.a.last_why, "the last duel's seed again (a mirror rematch)"), "%s", w.a.last_why);
 	cr_assert_eq(w.a.seed[0], w.a.seed[1], "the same level");
 	cr_assert_eq(w.a.player[1], 1 - w.a.player[0], "alice took the other seat");
 	cr_assert_eq(w.b.player[1], 1 - w.b.player[0], "bob took the other seat");

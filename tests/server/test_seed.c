@@ -195,9 +195,10 @@ Test(seed, a_chosen_seed_is_told)
  * moment the joiner is ready, resigns for its own seat at once, and reveals at END what its
  * `lie` says: the truth, or a seed made without the joiner's part, or a part that is not
  * the one committed to, or a commitment changed after the joiner's part came, or a part of
- * its own mixed in after all. */
+ * its own mixed in after all, or a "mirror rematch" (a seed of its choosing, no part) the
+ * joiner never asked for. */
 
-enum lie { HONEST, NOT_YOURS, BAD_COMMIT, MOVED_COMMIT, EXTRA_PART };
+enum lie { HONEST, NOT_YOURS, BAD_COMMIT, MOVED_COMMIT, EXTRA_PART, FAKE_MIRROR };
 
 struct liar {
 	uv_tcp_t listener, peer;
@@ -293,6 +294,10 @@ liar_duel(struct liar *l, const uint8_t joiner[PROTO_PART_LEN])
 		memset(parts[0], 0x77, PROTO_PART_LEN); /* its own part, picked after seeing the joiner's */
 		bits = 3;
 		break;
+	case FAKE_MIRROR:
+		bits = 0; /* "the last duel's seed again": any seed it likes */
+		memset(parts, 0, sizeof parts);
+		break;
 	}
 	options_default(&h.opt);
 	h.seed = auth_seed_mix(server_part, bits, parts);
@@ -301,6 +306,7 @@ liar_duel(struct liar *l, const uint8_t joiner[PROTO_PART_LEN])
 	memset(m, 0, sizeof *m);
 	m->type = WIRE_START;
 	m->u.start.first = l->g.first;
+	m->u.start.mirror = l->lie == FAKE_MIRROR;
 	memcpy(m->u.start.commit, start_commit, PROTO_COMMIT_LEN);
 	update_blank(&l->last);
 	view_build(&l->g, 1, &l->v);
@@ -729,4 +735,9 @@ Test(seed, a_client_run_again_checks_its_part_from_the_seat_file)
 	cr_expect_eq(x.b.verified, 1, "%s", x.b.last_why);
 	th_finish(&t);
 	unlink(x.seat);
+}
+
+Test(seed, a_mirror_nobody_asked_for_is_caught)
+{
+	against(FAKE_MIRROR, false, "did not ask for one");
 }
