@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* client/seatfile: the seat file keeps the token, the commitment and this client's part of the seed; a file of
+ * another format, another key, or one others may read is not used. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "seatfile.h"
+
+static char dir[200], path[300];
+
+static void
+setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/wizwar-test-seatfile-%d", (int)getpid());
+	mkdir(dir, 0700);
+	snprintf(path, sizeof path, "%s/seats/one", dir);
+}
+
+static void
+teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static const struct seatfile_key key = { "127.0.0.1", 7727, "", "Jo" };
+
+static void
+fill(struct seatfile_seat *s, bool part)
+{
+	memset(s, 0, sizeof *s);
+	s->token_len = PROTO_TOKEN_MAX;
+	for (int i = 0; i < PROTO_TOKEN_MAX; i++)
+		s->token[i] = (uint8_t)(0xe0 + i);
+	for (int i = 0; i < PROTO_COMMIT_LEN; i++)
+		s->commit[i] = (uint8_t)i;
+	s->have_part = part;
+	if (part)
+		for (int i = 0; i < PROTO_PART_LEN; i++)
+			s->part[i] = (uint8_t)(0x20 + i);
+	s->part_bits = 2;
+}
+
+TestSuite(seatfile, .init = setup, .fini = teardown);
+
+Test(seatfile, keeps_the_part_of_the_seed)
+{
+	struct seatfile_seat in, out;
+
+	for (int part = 0; part < 2; part++) {
+		fill(&in, part);
+		cr_assert_eq(seatfile_save(path, &key, &in), 0);
+		cr_assert(seatfile_load(path, &key, &out));
+		cr_expect_eq(out.token_len, in.token_len);
+		cr_expect(memcmp(out.token, in.token, in.token_len) == 0);
+		cr_expect(memcmp(out.commit, in.commit, PROTO_COMMIT_LEN) == 0);
+		cr_expect_eq(out.have_part, (bool)part);
+		cr_expect(memcmp(out.part, in.part, PROTO_PART_LEN) == 0);
+		cr_expect_eq(out.part_bits, 2);
+	}
+}
+
+Test(seatfile, another_key_or_format_is_not_used)
+{
+	struct seatfile_seat in, out;
+	struct seatfile_key other = key;
+	FILE *f;
+
+	fill(&in, true);
+	cr_assert_eq(seatfile_save(path, &key, &in), 0);
+	other.name = "Jim";
+	cr_expect_not(seatfile_load(path, &other, &out), "another player's seat");
+	/* A protocol-3 client's file: no part in it; the server it names would refuse us anyway. */
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "wizwar-seat 1\nkey 127.0.0.1 7727 - Jo\ntoken e0e1e2e3e4e5e6e7e8e9eaebecedeeef\ncommit ");
+	for (int i = 0; i < PROTO_COMMIT_LEN; i++)
+		fprintf(f, "%02x", i);
+	fprintf(f, "\n");
+	fclose(f);
+	chmod(path, 0600);
+	cr_expect_not(seatfile_load(path, &key, &out), "an old seat file");
+	/* A part cut short, and parts bits out of range. */
+	cr_assert_eq(seatfile_save(path, &key, &in), 0);
+	f = fopen(path, "r+");
+	cr_assert_not_null(f);
+	fseek(f, -12, SEEK_END);
+	fprintf(f, "\nparts 7\n");
+	fclose(f);
+	cr_expect_not(seatfile_load(path, &key, &out), "a broken file");
+	cr_assert_eq(seatfile_save(path, &key, &in), 0);
+	chmod(path, 0644);
+	cr_expect_not(seatfile_load(path, &key, &out), "a file others may read");
+}
