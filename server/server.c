@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <sodium.h>
@@ -14,6 +15,18 @@
 #include "internal.h"
 
 #define HOST_ROOM "host"
+
+/* What listen() is asked for: more than any kernel grants, so the backlog is the system's
+ * own ceiling (Linux: net.core.somaxconn, 4096 by default since 5.4). A server that
+ * restarts has all its players reconnecting within a second; with 128 the rest of the
+ * SYNs were dropped and retried 1, 3 and 7 s later. */
+#define LISTEN_BACKLOG 65535
+/* Descriptors a server needs besides its connections and its rooms' turn logs: the
+ * listener, the loop's own (epoll, its wakeup pipes, libuv's reserve descriptor),
+ * standard streams, the key and seat files opened now and then. */
+#define FD_SPARE 32
+/* How often "too many open files" at accept may be logged; the rest are counted. */
+#define EMFILE_LOG_MS 10000
 
 void
 server_config_default(struct server_config *c)
@@ -23,9 +36,9 @@ server_config_default(struct server_config *c)
 	c->port = 0;
 	options_default(&c->opt);
 	c->lim = (struct server_limits){
-		.max_conns = 1024,
+		.max_conns = SERVER_MAX_CONNS,
 		.max_conns_per_addr = 16,
-		.max_rooms = 256,
+		.max_rooms = SERVER_MAX_ROOMS,
 		.handshake_ms = 10000,
 		.idle_ms = 45000,
 		.heartbeat_ms = 15000,
@@ -70,11 +83,53 @@ server__log(const struct server *s, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+_Static_assert(sizeof ((struct server *)0)->hash_key == crypto_shorthash_KEYBYTES, "a SipHash key");
+
+static uint64_t
+hash_bytes(const struct server *s, const void *p, size_t n)
+{
+	uint8_t h[crypto_shorthash_BYTES];
+	uint64_t v = 0;
+
+	crypto_shorthash(h, p, n, s->hash_key);
+	for (size_t i = 0; i < crypto_shorthash_BYTES; i++)
+		v = v << 8 | h[i];
+	return v;
+}
+
+/* Twice the buckets, every entry moved to its new chain; on no memory the old table stays
+ * (longer chains, nothing lost). */
+static void
+rooms_grow(struct server *s)
+{
+	unsigned n = s->room_buckets ? s->room_buckets * 2 : 64;
+	struct gameroom **t = calloc(n, sizeof *t);
+
+	if (t == NULL)
+		return;
+	for (unsigned i = 0; i < s->room_buckets; i++) {
+		struct gameroom *r = s->room_hash[i], *next;
+		for (; r; r = next) {
+			uint64_t h = hash_bytes(s, r->code, strlen(r->code)) & (n - 1);
+			next = r->hnext;
+			r->hnext = t[h];
+			t[h] = r;
+		}
+	}
+	free(s->room_hash);
+	s->room_hash = t;
+	s->room_buckets = n;
+}
+
 struct gameroom *
 server__find_room(struct server *s, const char *code)
 {
-	for (struct gameroom *r = s->rooms; r; r = r->next)
-		if (!s->cfg.multi || strcmp(r->code, code) == 0)
+	if (!s->cfg.multi)
+		return s->rooms;
+	if (s->room_buckets == 0)
+		return NULL;
+	for (struct gameroom *r = s->room_hash[hash_bytes(s, code, strlen(code)) & (s->room_buckets - 1)]; r; r = r->hnext)
+		if (strcmp(r->code, code) == 0)
 			return r;
 	return NULL;
 }
@@ -83,15 +138,21 @@ struct gameroom *
 server__add_room(struct server *s, const char *code)
 {
 	struct gameroom *r;
+	uint64_t h;
 
 	if (s->nrooms >= s->cfg.lim.max_rooms)
 		return NULL;
-	if ((r = room__create(s, code)) == NULL)
+	if (s->nrooms >= s->room_buckets)
+		rooms_grow(s);
+	if (s->room_buckets == 0 || (r = room__create(s, code)) == NULL)
 		return NULL;
 	r->next = s->rooms;
 	if (s->rooms)
 		s->rooms->prev = r;
 	s->rooms = r;
+	h = hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1);
+	r->hnext = s->room_hash[h];
+	s->room_hash[h] = r;
 	s->nrooms++;
 	return r;
 }
@@ -99,6 +160,8 @@ server__add_room(struct server *s, const char *code)
 void
 server__room_gone(struct server *s, struct gameroom *r)
 {
+	struct gameroom **pp;
+
 	if (r->prev)
 		r->prev->next = r->next;
 	else if (s->rooms == r)
@@ -108,7 +171,59 @@ server__room_gone(struct server *s, struct gameroom *r)
 	if (r->next)
 		r->next->prev = r->prev;
 	r->next = r->prev = NULL;
+	for (pp = &s->room_hash[hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == r) {
+			*pp = r->hnext;
+			break;
+		}
+	r->hnext = NULL;
 	s->nrooms--;
+}
+
+static void
+addrs_grow(struct server *s)
+{
+	unsigned n = s->addr_buckets ? s->addr_buckets * 2 : 64;
+	struct addr_entry **t = calloc(n, sizeof *t);
+
+	if (t == NULL)
+		return;
+	for (unsigned i = 0; i < s->addr_buckets; i++) {
+		struct addr_entry *a = s->addr_hash[i], *next;
+		for (; a; a = next) {
+			uint64_t h = hash_bytes(s, a->addr, 16) & (n - 1);
+			next = a->next;
+			a->next = t[h];
+			t[h] = a;
+		}
+	}
+	free(s->addr_hash);
+	s->addr_hash = t;
+	s->addr_buckets = n;
+}
+
+/* The entry of an address (made at its first connection), or NULL without memory. */
+struct addr_entry *
+server__addr_get(struct server *s, const uint8_t a[16])
+{
+	struct addr_entry *e;
+	uint64_t h;
+
+	if (s->addr_buckets) {
+		for (e = s->addr_hash[hash_bytes(s, a, 16) & (s->addr_buckets - 1)]; e; e = e->next)
+			if (memcmp(e->addr, a, 16) == 0)
+				return e;
+	}
+	if (s->naddrs >= s->addr_buckets)
+		addrs_grow(s);
+	if (s->addr_buckets == 0 || (e = calloc(1, sizeof *e)) == NULL)
+		return NULL;
+	memcpy(e->addr, a, 16);
+	h = hash_bytes(s, a, 16) & (s->addr_buckets - 1);
+	e->next = s->addr_hash[h];
+	s->addr_hash[h] = e;
+	s->naddrs++;
+	return e;
 }
 
 void
@@ -363,17 +478,80 @@ server__handle(struct conn *c, const struct wire_msg *m)
 	}
 }
 
+/* A connection that could not be accepted. Out of descriptors (EMFILE, ENFILE) libuv
+ * closes its reserve descriptor, accepts and closes every pending connection, and
+ * opens the reserve again, so the loop does not spin on a listener that stays
+ * readable; the peers see their connection closed. Said once per EMFILE_LOG_MS with
+ * how often it happened since, so a flood cannot fill the log. */
+static void
+accept_failed(struct server *s, int status)
+{
+	uint64_t now = server__now(s);
+
+	if (status != UV_EMFILE && status != UV_ENFILE) {
+		server__log(s, "accept: %s", uv_strerror(status));
+		return;
+	}
+	s->emfile_count++;
+	if (s->emfile_logged != 0 && now - s->emfile_logged < EMFILE_LOG_MS)
+		return;
+	server__log(s, "accept: %s (%u time%s since the last report): connections are closed unread; raise the file "
+	            "limit (ulimit -n) or lower --max-conns", uv_strerror(status), s->emfile_count,
+	            s->emfile_count == 1 ? "" : "s");
+	s->emfile_logged = now ? now : 1;
+	s->emfile_count = 0;
+}
+
 static void
 on_connection(uv_stream_t *l, int status)
 {
 	struct server *s = l->data;
 
 	if (status < 0) {
-		server__log(s, "accept: %s", uv_strerror(status));
+		accept_failed(s, status);
 		return;
 	}
 	if (conn__start(s, l) != 0)
 		server__log(s, "accept failed");
+}
+
+/* Raise the soft limit on open files to the hard one (a service manager's default soft
+ * limit is often 1,024, far below what thousands of players need), and fit the caps
+ * into what it allows: each connection holds a socket and each playing room its turn
+ * log. Said on the log either way. */
+static void
+fit_file_limit(struct server *s)
+{
+	struct server_limits *l = &s->cfg.lim;
+	struct rlimit rl;
+	rlim_t was, need;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	was = rl.rlim_cur;
+	if (rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			rl.rlim_cur = was;
+	}
+	need = (rlim_t)l->max_conns + (s->cfg.multi ? l->max_rooms : 1) + FD_SPARE;
+	if (rl.rlim_cur != was)
+		server__log(s, "file limit raised from %llu to %llu (the hard limit)", (unsigned long long)was,
+		            (unsigned long long)rl.rlim_cur);
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	/* Two connections and one log to a room, as a full server has them. */
+	unsigned rooms = rl.rlim_cur > FD_SPARE + 3 ? (unsigned)((rl.rlim_cur - FD_SPARE) / 3) : 1;
+	if (s->cfg.multi && l->max_rooms > rooms)
+		l->max_rooms = rooms;
+	unsigned conns = rl.rlim_cur > FD_SPARE + (s->cfg.multi ? l->max_rooms : 1) + 1
+	                     ? (unsigned)(rl.rlim_cur - FD_SPARE - (s->cfg.multi ? l->max_rooms : 1))
+	                     : 1;
+	if (l->max_conns > conns)
+		l->max_conns = conns;
+	server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
+	            "(ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns,
+	            s->cfg.multi ? l->max_rooms : 1);
 }
 
 /* Forget addresses with no connections and no open failure window. */
@@ -381,22 +559,24 @@ static void
 on_sweep(uv_timer_t *t)
 {
 	struct server *s = t->data;
-	struct addr_entry **pp = &s->addrs;
 	uint64_t now = server__now(s);
 
 	room__sweep_idle(s);
-	while (*pp) {
-		struct addr_entry *a = *pp;
-		if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
-		    (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms)) {
-			*pp = a->next;
-			free(a);
-		} else {
-			pp = &a->next;
+	for (unsigned i = 0; i < s->addr_buckets; i++) {
+		struct addr_entry **pp = &s->addr_hash[i];
+		while (*pp) {
+			struct addr_entry *a = *pp;
+			if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
+			    (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms)) {
+				*pp = a->next;
+				free(a);
+				s->naddrs--;
+			} else {
+				pp = &a->next;
+			}
 		}
 	}
 }
-
 
 /* The machine can make IPv6 sockets at all. */
 static bool
@@ -430,7 +610,7 @@ listen_on(struct server *s, struct sockaddr_storage *given)
 	}
 	if ((rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&any, 0)) != 0)
 		return rc;
-	return uv_listen((uv_stream_t *)&s->listener, 128, on_connection);
+	return uv_listen((uv_stream_t *)&s->listener, LISTEN_BACKLOG, on_connection);
 }
 
 static char *
@@ -468,6 +648,8 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	s->loop = loop;
 	s->cfg = *cfg;
+	crypto_shorthash_keygen(s->hash_key);
+	fit_file_limit(s);
 	s->bind = dup_or_null(cfg->bind);
 	s->log_dir = dup_or_null(cfg->log_dir);
 	s->cfg.bind = s->bind;
@@ -603,12 +785,16 @@ server__unref(struct server *s)
 	if (--s->handles == 0) {
 		void (*cb)(void *) = s->close_cb;
 		void *ud = s->close_ud;
-		struct addr_entry *a = s->addrs;
-		while (a) {
-			struct addr_entry *n = a->next;
-			free(a);
-			a = n;
+		for (unsigned i = 0; i < s->addr_buckets; i++) {
+			struct addr_entry *a = s->addr_hash[i];
+			while (a) {
+				struct addr_entry *n = a->next;
+				free(a);
+				a = n;
+			}
 		}
+		free(s->addr_hash);
+		free(s->room_hash);
 		auth_key_wipe(&s->key);
 		sodium_memzero(&s->id, sizeof s->id);
 		free(s->bind);
