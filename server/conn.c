@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -390,13 +391,15 @@ peer_name(struct conn *c, uint8_t addr16[16])
 }
 
 int
-conn__start(struct server *s, uv_stream_t *listener)
+conn__start(struct server *s, int fd)
 {
 	struct conn *c;
 	uint8_t a[16];
 
-	if ((c = calloc(1, sizeof *c)) == NULL)
+	if ((c = calloc(1, sizeof *c)) == NULL) {
+		close(fd);
 		return -1;
+	}
 	c->srv = s;
 	c->seat = -1;
 	c->state = CONN_HELLO;
@@ -413,7 +416,8 @@ conn__start(struct server *s, uv_stream_t *listener)
 	s->conns = c;
 	s->nconns++;
 	s->handles++;
-	if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+	if (uv_tcp_open(&c->tcp, fd) != 0) {
+		close(fd);
 		conn__close_now(c);
 		return -1;
 	}

@@ -117,7 +117,11 @@ struct gameroom {
 struct server {
 	uv_loop_t *loop;
 	uv_tcp_t listener;
+	uv_poll_t accept_poll;     /* the listener's descriptor: accepting is ours (server.c, on_acceptable) */
 	uv_timer_t sweep;
+	uv_timer_t accept_retry;   /* out of descriptors with no reserve: accepting paused */
+	int reserve_fd;            /* closed to accept (and close) when out of descriptors, then reopened */
+	bool polling;
 	struct server_config cfg;
 	char *bind, *log_dir;
 	struct auth_identity id;   /* the long-term key and password salt */
@@ -135,7 +139,7 @@ struct server {
 	uint8_t hash_key[16];
 	unsigned nconns, nrooms;
 	uint64_t emfile_logged;    /* when "too many open files" was last logged ... */
-	unsigned emfile_count;     /* ... and how often it happened since */
+	unsigned emfile_count;     /* ... and the connections closed unread since */
 	unsigned log_seq;
 	int handles;
 	bool closing;
@@ -163,7 +167,7 @@ void server__conn_gone(struct conn *c);
 void server__unref(struct server *s);
 void server__auth_failed(struct server *s, struct conn *c);
 
-int conn__start(struct server *s, uv_stream_t *listener);
+int conn__start(struct server *s, int fd);
 void conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port);
 int conn__send(struct conn *c, const struct wire_msg *m);
 void conn__cork(struct conn *c);

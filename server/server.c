@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* server: the listener, the handshake (HELLO, CHALLENGE, AUTH or RESUME), per-address limits and the room table. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,11 +24,13 @@
  * SYNs were dropped and retried 1, 3 and 7 s later. */
 #define LISTEN_BACKLOG 65535
 /* Descriptors a server needs besides its connections and its rooms' turn logs: the
- * listener, the loop's own (epoll, its wakeup pipes, libuv's reserve descriptor),
+ * listener, the loop's own (epoll, its wakeup pipes, libuv's and our reserve descriptors),
  * standard streams, the key and seat files opened now and then. */
 #define FD_SPARE 32
 /* How often "too many open files" at accept may be logged; the rest are counted. */
 #define EMFILE_LOG_MS 10000
+/* Out of descriptors with no reserve to give back: accepting waits this long. */
+#define ACCEPT_PAUSE_MS 100
 
 void
 server_config_default(struct server_config *c)
@@ -478,41 +482,97 @@ server__handle(struct conn *c, const struct wire_msg *m)
 	}
 }
 
-/* A connection that could not be accepted. Out of descriptors (EMFILE, ENFILE) libuv
- * closes its reserve descriptor, accepts and closes every pending connection, and
- * opens the reserve again, so the loop does not spin on a listener that stays
- * readable; the peers see their connection closed. Said once per EMFILE_LOG_MS with
- * how often it happened since, so a flood cannot fill the log. */
+static int
+reserve_open(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+/* Out of descriptors (EMFILE, ENFILE): the listener stays readable and a level-triggered
+ * poll would wake the loop for it forever. The reserve descriptor, kept open for this,
+ * is closed so that one accept can succeed: every pending connection is taken and closed
+ * (its peer sees the connection closed), and the reserve opened again. Said once per
+ * EMFILE_LOG_MS with how many were closed since, so a flood cannot fill the log. With no
+ * reserve to give back (it could not be opened again) accepting pauses for
+ * ACCEPT_PAUSE_MS instead. */
+static void on_accept_retry(uv_timer_t *t);
+
 static void
-accept_failed(struct server *s, int status)
+shed(struct server *s, int lfd, int err)
 {
 	uint64_t now = server__now(s);
+	unsigned n = 0;
+	int fd;
 
-	if (status != UV_EMFILE && status != UV_ENFILE) {
-		server__log(s, "accept: %s", uv_strerror(status));
-		return;
+	if (s->reserve_fd >= 0) {
+		close(s->reserve_fd);
+		s->reserve_fd = -1;
+		for (;;) {
+			if ((fd = accept(lfd, NULL, NULL)) >= 0) {
+				close(fd);
+				n++;
+			} else if (errno != EINTR && errno != ECONNABORTED) {
+				break;
+			}
+		}
+		s->reserve_fd = reserve_open();
 	}
-	s->emfile_count++;
+	if (n == 0) {
+		uv_poll_stop(&s->accept_poll);
+		uv_timer_start(&s->accept_retry, on_accept_retry, ACCEPT_PAUSE_MS, 0);
+	}
+	s->emfile_count += n;
 	if (s->emfile_logged != 0 && now - s->emfile_logged < EMFILE_LOG_MS)
 		return;
-	server__log(s, "accept: %s (%u time%s since the last report): connections are closed unread; raise the file "
-	            "limit (ulimit -n) or lower --max-conns", uv_strerror(status), s->emfile_count,
-	            s->emfile_count == 1 ? "" : "s");
+	server__log(s, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
+	            "(ulimit -n) or lower --max-conns", uv_strerror(uv_translate_sys_error(err)), s->emfile_count, s->emfile_count == 1 ? "" : "s");
 	s->emfile_logged = now ? now : 1;
 	s->emfile_count = 0;
 }
 
 static void
-on_connection(uv_stream_t *l, int status)
+on_acceptable(uv_poll_t *p, int status, int events)
 {
-	struct server *s = l->data;
+	struct server *s = p->data;
+	uv_os_fd_t lfd;
+	int fd;
 
-	if (status < 0) {
-		accept_failed(s, status);
+	(void)events;
+	if (status < 0 || uv_fileno((uv_handle_t *)&s->listener, &lfd) != 0)
+		return;
+	/* Everything pending: a restart's players arrive at once, and each costs little here. */
+	for (;;) {
+		if ((fd = accept(lfd, NULL, NULL)) >= 0) {
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+			if (conn__start(s, fd) != 0)
+				server__log(s, "accept: out of memory");
+			if (s->closing)
+				return;
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno == EMFILE || errno == ENFILE)
+			shed(s, lfd, errno);
+		else if (errno != EAGAIN && errno != EWOULDBLOCK)
+			server__log(s, "accept: %s", uv_strerror(uv_translate_sys_error(errno)));
 		return;
 	}
-	if (conn__start(s, l) != 0)
-		server__log(s, "accept failed");
+}
+
+static void
+on_accept_retry(uv_timer_t *t)
+{
+	struct server *s = t->data;
+
+	if (s->reserve_fd < 0)
+		s->reserve_fd = reserve_open();
+	if (!s->closing)
+		uv_poll_start(&s->accept_poll, UV_READABLE, on_acceptable);
 }
 
 /* Raise the soft limit on open files to the hard one (a service manager's default soft
@@ -596,7 +656,8 @@ static int
 listen_on(struct server *s, struct sockaddr_storage *given)
 {
 	struct sockaddr_storage any;
-	int rc;
+	int rc, port;
+	uv_os_fd_t fd;
 
 	if (s->bind) {
 		snprintf(s->bound, sizeof s->bound, "%s", s->bind);
@@ -610,7 +671,22 @@ listen_on(struct server *s, struct sockaddr_storage *given)
 	}
 	if ((rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&any, 0)) != 0)
 		return rc;
-	return uv_listen((uv_stream_t *)&s->listener, LISTEN_BACKLOG, on_connection);
+	/* libuv keeps a failed bind's EADDRINUSE for uv_listen, and listen() on an unbound socket
+	 * would pick a port of its own: check that the socket has the port asked for. */
+	if ((port = server_port(s)) <= 0 || (s->cfg.port != 0 && port != s->cfg.port))
+		return UV_EADDRINUSE;
+	/* Accepting is ours (on_acceptable), not uv_listen's, so that running out of
+	 * descriptors is seen and said (shed). */
+	if ((rc = uv_fileno((uv_handle_t *)&s->listener, &fd)) != 0)
+		return rc;
+	if (listen(fd, LISTEN_BACKLOG) != 0)
+		return uv_translate_sys_error(errno);
+	if ((rc = uv_poll_init_socket(s->loop, &s->accept_poll, fd)) != 0)
+		return rc;
+	s->accept_poll.data = s;
+	s->handles++;
+	s->polling = true;
+	return uv_poll_start(&s->accept_poll, UV_READABLE, on_acceptable);
 }
 
 static char *
@@ -671,9 +747,12 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	uv_tcp_init(loop, &s->listener);
 	uv_timer_init(loop, &s->sweep);
+	uv_timer_init(loop, &s->accept_retry);
 	s->listener.data = s;
 	s->sweep.data = s;
-	s->handles = 2;
+	s->accept_retry.data = s;
+	s->handles = 3;
+	s->reserve_fd = reserve_open();
 	if ((rc = listen_on(s, &ss)) != 0) {
 		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind ? s->bind : "any address", cfg->port,
 		         uv_strerror(rc));
@@ -795,6 +874,8 @@ server__unref(struct server *s)
 		}
 		free(s->addr_hash);
 		free(s->room_hash);
+		if (s->reserve_fd >= 0)
+			close(s->reserve_fd);
 		auth_key_wipe(&s->key);
 		sodium_memzero(&s->id, sizeof s->id);
 		free(s->bind);
@@ -826,6 +907,9 @@ server_close(struct server *s, void (*cb)(void *ud), void *ud)
 			conn__bye(c, BYE_SHUTDOWN);
 		conn__close_now(c);
 	}
+	if (s->polling)
+		uv_close((uv_handle_t *)&s->accept_poll, on_idle_free);
 	uv_close((uv_handle_t *)&s->listener, on_idle_free);
 	uv_close((uv_handle_t *)&s->sweep, on_idle_free);
+	uv_close((uv_handle_t *)&s->accept_retry, on_idle_free);
 }
