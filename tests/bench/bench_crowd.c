@@ -480,6 +480,8 @@ all_started(void)
 /* The server. */
 
 static const char *tmp_dir = "/tmp";
+static const char *extra_args[8]; /* --arg: more arguments for `wizwar server` (an older build's caps) */
+static int nextra;
 
 struct server_proc {
 	pid_t pid;
@@ -509,7 +511,12 @@ spawn_server(const char *wizwar, struct server_proc *sp)
 		if (freopen(errpath, "w", stderr) == NULL)
 			_exit(127);
 		setenv("XDG_STATE_HOME", keydir, 1);
-		execl(wizwar, wizwar, "server", "--bind", "127.0.0.1", "--port", "0", "--log-dir", logpath, (char *)NULL);
+		const char *av[24] = { wizwar, "server", "--bind", "127.0.0.1", "--port", "0", "--log-dir", logpath };
+		int ac = 8;
+		for (int k = 0; k < nextra; k++)
+			av[ac++] = extra_args[k];
+		av[ac] = NULL;
+		execv(wizwar, (char *const *)av);
 		_exit(127);
 	}
 	close(out[1]);
@@ -662,11 +669,12 @@ round_of(const char *wizwar, int duels, unsigned warm_s, unsigned secs)
 }
 
 static const char usage[] =
-    "usage: bench_crowd WIZWAR [DUELS...] [--warm S] [--secs S] [--tmp DIR]\n"
+    "usage: bench_crowd WIZWAR [DUELS...] [--warm S] [--secs S] [--tmp DIR] [--arg ARG]...\n"
     "Runs `WIZWAR server` afresh for each number of duels (default 250): all 2 x DUELS players\n"
     "connect at once, then play at one command a second a duel; SECS measured (default 10)\n"
     "after a warm-up of S (default 5). The server's key and turn logs go to a directory made\n"
-    "in DIR (default /tmp) and removed after. Exits 1 if a connection was not admitted.\n";
+    "in DIR (default /tmp) and removed after; --arg passes ARG on to `WIZWAR server`. Exits 1\n"
+    "if a connection was not admitted.\n";
 
 int
 main(int argc, char **argv)
@@ -683,6 +691,8 @@ main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc)
 			warm = (unsigned)atoi(argv[++i]);
+		else if (strcmp(argv[i], "--arg") == 0 && i + 1 < argc && nextra < 8)
+			extra_args[nextra++] = argv[++i];
 		else if (strcmp(argv[i], "--tmp") == 0 && i + 1 < argc)
 			tmp_dir = argv[++i];
 		else if (strcmp(argv[i], "--secs") == 0 && i + 1 < argc)
