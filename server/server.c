@@ -132,7 +132,8 @@ server__find_room(struct server *s, const char *code)
 		return s->rooms;
 	if (s->room_buckets == 0)
 		return NULL;
-	for (struct gameroom *r = s->room_hash[hash_bytes(s, code, strlen(code)) & (s->room_buckets - 1)]; r; r = r->hnext)
+	struct gameroom *r = s->room_hash[hash_bytes(s, code, strlen(code)) & (s->room_buckets - 1)];
+	for (; r; r = r->hnext)
 		if (strcmp(r->code, code) == 0)
 			return r;
 	return NULL;
@@ -175,7 +176,8 @@ server__room_gone(struct server *s, struct gameroom *r)
 	if (r->next)
 		r->next->prev = r->prev;
 	r->next = r->prev = NULL;
-	for (pp = &s->room_hash[hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1)]; *pp; pp = &(*pp)->hnext)
+	pp = &s->room_hash[hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1)];
+	for (; *pp; pp = &(*pp)->hnext)
 		if (*pp == r) {
 			*pp = r->hnext;
 			break;
@@ -529,7 +531,8 @@ shed(struct server *s, int lfd, int err)
 	if (s->emfile_logged != 0 && now - s->emfile_logged < EMFILE_LOG_MS)
 		return;
 	server__log(s, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
-	            "(ulimit -n) or lower --max-conns", uv_strerror(uv_translate_sys_error(err)), s->emfile_count, s->emfile_count == 1 ? "" : "s");
+	            "(ulimit -n) or lower --max-conns", uv_strerror(uv_translate_sys_error(err)), s->emfile_count,
+	            s->emfile_count == 1 ? "" : "s");
 	s->emfile_logged = now ? now : 1;
 	s->emfile_count = 0;
 }
@@ -609,9 +612,13 @@ fit_file_limit(struct server *s)
 	                     : 1;
 	if (l->max_conns > conns)
 		l->max_conns = conns;
-	server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
-	            "(ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns,
-	            s->cfg.multi ? l->max_rooms : 1);
+	if (s->cfg.multi)
+		server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard "
+		            "limit (ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns,
+		            l->max_rooms);
+	else
+		server__log(s, "the file limit (%llu open files) holds %u connections", (unsigned long long)rl.rlim_cur,
+		            l->max_conns);
 }
 
 /* Forget addresses with no connections and no open failure window. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_crowd: a crowd against the real `wizwar server`: N duels' players all connecting at once, then playing at a human pace. */
+/* bench_crowd: the shipped `wizwar server` against a crowd: N duels arriving at once, then a human pace. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* server/files: the file limit raised at start and the caps fitted to it; out of descriptors at accept, the loop does not spin, says so once and recovers. */
+/* server/files: the file limit raised and the caps fitted; out of descriptors, no spinning, said once, recovered. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
