@@ -578,10 +578,10 @@ on_accept_retry(uv_timer_t *t)
 		uv_poll_start(&s->accept_poll, UV_READABLE, on_acceptable);
 }
 
-/* Raise the soft limit on open files to the hard one (a service manager's default soft
- * limit is often 1,024, far below what thousands of players need), and fit the caps
- * into what it allows: each connection holds a socket and each playing room its turn
- * log. Said on the log either way. */
+/* A multi-room server: raise the soft limit on open files to the hard one (a service
+ * manager's default soft limit is often 1,024, far below what thousands of players need),
+ * and fit the caps into what it allows: each connection holds a socket and each playing
+ * room its turn log. Said on the log either way. */
 static void
 fit_file_limit(struct server *s)
 {
@@ -597,7 +597,7 @@ fit_file_limit(struct server *s)
 		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 			rl.rlim_cur = was;
 	}
-	need = (rlim_t)l->max_conns + (s->cfg.multi ? l->max_rooms : 1) + FD_SPARE;
+	need = (rlim_t)l->max_conns + l->max_rooms + FD_SPARE;
 	if (rl.rlim_cur != was)
 		server__log(s, "file limit raised from %llu to %llu (the hard limit)", (unsigned long long)was,
 		            (unsigned long long)rl.rlim_cur);
@@ -605,20 +605,13 @@ fit_file_limit(struct server *s)
 		return;
 	/* Two connections and one log to a room, as a full server has them. */
 	unsigned rooms = rl.rlim_cur > FD_SPARE + 3 ? (unsigned)((rl.rlim_cur - FD_SPARE) / 3) : 1;
-	if (s->cfg.multi && l->max_rooms > rooms)
+	if (l->max_rooms > rooms)
 		l->max_rooms = rooms;
-	unsigned conns = rl.rlim_cur > FD_SPARE + (s->cfg.multi ? l->max_rooms : 1) + 1
-	                     ? (unsigned)(rl.rlim_cur - FD_SPARE - (s->cfg.multi ? l->max_rooms : 1))
-	                     : 1;
+	unsigned conns = rl.rlim_cur > FD_SPARE + l->max_rooms + 1 ? (unsigned)(rl.rlim_cur - FD_SPARE - l->max_rooms) : 1;
 	if (l->max_conns > conns)
 		l->max_conns = conns;
-	if (s->cfg.multi)
-		server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard "
-		            "limit (ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns,
-		            l->max_rooms);
-	else
-		server__log(s, "the file limit (%llu open files) holds %u connections", (unsigned long long)rl.rlim_cur,
-		            l->max_conns);
+	server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
+	            "(ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns, l->max_rooms);
 }
 
 /* Forget addresses with no connections and no open failure window. */
@@ -732,7 +725,8 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->loop = loop;
 	s->cfg = *cfg;
 	crypto_shorthash_keygen(s->hash_key);
-	fit_file_limit(s);
+	if (cfg->multi) /* a one-room host needs a few descriptors, and its process is a player's too */
+		fit_file_limit(s);
 	s->bind = dup_or_null(cfg->bind);
 	s->log_dir = dup_or_null(cfg->log_dir);
 	s->cfg.bind = s->bind;
