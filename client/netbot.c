@@ -40,8 +40,7 @@ consider(struct netbot *b)
 	}
 	if (!b->waiting && !uv_is_active((uv_handle_t *)&b->think) && !uv_is_closing((uv_handle_t *)&b->think))
 		uv_timer_start(&b->think, on_think,
-		               b->cfg.think_ms + (b->cfg.think_jitter_ms ? rng_below(&b->jitter, b->cfg.think_jitter_ms + 1) : 0),
-		               0);
+		               b->cfg.think_ms + (b->cfg.jitter_ms ? rng_below(&b->pace, b->cfg.jitter_ms + 1) : 0), 0);
 }
 
 static void
@@ -206,7 +205,7 @@ netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg,
 	b->cfg = *cfg;
 	b->loop = loop;
 	rng_seed(&b->rng, cfg->seed);
-	rng_seed(&b->jitter, cfg->seed ^ 0x6a09e667f3bcc909ull); /* its own stream: the bot plays the same with or without */
+	rng_seed(&b->pace, ~cfg->seed);
 	nc.ud = b;
 	memset(&nc.ev, 0, sizeof nc.ev);
 	nc.ev.lobby = ev_lobby;

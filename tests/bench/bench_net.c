@@ -395,7 +395,7 @@ rooms(int nrooms)
 		bc.level = BOT_NORMAL;
 		bc.seed = (uint64_t)i + 1;
 		bc.think_ms = THINK_MS;
-		bc.think_jitter_ms = THINK_JITTER_MS;
+		bc.jitter_ms = THINK_JITTER_MS;
 		bc.ready = true;
 		bc.quiet = true;
 		refs[i] = (struct botref){ &f, i, { { 0 } } };
