@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -396,10 +395,8 @@ conn__start(struct server *s, int fd)
 	struct conn *c;
 	uint8_t a[16];
 
-	if ((c = calloc(1, sizeof *c)) == NULL) {
-		close(fd);
+	if ((c = calloc(1, sizeof *c)) == NULL)
 		return -1;
-	}
 	c->srv = s;
 	c->seat = -1;
 	c->state = CONN_HELLO;
@@ -417,7 +414,6 @@ conn__start(struct server *s, int fd)
 	s->nconns++;
 	s->handles++;
 	if (uv_tcp_open(&c->tcp, fd) != 0) {
-		close(fd);
 		conn__close_now(c);
 		return -1;
 	}

@@ -167,6 +167,7 @@ void server__conn_gone(struct conn *c);
 void server__unref(struct server *s);
 void server__auth_failed(struct server *s, struct conn *c);
 
+/* A connection on an accepted descriptor; -1: not taken (the caller closes it). */
 int conn__start(struct server *s, int fd);
 void conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port);
 int conn__send(struct conn *c, const struct wire_msg *m);

@@ -551,8 +551,10 @@ on_acceptable(uv_poll_t *p, int status, int events)
 	for (;;) {
 		if ((fd = accept(lfd, NULL, NULL)) >= 0) {
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
-			if (conn__start(s, fd) != 0)
+			if (conn__start(s, fd) != 0) {
+				close(fd);
 				server__log(s, "accept: out of memory");
+			}
 			if (s->closing)
 				return;
 			continue;
