@@ -94,7 +94,8 @@ static const char join_usage[] =
 
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
-    "                     [--max-rooms N] [--max-per-addr N] [--lobby-idle SECS] [--grace SECS]\n"
+    "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
+    "                     [--grace SECS]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -109,8 +110,13 @@ static const char server_usage[] =
     PASSWORD_HELP
     "                    (every room asks for it; without one the room code is the only secret)\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
-    "  --max-rooms N     rooms at once (default 256)\n"
+    "  --max-rooms N     rooms at once (default 6000)\n"
+    "  --max-conns N     connections at once, in the handshake, lobby or a duel (default 12288;\n"
+    "                    with --max-rooms alone: 2 x N + 64)\n"
     "  --max-per-addr N  connections from one IPv4 address or IPv6 /64 (default 16)\n"
+    "The soft limit on open files is raised to the hard one at start; where even that cannot\n"
+    "hold the caps (a connection and a room's turn log are a file each), they are lowered\n"
+    "to fit and the log says so.\n"
     "  --lobby-idle SECS close a lobby with nothing but heartbeats after SECS (default 600)\n"
     "  --grace SECS      how long a dropped player's seat is held (default 120)\n";
 
@@ -554,6 +560,7 @@ cmd_server(int argc, char **argv)
 	const char *dir = NULL;
 	long v;
 	int rc;
+	bool conns_given = false;
 
 	server_config_default(&cfg);
 	cfg.multi = true;
@@ -576,7 +583,13 @@ cmd_server(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 100000, "--max-rooms", &v))
 				return 2;
 			cfg.lim.max_rooms = (unsigned)v;
-			cfg.lim.max_conns = cfg.lim.max_rooms * 2 + 64;
+			if (!conns_given)
+				cfg.lim.max_conns = cfg.lim.max_rooms * 2 + 64;
+		} else if (strcmp(a, "--max-conns") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 1000000, "--max-conns", &v))
+				return 2;
+			cfg.lim.max_conns = (unsigned)v;
+			conns_given = true;
 		} else if (strcmp(a, "--lobby-idle") == 0 && more) {
 			if (!cli_int(argv[++i], 1, 86400, "--lobby-idle", &v))
 				return 2;

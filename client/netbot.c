@@ -39,7 +39,8 @@ consider(struct netbot *b)
 		return;
 	}
 	if (!b->waiting && !uv_is_active((uv_handle_t *)&b->think) && !uv_is_closing((uv_handle_t *)&b->think))
-		uv_timer_start(&b->think, on_think, b->cfg.think_ms, 0);
+		uv_timer_start(&b->think, on_think,
+		               b->cfg.think_ms + (b->cfg.jitter_ms ? rng_below(&b->pace, b->cfg.jitter_ms + 1) : 0), 0);
 }
 
 static void
@@ -204,6 +205,7 @@ netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg,
 	b->cfg = *cfg;
 	b->loop = loop;
 	rng_seed(&b->rng, cfg->seed);
+	rng_seed(&b->pace, ~cfg->seed);
 	nc.ud = b;
 	memset(&nc.ev, 0, sizeof nc.ev);
 	nc.ev.lobby = ev_lobby;

@@ -20,6 +20,7 @@ struct netbot_config {
 	uint64_t seed;          /* the bot's own RNG */
 	int games;              /* duels to play before leaving; 0: until the server goes */
 	unsigned think_ms;      /* pause before each command (0: at once) */
+	unsigned jitter_ms;     /* ... plus 0..jitter_ms more, drawn each time (benchmarks: players out of step) */
 	bool ready;             /* say READY in the lobby (true) */
 	bool passive;           /* never send a command (tests: a stalled player) */
 	bool quiet;             /* nothing on stderr */
@@ -49,6 +50,7 @@ struct netbot {
 	struct netbot_config cfg;
 	uv_loop_t *loop;
 	struct rng rng;
+	struct rng pace;        /* draws the jitter apart from rng, so that the bot's choices stay its seed's */
 	uv_timer_t think;
 	bool waiting;           /* a command is out; wait for its update or refusal */
 	bool ready_sent;

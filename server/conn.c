@@ -389,24 +389,8 @@ peer_name(struct conn *c, uint8_t addr16[16])
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 
-static struct addr_entry *
-addr_get(struct server *s, const uint8_t a[16])
-{
-	struct addr_entry *e;
-
-	for (e = s->addrs; e; e = e->next)
-		if (memcmp(e->addr, a, 16) == 0)
-			return e;
-	if ((e = calloc(1, sizeof *e)) == NULL)
-		return NULL;
-	memcpy(e->addr, a, 16);
-	e->next = s->addrs;
-	s->addrs = e;
-	return e;
-}
-
 int
-conn__start(struct server *s, uv_stream_t *listener)
+conn__start(struct server *s, int fd)
 {
 	struct conn *c;
 	uint8_t a[16];
@@ -429,14 +413,14 @@ conn__start(struct server *s, uv_stream_t *listener)
 	s->conns = c;
 	s->nconns++;
 	s->handles++;
-	if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+	if (uv_tcp_open(&c->tcp, fd) != 0) {
 		conn__close_now(c);
 		return -1;
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
 	c->born = c->last_rx = c->last_tx = c->budget_start = server__now(s);
 	peer_name(c, a);
-	if ((c->addr = addr_get(s, a)) != NULL)
+	if ((c->addr = server__addr_get(s, a)) != NULL)
 		c->addr->conns++;
 	uv_timer_start(&c->timer, on_tick, s->cfg.lim.tick_ms, s->cfg.lim.tick_ms);
 	if (s->closing) {

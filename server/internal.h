@@ -25,7 +25,7 @@ enum conn_state {
 };
 
 struct addr_entry {
-	struct addr_entry *next;
+	struct addr_entry *next;  /* the next in its hash bucket (server.addr_hash) */
 	uint8_t addr[16];     /* IPv4 mapped into IPv6 form; IPv6 cut to its /64 */
 	unsigned conns;
 	unsigned fails;
@@ -88,6 +88,7 @@ struct seat {
 struct gameroom {
 	struct server *srv;
 	struct gameroom *next, *prev;
+	struct gameroom *hnext;    /* the next in its hash bucket (server.room_hash) */
 	char code[PROTO_ROOM_BYTES + 1];
 	int state;                 /* enum room_state */
 	int controller;            /* seat index */
@@ -125,7 +126,11 @@ struct gameroom {
 struct server {
 	uv_loop_t *loop;
 	uv_tcp_t listener;
+	uv_poll_t accept_poll;     /* the listener's descriptor: accepting is ours (server.c, on_acceptable) */
 	uv_timer_t sweep;
+	uv_timer_t accept_retry;   /* out of descriptors with no reserve: accepting paused */
+	int reserve_fd;            /* closed to accept (and close) when out of descriptors, then reopened */
+	bool polling;
 	struct server_config cfg;
 	char *bind, *log_dir;
 	struct auth_identity id;   /* the long-term key and password salt */
@@ -133,8 +138,17 @@ struct server {
 	struct auth_key key;       /* the password key (one room's, or every room's) */
 	struct conn *conns;
 	struct gameroom *rooms;
-	struct addr_entry *addrs;
+	/* Rooms by code and addresses by key, in chained hash tables keyed with SipHash
+	 * (crypto_shorthash) under a random key: a peer chooses room codes and may choose
+	 * addresses, and must not be able to make one chain hold them all. Each table
+	 * doubles when it holds more entries than buckets. */
+	struct gameroom **room_hash;
+	struct addr_entry **addr_hash;
+	unsigned room_buckets, addr_buckets, naddrs;
+	uint8_t hash_key[16];
 	unsigned nconns, nrooms;
+	uint64_t emfile_logged;    /* when "too many open files" was last logged ... */
+	unsigned emfile_count;     /* ... and the connections closed unread since */
 	unsigned log_seq;
 	int handles;
 	bool closing;
@@ -154,6 +168,7 @@ void server__log(const struct server *s, const char *fmt, ...)
 #endif
 	;
 struct gameroom *server__find_room(struct server *s, const char *code);
+struct addr_entry *server__addr_get(struct server *s, const uint8_t addr16[16]);
 struct gameroom *server__add_room(struct server *s, const char *code);
 void server__room_gone(struct server *s, struct gameroom *r);
 void server__handle(struct conn *c, const struct wire_msg *m);
@@ -161,7 +176,8 @@ void server__conn_gone(struct conn *c);
 void server__unref(struct server *s);
 void server__auth_failed(struct server *s, struct conn *c);
 
-int conn__start(struct server *s, uv_stream_t *listener);
+/* A connection on an accepted descriptor; -1: not taken (the caller closes it). */
+int conn__start(struct server *s, int fd);
 void conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port);
 int conn__send(struct conn *c, const struct wire_msg *m);
 void conn__cork(struct conn *c);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* server: the listener, the handshake (HELLO, CHALLENGE, AUTH or RESUME), per-address limits and the room table. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <sodium.h>
@@ -14,6 +17,20 @@
 #include "internal.h"
 
 #define HOST_ROOM "host"
+
+/* What listen() is asked for: more than any kernel grants, so the backlog is the system's
+ * own ceiling (Linux: net.core.somaxconn, 4096 by default since 5.4). A server that
+ * restarts has all its players reconnecting within a second; with 128 the rest of the
+ * SYNs were dropped and retried 1, 3 and 7 s later. */
+#define LISTEN_BACKLOG 65535
+/* Descriptors a server needs besides its connections and its rooms' turn logs: the
+ * listener, the loop's own (epoll, its wakeup pipes, libuv's and our reserve descriptors),
+ * standard streams, the key and seat files opened now and then. */
+#define FD_SPARE 32
+/* How often "too many open files" at accept may be logged; the rest are counted. */
+#define EMFILE_LOG_MS 10000
+/* Out of descriptors with no reserve to give back: accepting waits this long. */
+#define ACCEPT_PAUSE_MS 100
 
 void
 server_config_default(struct server_config *c)
@@ -23,9 +40,9 @@ server_config_default(struct server_config *c)
 	c->port = 0;
 	options_default(&c->opt);
 	c->lim = (struct server_limits){
-		.max_conns = 1024,
+		.max_conns = SERVER_MAX_CONNS,
 		.max_conns_per_addr = 16,
-		.max_rooms = 256,
+		.max_rooms = SERVER_MAX_ROOMS,
 		.handshake_ms = 10000,
 		.idle_ms = 45000,
 		.heartbeat_ms = 15000,
@@ -70,11 +87,54 @@ server__log(const struct server *s, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+_Static_assert(sizeof ((struct server *)0)->hash_key == crypto_shorthash_KEYBYTES, "a SipHash key");
+
+static uint64_t
+hash_bytes(const struct server *s, const void *p, size_t n)
+{
+	uint8_t h[crypto_shorthash_BYTES];
+	uint64_t v = 0;
+
+	crypto_shorthash(h, p, n, s->hash_key);
+	for (size_t i = 0; i < crypto_shorthash_BYTES; i++)
+		v = v << 8 | h[i];
+	return v;
+}
+
+/* Twice the buckets, every entry moved to its new chain; on no memory the old table stays
+ * (longer chains, nothing lost). */
+static void
+rooms_grow(struct server *s)
+{
+	unsigned n = s->room_buckets ? s->room_buckets * 2 : 64;
+	struct gameroom **t = calloc(n, sizeof *t);
+
+	if (t == NULL)
+		return;
+	for (unsigned i = 0; i < s->room_buckets; i++) {
+		struct gameroom *r = s->room_hash[i], *next;
+		for (; r; r = next) {
+			uint64_t h = hash_bytes(s, r->code, strlen(r->code)) & (n - 1);
+			next = r->hnext;
+			r->hnext = t[h];
+			t[h] = r;
+		}
+	}
+	free(s->room_hash);
+	s->room_hash = t;
+	s->room_buckets = n;
+}
+
 struct gameroom *
 server__find_room(struct server *s, const char *code)
 {
-	for (struct gameroom *r = s->rooms; r; r = r->next)
-		if (!s->cfg.multi || strcmp(r->code, code) == 0)
+	if (!s->cfg.multi)
+		return s->rooms;
+	if (s->room_buckets == 0)
+		return NULL;
+	struct gameroom *r = s->room_hash[hash_bytes(s, code, strlen(code)) & (s->room_buckets - 1)];
+	for (; r; r = r->hnext)
+		if (strcmp(r->code, code) == 0)
 			return r;
 	return NULL;
 }
@@ -83,15 +143,21 @@ struct gameroom *
 server__add_room(struct server *s, const char *code)
 {
 	struct gameroom *r;
+	uint64_t h;
 
 	if (s->nrooms >= s->cfg.lim.max_rooms)
 		return NULL;
-	if ((r = room__create(s, code)) == NULL)
+	if (s->nrooms >= s->room_buckets)
+		rooms_grow(s);
+	if (s->room_buckets == 0 || (r = room__create(s, code)) == NULL)
 		return NULL;
 	r->next = s->rooms;
 	if (s->rooms)
 		s->rooms->prev = r;
 	s->rooms = r;
+	h = hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1);
+	r->hnext = s->room_hash[h];
+	s->room_hash[h] = r;
 	s->nrooms++;
 	return r;
 }
@@ -99,6 +165,8 @@ server__add_room(struct server *s, const char *code)
 void
 server__room_gone(struct server *s, struct gameroom *r)
 {
+	struct gameroom **pp;
+
 	if (r->prev)
 		r->prev->next = r->next;
 	else if (s->rooms == r)
@@ -108,7 +176,60 @@ server__room_gone(struct server *s, struct gameroom *r)
 	if (r->next)
 		r->next->prev = r->prev;
 	r->next = r->prev = NULL;
+	pp = &s->room_hash[hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1)];
+	for (; *pp; pp = &(*pp)->hnext)
+		if (*pp == r) {
+			*pp = r->hnext;
+			break;
+		}
+	r->hnext = NULL;
 	s->nrooms--;
+}
+
+static void
+addrs_grow(struct server *s)
+{
+	unsigned n = s->addr_buckets ? s->addr_buckets * 2 : 64;
+	struct addr_entry **t = calloc(n, sizeof *t);
+
+	if (t == NULL)
+		return;
+	for (unsigned i = 0; i < s->addr_buckets; i++) {
+		struct addr_entry *a = s->addr_hash[i], *next;
+		for (; a; a = next) {
+			uint64_t h = hash_bytes(s, a->addr, 16) & (n - 1);
+			next = a->next;
+			a->next = t[h];
+			t[h] = a;
+		}
+	}
+	free(s->addr_hash);
+	s->addr_hash = t;
+	s->addr_buckets = n;
+}
+
+/* The entry of an address (made at its first connection), or NULL without memory. */
+struct addr_entry *
+server__addr_get(struct server *s, const uint8_t a[16])
+{
+	struct addr_entry *e;
+	uint64_t h;
+
+	if (s->addr_buckets) {
+		for (e = s->addr_hash[hash_bytes(s, a, 16) & (s->addr_buckets - 1)]; e; e = e->next)
+			if (memcmp(e->addr, a, 16) == 0)
+				return e;
+	}
+	if (s->naddrs >= s->addr_buckets)
+		addrs_grow(s);
+	if (s->addr_buckets == 0 || (e = calloc(1, sizeof *e)) == NULL)
+		return NULL;
+	memcpy(e->addr, a, 16);
+	h = hash_bytes(s, a, 16) & (s->addr_buckets - 1);
+	e->next = s->addr_hash[h];
+	s->addr_hash[h] = e;
+	s->naddrs++;
+	return e;
 }
 
 void
@@ -363,17 +484,136 @@ server__handle(struct conn *c, const struct wire_msg *m)
 	}
 }
 
-static void
-on_connection(uv_stream_t *l, int status)
+static int
+reserve_open(void)
 {
-	struct server *s = l->data;
+	int fd = open("/dev/null", O_RDONLY);
 
-	if (status < 0) {
-		server__log(s, "accept: %s", uv_strerror(status));
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+/* Out of descriptors (EMFILE, ENFILE): the listener stays readable and a level-triggered
+ * poll would wake the loop for it forever. The reserve descriptor, kept open for this,
+ * is closed so that one accept can succeed: every pending connection is taken and closed
+ * (its peer sees the connection closed), and the reserve opened again. Said once per
+ * EMFILE_LOG_MS with how many were closed since, so a flood cannot fill the log. With no
+ * reserve to give back (it could not be opened again) accepting pauses for
+ * ACCEPT_PAUSE_MS instead. */
+static void on_accept_retry(uv_timer_t *t);
+
+static void
+shed(struct server *s, int lfd, int err)
+{
+	uint64_t now = server__now(s);
+	unsigned n = 0;
+	int fd;
+
+	if (s->reserve_fd >= 0) {
+		close(s->reserve_fd);
+		s->reserve_fd = -1;
+		for (;;) {
+			if ((fd = accept(lfd, NULL, NULL)) >= 0) {
+				close(fd);
+				n++;
+			} else if (errno != EINTR && errno != ECONNABORTED) {
+				break;
+			}
+		}
+		s->reserve_fd = reserve_open();
+	}
+	if (n == 0) {
+		uv_poll_stop(&s->accept_poll);
+		uv_timer_start(&s->accept_retry, on_accept_retry, ACCEPT_PAUSE_MS, 0);
+	}
+	s->emfile_count += n;
+	if (s->emfile_logged != 0 && now - s->emfile_logged < EMFILE_LOG_MS)
+		return;
+	server__log(s, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
+	            "(ulimit -n) or lower --max-conns", uv_strerror(uv_translate_sys_error(err)), s->emfile_count,
+	            s->emfile_count == 1 ? "" : "s");
+	s->emfile_logged = now ? now : 1;
+	s->emfile_count = 0;
+}
+
+static void
+on_acceptable(uv_poll_t *p, int status, int events)
+{
+	struct server *s = p->data;
+	uv_os_fd_t lfd;
+	int fd;
+
+	(void)events;
+	if (status < 0 || uv_fileno((uv_handle_t *)&s->listener, &lfd) != 0)
+		return;
+	/* Everything pending: a restart's players arrive at once, and each costs little here. */
+	for (;;) {
+		if ((fd = accept(lfd, NULL, NULL)) >= 0) {
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+			if (conn__start(s, fd) != 0) {
+				close(fd);
+				server__log(s, "accept: out of memory");
+			}
+			if (s->closing)
+				return;
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno == EMFILE || errno == ENFILE)
+			shed(s, lfd, errno);
+		else if (errno != EAGAIN && errno != EWOULDBLOCK)
+			server__log(s, "accept: %s", uv_strerror(uv_translate_sys_error(errno)));
 		return;
 	}
-	if (conn__start(s, l) != 0)
-		server__log(s, "accept failed");
+}
+
+static void
+on_accept_retry(uv_timer_t *t)
+{
+	struct server *s = t->data;
+
+	if (s->reserve_fd < 0)
+		s->reserve_fd = reserve_open();
+	if (!s->closing)
+		uv_poll_start(&s->accept_poll, UV_READABLE, on_acceptable);
+}
+
+/* A multi-room server: raise the soft limit on open files to the hard one (a service
+ * manager's default soft limit is often 1,024, far below what thousands of players need),
+ * and fit the caps into what it allows: each connection holds a socket and each playing
+ * room its turn log. Said on the log either way. */
+static void
+fit_file_limit(struct server *s)
+{
+	struct server_limits *l = &s->cfg.lim;
+	struct rlimit rl;
+	rlim_t was, need;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	was = rl.rlim_cur;
+	if (rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			rl.rlim_cur = was;
+	}
+	need = (rlim_t)l->max_conns + l->max_rooms + FD_SPARE;
+	if (rl.rlim_cur != was)
+		server__log(s, "file limit raised from %llu to %llu (the hard limit)", (unsigned long long)was,
+		            (unsigned long long)rl.rlim_cur);
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	/* Two connections and one log to a room, as a full server has them. */
+	unsigned rooms = rl.rlim_cur > FD_SPARE + 3 ? (unsigned)((rl.rlim_cur - FD_SPARE) / 3) : 1;
+	if (l->max_rooms > rooms)
+		l->max_rooms = rooms;
+	unsigned conns = rl.rlim_cur > FD_SPARE + l->max_rooms + 1 ? (unsigned)(rl.rlim_cur - FD_SPARE - l->max_rooms) : 1;
+	if (l->max_conns > conns)
+		l->max_conns = conns;
+	server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
+	            "(ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns, l->max_rooms);
 }
 
 /* Forget addresses with no connections and no open failure window. */
@@ -381,22 +621,24 @@ static void
 on_sweep(uv_timer_t *t)
 {
 	struct server *s = t->data;
-	struct addr_entry **pp = &s->addrs;
 	uint64_t now = server__now(s);
 
 	room__sweep_idle(s);
-	while (*pp) {
-		struct addr_entry *a = *pp;
-		if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
-		    (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms)) {
-			*pp = a->next;
-			free(a);
-		} else {
-			pp = &a->next;
+	for (unsigned i = 0; i < s->addr_buckets; i++) {
+		struct addr_entry **pp = &s->addr_hash[i];
+		while (*pp) {
+			struct addr_entry *a = *pp;
+			if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
+			    (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms)) {
+				*pp = a->next;
+				free(a);
+				s->naddrs--;
+			} else {
+				pp = &a->next;
+			}
 		}
 	}
 }
-
 
 /* The machine can make IPv6 sockets at all. */
 static bool
@@ -416,7 +658,8 @@ static int
 listen_on(struct server *s, struct sockaddr_storage *given)
 {
 	struct sockaddr_storage any;
-	int rc;
+	int rc, port;
+	uv_os_fd_t fd;
 
 	if (s->bind) {
 		snprintf(s->bound, sizeof s->bound, "%s", s->bind);
@@ -430,7 +673,22 @@ listen_on(struct server *s, struct sockaddr_storage *given)
 	}
 	if ((rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&any, 0)) != 0)
 		return rc;
-	return uv_listen((uv_stream_t *)&s->listener, 128, on_connection);
+	/* libuv keeps a failed bind's EADDRINUSE for uv_listen, and listen() on an unbound socket
+	 * would pick a port of its own: check that the socket has the port asked for. */
+	if ((port = server_port(s)) <= 0 || (s->cfg.port != 0 && port != s->cfg.port))
+		return UV_EADDRINUSE;
+	/* Accepting is ours (on_acceptable), not uv_listen's, so that running out of
+	 * descriptors is seen and said (shed). */
+	if ((rc = uv_fileno((uv_handle_t *)&s->listener, &fd)) != 0)
+		return rc;
+	if (listen(fd, LISTEN_BACKLOG) != 0)
+		return uv_translate_sys_error(errno);
+	if ((rc = uv_poll_init_socket(s->loop, &s->accept_poll, fd)) != 0)
+		return rc;
+	s->accept_poll.data = s;
+	s->handles++;
+	s->polling = true;
+	return uv_poll_start(&s->accept_poll, UV_READABLE, on_acceptable);
 }
 
 static char *
@@ -468,6 +726,9 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	s->loop = loop;
 	s->cfg = *cfg;
+	crypto_shorthash_keygen(s->hash_key);
+	if (cfg->multi) /* a one-room host needs a few descriptors, and its process is a player's too */
+		fit_file_limit(s);
 	s->bind = dup_or_null(cfg->bind);
 	s->log_dir = dup_or_null(cfg->log_dir);
 	s->cfg.bind = s->bind;
@@ -489,9 +750,12 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	uv_tcp_init(loop, &s->listener);
 	uv_timer_init(loop, &s->sweep);
+	uv_timer_init(loop, &s->accept_retry);
 	s->listener.data = s;
 	s->sweep.data = s;
-	s->handles = 2;
+	s->accept_retry.data = s;
+	s->handles = 3;
+	s->reserve_fd = reserve_open();
 	if ((rc = listen_on(s, &ss)) != 0) {
 		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind ? s->bind : "any address", cfg->port,
 		         uv_strerror(rc));
@@ -603,12 +867,18 @@ server__unref(struct server *s)
 	if (--s->handles == 0) {
 		void (*cb)(void *) = s->close_cb;
 		void *ud = s->close_ud;
-		struct addr_entry *a = s->addrs;
-		while (a) {
-			struct addr_entry *n = a->next;
-			free(a);
-			a = n;
+		for (unsigned i = 0; i < s->addr_buckets; i++) {
+			struct addr_entry *a = s->addr_hash[i];
+			while (a) {
+				struct addr_entry *n = a->next;
+				free(a);
+				a = n;
+			}
 		}
+		free(s->addr_hash);
+		free(s->room_hash);
+		if (s->reserve_fd >= 0)
+			close(s->reserve_fd);
 		auth_key_wipe(&s->key);
 		sodium_memzero(&s->id, sizeof s->id);
 		free(s->bind);
@@ -640,6 +910,9 @@ server_close(struct server *s, void (*cb)(void *ud), void *ud)
 			conn__bye(c, BYE_SHUTDOWN);
 		conn__close_now(c);
 	}
+	if (s->polling)
+		uv_close((uv_handle_t *)&s->accept_poll, on_idle_free);
 	uv_close((uv_handle_t *)&s->listener, on_idle_free);
 	uv_close((uv_handle_t *)&s->sweep, on_idle_free);
+	uv_close((uv_handle_t *)&s->accept_retry, on_idle_free);
 }

@@ -17,11 +17,16 @@ struct server;
 struct gameroom;
 struct conn;
 
+/* Defaults for a public server of 5,000 duels with room to spare (docs/server.md, "Capacity"):
+ * two connections a room, and some for players in the handshake or the lobby. */
+#define SERVER_MAX_ROOMS 6000
+#define SERVER_MAX_CONNS 12288
+
 /* Every limit, with the defaults of server_config_default() (docs/server.md). */
 struct server_limits {
-	unsigned max_conns;          /* connections in all (1024) */
+	unsigned max_conns;          /* connections in all (SERVER_MAX_CONNS; lowered at start to fit the file limit) */
 	unsigned max_conns_per_addr; /* from one IPv4 address or IPv6 /64 (16) */
-	unsigned max_rooms;          /* rooms of a multi-room server (256) */
+	unsigned max_rooms;          /* rooms of a multi-room server (SERVER_MAX_ROOMS; likewise) */
 	unsigned handshake_ms;       /* from accept to WELCOME (10 s) */
 	unsigned idle_ms;            /* silence before a peer is dropped (45 s) */
 	unsigned heartbeat_ms;       /* a HEARTBEAT after this much quiet on our side (15 s) */

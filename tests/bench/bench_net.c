@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,20 +79,33 @@ rss_kib(pid_t pid)
 	return v;
 }
 
+/* CPU seconds of a process from its CPU-time clock (user + system), not the wall. */
 static double
 cpu_s(pid_t pid)
 {
-	char path[64];
-	unsigned long ut, st;
-	FILE *f;
+	clockid_t id;
+	struct timespec ts;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	if (pid == getpid())
+		id = CLOCK_PROCESS_CPUTIME_ID;
+	else if (clock_getcpuclockid(pid, &id) != 0)
 		return 0;
-	if (fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		ut = st = 0;
-	fclose(f);
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+loadavg(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a = -1;
+
+	if (f == NULL || fscanf(f, "%lf", &a) != 1)
+		a = -1;
+	if (f)
+		fclose(f);
+	snprintf(out, len, "%.2f", a);
 }
 
 static int
@@ -283,9 +297,13 @@ latency(int port)
 	free(l.samples);
 }
 
-/* Part 2: rooms. Each room holds two network bots that think THINK_MS before each command. */
+/* Part 2: rooms. Each room holds two network bots that think THINK_MS to THINK_MS + THINK_JITTER_MS
+ * (uniformly) before each command: 250 ms on average, and not in step with the other rooms. Each
+ * round has a server process of its own, so that one round's rooms, logs and heap do not carry
+ * into the next. */
 
-#define THINK_MS 250
+#define THINK_MS 125
+#define THINK_JITTER_MS 250
 #define RUN_MS 10000
 
 struct fleet {
@@ -340,14 +358,16 @@ on_tick(uv_timer_t *t)
 }
 
 static void
-rooms(int port, pid_t server, int nrooms)
+rooms(int nrooms)
 {
 	static struct fleet f;
 	uv_loop_t loop;
 	uv_timer_t tm;
-	char why[256];
+	char why[256], la0[16], la1[16];
 	static char names[2][64];
 	struct botref *refs;
+	int port;
+	pid_t server = spawn_server(&port);
 	long rss0 = rss_kib(server);
 
 	memset(&f, 0, sizeof f);
@@ -375,6 +395,7 @@ rooms(int port, pid_t server, int nrooms)
 		bc.level = BOT_NORMAL;
 		bc.seed = (uint64_t)i + 1;
 		bc.think_ms = THINK_MS;
+		bc.jitter_ms = THINK_JITTER_MS;
 		bc.ready = true;
 		bc.quiet = true;
 		refs[i] = (struct botref){ &f, i, { { 0 } } };
@@ -394,6 +415,7 @@ rooms(int port, pid_t server, int nrooms)
 	/* Warm up: every room playing. */
 	uv_timer_start(&tm, on_tick, 3000, 0);
 	uv_run(&loop, UV_RUN_DEFAULT);
+	loadavg(la0, sizeof la0);
 	double c0 = cpu_s(server), b0 = cpu_s(getpid());
 	f.measuring = true;
 	uint64_t t0 = uv_hrtime();
@@ -403,17 +425,23 @@ rooms(int port, pid_t server, int nrooms)
 	double c1 = cpu_s(server), b1 = cpu_s(getpid());
 	long rss1 = rss_kib(server);
 	f.measuring = false;
-	double want = (double)f.n * 1000.0 / THINK_MS / 2.0; /* one bot of each room at a time */
+	loadavg(la1, sizeof la1);
+	/* one bot of each room at a time, a command every THINK_MS + THINK_JITTER_MS / 2 on average */
+	double want = (double)f.n * 1000.0 / (THINK_MS + THINK_JITTER_MS / 2.0) / 2.0;
 	printf("rooms %4d: %7.0f commands/s (paced for about %.0f), own update median %6.0f µs p99 %7.0f µs; "
-	       "server CPU %3.0f%% (bots %3.0f%%), RSS %ld KiB (+%.0f KiB per room)\n",
+	       "server CPU %4.1f%% of a core (%.0f µs a command; bots %3.0f%%), RSS %ld KiB (+%.0f KiB per room); "
+	       "load %s -> %s\n",
 	       nrooms, (double)f.commands / secs, want, pct(f.samples, f.nsamples, 0.5), pct(f.samples, f.nsamples, 0.99),
-	       100.0 * (c1 - c0) / secs, 100.0 * (b1 - b0) / secs, rss1, (double)(rss1 - rss0) / nrooms);
+	       100.0 * (c1 - c0) / secs, f.commands ? (c1 - c0) * 1e6 / (double)f.commands : 0.0,
+	       100.0 * (b1 - b0) / secs, rss1, (double)(rss1 - rss0) / nrooms, la0, la1);
 	fflush(stdout);
 	for (int i = 0; i < f.n; i++)
 		netbot_stop(&f.bots[i]);
 	uv_close((uv_handle_t *)&tm, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_loop_close(&loop);
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
 	free(f.bots);
 	free(f.t0);
 	free(refs);
@@ -440,9 +468,9 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("bench_net: server pid %d on 127.0.0.1:%d, RSS %ld KiB idle\n", (int)server, port, rss_kib(server));
 	latency(port);
-	for (int n = argc > 2 ? atoi(argv[2]) : 25; n <= max_rooms; n *= 2)
-		rooms(port, server, n);
 	kill(server, SIGKILL);
 	waitpid(server, NULL, 0);
+	for (int n = argc > 2 ? atoi(argv[2]) : 25; n <= max_rooms; n *= 2)
+		rooms(n);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* server/rooms: rooms made only on request, guessing limited, idle lobbies closed; per-connection budgets,
+/* server/rooms: rooms found by code through the hash table, made only on request, guessing limited, idle lobbies closed; per-connection budgets,
  * padded and broken deflate answered with a fatal ERROR; a valid resume token past a lockout, and the
  * policy for a token shown while its seat is still connected; /64s counted as one address. */
 #include <string.h>
@@ -361,4 +361,80 @@ Test(rooms, addresses_of_one_slash_64_count_as_one)
 	conn__addr_key((struct sockaddr *)&a, km, host, sizeof host, &port);
 	cr_expect(memcmp(k4, km, 16) == 0, "IPv4 through a dual-stack socket counts apart from IPv4");
 	cr_expect_str_eq(host, "192.0.2.7", "named as IPv4");
+}
+
+#define MANY 150
+
+struct many {
+	struct raw *r;
+	int n;
+};
+
+static bool
+all_welcomed(void *ud)
+{
+	struct many *m = ud;
+
+	for (int i = 0; i < m->n; i++)
+		if (!raw_welcomed(&m->r[i]))
+			return false;
+	return true;
+}
+
+static bool
+rooms_down_to(void *ud)
+{
+	struct th *t = ud;
+
+	return server_room_count(t->srv) <= MANY / 2;
+}
+
+/* Rooms are found by hash: 150 rooms (the table grows from 64 buckets twice), each found by its
+ * code and only by it; half of them go, and the rest are still found, the gone ones not. */
+Test(rooms, many_rooms_found_by_code)
+{
+	struct th t;
+	struct server_config c;
+	static struct drops d;
+	static struct raw r[MANY], late;
+	struct many m = { r, MANY };
+	char room[16];
+
+	setup(&t, &c, &d);
+	c.lim.max_conns_per_addr = 1000;
+	th_server(&t, &c);
+	for (int i = 0; i < MANY; i++) {
+		snprintf(room, sizeof room, "many-%d", i);
+		raw_start(&t, &r[i]);
+		raw_join_as(&r[i], "maker", room, true);
+	}
+	th_run(&t, 20000, all_welcomed, &m);
+	cr_assert_eq(server_room_count(t.srv), MANY, "%u rooms, %d drops (%s)", server_room_count(t.srv), d.n, d.why[0]);
+	for (int i = 0; i < MANY; i++) {
+		snprintf(room, sizeof room, "many-%d", i);
+		struct gameroom *g = server_room(t.srv, room);
+		cr_assert(g != NULL, "room %s not found", room);
+		cr_expect_str_eq(g->code, room);
+		cr_expect_eq(g->seat[0].conn != NULL, true);
+	}
+	cr_expect(server_room(t.srv, "many-150") == NULL);
+	cr_expect(server_room(t.srv, "many-") == NULL);
+	/* The odd ones leave: a lobby with nobody in it is gone. */
+	for (int i = 1; i < MANY; i += 2)
+		raw_close(&r[i]);
+	th_run(&t, 10000, rooms_down_to, &t);
+	cr_assert_eq(server_room_count(t.srv), MANY / 2);
+	for (int i = 0; i < MANY; i++) {
+		snprintf(room, sizeof room, "many-%d", i);
+		cr_expect_eq(server_room(t.srv, room) != NULL, i % 2 == 0, "room %s %s", room,
+		             i % 2 ? "still found after it went" : "lost");
+	}
+	/* A gone room is not made again by a join that does not ask for it. */
+	raw_start(&t, &late);
+	raw_join_as(&late, "late", "many-1", false);
+	th_run(&t, 5000, raw_done, &late);
+	expect_error(&late, PERR_NO_ROOM, "no room 'many-1'");
+	for (int i = 0; i < MANY; i += 2)
+		raw_close(&r[i]);
+	th_finish(&t);
 }

@@ -1,0 +1,725 @@
+/* SPDX-License-Identifier: MIT */
+/* bench_crowd: the shipped `wizwar server` against a crowd: N duels arriving at once, then a human pace. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <uv.h>
+
+#include "auth.h"
+#include "bot.h"
+#include "pconn.h"
+#include "rng.h"
+#include "update.h"
+#include "view.h"
+#include "wire.h"
+
+/*
+ * The server is the shipped executable (`wizwar server` with its default limits and
+ * turn logs on disk) in a process of its own, fresh for each size; this process is
+ * the crowd: 2 x N lean clients on one libuv loop, each a pconn (the real Noise
+ * handshake, records and deflate), a view kept with update_apply, and the random
+ * bot choosing its commands on that view. Each client binds its own loopback
+ * address (127.1.x.y, PER_ADDR clients to one) so that the server's per-address cap
+ * (16 by default) counts them as the different players they stand for.
+ *
+ * 1. Admission: every connection is started in the same turn of the loop, as after a
+ *    server restart; each is timed from its connect() to WELCOME.
+ * 2. Play: each duel gets one command a second (the player whose turn it is waits
+ *    0.5 to 1.5 s, uniformly, before each command); after a warm-up, SECS seconds
+ *    are measured: commands answered per second against the pace, the time from
+ *    sending a command to its own UPDATE (or refusal), the server's CPU (its CPU-time
+ *    clock, clock_getcpuclockid) and its resident memory.
+ */
+
+#define PER_ADDR 4
+#define PACE_MIN_MS 500
+#define PACE_SPAN_MS 1000
+#define ADMIT_LIMIT_MS 30000
+
+struct client {
+	uv_tcp_t tcp;
+	uv_connect_t creq;
+	uv_timer_t pace;
+	int i;
+	int me;                   /* seat, -1 before WELCOME */
+	bool welcomed, playing, ready_sent, gone;
+	uint64_t t_connect, t_welcome, t_cmd, due;
+	struct rng rng;
+	struct view view;
+	struct pconn pc;          /* large: last */
+};
+
+struct crowd {
+	uv_loop_t *loop;
+	struct client **cl;
+	int n;                    /* clients */
+	int port;
+	char fp[AUTH_FP_LEN + 1];
+	int welcomed, started, dropped, refused, connect_failed;
+	char last_error[200];
+	bool measuring;
+	uint64_t commands;
+	uint64_t *lat, *lag;
+	size_t nlat, nlag, cap;
+	uint64_t *admit;          /* per client: connect to WELCOME, ns */
+	struct wire_msg in, out;
+	uint8_t frame[PCONN_FRAME_MAX];
+	struct proto_err err;
+};
+
+static struct crowd C;
+
+static uint64_t
+now_ns(void)
+{
+	return uv_hrtime();
+}
+
+static void
+on_written(uv_write_t *req, int status)
+{
+	(void)status;
+	free(req->data);
+}
+
+static void
+send_msg(struct client *c, const struct wire_msg *m)
+{
+	size_t len;
+	uv_buf_t b;
+	int n;
+
+	if (c->gone)
+		return;
+	if (pconn_send(&c->pc, m, C.frame, sizeof C.frame, &len, &C.err) != 0) {
+		snprintf(C.last_error, sizeof C.last_error, "cannot send %s: %s", wire_name(m->type), C.err.why);
+		return;
+	}
+	b = uv_buf_init((char *)C.frame, (unsigned)len);
+	n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+	if (n == (int)len)
+		return;
+	/* The socket buffer is full (rare on loopback): queue the rest. */
+	{
+		size_t off = n > 0 ? (size_t)n : 0;
+		struct {
+			uv_write_t req;
+			uint8_t data[];
+		} *w = malloc(sizeof *w + len - off);
+		if (w == NULL)
+			return;
+		memcpy(w->data, C.frame + off, len - off);
+		b = uv_buf_init((char *)w->data, (unsigned)(len - off));
+		w->req.data = w;
+		if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written) != 0)
+			free(w);
+	}
+}
+
+static void
+on_closed(uv_handle_t *h)
+{
+	(void)h;
+}
+
+static void
+drop(struct client *c, const char *why)
+{
+	if (c->gone)
+		return;
+	c->gone = true;
+	C.dropped++;
+	snprintf(C.last_error, sizeof C.last_error, "client %d: %s", c->i, why);
+	uv_read_stop((uv_stream_t *)&c->tcp);
+	uv_timer_stop(&c->pace);
+}
+
+static void
+send_cmd(struct client *c)
+{
+	const struct view *v = &c->view;
+
+	if (c->gone || !c->playing || v->result != RESULT_NONE || v->turn != v->me || c->t_cmd)
+		return;
+	C.out.type = WIRE_CMD;
+	bot_choose(v, BOT_RANDOM, &c->rng, &C.out.u.cmd);
+	c->t_cmd = now_ns();
+	send_msg(c, &C.out);
+}
+
+static void
+on_pace(uv_timer_t *t)
+{
+	struct client *c = t->data;
+	uint64_t late = now_ns() - c->due;
+
+	if (C.measuring && C.nlag < C.cap && (int64_t)late >= 0)
+		C.lag[C.nlag++] = late;
+	send_cmd(c);
+}
+
+/* My turn and nothing out: the next command after a human's pause. */
+static void
+consider(struct client *c)
+{
+	const struct view *v = &c->view;
+	uint64_t ms;
+
+	if (c->gone || !c->playing || v->result != RESULT_NONE || v->turn != v->me || c->t_cmd ||
+	    uv_is_active((uv_handle_t *)&c->pace))
+		return;
+	ms = PACE_MIN_MS + rng_below(&c->rng, PACE_SPAN_MS + 1);
+	c->due = now_ns() + ms * 1000000;
+	uv_timer_start(&c->pace, on_pace, ms, 0);
+}
+
+static void
+answered(struct client *c)
+{
+	if (c->t_cmd == 0)
+		return;
+	if (C.measuring) {
+		C.commands++;
+		if (C.nlat < C.cap)
+			C.lat[C.nlat++] = now_ns() - c->t_cmd;
+	}
+	c->t_cmd = 0;
+}
+
+static void
+on_message(struct client *c, const struct wire_msg *m)
+{
+	char fp[AUTH_FP_LEN + 1];
+	struct auth_key none;
+
+	switch (m->type) {
+	case WIRE_CHALLENGE:
+		if (pconn_peer_key(&c->pc) == NULL) {
+			drop(c, "no server key");
+			return;
+		}
+		auth_fingerprint(pconn_peer_key(&c->pc), fp);
+		if (strcmp(fp, C.fp) != 0) {
+			drop(c, "not the server's key");
+			return;
+		}
+		memset(&none, 0, sizeof none); /* no password: a proof of zeros */
+		C.out.type = WIRE_AUTH;
+		{
+			char name[32], room[32];
+			snprintf(name, sizeof name, "p%d", c->i);
+			snprintf(room, sizeof room, "crowd-%d", c->i / 2);
+			wire_who_init(&C.out.u.auth.who, name, room, ROLE_PLAYER);
+			C.out.u.auth.who.create = true; /* whichever of the two comes first makes the room */
+			auth_proof(&none, pconn_hash(&c->pc), name, strlen(name), C.out.u.auth.proof);
+		}
+		send_msg(c, &C.out);
+		return;
+	case WIRE_WELCOME:
+		c->welcomed = true;
+		c->t_welcome = now_ns();
+		C.admit[c->i] = c->t_welcome - c->t_connect;
+		C.welcomed++;
+		c->me = m->u.welcome.player;
+		return;
+	case WIRE_LOBBY:
+		if ((m->u.lobby.present & 3u) != 3u)
+			c->ready_sent = false;
+		if (c->me >= 0 && !(m->u.lobby.ready & (1u << c->me)) && !c->ready_sent) {
+			c->ready_sent = true;
+			C.out.type = c->playing ? WIRE_REMATCH : WIRE_READY;
+			if (c->playing)
+				C.out.u.rematch.mirror = false;
+			else
+				C.out.u.ready.ready = true;
+			send_msg(c, &C.out);
+		}
+		return;
+	case WIRE_START:
+		update_blank(&c->view);
+		if (update_apply(&c->view, &m->u.start.view, &C.err) != 0) {
+			drop(c, "bad START");
+			return;
+		}
+		if (!c->playing)
+			C.started++;
+		c->playing = true;
+		c->ready_sent = false;
+		c->t_cmd = 0;
+		consider(c);
+		return;
+	case WIRE_UPDATE:
+		if (update_apply(&c->view, &m->u.update, &C.err) != 0) {
+			drop(c, "bad UPDATE");
+			return;
+		}
+		answered(c); /* no turn timer: nothing else moves while my command is out */
+		consider(c);
+		return;
+	case WIRE_END:
+		/* The next duel: a rematch at once (the log that follows is not checked here). */
+		uv_timer_stop(&c->pace);
+		c->t_cmd = 0;
+		c->ready_sent = true;
+		C.out.type = WIRE_REMATCH;
+		C.out.u.rematch.mirror = false;
+		send_msg(c, &C.out);
+		return;
+	case WIRE_ERROR:
+		if (m->u.error.code >= PERR_REFUSED_BASE && !m->u.error.fatal) {
+			/* Judged from the view alone a refusal is legal play: it answers the command. */
+			C.refused++;
+			answered(c);
+			consider(c);
+			return;
+		}
+		if (m->u.error.fatal) {
+			char why[PROTO_REASON_BYTES + 64];
+			snprintf(why, sizeof why, "%s: %s", proto_strerror(m->u.error.code), m->u.error.text);
+			drop(c, why);
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct client *c = h->data;
+	size_t n;
+	uint8_t *p = pconn_space(&c->pc, &n);
+
+	(void)suggested;
+	*buf = uv_buf_init((char *)p, (unsigned)n);
+}
+
+static void
+on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+	struct client *c = st->data;
+
+	(void)buf;
+	if (nread < 0) {
+		drop(c, nread == UV_EOF ? "the server closed the connection" : uv_strerror((int)nread));
+		return;
+	}
+	if (nread == 0)
+		return;
+	pconn_commit(&c->pc, (size_t)nread);
+	while (!c->gone) {
+		int rc = pconn_next(&c->pc, &C.in, &C.err);
+		if (rc == PROTO_MORE)
+			break;
+		if (rc == PROTO_BROKEN) {
+			drop(c, C.err.why);
+			break;
+		}
+		on_message(c, &C.in);
+	}
+}
+
+static void
+on_connect(uv_connect_t *req, int status)
+{
+	struct client *c = req->data;
+
+	if (status != 0) {
+		C.connect_failed++;
+		drop(c, uv_strerror(status));
+		return;
+	}
+	uv_tcp_nodelay(&c->tcp, 1);
+	uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+	wire_hello_init(&C.out);
+	send_msg(c, &C.out);
+}
+
+static int
+client_start(struct client *c, int i, int naddr)
+{
+	struct sockaddr_in src, dst;
+	int a = i % naddr, rc;
+	char ip[32];
+
+	c->i = i;
+	c->me = -1;
+	rng_seed(&c->rng, (uint64_t)i * 7919 + 1);
+	pconn_init(&c->pc, PCONN_CLIENT);
+	uv_tcp_init(C.loop, &c->tcp);
+	uv_timer_init(C.loop, &c->pace);
+	c->tcp.data = c;
+	c->pace.data = c;
+	c->creq.data = c;
+	snprintf(ip, sizeof ip, "127.1.%d.%d", a / 250, 1 + a % 250);
+	uv_ip4_addr(ip, 0, &src);
+	uv_ip4_addr("127.0.0.1", C.port, &dst);
+	if ((rc = uv_tcp_bind(&c->tcp, (const struct sockaddr *)&src, 0)) != 0) {
+		fprintf(stderr, "bench_crowd: bind %s: %s\n", ip, uv_strerror(rc));
+		return -1;
+	}
+	c->t_connect = now_ns();
+	if ((rc = uv_tcp_connect(&c->creq, &c->tcp, (const struct sockaddr *)&dst, on_connect)) != 0) {
+		fprintf(stderr, "bench_crowd: connect: %s\n", uv_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Measuring. */
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double
+pct_ms(uint64_t *v, size_t n, double p)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_u64);
+	return (double)v[(size_t)(p * (double)(n - 1) + 0.5)] / 1e6;
+}
+
+static double
+cpu_clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double
+self_cpu_s(void)
+{
+	return cpu_clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static long
+rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "VmRSS: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static void
+loadavg(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a = 0;
+
+	if (f == NULL || fscanf(f, "%lf", &a) != 1)
+		a = -1;
+	if (f)
+		fclose(f);
+	snprintf(out, len, "%.2f", a);
+}
+
+static void
+on_stop(uv_timer_t *t)
+{
+	uv_stop(t->loop);
+}
+
+/* Run the loop for ms, or until done() says so (checked every 50 ms). */
+static void
+run_for(uint64_t ms, bool (*done)(void))
+{
+	uv_timer_t t;
+	uint64_t end = uv_now(C.loop) + ms;
+
+	uv_timer_init(C.loop, &t);
+	while (uv_now(C.loop) < end && !(done && done())) {
+		uint64_t left = end - uv_now(C.loop);
+		uv_timer_start(&t, on_stop, done && left > 50 ? 50 : left, 0);
+		uv_run(C.loop, UV_RUN_DEFAULT);
+		uv_update_time(C.loop);
+	}
+	uv_close((uv_handle_t *)&t, NULL);
+	uv_run(C.loop, UV_RUN_NOWAIT);
+}
+
+static bool
+all_settled(void)
+{
+	return C.welcomed + C.dropped >= C.n;
+}
+
+static bool
+all_started(void)
+{
+	return C.started + C.dropped >= C.n;
+}
+
+/* The server. */
+
+static const char *tmp_dir = "/tmp";
+static const char *extra_args[8]; /* --arg: more arguments for `wizwar server` (an older build's caps) */
+static int nextra;
+
+struct server_proc {
+	pid_t pid;
+	char dir[256];
+};
+
+static int
+spawn_server(const char *wizwar, struct server_proc *sp)
+{
+	int out[2];
+	char logpath[300], keydir[300], line[512], *p;
+	FILE *f;
+
+	snprintf(sp->dir, sizeof sp->dir, "%s/bench_crowd.XXXXXX", tmp_dir);
+	if (mkdtemp(sp->dir) == NULL || pipe(out) != 0)
+		return -1;
+	snprintf(logpath, sizeof logpath, "%s/logs", sp->dir);
+	snprintf(keydir, sizeof keydir, "%s/state", sp->dir);
+	mkdir(logpath, 0700);
+	mkdir(keydir, 0700);
+	if ((sp->pid = fork()) == 0) {
+		char errpath[300];
+		snprintf(errpath, sizeof errpath, "%s/server.err", sp->dir);
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		if (freopen(errpath, "w", stderr) == NULL)
+			_exit(127);
+		setenv("XDG_STATE_HOME", keydir, 1);
+		const char *av[24] = { wizwar, "server", "--bind", "127.0.0.1", "--port", "0", "--log-dir", logpath };
+		int ac = 8;
+		for (int k = 0; k < nextra; k++)
+			av[ac++] = extra_args[k];
+		av[ac] = NULL;
+		execv(wizwar, (char *const *)av);
+		_exit(127);
+	}
+	close(out[1]);
+	if ((f = fdopen(out[0], "r")) == NULL || fgets(line, sizeof line, f) == NULL) {
+		fprintf(stderr, "bench_crowd: the server printed no join line (see %s/server.err)\n", sp->dir);
+		return -1;
+	}
+	fclose(f);
+	/* "wizwar join 127.0.0.1:PORT#FINGERPRINT --new-room" */
+	if ((p = strstr(line, "127.0.0.1:")) == NULL || sscanf(p, "127.0.0.1:%d#%26s", &C.port, C.fp) != 2) {
+		fprintf(stderr, "bench_crowd: cannot read the join line: %s", line);
+		return -1;
+	}
+	return 0;
+}
+
+/* The server's whole life in CPU and peak memory: getrusage of the children reaped,
+ * before and after reaping it (it is the only child). */
+static void
+stop_server(struct server_proc *sp, struct rusage *ru)
+{
+	char cmd[300];
+	struct rusage before;
+	int st;
+
+	getrusage(RUSAGE_CHILDREN, &before);
+	kill(sp->pid, SIGTERM);
+	if (waitpid(sp->pid, &st, 0) < 0 || getrusage(RUSAGE_CHILDREN, ru) != 0) {
+		memset(ru, 0, sizeof *ru);
+	} else {
+		ru->ru_utime.tv_sec -= before.ru_utime.tv_sec;
+		ru->ru_utime.tv_usec -= before.ru_utime.tv_usec;
+		ru->ru_stime.tv_sec -= before.ru_stime.tv_sec;
+		ru->ru_stime.tv_usec -= before.ru_stime.tv_usec;
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", sp->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_crowd: could not remove %s\n", sp->dir);
+}
+
+static void
+close_all(void)
+{
+	for (int i = 0; i < C.n; i++) {
+		struct client *c = C.cl[i];
+		if (!uv_is_closing((uv_handle_t *)&c->tcp))
+			uv_close((uv_handle_t *)&c->tcp, on_closed);
+		if (!uv_is_closing((uv_handle_t *)&c->pace))
+			uv_close((uv_handle_t *)&c->pace, on_closed);
+	}
+	uv_run(C.loop, UV_RUN_DEFAULT);
+	for (int i = 0; i < C.n; i++) {
+		pconn_finish(&C.cl[i]->pc);
+		free(C.cl[i]);
+	}
+	free(C.cl);
+}
+
+static int
+round_of(const char *wizwar, int duels, unsigned warm_s, unsigned secs)
+{
+	struct server_proc sp;
+	struct rusage ru;
+	clockid_t srv_clock;
+	char la0[16], la1[16], la2[16];
+	uint64_t t0;
+	int naddr;
+
+	memset(&C.welcomed, 0, sizeof C - offsetof(struct crowd, welcomed));
+	C.n = duels * 2;
+	C.cap = (size_t)duels * (warm_s + secs + 10) + 1000;
+	C.lat = calloc(C.cap, sizeof *C.lat);
+	C.lag = calloc(C.cap, sizeof *C.lag);
+	C.admit = calloc((size_t)C.n, sizeof *C.admit);
+	C.cl = calloc((size_t)C.n, sizeof *C.cl);
+	if (!C.lat || !C.lag || !C.admit || !C.cl)
+		return -1;
+	if (spawn_server(wizwar, &sp) != 0)
+		return -1;
+	if (clock_getcpuclockid(sp.pid, &srv_clock) != 0) {
+		fprintf(stderr, "bench_crowd: no CPU clock for the server\n");
+		return -1;
+	}
+	loadavg(la0, sizeof la0);
+	long rss_idle = rss_kib(sp.pid);
+	double s_cpu0 = cpu_clock_s(srv_clock), c_cpu0 = self_cpu_s();
+
+	/* 1. Everyone at once. */
+	naddr = (C.n + PER_ADDR - 1) / PER_ADDR;
+	t0 = now_ns();
+	for (int i = 0; i < C.n; i++) {
+		if ((C.cl[i] = calloc(1, sizeof *C.cl[i])) == NULL || client_start(C.cl[i], i, naddr) != 0)
+			return -1;
+	}
+	run_for(ADMIT_LIMIT_MS, all_settled);
+	double all_in = (double)(now_ns() - t0) / 1e9;
+	double s_cpu_admit = cpu_clock_s(srv_clock) - s_cpu0, c_cpu_admit = self_cpu_s() - c_cpu0;
+	int welcomed = C.welcomed, dropped = C.dropped;
+	uint64_t *adm = malloc((size_t)C.n * sizeof *adm);
+	size_t nadm = 0;
+	for (int i = 0; i < C.n; i++)
+		if (C.cl[i]->welcomed)
+			adm[nadm++] = C.admit[i];
+	printf("crowd %5d duels: %d connections at once: %d welcomed in %.2f s (connect to WELCOME median %.0f ms, "
+	       "p99 %.0f ms, max %.0f ms), %d dropped%s%s; server CPU %.2f s, crowd CPU %.2f s; load %s\n",
+	       duels, C.n, welcomed, all_in, pct_ms(adm, nadm, 0.5), pct_ms(adm, nadm, 0.99), pct_ms(adm, nadm, 1.0),
+	       dropped, dropped ? " (last: " : "", dropped ? C.last_error : "", s_cpu_admit, c_cpu_admit, la0);
+	if (dropped)
+		printf(")\n");
+	free(adm);
+
+	/* 2. Play at a human pace. */
+	run_for(ADMIT_LIMIT_MS, all_started);
+	run_for((uint64_t)warm_s * 1000, NULL);
+	loadavg(la1, sizeof la1);
+	C.measuring = true;
+	C.nlat = C.nlag = 0;
+	C.commands = 0;
+	int drop0 = C.dropped;
+	double s0 = cpu_clock_s(srv_clock), b0 = self_cpu_s();
+	uint64_t m0 = now_ns();
+	run_for((uint64_t)secs * 1000, NULL);
+	double span = (double)(now_ns() - m0) / 1e9;
+	double s1 = cpu_clock_s(srv_clock), b1 = self_cpu_s();
+	C.measuring = false;
+	long rss = rss_kib(sp.pid);
+	loadavg(la2, sizeof la2);
+	int playing = 0;
+	for (int i = 0; i < C.n; i += 2)
+		playing += C.cl[i]->playing && !C.cl[i]->gone && !C.cl[i + 1]->gone;
+	printf("crowd %5d duels: %d playing, %.0f commands/s (paced for %d), own update median %.2f ms, p99 %.2f ms, "
+	       "max %.1f ms; pace timers late p99 %.2f ms; server CPU %.1f%% of a core (%.0f µs a command), crowd CPU "
+	       "%.1f%%; server RSS %ld MiB (%ld idle, %.0f KiB a duel); %d refused, %d dropped; load %s -> %s\n",
+	       duels, playing, (double)C.commands / span, playing, pct_ms(C.lat, C.nlat, 0.5), pct_ms(C.lat, C.nlat, 0.99),
+	       pct_ms(C.lat, C.nlat, 1.0), pct_ms(C.lag, C.nlag, 0.99), 100.0 * (s1 - s0) / span,
+	       C.commands ? (s1 - s0) * 1e6 / (double)C.commands : 0.0, 100.0 * (b1 - b0) / span, rss / 1024,
+	       rss_idle / 1024, (double)(rss - rss_idle) / duels, C.refused, C.dropped - drop0, la1, la2);
+	if (C.dropped > drop0)
+		printf("  last drop: %s\n", C.last_error);
+	close_all();
+	stop_server(&sp, &ru);
+	printf("crowd %5d duels: server process in all: CPU %.2f s user + %.2f s system, max RSS %ld MiB\n", duels,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss / 1024);
+	fflush(stdout);
+	free(C.lat);
+	free(C.lag);
+	free(C.admit);
+	return welcomed == C.n ? 0 : 1;
+}
+
+static const char usage[] =
+    "usage: bench_crowd WIZWAR [DUELS...] [--warm S] [--secs S] [--tmp DIR] [--arg ARG]...\n"
+    "Runs `WIZWAR server` afresh for each number of duels (default 250): all 2 x DUELS players\n"
+    "connect at once, then play at one command a second a duel; SECS measured (default 10)\n"
+    "after a warm-up of S (default 5). The server's key and turn logs go to a directory made\n"
+    "in DIR (default /tmp) and removed after; --arg passes ARG on to `WIZWAR server`. Exits 1\n"
+    "if a connection was not admitted.\n";
+
+int
+main(int argc, char **argv)
+{
+	static uv_loop_t loop;
+	struct rlimit rl;
+	unsigned warm = 5, secs = 10;
+	int sizes[16], nsizes = 0, rc = 0;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc)
+			warm = (unsigned)atoi(argv[++i]);
+		else if (strcmp(argv[i], "--arg") == 0 && i + 1 < argc && nextra < 8)
+			extra_args[nextra++] = argv[++i];
+		else if (strcmp(argv[i], "--tmp") == 0 && i + 1 < argc)
+			tmp_dir = argv[++i];
+		else if (strcmp(argv[i], "--secs") == 0 && i + 1 < argc)
+			secs = (unsigned)atoi(argv[++i]);
+		else if (atoi(argv[i]) > 0 && nsizes < 16)
+			sizes[nsizes++] = atoi(argv[i]);
+		else {
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (nsizes == 0)
+		sizes[nsizes++] = 250;
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		printf("bench_crowd: file limit %llu; pid %d\n", (unsigned long long)rl.rlim_cur, (int)getpid());
+	}
+	if (auth_init() != 0)
+		return 1;
+	uv_loop_init(&loop);
+	C.loop = &loop;
+	for (int k = 0; k < nsizes; k++)
+		if (round_of(argv[1], sizes[k], warm, secs) != 0)
+			rc = 1;
+	uv_loop_close(&loop);
+	return rc;
+}
