@@ -44,6 +44,7 @@ struct net {
 	bool has_pin;
 	int phase;
 	bool closing, gave_up, fatal;
+	bool keep_seat;          /* closing without BYE after a duel: the server holds the seat, the file stays */
 	int handles;             /* timer + getaddrinfo + links alive */
 	uv_timer_t timer;
 	uv_getaddrinfo_t gai;
@@ -258,8 +259,9 @@ net_close(struct net *n)
 	if (n == NULL || n->closing)
 		return;
 	n->closing = true;
-	/* A BYE in a duel is a forfeit: the token is worth nothing after it. */
-	seat_forget(n);
+	/* A BYE in a duel is a forfeit, after it leaving: the token is worth nothing after it. */
+	if (!n->keep_seat)
+		seat_forget(n);
 	if (n->link && n->joined) {
 		/* Say BYE and let it go out before the socket closes. */
 		struct net_link *l = n->link;
@@ -685,6 +687,8 @@ end_done(struct net *n)
 	bool ok = false;
 
 	n->end_pending = false;
+	if (n->phase == NET_PLAYING)
+		n->phase = NET_LOBBY;
 	if (n->cfg.verify)
 		ok = verify(n, why, sizeof why);
 	else
@@ -907,9 +911,10 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.update(n->cfg.ud, n, &n->view, &m->u.update);
 		return;
 	case WIRE_END:
-		seat_forget(n);
+		/* Still in the duel until its log is in (end_done): a link lost before then comes
+		 * back for the END again. The seat file stays: until the player leaves (BYE), a
+		 * drop holds the seat after the duel too, and a rerun takes it back. */
 		n->end = m->u.end;
-		n->phase = NET_LOBBY;
 		n->lobby_fresh = false; /* the next part answers the next LOBBY's commitment */
 		free(n->log);
 		n->log = NULL;
@@ -1044,6 +1049,9 @@ link_lost(struct net *n, const char *why)
 	if (n->closing || n->phase == NET_CLOSED)
 		return;
 	if (n->fatal || n->gave_up || (n->phase != NET_PLAYING && n->phase != NET_RECONNECTING) || !n->token_len) {
+		/* Lost in the lobby after a duel, no BYE said: the server holds the seat a while for
+		 * the END, and the same command run again takes it back with the seat file. */
+		n->keep_seat = n->phase == NET_LOBBY && !n->fatal && !n->gave_up;
 		fail(n, PERR_SERVER, true, "connection lost: %s", why);
 		net_close(n);
 		return;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* seatfile: a duel's resume token kept on disk (0600) while the duel runs, so that a killed client takes its seat back. */
+/* seatfile: a resume token kept on disk (0600) from a duel's START until the player leaves: a killed client comes back. */
 #ifndef WW_SEATFILE_H
 #define WW_SEATFILE_H
 
@@ -41,7 +41,7 @@ bool seatfile_load(const char *path, const struct seatfile_key *k, struct seatfi
  * one, never half of one). Creates the seats folder (0700). 0, or -1 with errno set. */
 int seatfile_save(const char *path, const struct seatfile_key *k, const struct seatfile_seat *seat);
 
-/* The duel is over (or left on purpose): the token is worth nothing any more. */
+/* The player left on purpose (BYE), or the server no longer knows the token: it is worth nothing any more. */
 void seatfile_remove(const char *path);
 
 #endif

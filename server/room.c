@@ -273,7 +273,7 @@ free_seat(struct gameroom *r, int p)
 	uv_timer_stop(&st->grace);
 	memset(st->name, 0, sizeof st->name);
 	st->taken = st->ready = st->rematch = st->bot = st->reserved = st->grace_on = st->last_valid = false;
-	st->end_pending = false;
+	st->end_pending = st->post_duel = st->bye = false;
 	st->conn = NULL;
 	memset(st->token, 0, sizeof st->token);
 	st->token_len = 0;
@@ -283,12 +283,13 @@ free_seat(struct gameroom *r, int p)
 		r->host_seat = -1;
 }
 
-/* The last duel's log is kept only while a held seat is still owed its END. */
+/* The last duel's log is kept only while a seat is, or may yet be, owed its END: one held for it,
+ * or one of its players still in the lobby (a drop without BYE would hold it). */
 static void
 end_release(struct gameroom *r)
 {
 	for (int p = 0; p < PLAYERS; p++)
-		if (r->seat[p].end_pending)
+		if (r->seat[p].end_pending || (r->seat[p].taken && r->seat[p].post_duel))
 			return;
 	free(r->end_log);
 	r->end_log = NULL;
@@ -417,7 +418,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		memcpy(st->token, m->token, m->token_len);
 	}
 	st->conn = c;
-	st->reserved = false;
+	st->reserved = st->bye = false;
 	if (c->who.role == ROLE_BOT)
 		st->bot = true;
 	c->room = r;
@@ -477,8 +478,24 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		send_lobby(r);
 		return;
 	}
+	if (st->post_duel && !st->bye && s->cfg.lim.end_hold_ms > 0) {
+		/* After a duel, a drop without BYE may have come just as END went out, before it was
+		 * read (a killed client, a broken link): hold the seat a while and owe it that END. */
+		unsigned ms = s->cfg.lim.end_hold_ms < s->cfg.lim.grace_ms ? s->cfg.lim.end_hold_ms : s->cfg.lim.grace_ms;
+		server__log(s, "room %s: %s dropped after the duel; the seat is held %u s for its END", r->code, st->name,
+		            (ms + 999) / 1000);
+		st->end_pending = true;
+		st->ready = st->rematch = false;
+		st->grace_on = true;
+		st->grace_until = server__now(s) + ms;
+		uv_timer_start(&st->grace, on_grace, ms, 0);
+		send_peer(r, 1 - p, p, PEER_DROPPED, (ms + 999) / 1000);
+		send_lobby(r);
+		return;
+	}
 	server__log(s, "room %s: %s left", r->code, st->name);
 	free_seat(r, p);
+	end_release(r);
 	for (int i = 0; i < PLAYERS; i++)
 		r->seat[i].ready = r->seat[i].rematch = false;
 	send_peer(r, 1 - p, p, PEER_GONE, 0);
@@ -504,7 +521,8 @@ on_grace(uv_timer_t *t)
 			server__log(r->srv, "room %s: %s did not come back: forfeit", r->code, st->name);
 			apply(r, p, &resign, MSG_NONE);
 		} else if (st->taken && !st->conn) {
-			/* Away since before the duel ended, and not back in time: the seat is free. */
+			/* Away when the duel ended, or dropped after it without BYE, and not back in
+			 * time for its END: the seat is free. */
 			server__log(r->srv, "room %s: %s did not come back; the seat is free", r->code, st->name);
 			free_seat(r, p);
 			end_release(r);
@@ -621,7 +639,7 @@ start_game(struct gameroom *r)
 	r->end_log = NULL;
 	r->end_log_len = 0;
 	for (int p = 0; p < PLAYERS; p++)
-		r->seat[p].end_pending = false;
+		r->seat[p].end_pending = r->seat[p].post_duel = false;
 	mirror = r->games > 0 && r->seat[0].rematch && r->seat[0].mirror && r->seat[1].rematch && r->seat[1].mirror;
 	if (mirror) {
 		server__log(s, "room %s: a mirror rematch: seed %016" PRIx64 " again, the seats swapped", r->code, r->seed);
@@ -775,6 +793,7 @@ finish(struct gameroom *r)
 		struct seat *st = &r->seat[p];
 		st->ready = st->rematch = false;
 		st->last_valid = false;
+		st->post_duel = st->taken;
 		if (!st->taken || st->conn)
 			continue;
 		if (st->grace_on) {
@@ -900,6 +919,8 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 		}
 		return;
 	case WIRE_BYE:
+		/* Leaving on purpose: its connection's close holds nothing (room__conn_lost). */
+		r->seat[p].bye = true;
 		/* Leaving in the middle of a duel is a forfeit. */
 		if (r->state == ROOM_PLAYING && r->game.result == RESULT_NONE) {
 			struct cmd resign = { CMD_RESIGN, 0, 0 };
