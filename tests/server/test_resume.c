@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* server/resume: a dropped player comes back with its token and loses nothing; one who does not, forfeits;
  * a host killed mid-duel comes back from its turn log and both players reconnect into the same duel. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,4 +501,244 @@ Test(resume, host_restart_from_log_late)
 Test(resume, host_restart_keeps_the_chosen_seed_said)
 {
 	host_restart(20, true);
+}
+
+/* A kill that lands just as END goes out (issue 10): the joiner dies in the very callback that
+ * sent END (the server's `ended` hook: END and the log are written to its socket, unread), without
+ * BYE. Its seat is held for the END, and the same seat file run again gets that END, the log and
+ * the final view, checks the host, and leaves; the file goes only then. A variant: killed after it
+ * read END, it is held the same; not back in time, the seat goes and a rerun joins afresh; a BYE
+ * after the duel holds nothing. */
+struct endkill {
+	struct th *t;
+	const char *room;
+	struct netbot a, a2, b;
+	char seat_file[256];
+	int me;                  /* a's player index */
+	bool killed;
+	int a_ends;              /* ENDs a got in its callback */
+	int seq[64], nseq;       /* message types a2 got, from WELCOME to the first LOBBY */
+	bool seq_done, start_resumed, start_final;
+	struct wire_end end_a2, end_b;
+	int ends_b;
+	int peer_dropped, peer_back, peer_gone; /* as b saw them */
+	unsigned dropped_secs;
+	uint64_t dropped_at, gone_at;
+	bool kill_after_end;     /* the variant: a is killed in its own END callback instead */
+};
+
+static struct gameroom *
+ek_room(struct endkill *s)
+{
+	return s->t->srv ? server_room(s->t->srv, s->room) : NULL;
+}
+
+static void
+ek_ended(void *ud, struct gameroom *r)
+{
+	struct endkill *s = ud;
+
+	if (s->kill_after_end || s->killed || r->games != 1 || s->a.net == NULL)
+		return;
+	/* END has just been sent to both; the joiner's process dies before it reads a byte of it. */
+	s->me = net_player(s->a.net);
+	s->killed = true;
+	netbot_abandon(&s->a);
+}
+
+static void
+ek_a_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	struct endkill *s = ud;
+
+	(void)e;
+	(void)verified;
+	(void)why;
+	s->a_ends++;
+	if (s->kill_after_end && !s->killed) {
+		/* It has its END (and has checked the host); it dies before it says anything. */
+		s->me = net_player(b->net);
+		s->killed = true;
+		netbot_abandon(b);
+	}
+}
+
+static void
+ek_a2_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct endkill *s = ud;
+
+	(void)b;
+	if (s->seq_done || (s->nseq == 0 && m->type != WIRE_WELCOME)) /* after the handshake */
+		return;
+	if (s->nseq < 64)
+		s->seq[s->nseq++] = m->type;
+	if (m->type == WIRE_START) {
+		s->start_resumed = m->u.start.resumed;
+		s->start_final = room_game(ek_room(s))->result != RESULT_NONE && !room_playing(ek_room(s));
+	}
+	if (m->type == WIRE_END)
+		s->end_a2 = m->u.end;
+	s->seq_done = m->type == WIRE_LOBBY;
+}
+
+static void
+ek_b_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct endkill *s = ud;
+
+	(void)b;
+	if (m->type == WIRE_END && s->ends_b++ == 0)
+		s->end_b = m->u.end;
+	if (m->type != WIRE_PEER)
+		return;
+	if (m->u.peer.state == PEER_DROPPED) {
+		s->peer_dropped++;
+		s->dropped_secs = m->u.peer.seconds;
+		s->dropped_at = uv_now(&s->t->loop);
+	}
+	s->peer_back += m->u.peer.state == PEER_BACK;
+	if (m->u.peer.state == PEER_GONE) {
+		s->peer_gone++;
+		s->gone_at = uv_now(&s->t->loop);
+	}
+}
+
+static bool
+ek_held(void *ud)
+{
+	struct endkill *s = ud;
+	struct gameroom *r = ek_room(s);
+
+	return s->killed && s->a.closed && r && r->seat[s->me].taken && !r->seat[s->me].conn && r->seat[s->me].end_pending;
+}
+
+static bool
+ek_gone(void *ud)
+{
+	return ((struct endkill *)ud)->peer_gone > 0;
+}
+
+static bool
+ek_a2_closed(void *ud)
+{
+	return ((struct endkill *)ud)->a2.closed;
+}
+
+static bool
+ek_b_closed(void *ud)
+{
+	return ((struct endkill *)ud)->b.closed;
+}
+
+static void
+ek_setup(struct endkill *s, struct th *t, struct server_config *c, struct netbot_config *ca, struct netbot_config *cb,
+         unsigned hold_ms)
+{
+	memset(s, 0, sizeof *s);
+	s->t = t;
+	s->room = "endkill";
+	snprintf(s->seat_file, sizeof s->seat_file, "/tmp/wizwar-test-endkill-%d", (int)getpid());
+	unlink(s->seat_file);
+	th_init(t);
+	th_config(c);
+	c->multi = true;
+	c->hooks.ud = s;
+	c->hooks.ended = ek_ended;
+	if (hold_ms)
+		c->lim.end_hold_ms = hold_ms;
+	th_server(t, c);
+	th_bot_config(t, ca, "joiner", BOT_NORMAL, 21, 1);
+	th_bot_config(t, cb, "stays", BOT_NORMAL, 22, 0);
+	ca->net.room = cb->net.room = s->room;
+	ca->net.seat_file = s->seat_file;
+	ca->ud = cb->ud = s;
+	ca->on_end = ek_a_end;
+	cb->on_msg = ek_b_msg;
+}
+
+Test(resume, killed_as_end_goes_out)
+{
+	static struct endkill s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	ek_setup(&s, &t, &c, &ca, &cb, 0);
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, ek_held, &s);
+	cr_assert_eq(s.a_ends, 0, "the killed joiner read its END after all");
+	cr_expect_eq(access(s.seat_file, F_OK), 0, "the seat file went with the kill");
+	cr_expect_eq(s.peer_dropped, 1, "the other player was not told of the drop");
+	cr_expect_eq(s.dropped_secs, 30, "held %u s, not the 30 s end hold", s.dropped_secs);
+	/* The same command again: the seat file, a RESUME, and the END it missed. */
+	ca.on_end = NULL;
+	ca.on_msg = ek_a2_msg;
+	th_bot(&t, &s.a2, &ca);
+	th_run(&t, 30000, ek_a2_closed, &s);
+	/* (It leaves as soon as it has checked the log: what follows, LOBBY, may go unread.) */
+	cr_assert_geq(s.nseq, 4, "only %d messages on resume", s.nseq);
+	cr_expect_eq(s.seq[0], WIRE_WELCOME);
+	cr_expect_eq(s.seq[1], WIRE_START);
+	cr_expect(s.start_resumed && s.start_final, "START is not the resumed final snapshot");
+	cr_expect_eq(s.seq[2], WIRE_END);
+	int i = 3;
+	while (i < s.nseq && s.seq[i] == WIRE_LOG_CHUNK)
+		i++;
+	cr_expect_gt(i, 3, "no LOG_CHUNK after END");
+	cr_expect(i == s.nseq || s.seq[i] == WIRE_LOBBY, "not LOBBY after the log");
+	cr_expect_eq(s.end_a2.result, s.end_b.result, "the END on resume is not the duel's");
+	cr_expect_eq(s.end_a2.hash, s.end_b.hash);
+	cr_expect_eq(s.end_a2.seed, s.end_b.seed);
+	cr_expect_eq(s.a2.games, 1, "%s", s.a2.last_why);
+	cr_expect_eq(s.a2.verified, 1, "the rerun did not check the host: %s", s.a2.last_why);
+	cr_expect_eq(s.a2.errors, 0, "%s", s.a2.last_why);
+	cr_expect_eq(s.peer_back, 1, "the other player was not told it came back");
+	cr_expect_neq(access(s.seat_file, F_OK), 0, "the seat file outlived the END and the leaving");
+	/* It left with BYE: the seat is free at once, nothing held. */
+	th_run(&t, 5000, ek_gone, &s); /* the close reaches the server */
+	cr_expect_eq(s.peer_dropped, 1, "a BYE after the duel was taken for a drop");
+	cr_expect(!ek_room(&s)->seat[s.me].taken, "the seat is held after a BYE");
+	netbot_stop(&s.b);
+	th_run(&t, 5000, ek_b_closed, &s);
+	th_finish(&t);
+	unlink(s.seat_file);
+}
+
+Test(resume, killed_after_end_and_not_back_in_time)
+{
+	static struct endkill s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	ek_setup(&s, &t, &c, &ca, &cb, 300);
+	s.kill_after_end = true;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, ek_held, &s);
+	cr_assert_eq(s.a_ends, 1);
+	cr_expect_eq(s.a.verified, 1, "%s", s.a.last_why);
+	/* It had its END, but said no BYE: the seat is held all the same, its file kept. */
+	cr_expect_eq(access(s.seat_file, F_OK), 0, "the seat file went with the END");
+	cr_expect_eq(s.peer_dropped, 1);
+	cr_expect_eq(s.dropped_secs, 1);
+	/* Not back within the hold: the seat is free, the other player told. */
+	th_run(&t, 5000, ek_gone, &s);
+	cr_expect_geq(s.gone_at - s.dropped_at, 250, "the seat went after %" PRIu64 " ms",
+	              s.gone_at - s.dropped_at);
+	cr_expect_leq(s.gone_at - s.dropped_at, 1500);
+	cr_expect(!ek_room(&s)->seat[s.me].taken);
+	/* The same command again: the server no longer knows the token; it joins afresh and plays. */
+	th_bot(&t, &s.a2, &ca);
+	th_run(&t, 60000, ek_a2_closed, &s);
+	cr_expect_eq(s.a2.games, 1, "%s", s.a2.last_why);
+	cr_expect_eq(s.a2.verified, 1, "%s", s.a2.last_why);
+	cr_expect_eq(s.a_ends, 2, "the fresh join did not play a duel of its own");
+	cr_expect_neq(access(s.seat_file, F_OK), 0, "the seat file outlived the leaving");
+	netbot_stop(&s.b);
+	th_run(&t, 5000, ek_b_closed, &s);
+	th_finish(&t);
+	unlink(s.seat_file);
 }
