@@ -2,19 +2,26 @@
 # SPDX-License-Identifier: MIT
 # killjoin: kill the joiner of whole duels at random points and run the same command again; count the
 # turns lost and duplicated (both must be 0). Real processes on loopback: a `wizwar server`, an opponent
-# `wizwar bot` that stays, and the joiner `wizwar bot --games 1` killed again and again.
+# `wizwar bot` that stays, and the joiner `wizwar bot` killed again and again.
 #
 #   killjoin.sh WIZWAR [COUNT] [MODE]   COUNT kills (default 10); MODE:
-#     kill    kill -9
-#     hup     SIGHUP (what a closed terminal sends)
-#     locked  kill -9, with the server's password and the address locked out for wrong passwords
-#             before every rerun: the resume token must still get the seat back
+#     kill    kill -9; the joiner plays one duel (--games 1), then a fresh one joins the next
+#     hup     the same with SIGHUP (what a closed terminal sends)
+#     locked  kill -9, with the server's password and the joiner's address locked out at every kill:
+#             the joiner joins once and stays for every duel (--games 0, rematching); before each
+#             kill five wrong passwords from its address lock it out again (if the last lockout has
+#             run out), and a fresh join with the right password must be refused right then; the
+#             rerun's resume token must still get the seat back.
 #
-# Per rerun: it must come back into the duel (its seat file, a RESUME), at the turn the duel was at:
+# Per kill, the rerun must come back into the duel (its seat file, a RESUME), at the turn the duel was at:
 #   duplicated: it came back at a turn before the one the server's log had reached at the kill;
 #   lost: it came back at a later turn than it could have (a turn of its passed without it), it could
 #         not take its seat back, or it forfeited (a resign of its seat in the log).
-# Every duel's log must also replay exactly (`wizwar replay --check`).
+# A kill that lands as the duel ends (the END sent, read or not, or the duel over while it was away,
+# or in the lobby between duels) must come back too: to the final view, the END and the log (counted
+# "at the end"). Only a joiner that had read its END and said BYE before the kill hit it may join
+# afresh ("had left"). Every duel's log must replay exactly (`wizwar replay --check`), every duel the
+# joiner finished must verify the host, and no seat file may be left.
 set -u
 W="${1:?usage: killjoin.sh WIZWAR [COUNT] [MODE]}"
 COUNT="${2:-10}"
@@ -51,7 +58,7 @@ wait_re() {
 	return 1
 }
 
-"$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" "${PW[@]}" 2>"$TMP/srv.err" &
+"$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" "${PW[@]}" >"$TMP/srv.out" 2>"$TMP/srv.err" &
 SRV=$!
 wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" 10 || die "no server"
 PORT="$(grep -oE 'port [0-9]+' "$TMP/srv.err" | head -1 | grep -oE '[0-9]+')"
@@ -60,10 +67,9 @@ PORT="$(grep -oE 'port [0-9]+' "$TMP/srv.err" | head -1 | grep -oE '[0-9]+')"
 OPP=$!
 wait_re '^room ' "$TMP/opp.out" 10 || die "no room"
 ROOM="$(head -1 "$TMP/opp.out" | cut -d' ' -f2 | tr -d :)"
-# Locked out, the joiner cannot join a new duel for a minute: longer duels, more kills in each.
-THINK=10
-[ "$MODE" = locked ] && THINK=150
-JOIN=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Joe --think "$THINK" --games 1 "${PW[@]}")
+GAMES=1
+[ "$MODE" = locked ] && GAMES=0
+JOIN=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Joe --think 10 --games "$GAMES" "${PW[@]}")
 : >"$TMP/j.err"
 : >"$TMP/j.out"
 
@@ -75,103 +81,125 @@ last_turn() {
 	[ -n "$log" ] || { echo 0; return; }
 	gzip -dc "$log" 2>/dev/null | grep -aE '^= [0-9]+ ' | tail -1 | cut -d' ' -f2 | grep -E '^[0-9]+$' || echo 0
 }
-starts() { grep -c "room $ROOM: duel [0-9]* starts" "$TMP/srv.err"; }
-overs() { grep -c "room $ROOM: duel over" "$TMP/srv.err"; }
+count() { grep -cE -- "$1" "$2"; }
+starts() { count "room $ROOM: duel [0-9]* starts" "$TMP/srv.err"; }
+overs() { count "room $ROOM: duel over" "$TMP/srv.err"; }
+backs() { count 'back in the duel at turn' "$TMP/j.err"; }
+fresh_joins() { count 'Joe joins room' "$TMP/srv.err"; }
+results() { count '^duel [0-9]+: ' "$TMP/j.out"; }
 lock_out() {
-	# Five wrong passwords from this address: it is locked out for a minute.
-	# (until the server says so: a window may run out in the middle)
+	# Five wrong passwords from this address: it is locked out for a minute (one try says so at
+	# once while the last lockout holds; a window may run out in the middle, so a few more).
 	for _ in $(seq 12); do
 		grep -q "too many wrong passwords" <("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Mallory \
 		    --password wrong 2>&1) && return 0
 	done
 	die "the address is not locked out"
 }
+fresh_refused() {
+	# Right then, a fresh join with the right password from that address must be refused.
+	local out
+	out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Fresh --password sesame --games 1 2>&1)" &&
+	    die "a fresh join got in from a locked-out address"
+	grep -q "too many wrong passwords" <<<"$out" || die "a fresh join was refused, but not for the lockout: $out"
+}
+start_joiner() {
+	"${JOIN[@]}" >>"$TMP/j.out" 2>>"$TMP/j.err" &
+	J=$!
+}
 
-kills=0 lost=0 dup=0 resumed=0 duels=0 started=0 ended_at_kill=0
+kills=0 lost=0 dup=0 resumed=0 at_end=0 had_left=0 locks=0
 RANDOM=$$
+start_joiner
 while ((kills < COUNT)); do
-	# A whole duel: the joiner joins afresh, and is killed at random points until its duel ends.
-	if [ -n "$J" ] && ! kill -0 "$J" 2>/dev/null; then
-		# A rerun that joined afresh has played its whole duel already.
-		wait "$J" 2>/dev/null
-		J=""
-		duels=$((duels + 1))
-		continue
-	fi
-	if [ -z "$J" ]; then
-		"${JOIN[@]}" >>"$TMP/j.out" 2>>"$TMP/j.err" &
-		J=$!
-	fi
+	# A duel with the joiner in it (a joiner of one duel that has played it leaves: a fresh one comes).
 	for ((i = 0; i < 400; i++)); do
 		(($(starts) > $(overs))) && break
-		kill -0 "$J" 2>/dev/null || die "the joiner left before its duel started"
+		if ! kill -0 "$J" 2>/dev/null; then
+			wait "$J" 2>/dev/null
+			start_joiner
+		fi
 		sleep 0.05
 	done
 	(($(starts) > $(overs))) || die "no duel started"
-	started=$((started + 1))
-	ended_before="$(overs)" # duels over before this one
-	while ((kills < COUNT)); do
-		sleep "0.$((RANDOM % 9))$((RANDOM % 10))"
-		kill -0 "$J" 2>/dev/null || break # its duel is over and it left
-		(($(overs) >= $(starts))) && { wait "$J"; break; }
-		kill "$SIG" "$J" 2>/dev/null
-		wait "$J" 2>/dev/null
-		sleep 0.05 # the server sees the socket close
-		k="$(last_turn)"
-		kills=$((kills + 1))
-		[ "$MODE" = locked ] && lock_out
-		backs="$(grep -c 'back in the duel at turn' "$TMP/j.err")"
-		fresh="$(grep -c 'Joe joins room' "$TMP/srv.err")"
-		"${JOIN[@]}" >>"$TMP/j.out" 2>>"$TMP/j.err" &
-		J=$!
-		for ((i = 0; i < 600; i++)); do
-			(($(grep -c 'back in the duel at turn' "$TMP/j.err") > backs)) && break
-			kill -0 "$J" 2>/dev/null || break
-			sleep 0.05
-		done
-		if (($(grep -c 'back in the duel at turn' "$TMP/j.err") <= backs)); then
-			if [ "$MODE" != locked ] && (($(overs) > ended_before)) &&
-			    (($(grep -c 'Joe joins room' "$TMP/srv.err") > fresh)); then
-				# The duel ended as it was killed (its END read or not): the seat went with
-				# the duel, and the rerun joined the next one. No turn of it was lost.
-				ended_at_kill=$((ended_at_kill + 1))
-				duels=$((duels + 1))
-				continue 2
-			fi
-			lost=$((lost + 1))
-			echo "kill $kills: the rerun did not take its seat back"
-			grep -v 'back in the duel' "$TMP/j.err" | tail -3
-			tail -4 "$TMP/srv.err"
-			break
-		fi
-		resumed=$((resumed + 1))
-		t="$(grep -oE 'back in the duel at turn [0-9]+' "$TMP/j.err" | tail -1 | grep -oE '[0-9]+$')"
-		# Back at the turn in progress at the kill (the log's last "= k" starts turn k), or the
-		# next if the opponent ended its own meanwhile.
-		if ((t < k)); then
-			dup=$((dup + 1))
-			echo "kill $kills: back at turn $t, but the log had ended turn $k"
-		elif ((t > k + 1)); then
-			lost=$((lost + t - k - 1))
-			echo "kill $kills: back at turn $t, the log had ended turn $k"
-		fi
-	done
-	# Let the duel end (the joiner plays it out unkilled once the count is reached).
-	while kill -0 "$J" 2>/dev/null; do sleep 0.1; done
+	sleep "0.$((RANDOM % 9))$((RANDOM % 10))"
+	if [ "$MODE" = locked ]; then
+		lock_out
+		fresh_refused
+		locks=$((locks + 1))
+	fi
+	kill -0 "$J" 2>/dev/null || continue # its one duel is over and it left: no kill
+	o="$(overs)" s="$(starts)" b="$(backs)" f="$(fresh_joins)" res="$(results)"
+	kill "$SIG" "$J" 2>/dev/null
 	wait "$J" 2>/dev/null
-	J=""
-	duels=$((duels + 1))
-	# A fresh join waits for the lockout to pass, as a person's would.
-	((kills < COUNT)) && [ "$MODE" = locked ] && sleep 61
+	sleep 0.05 # the server sees the socket close
+	k="$(last_turn)"
+	kills=$((kills + 1))
+	start_joiner
+	for ((i = 0; i < 600; i++)); do
+		(($(backs) > b)) && break
+		(($(fresh_joins) > f)) && break
+		kill -0 "$J" 2>/dev/null || break
+		sleep 0.05
+	done
+	if (($(backs) <= b)); then
+		if (($(fresh_joins) > f && $(results) > res)); then
+			# It had its END (its result line is out) and had said BYE before the kill hit it:
+			# its seat went with that BYE, and the rerun joined the next duel.
+			had_left=$((had_left + 1))
+			continue
+		fi
+		lost=$((lost + 1))
+		echo "kill $kills: the rerun did not take its seat back"
+		grep -v 'back in the duel' "$TMP/j.err" | tail -3
+		tail -4 "$TMP/srv.err"
+		continue
+	fi
+	t="$(grep -oE 'back in the duel at turn [0-9]+' "$TMP/j.err" | tail -1 | grep -oE '[0-9]+$')"
+	if ((s == o || $(overs) > o)); then
+		# In the lobby between duels, or the duel ended as it was killed or while it was away:
+		# it came back to the final view, the END and the log.
+		at_end=$((at_end + 1))
+	else
+		resumed=$((resumed + 1))
+	fi
+	# Back at the turn in progress at the kill (the log's last "= k" starts turn k), or the
+	# next if the opponent ended its own meanwhile.
+	if ((t < k)); then
+		dup=$((dup + 1))
+		echo "kill $kills: back at turn $t, but the log had ended turn $k"
+	elif ((t > k + 1)); then
+		lost=$((lost + t - k - 1))
+		echo "kill $kills: back at turn $t, the log had ended turn $k"
+	fi
 done
-kill "$OPP" 2>/dev/null
-wait "$OPP" 2>/dev/null
-OPP=""
+if [ "$MODE" = locked ]; then
+	# The joiner stays for every duel: the opponent leaves (a forfeit of its own if a duel is on),
+	# and the joiner, in the lobby, leaves with BYE.
+	kill "$OPP" 2>/dev/null
+	wait "$OPP" 2>/dev/null
+	OPP=""
+	wait_re 'Opp left' "$TMP/srv.err" 10
+	for ((i = 0; i < 100; i++)); do (($(starts) == $(overs))) && break; sleep 0.05; done
+	sleep 0.5 # its END, log and check
+	kill "$J" 2>/dev/null
+fi
+# Let the joiner's last duel end (it plays it out unkilled once the count is reached).
+while kill -0 "$J" 2>/dev/null; do sleep 0.1; done
+wait "$J" 2>/dev/null
+J=""
+if [ -n "$OPP" ]; then
+	kill "$OPP" 2>/dev/null
+	wait "$OPP" 2>/dev/null
+	OPP=""
+fi
+duels=0
 for log in "$TMP"/logs/wizwar-"$ROOM"-*.log.gz; do
 	[ -e "$log" ] || continue
+	duels=$((duels + 1))
 	"$W" replay --check "$log" >/dev/null 2>&1 || { gzip -dc "$log" | tail -3; die "$log does not replay"; }
 	seat="$(gzip -dc "$log" | grep -aE '^player [01] Joe$' | cut -d' ' -f2)"
-	# The joiner's forfeit: turns lost (a forfeit in the last duel by the opponent's leaving is not).
+	# The joiner's forfeit: turns lost (the opponent's leaving in the last duel is not).
 	if gzip -dc "$log" | grep -aqE "^$seat resign$"; then
 		lost=$((lost + 1))
 		echo "$(basename "$log"): the joiner forfeited"
@@ -184,5 +212,8 @@ if ((unverified > 0)); then
 	die "$unverified duels not verified by the joiner"
 fi
 seats="$(ls "$XDG_STATE_HOME"/wizwar/seats 2>/dev/null | wc -l)"
-echo "killjoin $MODE: $kills kills ($resumed resumed, $ended_at_kill as their duel ended) in $duels duels: turns lost $lost, duplicated $dup; seat files left $seats"
+lockmsg=""
+[ "$MODE" = locked ] && lockmsg="; locked out, and a fresh join refused, at all $locks kills"
+echo "killjoin $MODE: $kills kills in $duels duels: $resumed resumed in a duel, $at_end at the end (resumed with" \
+    "its END), $had_left after the joiner had left; turns lost $lost, duplicated $dup; seat files left $seats$lockmsg"
 ((lost == 0 && dup == 0 && seats == 0)) || exit 1
