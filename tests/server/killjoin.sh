@@ -104,8 +104,15 @@ fresh_refused() {
 	grep -q "too many wrong passwords" <<<"$out" || die "a fresh join was refused, but not for the lockout: $out"
 }
 start_joiner() {
+	JRES="$(results)" # its duels' result lines are the ones after these
 	"${JOIN[@]}" >>"$TMP/j.out" 2>>"$TMP/j.err" &
 	J=$!
+}
+# Running, not a zombie that has exited and waits to be reaped.
+alive() {
+	local st
+	st="$(ps -o stat= -p "$1" 2>/dev/null)" || return 1
+	[[ $st != Z* ]]
 }
 
 kills=0 lost=0 dup=0 resumed=0 at_end=0 had_left=0 locks=0
@@ -115,7 +122,7 @@ while ((kills < COUNT)); do
 	# A duel with the joiner in it (a joiner of one duel that has played it leaves: a fresh one comes).
 	for ((i = 0; i < 400; i++)); do
 		(($(starts) > $(overs))) && break
-		if ! kill -0 "$J" 2>/dev/null; then
+		if ! alive "$J"; then
 			wait "$J" 2>/dev/null
 			start_joiner
 		fi
@@ -128,8 +135,8 @@ while ((kills < COUNT)); do
 		fresh_refused
 		locks=$((locks + 1))
 	fi
-	kill -0 "$J" 2>/dev/null || continue # its one duel is over and it left: no kill
-	o="$(overs)" s="$(starts)" b="$(backs)" f="$(fresh_joins)" res="$(results)"
+	alive "$J" || continue # its one duel is over and it left: no kill
+	o="$(overs)" s="$(starts)" b="$(backs)" f="$(fresh_joins)" jres="$JRES"
 	kill "$SIG" "$J" 2>/dev/null
 	wait "$J" 2>/dev/null
 	sleep 0.05 # the server sees the socket close
@@ -139,11 +146,11 @@ while ((kills < COUNT)); do
 	for ((i = 0; i < 600; i++)); do
 		(($(backs) > b)) && break
 		(($(fresh_joins) > f)) && break
-		kill -0 "$J" 2>/dev/null || break
+		alive "$J" || break
 		sleep 0.05
 	done
 	if (($(backs) <= b)); then
-		if (($(fresh_joins) > f && $(results) > res)); then
+		if (($(fresh_joins) > f && $(results) > jres)); then
 			# It had its END (its result line is out) and had said BYE before the kill hit it:
 			# its seat went with that BYE, and the rerun joined the next duel.
 			had_left=$((had_left + 1))
@@ -153,6 +160,7 @@ while ((kills < COUNT)); do
 		echo "kill $kills: the rerun did not take its seat back"
 		grep -v 'back in the duel' "$TMP/j.err" | tail -3
 		tail -4 "$TMP/srv.err"
+		alive "$J" || start_joiner
 		continue
 	fi
 	t="$(grep -oE 'back in the duel at turn [0-9]+' "$TMP/j.err" | tail -1 | grep -oE '[0-9]+$')"
@@ -185,7 +193,7 @@ if [ "$MODE" = locked ]; then
 	kill "$J" 2>/dev/null
 fi
 # Let the joiner's last duel end (it plays it out unkilled once the count is reached).
-while kill -0 "$J" 2>/dev/null; do sleep 0.1; done
+while alive "$J"; do sleep 0.1; done
 wait "$J" 2>/dev/null
 J=""
 if [ -n "$OPP" ]; then
