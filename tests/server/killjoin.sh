@@ -10,8 +10,8 @@
 #     locked  kill -9, with the server's password and the joiner's address locked out at every kill:
 #             the joiner joins once and stays for every duel (--games 0, rematching); before each
 #             kill five wrong passwords from its address lock it out again (if the last lockout has
-#             run out), and a fresh join with the right password must be refused right then; the
-#             rerun's resume token must still get the seat back.
+#             run out, or has less than 10 s to go), and a fresh join with the right password must
+#             be refused right then; the rerun's resume token must still get the seat back.
 #
 # Per kill, the rerun must come back into the duel (its seat file, a RESUME), at the turn the duel was at:
 #   duplicated: it came back at a turn before the one the server's log had reached at the kill;
@@ -88,11 +88,17 @@ backs() { count 'back in the duel at turn' "$TMP/j.err"; }
 fresh_joins() { count 'Joe joins room' "$TMP/srv.err"; }
 results() { count '^duel [0-9]+: ' "$TMP/j.out"; }
 lock_out() {
-	# Five wrong passwords from this address: it is locked out for a minute (one try says so at
-	# once while the last lockout holds; a window may run out in the middle, so a few more).
-	for _ in $(seq 12); do
-		grep -q "too many wrong passwords" <("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Mallory \
-		    --password wrong 2>&1) && return 0
+	# Five wrong passwords from this address lock it out for a minute; while a lockout holds,
+	# one try says so at once, with the seconds left. With less than 10 s left (too little for
+	# the kill and the rerun), wait it out and lock the address out again.
+	local out n
+	for _ in $(seq 16); do
+		out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Mallory --password wrong 2>&1)"
+		n="$(grep -oE 'too many wrong passwords from your address: try again in [0-9]+ s' <<<"$out" |
+		    grep -oE '[0-9]+ s$' | grep -oE '^[0-9]+')"
+		[ -n "$n" ] || continue
+		((n >= 10)) && return 0
+		sleep "$((n + 1))"
 	done
 	die "the address is not locked out"
 }
