@@ -146,6 +146,7 @@ seat_save(struct net *n)
 
 	seat.token_len = n->token_len;
 	memcpy(seat.token, n->token, n->token_len);
+	seat.has_commit = n->have_commit;
 	memcpy(seat.commit, n->commit, sizeof seat.commit);
 	seat.have_part = n->duel_have_part;
 	memcpy(seat.part, n->duel_part, sizeof seat.part);
@@ -697,6 +698,11 @@ end_done(struct net *n)
 		n->last_seed = n->end.seed;
 		n->have_last_seed = true;
 	}
+	/* The commitment and part were this duel's: a rerun after now meets the next duel's START
+	 * (or this one's END again), whose commitment it takes on first sight. Before the callback,
+	 * which may leave (BYE) and delete the file. */
+	n->have_commit = n->duel_have_part = false;
+	seat_save(n);
 	if (n->cfg.ev.end)
 		n->cfg.ev.end(n->cfg.ud, n, &n->end, ok, why);
 	free(n->log);
@@ -1314,7 +1320,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 			n->token_len = seat.token_len;
 			memcpy(n->token, seat.token, seat.token_len);
 			memcpy(n->commit, seat.commit, sizeof n->commit);
-			n->have_commit = true;
+			n->have_commit = seat.has_commit;
 			n->duel_have_part = seat.have_part;
 			memcpy(n->duel_part, seat.part, sizeof n->duel_part);
 			n->duel_bits = seat.part_bits;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* seatfile: a duel's resume token on disk while the duel runs: one small text file per seat, 0600. */
+/* seatfile: a seat's resume token on disk from a duel's START until the player leaves: one small text file per seat, 0600. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -90,8 +90,13 @@ seatfile_load(const char *path, const struct seatfile_key *k, struct seatfile_se
 	n = unhex_bytes(buf + strlen(want), seat->token, PROTO_TOKEN_MAX, &t);
 	if (n < PROTO_TOKEN_MIN || strncmp(t, "\ncommit ", 8) != 0)
 		return false;
-	if (unhex_bytes(t + 8, seat->commit, PROTO_COMMIT_LEN, &t) != PROTO_COMMIT_LEN)
+	if (strncmp(t + 8, "-\n", 2) == 0) {
+		t += 9; /* "commit -": between duels */
+	} else if (unhex_bytes(t + 8, seat->commit, PROTO_COMMIT_LEN, &t) == PROTO_COMMIT_LEN) {
+		seat->has_commit = true;
+	} else {
 		return false;
+	}
 	/* "part HEX" (the part this client sent) or "part -" (none known), then "parts BITS". */
 	if (strncmp(t, "\npart -\n", 8) == 0) {
 		t += 7;
@@ -131,8 +136,8 @@ seatfile_save(const char *path, const struct seatfile_key *k, const struct seatf
 	n = (size_t)snprintf(text, sizeof text, "wizwar-seat 2\nkey %s\ntoken ", key);
 	for (size_t i = 0; i < len; i++)
 		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->token[i]);
-	n += (size_t)snprintf(text + n, sizeof text - n, "\ncommit ");
-	for (size_t i = 0; i < PROTO_COMMIT_LEN; i++)
+	n += (size_t)snprintf(text + n, sizeof text - n, "\ncommit %s", seat->has_commit ? "" : "-");
+	for (size_t i = 0; seat->has_commit && i < PROTO_COMMIT_LEN; i++)
 		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->commit[i]);
 	n += (size_t)snprintf(text + n, sizeof text - n, "\npart ");
 	for (size_t i = 0; i < PROTO_PART_LEN && seat->have_part; i++)

@@ -23,10 +23,13 @@ bool seatfile_path(const char *state_dir, const struct seatfile_key *k, char *bu
 
 /* What a seat file keeps: the resume token, the duel's seed commitment (from its START), and the
  * part this client sent for the seed with the parts the server said it would use, so that a
- * client started again still checks the host against what it was promised first, own part too. */
+ * client started again still checks the host against what it was promised first, own part too.
+ * Between duels (its END is in, the next START not yet) there is no commitment to keep: the next
+ * START's is taken on first sight, not compared with the last duel's ("commit -" in the file). */
 struct seatfile_seat {
 	uint8_t token[PROTO_TOKEN_MAX];
 	size_t token_len;
+	bool has_commit;
 	uint8_t commit[PROTO_COMMIT_LEN];
 	bool have_part;
 	uint8_t part[PROTO_PART_LEN];
