@@ -39,6 +39,7 @@ fill(struct seatfile_seat *s, bool part)
 	s->token_len = PROTO_TOKEN_MAX;
 	for (int i = 0; i < PROTO_TOKEN_MAX; i++)
 		s->token[i] = (uint8_t)(0xe0 + i);
+	s->has_commit = true;
 	for (int i = 0; i < PROTO_COMMIT_LEN; i++)
 		s->commit[i] = (uint8_t)i;
 	s->have_part = part;
@@ -60,11 +61,29 @@ Test(seatfile, keeps_the_part_of_the_seed)
 		cr_assert(seatfile_load(path, &key, &out));
 		cr_expect_eq(out.token_len, in.token_len);
 		cr_expect(memcmp(out.token, in.token, in.token_len) == 0);
+		cr_expect(out.has_commit);
 		cr_expect(memcmp(out.commit, in.commit, PROTO_COMMIT_LEN) == 0);
 		cr_expect_eq(out.have_part, (bool)part);
 		cr_expect(memcmp(out.part, in.part, PROTO_PART_LEN) == 0);
 		cr_expect_eq(out.part_bits, 2);
 	}
+}
+
+/* Between duels (the END in, the next START not yet) the file keeps the token and no commitment:
+ * a rerun takes the next START's on first sight. */
+Test(seatfile, between_duels_no_commitment)
+{
+	struct seatfile_seat in, out;
+
+	fill(&in, false);
+	in.has_commit = false;
+	in.part_bits = 0;
+	cr_assert_eq(seatfile_save(path, &key, &in), 0);
+	cr_assert(seatfile_load(path, &key, &out));
+	cr_expect_eq(out.token_len, in.token_len);
+	cr_expect(memcmp(out.token, in.token, in.token_len) == 0);
+	cr_expect_not(out.has_commit, "a commitment read back from 'commit -'");
+	cr_expect_not(out.have_part);
 }
 
 Test(seatfile, another_key_or_format_is_not_used)
