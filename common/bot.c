@@ -1182,12 +1182,12 @@ choose_master(const struct view *v, struct rng *r, struct cmd *out)
 	bot_master_choose(v, r, bot_master_budget(v->opt.size), out);
 }
 
-int
+long
 bot_master_budget(int size)
 {
-	int sims = size > 0 ? MASTER_SIMS * LEVEL_DEFAULT / size : MASTER_SIMS;
+	long n = size > 0 ? (long)MASTER_COMMANDS * LEVEL_DEFAULT / size : MASTER_COMMANDS;
 
-	return sims < 12 ? 12 : sims > 2 * MASTER_SIMS ? 2 * MASTER_SIMS : sims;
+	return n < 64 ? 64 : n > 2L * MASTER_COMMANDS ? 2L * MASTER_COMMANDS : n;
 }
 
 typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);
