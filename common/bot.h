@@ -31,11 +31,12 @@ void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *ou
  * Calibrated so that a call stays within 100 ms of one core of the reference machine,
  * worst case included (docs/bots.md has the measured times). */
 #ifndef MASTER_COMMANDS
-#define MASTER_COMMANDS 600
+#define MASTER_COMMANDS 500
 #endif
 
 /* The master level's budget at this level size (bot_choose() uses it): MASTER_COMMANDS
- * scaled for the size, since a command costs more on a larger level. */
+ * x 25 / size, since a command costs more on a larger level, and at most 4/3 of it
+ * (666 at 15x15, 500 at 25x25, 245 at 51x51). */
 long bot_master_budget(int size);
 
 /* The master level with a budget of `budget` commands for this call (below 64: hard's
