@@ -1185,10 +1185,13 @@ choose_master(const struct view *v, struct rng *r, struct cmd *out)
 long
 bot_master_budget(int size)
 {
-	long n = size > 0 ? (long)MASTER_COMMANDS * LEVEL_DEFAULT / size : MASTER_COMMANDS;
+	/* 25 / size alone left 51x51 at 245 commands and a worst call of 85 ms in 10 duels:
+	 * a command costs more than the side grows there (the opponent's view and hard's
+	 * floods), so the larger sizes lose a little more (182 at 51x51). Smaller levels cost
+	 * less a command on average, not in the worst case (1,000 at 15x15 reached 91 ms), so
+	 * the budget is capped at 4/3 of the 25x25 one. */
+	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 / ((long)size * (size + 50)) : MASTER_COMMANDS;
 
-	/* Smaller levels cost less a command on average, not in the worst case: 1,000 at
-	 * 15x15 reached 91 ms. */
 	return n < 64 ? 64 : n > 4L * MASTER_COMMANDS / 3 ? 4L * MASTER_COMMANDS / 3 : n;
 }
 
