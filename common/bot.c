@@ -39,6 +39,7 @@
  * docs/bots.md). All work space is one struct on the stack (about 42 KiB); nothing is
  * allocated.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bot.h"
@@ -91,6 +92,40 @@ pick_step(const struct view *v, struct rng *r)
 		if (step_ok(v, dirs8[i]))
 			ok[n++] = dirs8[i];
 	return n ? ok[rng_below(r, (uint32_t)n)] : DIR_NONE;
+}
+
+/* Easy's step: towards the opponent when it knows where that is, half the time; else,
+ * half the time, on a heading it keeps for eight turns (drawn from the turn number, so
+ * no memory is needed); otherwise at random. A pure random walk covers ground in the
+ * square root of its steps: at 51x51 easy and random rarely met, and half their duels
+ * reached the turn limit. */
+static int
+easy_step(const struct view *v, struct rng *r)
+{
+	int tx, ty;
+
+	if (v->opp_state != OPP_UNKNOWN && rng_chance(r, 1, 2)) {
+		tx = v->opp_x;
+		ty = v->opp_y;
+	} else if (rng_chance(r, 1, 2)) {
+		int h = (int)(rng_mix64((uint64_t)(v->turn_no / 16) << 1 | v->me) % 8);
+		tx = v->x + dx8[h] * LEVEL_MAX;
+		ty = v->y + dy8[h] * LEVEL_MAX;
+	} else {
+		return pick_step(v, r);
+	}
+	int far = abs(v->x - tx) > abs(v->y - ty) ? abs(v->x - tx) : abs(v->y - ty);
+	int sum = abs(v->x - tx) + abs(v->y - ty), best = DIR_NONE;
+	for (int i = 0; i < 8; i++) {
+		int nx = v->x + dx8[i], ny = v->y + dy8[i];
+		int ax = abs(nx - tx), ay = abs(ny - ty), d = ax > ay ? ax : ay;
+		if (!step_ok(v, dirs8[i]) || (nx == tx && ny == ty) || d > far || (d == far && ax + ay >= sum))
+			continue;
+		far = d;
+		sum = ax + ay;
+		best = dirs8[i];
+	}
+	return best != DIR_NONE ? best : pick_step(v, r);
 }
 
 /* Random: three steps in four while steps are left, then an action at random,
@@ -929,7 +964,7 @@ choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 				return;
 			}
 	}
-	if (v->steps_left > 0 && rng_chance(r, 3, 4) && (d = pick_step(v, r)) != DIR_NONE) {
+	if (v->steps_left > 0 && rng_chance(r, 3, 4) && (d = easy_step(v, r)) != DIR_NONE) {
 		*out = (struct cmd){ CMD_STEP, 0, (uint8_t)d };
 		return;
 	}
@@ -1147,12 +1182,17 @@ choose_master(const struct view *v, struct rng *r, struct cmd *out)
 	bot_master_choose(v, r, bot_master_budget(v->opt.size), out);
 }
 
-int
+long
 bot_master_budget(int size)
 {
-	int sims = size > 0 ? MASTER_SIMS * LEVEL_DEFAULT / size : MASTER_SIMS;
+	/* 25 / size alone left 51x51 at 245 commands and a worst call of 85 ms in 10 duels:
+	 * a command costs more than the side grows there (the opponent's view and hard's
+	 * floods), so the larger sizes lose a little more (182 at 51x51). Smaller levels cost
+	 * less a command on average, not in the worst case (1,000 at 15x15 reached 91 ms), so
+	 * the budget is capped at 4/3 of the 25x25 one. */
+	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 / ((long)size * (size + 50)) : MASTER_COMMANDS;
 
-	return sims < 12 ? 12 : sims > 2 * MASTER_SIMS ? 2 * MASTER_SIMS : sims;
+	return n < 64 ? 64 : n > 4L * MASTER_COMMANDS / 3 ? 4L * MASTER_COMMANDS / 3 : n;
 }
 
 typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);

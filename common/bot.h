@@ -24,22 +24,25 @@ int bot_level_lookup(const char *name); /* -1 if unknown */
  * legal as far as the view can tell; a caller must still handle a refusal. */
 void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out);
 
-/* The master level's played-out duels per call at 25x25 when bot_choose() is asked for
- * it, calibrated so that a call stays within 100 ms on one core of the reference machine
- * (docs/bots.md has the measured times, worst case included). Other sizes scale it by
- * side (bot_master_budget): a play-out costs less than the area grows, since the bots'
- * work follows the squares within a turn's reach, not the whole level. */
-#define MASTER_SIMS 96
+/* The master level's budget per call at 25x25 when bot_choose() is asked for it, in
+ * commands given inside its play-outs (mine and the opponent's, each with the opponent's
+ * view and choice; drawing a game counts MASTER_DRAW_COST): a count, not a clock, so
+ * replays stay reproducible and a call's work is bounded whatever its play-outs cost.
+ * Calibrated so that a call stays within 100 ms of one core of the reference machine,
+ * worst case included (docs/bots.md has the measured times). */
+#ifndef MASTER_COMMANDS
+#define MASTER_COMMANDS 500
+#endif
 
-/* The played-out duels a call of the master level makes at this level size: MASTER_SIMS
- * x 25 / size (160 at 15x15, 96 at 25x25, 47 at 51x51), at least 12 (two per plan
- * searched) and at most 2 x MASTER_SIMS. */
-int bot_master_budget(int size);
+/* The master level's budget at this level size (bot_choose() uses it): MASTER_COMMANDS
+ * x 25 x 75 / (size x (size + 50)), since a command costs more on a larger level, and
+ * at most 4/3 of it (666 at 15x15, 500 at 25x25, 182 at 51x51). */
+long bot_master_budget(int size);
 
-/* The master level with a budget of `sims` played-out duels for this call (fewer than
- * the plans searched: hard's first plan, no search). Deterministic given the view and
- * `rng`, which it does not advance; reads no clock. Returns the duels played out (0 when
- * there was nothing to search). */
-int bot_master_choose(const struct view *v, struct rng *rng, int sims, struct cmd *out);
+/* The master level with a budget of `budget` commands for this call (below 64: hard's
+ * first plan, no search). Deterministic given the view and `rng`, which it does not
+ * advance; reads no clock. Returns the commands it spent (0 when there was nothing to
+ * search); it never spends more than the budget plus one play-out (at most 80). */
+int bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd *out);
 
 #endif
