@@ -557,6 +557,15 @@ log_path(struct gameroom *r, char *buf, size_t len)
 	snprintf(buf, len, "%s/wizwar-%s-%s-%u.log.gz", s->cfg.log_dir, r->code, stamp, ++s->log_seq);
 }
 
+/* A write of the turn log failed (off the loop): the duel goes on, its log in memory only. */
+static void
+log_failed(void *ud, const char *why)
+{
+	struct gameroom *r = ud;
+
+	server__log(r->srv, "room %s: %s; the rest of the duel is logged in memory only", r->code, why);
+}
+
 static void
 log_extra(struct gameroom *r, char *buf, size_t len)
 {
@@ -667,10 +676,13 @@ start_game(struct gameroom *r)
 	log_extra(r, extra, sizeof extra);
 	if (s->cfg.log_dir)
 		log_path(r, path, sizeof path);
-	if (tlog_open(&r->log, s->cfg.log_dir ? path : NULL, &h, game_hash(&r->game), extra, why, sizeof why) != 0) {
+	if (tlog_open(&r->log, s->loop, s->cfg.log_dir ? path : NULL, &h, game_hash(&r->game), extra, why,
+	              sizeof why) != 0) {
 		server__log(s, "room %s: %s; the duel is logged in memory only", r->code, why);
-		tlog_open(&r->log, NULL, &h, game_hash(&r->game), extra, why, sizeof why);
+		tlog_open(&r->log, s->loop, NULL, &h, game_hash(&r->game), extra, why, sizeof why);
 	}
+	r->log.report = log_failed;
+	r->log.report_ud = r;
 	r->state = ROOM_PLAYING;
 	server__log(s, "room %s: duel %d starts: %s vs %s, %dx%d%s%s%s", r->code, r->games + 1, r->seat[0].name,
 	            r->seat[1].name, r->opt.size, r->opt.size, r->opt.fov ? "" : ", no FoV",
@@ -705,14 +717,17 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 		return err;
 	if (extra_msg != MSG_NONE && ev.nmsg < EVENTS_MSG_MAX)
 		ev.msg[ev.nmsg++] = (struct msg){ (uint16_t)extra_msg, (uint8_t)(1u << p), 0, 0 };
-	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended);
 	if (s->cfg.hooks.applied)
 		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
 	send_updates(r, &ev);
+	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended); /* in memory: END reveals it */
 	if (r->game.result != RESULT_NONE)
 		finish(r);
 	else if (ev.turn_ended)
 		arm_turn(r);
+	/* Only now, the updates sent, does the line go to the disk, in libuv's
+	 * threadpool, never waited for: no disk I/O between a command and its updates. */
+	tlog_write(&r->log);
 	return ERR_OK;
 }
 
@@ -833,6 +848,7 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
 	snprintf(out->u.chat.text, sizeof out->u.chat.text, "%s", m->text);
 	for (int p = 0; p < PLAYERS; p++)
 		send_to(r, p, out);
+	tlog_write(&r->log);
 }
 
 void
@@ -976,8 +992,10 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "%s: not a server's log (no resume data in it)", path);
 		goto out;
 	}
-	if (tlog_open_prefix(&r->log, path, lr->text, lr->len, why, whylen) != 0)
+	if (tlog_open_prefix(&r->log, s->loop, path, lr->text, lr->len, why, whylen) != 0)
 		goto out;
+	r->log.report = log_failed;
+	r->log.report_ud = r;
 	r->game = lr->game;
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;

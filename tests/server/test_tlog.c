@@ -40,7 +40,9 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	snprintf(path, sizeof path, "/tmp/wizwar-tlog-%d.log.gz", (int)getpid());
 	snprintf(cut, sizeof cut, "/tmp/wizwar-tlog-%d-cut.log.gz", (int)getpid());
 	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
-	cr_assert_eq(tlog_open(&t, path, &h, game_hash(&g),
+	uv_loop_t loop;
+	cr_assert_eq(uv_loop_init(&loop), 0);
+	cr_assert_eq(tlog_open(&t, &loop, path, &h, game_hash(&g),
 	                       "# wizwar-server salt 00112233445566778899aabbccddeeff\n"
 	                       "# wizwar-server token 0 00\n", why, sizeof why), 0, "%s", why);
 	rng_seed(&rng[0], 1);
@@ -55,14 +57,18 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 			cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
 		}
 		tlog_cmd(&t, p, &c, &g, ev.turn_ended);
-		/* Readable while running: every flush is a complete prefix. */
+		tlog_write(&t);
+		uv_run(&loop, UV_RUN_DEFAULT); /* the write, in the threadpool, done */
+		/* Readable while running: every member is a complete prefix. */
 		sizes[nsync] = file_bytes(path, gz, sizeof gz);
 		turns_at[nsync++] = g.turn_no;
 	}
 	tlog_end(&t, &g);
-	size_t total = file_bytes(path, gz, sizeof gz);
 	uint64_t final_hash = game_hash(&g);
-	tlog_close(&t);
+	tlog_close(&t); /* the end line still goes, after the log is freed */
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
+	size_t total = file_bytes(path, gz, sizeof gz);
 
 	/* The whole file: a finished duel. */
 	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
