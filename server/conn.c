@@ -62,6 +62,8 @@ begin_close(struct conn *c)
 
 	if (c->state == CONN_CLOSING)
 		return;
+	/* Frames kept for a record (a command's sends, corked) go before the shutdown. */
+	conn__flush(c);
 	server__conn_gone(c);
 	c->state = CONN_CLOSING;
 	c->closing_since = server__now(c->srv);

@@ -719,13 +719,23 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 		ev.msg[ev.nmsg++] = (struct msg){ (uint16_t)extra_msg, (uint8_t)(1u << p), 0, 0 };
 	if (s->cfg.hooks.applied)
 		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
+	/* Everything this command sends a player (its UPDATE, and at the end END, the log,
+	 * LOBBY) goes out as one record in one write: one packet, one tag. A conn is freed
+	 * only in a close callback, so these stay valid even if finish() closes the room. */
+	struct conn *to[PLAYERS];
+	for (int q = 0; q < PLAYERS; q++)
+		if ((to[q] = r->seat[q].conn) != NULL)
+			conn__cork(to[q]);
 	send_updates(r, &ev);
 	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended); /* in memory: END reveals it */
 	if (r->game.result != RESULT_NONE)
 		finish(r);
 	else if (ev.turn_ended)
 		arm_turn(r);
-	/* Only now, the updates sent, does the line go to the disk, in libuv's
+	for (int q = 0; q < PLAYERS; q++)
+		if (to[q])
+			conn__flush(to[q]);
+	/* Only now, the updates written, does the line go to the disk, in libuv's
 	 * threadpool, never waited for: no disk I/O between a command and its updates. */
 	tlog_write(&r->log);
 	return ERR_OK;
