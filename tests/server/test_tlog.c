@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* server/tlog: the gzip turn log is readable while written, and a log cut at any byte resumes at its last whole turn. */
+/* server/tlog: the gzip turn log is readable while written, a log cut at any byte resumes at its last whole turn, and so does a writer killed at random moments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -100,4 +103,122 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	cr_expect_gt(ok, 10);
 	unlink(path);
 	unlink(cut);
+}
+
+/* A whole duel between two bots, deterministic: the same every call. Each state the duel
+ * passes through at rest (after a command that did not end a turn, or after the turn's
+ * hash) is remembered by its hash; the writer gets every command and writes it. */
+#define KILL_CMDS_MAX 4000
+
+static void
+sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+struct kill_duel {
+	uint64_t hash[KILL_CMDS_MAX + 1];
+	int n;
+};
+
+static void
+kill_play(struct kill_duel *d, struct tlog *t, uv_loop_t *loop, unsigned pause_us)
+{
+	static struct game g;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 91, { "a", "b" } };
+	struct rng rng[2];
+	struct view v;
+	struct events ev;
+
+	options_default(&h.opt);
+	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+	d->n = 0;
+	d->hash[d->n++] = game_hash(&g);
+	rng_seed(&rng[0], 3);
+	rng_seed(&rng[1], 4);
+	while (g.result == RESULT_NONE && d->n < KILL_CMDS_MAX) {
+		struct cmd c;
+		int p = g.turn;
+		view_build(&g, p, &v);
+		bot_choose(&v, BOT_NORMAL, &rng[p], &c);
+		if (game_apply(&g, p, &c, &ev) != ERR_OK) {
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
+		}
+		d->hash[d->n++] = game_hash(&g);
+		if (t) {
+			tlog_cmd(t, p, &c, &g, ev.turn_ended);
+			if (g.result != RESULT_NONE)
+				tlog_end(t, &g);
+			tlog_write(t);
+			/* As the server's loop does: on to the next command, the write still running. */
+			uv_run(loop, UV_RUN_NOWAIT);
+			if (pause_us)
+				sleep_us((long)pause_us);
+		}
+	}
+}
+
+/* The claim of docs/turnlog.md: a host killed at any moment resumes at a state the duel
+ * really passed through. A real process writes a duel's log and is killed (SIGKILL) at
+ * random moments, its writes in libuv's threadpool; each log it leaves must load, at one
+ * of the duel's states. */
+Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
+{
+	static struct kill_duel ref, got;
+	static struct tlog_resume lr;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 91, { "a", "b" } };
+	char path[256], why[300];
+	struct rng pick;
+	int resumed_mid = 0;
+
+	kill_play(&ref, NULL, NULL, 0);
+	cr_assert_gt(ref.n, 50);
+	options_default(&h.opt);
+	rng_seed(&pick, (uint64_t)getpid());
+	snprintf(path, sizeof path, "/tmp/wizwar-tlog-kill-%d.log.gz", (int)getpid());
+	for (int round = 0; round < 30; round++) {
+		int ready[2];
+		cr_assert_eq(pipe(ready), 0);
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			static struct tlog t;
+			static struct game g0;
+			uv_loop_t loop;
+			close(ready[0]);
+			uv_loop_init(&loop);
+			game_init(&g0, &h.opt, h.seed);
+			if (tlog_open(&t, &loop, path, &h, game_hash(&g0), "# wizwar-server turn-time 0\n", why, sizeof why) != 0)
+				_exit(2);
+			if (write(ready[1], "x", 1) != 1)
+				_exit(2);
+			kill_play(&got, &t, &loop, 100);
+			tlog_close(&t);
+			uv_run(&loop, UV_RUN_DEFAULT);
+			_exit(0);
+		}
+		close(ready[1]);
+		char x;
+		cr_assert_eq(read(ready[0], &x, 1), 1, "the writer did not start");
+		close(ready[0]);
+		/* Anywhere in the duel: the child plays ref.n commands at about 100 µs or more each. */
+		sleep_us((long)rng_below(&pick, (uint32_t)(ref.n * 150)));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		memset(&lr, 0, sizeof lr);
+		cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "round %d: %s", round, why);
+		uint64_t hh = game_hash(&lr.game);
+		bool found = false;
+		for (int i = 0; i < ref.n && !found; i++)
+			found = ref.hash[i] == hh;
+		cr_expect(found, "round %d: resumed at turn %u, a state the duel never passed through", round,
+		          lr.game.turn_no);
+		resumed_mid += lr.game.turn_no > 0 && !lr.ended;
+		tlog_resume_free(&lr);
+	}
+	/* Most kills land mid-duel (the rest before the first turn or after the end). */
+	cr_expect_gt(resumed_mid, 5);
+	unlink(path);
 }
