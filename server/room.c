@@ -717,8 +717,6 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 		return err;
 	if (extra_msg != MSG_NONE && ev.nmsg < EVENTS_MSG_MAX)
 		ev.msg[ev.nmsg++] = (struct msg){ (uint16_t)extra_msg, (uint8_t)(1u << p), 0, 0 };
-	if (s->cfg.hooks.applied)
-		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
 	/* Everything this command sends a player (its UPDATE, and at the end END, the log,
 	 * LOBBY) goes out as one record in one write: one packet, one tag. A conn is freed
 	 * only in a close callback, so these stay valid even if finish() closes the room. */
@@ -728,14 +726,17 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 			conn__cork(to[q]);
 	send_updates(r, &ev);
 	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended); /* in memory: END reveals it */
-	if (r->game.result != RESULT_NONE)
+	if (s->cfg.hooks.applied)
+		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
+	/* The hook may have closed the server (a test's kill): then the room is done. */
+	if (!r->dying && r->game.result != RESULT_NONE)
 		finish(r);
-	else if (ev.turn_ended)
+	else if (!r->dying && ev.turn_ended)
 		arm_turn(r);
 	for (int q = 0; q < PLAYERS; q++)
 		if (to[q])
 			conn__flush(to[q]);
-	/* Only now, the updates written, does the line go to the disk, in libuv's
+	/* Only now, the updates written, do the lines go to the disk, in libuv's
 	 * threadpool, never waited for: no disk I/O between a command and its updates. */
 	tlog_write(&r->log);
 	return ERR_OK;
