@@ -410,10 +410,13 @@ pp_srv_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 	while (c->have >= PP_CMD) {
 		memmove(c->buf, c->buf + PP_CMD, c->have - PP_CMD);
 		c->have -= PP_CMD;
-		/* Like the server: one write of the reply to each client, straight away. */
+		/* Like the server: one write of the reply to each client, straight away, to the
+		 * socket when it takes it all (uv_try_write), else queued. */
 		for (struct pp_srv_conn *o = pp_conns; o; o = o->next) {
-			uv_write_t *w = malloc(sizeof *w);
 			uv_buf_t rb = uv_buf_init((char *)reply, sizeof reply);
+			if (uv_try_write((uv_stream_t *)&o->tcp, &rb, 1) == (int)sizeof reply)
+				continue;
+			uv_write_t *w = malloc(sizeof *w);
 			if (w == NULL || uv_write(w, (uv_stream_t *)&o->tcp, &rb, 1, pp_srv_written) != 0)
 				free(w);
 		}
