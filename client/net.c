@@ -571,29 +571,23 @@ views_match(const struct net *n, const struct replayed *r, size_t *rewound, char
 	for (size_t i = 0; i < n->nseen; i++) {
 		size_t k = find_view(r, j, n->seen[i].hash);
 		if (n->seen[i].resumed) {
-			/* Back off over the views shown just before the snapshot. */
-			for (size_t x = i; k == r->n && x-- > 0 && rewindable(n, x, i);) {
-				size_t from = 0;
-				for (size_t y = x; y-- > 0;)
-					if (pos[y] != SIZE_MAX) {
-						from = pos[y];
-						break;
-					}
-				k = find_view(r, from, n->seen[i].hash);
-			}
-			if (k < r->n) {
-				size_t back = 0, x = i;
-				while (x-- > 0 && (pos[x] == SIZE_MAX || pos[x] > k)) {
-					if (!rewindable(n, x, i)) {
-						snprintf(why, whylen, "a host restart took back view %zu, shown %.1f s before the "
-						         "restart (at most %.1f s may be)", x + 1,
-						         (double)(n->seen[i - 1].at - n->seen[x].at) / 1000.0, NET_REWIND_MS / 1000.0);
-						goto out;
-					}
-					back++;
+			/* The snapshot's place in the log: the earliest after the last view that
+			 * no restart may take back (shown more than NET_REWIND_MS before it, or
+			 * an earlier restart's snapshot, which the log held already). The
+			 * earliest leaves the most room for the views after it; the latest
+			 * could be a state the duel passed through again after the restart. */
+			size_t x0 = i, from = 0;
+			while (x0-- > 0 && !n->seen[x0].resumed && rewindable(n, x0, i))
+				;
+			for (size_t y = x0 + 1; y-- > 0;)
+				if (y < i && pos[y] != SIZE_MAX) {
+					from = pos[y];
+					break;
 				}
-				*rewound += back;
-			}
+			k = find_view(r, from, n->seen[i].hash);
+			if (k < r->n)
+				for (size_t x = x0 + 1; x < i; x++)
+					*rewound += pos[x] == SIZE_MAX || pos[x] > k;
 		}
 		if (k < r->n) {
 			pos[i] = j = k;
