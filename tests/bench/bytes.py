@@ -148,7 +148,7 @@ def main():
             a.wait()
             b.wait()
             duels.append(ports)
-    time.sleep(0.5)
+    time.sleep(2)
     dump.send_signal(signal.SIGINT)
     dump.wait()
     srv.send_signal(signal.SIGTERM)
@@ -166,13 +166,14 @@ def main():
         if payload:
             c["seg"][0 if up else 1].append((seq, payload))
     rows = []
+    partial = 0
     for ports in duels:
         r = {"payload": 0, "ip": 0, "pkts": 0, "records": 0, "clear": 0, "up": 0}
+        if any(p not in conn or not conn[p]["syn"] or conn[p]["fin"] + conn[p]["rst"] == 0 for p in ports):
+            partial += 1  # its SYN or its end is not in the capture: left out
+            continue
         for p in ports:
-            c = conn.get(p)
-            if c is None or not c["syn"] or c["fin"] + c["rst"] == 0:
-                info = {k: v for k, v in (c or {}).items() if k != "seg"}
-                sys.exit(f"bytes: connection {p} was not captured SYN to FIN: {info}, ports {sorted(conn)}")
+            c = conn[p]
             for k in ("payload", "ip", "pkts"):
                 r[k] += c[k]
             for way, segs in enumerate(c["seg"]):
@@ -190,7 +191,8 @@ def main():
                 r["up"] += recs if way == 0 else 0
                 r["clear"] += clear
         rows.append(r)
-    print(f"bytes: {len(rows)} duels of normal bots (think {THINK} ms), two connections each, SYN to FIN both ways")
+    print(f"bytes: {len(rows)} duels of normal bots (think {THINK} ms), two connections each, SYN to FIN both ways"
+          + (f"; {partial} left out, not captured whole" if partial else ""))
     for k, what in (("payload", "TCP payload"), ("ip", "IP packets (TCP/IP headers included)"), ("pkts", "packets"),
                     ("records", "records"), ("up", "records from the clients"), ("clear", "the same frames in clear (no record headers or tags)")):
         v = [r[k] for r in rows]
