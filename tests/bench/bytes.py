@@ -199,6 +199,15 @@ def main():
         print(f"  {what}: median {statistics.median(v):,.0f}, min {min(v):,}, max {max(v):,}")
     ratio = [r["payload"] / r["clear"] for r in rows]
     print(f"  encrypted / clear: median {statistics.median(ratio):.3f}")
+    # Duels differ in length (the server picks each level at random): per client record
+    # (a command, or one of the few lobby messages) they compare across runs.
+    for k, what in (("payload", "TCP payload"), ("ip", "IP bytes"), ("pkts", "packets"), ("records", "records")):
+        v = [r[k] / r["up"] for r in rows if r["up"]]
+        print(f"  {what} per record from a client: median {statistics.median(v):.2f}")
+    if "rows" in opt:
+        with open(opt["rows"], "w") as f:
+            for r in rows:
+                print(" ".join(f"{k}={v}" for k, v in r.items()), file=f)
     shutil.rmtree(tmp)
 
 
