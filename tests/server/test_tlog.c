@@ -10,6 +10,8 @@
 
 #include <criterion/criterion.h>
 
+#include <zlib.h>
+
 #include "bot.h"
 #include "tlog.h"
 #include "view.h"
@@ -220,5 +222,59 @@ Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
 	}
 	/* Most kills land mid-duel (the rest before the first turn or after the end). */
 	cr_expect_gt(resumed_mid, 5);
+	unlink(path);
+}
+
+/* Logs written before the writer went off the loop are one gzip stream, flushed after every
+ * command (gzwrite + gzflush(Z_SYNC_FLUSH)): they load as before, whole or cut short. */
+Test(tlog, an_old_single_stream_log_still_loads)
+{
+	static struct kill_duel ref;
+	static struct game g;
+	static struct tlog_resume lr;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 91, { "a", "b" } };
+	struct rng rng[2];
+	struct view v;
+	struct events ev;
+	char path[256], buf[1024], why[300];
+	int n;
+
+	kill_play(&ref, NULL, NULL, 0);
+	options_default(&h.opt);
+	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+	snprintf(path, sizeof path, "/tmp/wizwar-tlog-old-%d.log.gz", (int)getpid());
+	gzFile f = gzopen(path, "wb6");
+	cr_assert(f);
+	n = turnlog_format_header(&h, game_hash(&g), buf, sizeof buf);
+	cr_assert_gt(n, 0);
+	gzwrite(f, buf, (unsigned)n);
+	gzputs(f, "# wizwar-server turn-time 0\n");
+	gzflush(f, Z_SYNC_FLUSH);
+	rng_seed(&rng[0], 3);
+	rng_seed(&rng[1], 4);
+	while (g.result == RESULT_NONE) {
+		struct cmd c;
+		int p = g.turn, m = 0;
+		view_build(&g, p, &v);
+		bot_choose(&v, BOT_NORMAL, &rng[p], &c);
+		if (game_apply(&g, p, &c, &ev) != ERR_OK) {
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
+		}
+		n = turnlog_format_cmd(p, &c, buf, sizeof buf);
+		if (ev.turn_ended)
+			m = turnlog_format_hash(g.turn_no, game_hash(&g), buf + n, sizeof buf - (size_t)n);
+		gzwrite(f, buf, (unsigned)(n + m));
+		gzflush(f, Z_SYNC_FLUSH);
+	}
+	n = turnlog_format_end(&g, buf, sizeof buf);
+	gzwrite(f, buf, (unsigned)n);
+	gzclose(f);
+	memset(&lr, 0, sizeof lr);
+	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
+	cr_expect(lr.ended);
+	cr_expect_eq(game_hash(&lr.game), game_hash(&g));
+	cr_expect_eq(game_hash(&lr.game), ref.hash[ref.n - 1], "the same duel as the new writer's");
+	tlog_resume_free(&lr);
 	unlink(path);
 }
