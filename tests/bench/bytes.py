@@ -139,20 +139,22 @@ def main():
         pass
     duels = []
     seed = 1
-    while len(duels) < DUELS:
-        wave = []
-        for _ in range(min(PAR, DUELS - len(duels))):
-            wave.append(play(port, fp, tmp, seed))
-            seed += 1
-        for a, b, ports in wave:
-            a.wait()
-            b.wait()
-            duels.append(ports)
-    time.sleep(2)
-    dump.send_signal(signal.SIGINT)
-    dump.wait()
-    srv.send_signal(signal.SIGTERM)
-    srv.wait()
+    try:
+        while len(duels) < DUELS:
+            wave = []
+            for _ in range(min(PAR, DUELS - len(duels))):
+                wave.append(play(port, fp, tmp, seed))
+                seed += 1
+            for a, b, ports in wave:
+                a.wait()
+                b.wait()
+                duels.append(ports)
+        time.sleep(2)
+    finally:  # never leave the capture or the server running, whatever stopped the run
+        dump.send_signal(signal.SIGINT)
+        dump.wait()
+        srv.send_signal(signal.SIGTERM)
+        srv.wait()
     conn = {}
     for sport, dport, seq, flags, total, payload in read_pcap(pcap):
         cport, up = (sport, True) if dport == port else (dport, False)
