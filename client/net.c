@@ -30,7 +30,8 @@ struct wreq {
 
 struct seen {
 	uint64_t hash;
-	bool resumed; /* a snapshot after a resume: the command before it may be lost to a host restart */
+	uint64_t at;  /* when it was shown (ms, the loop's clock) */
+	bool resumed; /* a snapshot after a resume: the views shown just before it may be lost to a host restart */
 };
 
 struct net {
@@ -488,7 +489,7 @@ record_view(struct net *n, bool resumed)
 		n->seen = ns;
 		n->capseen = cap;
 	}
-	n->seen[n->nseen++] = (struct seen){ h, resumed };
+	n->seen[n->nseen++] = (struct seen){ h, now(n), resumed };
 }
 
 struct replayed {
@@ -530,28 +531,85 @@ replay_cb(void *ud, const struct game *g, int p, const struct cmd *c, const stru
 	push_hash(r, net_view_hash(&r->v));
 }
 
-/* Every view this player was shown must appear, in order, among the views the log
- * gives it; only the view just before a resumed snapshot may be missing (the
- * command of a host killed mid-turn is lost with its log line). */
-static bool
-views_match(const struct net *n, const struct replayed *r, char *why, size_t whylen)
-{
-	size_t j = 0;
+/* A host restart resumes from its log on disk, which is written after the updates go
+ * out, off the server's loop (server/tlog.c): what a killed host sent in its last
+ * moments may not have reached the file, and the duel goes on from before it. Views
+ * shown up to this long before the last one ahead of a resumed snapshot may be missing
+ * from the log (the writer is normally well under a millisecond behind; a loaded
+ * machine makes it tens). A longer window would let a host take back more moves. */
+#define NET_REWIND_MS 2000
 
-	for (size_t i = 0; i < n->nseen; i++) {
-		size_t k = j;
-		while (k < r->n && r->h[k] != n->seen[i].hash)
-			k++;
-		if (k < r->n) {
-			j = k;
-			continue;
-		}
-		if (i + 1 < n->nseen && n->seen[i + 1].resumed)
-			continue;
-		snprintf(why, whylen, "view %zu of %zu that the server showed is not in the replayed log", i + 1, n->nseen);
+static size_t
+find_view(const struct replayed *r, size_t from, uint64_t h)
+{
+	while (from < r->n && r->h[from] != h)
+		from++;
+	return from;
+}
+
+/* Could view i have been taken back by the restart whose snapshot is view snap? */
+static bool
+rewindable(const struct net *n, size_t i, size_t snap)
+{
+	return snap > 0 && i < snap && n->seen[i].at + NET_REWIND_MS >= n->seen[snap - 1].at;
+}
+
+/* Every view this player was shown must appear, in order, among the views the log
+ * gives it; only views shown just before a resumed snapshot (NET_REWIND_MS) may be
+ * missing, counted in *rewound: commands a killed host sent before their log lines
+ * reached the disk. Such a view may also match by chance a later point of the log
+ * (the duel, resumed from before it, can pass the same way again): the snapshot is
+ * then looked for from before those views. */
+static bool
+views_match(const struct net *n, const struct replayed *r, size_t *rewound, char *why, size_t whylen)
+{
+	size_t j = 0, *pos = malloc((n->nseen + 1) * sizeof *pos);
+	bool ok = false;
+
+	*rewound = 0;
+	if (pos == NULL) {
+		snprintf(why, whylen, "out of memory");
 		return false;
 	}
-	return true;
+	for (size_t i = 0; i < n->nseen; i++) {
+		size_t k = find_view(r, j, n->seen[i].hash);
+		if (n->seen[i].resumed) {
+			/* The snapshot's place in the log: the earliest after the last view that
+			 * no restart may take back (shown more than NET_REWIND_MS before it, or
+			 * an earlier restart's snapshot, which the log held already). The
+			 * earliest leaves the most room for the views after it; the latest
+			 * could be a state the duel passed through again after the restart. */
+			size_t x0 = i, from = 0;
+			while (x0-- > 0 && !n->seen[x0].resumed && rewindable(n, x0, i))
+				;
+			for (size_t y = x0 + 1; y-- > 0;)
+				if (y < i && pos[y] != SIZE_MAX) {
+					from = pos[y];
+					break;
+				}
+			k = find_view(r, from, n->seen[i].hash);
+			if (k < r->n)
+				for (size_t x = x0 + 1; x < i; x++)
+					*rewound += pos[x] == SIZE_MAX || pos[x] > k;
+		}
+		if (k < r->n) {
+			pos[i] = j = k;
+			continue;
+		}
+		pos[i] = SIZE_MAX;
+		size_t next = i + 1;
+		while (next < n->nseen && !n->seen[next].resumed)
+			next++;
+		if (n->seen[i].resumed || next >= n->nseen || !rewindable(n, i, next)) {
+			snprintf(why, whylen, "view %zu of %zu that the server showed is not in the replayed log", i + 1,
+			         n->nseen);
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	free(pos);
+	return ok;
 }
 
 /* Where the seed came from, said for the verification line in `how`; false (and why) when the
@@ -671,9 +729,14 @@ verify(struct net *n, char *why, size_t whylen)
 		snprintf(why, whylen, "the log does not end as the server says the duel ended");
 		goto out;
 	}
-	ok = views_match(n, &r, why, whylen);
-	if (ok)
-		snprintf(why, whylen, "%s, log verified: %zu views checked", how, n->nseen);
+	size_t rewound = 0;
+	ok = views_match(n, &r, &rewound, why, whylen);
+	if (ok) {
+		char back[96] = "";
+		if (rewound)
+			snprintf(back, sizeof back, "; a host restart took back %zu view%s", rewound, rewound == 1 ? "" : "s");
+		snprintf(why, whylen, "%s, log verified: %zu views checked%s", how, n->nseen, back);
+	}
 out:
 	free(r.h);
 	free(rp);

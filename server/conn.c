@@ -62,6 +62,8 @@ begin_close(struct conn *c)
 
 	if (c->state == CONN_CLOSING)
 		return;
+	/* Frames kept for a record (a command's sends, corked) go before the shutdown. */
+	conn__flush(c);
 	server__conn_gone(c);
 	c->state = CONN_CLOSING;
 	c->closing_since = server__now(c->srv);
@@ -175,23 +177,34 @@ conn__write(struct conn *c, size_t len)
 		doom(c);
 		return -1;
 	}
-	if ((w = malloc(sizeof *w + len)) == NULL) {
-		doom(c);
-		return -1;
+	/* Nothing queued: straight to the socket (one write(2), no request, no callback, no
+	 * epoll change); what the socket does not take now is queued, in order, as before.
+	 * An error is left for uv_write, which reports it as it always did. */
+	size_t done = 0;
+	if (c->queued == 0) {
+		b = uv_buf_init((char *)s->frame, (unsigned)len);
+		int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+		done = n > 0 ? (size_t)n : 0;
 	}
-	w->c = c;
-	w->len = len;
-	memcpy(w->data, s->frame, len);
-	b = uv_buf_init((char *)w->data, (unsigned)len);
-	if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write) != 0) {
-		free(w);
-		doom(c);
-		return -1;
+	if (done < len) {
+		if ((w = malloc(sizeof *w + (len - done))) == NULL) {
+			doom(c);
+			return -1;
+		}
+		w->c = c;
+		w->len = len - done;
+		memcpy(w->data, s->frame + done, len - done);
+		b = uv_buf_init((char *)w->data, (unsigned)(len - done));
+		if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write) != 0) {
+			free(w);
+			doom(c);
+			return -1;
+		}
+		c->queued += len - done;
 	}
-	c->queued += len;
 	c->last_tx = server__now(s);
 	if (s->cfg.hooks.tap)
-		s->cfg.hooks.tap(s->cfg.hooks.ud, c, c->state == CONN_JOINED ? c->seat : -1, w->data, len);
+		s->cfg.hooks.tap(s->cfg.hooks.ud, c, c->state == CONN_JOINED ? c->seat : -1, s->frame, len);
 	return 0;
 }
 

@@ -114,6 +114,7 @@ struct gameroom {
 	uint64_t lobby_active;     /* the last message other than a HEARTBEAT from a member, or a join */
 	int host_seat;             /* one-room mode: the hosting player's seat, -1 none */
 	uv_timer_t turn_timer;     /* turn_timer.data = room */
+	uv_timer_t log_timer;      /* turn-log lines wait for it to go to the disk together */
 	int handles;               /* open timers; freed at 0 once dying */
 	bool dying;
 	struct tlog log;

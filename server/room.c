@@ -54,6 +54,27 @@ seed_parts(const struct gameroom *r)
 	return bits;
 }
 
+/* Turn-log lines go to the disk at most this long after their command, together:
+ * one write (in libuv's threadpool) for all the commands of that time instead of
+ * one each, which at a bot's pace cost more CPU than the commands themselves. A host
+ * killed meanwhile loses them (docs/turnlog.md); the players' check allows 2 s. */
+#define ROOM_LOG_BATCH_MS 20
+
+static void
+on_log_timer(uv_timer_t *t)
+{
+	struct gameroom *r = t->data;
+
+	tlog_write(&r->log);
+}
+
+static void
+log_later(struct gameroom *r)
+{
+	if (!r->dying && !uv_is_active((uv_handle_t *)&r->log_timer))
+		uv_timer_start(&r->log_timer, on_log_timer, ROOM_LOG_BATCH_MS, 0);
+}
+
 struct gameroom *
 room__create(struct server *s, const char *code)
 {
@@ -78,11 +99,13 @@ room__create(struct server *s, const char *code)
 	new_server_part(r);
 	uv_timer_init(s->loop, &r->turn_timer);
 	r->turn_timer.data = r;
+	uv_timer_init(s->loop, &r->log_timer);
+	r->log_timer.data = r;
 	for (int i = 0; i < PLAYERS; i++) {
 		uv_timer_init(s->loop, &r->seat[i].grace);
 		r->seat[i].grace.data = r;
 	}
-	r->handles = 1 + PLAYERS;
+	r->handles = 2 + PLAYERS;
 	s->handles++;
 	return r;
 }
@@ -107,6 +130,7 @@ room__destroy(struct gameroom *r)
 	free(r->end_log);
 	r->end_log = NULL;
 	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
+	uv_close((uv_handle_t *)&r->log_timer, on_timer_closed);
 	for (int i = 0; i < PLAYERS; i++)
 		uv_close((uv_handle_t *)&r->seat[i].grace, on_timer_closed);
 }
@@ -575,6 +599,15 @@ log_path(struct gameroom *r, char *buf, size_t len)
 	snprintf(buf, len, "%s/wizwar-%s-%s-%u.log.gz", s->cfg.log_dir, r->code, stamp, ++s->log_seq);
 }
 
+/* A write of the turn log failed (off the loop): the duel goes on, its log in memory only. */
+static void
+log_failed(void *ud, const char *why)
+{
+	struct gameroom *r = ud;
+
+	server__log(r->srv, "room %s: %s; the rest of the duel is logged in memory only", r->code, why);
+}
+
 static void
 log_extra(struct gameroom *r, char *buf, size_t len)
 {
@@ -685,10 +718,13 @@ start_game(struct gameroom *r)
 	log_extra(r, extra, sizeof extra);
 	if (s->cfg.log_dir)
 		log_path(r, path, sizeof path);
-	if (tlog_open(&r->log, s->cfg.log_dir ? path : NULL, &h, game_hash(&r->game), extra, why, sizeof why) != 0) {
+	if (tlog_open(&r->log, s->loop, s->cfg.log_dir ? path : NULL, &h, game_hash(&r->game), extra, why,
+	              sizeof why) != 0) {
 		server__log(s, "room %s: %s; the duel is logged in memory only", r->code, why);
-		tlog_open(&r->log, NULL, &h, game_hash(&r->game), extra, why, sizeof why);
+		tlog_open(&r->log, s->loop, NULL, &h, game_hash(&r->game), extra, why, sizeof why);
 	}
+	r->log.report = log_failed;
+	r->log.report_ud = r;
 	r->state = ROOM_PLAYING;
 	server__log(s, "room %s: duel %d starts: %s vs %s, %dx%d%s%s%s", r->code, r->games + 1, r->seat[0].name,
 	            r->seat[1].name, r->opt.size, r->opt.size, r->opt.fov ? "" : ", no FoV",
@@ -723,14 +759,28 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 		return err;
 	if (extra_msg != MSG_NONE && ev.nmsg < EVENTS_MSG_MAX)
 		ev.msg[ev.nmsg++] = (struct msg){ (uint16_t)extra_msg, (uint8_t)(1u << p), 0, 0 };
-	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended);
+	/* Everything this command sends a player (its UPDATE, and at the end END, the log,
+	 * LOBBY) goes out as one record in one write: one packet, one tag. A conn is freed
+	 * only in a close callback, so these stay valid even if finish() closes the room. */
+	struct conn *to[PLAYERS];
+	for (int q = 0; q < PLAYERS; q++)
+		if ((to[q] = r->seat[q].conn) != NULL)
+			conn__cork(to[q]);
+	send_updates(r, &ev);
+	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended); /* in memory: END reveals it */
 	if (s->cfg.hooks.applied)
 		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
-	send_updates(r, &ev);
-	if (r->game.result != RESULT_NONE)
+	/* The hook may have closed the server (a test's kill): then the room is done. */
+	if (!r->dying && r->game.result != RESULT_NONE)
 		finish(r);
-	else if (ev.turn_ended)
+	else if (!r->dying && ev.turn_ended)
 		arm_turn(r);
+	for (int q = 0; q < PLAYERS; q++)
+		if (to[q])
+			conn__flush(to[q]);
+	/* Only now, the updates written, are the lines queued for the disk (libuv's
+	 * threadpool, never waited for): no disk I/O between a command and its updates. */
+	log_later(r);
 	return ERR_OK;
 }
 
@@ -852,6 +902,7 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
 	snprintf(out->u.chat.text, sizeof out->u.chat.text, "%s", m->text);
 	for (int p = 0; p < PLAYERS; p++)
 		send_to(r, p, out);
+	log_later(r);
 }
 
 void
@@ -997,8 +1048,10 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "%s: not a server's log (no resume data in it)", path);
 		goto out;
 	}
-	if (tlog_open_prefix(&r->log, path, lr->text, lr->len, why, whylen) != 0)
+	if (tlog_open_prefix(&r->log, s->loop, path, lr->text, lr->len, why, whylen) != 0)
 		goto out;
+	r->log.report = log_failed;
+	r->log.report_ud = r;
 	r->game = lr->game;
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tlog: writes a duel's turn log as gzip, one flushed piece per command, and reads one back to resume the duel. */
+/* tlog: writes a duel's turn log as gzip members off the loop, after the updates, and reads one back to resume the duel. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -43,52 +43,220 @@ keep(struct tlog *t, const char *s, size_t n)
 	t->text[t->len] = '\0';
 }
 
-/* One piece of text: kept, written and flushed, so that a reader sees it whole or torn at its end. */
+/* A write to the file, run in libuv's threadpool: one gzip member, one open, one write, one close. */
+struct tlog_job {
+	uv_work_t work;
+	struct tlog *t;  /* NULL once the log was closed: the job finishes on its own */
+	char *path;
+	char *data;      /* the lines, then (after the work) nothing */
+	size_t len;
+	char *more;      /* lines a closed log left behind: the next member, same job */
+	size_t more_len;
+	bool create;     /* the first write: create (truncate) the file, mode 0600 */
+	char why[320];   /* empty, or why the write failed */
+};
+
+/* Text as one complete gzip member. The window fits the text, so that a member of a
+ * few lines costs kilobytes of zlib state for a moment, not a quarter of a megabyte. */
+static int
+gz_member(const char *in, size_t n, uint8_t **out, size_t *outlen)
+{
+	z_stream z;
+	int wbits = 9;
+
+	while (wbits < 15 && ((size_t)1 << wbits) < n)
+		wbits++;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, 6, Z_DEFLATED, wbits + 16, wbits < 15 ? 1 : 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	size_t cap = deflateBound(&z, (uLong)n);
+	if ((*out = malloc(cap)) == NULL) {
+		deflateEnd(&z);
+		return -1;
+	}
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)n;
+	z.next_out = *out;
+	z.avail_out = (uInt)cap;
+	int rc = deflate(&z, Z_FINISH);
+	*outlen = cap - z.avail_out;
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Append data to path as one member in one write(). A kill can only cut that member short. */
+static int
+append_member(const char *path, bool create, const char *data, size_t len, char *why, size_t whylen)
+{
+	uint8_t *gz = NULL;
+	size_t n = 0, off = 0;
+	int fd, e = 0;
+
+	if (gz_member(data, len, &gz, &n) != 0) {
+		snprintf(why, whylen, "cannot compress the log for %s", path);
+		return -1;
+	}
+	/* 0600: a turn log holds the chat. fchmod as well: a log being rewritten may be older and 0644. */
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0), 0600);
+	if (fd < 0 || (create && fchmod(fd, 0600) != 0))
+		e = errno;
+	while (e == 0 && off < n) {
+		ssize_t w = write(fd, gz + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			e = w < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (fd >= 0 && close(fd) != 0 && e == 0)
+		e = errno;
+	free(gz);
+	if (e != 0) {
+		snprintf(why, whylen, "cannot write %s: %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+job_work(uv_work_t *w)
+{
+	struct tlog_job *j = w->data;
+
+	append_member(j->path, j->create, j->data, j->len, j->why, sizeof j->why);
+}
+
+static void kick(struct tlog *t);
+
+static void
+job_done(uv_work_t *w, int status)
+{
+	struct tlog_job *j = w->data;
+	struct tlog *t = j->t;
+
+	if (status != 0 && !j->why[0])
+		snprintf(j->why, sizeof j->why, "cannot write %s: %s", j->path, uv_strerror(status));
+	free(j->data);
+	j->data = NULL;
+	if (t) {
+		t->job = NULL;
+		if (j->why[0] && !t->failed) {
+			t->failed = true;
+			if (t->report)
+				t->report(t->report_ud, j->why);
+		}
+		free(j->path);
+		free(j);
+		kick(t);
+		return;
+	}
+	/* The log was closed while this ran: write what it left, then go. */
+	if (!j->why[0] && j->more) {
+		j->data = j->more;
+		j->len = j->more_len;
+		j->more = NULL;
+		j->create = false;
+		if (w->loop && uv_queue_work(w->loop, &j->work, job_work, job_done) == 0)
+			return;
+		free(j->data);
+	}
+	free(j->more);
+	free(j->path);
+	free(j);
+}
+
+/* Start a job for the pending lines when none is running. */
+static void
+kick(struct tlog *t)
+{
+	struct tlog_job *j;
+
+	if (t->job || t->plen == 0 || t->path == NULL || t->failed)
+		return;
+	if ((j = calloc(1, sizeof *j)) == NULL || (j->path = strdup(t->path)) == NULL) {
+		free(j);
+		t->failed = true;
+		if (t->report)
+			t->report(t->report_ud, "out of memory for the turn log");
+		return;
+	}
+	j->t = t;
+	j->data = t->pend;
+	j->len = t->plen;
+	j->create = !t->started;
+	j->work.data = j;
+	t->pend = NULL;
+	t->plen = t->pcap = 0;
+	t->started = true;
+	t->job = j;
+	if (t->loop == NULL) {
+		job_work(&j->work);
+		job_done(&j->work, 0);
+	} else if (uv_queue_work(t->loop, &j->work, job_work, job_done) != 0) {
+		snprintf(j->why, sizeof j->why, "cannot queue a write of %s", j->path);
+		job_done(&j->work, 0);
+	}
+}
+
+/* One piece of text (a command with its hash line, a chat line, the end line): kept in
+ * memory and queued for the disk whole, so that a member never splits it. */
 static void
 put(struct tlog *t, const char *s, size_t n)
 {
 	keep(t, s, n);
-	if (t->gz == NULL || t->failed || n == 0)
+	if (t->path == NULL || t->failed || n == 0)
 		return;
-	if (gzwrite(t->gz, s, (unsigned)n) != (int)n || gzflush(t->gz, Z_SYNC_FLUSH) != Z_OK)
-		t->failed = true;
+	if (t->plen + n > t->pcap) {
+		size_t cap = t->pcap ? t->pcap : 256;
+		while (cap < t->plen + n)
+			cap *= 2;
+		char *np = realloc(t->pend, cap);
+		if (np == NULL) {
+			t->failed = true;
+			if (t->report)
+				t->report(t->report_ud, "out of memory for the turn log");
+			return;
+		}
+		t->pend = np;
+		t->pcap = cap;
+	}
+	memcpy(t->pend + t->plen, s, n);
+	t->plen += n;
+}
+
+void
+tlog_write(struct tlog *t)
+{
+	kick(t);
 }
 
 static int
-open_file(struct tlog *t, const char *path, char *why, size_t whylen)
+set_path(struct tlog *t, uv_loop_t *loop, const char *path, char *why, size_t whylen)
 {
 	memset(t, 0, sizeof *t);
-	if (path == NULL)
-		return 0;
-	if ((t->path = strdup(path)) == NULL) {
+	t->loop = loop;
+	if (path && (t->path = strdup(path)) == NULL) {
 		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
-	/* 0600: a turn log holds the chat. fchmod as well: a log being rewritten may be older and 0644. */
-	errno = 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0 && (fchmod(fd, 0600) != 0 || (t->gz = gzdopen(fd, "wb6")) == NULL)) {
-		int e = errno;
-		close(fd);
-		errno = e;
-	}
-	if (t->gz == NULL) {
-		snprintf(why, whylen, "cannot write %s: %s", path, errno ? strerror(errno) : "gzdopen failed");
-		free(t->path);
-		t->path = NULL;
 		return -1;
 	}
 	return 0;
 }
 
 int
-tlog_open(struct tlog *t, const char *path, const struct turnlog_header *h, uint64_t start_hash, const char *extra,
-          char *why, size_t whylen)
+tlog_open(struct tlog *t, uv_loop_t *loop, const char *path, const struct turnlog_header *h, uint64_t start_hash,
+          const char *extra, char *why, size_t whylen)
 {
 	char buf[1024];
 	int n;
 
-	if (open_file(t, path, why, whylen) != 0)
+	if (set_path(t, loop, path, why, whylen) != 0)
 		return -1;
 	if ((n = turnlog_format_header(h, start_hash, buf, sizeof buf)) < 0) {
 		snprintf(why, whylen, "cannot format the log header");
@@ -98,47 +266,53 @@ tlog_open(struct tlog *t, const char *path, const struct turnlog_header *h, uint
 	put(t, buf, (size_t)n);
 	if (extra && extra[0])
 		put(t, extra, strlen(extra));
+	if (t->path) {
+		/* The header is written at once, before START goes out: a host killed at
+		 * any moment of a duel leaves a log to resume from. Commands go off the loop. */
+		t->started = true;
+		if (append_member(t->path, true, t->pend, t->plen, why, whylen) != 0) {
+			tlog_close(t);
+			return -1;
+		}
+		t->plen = 0;
+	}
 	return 0;
 }
 
 int
-tlog_open_prefix(struct tlog *t, const char *path, const char *prefix, size_t len, char *why, size_t whylen)
+tlog_open_prefix(struct tlog *t, uv_loop_t *loop, const char *path, const char *prefix, size_t len, char *why,
+                 size_t whylen)
 {
-	char *tmp = NULL;
-
-	if (path) {
-		size_t n = strlen(path) + 5;
-		if ((tmp = malloc(n)) == NULL) {
-			snprintf(why, whylen, "out of memory");
-			return -1;
-		}
-		snprintf(tmp, n, "%s.tmp", path);
-	}
-	if (open_file(t, tmp, why, whylen) != 0) {
-		free(tmp);
+	if (set_path(t, loop, NULL, why, whylen) != 0)
+		return -1;
+	keep(t, prefix, len);
+	if (path == NULL)
+		return 0;
+	size_t n = strlen(path) + 5;
+	char *tmp = malloc(n);
+	if (tmp == NULL) {
+		snprintf(why, whylen, "out of memory");
+		tlog_close(t);
 		return -1;
 	}
-	put(t, prefix, len);
-	if (t->failed) {
-		snprintf(why, whylen, "cannot write %s", tmp);
-		tlog_close(t);
+	snprintf(tmp, n, "%s.tmp", path);
+	/* Only a complete copy replaces the log it was read from. */
+	int bad = append_member(tmp, true, prefix, len, why, whylen);
+	if (bad == 0 && (bad = rename(tmp, path)) != 0)
+		snprintf(why, whylen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	if (bad != 0) {
 		remove(tmp);
 		free(tmp);
+		tlog_close(t);
 		return -1;
 	}
-	/* Only a complete copy replaces the log it was read from. */
-	if (tmp) {
-		if (rename(tmp, path) != 0) {
-			snprintf(why, whylen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-			tlog_close(t);
-			remove(tmp);
-			free(tmp);
-			return -1;
-		}
-		free(t->path);
-		t->path = strdup(path);
-		free(tmp);
+	free(tmp);
+	if ((t->path = strdup(path)) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		tlog_close(t);
+		return -1;
 	}
+	t->started = true;
 	return 0;
 }
 
@@ -188,8 +362,18 @@ tlog_comment(struct tlog *t, const char *text)
 void
 tlog_close(struct tlog *t)
 {
-	if (t->gz)
-		gzclose(t->gz);
+	kick(t);
+	if (t->job) {
+		/* A write is running: it takes what is left and finishes without us. */
+		struct tlog_job *j = t->job;
+		j->t = NULL;
+		if (t->plen && !t->failed) {
+			j->more = t->pend;
+			j->more_len = t->plen;
+			t->pend = NULL;
+		}
+	}
+	free(t->pend);
 	free(t->path);
 	free(t->text);
 	memset(t, 0, sizeof *t);

@@ -7,17 +7,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "game.h"
 #include "proto.h"
 #include "turnlog.h"
 
 /*
- * The file is the text of docs/turnlog.md, gzip-compressed; every command is
- * written with its turn's hash line (when the command ended the turn) in one
- * piece and flushed with Z_SYNC_FLUSH, so `zcat` reads a running duel and a host
- * killed at any moment leaves at most a torn last line. Besides the standard
- * lines the server keeps what it needs to resume in comments, which every
- * reader ignores:
+ * The file is the text of docs/turnlog.md, gzip-compressed, written as a series of
+ * complete gzip members (RFC 1952 allows a file of several; zcat and gzread read
+ * them as one text). Lines are kept in memory as the room makes them and handed to
+ * the disk by tlog_write() after the command's updates have been written: a job in
+ * libuv's threadpool compresses them into one member and appends it with one write()
+ * to the file, opened and closed for that write. At most one job per log runs at a
+ * time, so members land in order; no file descriptor or zlib stream is held between
+ * writes. A command and its turn's hash line are always in one member, so a host
+ * killed at any moment leaves a file that reads as whole lines up to its last member,
+ * then at most a torn line (a member cut short): the duel resumes at a state it
+ * really passed through, perhaps a few commands before the last one sent (those
+ * whose member had not reached the file). Besides the standard lines the server keeps
+ * what it needs to resume in comments, which every reader ignores:
  *   # wizwar-server seed-part HEX    the server's part of the seed (its commitment was in START)
  *   # wizwar-server part P HEX       player P's part, when it went into the seed
  *   # wizwar-server seed KIND        drawn (from the parts), chosen (host --seed), mirror, chosen-mirror
@@ -27,26 +36,42 @@
  * The writer also keeps a copy of the whole text in memory (it is revealed to
  * the players at the end), capped at PROTO_LOG_MAX.
  */
+struct tlog_job;
 struct tlog {
-	void *gz;        /* gzFile, NULL when not writing to disk */
-	char *path;
+	uv_loop_t *loop; /* whose threadpool writes; NULL: each tlog_write() writes at once */
+	char *path;      /* NULL: memory only */
 	char *text;      /* everything written so far */
 	size_t len, cap;
 	bool overflow;   /* text passed PROTO_LOG_MAX: no longer kept in memory */
 	bool failed;     /* a disk write failed: the duel goes on, the log is incomplete */
+	bool started;    /* the file has been created (by the first write) */
+	char *pend;      /* lines not yet handed to the disk */
+	size_t plen, pcap;
+	struct tlog_job *job; /* the write in flight, at most one */
+	/* Told (on the loop) when a write fails; the log is then kept in memory only. */
+	void (*report)(void *ud, const char *why);
+	void *report_ud;
 };
 
-/* Start a log: the header and the server's comments. path NULL: memory only.
- * Returns 0, or -1 with a reason in why. */
-int tlog_open(struct tlog *t, const char *path, const struct turnlog_header *h, uint64_t start_hash,
+/* Start a log: the header and the server's comments, written to the new file at once
+ * (so a duel that has started always has a log to resume). path NULL: memory only.
+ * A later write's failure is told to t->report (set it after tlog_open). Returns 0,
+ * or -1 with a reason in why. */
+int tlog_open(struct tlog *t, uv_loop_t *loop, const char *path, const struct turnlog_header *h, uint64_t start_hash,
               const char *extra, char *why, size_t whylen);
-/* Start a log with text already written (a resumed duel): `prefix` is copied as is. */
-int tlog_open_prefix(struct tlog *t, const char *path, const char *prefix, size_t len, char *why, size_t whylen);
-/* Append lines; each call is one write and one flush. */
+/* Start a log with text already written (a resumed duel): `prefix` is written at once
+ * to PATH.tmp, which then replaces PATH (only a complete copy replaces the log it was
+ * read from); later lines are appended. */
+int tlog_open_prefix(struct tlog *t, uv_loop_t *loop, const char *path, const char *prefix, size_t len, char *why,
+                     size_t whylen);
+/* Append lines, in memory; tlog_write() hands them to the disk. */
 void tlog_cmd(struct tlog *t, int p, const struct cmd *c, const struct game *after, bool turn_ended);
 void tlog_chat(struct tlog *t, int p, const char *text);
 void tlog_end(struct tlog *t, const struct game *g);
 void tlog_comment(struct tlog *t, const char *text);
+/* Hand the lines not yet written to the disk writer; returns at once. */
+void tlog_write(struct tlog *t);
+/* Free the log; lines not yet on disk still go (a job holds them), in order. */
 void tlog_close(struct tlog *t);
 
 /* What a resume needs from a log file. */

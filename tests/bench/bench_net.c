@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_net: command-to-both-clients latency on loopback, and how many rooms of network bots one server holds. */
+/* bench_net: command-to-both-clients latency on loopback beside a bare libuv ping-pong, and how many rooms of network bots one server holds. */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +17,8 @@
 
 /* The server's key, made before the fork: the clients check the key it shows. */
 static struct auth_identity server_id;
+/* Where the server writes its turn logs (a fresh directory, removed at the end). */
+static char log_dir[] = "/tmp/wizwar-bench-net-XXXXXX";
 
 /* The server runs in a child process of its own, as it would on a host, so that its CPU and
  * memory are measured apart from the bots'. */
@@ -44,6 +46,7 @@ spawn_server(int *port)
 		c.lim.max_conns = 200000;
 		c.lim.max_conns_per_addr = 200000;
 		c.identity = &server_id;
+		c.log_dir = getenv("BENCH_NET_NO_LOGS") ? NULL : log_dir; /* as shipped: every duel's turn log on disk */
 		if (server_create(&loop, &c, &s, why, sizeof why) != 0) {
 			fprintf(stderr, "bench_net: %s\n", why);
 			_exit(1);
@@ -60,6 +63,23 @@ spawn_server(int *port)
 		exit(1);
 	close(fds[0]);
 	return pid;
+}
+
+static void
+remove_logs(void)
+{
+	uv_fs_t req;
+	uv_dirent_t ent;
+
+	if (uv_fs_scandir(NULL, &req, log_dir, 0, NULL) >= 0) {
+		while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+			char p[128];
+			snprintf(p, sizeof p, "%s/%s", log_dir, ent.name);
+			unlink(p);
+		}
+		uv_fs_req_cleanup(&req);
+	}
+	rmdir(log_dir);
 }
 
 static long
@@ -108,6 +128,34 @@ loadavg(char *out, size_t len)
 	snprintf(out, len, "%.2f", a);
 }
 
+/* CPU time of a whole process, every thread (the server's threadpool writes its logs), in
+ * nanoseconds: the scheduler's own accounting (/proc/PID/task/TID/schedstat), not ticks. */
+static uint64_t
+cpu_ns(pid_t pid)
+{
+	char path[96];
+	uint64_t sum = 0;
+	uv_fs_t req;
+	uv_dirent_t ent;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if (uv_fs_scandir(NULL, &req, path, 0, NULL) < 0)
+		return 0;
+	while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+		char p2[160];
+		unsigned long long ns;
+		FILE *f;
+		snprintf(p2, sizeof p2, "%s/%s/schedstat", path, ent.name);
+		if ((f = fopen(p2, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	uv_fs_req_cleanup(&req);
+	return sum;
+}
+
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -127,9 +175,13 @@ pct(uint64_t *v, size_t n, double p)
 
 /* Part 1: latency. Two clients in one room with FoV off; the commands are steps and passes only,
  * so that every command changes both players' views: one UPDATE to each, and the sample is the
- * time from sending the command until both have theirs. */
+ * time from sending the command until both have theirs. Beside it, in the same run and in
+ * alternating blocks, a bare libuv ping-pong of the same shape (pp_*): one client sends a
+ * command-sized message to a server in its own process, which writes an update-sized reply
+ * to both clients; the sample is the time until both have it. */
 
 #define LAT_SAMPLES 4000
+#define LAT_BLOCKS 8
 
 struct lat {
 	struct net *n[2];
@@ -139,20 +191,25 @@ struct lat {
 	int got;               /* UPDATEs received for the command out */
 	uint64_t t0;
 	uint64_t *samples;
-	size_t nsamples;
+	size_t nsamples, target;
 	bool stop;
+	uv_loop_t loop;
 };
 
 static void
 lat_act(struct lat *l)
 {
-	for (int p = 0; p < 2 && l->actor < 0 && !l->stop; p++) {
+	for (int p = 0; p < 2 && l->actor < 0 && !l->stop && l->nsamples < l->target; p++) {
 		const struct view *v = net_view(l->n[p]);
-		struct cmd c = { CMD_PASS, 0, 0 };
-		if (net_phase(l->n[p]) != NET_PLAYING || v->result != RESULT_NONE || v->turn != v->me)
-			continue;
-		/* Both views must agree whose turn it is before the next command goes out. */
 		const struct view *o = net_view(l->n[1 - p]);
+		struct cmd c = { CMD_PASS, 0, 0 };
+		/* Both clients in the same duel, both views agreeing whose turn it is, before the next
+		 * command goes out: a client still in the lobby (its START not yet read after a
+		 * rematch) would never get its UPDATE, and the sample would wait forever. */
+		if (net_phase(l->n[p]) != NET_PLAYING || net_phase(l->n[1 - p]) != NET_PLAYING)
+			return;
+		if (v->result != RESULT_NONE || o->result != RESULT_NONE || v->turn != v->me)
+			continue;
 		if (o->turn != v->turn || o->turn_no != v->turn_no)
 			return;
 		if (v->steps_left > 0) {
@@ -184,10 +241,8 @@ lat_update(void *ud, struct net *n, const struct view *v, const struct update *u
 		if (l->nsamples < LAT_SAMPLES)
 			l->samples[l->nsamples++] = uv_hrtime() - l->t0;
 		l->actor = -1;
-		if (l->nsamples >= LAT_SAMPLES && !l->stop) {
-			l->stop = true;
-			net_close(l->n[0]);
-			net_close(l->n[1]);
+		if (l->nsamples >= l->target) {
+			uv_stop(&l->loop); /* the block is done: the ping-pong's turn */
 			return;
 		}
 	}
@@ -202,7 +257,7 @@ lat_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	(void)n;
 	(void)v;
 	(void)resumed;
-	l->actor = -1;
+	/* The other client's START may come while a command is already out: it stays out. */
 	lat_act(l);
 }
 
@@ -251,24 +306,22 @@ lat_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const 
 	(void)e;
 	(void)verified;
 	(void)why;
-	l->actor = -1;
+	/* The command that ended the duel has its two UPDATEs counted (each before its END). */
 	if (!l->stop)
 		net_rematch(n);
 }
 
 static void
-latency(int port)
+lat_open(struct lat *l, int port)
 {
-	static struct lat l;
-	uv_loop_t loop;
 	struct net_config nc;
 	char why[256];
 
-	memset(&l, 0, sizeof l);
-	l.actor = -1;
-	rng_seed(&l.rng, 5);
-	l.samples = calloc(LAT_SAMPLES, sizeof *l.samples);
-	uv_loop_init(&loop);
+	memset(l, 0, sizeof *l);
+	l->actor = -1;
+	rng_seed(&l->rng, 5);
+	l->samples = calloc(LAT_SAMPLES, sizeof *l->samples);
+	uv_loop_init(&l->loop);
 	for (int i = 0; i < 2; i++) {
 		net_config_default(&nc);
 		nc.host = "127.0.0.1";
@@ -278,23 +331,301 @@ latency(int port)
 		nc.server_key = server_id.kp.pk;
 		nc.create_room = true;
 		nc.verify = true;
-		nc.ud = &l;
+		nc.ud = l;
 		nc.ev.update = lat_update;
 		nc.ev.start = lat_start;
 		nc.ev.error = lat_error;
 		nc.ev.lobby = lat_lobby;
 		nc.ev.end = lat_end;
-		if ((l.n[i] = net_create(&loop, &nc, why, sizeof why)) == NULL)
+		if ((l->n[i] = net_create(&l->loop, &nc, why, sizeof why)) == NULL)
 			exit(1);
 		/* Player 0 first, so that it controls the room. */
-		while (i == 0 && net_player(l.n[0]) < 0)
-			uv_run(&loop, UV_RUN_ONCE);
+		while (i == 0 && net_player(l->n[0]) < 0)
+			uv_run(&l->loop, UV_RUN_ONCE);
 	}
-	uv_run(&loop, UV_RUN_DEFAULT);
-	uv_loop_close(&loop);
-	printf("latency: %zu steps, command to both clients: median %.0f µs, p99 %.0f µs, max %.0f µs\n", l.nsamples,
-	       pct(l.samples, l.nsamples, 0.5), pct(l.samples, l.nsamples, 0.99), pct(l.samples, l.nsamples, 1.0));
+}
+
+static void
+lat_block(struct lat *l, size_t n)
+{
+	l->target = l->nsamples + n;
+	lat_act(l);
+	uv_run(&l->loop, UV_RUN_DEFAULT);
+}
+
+static void
+lat_close(struct lat *l)
+{
+	l->stop = true;
+	net_close(l->n[0]);
+	net_close(l->n[1]);
+	uv_run(&l->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&l->loop);
+}
+
+/* The baseline: a bare libuv server in a process of its own (as the wizwar server is) and two
+ * clients on one loop in this one, TCP_NODELAY everywhere, as wizwar's sockets are. The sizes
+ * are those of wizwar's records: a CMD (2 + 3 + 16 bytes) and a small UPDATE (2 + 12 + 16). */
+
+#define PP_CMD 21
+#define PP_REPLY 30
+
+struct pp_srv_conn {
+	uv_tcp_t tcp;
+	size_t have;
+	uint8_t buf[256];
+	struct pp_srv_conn *next;
+};
+
+static struct pp_srv_conn *pp_conns;
+
+static void
+pp_srv_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+	struct pp_srv_conn *c = h->data;
+
+	(void)suggested;
+	*b = uv_buf_init((char *)c->buf + c->have, (unsigned)(sizeof c->buf - c->have));
+}
+
+static void
+pp_srv_written(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w);
+}
+
+static void
+pp_srv_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+	static const uint8_t reply[PP_REPLY];
+	struct pp_srv_conn *c = st->data;
+
+	(void)b;
+	if (n < 0) {
+		uv_close((uv_handle_t *)st, NULL); /* the bench is over: the process exits soon */
+		return;
+	}
+	c->have += (size_t)n;
+	while (c->have >= PP_CMD) {
+		memmove(c->buf, c->buf + PP_CMD, c->have - PP_CMD);
+		c->have -= PP_CMD;
+		/* Like the server: one write of the reply to each client, straight away, to the
+		 * socket when it takes it all (uv_try_write), else queued. */
+		for (struct pp_srv_conn *o = pp_conns; o; o = o->next) {
+			uv_buf_t rb = uv_buf_init((char *)reply, sizeof reply);
+			if (uv_try_write((uv_stream_t *)&o->tcp, &rb, 1) == (int)sizeof reply)
+				continue;
+			uv_write_t *w = malloc(sizeof *w);
+			if (w == NULL || uv_write(w, (uv_stream_t *)&o->tcp, &rb, 1, pp_srv_written) != 0)
+				free(w);
+		}
+	}
+}
+
+static void
+pp_srv_accept(uv_stream_t *ls, int status)
+{
+	struct pp_srv_conn *c = calloc(1, sizeof *c);
+
+	if (status != 0 || c == NULL)
+		exit(1);
+	uv_tcp_init(ls->loop, &c->tcp);
+	c->tcp.data = c;
+	if (uv_accept(ls, (uv_stream_t *)&c->tcp) != 0)
+		exit(1);
+	uv_tcp_nodelay(&c->tcp, 1);
+	c->next = pp_conns;
+	pp_conns = c;
+	uv_read_start((uv_stream_t *)&c->tcp, pp_srv_alloc, pp_srv_read);
+}
+
+static pid_t
+spawn_pingpong(int *port)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) != 0)
+		exit(1);
+	if ((pid = fork()) == 0) {
+		uv_loop_t loop;
+		uv_tcp_t ls;
+		struct sockaddr_in sa;
+		struct sockaddr_storage got;
+		int len = sizeof got;
+
+		close(fds[0]);
+		uv_loop_init(&loop);
+		uv_tcp_init(&loop, &ls);
+		uv_ip4_addr("127.0.0.1", 0, &sa);
+		if (uv_tcp_bind(&ls, (const struct sockaddr *)&sa, 0) != 0 || uv_listen((uv_stream_t *)&ls, 16, pp_srv_accept) != 0)
+			_exit(1);
+		uv_tcp_getsockname(&ls, (struct sockaddr *)&got, &len);
+		int p = ntohs(((struct sockaddr_in *)&got)->sin_port);
+		if (write(fds[1], &p, sizeof p) != sizeof p)
+			_exit(1);
+		close(fds[1]);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], port, sizeof *port) != sizeof *port)
+		exit(1);
+	close(fds[0]);
+	return pid;
+}
+
+struct pp {
+	uv_loop_t loop;
+	uv_tcp_t c[2];
+	uv_connect_t cr[2];
+	size_t have[2];
+	uint8_t buf[2][256];
+	int connected, got, sender;
+	uint64_t t0;
+	uint64_t *samples;
+	size_t nsamples, target;
+};
+
+static void
+pp_send(struct pp *p)
+{
+	static uint8_t cmd[PP_CMD];
+	uv_buf_t b = uv_buf_init((char *)cmd, sizeof cmd);
+
+	p->got = 0;
+	p->t0 = uv_hrtime();
+	/* The clients take turns, as two players do. uv_try_write: the socket is writable. */
+	if (uv_try_write((uv_stream_t *)&p->c[p->sender], &b, 1) != PP_CMD)
+		exit(1);
+	p->sender ^= 1;
+}
+
+static void
+pp_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+	struct pp *p = h->loop->data;
+	int i = (uv_tcp_t *)h == &p->c[1];
+
+	(void)suggested;
+	*b = uv_buf_init((char *)p->buf[i] + p->have[i], (unsigned)(sizeof p->buf[i] - p->have[i]));
+}
+
+static void
+pp_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+	struct pp *p = st->loop->data;
+	int i = (uv_tcp_t *)st == &p->c[1];
+
+	(void)b;
+	if (n < 0)
+		exit(1);
+	p->have[i] += (size_t)n;
+	while (p->have[i] >= PP_REPLY) {
+		memmove(p->buf[i], p->buf[i] + PP_REPLY, p->have[i] - PP_REPLY);
+		p->have[i] -= PP_REPLY;
+		if (++p->got < 2)
+			continue;
+		if (p->target == 0)
+			continue; /* the first round, before the blocks: not a sample */
+		if (p->nsamples < LAT_SAMPLES)
+			p->samples[p->nsamples++] = uv_hrtime() - p->t0;
+		if (p->nsamples >= p->target)
+			uv_stop(&p->loop);
+		else
+			pp_send(p);
+	}
+}
+
+static void
+pp_connected(uv_connect_t *r, int status)
+{
+	struct pp *p = r->handle->loop->data;
+
+	if (status != 0)
+		exit(1);
+	uv_tcp_nodelay((uv_tcp_t *)r->handle, 1);
+	uv_read_start(r->handle, pp_alloc, pp_read);
+	p->connected++;
+}
+
+static void
+pp_open(struct pp *p, int port)
+{
+	struct sockaddr_in sa;
+
+	memset(p, 0, sizeof *p);
+	p->samples = calloc(LAT_SAMPLES, sizeof *p->samples);
+	uv_loop_init(&p->loop);
+	p->loop.data = p;
+	uv_ip4_addr("127.0.0.1", port, &sa);
+	for (int i = 0; i < 2; i++) {
+		uv_tcp_init(&p->loop, &p->c[i]);
+		uv_tcp_connect(&p->cr[i], &p->c[i], (const struct sockaddr *)&sa, pp_connected);
+		while (p->connected <= i) /* one at a time */
+			uv_run(&p->loop, UV_RUN_ONCE);
+	}
+	/* The server has accepted both when a first round trip reaches both clients. */
+	p->target = 0;
+	pp_send(p);
+	while (p->got < 2)
+		uv_run(&p->loop, UV_RUN_ONCE);
+}
+
+static void
+pp_block(struct pp *p, size_t n)
+{
+	p->target = p->nsamples + n;
+	pp_send(p);
+	uv_run(&p->loop, UV_RUN_DEFAULT);
+}
+
+static void
+pp_close(struct pp *p)
+{
+	for (int i = 0; i < 2; i++)
+		uv_close((uv_handle_t *)&p->c[i], NULL);
+	uv_run(&p->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&p->loop);
+}
+
+static void
+latency(int port, pid_t server)
+{
+	static struct lat l;
+	static struct pp p;
+	int pp_port;
+	pid_t pp_server = spawn_pingpong(&pp_port);
+	uint64_t cpu_w = 0, cpu_p = 0;
+	size_t block = LAT_SAMPLES / LAT_BLOCKS;
+
+	lat_open(&l, port);
+	pp_open(&p, pp_port);
+	/* Alternating blocks, so that both see the same machine (its load drifts). */
+	for (int b = 0; b < LAT_BLOCKS; b++) {
+		uint64_t c0 = cpu_ns(server);
+		lat_block(&l, block);
+		cpu_w += cpu_ns(server) - c0;
+		c0 = cpu_ns(pp_server);
+		pp_block(&p, block);
+		cpu_p += cpu_ns(pp_server) - c0;
+	}
+	lat_close(&l);
+	pp_close(&p);
+	kill(pp_server, SIGKILL);
+	waitpid(pp_server, NULL, 0);
+	double wm = pct(l.samples, l.nsamples, 0.5), w99 = pct(l.samples, l.nsamples, 0.99);
+	double pm = pct(p.samples, p.nsamples, 0.5), p99 = pct(p.samples, p.nsamples, 0.99);
+	printf("latency: command to both clients, %zu commands (turn logs on disk) and %zu ping-pongs in %d alternating "
+	       "blocks\n", l.nsamples, p.nsamples, LAT_BLOCKS);
+	printf("  wizwar server: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a command\n", wm, w99,
+	       pct(l.samples, l.nsamples, 1.0), (double)cpu_w / 1000.0 / (double)(l.nsamples ? l.nsamples : 1));
+	printf("  bare libuv ping-pong: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a round\n", pm, p99,
+	       pct(p.samples, p.nsamples, 1.0), (double)cpu_p / 1000.0 / (double)(p.nsamples ? p.nsamples : 1));
+	printf("  ratio wizwar / ping-pong: median %.2fx, p99 %.2fx\n", wm / pm, w99 / p99);
 	free(l.samples);
+	free(p.samples);
 }
 
 /* Part 2: rooms. Each room holds two network bots that think THINK_MS to THINK_MS + THINK_JITTER_MS
@@ -464,13 +795,18 @@ main(int argc, char **argv)
 	if (auth_init() != 0)
 		return 1;
 	auth_identity_new(&server_id);
+	if (mkdtemp(log_dir) == NULL) {
+		perror("bench_net: mkdtemp");
+		return 1;
+	}
 	server = spawn_server(&port);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("bench_net: server pid %d on 127.0.0.1:%d, RSS %ld KiB idle\n", (int)server, port, rss_kib(server));
-	latency(port);
+	latency(port, server);
 	kill(server, SIGKILL);
 	waitpid(server, NULL, 0);
 	for (int n = argc > 2 ? atoi(argv[2]) : 25; n <= max_rooms; n *= 2)
 		rooms(n);
+	remove_logs();
 	return 0;
 }

@@ -122,3 +122,111 @@ Test(game, mirror_needs_both)
 	cr_assert_eq(w.a.player[1], w.a.player[0], "nobody moved");
 	th_finish(&t);
 }
+
+/* Issue 14: what one command sends a connection (its UPDATE; at the end END, the log, LOBBY)
+ * goes out as one record in one write. The tap sees every write; a prepare handle counts the
+ * loop's turns, so that the writes of the turn in which a command was applied are that
+ * command's (nothing else runs in that callback). */
+struct writes {
+	uv_prepare_t turns;
+	uint64_t turn, applied_turn;
+	int cmd, ncmds;
+	int last_cmd[PLAYERS], last_count[PLAYERS];
+	int worst, worst_cmd, multi_record, final_writes[PLAYERS];
+	bool ended;
+	struct two w;
+};
+
+static void
+on_turn(uv_prepare_t *p)
+{
+	((struct writes *)p->data)->turn++;
+}
+
+static void
+w_applied(void *ud, struct gameroom *r, int p, const struct cmd *c, const struct events *ev)
+{
+	struct writes *s = ud;
+
+	(void)r;
+	(void)p;
+	(void)c;
+	(void)ev;
+	s->applied_turn = s->turn;
+	s->cmd = ++s->ncmds;
+}
+
+static void
+w_ended(void *ud, struct gameroom *r)
+{
+	(void)r;
+	((struct writes *)ud)->ended = true;
+}
+
+static void
+w_tap(void *ud, const struct conn *c, int seat, const uint8_t *bytes, size_t n)
+{
+	struct writes *s = ud;
+
+	(void)c;
+	if (seat < 0 || s->turn != s->applied_turn || s->cmd == 0)
+		return;
+	int k = s->last_cmd[seat] == s->cmd ? ++s->last_count[seat] : (s->last_count[seat] = 1);
+	s->last_cmd[seat] = s->cmd;
+	if (s->ended) {
+		s->final_writes[seat] = k; /* the end's burst: the log may need more than one record */
+		return;
+	}
+	if (k > s->worst) {
+		s->worst = k;
+		s->worst_cmd = s->cmd;
+	}
+	/* One record: its 2-byte length is the rest of the write. */
+	if (n < 2 || (size_t)((bytes[0] << 8) | bytes[1]) + 2 != n)
+		s->multi_record++;
+}
+
+static bool
+w_closed(void *ud)
+{
+	struct writes *s = ud;
+	return s->w.a.closed && s->w.b.closed;
+}
+
+Test(game, one_write_and_one_record_per_connection_per_command)
+{
+	static struct writes s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&s, 0, sizeof s);
+	th_init(&t);
+	th_config(&c);
+	c.seed_fixed = true;
+	c.seed = 44;
+	c.hooks.ud = &s;
+	c.hooks.tap = w_tap;
+	c.hooks.applied = w_applied;
+	c.hooks.ended = w_ended;
+	th_server(&t, &c);
+	uv_prepare_init(&t.loop, &s.turns);
+	s.turns.data = &s;
+	uv_prepare_start(&s.turns, on_turn);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 1);
+	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 2, 1);
+	th_bot(&t, &s.w.a, &ca);
+	th_bot(&t, &s.w.b, &cb);
+	th_run(&t, 60000, w_closed, &s);
+	uv_close((uv_handle_t *)&s.turns, NULL);
+	cr_assert_eq(s.w.a.verified, 1, "%s", s.w.a.last_why);
+	cr_assert_eq(s.w.b.verified, 1, "%s", s.w.b.last_why);
+	cr_assert(s.ended);
+	cr_expect_gt(s.ncmds, 20);
+	cr_expect_eq(s.worst, 1, "command %d went to one connection in %d writes", s.worst_cmd, s.worst);
+	cr_expect_eq(s.multi_record, 0, "%d writes of a command held more than one record", s.multi_record);
+	/* END, the log (about 10 lines a turn: well under one record's 16 KiB here) and LOBBY. */
+	for (int p = 0; p < PLAYERS; p++)
+		cr_expect_eq(s.final_writes[p], 1, "the end went to seat %d in %d writes", p, s.final_writes[p]);
+	th_finish(&t);
+}

@@ -302,7 +302,7 @@ liar_duel(struct liar *l, const uint8_t joiner[PROTO_PART_LEN])
 	options_default(&h.opt);
 	h.seed = auth_seed_mix(server_part, bits, parts);
 	cr_assert_eq(game_init(&l->g, &h.opt, h.seed), ERR_OK);
-	cr_assert_eq(tlog_open(&l->log, NULL, &h, game_hash(&l->g), "", why, sizeof why), 0, "%s", why);
+	cr_assert_eq(tlog_open(&l->log, NULL, NULL, &h, game_hash(&l->g), "", why, sizeof why), 0, "%s", why);
 	memset(m, 0, sizeof *m);
 	m->type = WIRE_START;
 	m->u.start.first = l->g.first;
@@ -633,7 +633,7 @@ Test(seed, an_old_hosts_log_replays_but_is_not_resumed)
 	h.opt = opt;
 	cr_assert_eq(game_init(&g, &opt, h.seed), ERR_OK);
 	snprintf(path, sizeof path, "/tmp/wizwar-test-seed-%d.log.gz", (int)getpid());
-	cr_assert_eq(tlog_open(&log, path, &h, game_hash(&g), extra, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(tlog_open(&log, NULL, path, &h, game_hash(&g), extra, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(game_apply(&g, g.turn, &pass, &ev), ERR_OK);
 	tlog_cmd(&log, g.turn == 0 ? 1 : 0, &pass, &g, ev.turn_ended);
 	tlog_close(&log);

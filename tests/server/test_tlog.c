@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* server/tlog: the gzip turn log is readable while written, and a log cut at any byte resumes at its last whole turn. */
+/* server/tlog: the gzip turn log is readable while written, a log cut at any byte resumes at its last whole turn, and so does a writer killed at random moments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+
+#include <zlib.h>
 
 #include "bot.h"
 #include "tlog.h"
@@ -40,7 +45,9 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	snprintf(path, sizeof path, "/tmp/wizwar-tlog-%d.log.gz", (int)getpid());
 	snprintf(cut, sizeof cut, "/tmp/wizwar-tlog-%d-cut.log.gz", (int)getpid());
 	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
-	cr_assert_eq(tlog_open(&t, path, &h, game_hash(&g),
+	uv_loop_t loop;
+	cr_assert_eq(uv_loop_init(&loop), 0);
+	cr_assert_eq(tlog_open(&t, &loop, path, &h, game_hash(&g),
 	                       "# wizwar-server salt 00112233445566778899aabbccddeeff\n"
 	                       "# wizwar-server token 0 00\n", why, sizeof why), 0, "%s", why);
 	rng_seed(&rng[0], 1);
@@ -55,14 +62,18 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 			cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
 		}
 		tlog_cmd(&t, p, &c, &g, ev.turn_ended);
-		/* Readable while running: every flush is a complete prefix. */
+		tlog_write(&t);
+		uv_run(&loop, UV_RUN_DEFAULT); /* the write, in the threadpool, done */
+		/* Readable while running: every member is a complete prefix. */
 		sizes[nsync] = file_bytes(path, gz, sizeof gz);
 		turns_at[nsync++] = g.turn_no;
 	}
 	tlog_end(&t, &g);
-	size_t total = file_bytes(path, gz, sizeof gz);
 	uint64_t final_hash = game_hash(&g);
-	tlog_close(&t);
+	tlog_close(&t); /* the end line still goes, after the log is freed */
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
+	size_t total = file_bytes(path, gz, sizeof gz);
 
 	/* The whole file: a finished duel. */
 	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
@@ -94,4 +105,176 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	cr_expect_gt(ok, 10);
 	unlink(path);
 	unlink(cut);
+}
+
+/* A whole duel between two bots, deterministic: the same every call. Each state the duel
+ * passes through at rest (after a command that did not end a turn, or after the turn's
+ * hash) is remembered by its hash; the writer gets every command and writes it. */
+#define KILL_CMDS_MAX 4000
+
+static void
+sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+struct kill_duel {
+	uint64_t hash[KILL_CMDS_MAX + 1];
+	int n;
+};
+
+static void
+kill_play(struct kill_duel *d, struct tlog *t, uv_loop_t *loop, unsigned pause_us)
+{
+	static struct game g;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 91, { "a", "b" } };
+	struct rng rng[2];
+	struct view v;
+	struct events ev;
+
+	options_default(&h.opt);
+	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+	d->n = 0;
+	d->hash[d->n++] = game_hash(&g);
+	rng_seed(&rng[0], 3);
+	rng_seed(&rng[1], 4);
+	while (g.result == RESULT_NONE && d->n < KILL_CMDS_MAX) {
+		struct cmd c;
+		int p = g.turn;
+		view_build(&g, p, &v);
+		bot_choose(&v, BOT_NORMAL, &rng[p], &c);
+		if (game_apply(&g, p, &c, &ev) != ERR_OK) {
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
+		}
+		d->hash[d->n++] = game_hash(&g);
+		if (t) {
+			tlog_cmd(t, p, &c, &g, ev.turn_ended);
+			if (g.result != RESULT_NONE)
+				tlog_end(t, &g);
+			tlog_write(t);
+			/* As the server's loop does: on to the next command, the write still running. */
+			uv_run(loop, UV_RUN_NOWAIT);
+			if (pause_us)
+				sleep_us((long)pause_us);
+		}
+	}
+}
+
+/* The claim of docs/turnlog.md: a host killed at any moment resumes at a state the duel
+ * really passed through. A real process writes a duel's log and is killed (SIGKILL) at
+ * random moments, its writes in libuv's threadpool; each log it leaves must load, at one
+ * of the duel's states. */
+Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
+{
+	static struct kill_duel ref, got;
+	static struct tlog_resume lr;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 91, { "a", "b" } };
+	char path[256], why[300];
+	struct rng pick;
+	int resumed_mid = 0;
+
+	kill_play(&ref, NULL, NULL, 0);
+	cr_assert_gt(ref.n, 50);
+	options_default(&h.opt);
+	rng_seed(&pick, (uint64_t)getpid());
+	snprintf(path, sizeof path, "/tmp/wizwar-tlog-kill-%d.log.gz", (int)getpid());
+	for (int round = 0; round < 30; round++) {
+		int ready[2];
+		cr_assert_eq(pipe(ready), 0);
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			static struct tlog t;
+			static struct game g0;
+			uv_loop_t loop;
+			close(ready[0]);
+			uv_loop_init(&loop);
+			game_init(&g0, &h.opt, h.seed);
+			if (tlog_open(&t, &loop, path, &h, game_hash(&g0), "# wizwar-server turn-time 0\n", why, sizeof why) != 0)
+				_exit(2);
+			if (write(ready[1], "x", 1) != 1)
+				_exit(2);
+			kill_play(&got, &t, &loop, 100);
+			tlog_close(&t);
+			uv_run(&loop, UV_RUN_DEFAULT);
+			_exit(0);
+		}
+		close(ready[1]);
+		char x;
+		cr_assert_eq(read(ready[0], &x, 1), 1, "the writer did not start");
+		close(ready[0]);
+		/* Anywhere in the duel: the child plays ref.n commands at about 100 µs or more each. */
+		sleep_us((long)rng_below(&pick, (uint32_t)(ref.n * 150)));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		memset(&lr, 0, sizeof lr);
+		cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "round %d: %s", round, why);
+		uint64_t hh = game_hash(&lr.game);
+		bool found = false;
+		for (int i = 0; i < ref.n && !found; i++)
+			found = ref.hash[i] == hh;
+		cr_expect(found, "round %d: resumed at turn %u, a state the duel never passed through", round,
+		          lr.game.turn_no);
+		resumed_mid += lr.game.turn_no > 0 && !lr.ended;
+		tlog_resume_free(&lr);
+	}
+	/* Most kills land mid-duel (the rest before the first turn or after the end). */
+	cr_expect_gt(resumed_mid, 5);
+	unlink(path);
+}
+
+/* Logs written before the writer went off the loop are one gzip stream, flushed after every
+ * command (gzwrite + gzflush(Z_SYNC_FLUSH)): they load as before, whole or cut short. */
+Test(tlog, an_old_single_stream_log_still_loads)
+{
+	static struct kill_duel ref;
+	static struct game g;
+	static struct tlog_resume lr;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 91, { "a", "b" } };
+	struct rng rng[2];
+	struct view v;
+	struct events ev;
+	char path[256], buf[1024], why[300];
+	int n;
+
+	kill_play(&ref, NULL, NULL, 0);
+	options_default(&h.opt);
+	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+	snprintf(path, sizeof path, "/tmp/wizwar-tlog-old-%d.log.gz", (int)getpid());
+	gzFile f = gzopen(path, "wb6");
+	cr_assert(f);
+	n = turnlog_format_header(&h, game_hash(&g), buf, sizeof buf);
+	cr_assert_gt(n, 0);
+	gzwrite(f, buf, (unsigned)n);
+	gzputs(f, "# wizwar-server turn-time 0\n");
+	gzflush(f, Z_SYNC_FLUSH);
+	rng_seed(&rng[0], 3);
+	rng_seed(&rng[1], 4);
+	while (g.result == RESULT_NONE) {
+		struct cmd c;
+		int p = g.turn, m = 0;
+		view_build(&g, p, &v);
+		bot_choose(&v, BOT_NORMAL, &rng[p], &c);
+		if (game_apply(&g, p, &c, &ev) != ERR_OK) {
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
+		}
+		n = turnlog_format_cmd(p, &c, buf, sizeof buf);
+		if (ev.turn_ended)
+			m = turnlog_format_hash(g.turn_no, game_hash(&g), buf + n, sizeof buf - (size_t)n);
+		gzwrite(f, buf, (unsigned)(n + m));
+		gzflush(f, Z_SYNC_FLUSH);
+	}
+	n = turnlog_format_end(&g, buf, sizeof buf);
+	gzwrite(f, buf, (unsigned)n);
+	gzclose(f);
+	memset(&lr, 0, sizeof lr);
+	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
+	cr_expect(lr.ended);
+	cr_expect_eq(game_hash(&lr.game), game_hash(&g));
+	cr_expect_eq(game_hash(&lr.game), ref.hash[ref.n - 1], "the same duel as the new writer's");
+	tlog_resume_free(&lr);
+	unlink(path);
 }
