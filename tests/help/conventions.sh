@@ -92,7 +92,7 @@ for sig in HUP TERM; do
 	XDG_STATE_HOME="$tmp" "$exe" server --bind=127.0.0.1 --port=0 --log-dir="$dir" > "$tmp/server.out" 2> "$tmp/server.err" &
 	srv=$!
 	port=
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		port=$(sed -n 's/.*listening on 127.0.0.1 port \([0-9]*\).*/\1/p' "$tmp/server.err")
 		[ -n "$port" ] && break
 		sleep 0.1
@@ -102,7 +102,7 @@ for sig in HUP TERM; do
 		> "$tmp/bot1.out" 2>&1 &
 	b1=$!
 	room=
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		room=$(sed -n 's/^room \([0-9a-z-]*\):.*/\1/p' "$tmp/bot1.out")
 		[ -n "$room" ] && break
 		sleep 0.1
