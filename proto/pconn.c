@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pconn: the handshake in clear, then encrypted records of frames, per-connection deflate and message decoding. */
+#include <stdlib.h>
+
 #include <sodium.h>
 
 #include "internal.h"
@@ -21,8 +23,55 @@ pconn_init_config(struct pconn *c, int side, const struct pconn_config *cfg)
 	memset(&c->tx, 0, sizeof c->tx);
 	memset(&c->rx, 0, sizeof c->rx);
 	c->corked = false;
-	c->rx_start = c->rx_end = c->pt_pos = c->pt_len = c->ob_len = 0;
+	c->scr_own = false;
+	c->scr = NULL;
+	c->rxb = c->ob = NULL;
+	c->rx_cap = c->rx_need = c->ob_cap = 0;
+	c->rx_start = c->rx_end = c->pt = c->pt_pos = c->pt_len = c->ob_len = 0;
 	zstream_init(&c->z, cfg->zmode, cfg->zpar);
+}
+
+struct pconn_scratch *
+pconn_scratch_new(const struct pconn_config *cfg)
+{
+	struct pconn_scratch *s = malloc(sizeof *s);
+
+	if (s)
+		zdeflater_init(&s->dz, cfg->zpar);
+	return s;
+}
+
+void
+pconn_scratch_free(struct pconn_scratch *s)
+{
+	if (!s)
+		return;
+	zdeflater_finish(&s->dz);
+	free(s);
+}
+
+void
+pconn_share(struct pconn *c, struct pconn_scratch *s)
+{
+	if (c->scr)
+		return;
+	c->scr = s;
+	zstream_share(&c->z, &s->dz);
+}
+
+/* The scratch space, made at first need when none is shared. */
+static uint8_t *
+scratch(struct pconn *c, struct proto_err *e)
+{
+	if (!c->scr) {
+		if ((c->scr = pconn_scratch_new(&c->cfg)) == NULL) {
+			proto__fail(e, PERR_NOMEM, "no memory for a message");
+			return NULL;
+		}
+		c->scr_own = true;
+		zstream_share(&c->z, &c->scr->dz);
+	}
+	return c->scr->buf;
 }
 
 void
@@ -39,6 +88,18 @@ pconn_finish(struct pconn *c)
 	if (!c)
 		return;
 	zstream_finish(&c->z);
+	if (c->scr_own)
+		pconn_scratch_free(c->scr);
+	c->scr = NULL;
+	c->scr_own = false;
+	if (c->rxb)
+		sodium_memzero(c->rxb, c->rx_cap);
+	free(c->rxb);
+	if (c->ob)
+		sodium_memzero(c->ob, c->ob_cap);
+	free(c->ob);
+	c->rxb = c->ob = NULL;
+	c->rx_cap = c->ob_cap = c->rx_start = c->rx_end = c->pt = c->pt_pos = c->pt_len = c->ob_len = 0;
 	sodium_memzero(&c->id, sizeof c->id);
 	sodium_memzero(&c->hs, sizeof c->hs);
 	sodium_memzero(&c->tx, sizeof c->tx);
@@ -106,46 +167,86 @@ secure_now(struct pconn *c)
 static int
 handshake_payload(struct pconn *c, const struct wire_msg *m, size_t *plen, struct proto_err *e)
 {
-	uint8_t prologue[8], secret[WIRE_CHALLENGE_SECRET];
+	uint8_t prologue[8], secret[WIRE_CHALLENGE_SECRET], *buf = c->scr->buf;
 	size_t n;
 
-	if (wire_encode(m, c->buf, sizeof c->buf, plen, e) < 0)
+	if (wire_encode(m, buf, sizeof c->scr->buf, plen, e) < 0)
 		return PROTO_BROKEN;
-	memcpy(prologue, c->buf, sizeof prologue);
+	memcpy(prologue, buf, sizeof prologue);
 	if (m->type == WIRE_HELLO) {
 		if (c->hs.step != 0)
 			return proto__fail(e, PERR_STATE, "send: a second HELLO");
 		noise_init(&c->hs, NOISE_INITIATOR, prologue, sizeof prologue, NULL, c->e_fixed);
-		return noise_write1(&c->hs, c->buf + 8) < 0 ? proto__fail(e, PERR_STATE, "send: HELLO") : 0;
+		return noise_write1(&c->hs, buf + 8) < 0 ? proto__fail(e, PERR_STATE, "send: HELLO") : 0;
 	}
 	/* CHALLENGE: message 2 after the client's message 1. */
 	if (!c->has_id || c->hs.step != 1)
 		return proto__fail(e, PERR_STATE, "send: CHALLENGE without %s", c->has_id ? "a HELLO" : "a server key");
 	wire_challenge_secret_put(&m->u.challenge, secret);
-	if (noise_write2(&c->hs, secret, sizeof secret, c->buf + 8, WIRE_CHALLENGE_NOISE, &n) < 0 ||
+	if (noise_write2(&c->hs, secret, sizeof secret, buf + 8, WIRE_CHALLENGE_NOISE, &n) < 0 ||
 	    n != WIRE_CHALLENGE_NOISE)
 		return proto__fail(e, PERR_CRYPTO, "send: CHALLENGE: the key exchange failed");
 	return 0;
 }
 
+/* Seal len bytes of frames at pt into one record at out (pt may be out + 2: sealed in place). */
 static int
-seal(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto_err *e)
+seal_at(struct pconn *c, const uint8_t *pt, size_t len, uint8_t *out, size_t cap, size_t *outlen, struct proto_err *e)
 {
-	size_t ct = c->ob_len + NOISE_TAG_LEN;
+	size_t ct = len + NOISE_TAG_LEN;
 
-	*len = 0;
-	if (c->ob_len == 0)
+	*outlen = 0;
+	if (len == 0)
 		return 0;
 	if (cap < 2 + ct)
 		return proto__fail(e, PERR_BUFFER, "send: no room for a record");
+	if (noise_seal(&c->tx, pt, len, out + 2) < 0)
+		return proto__fail(e, PERR_CRYPTO, "send: the nonces are used up");
 	out[0] = (uint8_t)(ct >> 8);
 	out[1] = (uint8_t)ct;
-	if (noise_seal(&c->tx, c->ob, c->ob_len, out + 2) < 0)
-		return proto__fail(e, PERR_CRYPTO, "send: the nonces are used up");
-	c->ob_len = 0;
-	*len = 2 + ct;
-	c->bytes_out += *len;
+	*outlen = 2 + ct;
+	c->bytes_out += *outlen;
 	c->records_out++;
+	return 0;
+}
+
+/* Seal the corked frames, and give their buffer back. */
+static int
+seal(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto_err *e)
+{
+	int rc = seal_at(c, c->ob, c->ob_len, out, cap, len, e);
+
+	if (rc == 0 && c->ob) {
+		sodium_memzero(c->ob, c->ob_len);
+		free(c->ob);
+		c->ob = NULL;
+		c->ob_len = c->ob_cap = 0;
+	}
+	return rc;
+}
+
+/* Room for n more corked bytes (at most one record's plaintext, which the caller checks). */
+static int
+ob_reserve(struct pconn *c, size_t n, struct proto_err *e)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (c->ob_len + n <= c->ob_cap)
+		return 0;
+	for (cap = c->ob_cap ? c->ob_cap : 256; cap < c->ob_len + n; cap *= 2)
+		;
+	if (cap > PCONN_RECORD_MAX)
+		cap = PCONN_RECORD_MAX;
+	if ((p = malloc(cap)) == NULL)
+		return proto__fail(e, PERR_NOMEM, "send: no memory");
+	if (c->ob) {
+		memcpy(p, c->ob, c->ob_len);
+		sodium_memzero(c->ob, c->ob_cap);
+		free(c->ob);
+	}
+	c->ob = p;
+	c->ob_cap = cap;
 	return 0;
 }
 
@@ -168,7 +269,7 @@ pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, 
 {
 	size_t plen, flen, used = 0, more;
 	bool deflated = false;
-	uint8_t *fb;
+	uint8_t *fb, *buf, hdr[PROTO_HEADER_MAX];
 	int hl;
 
 	*len = 0;
@@ -184,13 +285,15 @@ pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, 
 		                   c->secure ? "after" : "before");
 	if (cap < PCONN_FRAME_MAX)
 		return proto__fail(e, PERR_BUFFER, "send: no room");
+	if ((buf = scratch(c, e)) == NULL)
+		return PROTO_BROKEN;
 	if (!c->secure) {
 		if ((m->type == WIRE_HELLO || m->type == WIRE_CHALLENGE) ? handshake_payload(c, m, &plen, e) < 0
-		                                                          : wire_encode(m, c->buf, sizeof c->buf, &plen, e) < 0)
+		                                                          : wire_encode(m, buf, sizeof c->scr->buf, &plen, e) < 0)
 			return PROTO_BROKEN;
 		if ((hl = frame_header(out, m->type, false, plen)) < 0)
 			return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", plen);
-		memcpy(out + hl, c->buf, plen);
+		memcpy(out + hl, buf, plen);
 		*len = (size_t)hl + plen;
 		c->bytes_out += *len;
 		c->payload_out += plen;
@@ -199,12 +302,15 @@ pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, 
 			secure_now(c);
 		return 0;
 	}
-	if (wire_encode(m, c->buf, sizeof c->buf, &plen, e) < 0)
+	if (wire_encode(m, buf, sizeof c->scr->buf, &plen, e) < 0)
 		return PROTO_BROKEN;
-	/* The frame is built at the end of out, then joins the record's frames. */
-	fb = out + cap - PCONN_RECORD_MAX;
-	if (c->joined && plen >= c->cfg.deflate_min && !never_deflated(m->type)) {
-		if (zstream_deflate(&c->z, c->buf, plen, fb + PROTO_HEADER_MAX, PROTO_FRAME_MAX, &flen, e) < 0)
+	/* The frame's payload is built at the end of out, then joins the corked frames or
+	 * goes, behind its header, to out + 2 to be sealed there in place. Only the server
+	 * deflates (protocol 4): a client's frames are commands and small, and a server
+	 * that never inflates needs no inflate state per connection. */
+	fb = out + cap - PCONN_RECORD_MAX + PROTO_HEADER_MAX;
+	if (c->side == PCONN_SERVER && c->joined && plen >= c->cfg.deflate_min && !never_deflated(m->type)) {
+		if (zstream_deflate(&c->z, buf, plen, fb, PROTO_FRAME_MAX, &flen, e) < 0)
 			return PROTO_BROKEN;
 		deflated = true;
 		/* Per frame, a deflated payload that came out no smaller is sent as
@@ -215,62 +321,103 @@ pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, 
 	if (!deflated) {
 		if (plen > PROTO_FRAME_MAX)
 			return proto__fail(e, PERR_TOO_BIG, "send: %s of %zu bytes", wire_name(m->type), plen);
-		memcpy(fb + PROTO_HEADER_MAX, c->buf, plen);
+		memcpy(fb, buf, plen);
 		flen = plen;
 	}
-	{
-		uint8_t hdr[PROTO_HEADER_MAX];
-		hl = frame_header(hdr, m->type, deflated, flen);
-		if (hl < 0)
-			return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", flen);
-		if (c->ob_len + (size_t)hl + flen > sizeof c->ob && seal(c, out, cap - PCONN_RECORD_MAX, &used, e) < 0)
+	if ((hl = frame_header(hdr, m->type, deflated, flen)) < 0)
+		return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", flen);
+	if (c->corked || c->ob_len > 0) {
+		if (c->ob_len + (size_t)hl + flen > PCONN_RECORD_MAX && seal(c, out, cap - PCONN_RECORD_MAX, &used, e) < 0)
+			return PROTO_BROKEN;
+		if (ob_reserve(c, (size_t)hl + flen, e) < 0)
 			return PROTO_BROKEN;
 		memcpy(c->ob + c->ob_len, hdr, (size_t)hl);
-		memcpy(c->ob + c->ob_len + hl, fb + PROTO_HEADER_MAX, flen);
+		memcpy(c->ob + c->ob_len + hl, fb, flen);
 		c->ob_len += (size_t)hl + flen;
+		more = 0;
+		if (!c->corked && seal(c, out + used, cap - used, &more, e) < 0)
+			return PROTO_BROKEN;
+	} else {
+		/* out + 2 .. out + 2 + hl + flen lies below fb: out holds two records. */
+		memcpy(out + 2, hdr, (size_t)hl);
+		memmove(out + 2 + hl, fb, flen);
+		if (seal_at(c, out + 2, (size_t)hl + flen, out, cap, &more, e) < 0)
+			return PROTO_BROKEN;
 	}
 	c->payload_out += plen;
 	c->frames_out++;
 	if (c->side == PCONN_SERVER && m->type == WIRE_WELCOME)
 		c->joined = true;
-	more = 0;
-	if (!c->corked && seal(c, out + used, cap - used, &more, e) < 0)
-		return PROTO_BROKEN;
 	*len = used + more;
 	return 0;
 }
 
+/* Free space at the end of rxb, grown to hold `want` bytes in all (at most one largest record). */
+static uint8_t *
+space_for(struct pconn *c, size_t want, size_t *n)
+{
+	/* Bytes already taken go, unless the open record's frames still lie among them. */
+	if (c->rx_start > 0 && c->pt_pos >= c->pt_len) {
+		memmove(c->rxb, c->rxb + c->rx_start, c->rx_end - c->rx_start);
+		c->rx_end -= c->rx_start;
+		c->rx_start = 0;
+	}
+	if (want < PCONN_RX_MIN)
+		want = PCONN_RX_MIN;
+	if (want > PCONN_RECORD_WIRE)
+		want = PCONN_RECORD_WIRE;
+	if (c->rx_cap < want) {
+		uint8_t *p = realloc(c->rxb, want);
+		if (p) {
+			c->rxb = p;
+			c->rx_cap = want;
+		}
+	}
+	*n = c->rx_cap - c->rx_end;
+	return c->rxb ? c->rxb + c->rx_end : NULL;
+}
+
+/* The caller holds the bytes already: take as many as one largest record allows. */
 size_t
 pconn_feed(struct pconn *c, const uint8_t *p, size_t n)
 {
-	size_t room;
-	uint8_t *d = pconn_space(c, &room);
+	size_t room, want = c->rx_end - c->rx_start + n;
+	uint8_t *d = space_for(c, want > c->rx_need ? want : c->rx_need, &room);
 
 	if (n > room)
 		n = room;
+	if (n == 0)
+		return 0;
 	memcpy(d, p, n);
 	pconn_commit(c, n);
 	return n;
 }
 
+/* A socket's read: room for the record or frame under way, or a small buffer. */
 uint8_t *
 pconn_space(struct pconn *c, size_t *n)
 {
-	if (c->rx_start > 0) {
-		memmove(c->rxb, c->rxb + c->rx_start, c->rx_end - c->rx_start);
-		c->rx_end -= c->rx_start;
-		c->rx_start = 0;
-	}
-	*n = sizeof c->rxb - c->rx_end;
-	return c->rxb + c->rx_end;
+	return space_for(c, c->rx_need, n);
 }
 
 void
 pconn_commit(struct pconn *c, size_t n)
 {
-	if (n > sizeof c->rxb - c->rx_end)
-		n = sizeof c->rxb - c->rx_end;
+	if (n > c->rx_cap - c->rx_end)
+		n = c->rx_cap - c->rx_end;
 	c->rx_end += n;
+}
+
+/* Nothing from the peer is waiting: give the receive buffer back. */
+static void
+rx_idle(struct pconn *c)
+{
+	if (c->rx_start < c->rx_end || c->pt_pos < c->pt_len || !c->rxb)
+		return;
+	sodium_memzero(c->rxb, c->rx_end);
+	free(c->rxb);
+	c->rxb = NULL;
+	c->rx_cap = c->rx_start = c->rx_end = c->rx_need = c->pt = c->pt_pos = c->pt_len = 0;
 }
 
 static int
@@ -310,6 +457,8 @@ judge(struct pconn *c, const struct frame *f, struct proto_err *e)
 		return proto__fail(e, PERR_STATE, "%s before the join", wire_name(f->type));
 	if (f->deflated && !c->joined)
 		return proto__fail(e, PERR_EARLY_DEFLATE, "deflated %s before the join", wire_name(f->type));
+	if (f->deflated && sender == PCONN_CLIENT)
+		return proto__fail(e, PERR_STATE, "deflated %s: a client never deflates (protocol 4)", wire_name(f->type));
 	if (f->deflated && never_deflated(f->type))
 		return proto__fail(e, PERR_STATE, "deflated %s: peer text is never deflated", wire_name(f->type));
 	if (!f->deflated && (f->len < wire_min(f->type) || f->len > wire_max(f->type)))
@@ -332,9 +481,10 @@ decode(struct pconn *c, const struct frame *f, struct wire_msg *m, struct proto_
 
 	c->frames_in++;
 	if (f->deflated) {
-		if (zstream_inflate(&c->z, f->payload, f->len, c->buf, wire_max(f->type), &plen, e) < 0)
+		uint8_t *buf = scratch(c, e);
+		if (!buf || zstream_inflate(&c->z, f->payload, f->len, buf, wire_max(f->type), &plen, e) < 0)
 			return PROTO_BROKEN;
-		rc = wire_decode(f->type, c->buf, plen, m, e);
+		rc = wire_decode(f->type, buf, plen, m, e);
 	} else {
 		plen = f->len;
 		rc = wire_decode(f->type, f->payload, f->len, m, e);
@@ -388,9 +538,11 @@ next_clear(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 		return rc;
 	if (judge(c, &f, e) < 0)
 		return PROTO_BROKEN;
+	c->rx_need = used + f.len;
 	rc = frame_parse(c->rxb + c->rx_start, c->rx_end - c->rx_start, &f, &used, e);
 	if (rc != PROTO_DONE)
 		return rc;
+	c->rx_need = 0;
 	c->rx_start += used;
 	c->bytes_in += used;
 	if (decode(c, &f, m, e) < 0 || handshake_in(c, &f, m, e) < 0)
@@ -405,7 +557,7 @@ next_inner(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 	size_t used;
 	int rc;
 
-	rc = frame_parse(c->pt + c->pt_pos, c->pt_len - c->pt_pos, &f, &used, e);
+	rc = frame_parse(c->rxb + c->pt + c->pt_pos, c->pt_len - c->pt_pos, &f, &used, e);
 	if (rc == PROTO_MORE)
 		return proto__fail(e, PERR_TRUNCATED, "a frame cut by the end of its record");
 	if (rc != PROTO_DONE || judge(c, &f, e) < 0)
@@ -432,6 +584,10 @@ pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 			rc = next_inner(c, m, e);
 			return rc == PROTO_BROKEN ? broken(c, e) : rc;
 		}
+		if (c->rx_start == c->rx_end) {
+			rx_idle(c);
+			return PROTO_MORE;
+		}
 		if (!c->secure) {
 			rc = next_clear(c, m, e);
 			return rc == PROTO_BROKEN ? broken(c, e) : rc;
@@ -446,13 +602,18 @@ pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 			            PCONN_RECORD_MAX + NOISE_TAG_LEN);
 			return broken(c, e);
 		}
-		if (avail < 2 + len)
+		if (avail < 2 + len) {
+			c->rx_need = 2 + len;
 			return PROTO_MORE;
-		if (noise_open(&c->rx, c->rxb + c->rx_start + 2, len, c->pt) < 0) {
+		}
+		/* Decrypted in place: its frames are taken from rxb before anything moves it. */
+		if (noise_open(&c->rx, c->rxb + c->rx_start + 2, len, c->rxb + c->rx_start + 2) < 0) {
 			proto__fail(e, PERR_CRYPTO, "a record does not verify: changed on the way, or not from the peer");
 			return broken(c, e);
 		}
+		c->pt = c->rx_start + 2;
 		c->rx_start += 2 + len;
+		c->rx_need = 0;
 		c->bytes_in += 2 + len;
 		c->records_in++;
 		c->pt_pos = 0;

@@ -19,7 +19,8 @@ enum pconn_side {
 };
 
 /* Payloads shorter than this go out as they are, even after the join: a
- * command or a heartbeat would grow in deflate (docs/benchmarks.md). */
+ * heartbeat would grow in deflate (docs/benchmarks.md). Only the server deflates:
+ * a client never does (protocol 4; docs/protocol.md, "Compression"). */
 #define PCONN_DEFLATE_MIN 8
 
 /* How a connection compresses. The protocol is ZSTREAM_STREAM with the default
@@ -41,9 +42,10 @@ struct pconn_config {
  *   2. From then on both directions are a sequence of records: a 2-byte
  *      big-endian length, then ChaCha20-Poly1305 of one or more whole frames
  *      with the Noise transport keys and counter nonces.
- *   3. WELCOME (inside) joins: from then on frames may be deflated, except CHAT
- *      and LOBBY, which carry text a peer chose and never share the deflate
- *      stream with a player's secrets (CRIME).
+ *   3. WELCOME (inside) joins: from then on the server's frames may be deflated,
+ *      except CHAT and LOBBY, which carry text a peer chose and never share the
+ *      deflate stream with a player's secrets (CRIME). The client never deflates:
+ *      the server holds no inflate state (protocol 4).
  * The client must check pconn_peer_key() against the fingerprint it trusts
  * before it sends anything inside: the handshake proves only that the peer
  * holds the private half of that key.
@@ -54,7 +56,20 @@ struct pconn_config {
 /* A record on the wire: 2 length bytes, then the sealed plaintext and its tag. */
 #define PCONN_RECORD_WIRE (2 + PCONN_RECORD_MAX + NOISE_TAG_LEN)
 
-/* About 150 KiB, plus zlib's state once joined (about 300 KiB). */
+/* Working space for one call at a time: a message's payload before deflate or after
+ * inflate, and the deflater. Every pconn of one thread may share one (the server: one
+ * for all its connections, pconn_share); a pconn not given one makes its own. */
+struct pconn_scratch {
+	struct zdeflater dz;
+	uint8_t buf[PROTO_PAYLOAD_MAX];
+};
+
+/* What the receive buffer starts at, and shrinks back to (it grows, up to one largest
+ * record, only while a record that long is arriving). */
+#define PCONN_RX_MIN 512
+
+/* A few hundred bytes while idle: the buffers below are allocated as they fill and
+ * given back when they empty, so a connection holds memory for what is in it. */
 struct pconn {
 	/* read-only */
 	int side;                 /* enum pconn_side */
@@ -74,19 +89,25 @@ struct pconn {
 	struct noise_hs hs;
 	struct noise_cipher tx, rx;
 	bool corked;
-	size_t rx_start, rx_end;  /* bytes from the peer not yet taken: rxb[rx_start..rx_end) */
-	size_t pt_pos, pt_len;    /* the open record's frames not yet taken */
-	size_t ob_len;            /* frames waiting for pconn_flush() */
+	bool scr_own;
+	struct pconn_scratch *scr; /* shared, or its own made at first need */
+	uint8_t *rxb;             /* bytes from the peer: rxb[rx_start..rx_end) not yet taken */
+	size_t rx_cap, rx_need;   /* rx_need: what the record or frame under way needs in all */
+	size_t rx_start, rx_end;
+	size_t pt, pt_pos, pt_len; /* the open record's frames, decrypted in place: rxb[pt + pt_pos .. pt + pt_len) */
+	uint8_t *ob;              /* corked frames waiting for pconn_flush() */
+	size_t ob_len, ob_cap;
 	struct zstream z;
-	uint8_t rxb[PCONN_RECORD_WIRE];
-	uint8_t pt[PCONN_RECORD_MAX];
-	uint8_t ob[PCONN_RECORD_MAX];
-	uint8_t buf[PROTO_PAYLOAD_MAX];
 };
 
 void pconn_init(struct pconn *c, int side);
 void pconn_init_config(struct pconn *c, int side, const struct pconn_config *cfg);
 void pconn_finish(struct pconn *c);
+/* Scratch space several pconns may share (one thread). NULL when out of memory. */
+struct pconn_scratch *pconn_scratch_new(const struct pconn_config *cfg);
+void pconn_scratch_free(struct pconn_scratch *s);
+/* Use s (not owned; it must outlive c) before the first message. */
+void pconn_share(struct pconn *c, struct pconn_scratch *s);
 
 /* The server's long-term key (before the first message). Copied; wiped by pconn_finish. */
 void pconn_set_identity(struct pconn *c, const struct noise_keypair *kp);

@@ -1,9 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* zstream: raw deflate per connection (sync-flushed frames) or per frame, inflation bounded. */
+#include <stdlib.h>
+
 #include "internal.h"
 #include "zstream.h"
 
 static const uint8_t sync_tail[4] = { 0x00, 0x00, 0xff, 0xff };
+
+void
+zdeflater_init(struct zdeflater *d, struct zstream_params par)
+{
+	d->par = par;
+	d->on = false;
+	d->serials = d->user = 0;
+}
+
+void
+zdeflater_finish(struct zdeflater *d)
+{
+	if (d && d->on)
+		deflateEnd(&d->s);
+	if (d)
+		d->on = false;
+}
 
 void
 zstream_init(struct zstream *z, int mode, struct zstream_params par)
@@ -14,29 +33,110 @@ zstream_init(struct zstream *z, int mode, struct zstream_params par)
 }
 
 void
+zstream_share(struct zstream *z, struct zdeflater *d)
+{
+	if (!z->dz)
+		z->dz = d;
+}
+
+void
+zstream_forget(struct zstream *z)
+{
+	if (z->dz_own)
+		return; /* its own deflater holds the window, and costs the same either way */
+	free(z->hist);
+	z->hist = NULL;
+	z->hist_len = z->hist_cap = 0;
+	if (z->dz && z->dz->user == z->serial)
+		z->dz->user = 0;
+}
+
+void
 zstream_finish(struct zstream *z)
 {
 	if (!z)
 		return;
-	if (z->tx_on)
-		deflateEnd(&z->tx);
+	if (z->dz_own) {
+		zdeflater_finish(z->dz);
+		free(z->dz);
+	} else if (z->dz && z->dz->user == z->serial) {
+		z->dz->user = 0;
+	}
+	z->dz = NULL;
+	z->dz_own = false;
+	free(z->hist);
+	z->hist = NULL;
+	z->hist_len = z->hist_cap = 0;
 	if (z->rx_on)
 		inflateEnd(&z->rx);
-	z->tx_on = z->rx_on = false;
+	z->rx_on = false;
 }
 
+/* The deflater, its zlib state made, and holding this stream: a deflater that last
+ * served another stream is reset, and this stream's history is its dictionary. */
 static int
 tx_start(struct zstream *z, struct proto_err *e)
 {
+	struct zdeflater *d;
 	int rc;
 
-	if (z->tx_on)
+	if (!z->dz) {
+		if ((z->dz = malloc(sizeof *z->dz)) == NULL)
+			return proto__fail(e, PERR_NOMEM, "deflate: no memory");
+		zdeflater_init(z->dz, z->par);
+		z->dz_own = true;
+	}
+	d = z->dz;
+	if (!d->on) {
+		memset(&d->s, 0, sizeof d->s);
+		rc = deflateInit2(&d->s, d->par.level, Z_DEFLATED, -d->par.wbits, d->par.memlevel, Z_DEFAULT_STRATEGY);
+		if (rc != Z_OK)
+			return proto__fail(e, rc == Z_MEM_ERROR ? PERR_NOMEM : PERR_ZLIB, "deflateInit2: %d", rc);
+		d->on = true;
+		d->user = 0;
+	}
+	if (z->serial == 0)
+		z->serial = ++d->serials;
+	if (d->user == z->serial)
 		return 0;
-	memset(&z->tx, 0, sizeof z->tx);
-	rc = deflateInit2(&z->tx, z->par.level, Z_DEFLATED, -z->par.wbits, z->par.memlevel, Z_DEFAULT_STRATEGY);
-	if (rc != Z_OK)
-		return proto__fail(e, rc == Z_MEM_ERROR ? PERR_NOMEM : PERR_ZLIB, "deflateInit2: %d", rc);
-	z->tx_on = true;
+	d->user = 0;
+	if ((rc = deflateReset(&d->s)) != Z_OK)
+		return proto__fail(e, PERR_ZLIB, "deflateReset: %d", rc);
+	if (z->mode == ZSTREAM_STREAM && z->hist_len > 0 &&
+	    (rc = deflateSetDictionary(&d->s, z->hist, (uInt)z->hist_len)) != Z_OK)
+		return proto__fail(e, PERR_ZLIB, "deflateSetDictionary: %d", rc);
+	d->user = z->serial;
+	return 0;
+}
+
+/* Keep the last window's worth of what this stream deflated (a shared deflater only:
+ * its own keeps the window itself), in a buffer grown as it fills. */
+static int
+remember(struct zstream *z, const uint8_t *in, size_t n, struct proto_err *e)
+{
+	size_t w = (size_t)1 << z->dz->par.wbits, keep, cap;
+
+	if (z->dz_own)
+		return 0;
+	if (n >= w) {
+		in += n - w;
+		n = w;
+	}
+	keep = z->hist_len + n > w ? w - n : z->hist_len;
+	if (keep + n > z->hist_cap) {
+		uint8_t *p;
+		for (cap = z->hist_cap ? z->hist_cap : 256; cap < keep + n; cap *= 2)
+			;
+		if (cap > w)
+			cap = w;
+		if ((p = realloc(z->hist, cap)) == NULL)
+			return proto__fail(e, PERR_NOMEM, "deflate: no memory for the history");
+		z->hist = p;
+		z->hist_cap = cap;
+	}
+	memmove(z->hist, z->hist + z->hist_len - keep, keep);
+	memcpy(z->hist + keep, in, n);
+	z->hist_len = keep + n;
 	return 0;
 }
 
@@ -59,6 +159,7 @@ int
 zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
                 size_t *outlen, struct proto_err *e)
 {
+	struct zdeflater *d;
 	size_t total;
 	int rc;
 
@@ -66,16 +167,19 @@ zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 		return proto__fail(e, PERR_ZLIB, "deflate: stream already broken");
 	if (n > PROTO_PAYLOAD_MAX || cap > UINT32_MAX)
 		return proto__fail(e, PERR_TOO_BIG, "deflate: %zu bytes", n);
-	if (tx_start(z, e) < 0)
+	if (tx_start(z, e) < 0) {
+		z->tx_broken = z->mode == ZSTREAM_STREAM;
 		return PROTO_BROKEN;
-	z->tx.next_in = (Bytef *)(uintptr_t)in;
-	z->tx.avail_in = (uInt)n;
+	}
+	d = z->dz;
+	d->s.next_in = (Bytef *)(uintptr_t)in;
+	d->s.avail_in = (uInt)n;
 	if (z->mode == ZSTREAM_FRAME) {
-		z->tx.next_out = out;
-		z->tx.avail_out = (uInt)cap;
-		rc = deflate(&z->tx, Z_FINISH);
-		*outlen = cap - z->tx.avail_out;
-		deflateReset(&z->tx);
+		d->s.next_out = out;
+		d->s.avail_out = (uInt)cap;
+		rc = deflate(&d->s, Z_FINISH);
+		*outlen = cap - d->s.avail_out;
+		d->user = 0; /* every frame starts afresh */
 		if (rc != Z_STREAM_END)
 			return proto__fail(e, rc == Z_OK || rc == Z_BUF_ERROR ? PERR_BUFFER : PERR_ZLIB,
 			                   "deflate: %d", rc);
@@ -84,25 +188,28 @@ zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 	/* STREAM: one call flushes everything when there is room enough, which a
 	 * scratch buffer a little over the largest frame guarantees for any frame
 	 * that may be sent at all. The 4-byte tail of the flush is not sent. */
-	z->tx.next_out = z->txbuf;
-	z->tx.avail_out = (uInt)sizeof z->txbuf;
-	rc = deflate(&z->tx, Z_SYNC_FLUSH);
-	if (rc != Z_OK || z->tx.avail_in != 0 || z->tx.avail_out == 0) {
+	d->s.next_out = d->out;
+	d->s.avail_out = (uInt)sizeof d->out;
+	rc = deflate(&d->s, Z_SYNC_FLUSH);
+	if (rc != Z_OK || d->s.avail_in != 0 || d->s.avail_out == 0) {
 		z->tx_broken = true;
+		d->user = 0;
 		return proto__fail(e, rc == Z_OK ? PERR_TOO_BIG : PERR_ZLIB, "deflate: %d, frame over %d bytes", rc,
 		                   PROTO_FRAME_MAX);
 	}
-	total = sizeof z->txbuf - z->tx.avail_out;
-	if (total < sizeof sync_tail || memcmp(z->txbuf + total - sizeof sync_tail, sync_tail, sizeof sync_tail)) {
+	total = sizeof d->out - d->s.avail_out;
+	if (total < sizeof sync_tail || memcmp(d->out + total - sizeof sync_tail, sync_tail, sizeof sync_tail)) {
 		z->tx_broken = true;
+		d->user = 0;
 		return proto__fail(e, PERR_ZLIB, "deflate: no sync tail");
 	}
 	total -= sizeof sync_tail;
-	if (total > cap) {
+	if (total > cap || remember(z, in, n, e) < 0) {
 		z->tx_broken = true;
-		return proto__fail(e, PERR_BUFFER, "deflate: %zu bytes for %zu", total, cap);
+		d->user = 0;
+		return total > cap ? proto__fail(e, PERR_BUFFER, "deflate: %zu bytes for %zu", total, cap) : PROTO_BROKEN;
 	}
-	memcpy(out, z->txbuf, total);
+	memcpy(out, d->out, total);
 	*outlen = total;
 	return 0;
 }

@@ -32,24 +32,57 @@ struct zstream_params {
 	int memlevel;  /* 1..9 */
 };
 
-/* What the protocol uses: level 9, a 32 KiB window, memLevel 8. */
-#define ZSTREAM_PARAMS_DEFAULT ((struct zstream_params){ 9, 15, 8 })
+/* What the reference sender uses: level 9, a 2 KiB window, memLevel 5. A duel's whole
+ * stream is a few kilobytes: the small window costs 0.1% of a duel's bytes and keeps a
+ * connection's history at 2 KiB (docs/benchmarks.md, "Memory per duel"). */
+#define ZSTREAM_PARAMS_DEFAULT ((struct zstream_params){ 9, 11, 5 })
+
+/*
+ * A deflater: zlib's state and the scratch its output goes to. Streams may share one
+ * (the server has one for all its connections; the loop runs one callback at a time).
+ * In STREAM mode each stream keeps the last window's worth of bytes it deflated; a
+ * deflater that last served another stream starts again from them (deflateReset, then
+ * deflateSetDictionary): the peer's inflater holds those bytes in its window, so to it
+ * the output is the same stream going on. So a connection costs its history (at most
+ * one window, 2 KiB by default), not a deflate state of its own.
+ */
+struct zdeflater {
+	/* private */
+	struct zstream_params par;
+	bool on;               /* zlib state allocated, lazily, at the first frame */
+	uint64_t serials;      /* streams that have used it */
+	uint64_t user;         /* the serial of the stream its state belongs to; 0: none */
+	z_stream s;
+	uint8_t out[PROTO_FRAME_MAX + 64]; /* STREAM: a frame's deflate output, before its tail is cut */
+};
+
+void zdeflater_init(struct zdeflater *d, struct zstream_params par);
+void zdeflater_finish(struct zdeflater *d);
 
 struct zstream {
 	/* private */
 	int mode;
 	struct zstream_params par;
-	bool tx_on, rx_on;   /* zlib state allocated, lazily, at the first frame */
+	bool rx_on;          /* zlib state allocated, lazily, at the first frame */
 	/* A failure left that direction's stream out of step: close the connection. Two flags:
 	 * a peer's bad deflate data breaks only what we read, so the fatal ERROR that says
 	 * so can still be deflated and sent. */
 	bool tx_broken, rx_broken;
-	z_stream tx, rx;
-	uint8_t txbuf[PROTO_FRAME_MAX + 64]; /* STREAM: a frame's deflate output, before its tail is cut */
+	struct zdeflater *dz;  /* shared (zstream_share) or its own, made at the first frame */
+	bool dz_own;
+	uint64_t serial;       /* this stream's number with dz; 0 until its first frame */
+	uint8_t *hist;         /* STREAM with a shared deflater: the last bytes deflated, at most a window */
+	size_t hist_len, hist_cap;
+	z_stream rx;
 };
 
 void zstream_init(struct zstream *z, int mode, struct zstream_params par);
 void zstream_finish(struct zstream *z);
+/* Deflate with d (not owned; it must outlive z) instead of a deflater of z's own. Before the first frame. */
+void zstream_share(struct zstream *z, struct zdeflater *d);
+/* Forget the history (a shared deflater's stream only): later frames refer back to
+ * nothing before this point, which costs bytes but no memory. Always safe for the peer. */
+void zstream_forget(struct zstream *z);
 
 /* Deflate one frame's payload. 0 and *outlen, or PROTO_BROKEN (PERR_BUFFER when
  * cap is too small, PERR_NOMEM, PERR_ZLIB); after a failure in STREAM mode the

@@ -408,12 +408,18 @@ conn__start(struct server *s, int fd)
 	struct conn *c;
 	uint8_t a[16];
 
+	if (!s->pscratch) {
+		struct pconn_config pc = PCONN_CONFIG_DEFAULT;
+		if ((s->pscratch = pconn_scratch_new(&pc)) == NULL)
+			return -1;
+	}
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return -1;
 	c->srv = s;
 	c->seat = -1;
 	c->state = CONN_HELLO;
 	pconn_init(&c->pc, PCONN_SERVER);
+	pconn_share(&c->pc, s->pscratch);
 	pconn_set_identity(&c->pc, &s->id.kp);
 	uv_tcp_init(s->loop, &c->tcp);
 	uv_timer_init(s->loop, &c->timer);

@@ -58,7 +58,7 @@ struct conn {
 	uint64_t chat_window;
 	unsigned budget_frames;    /* frames and inflated bytes in the current second */
 	uint64_t budget_bytes, budget_start;
-	struct pconn pc;           /* large: keep last */
+	struct pconn pc;
 };
 
 enum room_state {
@@ -163,6 +163,9 @@ struct server {
 	struct view view;
 	struct proto_err err;
 	uint8_t frame[PCONN_FRAME_MAX];
+	/* Every connection's pconn works in this (a payload, the deflater): a connection
+	 * keeps only its deflate history. Made with the first connection. */
+	struct pconn_scratch *pscratch;
 };
 
 uint64_t server__now(const struct server *s);

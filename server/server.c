@@ -882,6 +882,7 @@ server__unref(struct server *s)
 			close(s->reserve_fd);
 		auth_key_wipe(&s->key);
 		sodium_memzero(&s->id, sizeof s->id);
+		pconn_scratch_free(s->pscratch);
 		free(s->bind);
 		free(s->log_dir);
 		free(s);

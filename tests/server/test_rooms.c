@@ -165,7 +165,9 @@ Test(rooms, a_frame_flood_meets_the_budget)
 	th_finish(&t);
 }
 
-Test(rooms, padded_and_broken_deflate_get_a_fatal_error)
+/* Protocol 4: a client never deflates, so the server holds no inflate state; any deflated
+ * frame from a client, padding or data, good or bad, is refused from its header, unread. */
+Test(rooms, deflated_frames_from_a_client_get_a_fatal_error)
 {
 	struct th t;
 	struct server_config c;
@@ -175,7 +177,7 @@ Test(rooms, padded_and_broken_deflate_get_a_fatal_error)
 
 	setup(&t, &c, &d);
 	th_server(&t, &c);
-	/* A deflated HEARTBEAT of 40 bytes: empty blocks inflate to nothing, and are refused unread. */
+	/* A deflated HEARTBEAT of 40 bytes: empty blocks that would inflate to nothing. */
 	raw_start(&t, &pad);
 	raw_join_as(&pad, "padder", "pad", true);
 	th_run(&t, 5000, raw_welcomed, &pad);
@@ -185,17 +187,17 @@ Test(rooms, padded_and_broken_deflate_get_a_fatal_error)
 		memcpy(frame + 2 + i, "\x00\x00\x00\xff\xff", 5); /* empty stored blocks */
 	raw_sealed(&pad, frame, 42);
 	th_run(&t, 5000, raw_done, &pad);
-	expect_error(&pad, PERR_FRAME_SIZE, "deflated HEARTBEAT");
-	/* Bad deflate data: the ERROR still goes out (the send side of the stream is whole). */
+	expect_error(&pad, PERR_STATE, "deflated HEARTBEAT: a client never deflates");
+	/* A READY deflated (here as bad data): the ERROR still goes out. */
 	raw_start(&t, &bad);
 	raw_join_as(&bad, "breaker", "bad", true);
 	th_run(&t, 5000, raw_welcomed, &bad);
-	frame[0] = WIRE_READY | FRAME_DEFLATED; /* CHAT is never deflated: a READY may be */
+	frame[0] = WIRE_READY | FRAME_DEFLATED;
 	frame[1] = 12;
 	memset(frame + 2, 0xff, 12);
 	raw_sealed(&bad, frame, 14);
 	th_run(&t, 5000, raw_done, &bad);
-	expect_error(&bad, PERR_ZLIB, NULL);
+	expect_error(&bad, PERR_STATE, "deflated READY: a client never deflates");
 	th_finish(&t);
 }
 
