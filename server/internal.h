@@ -85,7 +85,8 @@ struct seat {
 	bool grace_on;
 	uint64_t grace_until;
 	bool last_valid;
-	struct view last;          /* the view this seat was last sent */
+	uint8_t *last;             /* the view this seat was last sent, packed to its level's size (room.c) */
+	size_t last_len;
 };
 
 struct gameroom {
@@ -160,7 +161,7 @@ struct server {
 	void *close_ud;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
 	struct wire_msg in, out;
-	struct view view;
+	struct view view, prev;
 	struct proto_err err;
 	uint8_t frame[PCONN_FRAME_MAX];
 	/* Every connection's pconn works in this (a payload, the deflater): a connection

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* room: one duel and its lobby: two seats, the controller, options, the rules applied, views sent, timers, the log. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@ static void arm_turn(struct gameroom *r);
 static void finish(struct gameroom *r);
 static int apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg);
 static void send_end(struct gameroom *r, int p);
+static void last_drop(struct seat *st);
 
 /* Lifecycle. */
 
@@ -129,6 +131,8 @@ room__destroy(struct gameroom *r)
 	tlog_close(&r->log);
 	free(r->end_log);
 	r->end_log = NULL;
+	for (int i = 0; i < PLAYERS; i++)
+		last_drop(&r->seat[i]);
 	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
 	uv_close((uv_handle_t *)&r->log_timer, on_timer_closed);
 	for (int i = 0; i < PLAYERS; i++)
@@ -160,6 +164,61 @@ int
 room_games_played(const struct gameroom *r)
 {
 	return r->games;
+}
+
+/* The view a seat was last sent is kept at its level's size: the fields around the two
+ * grids, then the grids' first `size` rows of `size` cells (1.4 KiB at 25x25, where a
+ * struct view, sized for the largest level, is 5 KiB). view_build zeroes the rest. */
+#define GRIDS_AT offsetof(struct view, cell)
+#define GRIDS_END (offsetof(struct view, potion) + sizeof ((struct view *)0)->potion)
+
+static bool
+last_put(struct seat *st, const struct view *v)
+{
+	size_t n = v->opt.size <= LEVEL_MAX ? v->opt.size : LEVEL_MAX;
+	size_t len = GRIDS_AT + (sizeof *v - GRIDS_END) + 2 * n * n;
+	uint8_t *b = st->last_len == len ? st->last : realloc(st->last, len);
+
+	if (!b)
+		return false;
+	st->last = b;
+	st->last_len = len;
+	memcpy(b, v, GRIDS_AT);
+	b += GRIDS_AT;
+	memcpy(b, (const uint8_t *)v + GRIDS_END, sizeof *v - GRIDS_END);
+	b += sizeof *v - GRIDS_END;
+	for (size_t y = 0; y < n; y++, b += n)
+		memcpy(b, v->cell[y], n);
+	for (size_t y = 0; y < n; y++, b += n)
+		memcpy(b, v->potion[y], n);
+	return true;
+}
+
+static void
+last_get(const struct seat *st, struct view *v)
+{
+	const uint8_t *b = st->last;
+	size_t n;
+
+	memset(v, 0, sizeof *v);
+	memcpy(v, b, GRIDS_AT);
+	b += GRIDS_AT;
+	memcpy((uint8_t *)v + GRIDS_END, b, sizeof *v - GRIDS_END);
+	b += sizeof *v - GRIDS_END;
+	n = v->opt.size <= LEVEL_MAX ? v->opt.size : LEVEL_MAX;
+	for (size_t y = 0; y < n; y++, b += n)
+		memcpy(v->cell[y], b, n);
+	for (size_t y = 0; y < n; y++, b += n)
+		memcpy(v->potion[y], b, n);
+}
+
+static void
+last_drop(struct seat *st)
+{
+	free(st->last);
+	st->last = NULL;
+	st->last_len = 0;
+	st->last_valid = false;
 }
 
 /* Sending. */
@@ -244,7 +303,7 @@ send_start(struct gameroom *r, int p, bool resumed)
 
 	if (!st->conn)
 		return;
-	update_blank(&st->last);
+	update_blank(&s->prev);
 	view_build(&r->game, p, &s->view);
 	m->type = WIRE_START;
 	m->u.start.resumed = resumed;
@@ -254,12 +313,15 @@ send_start(struct gameroom *r, int p, bool resumed)
 	/* After the end (a snapshot for a player who was away) the options may have changed since. */
 	m->u.start.turn_time = (uint16_t)(r->state == ROOM_PLAYING ? r->turn_time : r->end_turn_time);
 	memcpy(m->u.start.commit, r->commit, sizeof r->commit);
-	if (update_make(&st->last, &s->view, NULL, p, &m->u.start.view, &s->err) != 0) {
+	if (update_make(&s->prev, &s->view, NULL, p, &m->u.start.view, &s->err) != 0) {
 		conn__drop(st->conn, PERR_SERVER, s->err.why);
 		return;
 	}
+	if (!last_put(st, &s->view)) {
+		conn__drop(st->conn, PERR_NOMEM, "out of memory");
+		return;
+	}
 	conn__send(st->conn, m);
-	st->last = s->view;
 	st->last_valid = true;
 }
 
@@ -276,14 +338,18 @@ send_updates(struct gameroom *r, const struct events *ev)
 		if (!st->conn || !st->last_valid)
 			continue;
 		view_build_after(&r->game, p, ev, &s->view);
+		last_get(st, &s->prev);
 		m->type = WIRE_UPDATE;
-		if (update_make(&st->last, &s->view, ev, p, &m->u.update, &s->err) != 0) {
+		if (update_make(&s->prev, &s->view, ev, p, &m->u.update, &s->err) != 0) {
 			conn__drop(st->conn, PERR_SERVER, s->err.why);
+			continue;
+		}
+		if (!last_put(st, &s->view)) {
+			conn__drop(st->conn, PERR_NOMEM, "out of memory");
 			continue;
 		}
 		if (m->u.update.has)
 			conn__send(st->conn, m);
-		st->last = s->view;
 	}
 }
 
@@ -297,6 +363,7 @@ free_seat(struct gameroom *r, int p)
 	uv_timer_stop(&st->grace);
 	memset(st->name, 0, sizeof st->name);
 	st->taken = st->ready = st->rematch = st->bot = st->reserved = st->grace_on = st->last_valid = false;
+	last_drop(st);
 	st->end_pending = st->post_duel = st->bye = false;
 	st->conn = NULL;
 	memset(st->token, 0, sizeof st->token);
@@ -645,7 +712,7 @@ swap_seats(struct gameroom *r)
 
 #define SWAP(f) do { memcpy(&t.f, &a->f, sizeof t.f); memcpy(&a->f, &b->f, sizeof t.f); memcpy(&b->f, &t.f, sizeof t.f); } while (0)
 	SWAP(taken); SWAP(conn); SWAP(name); SWAP(token); SWAP(token_len); SWAP(token_hash); SWAP(bot);
-	SWAP(reserved); SWAP(end_pending); SWAP(last_valid); SWAP(last);
+	SWAP(reserved); SWAP(end_pending); SWAP(last_valid); SWAP(last); SWAP(last_len);
 #undef SWAP
 	for (int p = 0; p < PLAYERS; p++)
 		if (r->seat[p].conn)
@@ -842,7 +909,7 @@ finish(struct gameroom *r)
 	for (int p = 0; p < PLAYERS; p++) {
 		struct seat *st = &r->seat[p];
 		st->ready = st->rematch = false;
-		st->last_valid = false;
+		last_drop(st);
 		st->post_duel = st->taken;
 		if (!st->taken || st->conn)
 			continue;
