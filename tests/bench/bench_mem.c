@@ -18,7 +18,7 @@
 /*
  * Usage: bench_mem WIZWAR [duels [seconds]]
  * Starts WIZWAR server (the real executable, turn logs on disk, as a host runs it) in a
- * process of its own, reads its resident memory while it is idle, then plays `duels` (32)
+ * process of its own, reads its resident memory while it is idle, then plays `duels` (100)
  * rooms of two network bots over loopback for `seconds` (150) of play: normal bots that
  * think 300 ms plus 0..900 ms (drawn per command) before each command, so that rooms
  * are out of step as people's are; a finished duel is followed by a rematch. The server's
@@ -40,17 +40,21 @@ struct fleet {
 	unsigned ends;
 	unsigned refused, errors;
 	pid_t server;
-	long rss0, peak;
+	long rss0, peak, anon0;
 	int seconds, left;
 	uv_timer_t tick;
 };
 
 static struct fleet F;
 
+/* A line of /proc/PID/status, in KiB: "VmRSS" (all resident pages) or "RssAnon" (those not
+ * backed by a file: the heap, what the duels allocate; VmRSS also counts the pages of the
+ * program's and libraries' code that playing touches for the first time). */
 static long
-rss_kib(pid_t pid)
+status_kib(pid_t pid, const char *key)
 {
 	char path[64], line[256];
+	size_t kl = strlen(key);
 	long v = -1;
 	FILE *f;
 
@@ -58,10 +62,18 @@ rss_kib(pid_t pid)
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+			v = strtol(line + kl + 1, NULL, 10);
 			break;
+		}
 	fclose(f);
 	return v;
+}
+
+static long
+rss_kib(pid_t pid)
+{
+	return status_kib(pid, "VmRSS");
 }
 
 static uint64_t
@@ -170,7 +182,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_mem WIZWAR [duels [seconds]]\n");
 		return 2;
 	}
-	duels = argc > 2 ? atoi(argv[2]) : 32;
+	duels = argc > 2 ? atoi(argv[2]) : 100;
 	seconds = argc > 3 ? atoi(argv[3]) : 150;
 	if (duels < 1 || seconds < 1)
 		return 2;
@@ -185,8 +197,9 @@ main(int argc, char **argv)
 	F.server = spawn_server(argv[1], dir, duels, &port, fp, sizeof fp);
 	nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
 	F.rss0 = F.peak = rss_kib(F.server);
-	printf("bench_mem: %s server, pid %d, 127.0.0.1:%d; RSS idle %ld KiB; %d duels for %d s\n", argv[1],
-	       (int)F.server, port, F.rss0, duels, seconds);
+	F.anon0 = status_kib(F.server, "RssAnon");
+	printf("bench_mem: %s server, pid %d, 127.0.0.1:%d; idle: RSS %ld KiB, anonymous %ld KiB; %d duels for %d s\n",
+	       argv[1], (int)F.server, port, F.rss0, F.anon0, duels, seconds);
 
 	uv_loop_init(&loop);
 	F.n = 2 * duels;
@@ -227,13 +240,14 @@ main(int argc, char **argv)
 	uv_timer_start(&F.tick, on_tick, 1000, 1000);
 	uv_run(&loop, UV_RUN_DEFAULT);
 
-	long rss1 = rss_kib(F.server);
+	long rss1 = rss_kib(F.server), anon1 = status_kib(F.server, "RssAnon");
 	int playing = 0;
 	for (int i = 0; i < F.n; i++)
 		playing += net_phase(F.bots[i].net) == NET_PLAYING;
 	printf("bench_mem: after %d s: server RSS %ld KiB, %+.1f KiB a duel (%d of %d players in a duel); "
 	       "peak %ld KiB, %+.1f KiB a duel\n",
 	       seconds, rss1, (double)(rss1 - F.rss0) / duels, playing, F.n, F.peak, (double)(F.peak - F.rss0) / duels);
+	printf("bench_mem: anonymous RSS (heap) %ld KiB, %+.1f KiB a duel\n", anon1, (double)(anon1 - F.anon0) / duels);
 	printf("bench_mem: %u duels finished (%u not verified); a duel cycle (START to the next START, both ways, "
 	       "records): %.0f bytes over %u cycles\n",
 	       F.ends / 2, F.errors, F.cycles ? 2.0 * (double)F.cycle_bytes / F.cycles : 0.0, F.cycles / 2);
