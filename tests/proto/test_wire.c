@@ -710,3 +710,84 @@ Test(pconn, peer_text_is_never_deflated)
 	cr_assert_eq(e.code, PERR_STATE, "%d %s", e.code, e.why);
 	pair_free(p);
 }
+
+/* A connection holds memory for what is in it: after the messages are taken, neither end
+ * keeps a receive or cork buffer; a record longer than the small starting buffer, fed in
+ * small pieces the way a socket's reads come, grows it only to that record's size. */
+Test(pconn, buffers_are_sized_to_what_is_in_them)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	size_t len, off = 0, n;
+	struct update *u;
+	uint8_t *dst;
+
+	handshake(p);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_MORE);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_MORE);
+	cr_assert_null(p->srv.rxb, "the server's receive buffer is given back once empty");
+	cr_assert_null(p->cli.rxb);
+	cr_assert_null(p->srv.ob);
+	/* Corked frames wait in a buffer sized to them, freed when sealed. */
+	pconn_cork(&p->srv);
+	sample_msg(WIRE_START, 3, &p->m);
+	cr_assert_eq(pconn_send(&p->srv, &p->m, p->frame, sizeof p->frame, &len, &e), 0, "%s", e.why);
+	cr_assert_eq(len, 0);
+	cr_assert_not_null(p->srv.ob);
+	cr_assert_leq(p->srv.ob_cap, 2 * p->srv.ob_len + 256);
+	cr_assert_eq(pconn_flush(&p->srv, p->frame, sizeof p->frame, &len, &e), 0, "%s", e.why);
+	cr_assert_null(p->srv.ob);
+	cr_assert_eq(pconn_feed(&p->cli, p->frame, len), len);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_MORE);
+	cr_assert_null(p->cli.rxb);
+	/* An update of a few KiB (random locations: deflate cannot shrink it much). */
+	p->m.type = WIRE_UPDATE;
+	u = &p->m.u.update;
+	memset(u, 0, sizeof *u);
+	u->has = UPD_BIT(UPD_POTIONS);
+	for (int i = 0; i < 900; i++)
+		u->pot[u->npot++] = (struct loc){ (uint8_t)((i * 37) % LEVEL_MAX), (uint8_t)((i * 53 / 7) % LEVEL_MAX),
+		                                  (uint8_t)(1 + (i * 7) % APPEARANCE_COUNT) };
+	cr_assert_eq(pconn_send(&p->srv, &p->m, p->frame, sizeof p->frame, &len, &e), 0, "%s", e.why);
+	cr_assert_gt(len, 4 * PCONN_RX_MIN, "a record of %zu bytes", len);
+	while (off < len) {
+		dst = pconn_space(&p->cli, &n);
+		cr_assert_not_null(dst);
+		cr_assert_leq(p->cli.rx_cap, len < PCONN_RX_MIN ? PCONN_RX_MIN : len);
+		if (n > 100)
+			n = 100;
+		if (n > len - off)
+			n = len - off;
+		memcpy(dst, p->frame + off, n);
+		pconn_commit(&p->cli, n);
+		off += n;
+		if (off < len)
+			cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_MORE, "%s", e.why);
+	}
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(p->got.u.update.npot, 900);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_MORE);
+	cr_assert_null(p->cli.rxb, "and given back");
+	pair_free(p);
+}
+
+/* Protocol 4: a client never deflates, whatever its settings; the server's frames are. */
+Test(pconn, a_client_never_deflates)
+{
+	struct pconn_config all = { ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT, 0 };
+	struct pair *p = calloc(1, sizeof *p);
+	struct proto_err e = { 0 };
+	size_t len;
+
+	pconn_init_config(&p->srv, PCONN_SERVER, &all);
+	pconn_init_config(&p->cli, PCONN_CLIENT, &all);
+	pair_identity(p);
+	handshake(p);
+	sample_msg(WIRE_OPTIONS, 1, &p->m);
+	cr_assert_eq(pconn_send(&p->cli, &p->m, p->frame, sizeof p->frame, &len, &e), 0, "%s", e.why);
+	cr_assert_eq(len, 2 + 2 + 4 + NOISE_TAG_LEN, "OPTIONS goes raw: its 4 bytes, a 2-byte header, in a record");
+	cr_assert_eq(pconn_feed(&p->srv, p->frame, len), len);
+	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_DONE, "%s", e.why);
+	pair_free(p);
+}

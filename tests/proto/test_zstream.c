@@ -215,3 +215,54 @@ Test(zstream, tail_spills_past_cap)
 		zstream_finish(&tx);
 	}
 }
+
+/* Three streams through one shared deflater, their frames interleaved as a server's
+ * connections' are, each read by an inflater of its own with the full 32 KiB window:
+ * every frame comes back exact, a repeat within the window still costs little after
+ * the deflater served another stream in between, and a stream that forgot its history
+ * goes on (the sender may restart with no dictionary at any flush point). */
+Test(zstream, shared_deflater_keeps_each_stream_whole)
+{
+	struct zdeflater d;
+	struct zstream tx[3], rx[3];
+	struct rng r;
+	size_t w = (size_t)1 << ZSTREAM_PARAMS_DEFAULT.wbits, z1, z2, m;
+
+	zdeflater_init(&d, ZSTREAM_PARAMS_DEFAULT);
+	for (int s = 0; s < 3; s++) {
+		zstream_init(&tx[s], ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+		zstream_share(&tx[s], &d);
+		zstream_init(&rx[s], ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	}
+	rng_seed(&r, 11);
+	for (int i = 0; i < 600; i++) {
+		int s = (int)rng_below(&r, 3);
+		size_t n = sample(i, &r), z;
+		struct proto_err e = { 0 };
+
+		if (i == 300)
+			zstream_forget(&tx[1]);
+		cr_assert_eq(zstream_deflate(&tx[s], in, n, out, sizeof out, &z, &e), 0, "%s", e.why);
+		cr_assert_eq(zstream_inflate(&rx[s], out, z, back, n, &m, &e), 0, "frame %d of stream %d: %s", i, s, e.why);
+		cr_assert_eq(m, n);
+		cr_assert(memcmp(in, back, n) == 0, "frame %d of stream %d", i, s);
+		cr_assert_leq(tx[s].hist_len, w);
+		cr_assert_leq(tx[s].hist_cap, w, "the history never grows past one window");
+	}
+	/* A 200-byte payload, another stream's frame, then the same payload again. */
+	for (int i = 0; i < 200; i++)
+		in[i] = (uint8_t)(i * 13 + i / 5);
+	cr_assert_eq(zstream_deflate(&tx[0], in, 200, out, sizeof out, &z1, NULL), 0);
+	cr_assert_eq(zstream_inflate(&rx[0], out, z1, back, 200, &m, NULL), 0);
+	cr_assert_eq(zstream_deflate(&tx[2], in + 50, 100, out, sizeof out, &z2, NULL), 0);
+	cr_assert_eq(zstream_inflate(&rx[2], out, z2, back, 100, &m, NULL), 0);
+	cr_assert_eq(zstream_deflate(&tx[0], in, 200, out, sizeof out, &z2, NULL), 0);
+	cr_assert_lt(z2, z1 / 4, "a back-reference through the dictionary (%zu then %zu)", z1, z2);
+	cr_assert_eq(zstream_inflate(&rx[0], out, z2, back, 200, &m, NULL), 0);
+	cr_assert(memcmp(in, back, 200) == 0);
+	for (int s = 0; s < 3; s++) {
+		zstream_finish(&tx[s]);
+		zstream_finish(&rx[s]);
+	}
+	zdeflater_finish(&d);
+}
