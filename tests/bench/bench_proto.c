@@ -14,12 +14,15 @@
 #include "view.h"
 
 /*
- * Usage: bench_proto [games [size [compare-games]]]
- * Plays `games` (1,000) random-vs-random duels of default options and sends every
+ * Usage: bench_proto [games [size [compare-games [normal]]]]
+ * Plays `games` (1,000) random-vs-random duels (normal-vs-normal with a fourth
+ * argument `normal`) of default options and sends every
  * message a server and two clients would: WELCOME, START to each player, a CMD per
  * command, an UPDATE per command to each player, END, the turn log in LOG_CHUNKs.
  * The protocol's own setting runs on every game and each client applies what it
- * receives and must end with exactly the server's views. The other compression
+ * receives and must end with exactly the server's views. As in the server, the two
+ * server ends of a setting deflate through one shared pconn_scratch (one deflater,
+ * each stream restarting from its own history). The other compression
  * settings run on the first `compare-games` (200) only, to keep the run short.
  */
 
@@ -31,8 +34,9 @@ struct cfg {
 };
 
 static const struct cfg cfgs[] = {
-	{ "stream, sync flush, raw below 8 bytes (the protocol)", { ZSTREAM_STREAM, { 9, 15, 8 }, 8 } },
-	{ "the same, on the first duels only", { ZSTREAM_STREAM, { 9, 15, 8 }, 8 } },
+	{ "stream, sync flush, raw below 8 bytes (the protocol)", { ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT, 8 } },
+	{ "the same, on the first duels only", { ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT, 8 } },
+	{ "the same with a 32 KiB window, memLevel 8 (protocol 3)", { ZSTREAM_STREAM, { 9, 15, 8 }, 8 } },
 	{ "no deflate", { ZSTREAM_STREAM, { 9, 15, 8 }, (size_t)-1 } },
 	{ "per frame, when smaller", { ZSTREAM_FRAME, { 9, 15, 8 }, 0 } },
 	{ "stream, every frame deflated", { ZSTREAM_STREAM, { 9, 15, 8 }, 0 } },
@@ -89,6 +93,8 @@ mean(const struct vec *a)
 	return a->n ? s / (double)a->n : 0;
 }
 
+static int bot_level = BOT_RANDOM;
+
 struct cstate {
 	struct pconn srv[PLAYERS], cli[PLAYERS];
 	double turn_bytes, duel_bytes, log_bytes;
@@ -98,6 +104,7 @@ struct cstate {
 struct bench {
 	int ncfg; /* configs running for this game */
 	struct cstate cs[NCFG];
+	struct pconn_scratch *scr[NCFG]; /* each setting's server ends share one, as the server's connections do */
 	uint8_t frame[PCONN_FRAME_MAX];
 	struct wire_msg m, got;
 	struct view client[PLAYERS];
@@ -319,6 +326,7 @@ play(struct bench *b, uint64_t seed, const struct options *opt)
 		c->duel_bytes = c->turn_bytes = 0;
 		for (int p = 0; p < PLAYERS; p++) {
 			pconn_init_config(&c->srv[p], PCONN_SERVER, &cfgs[k].pc);
+			pconn_share(&c->srv[p], b->scr[k]);
 			pconn_init_config(&c->cli[p], PCONN_CLIENT, &cfgs[k].pc);
 			handshake(&c->srv[p], &c->cli[p], b);
 		}
@@ -359,7 +367,7 @@ play(struct bench *b, uint64_t seed, const struct options *opt)
 		uint32_t turn_no = g->turn_no;
 
 		memcpy(v[0], v[1], sizeof v[0]);
-		bot_choose(&v[0][mover], BOT_RANDOM, &brng, &c);
+		bot_choose(&v[0][mover], bot_level, &brng, &c);
 		if (game_apply(g, mover, &c, &b->ev) != ERR_OK) {
 			c = (struct cmd){ CMD_PASS, 0, 0 };
 			if (game_apply(g, mover, &c, &b->ev) != ERR_OK)
@@ -471,6 +479,7 @@ main(int argc, char **argv)
 	int games = argc > 1 ? atoi(argv[1]) : 1000;
 	int size = argc > 2 ? atoi(argv[2]) : LEVEL_DEFAULT;
 	int compare = argc > 3 ? atoi(argv[3]) : 200;
+	bool normal = argc > 4 && strcmp(argv[4], "normal") == 0;
 	struct bench *b = calloc(1, sizeof *b);
 	struct options opt;
 	double cpt, h;
@@ -479,12 +488,19 @@ main(int argc, char **argv)
 		return 2;
 	options_default(&opt);
 	opt.size = (uint8_t)size;
+	bot_level = normal ? BOT_NORMAL : BOT_RANDOM;
+	for (int k = 0; k < NCFG; k++)
+		if ((b->scr[k] = pconn_scratch_new(&cfgs[k].pc)) == NULL)
+			return 1;
 	for (int i = 0; i < games; i++) {
 		b->ncfg = i < compare ? NCFG : 1;
 		play(b, (uint64_t)i + 1, &opt);
 	}
 	cpt = (double)b->commands / (double)b->turns;
-	printf("# bench_proto: %d duels of %dx%d (fov on, potions on), BOT_RANDOM vs BOT_RANDOM\n", games, size, size);
+	for (int k = 0; k < NCFG; k++)
+		pconn_scratch_free(b->scr[k]);
+	printf("# bench_proto: %d duels of %dx%d (fov on, potions on), %s\n", games, size, size,
+	       normal ? "BOT_NORMAL vs BOT_NORMAL" : "BOT_RANDOM vs BOT_RANDOM");
 	printf("# %ld commands, %ld turns (%.2f commands a turn), %ld updates; every client view matched the server's\n",
 	       b->commands, b->turns, cpt, b->updates);
 	printf("\n## Layout of the duel's level (%d levels)\n\n", games);
