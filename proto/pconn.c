@@ -59,6 +59,12 @@ pconn_share(struct pconn *c, struct pconn_scratch *s)
 	zstream_share(&c->z, &s->dz);
 }
 
+void
+pconn_forget(struct pconn *c)
+{
+	zstream_forget(&c->z);
+}
+
 /* The scratch space, made at first need when none is shared. */
 static uint8_t *
 scratch(struct pconn *c, struct proto_err *e)

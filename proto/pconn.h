@@ -108,6 +108,9 @@ struct pconn_scratch *pconn_scratch_new(const struct pconn_config *cfg);
 void pconn_scratch_free(struct pconn_scratch *s);
 /* Use s (not owned; it must outlive c) before the first message. */
 void pconn_share(struct pconn *c, struct pconn_scratch *s);
+/* Give back the deflate history (a shared deflater's): later frames refer back to nothing
+ * sent before this point. For a quiet time, such as between duels; always safe for the peer. */
+void pconn_forget(struct pconn *c);
 
 /* The server's long-term key (before the first message). Copied; wiped by pconn_finish. */
 void pconn_set_identity(struct pconn *c, const struct noise_keypair *kp);
