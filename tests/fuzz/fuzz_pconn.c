@@ -106,7 +106,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_CHECK(c.broken && e.code != PERR_OK);
 				FUZZ_CHECK(pconn_next(&c, &m, &e) == PROTO_BROKEN);
 			} else {
-				FUZZ_CHECK(took > 0 || c.rx_end - c.rx_start < sizeof c.rxb);
+				FUZZ_CHECK(took > 0 || c.rx_end - c.rx_start < PCONN_RECORD_WIRE);
 				if (took == 0)
 					break;
 			}
