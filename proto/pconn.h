@@ -68,7 +68,7 @@ struct pconn_scratch {
  * record, only while a record that long is arriving). */
 #define PCONN_RX_MIN 512
 
-/* A few hundred bytes while idle: the buffers below are allocated as they fill and
+/* About 1 KiB while idle: the buffers below are allocated as they fill and
  * given back when they empty, so a connection holds memory for what is in it. */
 struct pconn {
 	/* read-only */
