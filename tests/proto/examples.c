@@ -558,12 +558,12 @@ gen_examples(FILE *o)
 	m.type = WIRE_READY;
 	m.u.ready.ready = true;
 	memcpy(m.u.ready.part, seed_part[1], PROTO_PART_LEN);
-	SHOW(&cli, &m, "READY with player 1's part above, the first frame of the client's deflate stream");
+	SHOW(&cli, &m, "READY with player 1's part above (raw, as every frame a client sends)");
 	memset(&m, 0, sizeof m);
 	m.type = WIRE_READY;
 	SHOW(&cli, &m, "READY 0 (not ready any more: no part)");
 	{
-		/* In a stream of its own, so that its bytes do not refer back to the READY's. */
+		/* On a connection of its own (a client never deflates, so nothing refers back to the READY). */
 		static struct pconn rms, rmc;
 
 		pconn_init(&rms, PCONN_SERVER);
@@ -573,7 +573,7 @@ gen_examples(FILE *o)
 		m.type = WIRE_REMATCH;
 		m.u.rematch.mirror = true;
 		memcpy(m.u.rematch.part, seed_part[1], PROTO_PART_LEN);
-		SHOW(&rmc, &m, "REMATCH, a mirror, with player 1's part above, the first frame of another client's deflate stream");
+		SHOW(&rmc, &m, "REMATCH, a mirror, with player 1's part above (raw, as every frame a client sends)");
 		pconn_finish(&rms);
 		pconn_finish(&rmc);
 	}
