@@ -911,7 +911,6 @@ finish(struct gameroom *r)
 		st->ready = st->rematch = false;
 		last_drop(st);
 		st->post_duel = st->taken;
-
 		if (st->conn) /* the next duel's frames have little to refer back to: free its history */
 			pconn_forget(&st->conn->pc);
 		if (!st->taken || st->conn)
