@@ -22,6 +22,7 @@
 #include "update.h"
 #include "view.h"
 #include "wire.h"
+#include "procstat.h"
 
 /*
  * The server is the shipped executable (`wizwar server` with its default limits and
@@ -409,36 +410,6 @@ static double
 self_cpu_s(void)
 {
 	return cpu_clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-static long
-rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
-static void
-loadavg(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double a = 0;
-
-	if (f == NULL || fscanf(f, "%lf", &a) != 1)
-		a = -1;
-	if (f)
-		fclose(f);
-	snprintf(out, len, "%.2f", a);
 }
 
 static void

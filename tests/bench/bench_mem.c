@@ -14,6 +14,7 @@
 #include "bot.h"
 #include "net.h"
 #include "netbot.h"
+#include "procstat.h"
 
 /*
  * Usage: bench_mem WIZWAR [duels [seconds]]
@@ -46,35 +47,6 @@ struct fleet {
 };
 
 static struct fleet F;
-
-/* A line of /proc/PID/status, in KiB: "VmRSS" (all resident pages) or "RssAnon" (those not
- * backed by a file: the heap, what the duels allocate; VmRSS also counts the pages of the
- * program's and libraries' code that playing touches for the first time). */
-static long
-status_kib(pid_t pid, const char *key)
-{
-	char path[64], line[256];
-	size_t kl = strlen(key);
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
-			v = strtol(line + kl + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-static long
-rss_kib(pid_t pid)
-{
-	return status_kib(pid, "VmRSS");
-}
 
 static uint64_t
 bytes_of(struct netbot *b)

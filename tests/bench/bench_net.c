@@ -14,6 +14,7 @@
 #include "net.h"
 #include "netbot.h"
 #include "server.h"
+#include "procstat.h"
 
 /* The server's key, made before the fork: the clients check the key it shows. */
 static struct auth_identity server_id;
@@ -82,23 +83,6 @@ remove_logs(void)
 	rmdir(log_dir);
 }
 
-static long
-rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /* CPU seconds of a process from its CPU-time clock (user + system), not the wall. */
 static double
 cpu_s(pid_t pid)
@@ -113,19 +97,6 @@ cpu_s(pid_t pid)
 	if (clock_gettime(id, &ts) != 0)
 		return 0;
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-loadavg(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double a = -1;
-
-	if (f == NULL || fscanf(f, "%lf", &a) != 1)
-		a = -1;
-	if (f)
-		fclose(f);
-	snprintf(out, len, "%.2f", a);
 }
 
 /* CPU time of a whole process, every thread (the server's threadpool writes its logs), in
