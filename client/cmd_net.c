@@ -893,9 +893,10 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	for (unsigned i = 0; i < diag.n; i++)
 		app_on_status(app, diag.msg[i]);
 	key_app = app;
-	session_net_start(&sess, app, sess.net, srv);
+	/* The line to share comes first: it must be on screen before anything the lobby says. */
 	if (banner)
 		app_on_status(app, banner);
+	session_net_start(&sess, app, sess.net, srv);
 	status = app_run(app);
 	key_app = NULL;
 	app_finish(app);

@@ -193,6 +193,8 @@ T kill-session -t w
 start env XDG_STATE_HOME="$STATE" "$WIZWAR" host --port 0 --bind 127.0.0.1 --name Hana --turn-time 12
 wait_for 'Waiting for an opponent'
 expect '12 seconds a turn' "the lobby states the turn time"
+# The port line is drawn after the first lobby line: wait for it, never read a half-drawn screen.
+wait_for 'Hosting on port [0-9]+:'
 HPORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
 "$WIZWAR" bot "127.0.0.1:$HPORT" --level random --name Robo --think 60 --seed 4 \
     >"$TMPD/hbot.out" 2>"$TMPD/hbot.err" &

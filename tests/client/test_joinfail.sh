@@ -62,12 +62,12 @@ mkdir -p "$TMPD/moved/wizwar"
 echo "127.0.0.1:$PORT aaaaaaaaaaaaaaaaaaaaaaaaaa" >"$TMPD/moved/wizwar/known_servers"
 JSTATE="$TMPD/moved" refused "changed server key" "WARNING: THE SERVER'S KEY HAS CHANGED" "127.0.0.1:$PORT" --room oak-42
 
-"$WIZWAR" bot "127.0.0.1:$PORT" --new-room --name Ada --think 400 --games 1 >"$TMPD/a.out" 2>"$TMPD/a.err" &
+XDG_STATE_HOME="$TMPD/ada" "$WIZWAR" bot "127.0.0.1:$PORT" --new-room --name Ada --think 400 --games 1 >"$TMPD/a.out" 2>"$TMPD/a.err" &
 PIDS+=($!)
 wait_file '^room ' "$TMPD/a.out"
 ROOM="$(head -1 "$TMPD/a.out" | cut -d' ' -f2 | tr -d :)"
 refused "name in use" "that name is in use in this room" "127.0.0.1:$PORT" --room "$ROOM" --name Ada
-"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM" --name Bea --think 400 --games 1 >"$TMPD/b.out" 2>"$TMPD/b.err" &
+XDG_STATE_HOME="$TMPD/bea" "$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM" --name Bea --think 400 --games 1 >"$TMPD/b.out" 2>"$TMPD/b.err" &
 PIDS+=($!)
 wait_file "duel 1 starts" "$TMPD/server.err"
 refused "full room" "the room is full" "127.0.0.1:$PORT" --room "$ROOM" --name Cy
@@ -94,7 +94,7 @@ refused "version mismatch" "version mismatch: this client has protocol version $
     "127.0.0.1:$(cat "$TMPD/v2.port")"
 
 # ---- a closed terminal in a duel is a drop: the same command again takes the seat back ----
-"$WIZWAR" bot "127.0.0.1:$PORT" --new-room --name Dot --think 300 --games 1 >"$TMPD/d.out" 2>"$TMPD/d.err" &
+XDG_STATE_HOME="$TMPD/dot" "$WIZWAR" bot "127.0.0.1:$PORT" --new-room --name Dot --think 300 --games 1 >"$TMPD/d.out" 2>"$TMPD/d.err" &
 BOT=$!
 PIDS+=("$BOT")
 wait_file '^room ' "$TMPD/d.out"

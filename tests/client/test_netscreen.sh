@@ -255,6 +255,7 @@ fi
 
 # ==== 3. host in tmux, a bot joining it ====
 start env XDG_STATE_HOME="$STATE" "$WIZWAR" host --port 0 --bind 127.0.0.1 --name Hana
+wait_for 'Hosting on port [0-9]+:'
 wait_for 'Waiting for an opponent'
 echo "--- the host's lobby:"
 cat "$SCREEN"
@@ -294,6 +295,7 @@ host_and_join() {
 	T kill-session -t h 2>/dev/null
 	T new-session -d -s h -x 80 -y 24 \
 	    "env XDG_STATE_HOME='$STATE' '$WIZWAR' host --port 0 --bind 127.0.0.1 --name Hana $*; exec sleep 600"
+	wait_for 'Hosting on port [0-9]+:' 10 h
 	wait_for 'Waiting for an opponent' 10 h
 	JPORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
 	[ "${JPORT:-0}" -gt 0 ] || fail "the host does not say its port"

@@ -10,6 +10,10 @@ fi
 SOCK="wizwar-test-$$"
 TMPD="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-screen.XXXXXX")"
 SCREEN="$TMPD/screen"
+# Everything a test runs (bots too) keeps seats, keys and known servers here, never in the real
+# home: a host on an ephemeral port makes a new key each run, and a port reused from an earlier
+# run would meet the old key in a shared known_servers and be refused as a changed server.
+export XDG_STATE_HOME="$TMPD/state"
 
 # Background programs a test starts (servers, bots) go in PIDS: cleanup stops them too.
 PIDS=()
