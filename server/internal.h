@@ -79,7 +79,7 @@ struct seat {
 	bool reserved;             /* held for the host before it connects */
 	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
 	bool post_duel;            /* played the duel that ended last: until the next START, a drop without
-	                            * BYE holds the seat (end_hold_ms) and owes it that END again */
+	                            * BYE holds the seat (lobby_hold_ms) and owes it that END again */
 	bool bye;                  /* its player said BYE: leaving on purpose, nothing is held */
 	uv_timer_t grace;          /* grace.data = room */
 	bool grace_on;

@@ -515,6 +515,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 	c->room = r;
 	c->seat = p;
 	c->state = CONN_JOINED;
+	bool held = st->grace_on;
 	if (st->grace_on) {
 		uv_timer_stop(&st->grace);
 		st->grace_on = false;
@@ -533,6 +534,9 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		send_end(r, p);
 		st->end_pending = false;
 		end_release(r);
+		send_peer(r, 1 - p, p, PEER_BACK, 0);
+	} else if (held) {
+		/* Held in the lobby: the other player was told of the drop, so it is told of the return. */
 		send_peer(r, 1 - p, p, PEER_BACK, 0);
 	}
 	send_lobby(r);
@@ -569,13 +573,18 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		send_lobby(r);
 		return;
 	}
-	if (st->post_duel && !st->bye && s->cfg.lim.end_hold_ms > 0) {
-		/* After a duel, a drop without BYE may have come just as END went out, before it was
-		 * read (a killed client, a broken link): hold the seat a while and owe it that END. */
-		unsigned ms = s->cfg.lim.end_hold_ms < s->cfg.lim.grace_ms ? s->cfg.lim.end_hold_ms : s->cfg.lim.grace_ms;
-		server__log(s, "room %s: %s dropped after the duel; the seat is held %u s for its END", r->code, st->name,
-		            (ms + 999) / 1000);
-		st->end_pending = true;
+	if (!st->bye && s->cfg.lim.lobby_hold_ms > 0) {
+		/* In the lobby, before the first duel or between duels, a drop without BYE is a broken
+		 * link or a killed client, not leaving: the seat (name, control, token) stays its for
+		 * a while, and its client comes back with its token. Not its READY: the room never
+		 * shows ready, nor starts a duel with, a player who is not there; a client that comes
+		 * back by itself says READY again. After a duel the drop may have come just as END
+		 * went out, before it was read: that END is owed to it again. */
+		unsigned ms = s->cfg.lim.lobby_hold_ms < s->cfg.lim.grace_ms ? s->cfg.lim.lobby_hold_ms : s->cfg.lim.grace_ms;
+		server__log(s, "room %s: %s dropped %s; the seat is held %u s%s", r->code, st->name,
+		            st->post_duel ? "after the duel" : "in the lobby", (ms + 999) / 1000,
+		            st->post_duel ? " for its END" : "");
+		st->end_pending = st->post_duel;
 		st->ready = st->rematch = false;
 		st->grace_on = true;
 		st->grace_until = server__now(s) + ms;
@@ -612,8 +621,8 @@ on_grace(uv_timer_t *t)
 			server__log(r->srv, "room %s: %s did not come back: forfeit", r->code, st->name);
 			apply(r, p, &resign, MSG_NONE);
 		} else if (st->taken && !st->conn) {
-			/* Away when the duel ended, or dropped after it without BYE, and not back in
-			 * time for its END: the seat is free. */
+			/* Away when the duel ended, or dropped in the lobby without BYE, and not back
+			 * in time: the seat is free. */
 			server__log(r->srv, "room %s: %s did not come back; the seat is free", r->code, st->name);
 			free_seat(r, p);
 			end_release(r);

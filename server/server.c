@@ -57,7 +57,7 @@ server_config_default(struct server_config *c)
 		.chat_burst = 8,
 		.chat_window_ms = 10000,
 		.grace_ms = 120000,
-		.end_hold_ms = 30000,
+		.lobby_hold_ms = 30000,
 		.close_ms = 2000,
 		.tick_ms = 500,
 	};

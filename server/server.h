@@ -41,7 +41,7 @@ struct server_limits {
 	unsigned chat_burst;         /* chat lines per connection per chat window (8) ... */
 	unsigned chat_window_ms;     /* (10 s) */
 	unsigned grace_ms;           /* how long a dropped player's seat is held in a duel (120 s) */
-	unsigned end_hold_ms;        /* after a duel, a seat dropped without BYE is held for its END (30 s, at most grace_ms) */
+	unsigned lobby_hold_ms;      /* between duels (the first too), a seat dropped without BYE is held (30 s, at most grace_ms) */
 	unsigned close_ms;           /* how long a dropped peer may take to read its last bytes (2 s) */
 	unsigned tick_ms;            /* how often each connection's timeouts are checked (500 ms) */
 };

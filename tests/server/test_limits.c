@@ -187,6 +187,7 @@ Test(limits, idle_timeout_after_the_join)
 	c.lim.handshake_ms = 10000;
 	c.lim.idle_ms = 600;
 	c.lim.heartbeat_ms = 200;
+	c.lim.lobby_hold_ms = 300; /* a silent peer's seat is held as any dropped one's, then freed */
 	th_server(&t, &c);
 	uint64_t t0 = uv_now(&t.loop);
 	raw_start(&t, &silent);
@@ -210,12 +211,13 @@ Test(limits, idle_timeout_after_the_join)
 	cr_expect(err.u.error.fatal);
 	cr_expect_eq(d.n, 1);
 	cr_expect_str_eq(d.name[0], "silent");
-	/* The peer that sends HEARTBEATs stays, well past the limit, and was told the other left. */
+	/* The peer that sends HEARTBEATs stays, well past the limit, and was told the other
+	 * dropped (its seat held, as for any drop in the lobby) and then, the hold over, left. */
 	w.until = uv_now(&t.loop) + 1000;
 	th_run(&t, 5000, watch_poll, &w);
 	cr_expect(!beating.eof, "a peer sending HEARTBEATs was dropped");
 	cr_expect_eq(d.n, 1);
-	cr_expect_eq(count_type(&beating, WIRE_PEER), 1);
+	cr_expect_eq(count_type(&beating, WIRE_PEER), 2);
 	struct gameroom *r = server_room(t.srv, "hush");
 	cr_assert_not_null(r);
 	cr_expect(r->seat[0].taken != r->seat[1].taken, "the silent peer's seat was not freed");
@@ -404,6 +406,7 @@ Test(limits, write_queue_cap)
 	c.lim.chat_burst = 1000000; /* the flood is the point here */
 	c.lim.frames_per_s = 1000000;
 	c.lim.inflated_per_s = 1u << 30;
+	c.lim.lobby_hold_ms = 200; /* the dropped peer's seat is held a while, as any lobby drop's */
 	cr_assert_eq(c.lim.max_queued, 256 * 1024, "the documented default");
 	th_server(&t, &c);
 	deaf_start(&t, &deaf, "flood");

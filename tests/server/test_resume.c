@@ -646,7 +646,7 @@ ek_setup(struct endkill *s, struct th *t, struct server_config *c, struct netbot
 	c->hooks.ud = s;
 	c->hooks.ended = ek_ended;
 	if (hold_ms)
-		c->lim.end_hold_ms = hold_ms;
+		c->lim.lobby_hold_ms = hold_ms;
 	th_server(t, c);
 	th_bot_config(t, ca, "joiner", BOT_NORMAL, 21, 1);
 	th_bot_config(t, cb, "stays", BOT_NORMAL, 22, 0);
