@@ -481,6 +481,14 @@ app_on_status(struct app *a, const char *text)
 }
 
 void
+app_on_note(struct app *a, const char *text)
+{
+	state_clean_text(a->st.status, sizeof a->st.status, text ? text : "", text ? strlen(text) : 0);
+	if (!a->pumping && !a->animating)
+		screen_draw(a);
+}
+
+void
 app_on_refused(struct app *a, int err)
 {
 	state_refused(&a->st, err);

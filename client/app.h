@@ -108,6 +108,9 @@ void app_on_chat(struct app *a, int from, const char *text);
  * hidden and `note` (a summary) under the result, after the updates still queued. */
 void app_on_reveal(struct app *a, const struct view *all, const char *note);
 void app_on_status(struct app *a, const char *text);
+/* A passing note on the prompt line, not logged (reconnection attempts); NULL clears it. The next
+ * key clears it too. */
+void app_on_note(struct app *a, const char *text);
 void app_on_refused(struct app *a, int err);
 /* The session is over (connection lost, server gone): the duel can no longer go on; Q leaves. */
 void app_on_end(struct app *a, const char *why);

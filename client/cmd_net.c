@@ -669,7 +669,7 @@ bot_closed(void *ud, struct netbot *b)
 {
 	struct botctx *x = ud;
 
-	if (b->errors && b->games == 0)
+	if ((b->errors && b->games == 0) || b->cut_off)
 		x->status = 1;
 	if (b->unverified)
 		x->status = 1;

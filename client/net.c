@@ -45,7 +45,6 @@ struct net {
 	bool has_pin;
 	int phase;
 	bool closing, gave_up, fatal;
-	bool keep_seat;          /* closing without BYE after a duel: the server holds the seat, the file stays */
 	int handles;             /* timer + getaddrinfo + links alive */
 	uv_timer_t timer;
 	uv_getaddrinfo_t gai;
@@ -59,6 +58,11 @@ struct net {
 	struct net_link *link;
 	bool joined;             /* on the current link */
 	uint64_t link_since, last_rx, last_tx, lost_at, next_try;
+	/* Reconnecting (the same way in a duel and in the lobby: one attempt a reconnect_ms, for
+	 * reconnect_for_ms): the attempts so far and what the last one (or the loss) said. */
+	bool lobby_lost;         /* the link was lost in the lobby: if the seat is not held any more, join afresh */
+	unsigned attempts;
+	char lost_why[160];
 	uint64_t bytes_in, bytes_out;
 	int player;
 	bool controller;
@@ -77,6 +81,17 @@ struct net {
 	uint8_t part_commit[PROTO_COMMIT_LEN]; /* the commitment the part answered */
 	uint8_t part_bits;       /* the LOBBY's parts bits then */
 	bool part_mirror;        /* the last READY or REMATCH asked for a mirror rematch */
+	/* Ready survives a reconnect: the server drops a dropped seat's READY, so the READY 1 or
+	 * REMATCH we said (and did not take back, nor saw the server clear) is said again. */
+	int asked;               /* 1 READY 1, 2 REMATCH, since the last START or READY 0 */
+	bool asked_seen;         /* a LOBBY showed it: a later one without it means the server cleared it */
+	bool reasking;           /* the ask goes out again at the next LOBBY, which is then not news */
+	/* The END of the last duel, already checked: the server owes it again to a seat that dropped
+	 * in the lobby after it, and sends it on resume (a resumed START with its commitment, END and
+	 * the log); this client has it and takes it in quietly. */
+	uint8_t end_commit[PROTO_COMMIT_LEN];
+	bool have_end_commit;
+	bool repeat_end;         /* the owed END is coming in again */
 	/* The fair-host check of the duel in play. */
 	uint8_t commit[PROTO_COMMIT_LEN];
 	bool seed_chosen;        /* START said the host chose the seed */
@@ -262,8 +277,7 @@ net_close(struct net *n)
 		return;
 	n->closing = true;
 	/* A BYE in a duel is a forfeit, after it leaving: the token is worth nothing after it. */
-	if (!n->keep_seat)
-		seat_forget(n);
+	seat_forget(n);
 	if (n->link && n->joined) {
 		/* Say BYE and let it go out before the socket closes. */
 		struct net_link *l = n->link;
@@ -376,6 +390,8 @@ send_ask(struct net *n)
 	}
 	n->part_bits = n->lobby.parts;
 	n->part_mirror = kind == 2 && n->ask_mirror;
+	n->asked = kind;
+	n->asked_seen = false;
 	if (kind == 2) {
 		n->out.type = WIRE_REMATCH;
 		n->out.u.rematch.mirror = n->ask_mirror;
@@ -403,7 +419,7 @@ net_ready(struct net *n, bool ready)
 {
 	if (ready)
 		return ask(n, 1, false);
-	n->ask = 0;
+	n->ask = n->asked = 0;
 	n->out.type = WIRE_READY;
 	memset(&n->out.u.ready, 0, sizeof n->out.u.ready);
 	return net_send(n, &n->out);
@@ -751,6 +767,12 @@ end_done(struct net *n)
 	bool ok = false;
 
 	n->end_pending = false;
+	if (n->repeat_end) {
+		n->repeat_end = false;
+		free(n->log);
+		n->log = NULL;
+		return;
+	}
 	if (n->phase == NET_PLAYING)
 		n->phase = NET_LOBBY;
 	if (n->cfg.verify)
@@ -764,6 +786,8 @@ end_done(struct net *n)
 	/* The commitment and part were this duel's: a rerun after now meets the next duel's START
 	 * (or this one's END again), whose commitment it takes on first sight. Before the callback,
 	 * which may leave (BYE) and delete the file. */
+	memcpy(n->end_commit, n->commit, sizeof n->end_commit);
+	n->have_end_commit = n->have_commit;
 	n->have_commit = n->duel_have_part = false;
 	seat_save(n);
 	if (n->cfg.ev.end)
@@ -906,25 +930,50 @@ on_message(struct net *n, const struct wire_msg *m)
 		if (n->phase == NET_CONNECTING || n->phase == NET_RECONNECTING) {
 			bool was = n->phase == NET_RECONNECTING;
 			n->phase = NET_LOBBY;
+			n->token_from_file = false;
+			/* The seat is ours from the join: a drop in the lobby holds it too, and a killed
+			 * client run again takes it back from the file. */
+			seat_save(n);
 			if (was && n->cfg.ev.link)
-				n->cfg.ev.link(n->cfg.ud, n, true);
+				n->cfg.ev.link(n->cfg.ud, n, true, NULL);
 		}
 		if (n->cfg.ev.welcome)
 			n->cfg.ev.welcome(n->cfg.ud, n, n->player, n->controller);
 		return;
-	case WIRE_LOBBY:
+	case WIRE_LOBBY: {
+		bool quiet = false;
 		n->lobby = m->u.lobby;
 		n->controller = m->u.lobby.controller == n->player;
+		if (n->phase == NET_LOBBY && n->asked && n->player >= 0 && n->player < PLAYERS) {
+			if (n->lobby.ready & (1u << n->player))
+				n->asked_seen = true;
+			else if (n->asked_seen)
+				n->asked = 0; /* the server cleared it: the options changed, or the opponent left */
+		}
 		if (n->phase == NET_LOBBY) {
 			/* Between duels: the commitment a part sent now answers. */
 			n->lobby_fresh = true;
-			if (n->ask)
+			if (n->ask) {
+				/* Back after a drop that cost the seat its READY: this LOBBY is not news, the
+				 * one that answers the READY is. */
+				quiet = n->reasking;
 				send_ask(n);
+			}
+			n->reasking = false;
 		}
-		if (n->cfg.ev.lobby)
+		if (n->cfg.ev.lobby && !quiet)
 			n->cfg.ev.lobby(n->cfg.ud, n, &n->lobby);
 		return;
+	}
 	case WIRE_START:
+		if (m->u.start.resumed && n->phase == NET_LOBBY && n->have_end_commit &&
+		    auth_equal(n->end_commit, m->u.start.commit, sizeof n->end_commit)) {
+			/* Back in the lobby after a drop there: the server owes the seat the last duel's
+			 * END again, as it cannot know it arrived. It did, and was checked: its final
+			 * view, END and log are taken in and dropped, nothing said. */
+			n->repeat_end = true;
+			return;
+		}
 		update_blank(&n->view);
 		if (update_apply(&n->view, &m->u.start.view, &e) != 0) {
 			fail(n, e.code, true, "bad START: %s", e.why);
@@ -958,7 +1007,8 @@ on_message(struct net *n, const struct wire_msg *m)
 		n->seed_chosen = m->u.start.chosen;
 		n->seed_mirror = m->u.start.mirror;
 		n->lobby_fresh = false;
-		n->ask = 0;
+		n->ask = n->asked = 0;
+		n->reasking = n->have_end_commit = false;
 		record_view(n, m->u.start.resumed);
 		n->phase = NET_PLAYING;
 		n->token_from_file = false;
@@ -984,7 +1034,8 @@ on_message(struct net *n, const struct wire_msg *m)
 		 * back for the END again. The seat file stays: until the player leaves (BYE), a
 		 * drop holds the seat after the duel too, and a rerun takes it back. */
 		n->end = m->u.end;
-		n->lobby_fresh = false; /* the next part answers the next LOBBY's commitment */
+		if (!n->repeat_end)
+			n->lobby_fresh = false; /* the next part answers the next LOBBY's commitment */
 		free(n->log);
 		n->log = NULL;
 		n->log_got = 0;
@@ -1015,12 +1066,16 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.peer(n->cfg.ud, n, &m->u.peer);
 		return;
 	case WIRE_ERROR:
-		if (m->u.error.fatal && m->u.error.code == PERR_RESUME && n->token_from_file && n->phase == NET_CONNECTING) {
+		if (m->u.error.fatal && m->u.error.code == PERR_RESUME &&
+		    ((n->token_from_file && n->phase == NET_CONNECTING) || (n->lobby_lost && n->phase == NET_RECONNECTING))) {
 			/* The seat a killed run of this command left behind is gone (its grace ran
-			 * out, or the duel ended): join as anyone would. */
+			 * out, or the duel ended), or the one left in the lobby by a drop was not held
+			 * long enough (or the server started again): join as anyone would. */
+			bool lobby = n->phase == NET_RECONNECTING;
 			seat_forget(n);
 			n->token_len = 0;
-			fail(n, PERR_RESUME, false, "the seat kept from an earlier run is gone: joining afresh");
+			fail(n, PERR_RESUME, false, lobby ? "the server no longer holds your seat: joining the room afresh"
+			                                  : "the seat kept from an earlier run is gone: joining afresh");
 			close_link(n);
 			try_connect(n);
 			return;
@@ -1112,24 +1167,36 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 static void
 link_lost(struct net *n, const char *why)
 {
-	bool was_up = n->joined;
+	bool was_up = n->joined, lobby = n->phase == NET_LOBBY && n->player >= 0;
 
 	close_link(n);
 	if (n->closing || n->phase == NET_CLOSED)
 		return;
-	if (n->fatal || n->gave_up || (n->phase != NET_PLAYING && n->phase != NET_RECONNECTING) || !n->token_len) {
-		/* Lost in the lobby after a duel, no BYE said: the server holds the seat a while for
-		 * the END, and the same command run again takes it back with the seat file. */
-		n->keep_seat = n->phase == NET_LOBBY && !n->fatal && !n->gave_up;
+	if (n->fatal || n->gave_up || !n->token_len || !(lobby || n->phase == NET_PLAYING || n->phase == NET_RECONNECTING)) {
 		fail(n, PERR_SERVER, true, "connection lost: %s", why);
 		net_close(n);
 		return;
 	}
+	/* A seat, in a duel or in the lobby: the server holds it, and we come back with its token,
+	 * the same way in both. */
+	snprintf(n->lost_why, sizeof n->lost_why, "%s", why);
 	if (n->phase != NET_RECONNECTING) {
+		n->lobby_lost = lobby;
+		if (lobby) {
+			/* The server drops a dropped seat's READY: say it again once back. */
+			if (!n->ask && n->asked) {
+				n->ask = n->asked;
+				n->ask_mirror = n->part_mirror;
+			}
+			n->reasking = n->ask != 0;
+			n->asked = 0;
+			n->asked_seen = false;
+		}
 		n->phase = NET_RECONNECTING;
 		n->lost_at = now(n);
+		n->attempts = 0;
 		if (was_up && n->cfg.ev.link)
-			n->cfg.ev.link(n->cfg.ud, n, false);
+			n->cfg.ev.link(n->cfg.ud, n, false, why);
 	}
 	n->next_try = now(n) + n->cfg.reconnect_ms;
 }
@@ -1253,14 +1320,22 @@ on_tick(uv_timer_t *t)
 	}
 	if (n->phase == NET_RECONNECTING && n->link == NULL) {
 		if (tnow - n->lost_at >= n->cfg.reconnect_for_ms) {
+			char label[300];
 			n->gave_up = true;
 			seat_forget(n);
-			fail(n, PERR_TIMEOUT, true, "could not get back to the server");
+			server_label(n, label, sizeof label);
+			fail(n, PERR_TIMEOUT, true, "could not get back to %s: %u attempt%s in %u s, the last: %s", label,
+			     n->attempts, n->attempts == 1 ? "" : "s", (unsigned)((tnow - n->lost_at) / 1000), n->lost_why);
 			net_close(n);
 			return;
 		}
-		if (tnow >= n->next_try)
+		if (tnow >= n->next_try) {
+			n->attempts++;
+			if (n->cfg.ev.retry)
+				n->cfg.ev.retry(n->cfg.ud, n, n->attempts,
+				                (unsigned)((n->cfg.reconnect_for_ms - (tnow - n->lost_at) + 999) / 1000), n->lost_why);
 			try_connect(n);
+		}
 	}
 }
 
@@ -1423,6 +1498,12 @@ bool
 net_resuming_seat(const struct net *n)
 {
 	return n->token_from_file;
+}
+
+unsigned
+net_reconnect_secs(const struct net *n)
+{
+	return (n->cfg.reconnect_for_ms + 999) / 1000;
 }
 
 int

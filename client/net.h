@@ -20,7 +20,7 @@ enum net_phase {
 	NET_CONNECTING,   /* resolving, connecting, handshaking */
 	NET_LOBBY,        /* joined; no duel being played */
 	NET_PLAYING,      /* a duel: START received, END not yet */
-	NET_RECONNECTING, /* the link dropped during a duel; resuming with the token */
+	NET_RECONNECTING, /* the link dropped, in a duel or in the lobby; resuming with the token */
 	NET_CLOSED,       /* given up, or closed; no more events but `closed` */
 };
 
@@ -48,8 +48,12 @@ struct net_events {
 	/* An ERROR from the server (a refused command has code PERR_REFUSED_BASE + err and is
 	 * not fatal), or a local failure (code PERR_SERVER, fatal) such as a connection refused. */
 	void (*error)(void *ud, struct net *n, int code, bool fatal, const char *text);
-	/* The link to the server went down (a duel: reconnecting) or came back. */
-	void (*link)(void *ud, struct net *n, bool up);
+	/* The link to the server went down (why: the reason; reconnecting, in a duel or in the lobby)
+	 * or came back (why: NULL). */
+	void (*link)(void *ud, struct net *n, bool up, const char *why);
+	/* Reconnecting: attempt number `attempt` starts now, `secs_left` before giving up; `last` is
+	 * what the loss or the attempt before said. */
+	void (*retry)(void *ud, struct net *n, unsigned attempt, unsigned secs_left, const char *last);
 	/* Everything is closed; n is freed right after this returns. */
 	void (*closed)(void *ud, struct net *n);
 	/* The server's key was checked: how (enum net_key_how) and its fingerprint. */
@@ -76,10 +80,10 @@ struct net_config {
 	int role;                   /* enum wire_role */
 	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */
 	size_t token_len;
-	/* The seat file (seatfile.h) of this server, room and name, or NULL. While a duel runs
+	/* The seat file (seatfile.h) of this server, room and name, or NULL. From the join on
 	 * the resume token is kept there; a file left by a killed run is used at the start to
 	 * take its seat back (or, when the server no longer knows it, deleted before joining
-	 * afresh); it is deleted when the duel ends or is left on purpose. */
+	 * afresh); it is deleted when the seat is left on purpose (BYE) or lost for good. */
 	const char *seat_file;
 	bool create_room;           /* a multi-room server: create the room if it does not exist */
 	unsigned connect_ms;        /* a connection attempt and its handshake (10 s) */
@@ -103,6 +107,8 @@ void net_close(struct net *n);
 void net_abandon(struct net *n);
 /* True when the token came from a seat file left by an earlier run (so far). */
 bool net_resuming_seat(const struct net *n);
+/* How long a lost link is tried again before giving up (reconnect_for_ms), in seconds. */
+unsigned net_reconnect_secs(const struct net *n);
 
 int net_send(struct net *n, const struct wire_msg *m); /* 0, or -1 when not joined */
 int net_cmd(struct net *n, const struct cmd *c);

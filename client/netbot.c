@@ -142,9 +142,30 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 		return;
 	}
 	b->errors++;
+	if (fatal && b->cfg.games > 0 && b->games < b->cfg.games)
+		b->cut_off = true;
 	snprintf(b->last_why, sizeof b->last_why, "%s", text);
 	if (!b->cfg.quiet)
 		fprintf(stderr, "wizwar bot: %s%s\n", fatal ? "" : "warning: ", text);
+}
+
+/* A lost link is taken back by net.c (in a duel and in the lobby alike); said on stderr. */
+static void
+ev_link(void *ud, struct net *n, bool up, const char *why)
+{
+	struct netbot *b = ud;
+
+	if (up)
+		b->links_back++;
+	else
+		b->links_lost++;
+	if (b->cfg.quiet)
+		return;
+	if (up)
+		fprintf(stderr, "wizwar bot: reconnected\n");
+	else
+		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s\n", why,
+		        net_reconnect_secs(n));
 }
 
 static void
@@ -213,6 +234,7 @@ netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg,
 	nc.ev.update = ev_update;
 	nc.ev.end = ev_end;
 	nc.ev.error = ev_error;
+	nc.ev.link = ev_link;
 	nc.ev.closed = ev_closed;
 	nc.ev.msg = ev_msg;
 	nc.ev.rx = ev_rx;

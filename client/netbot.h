@@ -41,6 +41,8 @@ struct netbot {
 	struct net *net;
 	int games, wins, losses, draws;
 	int refused, verified, unverified, errors;
+	int links_lost, links_back; /* the link went down (reconnecting), and came back */
+	bool cut_off;           /* a fatal error before its --games were all played */
 	int last_error;
 	char last_why[800];
 	uint64_t seed[4];       /* the revealed seed of each of the first four duels */

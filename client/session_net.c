@@ -41,9 +41,16 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	(void)n;
 	s->me = player;
 	s->joined = true;
-	if (!s->practice && s->app) /* a WELCOME before the screen is said again once it starts */
-		status(s, "%s player %d%s.", s->welcomed++ ? "You are now" : "Joined as", player + 1,
-		       controller ? ", the controller" : "");
+	if (s->practice || !s->app) /* a WELCOME before the screen is said again once it starts */
+		return;
+	if (s->relinked) {
+		/* Back after a drop: the same seat, or (not held any more) a new one. */
+		s->relinked = false;
+		status(s, "Back in the room as player %d%s.", player + 1, controller ? ", the controller" : "");
+		return;
+	}
+	status(s, "%s player %d%s.", s->welcomed++ ? "You are now" : "Joined as", player + 1,
+	       controller ? ", the controller" : "");
 }
 
 /* What the duel waits for, said to this player: the same words whoever left or came. */
@@ -167,12 +174,18 @@ ev_peer(void *ud, struct net *n, const struct wire_peer *p)
 	struct session_net *s = ud;
 
 	(void)n;
+	const char *who = s->app && p->player < PLAYERS && s->app->st.name[p->player][0] ? s->app->st.name[p->player]
+	                                                                                : "Your opponent";
+
 	switch (p->state) {
 	case PEER_DROPPED:
-		status(s, "Your opponent lost the connection; the duel waits up to %u s for it.", p->seconds);
+		if (s->started)
+			status(s, "%s lost the connection; the duel waits up to %u s for it.", who, p->seconds);
+		else
+			status(s, "%s lost the connection; the room holds its seat up to %u s.", who, p->seconds);
 		break;
 	case PEER_BACK:
-		status(s, "Your opponent is back.");
+		status(s, "%s is back.", who);
 		break;
 	default:
 		status(s, "Your opponent has left; the room waits for another.");
@@ -250,25 +263,53 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 	(void)n;
 	if (fatal && !s->quit) {
 		s->failed = true;
-		snprintf(s->why, sizeof s->why, "%s", text);
+		/* Gave up reconnecting: what is lost, and what to do. */
+		snprintf(s->why, sizeof s->why, "%s%s", text,
+		         !s->reconnecting ? ""
+		         : s->started ? "; the duel is forfeited if the server is still there: run the same command to join again"
+		                      : "; your seat is given up: run the same command to join the room again");
+		if (s->reconnecting && s->app)
+			app_on_note(s->app, NULL);
 	}
 	if (!s->app)
 		return;
 	if (code >= PERR_REFUSED_BASE && code < PERR_REFUSED_BASE + ERR_COUNT)
 		app_on_refused(s->app, code - PERR_REFUSED_BASE);
 	else if (fatal)
-		app_on_end(s->app, text);
+		app_on_end(s->app, s->failed ? s->why : text);
 	else
 		status(s, "%s", text);
 }
 
 static void
-ev_link(void *ud, struct net *n, bool up)
+ev_link(void *ud, struct net *n, bool up, const char *why)
 {
 	struct session_net *s = ud;
 
+	s->reconnecting = !up;
+	if (s->app)
+		app_on_note(s->app, NULL);
+	if (up) {
+		s->relinked = true;
+		status(s, "Reconnected: your seat is yours again.");
+		return;
+	}
+	status(s, "Connection lost (%s): reconnecting %s, an attempt a second for up to %u s. Q leaves.", why,
+	       s->started ? "to the duel" : "to your seat in the room", net_reconnect_secs(n));
+}
+
+/* Each attempt on the prompt line (not the log: one a second would push everything out). */
+static void
+ev_retry(void *ud, struct net *n, unsigned attempt, unsigned secs_left, const char *last)
+{
+	struct session_net *s = ud;
+	char note[STATE_STATUS_MAX];
+
 	(void)n;
-	status(s, up ? "Reconnected." : "Connection lost: reconnecting...");
+	if (!s->app)
+		return;
+	snprintf(note, sizeof note, "Reconnecting: attempt %u, %u s left (%s)", attempt, secs_left, last);
+	app_on_note(s->app, note);
 }
 
 static void
@@ -300,6 +341,7 @@ session_net_events(struct session_net *s, struct net_config *cfg)
 	cfg->ev.end = ev_end;
 	cfg->ev.error = ev_error;
 	cfg->ev.link = ev_link;
+	cfg->ev.retry = ev_retry;
 	cfg->ev.closed = ev_closed;
 	s->auto_ready = true;
 }

@@ -31,6 +31,8 @@ struct session_net {
 	bool early_start, early_resumed; /* a START came before the screen started */
 	bool played;            /* a duel has started in this session */
 	bool unreadied;         /* the person said /unready (and not /ready since) */
+	bool reconnecting;      /* the link is down; net.c is trying to get it back */
+	bool relinked;          /* the link is back: the WELCOME that follows is not news */
 	unsigned welcomed;      /* WELCOMEs so far: a later one (control handed over, a mirror) is news */
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];
 

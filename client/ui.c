@@ -978,7 +978,7 @@ draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
 		if (st->status[0])
 			put_text(y, x, w, st->status, role_attr(ui, R_STATUS));
 		else if ((st->mode == MODE_OVER || st->offline) && !st->replay_line)
-			put_text(y, x, w, st->offline ? "The duel is over. Q leaves." :
+			put_text(y, x, w, st->offline ? "Disconnected: Q leaves." :
 			    "Over: Q leaves, r rematch, m mirror, Enter chats.", role_attr(ui, R_DIMTEXT));
 		break;
 	}

@@ -230,6 +230,7 @@ conn__drop(struct conn *c, int code, const char *why)
 	if (c->state == CONN_CLOSING)
 		return;
 	server__log(s, "%s: dropped: %s (%s)", c->peer, proto_strerror(code), why);
+	c->offender = code != PERR_TIMEOUT;
 	if (s->cfg.hooks.dropped)
 		s->cfg.hooks.dropped(s->cfg.hooks.ud, c, code, why);
 	conn__error(c, code, true, "%s", why);

@@ -49,6 +49,8 @@ struct conn {
 	bool shutting;
 	bool gone;                 /* taken off the server and its room */
 	bool doomed;               /* its write queue overflowed: closed at the next tick, sends refused */
+	bool offender;             /* dropped for breaking the protocol or a limit (a fatal ERROR other than
+	                            * TIMEOUT): its client knows and does not come back, so no lobby hold */
 	uint64_t born, last_rx, last_tx, closing_since;
 	size_t queued;             /* bytes in uv_write requests not yet done */
 	struct wire_who who;       /* CHALLENGED on: from AUTH or RESUME */

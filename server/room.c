@@ -573,10 +573,11 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		send_lobby(r);
 		return;
 	}
-	if (!st->bye && s->cfg.lim.lobby_hold_ms > 0) {
+	if (!st->bye && !c->offender && s->cfg.lim.lobby_hold_ms > 0) {
 		/* In the lobby, before the first duel or between duels, a drop without BYE is a broken
 		 * link or a killed client, not leaving: the seat (name, control, token) stays its for
-		 * a while, and its client comes back with its token. Not its READY: the room never
+		 * a while, and its client comes back with its token. (A peer dropped for breaking the
+		 * protocol has been told so and does not come back.) Not its READY: the room never
 		 * shows ready, nor starts a duel with, a player who is not there; a client that comes
 		 * back by itself says READY again. After a duel the drop may have come just as END
 		 * went out, before it was read: that END is owed to it again. */

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/* server/relobby: a link lost in the lobby (before the first duel, and after one) comes back by itself with its
+ * token: the seat held, the other player told, the lobby as it was, READY said again with the same part; a seat
+ * not held any more is joined afresh; a server that never comes back is given up with the reason. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+struct rl {
+	struct th *t;
+	const char *room;
+	char seat_file[128];
+	struct netbot a, b;     /* a's link is cut in the lobby; b stays */
+	int pa;                 /* a's seat */
+	int cut_after_ends;     /* cut a in the lobby after this many duels (0: the first lobby) */
+	bool cut, seat_file_at_cut;
+	int ends_before_cut;    /* a's ENDs before the cut (0: the first lobby, 1: after a duel) */
+	uint8_t part_at_cut[PROTO_PART_LEN];
+	/* what a got after the cut, by type, until its first LOBBY */
+	int seq[64], nseq;
+	bool seq_done;
+	int a_ends, a_resumed_starts;
+	/* as b saw it */
+	int peer_dropped, peer_back, peer_gone;
+	unsigned dropped_secs;
+	bool held_ok;           /* at PEER_DROPPED: the seat taken, not connected, not ready, name and control kept */
+	bool held_checked;
+	bool a_ready_again;     /* a LOBBY after the return showing a ready */
+	bool same_part;         /* ... with the part a sent before the cut */
+	bool b_readied;
+	bool close_server;      /* the give-up case: the server goes right after the cut */
+};
+
+static struct gameroom *
+rl_room(struct rl *s)
+{
+	return s->t->srv ? server_room(s->t->srv, s->room) : NULL;
+}
+
+static void
+cut_a(struct rl *s)
+{
+	struct gameroom *r = rl_room(s);
+	struct conn *c = r->seat[s->pa].conn;
+
+	s->cut = true;
+	s->ends_before_cut = s->a_ends;
+	s->seat_file_at_cut = access(s->seat_file, F_OK) == 0;
+	memcpy(s->part_at_cut, r->seat[s->pa].part, PROTO_PART_LEN);
+	conn__close_now(c); /* as if the network failed: no BYE, no ERROR */
+	if (s->close_server) {
+		server_close(s->t->srv, NULL, NULL);
+		s->t->srv = NULL;
+	}
+}
+
+static void
+a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct rl *s = ud;
+
+	if (s->cut && !s->seq_done && (s->nseq > 0 || m->type == WIRE_WELCOME)) { /* after the handshake */
+		if (s->nseq < 64)
+			s->seq[s->nseq++] = m->type;
+		s->seq_done = m->type == WIRE_LOBBY;
+	}
+	if (m->type == WIRE_START && m->u.start.resumed)
+		s->a_resumed_starts++;
+	if (m->type != WIRE_LOBBY || s->cut || s->a_ends != s->cut_after_ends || !b->net || net_phase(b->net) != NET_LOBBY)
+		return;
+	s->pa = net_player(b->net);
+	/* Both here, a ready (its part with the server), b not: the lobby a user would be in. */
+	if (m->u.lobby.present == 3 && (m->u.lobby.ready & (1u << s->pa)) && !(m->u.lobby.ready & (1u << (1 - s->pa))))
+		cut_a(s);
+}
+
+static void
+a_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	struct rl *s = ud;
+
+	(void)b;
+	(void)e;
+	(void)verified;
+	(void)why;
+	s->a_ends++;
+}
+
+static void
+a_start(void *ud, struct netbot *b, const struct view *v, bool resumed)
+{
+	struct rl *s = ud;
+
+	(void)b;
+	(void)v;
+	s->a_resumed_starts += resumed ? 100 : 0; /* a resumed START that reached the bot: none should */
+}
+
+static void
+b_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	(void)ud;
+	(void)e;
+	(void)verified;
+	(void)why;
+	b->cfg.ready = false; /* b stays unready after a duel: the lobby waits for the test */
+}
+
+static void
+b_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct rl *s = ud;
+	struct gameroom *r = rl_room(s);
+
+	if (m->type == WIRE_PEER) {
+		if (m->u.peer.state == PEER_DROPPED) {
+			s->peer_dropped++;
+			s->dropped_secs = m->u.peer.seconds;
+			if (r && !s->held_checked) {
+				const struct seat *st = &r->seat[s->pa];
+				s->held_checked = true;
+				s->held_ok = st->taken && !st->conn && !st->ready && !st->rematch && st->grace_on &&
+				             strcmp(st->name, "flaky") == 0 && r->controller == s->pa;
+			}
+		}
+		s->peer_back += m->u.peer.state == PEER_BACK;
+		s->peer_gone += m->u.peer.state == PEER_GONE;
+		return;
+	}
+	if (m->type != WIRE_LOBBY || !s->cut || (!s->peer_back && !s->peer_gone) || s->b_readied || !r)
+		return;
+	int pa = 1 - net_player(b->net);
+	if (m->u.lobby.present == 3 && (m->u.lobby.ready & (1u << pa))) {
+		/* a is back and ready again, of itself: now b readies and the duel starts. */
+		s->a_ready_again = true;
+		s->same_part = memcmp(r->seat[pa].part, s->part_at_cut, PROTO_PART_LEN) == 0;
+		s->b_readied = true;
+		if (s->ends_before_cut)
+			net_rematch(b->net);
+		else
+			net_ready(b->net, true);
+	}
+}
+
+static bool
+both_closed(void *ud)
+{
+	struct rl *s = ud;
+	return s->a.closed && s->b.closed;
+}
+
+static bool
+a_closed(void *ud)
+{
+	return ((struct rl *)ud)->a.closed;
+}
+
+static void
+rl_setup(struct rl *s, struct th *t, struct server_config *c, int cut_after_ends)
+{
+	memset(s, 0, sizeof *s);
+	s->t = t;
+	s->room = "relobby";
+	s->cut_after_ends = cut_after_ends;
+	snprintf(s->seat_file, sizeof s->seat_file, "/tmp/wizwar-test-relobby-%d", (int)getpid());
+	unlink(s->seat_file);
+	th_init(t);
+	th_config(c);
+	c->multi = true;
+}
+
+static void
+rl_bots(struct rl *s, struct th *t, struct netbot_config *ca, struct netbot_config *cb, int games)
+{
+	th_bot_config(t, ca, "flaky", BOT_NORMAL, 31, games);
+	th_bot_config(t, cb, "steady", BOT_NORMAL, 32, games);
+	ca->net.room = cb->net.room = s->room;
+	cb->net.create_room = false; /* a makes the room (and controls it), then b joins */
+	ca->net.seat_file = s->seat_file;
+	ca->net.reconnect_ms = 400;  /* the held seat stays in view a while */
+	ca->ud = cb->ud = s;
+	ca->on_msg = a_msg;
+	ca->on_end = a_end;
+	ca->on_start = a_start;
+	cb->on_msg = b_msg;
+	cb->ready = games > 1;       /* the first lobby: only a is ready; after a duel, b_end unreadies b */
+	if (games > 1)
+		cb->on_end = b_end;
+}
+
+static bool
+room_made(void *ud)
+{
+	return rl_room(ud) != NULL;
+}
+
+static void
+start_bots(struct rl *s, struct th *t, const struct netbot_config *ca, const struct netbot_config *cb)
+{
+	th_bot(t, &s->a, ca);
+	th_run(t, 10000, room_made, s);
+	th_bot(t, &s->b, cb);
+}
+
+static void
+expect_back_in_the_lobby(struct rl *s)
+{
+	cr_assert(s->cut, "a was never cut in the lobby");
+	cr_expect(s->seat_file_at_cut, "no seat file while a held a seat in the lobby");
+	cr_expect_eq(s->peer_dropped, 1, "b was not told of the drop");
+	cr_expect_eq(s->dropped_secs, 30, "held %u s, not the 30 s lobby hold", s->dropped_secs);
+	cr_expect(s->held_ok, "the seat was not held as it was (name, control; not ready)");
+	cr_expect_eq(s->peer_back, 1, "b was not told a came back");
+	cr_expect_eq(s->peer_gone, 0);
+	cr_expect_eq(s->a.links_lost, 1);
+	cr_expect_eq(s->a.links_back, 1);
+	cr_expect(s->a_ready_again, "a did not say READY again once back");
+	cr_expect(s->same_part, "a's READY after the return carried another part: a new roll for the server");
+}
+
+Test(relobby, drop_in_the_first_lobby)
+{
+	static struct rl s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	rl_setup(&s, &t, &c, 0);
+	th_server(&t, &c);
+	rl_bots(&s, &t, &ca, &cb, 1);
+	start_bots(&s, &t, &ca, &cb);
+	th_run(&t, 60000, both_closed, &s);
+	expect_back_in_the_lobby(&s);
+	/* Back before any duel: WELCOME and LOBBY, nothing else. */
+	cr_assert_geq(s.nseq, 2);
+	cr_expect_eq(s.seq[0], WIRE_WELCOME);
+	cr_expect_eq(s.seq[1], WIRE_LOBBY);
+	cr_expect_eq(s.ends_before_cut, 0);
+	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.b.games, 1, "%s", s.b.last_why);
+	cr_expect_eq(s.a.verified, 1, "%s", s.a.last_why);
+	cr_expect(strstr(s.a.last_why, "seed made with your part and the other player's"), "%s", s.a.last_why);
+	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
+	cr_expect_eq(s.b.errors, 0, "%s", s.b.last_why);
+	cr_expect_neq(access(s.seat_file, F_OK), 0, "the seat file outlived the leaving");
+	th_finish(&t);
+}
+
+Test(relobby, drop_in_the_lobby_after_a_duel)
+{
+	static struct rl s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	rl_setup(&s, &t, &c, 1);
+	th_server(&t, &c);
+	rl_bots(&s, &t, &ca, &cb, 2);
+	start_bots(&s, &t, &ca, &cb);
+	th_run(&t, 90000, both_closed, &s);
+	expect_back_in_the_lobby(&s);
+	cr_expect_eq(s.ends_before_cut, 1, "not cut in the lobby after the first duel");
+	/* The server owes a dropped seat the END again (it cannot know it arrived): the final
+	 * view, END, the log, then LOBBY. The client had it and takes it in quietly. */
+	cr_assert_geq(s.nseq, 4, "only %d messages on resume", s.nseq);
+	cr_expect_eq(s.seq[0], WIRE_WELCOME);
+	cr_expect_eq(s.seq[1], WIRE_START);
+	cr_expect_eq(s.seq[2], WIRE_END);
+	cr_expect_eq(s.seq[s.nseq - 1], WIRE_LOBBY);
+	cr_expect_eq(s.a_resumed_starts, 1, "the owed END's snapshot reached the bot as a duel (%d)", s.a_resumed_starts);
+	cr_expect_eq(s.a_ends, 2, "the owed END was counted as a duel (%d ENDs)", s.a_ends);
+	cr_expect_eq(s.a.games, 2, "%s", s.a.last_why);
+	cr_expect_eq(s.b.games, 2, "%s", s.b.last_why);
+	cr_expect_eq(s.a.verified, 2, "%s", s.a.last_why);
+	cr_expect_eq(s.b.verified, 2, "%s", s.b.last_why);
+	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
+	cr_expect_eq(s.b.errors, 0, "%s", s.b.last_why);
+	cr_expect_neq(access(s.seat_file, F_OK), 0, "the seat file outlived the leaving");
+	th_finish(&t);
+}
+
+/* The seat not held long enough (a short hold here): the token is refused, and the client joins
+ * the room afresh rather than give up; it is ready again there too. */
+Test(relobby, seat_not_held_any_more_joins_afresh)
+{
+	static struct rl s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	rl_setup(&s, &t, &c, 0);
+	c.lim.lobby_hold_ms = 150;
+	th_server(&t, &c);
+	rl_bots(&s, &t, &ca, &cb, 1);
+	start_bots(&s, &t, &ca, &cb);
+	th_run(&t, 60000, both_closed, &s);
+	cr_assert(s.cut);
+	cr_expect_eq(s.peer_dropped, 1);
+	cr_expect_eq(s.dropped_secs, 1);
+	cr_expect_eq(s.peer_gone, 1, "the seat was not freed when the hold ran out");
+	cr_expect_eq(s.peer_back, 0);
+	cr_expect(s.a_ready_again, "a was not ready again after joining afresh");
+	cr_expect_eq(s.a.links_lost, 1);
+	cr_expect_eq(s.a.links_back, 1);
+	cr_expect_eq(s.a.last_error, PERR_RESUME);
+	cr_expect_eq(s.a.errors, 1, "%s", s.a.last_why);
+	cr_expect(!s.a.cut_off);
+	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.a.verified, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.b.verified, 1, "%s", s.b.last_why);
+	cr_expect_neq(access(s.seat_file, F_OK), 0, "the seat file outlived the leaving");
+	th_finish(&t);
+}
+
+/* The server is gone for good: the client tries for reconnect_for_ms (one attempt each
+ * reconnect_ms) and gives up with the reason; the seat file goes with the seat. */
+Test(relobby, server_gone_for_good_is_given_up)
+{
+	static struct rl s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	rl_setup(&s, &t, &c, 0);
+	s.close_server = true;
+	th_server(&t, &c);
+	rl_bots(&s, &t, &ca, &cb, 1);
+	ca.net.reconnect_ms = 200;
+	ca.net.reconnect_for_ms = 1500;
+	start_bots(&s, &t, &ca, &cb);
+	th_run(&t, 20000, a_closed, &s);
+	cr_assert(s.cut);
+	cr_expect_eq(s.a.links_lost, 1);
+	cr_expect_eq(s.a.links_back, 0);
+	cr_expect(s.a.cut_off, "giving up before its duel was played was not taken for a failure (exit 1)");
+	cr_expect_eq(s.a.last_error, PERR_TIMEOUT);
+	char want[64];
+	snprintf(want, sizeof want, "could not get back to 127.0.0.1:%d: ", t.port);
+	cr_expect(strstr(s.a.last_why, want), "%s", s.a.last_why);
+	cr_expect(strstr(s.a.last_why, "attempts in 1 s, the last: connection refused"), "%s", s.a.last_why);
+	unsigned n = 0;
+	sscanf(strstr(s.a.last_why, ": ") + 2, "%u", &n);
+	cr_expect(n >= 4 && n <= 9, "%u attempts in 1.5 s at one per 0.2 s", n);
+	cr_expect_neq(access(s.seat_file, F_OK), 0, "the seat file outlived giving up");
+	netbot_stop(&s.b);
+	th_run(&t, 5000, both_closed, &s);
+	th_finish(&t);
+}
