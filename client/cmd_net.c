@@ -65,7 +65,7 @@ static const char host_usage[] =
 
 static const char join_usage[] =
     "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
-    "                   [--room CODE | --new-room]\n"
+    "                   [--room CODE | --new-room] [--reconnect SECS]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
     "after the first two messages is encrypted, and the server proves it holds its key.\n"
@@ -80,17 +80,19 @@ static const char join_usage[] =
     "  --room CODE     an existing room of a `wizwar server` (letters, digits, '-', '_', up to 16)\n"
     "  --new-room      ask a `wizwar server` for a new room (you control it); its code is shown\n"
     "                  to pass on to the other player\n"
+    "  --reconnect SECS  how long a lost connection is tried again, one attempt a second,\n"
+    "                  before giving up (default 130)\n"
     "\n"
     "At the chat prompt (Enter): /ready, /rematch, /quit; the controller also /size N,\n"
-    "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection\n"
-    "is resumed by itself for two minutes; while a duel runs its resume token is kept in\n"
-    "$XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its terminal closed,\n"
-    "the same command again takes the seat back. The seed is made with a random part this client\n"
-    "sends after the host committed to its own; at the end the host reveals both and the turn\n"
-    "log, and this client checks that its part made the seed and the log replays to everything\n"
-    "it was shown (\"Fair host: seed made with your part, log verified\").\n"
-    "Exit status: 0, 1 when the join fails (the reason on stderr) or the duel is cut off,\n"
-    "2 for bad arguments.\n";
+    "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection,\n"
+    "in a duel or in the lobby, is resumed by itself (--reconnect); from the join on its resume\n"
+    "token is kept in $XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its\n"
+    "terminal closed, the same command again takes the seat back. The seed is made with a\n"
+    "random part this client sends after the host committed to its own; at the end the host\n"
+    "reveals both and the turn log, and this client checks that its part made the seed and the\n"
+    "log replays to everything it was shown (\"Fair host: seed made with your part, log verified\").\n"
+    "Exit status: 0, 1 when the join fails or the connection is lost for good (the reason on\n"
+    "stderr), 2 for bad arguments.\n";
 
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
@@ -123,7 +125,7 @@ static const char server_usage[] =
 static const char bot_usage[] =
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
     "                  [--level easy|normal|hard|master|random] [--password [PW]] [--password-file F]\n"
-    "                  [--name NAME] [--games N] [--think MS] [--seed S]\n"
+    "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
@@ -139,9 +141,13 @@ static const char bot_usage[] =
     "  --games N       duels to play, then leave (default 0: until the server closes)\n"
     "  --think MS      pause before each command (default 250)\n"
     "  --seed S        the bot's own random seed (default: random)\n"
+    "  --reconnect SECS  how long a lost connection is tried again before giving up (default 130)\n"
     "\n"
-    "While a duel runs the resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same\n"
-    "command run again after a kill takes the seat back (and says at which turn).\n";
+    "A lost connection, in a duel or in the lobby, is resumed by itself. From the join on the\n"
+    "resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same command run again after a\n"
+    "kill takes the seat back (and says at which turn). Exit status: 0; 1 when the join fails,\n"
+    "the connection is lost for good before its --games are played, or a host fails its check;\n"
+    "2 for bad arguments.\n";
 
 static bool
 is_help(const char *a)
@@ -764,6 +770,10 @@ cmd_bot(int argc, char **argv)
 			if (!cli_seed(argv[++i], &bc.seed))
 				return 2;
 			have_seed = true;
+		} else if (strcmp(a, "--reconnect") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
+				return 2;
+			bc.net.reconnect_for_ms = (unsigned)v * 1000;
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
@@ -963,6 +973,11 @@ cmd_join(int argc, char **argv)
 			nc.room = argv[i];
 		} else if (strcmp(a, "--new-room") == 0) {
 			new_room = true;
+		} else if (strcmp(a, "--reconnect") == 0 && more) {
+			long v;
+			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
+				return 2;
+			nc.reconnect_for_ms = (unsigned)v * 1000;
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {

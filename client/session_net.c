@@ -308,7 +308,7 @@ ev_retry(void *ud, struct net *n, unsigned attempt, unsigned secs_left, const ch
 	(void)n;
 	if (!s->app)
 		return;
-	snprintf(note, sizeof note, "Reconnecting: attempt %u, %u s left (%s)", attempt, secs_left, last);
+	snprintf(note, sizeof note, "Reconnecting: try %u, %u s left (%s)", attempt, secs_left, last);
 	app_on_note(s->app, note);
 }
 

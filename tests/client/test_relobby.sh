@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test_relobby: the real curses client whose link breaks in the lobby reconnects by itself, in tmux over
+# loopback TCP. Lea joins a `wizwar server` through a forwarding process (the link: killed to break it,
+# started again on the same port to mend it); Max joins the same room directly, in another terminal.
+#  1. The first lobby: Lea controls the options (17x17, 30 s a turn) and is ready, Max is not. The link
+#     breaks: Lea is told it is lost and that it reconnects (each try on the prompt line), Max that Lea
+#     lost the connection and the room holds her seat; mended, Lea is back as the same player with the
+#     lobby restored (the options, Max there, herself still ready), and Max is told she is back and ready.
+#     Max readies: the duel starts.
+#  2. After the duel (Lea forfeits and stays): the link breaks and is mended; Lea is back in the lobby, the
+#     end not told twice, no "Back in the duel".
+#  3. The link breaks for good: Lea gives up after --reconnect's seconds, says why and what to do, and
+#     exits 1 (docs/wizwar.6).
+#  4. `wizwar bot` the same: its lobby link broken and mended (said on stderr), then it plays; broken for
+#     good, it says why and exits 1.
+set -u
+WIZWAR="${1:?usage: test_relobby.sh PATH-TO-WIZWAR}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+. "$HERE/tmux_lib.sh"
+
+STATE="$TMPD/state"
+export XDG_STATE_HOME="$STATE"
+mkdir -p "$STATE"
+
+wait_file() {
+	local re="$1" file="$2" secs="${3:-10}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		grep -qE -- "$re" "$file" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "--- $file:"
+	cat "$file" 2>/dev/null
+	fail "waited ${secs}s for /$re/ in $(basename "$file")"
+}
+
+# The side panel's text as one line: the map column cut off each line, wrapped messages joined, so
+# that a sentence is found whatever the width broke it at.
+JOINED="$TMPD/joined"
+join_panel() {
+	capture "$1"
+	LC_ALL=C.UTF-8 sed -E 's/^[│┌└][^│┐┘]*[│┐┘] ?//' "$SCREEN" | tr '\n' ' ' | tr -s ' ' >"$JOINED"
+}
+# wait_said REGEX TARGET [SECONDS]
+wait_said() {
+	local re="$1" target="$2" secs="${3:-10}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		join_panel "$target"
+		grep -qE -- "$re" "$JOINED" && return 0
+		sleep 0.05
+	done
+	echo "--- joined: $(cat "$JOINED")"
+	fail "waited ${secs}s for /$re/ in $target"
+}
+# say TARGET LINE: a line at the chat prompt.
+say() {
+	T send-keys -t "$1" Enter
+	sleep 0.2
+	T send-keys -t "$1" -l "$2"
+	T send-keys -t "$1" Enter
+	sleep 0.2
+}
+
+# ---- the link: a forwarder on FPORT to the server, killed and started again ----
+cat >"$TMPD/fwd.py" <<'EOF'
+import os, socket, sys, threading
+lport, tport = int(sys.argv[1]), int(sys.argv[2])
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", lport))
+l.listen(8)
+print(l.getsockname()[1], flush=True)
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d:
+                break
+            b.sendall(d)
+    except OSError:
+        pass
+    for s in (a, b):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+while True:
+    c, _ = l.accept()
+    try:
+        u = socket.create_connection(("127.0.0.1", tport))
+    except OSError:
+        c.close()
+        continue
+    for a, b in ((c, u), (u, c)):
+        threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+EOF
+FWD=""
+fwd_start() {
+	python3 "$TMPD/fwd.py" "$1" "$PORT" >"$TMPD/fwd.port" 2>&1 &
+	FWD=$!
+	PIDS+=("$FWD")
+	wait_file '^[0-9]+$' "$TMPD/fwd.port"
+	FPORT="$(head -1 "$TMPD/fwd.port")"
+}
+fwd_kill() {
+	kill -9 "$FWD" 2>/dev/null
+	wait "$FWD" 2>/dev/null
+}
+
+"$WIZWAR" server --bind 127.0.0.1 --port 0 2>"$TMPD/server.err" &
+PIDS+=($!)
+wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server.err"
+PORT="$(grep -oE 'port [0-9]+' "$TMPD/server.err" | head -1 | grep -oE '[0-9]+')"
+fwd_start 0
+
+# ==== 1. the first lobby ====
+start "$WIZWAR" join "127.0.0.1:$FPORT" --new-room --name Lea --reconnect 12
+wait_for 'Waiting for an opponent'
+ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+[ -n "$ROOM" ] || fail "no room code on the screen"
+say w '/size 17'
+say w '/time 30'
+wait_said 'Options: 17x17, FoV on, potions on, 30 seconds a turn\. You control the options\.' w
+T new-session -d -s h -x 80 -y 24 \
+    "env XDG_STATE_HOME='$TMPD/max' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
+wait_said 'Joined as player 2' h 15
+say h '/unready'
+say w '/ready'
+wait_said 'You are ready; waiting for Max to be ready\.' w
+wait_said 'Lea is ready: type /ready \(or /rematch\) to start\.' h
+ok "the lobby: Lea controls 17x17 at 30 s a turn and is ready, Max is not"
+ls "$STATE"/wizwar/seats/* >/dev/null 2>&1 || fail "no seat file in the first lobby"
+ok "the seat's resume token is kept from the join on"
+
+fwd_kill
+wait_said 'Connection lost \([^)]*\): reconnecting to your seat in the room, an attempt a second for up to 12 s\. Q leaves\.' w
+ok "Lea is told the link is lost and that it reconnects, for how long"
+wait_for 'Reconnecting: try [0-9]+, [0-9]+ s left \(connection refused\)' 10 w
+ok "each try on the prompt line: $(grep -oE 'Reconnecting: try [0-9]+, [0-9]+ s left' "$SCREEN" | head -1)"
+wait_said 'Lea lost the connection; the room holds its seat up to 30 s\.' h
+ok "Max is told Lea lost the connection and how long her seat is held"
+wait_file 'Lea dropped in the lobby; the seat is held 30 s' "$TMPD/server.err"
+fwd_start "$FPORT"
+wait_said 'Reconnected: your seat is yours again\. Back in the room as player 1, the controller\.' w 15
+wait_said 'Back in the room as player 1, the controller\. Both players are here\. Options: 17x17, FoV on, potions on, 30 seconds a turn\. You control the options\. You are ready; waiting for Max to be ready\.' w
+ok "Lea is back: the same seat, the options, Max there, herself still ready"
+capture w
+expect_not 'Reconnecting: try' "the prompt line is clear once back"
+wait_said 'Lea is back\..* Lea is ready: type /ready \(or /rematch\) to start\.' h
+ok "Max is told Lea is back, and ready"
+wait_file "Lea is back in room $ROOM as player 1" "$TMPD/server.err"
+say h '/ready'
+wait_said 'The duel begins' w 15
+wait_said 'The duel begins' h 15
+ok "both ready: the duel starts"
+
+# ==== 2. the lobby after a duel ====
+T send-keys -t w Q
+wait_for 'Forfeit and quit\?' 10 w
+T send-keys -t w r
+wait_said 'Fair host: seed made with your part and the other player.s, log verified' w 15
+ok "Lea forfeits and stays; the end checked"
+fwd_kill
+wait_said 'Connection lost \([^)]*\): reconnecting to your seat in the room' w
+wait_said 'Lea lost the connection; the room holds its seat up to 30 s\.' h
+wait_file 'Lea dropped after the duel; the seat is held 30 s for its END' "$TMPD/server.err"
+fwd_start "$FPORT"
+wait_said 'Reconnected: your seat is yours again\. Back in the room as player [12][^.]*\. Both players are here\. Options: 17x17' w 15
+ok "after a duel, Lea is back in the lobby"
+join_panel w
+sed 's/.*Reconnected: your seat is yours again//' "$JOINED" | grep -qE 'Fair host|Host checked|WARNING|Back in the duel|begins' &&
+	fail "the end (or a duel) was told again after the return: $(cat "$JOINED")"
+ok "the end not told twice, no 'Back in the duel'"
+wait_said 'Lea is back\.' h
+
+# ==== 3. the link gone for good ====
+fwd_kill
+wait_said 'Connection lost' w
+wait_said 'could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts in 1[0-9] s, the last: connection refused; your seat is given up: run the same command to join the room again' w 25
+ok "Lea gives up after --reconnect's seconds, with the reason and what to do"
+T send-keys -t w Q
+wait_for 'STTY$' 10 w
+expect '^wizwar: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts in' "the reason on stderr once the terminal is back"
+expect '^EXIT=1$' "a connection lost for good exits 1"
+expect '^(echo icanon|icanon echo) STTY$' "the terminal is restored"
+ls "$STATE"/wizwar/seats/* >/dev/null 2>&1 && fail "the seat file outlived giving up"
+ok "the seat file is gone with the seat"
+T kill-session -t h
+T kill-session -t w
+
+# ==== 4. `wizwar bot` the same way: back by itself in the first lobby, plays; gone for good: exit 1 ====
+fwd_start "$FPORT"
+XDG_STATE_HOME="$TMPD/bot" "$WIZWAR" bot "127.0.0.1:$FPORT" --new-room --name Bo --think 50 --games 1 \
+    >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
+BOT=$!
+PIDS+=("$BOT")
+wait_file '^room ' "$TMPD/bot.out"
+BROOM="$(head -1 "$TMPD/bot.out" | cut -d' ' -f2 | tr -d :)"
+fwd_kill
+wait_file '^wizwar bot: connection lost \(.*\): reconnecting, an attempt a second for up to 130 s$' "$TMPD/bot.err"
+fwd_start "$FPORT"
+wait_file '^wizwar bot: reconnected$' "$TMPD/bot.err" 15
+wait_file "Bo is back in room $BROOM" "$TMPD/server.err"
+ok "wizwar bot: the link lost in its lobby is said, and taken back by itself"
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$BROOM" --name Cy --think 50 --games 1 >/dev/null 2>&1 &
+PIDS+=($!)
+wait "$BOT"
+RC=$?
+[ "$RC" = 0 ] || { cat "$TMPD/bot.err"; fail "the bot exited $RC"; }
+grep -qE '^duel 1: .*log verified' "$TMPD/bot.out" || { cat "$TMPD/bot.out" "$TMPD/bot.err"; fail "no verified duel"; }
+ok "wizwar bot: it then plays its duel, verified, and exits 0"
+XDG_STATE_HOME="$TMPD/bot2" "$WIZWAR" bot "127.0.0.1:$FPORT" --new-room --name Di --games 1 --reconnect 2 \
+    >"$TMPD/bot2.out" 2>"$TMPD/bot2.err" &
+BOT=$!
+PIDS+=("$BOT")
+wait_file '^room ' "$TMPD/bot2.out"
+fwd_kill
+wait "$BOT"
+RC=$?
+[ "$RC" = 1 ] || { cat "$TMPD/bot2.err"; fail "a bot cut off before its duel exited $RC, not 1"; }
+grep -qE '^wizwar bot: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in 2 s, the last: connection refused$' \
+    "$TMPD/bot2.err" || { cat "$TMPD/bot2.err"; fail "the bot did not say why it gave up"; }
+ok "wizwar bot: gone for good, it says why and exits 1"
+
+echo "all lobby reconnection tests passed"
