@@ -350,3 +350,92 @@ Test(relobby, server_gone_for_good_is_given_up)
 	th_run(&t, 5000, both_closed, &s);
 	th_finish(&t);
 }
+
+/* A peer the server drops for breaking the protocol is told so (a fatal ERROR) and does not come
+ * back by itself: its lobby seat is not held, the other player is told it left. */
+struct rude {
+	struct th *t;
+	struct netbot b;
+	struct raw r;
+	bool sent;
+	int dropped, gone;
+};
+
+static void
+rude_b_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct rude *s = ud;
+	static struct wire_msg again;
+
+	(void)b;
+	if (m->type == WIRE_PEER) {
+		s->dropped += m->u.peer.state == PEER_DROPPED;
+		s->gone += m->u.peer.state == PEER_GONE;
+	}
+	if (m->type == WIRE_LOBBY && m->u.lobby.present == 3 && !s->sent) {
+		s->sent = true;
+		memset(&again, 0, sizeof again);
+		again.type = WIRE_AUTH; /* a second AUTH once joined: out of turn */
+		wire_who_init(&again.u.auth.who, "rude", "ruderoom", ROLE_PLAYER);
+		raw_msg(&s->r, &again);
+	}
+}
+
+static bool
+rude_gone(void *ud)
+{
+	struct rude *s = ud;
+	return s->gone > 0 || s->dropped > 0;
+}
+
+static bool
+room_made_rude(void *ud)
+{
+	struct rude *s = ud;
+	return server_room(s->t->srv, "ruderoom") != NULL;
+}
+
+static bool
+rude_b_closed(void *ud)
+{
+	return ((struct rude *)ud)->b.closed;
+}
+
+Test(relobby, a_peer_dropped_for_breaking_the_protocol_is_not_held)
+{
+	static struct rude s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	th_bot_config(&t, &cb, "polite", BOT_NORMAL, 41, 1);
+	cb.net.room = "ruderoom";
+	cb.ready = false;
+	cb.ud = &s;
+	cb.on_msg = rude_b_msg;
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 10000, room_made_rude, &s);
+	raw_start(&t, &s.r);
+	raw_join_as(&s.r, "rude", "ruderoom", false);
+	th_run(&t, 10000, rude_gone, &s);
+	cr_expect_eq(s.dropped, 0, "the seat of a peer dropped for a protocol breach was held");
+	cr_expect_eq(s.gone, 1);
+	struct gameroom *r = server_room(t.srv, "ruderoom");
+	cr_assert_not_null(r);
+	cr_expect(!r->seat[0].taken || !r->seat[1].taken, "the seat is still taken");
+	struct wire_msg err;
+	int nerr = 0;
+	raw_decode(&s.r, &err, &nerr);
+	cr_expect_eq(err.u.error.code, PERR_STATE);
+	cr_expect(err.u.error.fatal);
+	raw_close(&s.r);
+	netbot_stop(&s.b);
+	th_run(&t, 5000, rude_b_closed, &s);
+	th_finish(&t);
+}
