@@ -994,11 +994,19 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->have_part = false;
 		} else if (!n->have_commit) {
 			/* A resumed snapshot before any START in this process (a client that was killed
-			 * and kept no seat file) has only the commitment it carries: trust on first sight. */
+			 * and kept no seat file) has only the commitment it carries: trust on first sight.
+			 * Or a duel that started while our link was down in the lobby: our part, if it
+			 * answered this very commitment, is the one to check at the end. */
 			n->nseen = 0;
 			memcpy(n->commit, m->u.start.commit, sizeof n->commit);
 			n->have_commit = true;
-			n->duel_have_part = false;
+			n->duel_have_part = n->have_part && auth_equal(n->part_commit, m->u.start.commit, sizeof n->commit);
+			if (n->duel_have_part) {
+				memcpy(n->duel_part, n->part, sizeof n->part);
+				n->duel_bits = n->part_bits;
+				n->duel_mirror_asked = n->part_mirror;
+				n->have_part = false;
+			}
 		} else if (!auth_equal(n->commit, m->u.start.commit, sizeof n->commit)) {
 			/* Kept from this duel's START (in memory or in the seat file): the host may not
 			 * change its promise while we were away. */
@@ -1008,7 +1016,7 @@ on_message(struct net *n, const struct wire_msg *m)
 		n->seed_mirror = m->u.start.mirror;
 		n->lobby_fresh = false;
 		n->ask = n->asked = 0;
-		n->reasking = n->have_end_commit = false;
+		n->reasking = n->have_end_commit = n->repeat_end = false;
 		record_view(n, m->u.start.resumed);
 		n->phase = NET_PLAYING;
 		n->token_from_file = false;

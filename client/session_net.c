@@ -41,6 +41,7 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	(void)n;
 	s->me = player;
 	s->joined = true;
+	s->afresh = false;
 	if (s->practice || !s->app) /* a WELCOME before the screen is said again once it starts */
 		return;
 	if (s->relinked) {
@@ -261,6 +262,8 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 	struct session_net *s = ud;
 
 	(void)n;
+	if (code == PERR_RESUME && !fatal)
+		s->afresh = true; /* the seat was not held: the join that follows is a new one */
 	if (fatal && !s->quit) {
 		s->failed = true;
 		/* Gave up reconnecting: what is lost, and what to do. */
@@ -291,7 +294,8 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 		app_on_note(s->app, NULL);
 	if (up) {
 		s->relinked = true;
-		status(s, "Reconnected: your seat is yours again.");
+		status(s, s->afresh ? "Reconnected, as a new player of the room." : "Reconnected: your seat is yours again.");
+		s->afresh = false;
 		return;
 	}
 	status(s, "Connection lost (%s): reconnecting %s, an attempt a second for up to %u s. Q leaves.", why,

@@ -95,12 +95,14 @@ while True:
         threading.Thread(target=pipe, args=(a, b), daemon=True).start()
 EOF
 FWD=""
+NFWD=0
 fwd_start() {
-	python3 "$TMPD/fwd.py" "$1" "$PORT" >"$TMPD/fwd.port" 2>&1 &
+	local out="$TMPD/fwd.$((++NFWD))" # a file of its own: never the last one's port, read before it is cut
+	python3 "$TMPD/fwd.py" "$1" "$PORT" >"$out" 2>&1 &
 	FWD=$!
 	PIDS+=("$FWD")
-	wait_file '^[0-9]+$' "$TMPD/fwd.port"
-	FPORT="$(head -1 "$TMPD/fwd.port")"
+	wait_file '^[0-9]+$' "$out"
+	FPORT="$(head -1 "$out")"
 }
 fwd_kill() {
 	kill -9 "$FWD" 2>/dev/null
