@@ -33,6 +33,8 @@ struct rl {
 	bool same_part;         /* ... with the part a sent before the cut */
 	bool b_readied;
 	bool close_server;      /* the give-up case: the server goes right after the cut */
+	bool unready_first;     /* a says READY 0 after its READY, and is cut not ready */
+	bool unreadied;
 };
 
 static struct gameroom *
@@ -74,8 +76,17 @@ a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 		return;
 	s->pa = net_player(b->net);
 	/* Both here, a ready (its part with the server), b not: the lobby a user would be in. */
-	if (m->u.lobby.present == 3 && (m->u.lobby.ready & (1u << s->pa)) && !(m->u.lobby.ready & (1u << (1 - s->pa))))
-		cut_a(s);
+	if (m->u.lobby.present == 3 && (m->u.lobby.ready & (1u << s->pa)) && !(m->u.lobby.ready & (1u << (1 - s->pa)))) {
+		if (!s->unready_first) {
+			cut_a(s);
+		} else if (!s->unreadied) {
+			s->unreadied = true;
+			b->cfg.ready = false; /* the bot would ready again by itself */
+			net_ready(b->net, false);
+		}
+	} else if (s->unreadied && m->u.lobby.present == 3 && !(m->u.lobby.ready & 3u)) {
+		cut_a(s); /* it took its READY back: nobody is ready */
+	}
 }
 
 static void
@@ -131,7 +142,8 @@ b_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 		s->peer_gone += m->u.peer.state == PEER_GONE;
 		return;
 	}
-	if (m->type != WIRE_LOBBY || !s->cut || (!s->peer_back && !s->peer_gone) || s->b_readied || !r)
+	if (m->type != WIRE_LOBBY || !s->cut || (!s->peer_back && !s->peer_gone) || s->b_readied || !r ||
+	    s->unready_first)
 		return;
 	int pa = 1 - net_player(b->net);
 	if (m->u.lobby.present == 3 && (m->u.lobby.ready & (1u << pa))) {
@@ -437,5 +449,47 @@ Test(relobby, a_peer_dropped_for_breaking_the_protocol_is_not_held)
 	raw_close(&s.r);
 	netbot_stop(&s.b);
 	th_run(&t, 5000, rude_b_closed, &s);
+	th_finish(&t);
+}
+
+/* A READY taken back before the drop is not said again: back, the player is not ready. */
+static bool
+back_and_settled(void *ud)
+{
+	struct rl *s = ud;
+	static uint64_t since;
+
+	if (!s->peer_back) {
+		since = 0;
+		return false;
+	}
+	if (since == 0)
+		since = uv_now(&s->t->loop);
+	return uv_now(&s->t->loop) - since >= 500; /* time for a READY, had one been sent */
+}
+
+Test(relobby, unready_stays_unready)
+{
+	static struct rl s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	rl_setup(&s, &t, &c, 0);
+	s.unready_first = true;
+	th_server(&t, &c);
+	rl_bots(&s, &t, &ca, &cb, 1);
+	start_bots(&s, &t, &ca, &cb);
+	th_run(&t, 20000, back_and_settled, &s);
+	cr_assert(s.cut);
+	cr_expect_eq(s.peer_back, 1);
+	cr_expect_eq(s.a.links_back, 1);
+	struct gameroom *r = rl_room(&s);
+	cr_assert_not_null(r);
+	cr_expect(r->seat[s.pa].conn != NULL, "a is not back");
+	cr_expect(!r->seat[s.pa].ready, "a READY taken back before the drop was said again");
+	netbot_stop(&s.a);
+	netbot_stop(&s.b);
+	th_run(&t, 5000, both_closed, &s);
 	th_finish(&t);
 }
