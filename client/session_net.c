@@ -54,14 +54,20 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	       controller ? ", the controller" : "");
 }
 
-/* What the duel waits for, said to this player: the same words whoever left or came. */
+/* What the duel waits for, said to this player: the same words whoever left or came. away: the
+ * name of an opponent whose link dropped and whose seat the room holds, or NULL. */
 static const char *
-lobby_waits(const struct wire_lobby *l, int me)
+lobby_waits(const struct wire_lobby *l, int me, const char *away)
 {
-	static char buf[120];
+	static char buf[160];
 	bool mine = me >= 0 && (l->ready & (1u << me)), theirs = me >= 0 && (l->ready & (1u << (1 - me)));
 	const char *them = me >= 0 && l->name[1 - me][0] ? l->name[1 - me] : "the opponent";
 
+	if ((me < 0 || !(l->present & (1u << (1 - me)))) && away) {
+		snprintf(buf, sizeof buf, mine ? "You are ready; the duel starts when %s is back and ready." :
+		                                 "Type /ready to be ready when %s is back.", away);
+		return buf;
+	}
 	if (me < 0 || !(l->present & (1u << (1 - me))))
 		return mine ? "You are ready; the duel starts when an opponent joins and is ready." :
 		              "Type /ready to be ready when an opponent joins.";
@@ -103,10 +109,18 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		snprintf(clock, sizeof clock, "%u second%s a turn", (unsigned)l->turn_time, l->turn_time == 1 ? "" : "s");
 	else
 		snprintf(clock, sizeof clock, "no turn timer");
-	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", both ? "Both players are here." : "Waiting for an opponent.",
+	const char *away = !both && s->away >= 0 && s->app && s->app->st.name[s->away][0] ? s->app->st.name[s->away] : NULL;
+	char here[80];
+	if (both)
+		snprintf(here, sizeof here, "Both players are here.");
+	else if (away)
+		snprintf(here, sizeof here, "Waiting for %s to come back.", away);
+	else
+		snprintf(here, sizeof here, "Waiting for an opponent.");
+	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", here,
 	       l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
 	       clock, l->controller == me ? "You control the options. " : "",
-	       lobby_waits(l, me));
+	       lobby_waits(l, me, away));
 }
 
 static void
@@ -178,6 +192,7 @@ ev_peer(void *ud, struct net *n, const struct wire_peer *p)
 	const char *who = s->app && p->player < PLAYERS && s->app->st.name[p->player][0] ? s->app->st.name[p->player]
 	                                                                                : "Your opponent";
 
+	s->away = p->state == PEER_DROPPED && p->player < PLAYERS ? p->player : -1;
 	switch (p->state) {
 	case PEER_DROPPED:
 		if (s->started)
@@ -346,6 +361,7 @@ session_net_events(struct session_net *s, struct net_config *cfg)
 	cfg->ev.error = ev_error;
 	cfg->ev.link = ev_link;
 	cfg->ev.retry = ev_retry;
+	s->away = -1;
 	cfg->ev.closed = ev_closed;
 	s->auto_ready = true;
 }

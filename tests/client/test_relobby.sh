@@ -139,8 +139,8 @@ wait_said 'Connection lost \([^)]*\): reconnecting to your seat in the room, an 
 ok "Lea is told the link is lost and that it reconnects, for how long"
 wait_for 'Reconnecting: try [0-9]+, [0-9]+ s left \(connection refused\)' 10 w
 ok "each try on the prompt line: $(grep -oE 'Reconnecting: try [0-9]+, [0-9]+ s left' "$SCREEN" | head -1)"
-wait_said 'Lea lost the connection; the room holds its seat up to 30 s\.' h
-ok "Max is told Lea lost the connection and how long her seat is held"
+wait_said 'Lea lost the connection; the room holds its seat up to 30 s\. Waiting for Lea to come back\. Options: 17x17.* Type /ready to be ready when Lea is back\.' h
+ok "Max is told Lea lost the connection, how long her seat is held, and that the room waits for her"
 wait_file 'Lea dropped in the lobby; the seat is held 30 s' "$TMPD/server.err"
 fwd_start "$FPORT"
 wait_said 'Reconnected: your seat is yours again\. Back in the room as player 1, the controller\.' w 15
