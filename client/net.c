@@ -1551,6 +1551,16 @@ net_controller(const struct net *n)
 	return n->controller;
 }
 
+int
+net_fd(const struct net *n)
+{
+	uv_os_fd_t fd;
+
+	if (n->link == NULL || uv_fileno((const uv_handle_t *)&n->link->tcp, &fd) != 0)
+		return -1;
+	return (int)fd;
+}
+
 const struct view *
 net_view(const struct net *n)
 {

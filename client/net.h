@@ -136,6 +136,8 @@ const struct wire_lobby *net_lobby(const struct net *n);
 /* The turn log the server revealed at the end, during the `end` event only (NULL otherwise). */
 const char *net_end_log(const struct net *n, size_t *len);
 void *net_ud(const struct net *n);
+/* The connection's socket, or -1 before it has one: for a benchmark that stamps arrivals. */
+int net_fd(const struct net *n);
 /* Bytes on the wire, both ways, headers included. */
 void net_bytes(const struct net *n, uint64_t *in, uint64_t *out);
 

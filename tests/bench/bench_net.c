@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_net: command-to-both-clients latency on loopback beside a bare libuv ping-pong, and how many rooms of network bots one server holds. */
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 static struct auth_identity server_id;
 /* Where the server writes its turn logs (a fresh directory, removed at the end). */
 static char log_dir[] = "/tmp/wizwar-bench-net-XXXXXX";
+static bool log_dir_used = true; /* false with BENCH_NET_NO_LOGS */
 
 /* The server runs in a child process of its own, as it would on a host, so that its CPU and
  * memory are measured apart from the bots'. */
@@ -153,6 +155,48 @@ pct(uint64_t *v, size_t n, double p)
 
 #define LAT_SAMPLES 4000
 #define LAT_BLOCKS 8
+#define ARRIVAL_WAIT_MS 100
+
+/* Arrival: right after a command goes out, the benchmark waits in poll(2) on both receivers'
+ * sockets and stamps the moment the second becomes readable: the update is then in both
+ * clients' hands, and neither client's own work (opening the record, inflating, applying the
+ * update, hashing the view for the fair-host check) is counted, nor one client's work delaying
+ * the other's read (both share one loop). The ping-pong is stamped the same way. A command sent
+ * while either socket already had bytes waiting gives no arrival sample (they would end it
+ * early); `ready` says whether both were quiet. Returns the nanoseconds from t0, or 0. */
+static bool
+sockets_quiet(const int fd[2])
+{
+	struct pollfd pf[2] = { { fd[0], POLLIN, 0 }, { fd[1], POLLIN, 0 } };
+
+	return poll(pf, 2, 0) == 0;
+}
+
+static uint64_t
+arrival(const int fd[2], uint64_t t0)
+{
+	struct pollfd pf[2] = { { fd[0], POLLIN, 0 }, { fd[1], POLLIN, 0 } };
+	bool got[2] = { false, false };
+	uint64_t t = 0;
+
+	while (!got[0] || !got[1]) {
+		int n = 0;
+		struct pollfd w[2];
+		int idx[2];
+		for (int i = 0; i < 2; i++)
+			if (!got[i]) {
+				w[n] = pf[i];
+				idx[n++] = i;
+			}
+		if (poll(w, (nfds_t)n, ARRIVAL_WAIT_MS) <= 0)
+			return 0;
+		t = uv_hrtime();
+		for (int k = 0; k < n; k++)
+			if (w[k].revents)
+				got[idx[k]] = true;
+	}
+	return t - t0;
+}
 
 struct lat {
 	struct net *n[2];
@@ -163,9 +207,24 @@ struct lat {
 	uint64_t t0;
 	uint64_t *samples;
 	size_t nsamples, target;
+	uint64_t arr_now;      /* the command out: its arrival at both, or 0 */
+	uint64_t *arr;
+	size_t narr;
 	bool stop;
 	uv_loop_t loop;
 };
+
+static void
+lat_send(struct lat *l, struct net *n, const struct cmd *c)
+{
+	int fd[2] = { net_fd(l->n[0]), net_fd(l->n[1]) };
+	bool quiet = sockets_quiet(fd);
+
+	l->got = 0;
+	l->t0 = uv_hrtime();
+	net_cmd(n, c);
+	l->arr_now = quiet ? arrival(fd, l->t0) : 0;
+}
 
 static void
 lat_act(struct lat *l)
@@ -194,9 +253,7 @@ lat_act(struct lat *l)
 			}
 		}
 		l->actor = p;
-		l->got = 0;
-		l->t0 = uv_hrtime();
-		net_cmd(l->n[p], &c);
+		lat_send(l, l->n[p], &c);
 	}
 }
 
@@ -211,6 +268,8 @@ lat_update(void *ud, struct net *n, const struct view *v, const struct update *u
 	if (l->actor >= 0 && ++l->got == 2) {
 		if (l->nsamples < LAT_SAMPLES)
 			l->samples[l->nsamples++] = uv_hrtime() - l->t0;
+		if (l->arr_now && l->narr < LAT_SAMPLES)
+			l->arr[l->narr++] = l->arr_now;
 		l->actor = -1;
 		if (l->nsamples >= l->target) {
 			uv_stop(&l->loop); /* the block is done: the ping-pong's turn */
@@ -239,9 +298,8 @@ lat_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 
 	if (code >= PERR_REFUSED_BASE && l->actor >= 0 && l->n[l->actor] == n) {
 		struct cmd pass = { CMD_PASS, 0, 0 };
-		l->got = 0;
-		l->t0 = uv_hrtime();
-		net_cmd(n, &pass);
+		lat_send(l, n, &pass);
+		l->arr_now = 0; /* the refusal was an arrival at one client only */
 		return;
 	}
 	if (fatal && !l->stop)
@@ -292,6 +350,7 @@ lat_open(struct lat *l, int port)
 	l->actor = -1;
 	rng_seed(&l->rng, 5);
 	l->samples = calloc(LAT_SAMPLES, sizeof *l->samples);
+	l->arr = calloc(LAT_SAMPLES, sizeof *l->arr);
 	uv_loop_init(&l->loop);
 	for (int i = 0; i < 2; i++) {
 		net_config_default(&nc);
@@ -457,6 +516,8 @@ struct pp {
 	uint64_t t0;
 	uint64_t *samples;
 	size_t nsamples, target;
+	uint64_t arr_now, *arr;
+	size_t narr;
 };
 
 static void
@@ -465,12 +526,22 @@ pp_send(struct pp *p)
 	static uint8_t cmd[PP_CMD];
 	uv_buf_t b = uv_buf_init((char *)cmd, sizeof cmd);
 
+	int fd[2];
+	bool quiet;
+
+	for (int i = 0; i < 2; i++) {
+		uv_os_fd_t f;
+		uv_fileno((uv_handle_t *)&p->c[i], &f);
+		fd[i] = (int)f;
+	}
+	quiet = sockets_quiet(fd);
 	p->got = 0;
 	p->t0 = uv_hrtime();
 	/* The clients take turns, as two players do. uv_try_write: the socket is writable. */
 	if (uv_try_write((uv_stream_t *)&p->c[p->sender], &b, 1) != PP_CMD)
 		exit(1);
 	p->sender ^= 1;
+	p->arr_now = quiet ? arrival(fd, p->t0) : 0;
 }
 
 static void
@@ -502,6 +573,8 @@ pp_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 			continue; /* the first round, before the blocks: not a sample */
 		if (p->nsamples < LAT_SAMPLES)
 			p->samples[p->nsamples++] = uv_hrtime() - p->t0;
+		if (p->arr_now && p->narr < LAT_SAMPLES)
+			p->arr[p->narr++] = p->arr_now;
 		if (p->nsamples >= p->target)
 			uv_stop(&p->loop);
 		else
@@ -528,6 +601,7 @@ pp_open(struct pp *p, int port)
 
 	memset(p, 0, sizeof *p);
 	p->samples = calloc(LAT_SAMPLES, sizeof *p->samples);
+	p->arr = calloc(LAT_SAMPLES, sizeof *p->arr);
 	uv_loop_init(&p->loop);
 	p->loop.data = p;
 	uv_ip4_addr("127.0.0.1", port, &sa);
@@ -586,17 +660,27 @@ latency(int port, pid_t server)
 	pp_close(&p);
 	kill(pp_server, SIGKILL);
 	waitpid(pp_server, NULL, 0);
+	double am = pct(l.arr, l.narr, 0.5), a99 = pct(l.arr, l.narr, 0.99);
+	double qm = pct(p.arr, p.narr, 0.5), q99 = pct(p.arr, p.narr, 0.99);
 	double wm = pct(l.samples, l.nsamples, 0.5), w99 = pct(l.samples, l.nsamples, 0.99);
 	double pm = pct(p.samples, p.nsamples, 0.5), p99 = pct(p.samples, p.nsamples, 0.99);
-	printf("latency: command to both clients, %zu commands (turn logs on disk) and %zu ping-pongs in %d alternating "
-	       "blocks\n", l.nsamples, p.nsamples, LAT_BLOCKS);
-	printf("  wizwar server: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a command\n", wm, w99,
-	       pct(l.samples, l.nsamples, 1.0), (double)cpu_w / 1000.0 / (double)(l.nsamples ? l.nsamples : 1));
-	printf("  bare libuv ping-pong: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a round\n", pm, p99,
-	       pct(p.samples, p.nsamples, 1.0), (double)cpu_p / 1000.0 / (double)(p.nsamples ? p.nsamples : 1));
-	printf("  ratio wizwar / ping-pong: median %.2fx, p99 %.2fx\n", wm / pm, w99 / p99);
+	char la[16];
+	loadavg(la, sizeof la);
+	printf("latency: command to both clients, %zu commands (turn logs %s) and %zu ping-pongs in %d alternating "
+	       "blocks; load %s\n", l.nsamples, log_dir_used ? "on disk" : "in memory", p.nsamples, LAT_BLOCKS, la);
+	printf("  arrival at both (%zu and %zu samples: the sockets quiet when the command went out):\n", l.narr, p.narr);
+	printf("    wizwar server: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a command\n", am, a99,
+	       pct(l.arr, l.narr, 1.0), (double)cpu_w / 1000.0 / (double)(l.nsamples ? l.nsamples : 1));
+	printf("    bare libuv ping-pong: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a round\n", qm, q99,
+	       pct(p.arr, p.narr, 1.0), (double)cpu_p / 1000.0 / (double)(p.nsamples ? p.nsamples : 1));
+	printf("    ratio wizwar / ping-pong: median %.2fx, p99 %.2fx\n", am / qm, a99 / q99);
+	printf("  applied by both (read, decrypted, inflated, update_apply, view hashed; both clients on one loop):\n");
+	printf("    wizwar: median %.0f µs, p99 %.0f µs; ping-pong: median %.0f µs, p99 %.0f µs; "
+	       "ratio: median %.2fx, p99 %.2fx\n", wm, w99, pm, p99, wm / pm, w99 / p99);
 	free(l.samples);
 	free(p.samples);
+	free(l.arr);
+	free(p.arr);
 }
 
 /* Part 2: rooms. Each room holds two network bots that think THINK_MS to THINK_MS + THINK_JITTER_MS
@@ -770,6 +854,7 @@ main(int argc, char **argv)
 		perror("bench_net: mkdtemp");
 		return 1;
 	}
+	log_dir_used = getenv("BENCH_NET_NO_LOGS") == NULL;
 	server = spawn_server(&port);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("bench_net: server pid %d on 127.0.0.1:%d, RSS %ld KiB idle\n", (int)server, port, rss_kib(server));
