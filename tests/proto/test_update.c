@@ -167,6 +167,42 @@ Test(update, messages_only_for_the_receiver_and_effects_only_where_seen)
 	free(ev);
 }
 
+/* update_make skips the rows the receiver already has (issue 14: the server's CPU a command):
+ * changes in the first and last interior rows, and only there, still make one layout
+ * spanning both, and views with no cell changed send no layout, ring or visibility. */
+Test(update, unchanged_rows_skipped_changed_rows_found)
+{
+	struct view a, b;
+	struct update *u = new_update();
+	struct proto_err e;
+
+	base_view(&a, 25);
+	for (int y = 0; y < 25; y++)
+		for (int x = 0; x < 25; x++)
+			a.cell[y][x] = (x == 0 || y == 0 || x == 24 || y == 24 || (x * y) % 3 == 0) ? VCELL_WALL : VCELL_FLOOR;
+	b = a;
+	b.cell[1][2] = VCELL_FLOOR | VCELL_VISIBLE;
+	b.cell[23][22] = VCELL_WALL | VCELL_VISIBLE;
+	cr_assert_eq(update_make(&a, &b, NULL, 0, u, &e), 0, "%s", e.why);
+	cr_assert(u->has & UPD_BIT(UPD_VIS));
+	roundtrip(&a, &b, NULL, 0);
+	b = a;
+	b.cell[23][21] = a.cell[23][21] == VCELL_WALL ? VCELL_FLOOR : VCELL_WALL;
+	b.cell[1][3] = a.cell[1][3] == VCELL_WALL ? VCELL_FLOOR : VCELL_WALL;
+	cr_assert_eq(update_make(&a, &b, NULL, 0, u, &e), 0, "%s", e.why);
+	cr_assert(u->has & UPD_BIT(UPD_LAYOUT));
+	cr_assert(u->lay_mode & LAY_WHOLE || (u->lay_y == 1 && u->lay_h == 23), "rows %u+%u", u->lay_y, u->lay_h);
+	roundtrip(&a, &b, NULL, 0);
+	b = a;
+	b.x = 3;
+	b.potion[5][5] = 1;
+	cr_assert_eq(update_make(&a, &b, NULL, 0, u, &e), 0, "%s", e.why);
+	cr_assert_eq(u->has & (UPD_BIT(UPD_LAYOUT) | UPD_BIT(UPD_RING) | UPD_BIT(UPD_VIS)), 0);
+	cr_assert_eq(u->npot, 1);
+	roundtrip(&a, &b, NULL, 0);
+	free(u);
+}
+
 Test(update, refuses_views_it_cannot_carry)
 {
 	struct view a, b;
