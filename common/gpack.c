@@ -30,75 +30,196 @@ _Static_assert(WIZ(0, memp) >= WIZ(0, mem) + CELLS && WIZ(1, mem) >= WIZ(0, memp
                WIZ(1, memp) >= WIZ(1, mem) + CELLS && WIZ(0, mem) >= offsetof(struct game, potion) + CELLS,
                "the grids are in struct order");
 
-/* Bits needed for every value of the grid's first n x n cells: that of their or. */
-static int
-width(const uint8_t *grid, int n)
-{
-	unsigned any = 0;
-	int w = 0;
+#if defined(__GNUC__) || defined(__clang__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
+#endif
 
-	for (int y = 0; y < n; y++)
-		for (int x = 0; x < n; x++)
-			any |= grid[y * LEVEL_MAX + x];
-	while (any >> w)
-		w++;
-	return w;
+/* Cell k of a word is its byte k (bits 8k to 8k+7), on any host. */
+INLINE uint64_t
+load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
 }
 
-/* The first n x n cells, row by row, w bits each, least significant first. */
-static uint8_t *
-put_grid(uint8_t *o, const uint8_t *grid, int n, int w)
+INLINE void
+store64(uint8_t *p, uint64_t v)
 {
-	uint32_t acc = 0;
-	int bits = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof v);
+}
 
-	*o++ = (uint8_t)w;
-	if (w == 0)
-		return o;
+/* x repeated in every lane of `lane` bits (lane < 64). */
+INLINE uint64_t
+lanes(uint64_t x, int lane)
+{
+	uint64_t r = 0;
+
+	for (int at = 0; at < 64; at += lane)
+		r |= x << at;
+	return r;
+}
+
+INLINE uint64_t
+low_bits(int n)
+{
+	return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
+
+/* The k (< 8) cells at p, as a word; a whole word when k is 8. */
+static inline uint64_t
+load_cells(const uint8_t *p, int k)
+{
+	uint64_t v = 0;
+
+	if (k == 8)
+		return load64(p);
+	for (int i = 0; i < k; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Eight cells of w bits (each in its byte of x) to 8w bits, by halving the lanes:
+ * 8 bits -> 16 -> 32 -> 64; and back. Inlined with w constant (see put_rows). */
+INLINE uint64_t
+fold(uint64_t x, int w)
+{
+	if (w == 8)
+		return x;
+	x = (x | x >> (8 - w)) & lanes(low_bits(2 * w), 16);
+	x = (x | x >> (16 - 2 * w)) & lanes(low_bits(4 * w), 32);
+	return (x | x >> (32 - 4 * w)) & low_bits(8 * w);
+}
+
+INLINE uint64_t
+unfold(uint64_t x, int w)
+{
+	x &= low_bits(8 * w);
+	if (w == 8)
+		return x;
+	x = (x | x << (32 - 4 * w)) & lanes(low_bits(4 * w), 32);
+	x = (x | x << (16 - 2 * w)) & lanes(low_bits(2 * w), 16);
+	return (x | x << (8 - w)) & lanes(low_bits(w), 8);
+}
+
+/*
+ * A grid is its width byte w, then each of its first n rows as ceil(n / 8) words of 8
+ * cells, each word folded to w bytes (the cells past n in a row's last word are zero).
+ * Rows are kept apart, a few bits of padding each, so that words come straight from
+ * the grid and go straight back, with no copy between. A row's last word is read whole
+ * while its 8 bytes lie inside the grid (past the row they are the next row's cells or
+ * the level's outside, masked off), and byte by byte at the grid's very end.
+ */
+INLINE uint64_t
+last_word(const uint8_t *grid, int y, int words, int tail)
+{
+	const uint8_t *p = grid + y * LEVEL_MAX + 8 * (words - 1);
+
+	if (y * LEVEL_MAX + 8 * words <= CELLS)
+		return load64(p) & low_bits(8 * tail);
+	return load_cells(p, tail);
+}
+
+/* Each word's 8-byte store is overwritten past its w bytes by the next one's: `o` has
+ * 8 bytes to spare (GPACK_MAX). */
+INLINE uint8_t *
+put_rows(uint8_t *o, const uint8_t *grid, int n, int w)
+{
+	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
+
 	for (int y = 0; y < n; y++) {
 		const uint8_t *row = grid + y * LEVEL_MAX;
-		for (int x = 0; x < n; x++) {
-			acc |= (uint32_t)row[x] << bits;
-			bits += w;
-			if (bits >= 8) {
-				*o++ = (uint8_t)acc;
-				acc >>= 8;
-				bits -= 8;
-			}
+		for (int j = 0; j < words - 1; j++, o += w)
+			store64(o, fold(load64(row + 8 * j), w));
+		store64(o, fold(last_word(grid, y, words, tail), w));
+		o += w;
+	}
+	return o;
+}
+
+static uint8_t *
+put_grid(uint8_t *o, const uint8_t *grid, int n)
+{
+	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
+	uint64_t any = 0;
+	int w = 0;
+
+	for (int y = 0; y < n; y++) {
+		const uint8_t *row = grid + y * LEVEL_MAX;
+		for (int j = 0; j < words - 1; j++)
+			any |= load64(row + 8 * j);
+		any |= last_word(grid, y, words, tail);
+	}
+	any |= any >> 32;
+	any |= any >> 16;
+	any |= any >> 8;
+	while ((any & 0xff) >> w)
+		w++;
+	*o++ = (uint8_t)w;
+	switch (w) { /* w constant in each: the folds are a few instructions */
+	case 0: return o;
+	case 1: return put_rows(o, grid, n, 1);
+	case 2: return put_rows(o, grid, n, 2);
+	case 3: return put_rows(o, grid, n, 3);
+	case 4: return put_rows(o, grid, n, 4);
+	default: return put_rows(o, grid, n, w);
+	}
+}
+
+/* Into a zeroed grid. A row's last word is stored whole where its 8 bytes lie inside
+ * the grid: past the row's n cells it writes zeros (the cells past the level are zero),
+ * on this row or on the next, which is written next. An input word is read whole while
+ * 8 bytes remain. */
+INLINE const uint8_t *
+get_rows(const uint8_t *in, const uint8_t *end, uint8_t *grid, int n, int w)
+{
+	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
+	uint64_t last = low_bits(8 * tail);
+
+	for (int y = 0; y < n; y++) {
+		uint8_t *row = grid + y * LEVEL_MAX;
+		int j = 0;
+		for (; j < words - 1; j++, in += w)
+			store64(row + 8 * j, unfold(end - in >= 8 ? load64(in) : load_cells(in, w), w));
+		uint64_t x = unfold(end - in >= 8 ? load64(in) : load_cells(in, w), w) & last;
+		in += w;
+		if (y * LEVEL_MAX + 8 * words <= CELLS) {
+			store64(row + 8 * j, x);
+		} else {
+			for (int i = 0; i < tail; i++)
+				row[8 * j + i] = (uint8_t)(x >> (8 * i));
 		}
 	}
-	if (bits > 0)
-		*o++ = (uint8_t)acc;
-	return o;
+	return in;
 }
 
 static const uint8_t *
 get_grid(const uint8_t *in, const uint8_t *end, uint8_t *grid, int n)
 {
+	int words = (n + 7) / 8;
 	int w;
-	uint32_t acc = 0, mask;
-	int bits = 0;
 
 	if (in >= end || (w = *in++) > 8)
 		return NULL;
-	if (w == 0)
-		return in; /* the grid stays zero */
-	if ((size_t)(end - in) < ((size_t)n * (size_t)n * (size_t)w + 7) / 8)
+	if ((size_t)(end - in) < (size_t)n * (size_t)words * (size_t)w)
 		return NULL;
-	mask = (1u << w) - 1;
-	for (int y = 0; y < n; y++) {
-		uint8_t *row = grid + y * LEVEL_MAX;
-		for (int x = 0; x < n; x++) {
-			if (bits < w) {
-				acc |= (uint32_t)*in++ << bits;
-				bits += 8;
-			}
-			row[x] = (uint8_t)(acc & mask);
-			acc >>= w;
-			bits -= w;
-		}
+	switch (w) {
+	case 0: return in; /* the grid stays zero */
+	case 1: return get_rows(in, end, grid, n, 1);
+	case 2: return get_rows(in, end, grid, n, 2);
+	case 3: return get_rows(in, end, grid, n, 3);
+	case 4: return get_rows(in, end, grid, n, 4);
+	default: return get_rows(in, end, grid, n, w);
 	}
-	return in;
 }
 
 size_t
@@ -117,7 +238,7 @@ gpack_pack(const struct game *g, uint8_t *out)
 	memcpy(o, b + at, sizeof *g - at);
 	o += sizeof *g - at;
 	for (int i = 0; i < GRIDS; i++)
-		o = put_grid(o, b + grid_at[i], n, width(b + grid_at[i], n));
+		o = put_grid(o, b + grid_at[i], n);
 	return (size_t)(o - out);
 }
 

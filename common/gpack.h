@@ -17,16 +17,17 @@
  *
  * The packed form is every byte of struct game outside the six grids, copied as it is
  * (so a field added to the struct is packed without a change here, unless it is a grid),
- * then each grid's first `size` rows of `size` cells as a bit stream at the width of its
- * largest value (0 to 8 bits; 0 for a grid of zeros). It is for this process's memory only:
+ * then each grid's first `size` rows of `size` cells at the width of its largest value
+ * (0 to 8 bits; 0 for a grid of zeros), each row rounded up to 8 cells. It is for this process's memory only:
  * it follows the struct's layout and byte order, and is never written to a file or the
  * wire (turn logs do that). gpack_unpack(gpack_pack(g)) equals g byte for byte, padding
  * included, provided g's grids hold zeros outside the level, as every game the rules
  * make does (the rules read nothing there). Pure: no I/O, no allocation, no globals.
  */
 
-/* Bytes of a packed game at most (a 51x51 level, every cell 8 bits wide). */
-#define GPACK_MAX (sizeof(struct game) + 6)
+/* Bytes of a packed game at most: a 51x51 level, every cell 8 bits wide, each row
+ * rounded up to 8 cells; and 8 bytes to spare for the packer's word stores. */
+#define GPACK_MAX (sizeof(struct game) + 6 * (1 + 8 * LEVEL_MAX) + 8)
 
 /* Pack g into out (GPACK_MAX bytes); returns the bytes written. */
 size_t gpack_pack(const struct game *g, uint8_t *out);
