@@ -963,11 +963,9 @@ finish(struct gameroom *r)
 	free(r->end_log);
 	r->end_log = NULL;
 	r->end_log_len = 0;
-	if (!r->log.overflow && r->log.text) {
-		r->end_log = r->log.text;
-		r->end_log_len = (uint32_t)r->log.len;
-		r->log.text = NULL;
-	}
+	size_t n;
+	if ((r->end_log = tlog_text(&r->log, &n)) != NULL)
+		r->end_log_len = (uint32_t)n;
 	r->end_turn_time = r->turn_time;
 	for (int p = 0; p < PLAYERS; p++)
 		send_end(r, p);
