@@ -146,24 +146,88 @@ put_rows(uint8_t *o, const uint8_t *grid, int n, int w)
 	return o;
 }
 
+/* A grid of few non-zero cells (the potions, the potions remembered; a memory early in a
+ * duel) is the list of them instead: cheaper to unpack, and smaller. Its tag
+ * byte is SPARSE, then the count (2 bytes), then each cell in row order as 2 bytes,
+ * little-endian: y << 6 | x in the low 12 bits, its value (1 to 15) in the high 4. */
+#define SPARSE 16
+
+/* Bit 7 of each byte set where the byte is not zero. */
+INLINE uint64_t
+nonzero(uint64_t x)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+
+	return (((x & low7) + low7) | x) & ~low7;
+}
+
+/* The lowest set bit's place (x not zero). */
+INLINE int
+lowest(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_ctzll(x);
+#else
+	int i = 0;
+	while (!(x & 1)) {
+		x >>= 1;
+		i++;
+	}
+	return i;
+#endif
+}
+
+static uint8_t *
+put_sparse(uint8_t *o, const uint8_t *grid, int n)
+{
+	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
+	uint8_t *head = o;
+	unsigned count = 0;
+
+	o += 3;
+	for (int y = 0; y < n; y++) {
+		const uint8_t *row = grid + y * LEVEL_MAX;
+		for (int j = 0; j < words; j++) {
+			uint64_t x = j < words - 1 ? load64(row + 8 * j) : last_word(grid, y, words, tail);
+			for (uint64_t nz = nonzero(x); nz != 0; nz &= nz - 1) {
+				int b = lowest(nz) >> 3;
+				unsigned v = (unsigned)(x >> (8 * b)) & 0xff, at = (unsigned)y << 6 | (unsigned)(8 * j + b);
+				*o++ = (uint8_t)at;
+				*o++ = (uint8_t)(at >> 8 | v << 4);
+				count++;
+			}
+		}
+	}
+	head[0] = SPARSE;
+	head[1] = (uint8_t)count;
+	head[2] = (uint8_t)(count >> 8);
+	return o;
+}
+
 static uint8_t *
 put_grid(uint8_t *o, const uint8_t *grid, int n)
 {
 	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
 	uint64_t any = 0;
+	unsigned used = 0; /* words with a cell not zero: at most 8 cells each */
 	int w = 0;
 
 	for (int y = 0; y < n; y++) {
 		const uint8_t *row = grid + y * LEVEL_MAX;
-		for (int j = 0; j < words - 1; j++)
-			any |= load64(row + 8 * j);
-		any |= last_word(grid, y, words, tail);
+		for (int j = 0; j < words; j++) {
+			uint64_t x = j < words - 1 ? load64(row + 8 * j) : last_word(grid, y, words, tail);
+			any |= x;
+			used += x != 0;
+		}
 	}
 	any |= any >> 32;
 	any |= any >> 16;
 	any |= any >> 8;
 	while ((any & 0xff) >> w)
 		w++;
+	/* The list where even 8 cells a word would be smaller than the rows. */
+	if (w > 0 && w <= 4 && 3 + 16 * (size_t)used < 1 + (size_t)n * (size_t)words * (size_t)w)
+		return put_sparse(o, grid, n);
 	*o++ = (uint8_t)w;
 	switch (w) { /* w constant in each: the folds are a few instructions */
 	case 0: return o;
@@ -173,6 +237,26 @@ put_grid(uint8_t *o, const uint8_t *grid, int n)
 	case 4: return put_rows(o, grid, n, 4);
 	default: return put_rows(o, grid, n, w);
 	}
+}
+
+static const uint8_t *
+get_sparse(const uint8_t *in, const uint8_t *end, uint8_t *grid, int n)
+{
+	unsigned count;
+
+	if (end - in < 2)
+		return NULL;
+	count = (unsigned)in[0] | (unsigned)in[1] << 8;
+	in += 2;
+	if ((size_t)(end - in) < 2 * (size_t)count)
+		return NULL;
+	for (unsigned i = 0; i < count; i++, in += 2) {
+		unsigned at = (unsigned)in[0] | (unsigned)(in[1] & 0x0f) << 8, y = at >> 6, x = at & 63;
+		if (y >= (unsigned)n || x >= (unsigned)n || (in[1] >> 4) == 0)
+			return NULL;
+		grid[y * LEVEL_MAX + x] = (uint8_t)(in[1] >> 4);
+	}
+	return in;
 }
 
 /* Into a zeroed grid. A row's last word is stored whole where its 8 bytes lie inside
@@ -208,9 +292,11 @@ get_grid(const uint8_t *in, const uint8_t *end, uint8_t *grid, int n)
 	int words = (n + 7) / 8;
 	int w;
 
-	if (in >= end || (w = *in++) > 8)
+	if (in >= end)
 		return NULL;
-	if ((size_t)(end - in) < (size_t)n * (size_t)words * (size_t)w)
+	if ((w = *in++) == SPARSE)
+		return get_sparse(in, end, grid, n);
+	if (w > 8 || (size_t)(end - in) < (size_t)n * (size_t)words * (size_t)w)
 		return NULL;
 	switch (w) {
 	case 0: return in; /* the grid stays zero */

@@ -129,7 +129,7 @@ struct gameroom {
 	int end_turn_time;
 	struct seat seat[PLAYERS];
 	/* The duel's game (after it, the last one's), packed to its level's size between
-	 * commands (common/gpack.h): 1 to 1.5 KiB at 25x25 where a struct game is 15.4 KiB.
+	 * commands (common/gpack.h): 0.4 to 1.5 KiB at 25x25 where a struct game is 15.4 KiB.
 	 * room.c's game_of() unpacks it into the server's scratch. NULL before the first duel. */
 	uint8_t *packed;
 	size_t packed_len, packed_cap;

@@ -166,3 +166,25 @@ Test(gpack, the_empty_game)
 	size_t n = round_trip(&g, &copy);
 	cr_assert_eq(n, sizeof g - 6 * (size_t)LEVEL_MAX * LEVEL_MAX + 6);
 }
+
+/* Both forms of a grid, by their sizes: a few cells are a list (3 bytes and 2 a cell), many
+ * are rows of 8-cell words at the width of the largest value (here 3 bits: 3 bytes a word). */
+Test(gpack, a_grid_is_a_list_or_rows_by_what_is_smaller)
+{
+	static struct game g, copy;
+	const size_t outside = sizeof g - 6 * (size_t)LEVEL_MAX * LEVEL_MAX;
+
+	memset(&g, 0, sizeof g);
+	g.level.size = 25;
+	cr_assert_eq(round_trip(&g, &copy), outside + 6);
+	g.potion[3][4] = 5;
+	g.potion[24][24] = 1;
+	g.wiz[1].memp[0][24] = 15;
+	cr_assert_eq(round_trip(&g, &copy), outside + 4 + (3 + 2 * 2) + (3 + 2), "two lists: 3 + 2 x 2, 3 + 1 x 2");
+	for (int y = 0; y < 25; y++)
+		for (int x = 0; x < 25; x++)
+			g.potion[y][x] = (uint8_t)(1 + (x + y) % 5);
+	cr_assert_eq(round_trip(&g, &copy), outside + 4 + (1 + 25 * 4 * 3) + (3 + 2), "the potions as rows");
+	g.potion[10][10] = 200; /* too wide for a list: rows of 8 bits */
+	cr_assert_eq(round_trip(&g, &copy), outside + 4 + (1 + 25 * 4 * 8) + (3 + 2));
+}
