@@ -189,6 +189,8 @@ put_sparse(uint8_t *o, const uint8_t *grid, int n)
 		const uint8_t *row = grid + y * LEVEL_MAX;
 		for (int j = 0; j < words; j++) {
 			uint64_t x = j < words - 1 ? load64(row + 8 * j) : last_word(grid, y, words, tail);
+			if (x == 0)
+				continue;
 			for (uint64_t nz = nonzero(x); nz != 0; nz &= nz - 1) {
 				int b = lowest(nz) >> 3;
 				unsigned v = (unsigned)(x >> (8 * b)) & 0xff, at = (unsigned)y << 6 | (unsigned)(8 * j + b);
@@ -214,11 +216,15 @@ put_grid(uint8_t *o, const uint8_t *grid, int n)
 
 	for (int y = 0; y < n; y++) {
 		const uint8_t *row = grid + y * LEVEL_MAX;
-		for (int j = 0; j < words; j++) {
-			uint64_t x = j < words - 1 ? load64(row + 8 * j) : last_word(grid, y, words, tail);
+		uint64_t x;
+		for (int j = 0; j < words - 1; j++) {
+			x = load64(row + 8 * j);
 			any |= x;
 			used += x != 0;
 		}
+		x = last_word(grid, y, words, tail);
+		any |= x;
+		used += x != 0;
 	}
 	any |= any >> 32;
 	any |= any >> 16;
