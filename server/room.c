@@ -71,6 +71,9 @@ on_timer_closed(uv_handle_t *h)
 
 	if (--r->handles == 0) {
 		struct server *s = r->srv;
+		if (s->game_of == r)
+			s->game_of = NULL; /* asked for while dying: the scratch must not outlive the room as its */
+		free(r->packed);
 		free(r);
 		server__unref(s);
 	}
