@@ -20,6 +20,50 @@ static void last_drop(struct seat *st);
 
 /* Lifecycle. */
 
+/* The room's game lives packed (r->packed); a command, a START or an END needs it whole.
+ * It is unpacked into the server's one scratch game, unless that holds it already (the
+ * room that asked last: a run of commands in one room unpacks nothing), and every change
+ * to it is packed again at once (game_keep), so that the packed form is always the game. A
+ * pointer returned lasts until another room's game is asked for. */
+static struct game *
+game_of(const struct gameroom *r)
+{
+	struct server *s = r->srv;
+
+	if (s->game_of != r) {
+		if (r->packed == NULL)
+			memset(&s->game, 0, sizeof s->game); /* no duel yet: as a calloc'd room had */
+		else if (gpack_unpack(r->packed, r->packed_len, &s->game) != 0)
+			abort(); /* our own bytes: a broken invariant, not input */
+		s->game_of = r;
+	}
+	return &s->game;
+}
+
+/* The scratch game (r's, just changed) packed again, into a buffer sized to it (grown or cut
+ * in steps of 64 bytes, so that a duel reallocates it seldom). -1: out of memory, and the
+ * scratch no longer counts as r's, so the game is the one packed before the change. */
+static int
+game_keep(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	size_t n = gpack_pack(&s->game, s->gpack);
+
+	if (n > r->packed_cap || n + 256 < r->packed_cap) {
+		size_t cap = (n + 63) & ~(size_t)63;
+		uint8_t *b = realloc(r->packed, cap);
+		if (b == NULL) {
+			s->game_of = NULL;
+			return -1;
+		}
+		r->packed = b;
+		r->packed_cap = cap;
+	}
+	memcpy(r->packed, s->gpack, n);
+	r->packed_len = n;
+	return 0;
+}
+
 static void
 on_timer_closed(uv_handle_t *h)
 {
@@ -27,6 +71,9 @@ on_timer_closed(uv_handle_t *h)
 
 	if (--r->handles == 0) {
 		struct server *s = r->srv;
+		if (s->game_of == r)
+			s->game_of = NULL; /* asked for while dying: the scratch must not outlive the room as its */
+		free(r->packed);
 		free(r);
 		server__unref(s);
 	}
@@ -131,6 +178,11 @@ room__destroy(struct gameroom *r)
 	tlog_close(&r->log);
 	free(r->end_log);
 	r->end_log = NULL;
+	if (r->srv->game_of == r)
+		r->srv->game_of = NULL; /* a room made later at the same address is not this one */
+	free(r->packed);
+	r->packed = NULL;
+	r->packed_len = r->packed_cap = 0;
 	for (int i = 0; i < PLAYERS; i++)
 		last_drop(&r->seat[i]);
 	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
@@ -151,7 +203,7 @@ room__empty(const struct gameroom *r)
 const struct game *
 room_game(const struct gameroom *r)
 {
-	return &r->game;
+	return game_of(r);
 }
 
 bool
@@ -304,12 +356,12 @@ send_start(struct gameroom *r, int p, bool resumed)
 	if (!st->conn)
 		return;
 	update_blank(&s->prev);
-	view_build(&r->game, p, &s->view);
+	view_build(game_of(r), p, &s->view);
 	m->type = WIRE_START;
 	m->u.start.resumed = resumed;
 	m->u.start.chosen = r->seed_chosen;
 	m->u.start.mirror = r->seed_mirror;
-	m->u.start.first = r->game.first;
+	m->u.start.first = game_of(r)->first;
 	/* After the end (a snapshot for a player who was away) the options may have changed since. */
 	m->u.start.turn_time = (uint16_t)(r->state == ROOM_PLAYING ? r->turn_time : r->end_turn_time);
 	memcpy(m->u.start.commit, r->commit, sizeof r->commit);
@@ -337,7 +389,7 @@ send_updates(struct gameroom *r, const struct events *ev)
 		struct seat *st = &r->seat[p];
 		if (!st->conn || !st->last_valid)
 			continue;
-		view_build_after(&r->game, p, ev, &s->view);
+		view_build_after(game_of(r), p, ev, &s->view);
 		last_get(st, &s->prev);
 		m->type = WIRE_UPDATE;
 		if (update_make(&s->prev, &s->view, ev, p, &m->u.update, &s->err) != 0) {
@@ -527,7 +579,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		send_start(r, p, true);
 	} else if (st->end_pending) {
 		/* The duel ended while it was away: its final view, then END and the log (so that
-		 * it can check the host), then the lobby. r->game is still that duel's: no new
+		 * it can check the host), then the lobby. The room's game is still that duel's: no new
 		 * one starts while this seat is held. */
 		send_start(r, p, true);
 		st->last_valid = false;
@@ -542,7 +594,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 	send_lobby(r);
 	if (r->state == ROOM_PLAYING) {
 		send_peer(r, 1 - p, p, PEER_BACK, 0);
-		if (r->game.turn == p)
+		if (game_of(r)->turn == p)
 			arm_turn(r);
 	}
 	return PERR_OK;
@@ -568,7 +620,7 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
 		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);
 		send_peer(r, 1 - p, p, PEER_DROPPED, secs);
-		if (r->game.turn == p)
+		if (game_of(r)->turn == p)
 			uv_timer_stop(&r->turn_timer);
 		send_lobby(r);
 		return;
@@ -618,7 +670,7 @@ on_grace(uv_timer_t *t)
 		if (t != &st->grace)
 			continue;
 		st->grace_on = false;
-		if (r->state == ROOM_PLAYING && r->game.result == RESULT_NONE) {
+		if (r->state == ROOM_PLAYING && game_of(r)->result == RESULT_NONE) {
 			server__log(r->srv, "room %s: %s did not come back: forfeit", r->code, st->name);
 			apply(r, p, &resign, MSG_NONE);
 		} else if (st->taken && !st->conn) {
@@ -642,9 +694,9 @@ static void
 arm_turn(struct gameroom *r)
 {
 	uv_timer_stop(&r->turn_timer);
-	if (r->state != ROOM_PLAYING || r->turn_time <= 0 || r->game.result != RESULT_NONE)
+	if (r->state != ROOM_PLAYING || r->turn_time <= 0 || game_of(r)->result != RESULT_NONE)
 		return;
-	if (!r->seat[r->game.turn].conn)
+	if (!r->seat[game_of(r)->turn].conn)
 		return; /* a dropped player's turn waits for it, untimed */
 	uv_timer_start(&r->turn_timer, on_turn_time, (uint64_t)r->turn_time * 1000, 0);
 }
@@ -655,10 +707,10 @@ on_turn_time(uv_timer_t *t)
 	struct gameroom *r = t->data;
 	struct cmd pass = { CMD_PASS, 0, 0 };
 
-	if (r->state != ROOM_PLAYING || r->game.result != RESULT_NONE)
+	if (r->state != ROOM_PLAYING || game_of(r)->result != RESULT_NONE)
 		return;
-	server__log(r->srv, "room %s: time is up for player %d", r->code, r->game.turn + 1);
-	apply(r, r->game.turn, &pass, MSG_TIME_UP);
+	server__log(r->srv, "room %s: time is up for player %d", r->code, game_of(r)->turn + 1);
+	apply(r, game_of(r)->turn, &pass, MSG_TIME_UP);
 }
 
 /* The duel. */
@@ -776,8 +828,9 @@ start_game(struct gameroom *r)
 	}
 	r->seed_fixed = false;
 	new_server_part(r);
-	if ((err = game_init(&r->game, &r->opt, r->seed)) != ERR_OK) {
-		server__log(s, "room %s: cannot start: %s", r->code, err_text(err));
+	if ((err = game_init(game_of(r), &r->opt, r->seed)) != ERR_OK || game_keep(r) != 0) {
+		s->game_of = NULL; /* the last duel's game, still packed, is the room's */
+		server__log(s, "room %s: cannot start: %s", r->code, err != ERR_OK ? err_text(err) : "out of memory");
 		return -1;
 	}
 	h.seed = r->seed;
@@ -795,10 +848,10 @@ start_game(struct gameroom *r)
 	log_extra(r, extra, sizeof extra);
 	if (s->cfg.log_dir)
 		log_path(r, path, sizeof path);
-	if (tlog_open(&r->log, s->loop, s->cfg.log_dir ? path : NULL, &h, game_hash(&r->game), extra, why,
+	if (tlog_open(&r->log, s->loop, s->cfg.log_dir ? path : NULL, &h, game_hash(game_of(r)), extra, why,
 	              sizeof why) != 0) {
 		server__log(s, "room %s: %s; the duel is logged in memory only", r->code, why);
-		tlog_open(&r->log, s->loop, NULL, &h, game_hash(&r->game), extra, why, sizeof why);
+		tlog_open(&r->log, s->loop, NULL, &h, game_hash(game_of(r)), extra, why, sizeof why);
 	}
 	r->log.report = log_failed;
 	r->log.report_ud = r;
@@ -832,8 +885,17 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 	struct events ev;
 	int err;
 
-	if ((err = game_apply(&r->game, p, c, &ev)) != ERR_OK)
+	if ((err = game_apply(game_of(r), p, c, &ev)) != ERR_OK)
 		return err;
+	if (game_keep(r) != 0) {
+		/* The game stays as it was before this command, which nobody has seen or logged:
+		 * both players are dropped, to come back (RESUME) to it and send their command again. */
+		server__log(s, "room %s: out of memory for the game; both players dropped", r->code);
+		for (int q = 0; q < PLAYERS; q++)
+			if (r->seat[q].conn)
+				conn__drop(r->seat[q].conn, PERR_NOMEM, "out of memory on the server");
+		return ERR_OK;
+	}
 	if (extra_msg != MSG_NONE && ev.nmsg < EVENTS_MSG_MAX)
 		ev.msg[ev.nmsg++] = (struct msg){ (uint16_t)extra_msg, (uint8_t)(1u << p), 0, 0 };
 	/* Everything this command sends a player (its UPDATE, and at the end END, the log,
@@ -844,11 +906,11 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 		if ((to[q] = r->seat[q].conn) != NULL)
 			conn__cork(to[q]);
 	send_updates(r, &ev);
-	tlog_cmd(&r->log, p, c, &r->game, ev.turn_ended); /* in memory: END reveals it */
+	tlog_cmd(&r->log, p, c, game_of(r), ev.turn_ended); /* in memory: END reveals it */
 	if (s->cfg.hooks.applied)
 		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
 	/* The hook may have closed the server (a test's kill): then the room is done. */
-	if (!r->dying && r->game.result != RESULT_NONE)
+	if (!r->dying && game_of(r)->result != RESULT_NONE)
 		finish(r);
 	else if (!r->dying && ev.turn_ended)
 		arm_turn(r);
@@ -870,13 +932,13 @@ send_end(struct gameroom *r, int p)
 	if (!r->seat[p].conn)
 		return;
 	m->type = WIRE_END;
-	m->u.end.result = r->game.result;
-	m->u.end.reason = r->game.end_reason;
+	m->u.end.result = game_of(r)->result;
+	m->u.end.reason = game_of(r)->end_reason;
 	m->u.end.seed = r->seed;
 	memcpy(m->u.end.server_part, r->server_part, sizeof r->server_part);
 	m->u.end.parts = r->parts;
 	memcpy(m->u.end.part, r->part, sizeof r->part);
-	m->u.end.hash = game_hash(&r->game);
+	m->u.end.hash = game_hash(game_of(r));
 	m->u.end.log_len = total;
 	send_to(r, p, m);
 	for (uint32_t off = 0; off < total && r->seat[p].conn;) {
@@ -897,18 +959,16 @@ finish(struct gameroom *r)
 	static const char *const res[] = { "none", "player 1 wins", "player 2 wins", "a draw" };
 
 	uv_timer_stop(&r->turn_timer);
-	tlog_end(&r->log, &r->game);
-	server__log(s, "room %s: duel over after %" PRIu32 " turns: %s", r->code, r->game.turn_no,
-	            res[r->game.result & 3]);
+	tlog_end(&r->log, game_of(r));
+	server__log(s, "room %s: duel over after %" PRIu32 " turns: %s", r->code, game_of(r)->turn_no,
+	            res[game_of(r)->result & 3]);
 	/* The log text is revealed at END, now and to a player who comes back later. */
 	free(r->end_log);
 	r->end_log = NULL;
 	r->end_log_len = 0;
-	if (!r->log.overflow && r->log.text) {
-		r->end_log = r->log.text;
-		r->end_log_len = (uint32_t)r->log.len;
-		r->log.text = NULL;
-	}
+	size_t n;
+	if ((r->end_log = tlog_text(&r->log, &n)) != NULL)
+		r->end_log_len = (uint32_t)n;
 	r->end_turn_time = r->turn_time;
 	for (int p = 0; p < PLAYERS; p++)
 		send_end(r, p);
@@ -1052,7 +1112,7 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 		/* Leaving on purpose: its connection's close holds nothing (room__conn_lost). */
 		r->seat[p].bye = true;
 		/* Leaving in the middle of a duel is a forfeit. */
-		if (r->state == ROOM_PLAYING && r->game.result == RESULT_NONE) {
+		if (r->state == ROOM_PLAYING && game_of(r)->result == RESULT_NONE) {
 			struct cmd resign = { CMD_RESIGN, 0, 0 };
 			apply(r, p, &resign, MSG_NONE);
 		}
@@ -1129,9 +1189,14 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 	}
 	if (tlog_open_prefix(&r->log, s->loop, path, lr->text, lr->len, why, whylen) != 0)
 		goto out;
+	*game_of(r) = lr->game;
+	if (game_keep(r) != 0) {
+		snprintf(why, whylen, "out of memory");
+		tlog_close(&r->log);
+		goto out;
+	}
 	r->log.report = log_failed;
 	r->log.report_ud = r;
-	r->game = lr->game;
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;
 	r->seed_fixed = false;
@@ -1156,7 +1221,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
 		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);
 	}
-	server__log(s, "resumed %s at turn %" PRIu32 "%s; waiting %u s for the players", path, r->game.turn_no,
+	server__log(s, "resumed %s at turn %" PRIu32 "%s; waiting %u s for the players", path, game_of(r)->turn_no,
 	            lr->torn ? " (a torn last command was dropped)" : "", (s->cfg.lim.grace_ms + 999) / 1000);
 	rc = 0;
 out:

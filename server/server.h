@@ -108,6 +108,8 @@ void server_close(struct server *s, void (*cb)(void *ud), void *ud);
 struct gameroom *server_room(struct server *s, const char *code); /* one-room mode: code ignored */
 unsigned server_room_count(const struct server *s);
 unsigned server_conn_count(const struct server *s);
+/* The room's game (kept packed): the server's scratch copy of it, valid until another
+ * room's game is asked for (a command in another room, room_game() of another room). */
 const struct game *room_game(const struct gameroom *r);
 bool room_playing(const struct gameroom *r);
 int room_games_played(const struct gameroom *r);

@@ -16,31 +16,110 @@
 
 #define TLOG_FILE_MAX (PROTO_LOG_MAX * 4u)
 
-static void
-keep(struct tlog *t, const char *s, size_t n)
+/*
+ * The log kept in memory for END is its lines as records, rendered to text only then
+ * (tlog_text): a command is 5 bytes where its line is 9 to 14, a hash 13 where its line is
+ * about 22, and these are most of a duel's log, which grows with every command for the
+ * whole duel. Records: 'C' p type arg dir (turnlog_format_cmd); 'H' turn (4 bytes) hash
+ * (8 bytes), both little-endian (turnlog_format_hash); 'T' length (4 bytes) and the text
+ * itself (the header, comments, chat, the end line, a resumed log's prefix). t->len
+ * counts the text they render to.
+ */
+enum { REC_CMD = 'C', REC_HASH = 'H', REC_TEXT = 'T' };
+
+static bool
+room_for(struct tlog *t, size_t rn, size_t textlen)
 {
 	if (t->overflow)
-		return;
-	if (t->len + n > PROTO_LOG_MAX) {
+		return false;
+	if (t->len + textlen > PROTO_LOG_MAX) {
 		/* Too long to reveal; the disk copy goes on. */
 		t->overflow = true;
-		return;
+		return false;
 	}
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		while (cap < t->len + n + 1)
+	if (t->rlen + rn > t->rcap) {
+		size_t cap = t->rcap ? t->rcap : 512;
+		while (cap < t->rlen + rn)
 			cap *= 2;
-		char *nt = realloc(t->text, cap);
-		if (nt == NULL) {
+		uint8_t *nr = realloc(t->rec, cap);
+		if (nr == NULL) {
 			t->overflow = true;
-			return;
+			return false;
 		}
-		t->text = nt;
-		t->cap = cap;
+		t->rec = nr;
+		t->rcap = cap;
 	}
-	memcpy(t->text + t->len, s, n);
-	t->len += n;
-	t->text[t->len] = '\0';
+	t->len += textlen;
+	return true;
+}
+
+static void
+put_le(uint8_t *b, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t
+get_le(const uint8_t *b, int bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
+static void
+keep_text(struct tlog *t, const char *s, size_t n)
+{
+	if (n == 0 || !room_for(t, 5 + n, n))
+		return;
+	t->rec[t->rlen] = REC_TEXT;
+	put_le(t->rec + t->rlen + 1, n, 4);
+	memcpy(t->rec + t->rlen + 5, s, n);
+	t->rlen += 5 + n;
+}
+
+char *
+tlog_text(const struct tlog *t, size_t *len)
+{
+	char *out;
+	size_t at = 0;
+
+	if (t->overflow || (out = malloc(t->len + 1)) == NULL)
+		return NULL;
+	for (size_t i = 0; i < t->rlen;) {
+		const uint8_t *r = t->rec + i;
+		int n = -1;
+		if (r[0] == REC_CMD) {
+			struct cmd c = { r[2], r[3], r[4] };
+			n = turnlog_format_cmd(r[1], &c, out + at, t->len + 1 - at);
+			i += 5;
+		} else if (r[0] == REC_HASH) {
+			n = turnlog_format_hash((uint32_t)get_le(r + 1, 4), get_le(r + 5, 8), out + at, t->len + 1 - at);
+			i += 13;
+		} else {
+			size_t k = (size_t)get_le(r + 1, 4);
+			if (k <= t->len - at) {
+				memcpy(out + at, r + 5, k);
+				n = (int)k;
+			}
+			i += 5 + k;
+		}
+		if (n < 0) {
+			free(out);
+			return NULL;
+		}
+		at += (size_t)n;
+	}
+	if (at != t->len) {
+		free(out);
+		return NULL;
+	}
+	out[at] = '\0';
+	*len = at;
+	return out;
 }
 
 /* A write to the file, run in libuv's threadpool: one gzip member, one open, one write, one close. */
@@ -205,12 +284,11 @@ kick(struct tlog *t)
 	}
 }
 
-/* One piece of text (a command with its hash line, a chat line, the end line): kept in
- * memory and queued for the disk whole, so that a member never splits it. */
+/* One piece of text (a command with its hash line, a chat line, the end line), queued
+ * for the disk whole, so that a member never splits it. The callers keep it in memory. */
 static void
 put(struct tlog *t, const char *s, size_t n)
 {
-	keep(t, s, n);
 	if (t->path == NULL || t->failed || n == 0)
 		return;
 	if (t->plen + n > t->pcap) {
@@ -263,9 +341,12 @@ tlog_open(struct tlog *t, uv_loop_t *loop, const char *path, const struct turnlo
 		tlog_close(t);
 		return -1;
 	}
+	keep_text(t, buf, (size_t)n);
 	put(t, buf, (size_t)n);
-	if (extra && extra[0])
+	if (extra && extra[0]) {
+		keep_text(t, extra, strlen(extra));
 		put(t, extra, strlen(extra));
+	}
 	if (t->path) {
 		/* The header is written at once, before START goes out: a host killed at
 		 * any moment of a duel leaves a log to resume from. Commands go off the loop. */
@@ -285,7 +366,7 @@ tlog_open_prefix(struct tlog *t, uv_loop_t *loop, const char *path, const char *
 {
 	if (set_path(t, loop, NULL, why, whylen) != 0)
 		return -1;
-	keep(t, prefix, len);
+	keep_text(t, prefix, len);
 	if (path == NULL)
 		return 0;
 	size_t n = strlen(path) + 5;
@@ -322,10 +403,26 @@ tlog_cmd(struct tlog *t, int p, const struct cmd *c, const struct game *after, b
 	char buf[2 * TURNLOG_LINE_MAX];
 	int n, m = 0;
 
+	uint64_t h = turn_ended ? game_hash(after) : 0;
+
 	if ((n = turnlog_format_cmd(p, c, buf, sizeof buf)) < 0)
 		return;
-	if (turn_ended && (m = turnlog_format_hash(after->turn_no, game_hash(after), buf + n, sizeof buf - (size_t)n)) < 0)
+	if (turn_ended && (m = turnlog_format_hash(after->turn_no, h, buf + n, sizeof buf - (size_t)n)) < 0)
 		m = 0;
+	if (room_for(t, 5 + (m > 0 ? 13 : 0), (size_t)(n + m))) {
+		uint8_t *r = t->rec + t->rlen;
+		r[0] = REC_CMD;
+		r[1] = (uint8_t)p;
+		r[2] = c->type;
+		r[3] = c->arg;
+		r[4] = c->dir;
+		if (m > 0) {
+			r[5] = REC_HASH;
+			put_le(r + 6, after->turn_no, 4);
+			put_le(r + 10, h, 8);
+		}
+		t->rlen += 5 + (m > 0 ? 13 : 0);
+	}
 	put(t, buf, (size_t)(n + m));
 }
 
@@ -335,8 +432,10 @@ tlog_chat(struct tlog *t, int p, const char *text)
 	char buf[TURNLOG_LINE_MAX + 16];
 	int n = turnlog_format_chat(p, text, buf, sizeof buf);
 
-	if (n > 0)
+	if (n > 0) {
+		keep_text(t, buf, (size_t)n);
 		put(t, buf, (size_t)n);
+	}
 }
 
 void
@@ -345,8 +444,10 @@ tlog_end(struct tlog *t, const struct game *g)
 	char buf[TURNLOG_LINE_MAX];
 	int n = turnlog_format_end(g, buf, sizeof buf);
 
-	if (n > 0)
+	if (n > 0) {
+		keep_text(t, buf, (size_t)n);
 		put(t, buf, (size_t)n);
+	}
 }
 
 void
@@ -355,8 +456,10 @@ tlog_comment(struct tlog *t, const char *text)
 	char buf[TURNLOG_LINE_MAX];
 	int n = snprintf(buf, sizeof buf, "# %s\n", text);
 
-	if (n > 0 && (size_t)n < sizeof buf)
+	if (n > 0 && (size_t)n < sizeof buf) {
+		keep_text(t, buf, (size_t)n);
 		put(t, buf, (size_t)n);
+	}
 }
 
 void
@@ -375,7 +478,7 @@ tlog_close(struct tlog *t)
 	}
 	free(t->pend);
 	free(t->path);
-	free(t->text);
+	free(t->rec);
 	memset(t, 0, sizeof *t);
 }
 

@@ -33,15 +33,17 @@
  *   # wizwar-server token P HEX      a fingerprint of player P's resume token
  *   # wizwar-server host P           the seat of the hosting player
  *   # wizwar-server turn-time N      seconds per turn
- * The writer also keeps a copy of the whole text in memory (it is revealed to
- * the players at the end), capped at PROTO_LOG_MAX.
+ * The writer also keeps the whole log in memory (it is revealed to the players at the
+ * end), capped at PROTO_LOG_MAX of text: as compact records (a command in 5 bytes, a hash
+ * in 13), rendered to the text by tlog_text(), since it grows for the whole duel.
  */
 struct tlog_job;
 struct tlog {
 	uv_loop_t *loop; /* whose threadpool writes; NULL: each tlog_write() writes at once */
 	char *path;      /* NULL: memory only */
-	char *text;      /* everything written so far */
-	size_t len, cap;
+	uint8_t *rec;    /* everything written so far, as records (tlog.c); tlog_text() renders them */
+	size_t rlen, rcap;
+	size_t len;      /* bytes of text the records render to */
 	bool overflow;   /* text passed PROTO_LOG_MAX: no longer kept in memory */
 	bool failed;     /* a disk write failed: the duel goes on, the log is incomplete */
 	bool started;    /* the file has been created (by the first write) */
@@ -69,6 +71,9 @@ void tlog_cmd(struct tlog *t, int p, const struct cmd *c, const struct game *aft
 void tlog_chat(struct tlog *t, int p, const char *text);
 void tlog_end(struct tlog *t, const struct game *g);
 void tlog_comment(struct tlog *t, const char *text);
+/* The whole log written so far, as text (malloc'd, NUL-terminated, *len bytes), or NULL
+ * when it passed PROTO_LOG_MAX or memory ran out. */
+char *tlog_text(const struct tlog *t, size_t *len);
 /* Hand the lines not yet written to the disk writer; returns at once. */
 void tlog_write(struct tlog *t);
 /* Free the log; lines not yet on disk still go (a job holds them), in order. */

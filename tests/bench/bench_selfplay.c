@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_selfplay [GAMES]: whole headless duels per second on one core, the rules alone
- * (simulations per second, as a searching bot would run them) and the CPU cost of one
- * game_apply. GAMES duels per size, 60 unless given. */
+ * (simulations per second, as a searching bot would run them), the CPU cost of one
+ * game_apply, and that of unpacking a duel held packed and packing it again (gpack), as
+ * the server does around each command. GAMES duels per size, 60 unless given. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bot.h"
 #include "game.h"
+#include "gpack.h"
 #include "view.h"
 
 #define REPS 3
@@ -96,11 +99,16 @@ play(int size, uint64_t seed, int games, struct played *pl)
 }
 
 /* The recorded duels again, the rules alone: game_init and game_apply. With `each` it
- * times every game_apply on its own into each[]. Returns the final hashes' xor. */
+ * times every game_apply on its own into each[]. With `packed` it holds the game packed
+ * between commands as the server does (a second game is unpacked into the scratch
+ * between two commands, as another room's would be), times each unpack + pack into
+ * packed[] and records the packed sizes in bytes[]. Returns the final hashes' xor. */
 static uint64_t
-replay(int size, uint64_t seed, int games, const struct played *pl, double *each)
+replay(int size, uint64_t seed, int games, const struct played *pl, double *each, double *packed, double *bytes)
 {
-	static struct game g;
+	static struct game g, scratch, other;
+	static uint8_t held[GPACK_MAX], out[GPACK_MAX], other_held[GPACK_MAX];
+	size_t held_len = 0, other_len = 0;
 	struct options o;
 	struct events ev;
 	uint64_t h = 0;
@@ -108,13 +116,37 @@ replay(int size, uint64_t seed, int games, const struct played *pl, double *each
 
 	options_default(&o);
 	o.size = (uint8_t)size;
+	if (packed) {
+		game_init(&other, &o, seed ^ 0xa11);
+		other_len = gpack_pack(&other, other_held);
+	}
 	for (int i = 0; i < games; i++) {
 		game_init(&g, &o, seed + (uint64_t)i);
+		if (packed)
+			held_len = gpack_pack(&g, held);
 		while (g.result == RESULT_NONE && k < pl->n) {
-			double t0 = each ? now() : 0;
-			int err = game_apply(&g, pl->player[k], &pl->cmd[k], &ev);
+			struct game *at = &g;
+			double t0, t1 = 0;
+			if (packed) {
+				gpack_unpack(other_held, other_len, &scratch); /* another room's turn, untimed */
+				t0 = now();
+				if (gpack_unpack(held, held_len, &scratch) != 0)
+					exit(1);
+				t1 = now() - t0;
+				at = &scratch;
+			}
+			t0 = each ? now() : 0;
+			int err = game_apply(at, pl->player[k], &pl->cmd[k], &ev);
 			if (each)
 				each[k] = now() - t0;
+			if (packed) {
+				t0 = now();
+				held_len = gpack_pack(at, out);
+				memcpy(held, out, held_len);
+				packed[k] = t1 + now() - t0;
+				bytes[k] = (double)held_len;
+				g = scratch;
+			}
 			if (err != ERR_OK) {
 				fprintf(stderr, "bench_selfplay: command %ld refused on replay\n", k);
 				exit(1);
@@ -150,7 +182,7 @@ main(int argc, char **argv)
 				return 1;
 			whole[r] = now() - t0;
 			t0 = now();
-			if (replay(size, seed, games, &pl, NULL) != h)
+			if (replay(size, seed, games, &pl, NULL, NULL, NULL) != h)
 				return 1;
 			rules[r] = now() - t0;
 			static struct game g;
@@ -172,11 +204,19 @@ main(int argc, char **argv)
 			clock_cost[i] = now() - t0;
 		}
 		double overhead = median(clock_cost, 1001);
-		if (replay(size, seed, games, &pl, each) != h)
+		if (replay(size, seed, games, &pl, each, NULL, NULL) != h)
 			return 1;
 		for (long i = 0; i < pl.n; i++)
 			each[i] -= overhead;
 		qsort(each, (size_t)pl.n, sizeof each[0], cmp);
+		/* Unpack + pack around each command: two clock reads each, so twice the clock's cost off. */
+		double *pk = malloc((size_t)pl.n * sizeof *pk), *by = malloc((size_t)pl.n * sizeof *by);
+		if (!pk || !by || replay(size, seed, games, &pl, NULL, pk, by) != h)
+			return 1;
+		for (long i = 0; i < pl.n; i++)
+			pk[i] -= 2 * overhead;
+		qsort(pk, (size_t)pl.n, sizeof pk[0], cmp);
+		qsort(by, (size_t)pl.n, sizeof by[0], cmp);
 
 		double w = median(whole, REPS), ru = median(rules, REPS), in = median(init, REPS);
 		printf("selfplay size=%d games=%d commands=%ld (CPU time, median of %d, one core)\n", size, games, pl.n, REPS);
@@ -185,7 +225,13 @@ main(int argc, char **argv)
 		    games / ru, (double)pl.n / (ru - in), (ru - in) * 1e6 / (double)pl.n, in * 1e6 / games);
 		printf("  one game_apply timed alone: median_us=%.2f p90_us=%.2f p99_us=%.2f (clock cost %.2f us taken off)\n",
 		    each[pl.n / 2] * 1e6, each[pl.n * 9 / 10] * 1e6, each[pl.n * 99 / 100] * 1e6, overhead * 1e6);
+		printf("  held packed (gpack): unpack+pack per command median_us=%.2f p90_us=%.2f p99_us=%.2f; "
+		    "packed bytes median=%.0f max=%.0f (struct game %zu)\n",
+		    pk[pl.n / 2] * 1e6, pk[pl.n * 9 / 10] * 1e6, pk[pl.n * 99 / 100] * 1e6, by[pl.n / 2], by[pl.n - 1],
+		    sizeof(struct game));
 		fflush(stdout);
+		free(pk);
+		free(by);
 		free(each);
 		free(pl.cmd);
 		free(pl.player);

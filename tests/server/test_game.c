@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* server/game: whole duels between headless network bots over loopback: lobby, play, end, verification, rematch. */
+#include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -228,5 +229,53 @@ Test(game, one_write_and_one_record_per_connection_per_command)
 	/* END, the log (about 10 lines a turn: well under one record's 16 KiB here) and LOBBY. */
 	for (int p = 0; p < PLAYERS; p++)
 		cr_expect_eq(s.final_writes[p], 1, "the end went to seat %d in %d writes", p, s.final_writes[p]);
+	th_finish(&t);
+}
+
+struct crowd {
+	struct netbot bot[8];
+	int n;
+};
+
+static bool
+crowd_closed(void *ud)
+{
+	struct crowd *w = ud;
+	for (int i = 0; i < w->n; i++)
+		if (!w->bot[i].closed)
+			return false;
+	return true;
+}
+
+/* Four rooms playing at once on one server: each room's game is kept packed and unpacked
+ * into the server's one scratch game for a command, so the rooms' commands, arriving
+ * interleaved, take turns in it. Each duel must still be its own: every player verifies its
+ * END (the log replayed, its views found in the replay's, the hash matched). */
+Test(game, rooms_playing_at_once_each_keep_their_game)
+{
+	static const char *const rooms[] = { "pack-a", "pack-b", "pack-c", "pack-d" };
+	static char names[8][16];
+	struct th t;
+	struct server_config c;
+	struct netbot_config bc[8];
+	static struct crowd w;
+
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	w.n = 8;
+	for (int i = 0; i < w.n; i++) {
+		snprintf(names[i], sizeof names[i], "p%d", i);
+		th_bot_config(&t, &bc[i], names[i], i % 2 ? BOT_HARD : BOT_NORMAL, 10 + (uint64_t)i, 2);
+		bc[i].net.room = rooms[i / 2];
+		th_bot(&t, &w.bot[i], &bc[i]);
+	}
+	th_run(&t, 120000, crowd_closed, &w);
+	for (int i = 0; i < w.n; i++) {
+		cr_expect_eq(w.bot[i].games, 2, "%s played %d duels (%s)", names[i], w.bot[i].games, w.bot[i].last_why);
+		cr_expect_eq(w.bot[i].verified, 2, "%s verified %d: %s", names[i], w.bot[i].verified, w.bot[i].last_why);
+		cr_expect_eq(w.bot[i].errors, 0, "%s: %s", names[i], w.bot[i].last_why);
+	}
 	th_finish(&t);
 }

@@ -329,17 +329,21 @@ liar_duel(struct liar *l, const uint8_t joiner[PROTO_PART_LEN])
 	m->u.end.parts = (uint8_t)bits;
 	memcpy(m->u.end.part, parts, sizeof parts);
 	m->u.end.hash = game_hash(&l->g);
-	m->u.end.log_len = (uint32_t)l->log.len;
+	size_t len;
+	char *text = tlog_text(&l->log, &len);
+	cr_assert_not_null(text);
+	m->u.end.log_len = (uint32_t)len;
 	liar_send(l, m);
-	for (size_t off = 0; off < l->log.len;) {
-		size_t n = l->log.len - off > PROTO_LOG_CHUNK ? PROTO_LOG_CHUNK : l->log.len - off;
+	for (size_t off = 0; off < len;) {
+		size_t n = len - off > PROTO_LOG_CHUNK ? PROTO_LOG_CHUNK : len - off;
 		m->type = WIRE_LOG_CHUNK;
 		m->u.log.offset = (uint32_t)off;
 		m->u.log.len = (uint16_t)n;
-		memcpy(m->u.log.data, l->log.text + off, n);
+		memcpy(m->u.log.data, text + off, n);
 		liar_send(l, m);
 		off += n;
 	}
+	free(text);
 	tlog_close(&l->log);
 	liar_lobby(l);
 }

@@ -62,6 +62,8 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 			cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
 		}
 		tlog_cmd(&t, p, &c, &g, ev.turn_ended);
+		if (nsync % 50 == 7)
+			tlog_chat(&t, p, "gg \xc3\xa9t\xc3\xa9");
 		tlog_write(&t);
 		uv_run(&loop, UV_RUN_DEFAULT); /* the write, in the threadpool, done */
 		/* Readable while running: every member is a complete prefix. */
@@ -70,6 +72,9 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	}
 	tlog_end(&t, &g);
 	uint64_t final_hash = game_hash(&g);
+	size_t kept_len;
+	char *kept = tlog_text(&t, &kept_len); /* what END reveals, from the records kept in memory */
+	cr_assert_not_null(kept);
 	tlog_close(&t); /* the end line still goes, after the log is freed */
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
@@ -79,6 +84,11 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
 	cr_expect(lr.ended);
 	cr_expect_eq(game_hash(&lr.game), final_hash);
+	/* The text kept in memory is the file's, byte for byte. */
+	cr_expect_eq(kept_len, lr.len);
+	cr_expect(kept_len == lr.len && memcmp(kept, lr.text, kept_len) == 0, "the log kept for END differs from the file");
+	cr_expect(strstr(kept, "chat 0 gg") || strstr(kept, "chat 1 gg"));
+	free(kept);
 	tlog_resume_free(&lr);
 
 	/* Cut anywhere: either refused with a reason, or a consistent earlier state. */

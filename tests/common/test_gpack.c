@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for gpack: a packed game unpacks to the same bytes, at every command of many duels, and plays on the same. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot.h"
+#include "gpack.h"
+#include "harness.h"
+
+static uint8_t buf[GPACK_MAX], again[GPACK_MAX];
+
+/* Pack g, unpack it into a struct full of other bytes (a scratch that held another
+ * duel), and require every byte back; packing the copy gives the same bytes. */
+static size_t
+round_trip(const struct game *g, struct game *copy)
+{
+	size_t n = gpack_pack(g, buf);
+
+	cr_assert_leq(n, GPACK_MAX);
+	memset(copy, 0xa5, sizeof *copy);
+	cr_assert_eq(gpack_unpack(buf, n, copy), 0, "a packed game did not unpack");
+	cr_assert_eq(memcmp(copy, g, sizeof *g), 0, "the unpacked game differs (turn %u, size %d)", g->turn_no,
+	             g->level.size);
+	cr_assert_eq(gpack_pack(copy, again), n);
+	cr_assert_eq(memcmp(buf, again, n), 0, "packing is not deterministic");
+	return n;
+}
+
+/* From a mid-duel state, the unpacked copy and the original play on with the same bots
+ * (the same dice) and must stay the same game, hash and bytes, to the end. */
+static void
+play_on(const struct game *g, const struct harness_bots *bots)
+{
+	static struct game a, b;
+	struct harness_bots ba = *bots, bb = *bots;
+	struct events ev;
+	struct cmd ca, cb;
+
+	a = *g;
+	round_trip(g, &b);
+	for (int k = 0; k < 150 && a.result == RESULT_NONE; k++) {
+		harness_bots_step(&ba, &a, &ca, &ev);
+		harness_bots_step(&bb, &b, &cb, &ev);
+		cr_assert_eq(memcmp(&ca, &cb, sizeof ca), 0);
+		cr_assert_eq(game_hash(&a), game_hash(&b), "the unpacked copy played differently (turn %u)", a.turn_no);
+		cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+	}
+}
+
+struct tally {
+	long states;
+	size_t max;
+	double sum;
+};
+
+static void
+duels(int size, bool fov, bool potions, int games, uint64_t seed0, struct tally *t)
+{
+	static struct game g, copy;
+	struct options o;
+	struct harness_bots bots;
+	struct events ev;
+	struct cmd c;
+
+	harness_options(&o, size, fov, potions);
+	for (int i = 0; i < games; i++) {
+		uint64_t seed = seed0 + (uint64_t)i;
+		cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+		harness_bots_init(&bots, seed);
+		round_trip(&g, &copy);
+		for (long k = 0; g.result == RESULT_NONE; k++) {
+			harness_bots_step(&bots, &g, &c, &ev);
+			size_t n = round_trip(&g, &copy);
+			t->states++;
+			t->sum += (double)n;
+			if (n > t->max)
+				t->max = n;
+			if (k % 211 == 13)
+				play_on(&g, &bots);
+		}
+	}
+}
+
+Test(gpack, every_state_of_duels_at_15_25_51)
+{
+	static const int sizes[] = { 15, 25, 51 };
+	static const int games[] = { 10, 8, 2 };
+
+	for (int s = 0; s < 3; s++) {
+		struct tally t = { 0, 0, 0 };
+		for (int m = 0; m < 4; m++)
+			duels(sizes[s], m & 1, m & 2, games[s], 7000 + (uint64_t)(100 * s + 1000 * m), &t);
+		fprintf(stderr, "# size %d: %ld states, packed %.0f bytes on average, %zu at most (struct game %zu)\n",
+		            sizes[s], t.states, t.sum / (double)t.states, t.max, sizeof(struct game));
+		cr_assert_gt(t.states, 1000);
+		/* Not a tautology of the round trip: the point is to be small at the common sizes. */
+		if (sizes[s] <= 25)
+			cr_assert_lt(t.max, 2048, "size %d packs to %zu bytes", sizes[s], t.max);
+	}
+}
+
+/* The smarter bots reach other states (potions drunk and identified, long chases): whole
+ * duels between them, every state round-tripped. */
+Test(gpack, duels_of_the_searching_levels)
+{
+	static struct game g, copy;
+	struct options o;
+	struct rng r[PLAYERS];
+	struct view v;
+	struct events ev;
+	struct cmd c;
+
+	for (int i = 0; i < 6; i++) {
+		harness_options(&o, i % 2 ? 25 : 15, true, true);
+		cr_assert_eq(game_init(&g, &o, 500 + (uint64_t)i), ERR_OK);
+		for (int p = 0; p < PLAYERS; p++)
+			rng_seed(&r[p], 900 + (uint64_t)(i * 2 + p));
+		while (g.result == RESULT_NONE) {
+			int p = g.turn;
+			view_build(&g, p, &v);
+			bot_choose(&v, i < 3 ? BOT_NORMAL : BOT_HARD, &r[p], &c);
+			if (game_apply(&g, p, &c, &ev) != ERR_OK) {
+				c = (struct cmd){ CMD_PASS, 0, 0 };
+				cr_assert_eq(game_apply(&g, p, &c, &ev), ERR_OK);
+			}
+			round_trip(&g, &copy);
+		}
+	}
+}
+
+/* Bytes that are not a packed game are refused, whatever a caller hands in. */
+Test(gpack, refuses_what_it_did_not_make)
+{
+	static struct game g, copy;
+	struct options o;
+
+	harness_options(&o, 25, true, true);
+	cr_assert_eq(game_init(&g, &o, 3), ERR_OK);
+	size_t n = gpack_pack(&g, buf);
+	cr_assert_eq(gpack_unpack(buf, n, &copy), 0);
+	cr_expect_eq(gpack_unpack(buf, n - 1, &copy), -1, "cut short");
+	cr_expect_eq(gpack_unpack(buf, n + 1, &copy), -1, "a byte too many");
+	cr_expect_eq(gpack_unpack(buf, 10, &copy), -1, "far too short");
+	cr_expect_eq(gpack_unpack(buf, 0, &copy), -1, "empty");
+
+	/* The first grid's width byte follows everything outside the grids. */
+	size_t w0 = sizeof g - 6 * (size_t)LEVEL_MAX * LEVEL_MAX;
+	cr_assert_eq(buf[w0], 1, "the level's cells are 1 bit wide");
+	buf[w0] = 9;
+	cr_expect_eq(gpack_unpack(buf, n, &copy), -1, "a width of 9 bits");
+
+	g.level.size = LEVEL_MAX + 1;
+	n = gpack_pack(&g, buf);
+	cr_expect_eq(gpack_unpack(buf, n, &copy), -1, "a level larger than LEVEL_MAX");
+}
+
+/* A game that never started (all zeros, as a room before its first duel) round-trips too. */
+Test(gpack, the_empty_game)
+{
+	static struct game g, copy;
+
+	memset(&g, 0, sizeof g);
+	size_t n = round_trip(&g, &copy);
+	cr_assert_eq(n, sizeof g - 6 * (size_t)LEVEL_MAX * LEVEL_MAX + 6);
+}
+
+/* Both forms of a grid, by their sizes: a few cells are a list (3 bytes and 2 a cell), many
+ * are rows of 8-cell words at the width of the largest value (here 3 bits: 3 bytes a word). */
+Test(gpack, a_grid_is_a_list_or_rows_by_what_is_smaller)
+{
+	static struct game g, copy;
+	const size_t outside = sizeof g - 6 * (size_t)LEVEL_MAX * LEVEL_MAX;
+
+	memset(&g, 0, sizeof g);
+	g.level.size = 25;
+	cr_assert_eq(round_trip(&g, &copy), outside + 6);
+	g.potion[3][4] = 5;
+	g.potion[24][24] = 1;
+	g.wiz[1].memp[0][24] = 15;
+	cr_assert_eq(round_trip(&g, &copy), outside + 4 + (3 + 2 * 2) + (3 + 2), "two lists: 3 + 2 x 2, 3 + 1 x 2");
+	for (int y = 0; y < 25; y++)
+		for (int x = 0; x < 25; x++)
+			g.potion[y][x] = (uint8_t)(1 + (x + y) % 5);
+	cr_assert_eq(round_trip(&g, &copy), outside + 4 + (1 + 25 * 4 * 3) + (3 + 2), "the potions as rows");
+	g.potion[10][10] = 200; /* too wide for a list: rows of 8 bits */
+	cr_assert_eq(round_trip(&g, &copy), outside + 4 + (1 + 25 * 4 * 8) + (3 + 2));
+}
