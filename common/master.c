@@ -23,7 +23,10 @@
  *   3. Each plan is played out in each determinization with the real rules (game_apply):
  *      my walk and my command, then the opponent's whole turn by the hard bot on views
  *      built from the determinized game (view_build), so the opponent answers with what
- *      it would see. Playing my next turn too (by hard) made the search favour plans
+ *      it would see. Hard decides afresh at every step of its walk; here it decides once
+ *      and walks its plan, deciding again only when what it knows of me changes (it sees
+ *      me, or sees I am not where it remembered) or its way is held: the same strength,
+ *      a command 40% cheaper. Playing my next turn too (by hard) made the search favour plans
  *      whose follow-up hit and ignore the answer to that: it only tied with hard. The same determinizations serve every plan
  *      (common random numbers), so the plans are compared on the same luck.
  *   4. A played-out duel is worth value(my HP) - value(its HP), concave, death -1000; a
@@ -36,7 +39,8 @@
  * never advanced) and the turn number, so the calls of one turn (each step is a call)
  * see the same determinizations and keep to one plan, and the same view and RNG give the
  * same command. No clock: the budget is a count of commands given inside the play-outs
- * (MASTER_COMMANDS scaled by size by default, bot_master_choose() to set it), so a
+ * (an Alter Dungeon counts 7: it draws a whole level; MASTER_COMMANDS scaled by size by
+ * default, bot_master_choose() to set it), so a
  * call's work is bounded however long its play-outs run; docs/bots.md states what it
  * costs in time, worst case included.
  */
