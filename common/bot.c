@@ -1203,13 +1203,13 @@ choose_master(const struct view *v, struct rng *r, struct cmd *out)
 long
 bot_master_budget(int size)
 {
-	/* 25 / size alone left 51x51 at 245 commands and a worst call of 85 ms in 10 duels:
-	 * a command costs more than the side grows there (the opponent's view and hard's
-	 * floods), so the larger sizes lose a little more (364 at 51x51 for 1,000 at 25x25).
-	 * Smaller levels cost less a command on average, not in the worst case (1,000 at
-	 * 15x15 reached 91 ms before the opponent's walk was cheapened), so the budget is
-	 * capped at the 25x25 one. */
-	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 / ((long)size * (size + 50)) : MASTER_COMMANDS;
+	/* A command costs more on a larger level than its side grows (the opponent's view and
+	 * hard's floods): 25 x 75 / (size x (size + 50)) alone gave 364 commands at 51x51 and
+	 * a worst call of 98.9 ms in 40 duels, so the larger sizes lose more again, by 50 /
+	 * (size + 25): 239 at 51x51. Smaller levels cost less a command on average, not in
+	 * the worst case (1,000 at 15x15 reached 91 ms before the opponent's walk was
+	 * cheapened), so the budget is capped at the 25x25 one. */
+	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 * 50 / ((long)size * (size + 50) * (size + 25)) : MASTER_COMMANDS;
 
 	return n < 64 ? 64 : n > MASTER_COMMANDS ? MASTER_COMMANDS : n;
 }
