@@ -254,12 +254,17 @@ passable(const struct brain *b, int x, int y)
 }
 
 /* Breadth-first distances, up to `maxd`, over passable squares from the sources already
- * at 0 in `d` and queued in b->queue[0..n). */
+ * at 0 in `d` and queued in b->queue[0..n). With `reach` > 0, only the squares within
+ * `reach` steps of me are wanted: once my own square has its distance D, nothing farther
+ * than D + reach is (every square within `reach` steps of me is within D + reach of the
+ * sources), which spares a search of the whole level for a few squares around me. */
 static void
-spread(struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX], int n, int maxd)
+spread_near(struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX], int n, int maxd, int reach)
 {
 	int head = 0, tail = n;
 
+	if (reach > 0 && d[b->me_y][b->me_x] != UNREACHED && d[b->me_y][b->me_x] + reach < maxd)
+		maxd = d[b->me_y][b->me_x] + reach;
 	while (head < tail) {
 		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
 		head++;
@@ -271,15 +276,26 @@ spread(struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX], int n, int maxd)
 				continue;
 			d[ny][nx] = (int16_t)(d[y][x] + 1);
 			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+			if (reach > 0 && nx == b->me_x && ny == b->me_y && d[ny][nx] + reach < maxd)
+				maxd = d[ny][nx] + reach;
 		}
 	}
 }
 
 static void
-dist_reset(int16_t d[LEVEL_MAX][LEVEL_MAX])
+spread(struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX], int n, int maxd)
 {
-	for (int y = 0; y < LEVEL_MAX; y++)
-		for (int x = 0; x < LEVEL_MAX; x++)
+	spread_near(b, d, n, maxd, 0);
+}
+
+/* Only the level's own rows and columns: nothing reads past them, and a search is run
+ * several times a call (clearing the whole 51x51 arrays was a tenth of hard's time at
+ * 25x25). */
+static void
+dist_reset(const struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX])
+{
+	for (int y = 0; y < b->size; y++)
+		for (int x = 0; x < b->size; x++)
 			d[y][x] = UNREACHED;
 }
 
@@ -289,7 +305,7 @@ walk_map(struct brain *b)
 {
 	int head = 0, tail = 0;
 
-	dist_reset(b->dme);
+	dist_reset(b, b->dme);
 	b->dme[b->me_y][b->me_x] = 0;
 	b->first[b->me_y][b->me_x] = DIR_NONE;
 	b->queue[tail++] = (uint16_t)(b->me_y * LEVEL_MAX + b->me_x);
@@ -341,7 +357,7 @@ seen_this_turn(struct brain *b)
 	if (taken <= 0)
 		return false;
 	/* dgoal is free until goal_map(): here it holds the steps back from me. */
-	dist_reset(b->dgoal);
+	dist_reset(b, b->dgoal);
 	b->dgoal[b->me_y][b->me_x] = 0;
 	b->queue[tail++] = (uint16_t)(b->me_y * LEVEL_MAX + b->me_x);
 	while (head < tail) {
@@ -372,7 +388,7 @@ believe(struct brain *b, bool spread_near, bool any)
 	const struct view *v = b->v;
 	int n = 0;
 
-	memset(b->w, 0, sizeof b->w);
+	memset(b->w, 0, sizeof b->w[0] * (size_t)b->size); /* the level's rows: nothing reads past them */
 	b->wtotal = 0;
 	b->belief = B_NONE;
 	b->point = false;
@@ -404,7 +420,7 @@ believe(struct brain *b, bool spread_near, bool any)
 			b->point = true;
 			return;
 		}
-		dist_reset(b->dgoal);
+		dist_reset(b, b->dgoal);
 		b->dgoal[b->oy][b->ox] = 0;
 		b->queue[n++] = (uint16_t)(b->oy * LEVEL_MAX + b->ox);
 		spread(b, b->dgoal, n, STEPS_PER_TURN);
@@ -449,7 +465,7 @@ brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
 	b->me_y = v->y;
 	b->hp = v->hp;
 	b->gen = 0;
-	memset(b->stamp, 0, sizeof b->stamp);
+	memset(b->stamp, 0, sizeof b->stamp[0] * (size_t)b->size);
 	memset(&b->lv, 0, sizeof b->lv);
 	b->lv.size = (uint8_t)b->size;
 	b->open.size = (uint8_t)b->size;
@@ -881,14 +897,16 @@ patrol_target(const struct brain *b, int *tx, int *ty)
 
 /* Fill dgoal: steps to the quarry (the opponent's believed or remembered square), or, when
  * lost, to the nearest unknown square or known potion (if there is room to carry it), or
- * to a patrol square. Unknown squares count as passable: a guess the next steps correct. */
+ * to a patrol square. Unknown squares count as passable: a guess the next steps correct.
+ * Only the squares I can reach this turn (and my neighbours) are ever read (rank_plans,
+ * step_to_goal), so the search stops once they all have their distance. */
 static void
 goal_map(struct brain *b)
 {
 	const struct view *v = b->v;
-	int n = 0, tx, ty;
+	int n = 0, tx, ty, reach = v->steps_left > 1 ? v->steps_left : 1;
 
-	dist_reset(b->dgoal);
+	dist_reset(b, b->dgoal);
 	if (v->opp_state != OPP_UNKNOWN) {
 		b->dgoal[v->opp_y][v->opp_x] = 0;
 		b->queue[n++] = (uint16_t)(v->opp_y * LEVEL_MAX + v->opp_x);
@@ -900,13 +918,13 @@ goal_map(struct brain *b)
 					b->queue[n++] = (uint16_t)(y * LEVEL_MAX + x);
 				}
 	}
-	spread(b, b->dgoal, n, NCELLS);
+	spread_near(b, b->dgoal, n, NCELLS, reach);
 	if (b->dgoal[b->me_y][b->me_x] != UNREACHED || !patrol_target(b, &tx, &ty))
 		return;
-	dist_reset(b->dgoal);
+	dist_reset(b, b->dgoal);
 	b->dgoal[ty][tx] = 0;
 	b->queue[0] = (uint16_t)(ty * LEVEL_MAX + tx);
-	spread(b, b->dgoal, 1, NCELLS);
+	spread_near(b, b->dgoal, 1, NCELLS, reach);
 }
 
 /* The known step that brings me nearest the goal, if one brings me nearer at all. */
@@ -1185,14 +1203,15 @@ choose_master(const struct view *v, struct rng *r, struct cmd *out)
 long
 bot_master_budget(int size)
 {
-	/* 25 / size alone left 51x51 at 245 commands and a worst call of 85 ms in 10 duels:
-	 * a command costs more than the side grows there (the opponent's view and hard's
-	 * floods), so the larger sizes lose a little more (182 at 51x51). Smaller levels cost
-	 * less a command on average, not in the worst case (1,000 at 15x15 reached 91 ms), so
-	 * the budget is capped at 4/3 of the 25x25 one. */
-	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 / ((long)size * (size + 50)) : MASTER_COMMANDS;
+	/* A command costs more on a larger level than its side grows (the opponent's view and
+	 * hard's floods): 25 x 75 / (size x (size + 50)) alone gave 364 commands at 51x51 and
+	 * a worst call of 98.9 ms in 40 duels, so the larger sizes lose more again, by 50 /
+	 * (size + 25): 239 at 51x51. Smaller levels cost less a command on average, not in
+	 * the worst case (1,000 at 15x15 reached 91 ms before the opponent's walk was
+	 * cheapened), so the budget is capped at the 25x25 one. */
+	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 * 50 / ((long)size * (size + 50) * (size + 25)) : MASTER_COMMANDS;
 
-	return n < 64 ? 64 : n > 4L * MASTER_COMMANDS / 3 ? 4L * MASTER_COMMANDS / 3 : n;
+	return n < 64 ? 64 : n > MASTER_COMMANDS ? MASTER_COMMANDS : n;
 }
 
 typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);

@@ -25,24 +25,24 @@ int bot_level_lookup(const char *name); /* -1 if unknown */
 void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out);
 
 /* The master level's budget per call at 25x25 when bot_choose() is asked for it, in
- * commands given inside its play-outs (mine and the opponent's, each with the opponent's
- * view and choice; drawing a game counts MASTER_DRAW_COST): a count, not a clock, so
+ * commands given inside its play-outs (mine and the opponent's, with the opponent's
+ * view; drawing a game counts 2, an Alter Dungeon 7): a count, not a clock, so
  * replays stay reproducible and a call's work is bounded whatever its play-outs cost.
  * Calibrated so that a call stays within 100 ms of one core of the reference machine,
  * worst case included (docs/bots.md has the measured times). */
 #ifndef MASTER_COMMANDS
-#define MASTER_COMMANDS 500
+#define MASTER_COMMANDS 1000
 #endif
 
 /* The master level's budget at this level size (bot_choose() uses it): MASTER_COMMANDS
- * x 25 x 75 / (size x (size + 50)), since a command costs more on a larger level, and
- * at most 4/3 of it (666 at 15x15, 500 at 25x25, 182 at 51x51). */
+ * x 25 x 75 x 50 / (size x (size + 50) x (size + 25)), since a command costs more on a
+ * larger level, and at most MASTER_COMMANDS (1,000 at 15x15 and 25x25, 239 at 51x51). */
 long bot_master_budget(int size);
 
 /* The master level with a budget of `budget` commands for this call (below 64: hard's
  * first plan, no search). Deterministic given the view and `rng`, which it does not
  * advance; reads no clock. Returns the commands it spent (0 when there was nothing to
- * search); it never spends more than the budget plus one play-out (at most 80). */
+ * search); it never spends more than the budget plus one play-out and a draw (at most 90). */
 int bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_master: the master bot against another level: win rate (with a 95% interval),
- * duel length, and its time per call (mean, 99th percentile, worst), with the seats
+ * duel length, and its time per call (mean, median, 99th percentile, worst), with the seats
  * alternating between duels.
  *
  *   bench_master [DUELS [SIZE [BUDGET [OPPONENT [SEED [PLAYER]]]]]]
@@ -68,7 +68,7 @@ timing_pct(const struct timing *t, double pct)
 	return t->max_ms;
 }
 
-static struct timing cpu, wall;
+static struct timing cpu, wall, searched_cpu; /* searched_cpu: the calls that searched */
 
 /* The staller: Mirror Earth or Alter Dungeon whenever offered; otherwise a step away from
  * where the opponent is known to be, while one gets farther; then a pass. */
@@ -111,8 +111,10 @@ report(long done, int size, long budget, const char *who, int opp, long won, lon
 	       " drawn %ld; %.1f turns a duel; %ld reached the turn limit\n",
 	    who, budget, bot_level_name(opp), done, size, size, who, won, 100.0 * ph, 100.0 * (c - half) / den,
 	    100.0 * (c + half) / den, lost, drawn, (double)turns / (double)done, limit);
-	printf("%s time a call, CPU: mean %.2f ms, 99th percentile %.2f ms, worst %.2f ms over %" PRIu64 " calls\n",
-	    who, cpu.total_ms / (double)cpu.calls, timing_pct(&cpu, 99), cpu.max_ms, cpu.calls);
+	printf("%s time a call, CPU: mean %.2f ms, median %.2f ms, 99th percentile %.2f ms, worst %.2f ms over %" PRIu64 " calls\n",
+	    who, cpu.total_ms / (double)cpu.calls, timing_pct(&cpu, 50), timing_pct(&cpu, 99), cpu.max_ms, cpu.calls);
+	printf("%s time a searched call, CPU: median %.2f ms, 99th percentile %.2f ms\n", who, timing_pct(&searched_cpu, 50),
+	    timing_pct(&searched_cpu, 99));
 	printf("%s time a call, wall: mean %.2f ms, 99th percentile %.2f ms, worst %.2f ms\n",
 	    who, wall.total_ms / (double)wall.calls, timing_pct(&wall, 99), wall.max_ms);
 	printf("searched %ld of %" PRIu64 " calls; %ld commands played out, %.0f a second of CPU (%.1f us each, the"
@@ -176,6 +178,7 @@ main(int argc, char **argv)
 				double spent = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
 				timing_add(&cpu, spent);
 				if (played > 0) {
+					timing_add(&searched_cpu, spent);
 					searched++;
 					rollouts += played;
 					search_ms += spent;
