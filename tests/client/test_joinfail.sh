@@ -13,17 +13,6 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 STATE="$TMPD/state"
 mkdir -p "$STATE"
 
-wait_file() {
-	local re="$1" file="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
-		grep -qE -- "$re" "$file" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "--- $file:"
-	cat "$file" 2>/dev/null
-	fail "waited ${secs}s for /$re/ in $(basename "$file")"
-}
-
 # refused WHAT REGEX ARGS...: `wizwar join ARGS` in tmux says REGEX on stderr and exits 1, no duel screen.
 refused() {
 	local what="$1" re="$2"

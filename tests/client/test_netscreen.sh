@@ -17,20 +17,6 @@ STATE="$TMPD/state"
 export XDG_STATE_HOME="$STATE" # keys and known servers too: never the real ones
 mkdir -p "$STATE"
 
-# wait_file REGEX FILE [SECONDS]: until FILE has a line matching, else fail.
-wait_file() {
-	local re="$1" file="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
-		if grep -qE -- "$re" "$file" 2>/dev/null; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	echo "--- $file:"
-	cat "$file" 2>/dev/null
-	fail "waited ${secs}s for /$re/ in $(basename "$file")"
-}
-
 # wait_exit PID [SECONDS]: until the process is gone, else fail.
 wait_exit() {
 	local pid="$1" secs="${2:-10}" i

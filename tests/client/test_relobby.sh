@@ -23,17 +23,6 @@ STATE="$TMPD/state"
 export XDG_STATE_HOME="$STATE"
 mkdir -p "$STATE"
 
-wait_file() {
-	local re="$1" file="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
-		grep -qE -- "$re" "$file" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "--- $file:"
-	cat "$file" 2>/dev/null
-	fail "waited ${secs}s for /$re/ in $(basename "$file")"
-}
-
 # The side panel's text as one line: the map column cut off each line, wrapped messages joined, so
 # that a sentence is found whatever the width broke it at.
 JOINED="$TMPD/joined"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # tmux_lib.sh: helpers for the tmux screen tests: a private server, waiting for text, failing with the screen.
-# Sourced by test_screen.sh, test_watch.sh and test_netscreen.sh after they set WIZWAR.
+# Sourced by the tmux tests (tests/client/test_*.sh) after they set WIZWAR.
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "tmux is not installed: skipped"
@@ -63,6 +63,18 @@ wait_for() {
 		sleep 0.05
 	done
 	fail "waited ${secs}s for /$re/"
+}
+
+# wait_file REGEX FILE [SECONDS]: until a file (a background program's output) matches, else fail.
+wait_file() {
+	local re="$1" file="$2" secs="${3:-10}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		grep -qE -- "$re" "$file" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "--- $file:"
+	cat "$file" 2>/dev/null
+	fail "waited ${secs}s for /$re/ in $(basename "$file")"
 }
 
 # wait_gone REGEX [SECONDS]: until the screen no longer matches.
