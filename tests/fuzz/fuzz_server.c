@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,14 +24,31 @@ static int
 connect_to(int port)
 {
 	struct sockaddr_in a;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
 
 	FUZZ_CHECK(fd >= 0);
 	memset(&a, 0, sizeof a);
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)port);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	FUZZ_CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+	rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+	if (rc != 0 && errno == EINTR) {
+		/* libFuzzer's SIGALRM (its -timeout watchdog, no SA_RESTART) can land in a blocking connect:
+		 * the handshake goes on in the kernel; wait for it rather than fail the harness. */
+		struct pollfd w = { .fd = fd, .events = POLLOUT };
+		int err = 0;
+		socklen_t len = sizeof err;
+
+		while (poll(&w, 1, -1) < 0 && errno == EINTR)
+			;
+		FUZZ_CHECK(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0);
+		rc = err ? -1 : 0;
+		errno = err;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "fuzz_server: connect: %s\n", strerror(errno));
+		abort();
+	}
 	fcntl(fd, F_SETFL, O_NONBLOCK);
 	return fd;
 }
