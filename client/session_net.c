@@ -82,6 +82,13 @@ lobby_waits(const struct wire_lobby *l, int me, const char *away)
 	return buf;
 }
 
+/* A player's name as the screen knows it, or NULL (no screen, no such player, no name yet). */
+static const char *
+known_name(const struct session_net *s, int p)
+{
+	return s->app && p >= 0 && p < PLAYERS && s->app->st.name[p][0] ? s->app->st.name[p] : NULL;
+}
+
 static void
 ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 {
@@ -109,7 +116,7 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		snprintf(clock, sizeof clock, "%u second%s a turn", (unsigned)l->turn_time, l->turn_time == 1 ? "" : "s");
 	else
 		snprintf(clock, sizeof clock, "no turn timer");
-	const char *away = !both && s->away >= 0 && s->app && s->app->st.name[s->away][0] ? s->app->st.name[s->away] : NULL;
+	const char *away = both ? NULL : known_name(s, s->away);
 	char here[80];
 	if (both)
 		snprintf(here, sizeof here, "Both players are here.");
@@ -189,9 +196,10 @@ ev_peer(void *ud, struct net *n, const struct wire_peer *p)
 	struct session_net *s = ud;
 
 	(void)n;
-	const char *who = s->app && p->player < PLAYERS && s->app->st.name[p->player][0] ? s->app->st.name[p->player]
-	                                                                                : "Your opponent";
+	const char *who = known_name(s, p->player);
 
+	if (!who)
+		who = "Your opponent";
 	s->away = p->state == PEER_DROPPED && p->player < PLAYERS ? p->player : -1;
 	switch (p->state) {
 	case PEER_DROPPED:
