@@ -128,7 +128,9 @@ void update_blank(struct view *v);
  * The server's side: what `receiver` needs to turn `before` into `after`, plus
  * the messages of `ev` addressed to it and the effects of `ev` on squares it
  * sees in `before` or in `after` (ev may be NULL). Returns 0, or PROTO_BROKEN
- * (PERR_RANGE) when a view holds a value the protocol cannot carry.
+ * (PERR_RANGE) when a view holds a value the protocol cannot carry. Every field of u
+ * is set but lay, fx and pot past their counts, which keep what they held (no reader
+ * goes past a count; zeroing them cost more than the rest of the update).
  */
 int update_make(const struct view *before, const struct view *after, const struct events *ev, int receiver,
                 struct update *u, struct proto_err *e);
