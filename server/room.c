@@ -103,10 +103,11 @@ seed_parts(const struct gameroom *r)
 	return bits;
 }
 
-/* Turn-log lines go to the disk at most this long after their command, together:
- * one write (in libuv's threadpool) for all the commands of that time instead of
- * one each, which at a bot's pace cost more CPU than the commands themselves. A host
- * killed meanwhile loses them (docs/turnlog.md); the players' check allows 2 s. */
+/* Turn-log lines go to the disk this long after their batch's first command, together
+ * (or, if the write before them is still running then, as soon as it is done): one write
+ * (in libuv's threadpool) for all the commands of that time instead of one each, which at
+ * a bot's pace cost more CPU than the commands themselves. A host killed meanwhile loses
+ * them (docs/turnlog.md); the players' check allows 2 s. */
 #define ROOM_LOG_BATCH_MS 20
 
 static void
@@ -122,6 +123,37 @@ log_later(struct gameroom *r)
 {
 	if (!r->dying && !uv_is_active((uv_handle_t *)&r->log_timer))
 		uv_timer_start(&r->log_timer, on_log_timer, ROOM_LOG_BATCH_MS, 0);
+}
+
+/* A write is done and lines came meanwhile: they go with their batch's timer, or now if
+ * it ran out during the write. */
+static void
+log_again(void *ud)
+{
+	struct gameroom *r = ud;
+
+	if (!uv_is_active((uv_handle_t *)&r->log_timer))
+		tlog_write(&r->log);
+}
+
+/* A write of the turn log failed (off the loop): the duel goes on, its log in memory only. */
+static void
+log_failed(void *ud, const char *why)
+{
+	struct gameroom *r = ud;
+
+	server__log(r->srv, "room %s: %s; the rest of the duel is logged in memory only", r->code, why);
+}
+
+/* After every tlog_open: a failed write is logged, and lines that came during a write
+ * wait for the next batch. */
+static void
+log_hooks(struct gameroom *r)
+{
+	r->log.report = log_failed;
+	r->log.report_ud = r;
+	r->log.again = log_again;
+	r->log.again_ud = r;
 }
 
 struct gameroom *
@@ -728,15 +760,6 @@ log_path(struct gameroom *r, char *buf, size_t len)
 	snprintf(buf, len, "%s/wizwar-%s-%s-%u.log.gz", s->cfg.log_dir, r->code, stamp, ++s->log_seq);
 }
 
-/* A write of the turn log failed (off the loop): the duel goes on, its log in memory only. */
-static void
-log_failed(void *ud, const char *why)
-{
-	struct gameroom *r = ud;
-
-	server__log(r->srv, "room %s: %s; the rest of the duel is logged in memory only", r->code, why);
-}
-
 static void
 log_extra(struct gameroom *r, char *buf, size_t len)
 {
@@ -853,8 +876,7 @@ start_game(struct gameroom *r)
 		server__log(s, "room %s: %s; the duel is logged in memory only", r->code, why);
 		tlog_open(&r->log, s->loop, NULL, &h, game_hash(game_of(r)), extra, why, sizeof why);
 	}
-	r->log.report = log_failed;
-	r->log.report_ud = r;
+	log_hooks(r);
 	r->state = ROOM_PLAYING;
 	server__log(s, "room %s: duel %d starts: %s vs %s, %dx%d%s%s%s", r->code, r->games + 1, r->seat[0].name,
 	            r->seat[1].name, r->opt.size, r->opt.size, r->opt.fov ? "" : ", no FoV",
@@ -874,6 +896,14 @@ maybe_start(struct gameroom *r)
 		if (!r->seat[p].taken || !r->seat[p].conn || !r->seat[p].ready)
 			return;
 	start_game(r);
+}
+
+static void
+flush_all(struct conn *const to[PLAYERS])
+{
+	for (int q = 0; q < PLAYERS; q++)
+		if (to[q])
+			conn__flush(to[q]);
 }
 
 /* Apply a command for player p (from its client, its timer or its forfeit) and tell
@@ -906,19 +936,25 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 		if ((to[q] = r->seat[q].conn) != NULL)
 			conn__cork(to[q]);
 	send_updates(r, &ev);
-	tlog_cmd(&r->log, p, c, game_of(r), ev.turn_ended); /* in memory: END reveals it */
 	if (s->cfg.hooks.applied)
 		s->cfg.hooks.applied(s->cfg.hooks.ud, r, p, c, &ev);
 	/* The hook may have closed the server (a test's kill): then the room is done. */
-	if (!r->dying && game_of(r)->result != RESULT_NONE)
+	bool over = !r->dying && game_of(r)->result != RESULT_NONE;
+	/* A duel that goes on: the updates are written now, and only then comes the log's
+	 * bookkeeping (its line, the turn's hash) and the turn timer. The last command's
+	 * record also carries END, the log and LOBBY, which need its line: it waits for them. */
+	if (!over)
+		flush_all(to);
+	if (!r->dying)
+		tlog_cmd(&r->log, p, c, game_of(r), ev.turn_ended); /* in memory: END reveals it */
+	if (over) {
 		finish(r);
-	else if (!r->dying && ev.turn_ended)
+		flush_all(to);
+	} else if (!r->dying && ev.turn_ended) {
 		arm_turn(r);
-	for (int q = 0; q < PLAYERS; q++)
-		if (to[q])
-			conn__flush(to[q]);
-	/* Only now, the updates written, are the lines queued for the disk (libuv's
-	 * threadpool, never waited for): no disk I/O between a command and its updates. */
+	}
+	/* The lines go to the disk later, together (libuv's threadpool, never waited for):
+	 * no disk I/O between a command and its updates. */
 	log_later(r);
 	return ERR_OK;
 }
@@ -1195,8 +1231,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		tlog_close(&r->log);
 		goto out;
 	}
-	r->log.report = log_failed;
-	r->log.report_ud = r;
+	log_hooks(r);
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;
 	r->seed_fixed = false;

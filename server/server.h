@@ -51,8 +51,9 @@ struct server_hooks {
 	void *ud;
 	/* Every byte written to a connection, as it is queued. seat is -1 before the join. */
 	void (*tap)(void *ud, const struct conn *c, int seat, const uint8_t *bytes, size_t n);
-	/* A command applied to a room's duel: its updates and log line made, not yet written (they go
-	 * out together once the command is done; the hook may close the server). */
+	/* A command applied to a room's duel: its updates made, not yet written, and its log line not
+	 * yet made (the updates go out right after the hook, or with END when the duel is over; the
+	 * hook may close the server). */
 	void (*applied)(void *ud, struct gameroom *r, int p, const struct cmd *c, const struct events *ev);
 	/* A peer dropped for a protocol or limit reason. */
 	void (*dropped)(void *ud, const struct conn *c, int code, const char *why);

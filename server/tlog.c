@@ -233,7 +233,13 @@ job_done(uv_work_t *w, int status)
 		}
 		free(j->path);
 		free(j);
-		kick(t);
+		/* Lines that came during the write wait for the owner's next batch: one job per
+		 * batch, not one per command at a bot's pace (each costs a deflate state and an
+		 * open, a write and a close, and wakes the loop when it is done). */
+		if (t->plen && t->again)
+			t->again(t->again_ud);
+		else
+			kick(t);
 		return;
 	}
 	/* The log was closed while this ran: write what it left, then go. */

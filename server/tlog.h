@@ -53,6 +53,11 @@ struct tlog {
 	/* Told (on the loop) when a write fails; the log is then kept in memory only. */
 	void (*report)(void *ud, const char *why);
 	void *report_ud;
+	/* Told (on the loop) when a write is done and lines came meanwhile: the owner calls
+	 * tlog_write() for them when their batch is due, so that a duel played fast makes one
+	 * write a batch, not one a command. NULL: they go at once. */
+	void (*again)(void *ud);
+	void *again_ud;
 };
 
 /* Start a log: the header and the server's comments, written to the new file at once

@@ -235,6 +235,60 @@ Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
 	unlink(path);
 }
 
+static void
+count_again(void *ud)
+{
+	++*(int *)ud;
+}
+
+/* Lines made while a write runs wait for their owner's next batch (the server's 20 ms
+ * timer), told by `again`: one write a batch, not one a command at a bot's pace. */
+Test(tlog, lines_made_during_a_write_wait_for_the_owner)
+{
+	static struct game g;
+	static struct tlog t;
+	static struct tlog_resume lr;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 78, { "a", "b" } };
+	struct cmd pass = { CMD_PASS, 0, 0 };
+	struct events ev;
+	char path[256], why[300];
+	uv_loop_t loop;
+	int again = 0;
+
+	options_default(&h.opt);
+	snprintf(path, sizeof path, "/tmp/wizwar-tlog-again-%d.log.gz", (int)getpid());
+	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+	cr_assert_eq(uv_loop_init(&loop), 0);
+	cr_assert_eq(tlog_open(&t, &loop, path, &h, game_hash(&g), NULL, why, sizeof why), 0, "%s", why);
+	t.again = count_again;
+	t.again_ud = &again;
+	cr_assert_eq(game_apply(&g, g.turn, &pass, &ev), ERR_OK);
+	tlog_cmd(&t, 1 - g.turn, &pass, &g, ev.turn_ended);
+	tlog_write(&t);
+	cr_assert_not_null(t.job, "the first batch is being written");
+	for (int i = 0; i < 3; i++) {
+		int p = g.turn;
+		cr_assert_eq(game_apply(&g, p, &pass, &ev), ERR_OK);
+		tlog_cmd(&t, p, &pass, &g, ev.turn_ended);
+	}
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(again, 1, "the owner is told once that lines wait");
+	cr_assert_null(t.job, "no write started by itself");
+	cr_assert_gt(t.plen, 0, "the three commands wait");
+	tlog_write(&t);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(t.plen, 0);
+	cr_assert_eq(again, 1);
+	tlog_close(&t);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
+	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
+	cr_expect_eq(game_hash(&lr.game), game_hash(&g), "all four commands on disk");
+	cr_expect_eq(lr.game.turn_no, g.turn_no);
+	tlog_resume_free(&lr);
+	unlink(path);
+}
+
 /* Logs written before the writer went off the loop are one gzip stream, flushed after every
  * command (gzwrite + gzflush(Z_SYNC_FLUSH)): they load as before, whole or cut short. */
 Test(tlog, an_old_single_stream_log_still_loads)
