@@ -23,6 +23,7 @@
 #include "view.h"
 #include "wire.h"
 #include "procstat.h"
+#include "spawn.h"
 
 /*
  * The server is the shipped executable (`wizwar server` with its default limits and
@@ -462,46 +463,18 @@ struct server_proc {
 static int
 spawn_server(const char *wizwar, struct server_proc *sp)
 {
-	int out[2];
-	char logpath[300], keydir[300], line[512], *p;
-	FILE *f;
+	char logpath[300], keydir[300], errpath[300];
 
 	snprintf(sp->dir, sizeof sp->dir, "%s/bench_crowd.XXXXXX", tmp_dir);
-	if (mkdtemp(sp->dir) == NULL || pipe(out) != 0)
+	if (mkdtemp(sp->dir) == NULL)
 		return -1;
 	snprintf(logpath, sizeof logpath, "%s/logs", sp->dir);
 	snprintf(keydir, sizeof keydir, "%s/state", sp->dir);
+	snprintf(errpath, sizeof errpath, "%s/server.err", sp->dir);
 	mkdir(logpath, 0700);
 	mkdir(keydir, 0700);
-	if ((sp->pid = fork()) == 0) {
-		char errpath[300];
-		snprintf(errpath, sizeof errpath, "%s/server.err", sp->dir);
-		dup2(out[1], 1);
-		close(out[0]);
-		close(out[1]);
-		if (freopen(errpath, "w", stderr) == NULL)
-			_exit(127);
-		setenv("XDG_STATE_HOME", keydir, 1);
-		const char *av[24] = { wizwar, "server", "--bind", "127.0.0.1", "--port", "0", "--log-dir", logpath };
-		int ac = 8;
-		for (int k = 0; k < nextra; k++)
-			av[ac++] = extra_args[k];
-		av[ac] = NULL;
-		execv(wizwar, (char *const *)av);
-		_exit(127);
-	}
-	close(out[1]);
-	if ((f = fdopen(out[0], "r")) == NULL || fgets(line, sizeof line, f) == NULL) {
-		fprintf(stderr, "bench_crowd: the server printed no join line (see %s/server.err)\n", sp->dir);
-		return -1;
-	}
-	fclose(f);
-	/* "wizwar join 127.0.0.1:PORT#FINGERPRINT --new-room" */
-	if ((p = strstr(line, "127.0.0.1:")) == NULL || sscanf(p, "127.0.0.1:%d#%26s", &C.port, C.fp) != 2) {
-		fprintf(stderr, "bench_crowd: cannot read the join line: %s", line);
-		return -1;
-	}
-	return 0;
+	sp->pid = spawn_wizwar(wizwar, logpath, keydir, errpath, extra_args, nextra, &C.port, C.fp, sizeof C.fp);
+	return sp->pid < 0 ? -1 : 0;
 }
 
 /* The server's whole life in CPU and peak memory: getrusage of the children reaped,

@@ -15,6 +15,7 @@
 #include "net.h"
 #include "netbot.h"
 #include "procstat.h"
+#include "spawn.h"
 
 /*
  * Usage: bench_mem WIZWAR [duels [seconds]]
@@ -102,42 +103,19 @@ on_tick(uv_timer_t *t)
 		uv_stop(t->loop);
 }
 
-/* The server prints how to join it first: "wizwar join 127.0.0.1:PORT#FINGERPRINT --new-room". */
 static pid_t
 spawn_server(const char *wizwar, const char *dir, int duels, int *port, char *fp, size_t fplen)
 {
-	char logs[512], rooms[16], per[16], line[512], *p;
-	int fds[2];
+	char logs[512], err[512], rooms[16], per[16];
+	const char *args[] = { "--max-rooms", rooms, "--max-per-addr", per };
 	pid_t pid;
-	FILE *f;
 
 	snprintf(logs, sizeof logs, "%s/logs", dir);
+	snprintf(err, sizeof err, "%s/server.log", dir);
 	snprintf(rooms, sizeof rooms, "%d", duels + 8);
 	snprintf(per, sizeof per, "%d", 2 * duels + 8);
-	if (pipe(fds) != 0)
+	if ((pid = spawn_wizwar(wizwar, logs, dir, err, args, 4, port, fp, fplen)) < 0)
 		exit(1);
-	if ((pid = fork()) == 0) {
-		close(fds[0]);
-		dup2(fds[1], 1);
-		close(fds[1]);
-		snprintf(line, sizeof line, "%s/server.log", dir);
-		if (freopen(line, "w", stderr) == NULL)
-			_exit(126);
-		setenv("XDG_STATE_HOME", dir, 1);
-		execl(wizwar, "wizwar", "server", "--port", "0", "--bind", "127.0.0.1", "--log-dir", logs, "--max-rooms",
-		      rooms, "--max-per-addr", per, (char *)NULL);
-		fprintf(stderr, "bench_mem: %s: %s\n", wizwar, strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	if ((f = fdopen(fds[0], "r")) == NULL || fgets(line, sizeof line, f) == NULL ||
-	    (p = strstr(line, "127.0.0.1:")) == NULL || sscanf(p, "127.0.0.1:%d#", port) != 1 ||
-	    (p = strchr(p, '#')) == NULL) {
-		fprintf(stderr, "bench_mem: the server did not say where it listens\n");
-		exit(1);
-	}
-	snprintf(fp, fplen, "%.*s", (int)strcspn(p + 1, " \n"), p + 1);
-	fclose(f); /* the server writes nothing more to stdout; a closed pipe is fine */
 	return pid;
 }
 
