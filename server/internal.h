@@ -3,6 +3,7 @@
 #ifndef WW_SERVER_INTERNAL_H
 #define WW_SERVER_INTERNAL_H
 
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -25,8 +26,21 @@ enum conn_state {
 	CONN_CLOSING,    /* dropped; its last bytes are going out */
 };
 
+/* A link in one of the server's chained hash tables (server.c), with its entry's whole
+ * hash: a table that doubles moves its links without hashing their keys again. */
+struct hlink {
+	struct hlink *next;        /* the next in its bucket */
+	uint64_t hash;
+};
+struct htab {
+	struct hlink **b;
+	unsigned n;                /* buckets: 0 or a power of two */
+	unsigned count;            /* links in it */
+};
+#define HLINK_ENTRY(l, type, member) ((type *)(void *)((char *)(l) - offsetof(type, member)))
+
 struct addr_entry {
-	struct addr_entry *next;  /* the next in its hash bucket (server.addr_hash) */
+	struct hlink hl;           /* in server.addrs */
 	uint8_t addr[16];     /* IPv4 mapped into IPv6 form; IPv6 cut to its /64 */
 	unsigned conns;
 	unsigned fails;
@@ -95,7 +109,7 @@ struct seat {
 struct gameroom {
 	struct server *srv;
 	struct gameroom *next, *prev;
-	struct gameroom *hnext;    /* the next in its hash bucket (server.room_hash) */
+	struct hlink hl;           /* in server.room_codes */
 	char code[PROTO_ROOM_BYTES + 1];
 	int state;                 /* enum room_state */
 	int controller;            /* seat index */
@@ -154,9 +168,7 @@ struct server {
 	 * (crypto_shorthash) under a random key: a peer chooses room codes and may choose
 	 * addresses, and must not be able to make one chain hold them all. Each table
 	 * doubles when it holds more entries than buckets. */
-	struct gameroom **room_hash;
-	struct addr_entry **addr_hash;
-	unsigned room_buckets, addr_buckets, naddrs;
+	struct htab room_codes, addrs;
 	uint8_t hash_key[16];
 	unsigned nconns, nrooms;
 	uint64_t emfile_logged;    /* when "too many open files" was last logged ... */

@@ -102,28 +102,67 @@ hash_bytes(const struct server *s, const void *p, size_t n)
 	return v;
 }
 
-/* Twice the buckets, every entry moved to its new chain; on no memory the old table stays
+/* Twice the buckets, every link moved to its new chain; on no memory the old table stays
  * (longer chains, nothing lost). */
 static void
-rooms_grow(struct server *s)
+htab_grow(struct htab *t)
 {
-	unsigned n = s->room_buckets ? s->room_buckets * 2 : 64;
-	struct gameroom **t = calloc(n, sizeof *t);
+	unsigned n = t->n ? t->n * 2 : 64;
+	struct hlink **b = calloc(n, sizeof *b);
 
-	if (t == NULL)
+	if (b == NULL)
 		return;
-	for (unsigned i = 0; i < s->room_buckets; i++) {
-		struct gameroom *r = s->room_hash[i], *next;
-		for (; r; r = next) {
-			uint64_t h = hash_bytes(s, r->code, strlen(r->code)) & (n - 1);
-			next = r->hnext;
-			r->hnext = t[h];
-			t[h] = r;
+	for (unsigned i = 0; i < t->n; i++) {
+		struct hlink *l = t->b[i], *next;
+		for (; l; l = next) {
+			next = l->next;
+			l->next = b[l->hash & (n - 1)];
+			b[l->hash & (n - 1)] = l;
 		}
 	}
-	free(s->room_hash);
-	s->room_hash = t;
-	s->room_buckets = n;
+	free(t->b);
+	t->b = b;
+	t->n = n;
+}
+
+/* The chain a hash falls in; the table has buckets. */
+static struct hlink **
+htab_chain(const struct htab *t, uint64_t h)
+{
+	return &t->b[h & (t->n - 1)];
+}
+
+/* Make room for one more link (the table doubles when it would hold more links than
+ * buckets); false: no buckets at all (no memory). */
+static bool
+htab_reserve(struct htab *t)
+{
+	if (t->count >= t->n)
+		htab_grow(t);
+	return t->n != 0;
+}
+
+static void
+htab_add(struct htab *t, struct hlink *l, uint64_t h)
+{
+	struct hlink **c = htab_chain(t, h);
+
+	l->hash = h;
+	l->next = *c;
+	*c = l;
+	t->count++;
+}
+
+static void
+htab_remove(struct htab *t, struct hlink *l)
+{
+	for (struct hlink **pp = htab_chain(t, l->hash); *pp; pp = &(*pp)->next)
+		if (*pp == l) {
+			*pp = l->next;
+			l->next = NULL;
+			t->count--;
+			return;
+		}
 }
 
 struct gameroom *
@@ -131,12 +170,14 @@ server__find_room(struct server *s, const char *code)
 {
 	if (!s->cfg.multi)
 		return s->rooms;
-	if (s->room_buckets == 0)
+	if (s->room_codes.n == 0)
 		return NULL;
-	struct gameroom *r = s->room_hash[hash_bytes(s, code, strlen(code)) & (s->room_buckets - 1)];
-	for (; r; r = r->hnext)
-		if (strcmp(r->code, code) == 0)
+	uint64_t h = hash_bytes(s, code, strlen(code));
+	for (struct hlink *l = *htab_chain(&s->room_codes, h); l; l = l->next) {
+		struct gameroom *r = HLINK_ENTRY(l, struct gameroom, hl);
+		if (l->hash == h && strcmp(r->code, code) == 0)
 			return r;
+	}
 	return NULL;
 }
 
@@ -144,21 +185,16 @@ struct gameroom *
 server__add_room(struct server *s, const char *code)
 {
 	struct gameroom *r;
-	uint64_t h;
 
 	if (s->nrooms >= s->cfg.lim.max_rooms)
 		return NULL;
-	if (s->nrooms >= s->room_buckets)
-		rooms_grow(s);
-	if (s->room_buckets == 0 || (r = room__create(s, code)) == NULL)
+	if (!htab_reserve(&s->room_codes) || (r = room__create(s, code)) == NULL)
 		return NULL;
 	r->next = s->rooms;
 	if (s->rooms)
 		s->rooms->prev = r;
 	s->rooms = r;
-	h = hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1);
-	r->hnext = s->room_hash[h];
-	s->room_hash[h] = r;
+	htab_add(&s->room_codes, &r->hl, hash_bytes(s, r->code, strlen(r->code)));
 	s->nrooms++;
 	return r;
 }
@@ -166,8 +202,6 @@ server__add_room(struct server *s, const char *code)
 void
 server__room_gone(struct server *s, struct gameroom *r)
 {
-	struct gameroom **pp;
-
 	if (r->prev)
 		r->prev->next = r->next;
 	else if (s->rooms == r)
@@ -177,36 +211,8 @@ server__room_gone(struct server *s, struct gameroom *r)
 	if (r->next)
 		r->next->prev = r->prev;
 	r->next = r->prev = NULL;
-	pp = &s->room_hash[hash_bytes(s, r->code, strlen(r->code)) & (s->room_buckets - 1)];
-	for (; *pp; pp = &(*pp)->hnext)
-		if (*pp == r) {
-			*pp = r->hnext;
-			break;
-		}
-	r->hnext = NULL;
+	htab_remove(&s->room_codes, &r->hl);
 	s->nrooms--;
-}
-
-static void
-addrs_grow(struct server *s)
-{
-	unsigned n = s->addr_buckets ? s->addr_buckets * 2 : 64;
-	struct addr_entry **t = calloc(n, sizeof *t);
-
-	if (t == NULL)
-		return;
-	for (unsigned i = 0; i < s->addr_buckets; i++) {
-		struct addr_entry *a = s->addr_hash[i], *next;
-		for (; a; a = next) {
-			uint64_t h = hash_bytes(s, a->addr, 16) & (n - 1);
-			next = a->next;
-			a->next = t[h];
-			t[h] = a;
-		}
-	}
-	free(s->addr_hash);
-	s->addr_hash = t;
-	s->addr_buckets = n;
 }
 
 /* The entry of an address (made at its first connection), or NULL without memory. */
@@ -214,22 +220,19 @@ struct addr_entry *
 server__addr_get(struct server *s, const uint8_t a[16])
 {
 	struct addr_entry *e;
-	uint64_t h;
+	uint64_t h = hash_bytes(s, a, 16);
 
-	if (s->addr_buckets) {
-		for (e = s->addr_hash[hash_bytes(s, a, 16) & (s->addr_buckets - 1)]; e; e = e->next)
-			if (memcmp(e->addr, a, 16) == 0)
+	if (s->addrs.n) {
+		for (struct hlink *l = *htab_chain(&s->addrs, h); l; l = l->next) {
+			e = HLINK_ENTRY(l, struct addr_entry, hl);
+			if (l->hash == h && memcmp(e->addr, a, 16) == 0)
 				return e;
+		}
 	}
-	if (s->naddrs >= s->addr_buckets)
-		addrs_grow(s);
-	if (s->addr_buckets == 0 || (e = calloc(1, sizeof *e)) == NULL)
+	if (!htab_reserve(&s->addrs) || (e = calloc(1, sizeof *e)) == NULL)
 		return NULL;
 	memcpy(e->addr, a, 16);
-	h = hash_bytes(s, a, 16) & (s->addr_buckets - 1);
-	e->next = s->addr_hash[h];
-	s->addr_hash[h] = e;
-	s->naddrs++;
+	htab_add(&s->addrs, &e->hl, h);
 	return e;
 }
 
@@ -625,17 +628,17 @@ on_sweep(uv_timer_t *t)
 	uint64_t now = server__now(s);
 
 	room__sweep_idle(s);
-	for (unsigned i = 0; i < s->addr_buckets; i++) {
-		struct addr_entry **pp = &s->addr_hash[i];
+	for (unsigned i = 0; i < s->addrs.n; i++) {
+		struct hlink **pp = &s->addrs.b[i];
 		while (*pp) {
-			struct addr_entry *a = *pp;
+			struct addr_entry *a = HLINK_ENTRY(*pp, struct addr_entry, hl);
 			if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
 			    (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms)) {
-				*pp = a->next;
+				*pp = a->hl.next;
 				free(a);
-				s->naddrs--;
+				s->addrs.count--;
 			} else {
-				pp = &a->next;
+				pp = &a->hl.next;
 			}
 		}
 	}
@@ -868,16 +871,16 @@ server__unref(struct server *s)
 	if (--s->handles == 0) {
 		void (*cb)(void *) = s->close_cb;
 		void *ud = s->close_ud;
-		for (unsigned i = 0; i < s->addr_buckets; i++) {
-			struct addr_entry *a = s->addr_hash[i];
-			while (a) {
-				struct addr_entry *n = a->next;
-				free(a);
-				a = n;
+		for (unsigned i = 0; i < s->addrs.n; i++) {
+			struct hlink *l = s->addrs.b[i];
+			while (l) {
+				struct hlink *n = l->next;
+				free(HLINK_ENTRY(l, struct addr_entry, hl));
+				l = n;
 			}
 		}
-		free(s->addr_hash);
-		free(s->room_hash);
+		free(s->addrs.b);
+		free(s->room_codes.b);
 		if (s->reserve_fd >= 0)
 			close(s->reserve_fd);
 		auth_key_wipe(&s->key);
