@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wire: payload encoders and strict decoders for every message, dispatched from WIRE_LIST. */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "internal.h"
@@ -26,11 +27,14 @@ struct wire_info {
 	uint32_t min, max;
 	enc_fn enc;
 	dec_fn dec;
+	size_t size; /* of struct wire_msg, up to the end of the union's member for the type */
 };
+
+#define MEMBER_END(member) (offsetof(struct wire_msg, u) + sizeof ((struct wire_msg *)0)->u.member)
 
 static const struct wire_info infos[128] = {
 #define X(id, code, dir, pre, min, max, member) \
-	[code] = { #id, dir, pre, min, max, enc_##id, dec_##id },
+	[code] = { #id, dir, pre, min, max, enc_##id, dec_##id, MEMBER_END(member) },
 	WIRE_LIST(X)
 #undef X
 };
@@ -793,7 +797,7 @@ wire_decode(int type, const uint8_t *p, size_t len, struct wire_msg *m, struct p
 	if (len < i->min || len > i->max)
 		return proto__fail(e, PERR_FRAME_SIZE, "%s: %zu bytes, allowed %u..%u", i->name, len,
 		                   (unsigned)i->min, (unsigned)i->max);
-	memset(m, 0, sizeof *m);
+	memset(m, 0, i->size);
 	m->type = (uint8_t)type;
 	proto__r_init(&r, p, len);
 	if (i->dec(&r, m, e) < 0)
@@ -801,6 +805,14 @@ wire_decode(int type, const uint8_t *p, size_t len, struct wire_msg *m, struct p
 	if (proto__r_left(&r))
 		return proto__fail(e, PERR_TRAILING, "%s: %zu bytes after the end", i->name, proto__r_left(&r));
 	return 0;
+}
+
+size_t
+wire_decoded_size(int type)
+{
+	const struct wire_info *i = info(type);
+
+	return i ? i->size : 0;
 }
 
 /* ---- constructors ---- */

@@ -234,6 +234,7 @@ struct wire_msg {
 		struct wire_resume resume;
 		struct wire_bye bye;
 		struct wire_peer peer;
+		uint8_t none; /* CONTROL, HEARTBEAT: no payload */
 	} u;
 };
 
@@ -251,8 +252,12 @@ int wire_encode(const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len,
 
 /* Decode a payload of the given type. 0 or PROTO_BROKEN with e filled. HELLO and
  * CHALLENGE check magic and versions first, so a peer of another version gets
- * PERR_MAGIC, PERR_VERSION or PERR_RULES with both versions in e->why. */
+ * PERR_MAGIC, PERR_VERSION or PERR_RULES with both versions in e->why. It sets the
+ * first wire_decoded_size(type) bytes of m (the type and the union's member for it,
+ * zeroed first) and leaves the rest as it was: a CMD of 2 bytes does not zero the
+ * 20 KiB of an UPDATE. */
 int wire_decode(int type, const uint8_t *p, size_t len, struct wire_msg *m, struct proto_err *e);
+size_t wire_decoded_size(int type); /* 0 when unknown */
 
 /* Fill m as a HELLO / CHALLENGE of this build (magic and versions set; pconn adds the Noise parts). */
 void wire_hello_init(struct wire_msg *m);

@@ -60,7 +60,15 @@ Test(wire, every_message_round_trips, .timeout = 120)
 			cr_assert_eq(sample_msg(t, seed, m), 0);
 			cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), 0, "%s seed %llu: %s", wire_name(t),
 			             (unsigned long long)seed, e.why);
+			/* Garbage first: the decoder must set every byte of its type's member, and
+			 * leave the rest of the struct (another type's member) as it was. */
+			size_t n = wire_decoded_size(t);
+			memset(d, 0xa5, sizeof *d);
 			cr_assert_eq(wire_decode(t, buf, len, d, &e), 0, "%s: %s", wire_name(t), e.why);
+			cr_assert(n > 0 && n <= sizeof *d);
+			for (size_t k = n; k < sizeof *d; k++)
+				cr_assert_eq(((uint8_t *)d)[k], 0xa5, "%s: byte %zu past its member was written", wire_name(t), k);
+			memset((uint8_t *)d + n, 0, sizeof *d - n); /* as the sample, made in a zeroed struct */
 			if (memcmp(m, d, sizeof *m)) {
 				size_t at = 0;
 
@@ -455,7 +463,7 @@ Test(pconn, handshake_then_deflate)
 			if (t == WIRE_CHAT)
 				p->m.u.chat.from = from_server ? 0 : CHAT_FROM_CLIENT;
 			cr_assert_eq(pass(p, from_server, &e), PROTO_DONE, "%s: %s", wire_name(t), e.why);
-			cr_assert(memcmp(&p->m, &p->got, sizeof p->m) == 0, "%s seed %llu differs", wire_name(t),
+			cr_assert(memcmp(&p->m, &p->got, wire_decoded_size(t)) == 0, "%s seed %llu differs", wire_name(t),
 			          (unsigned long long)seed);
 		}
 	}
