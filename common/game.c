@@ -928,8 +928,8 @@ offerable(const struct game *g, int spell)
 	return true;
 }
 
-static void
-draw_offer(struct game *g)
+void
+game__draw_offer(struct game *g)
 {
 	uint8_t pool[SPELL_COUNT];
 	int n = 0;
@@ -962,7 +962,7 @@ turn_start(struct game *g, struct events *ev)
 			game__say(ev, game__bit(g->turn), MSG_END_PHASE, 0, 0);
 		game__sense(g, g->turn, ev);
 	}
-	draw_offer(g);
+	game__draw_offer(g);
 }
 
 uint32_t

@@ -14,6 +14,9 @@ enum {
 
 /* Queue a message for the players in `to` (bit p: player p). Silently bounded. */
 void game__say(struct events *ev, int to, int id, int a, int b);
+/* Draw the three spells offered to the wizard to move (turn start does it; the master
+ * bot draws them again in a play-out, so that every plan meets the same offer). */
+void game__draw_offer(struct game *g);
 /* Player p learns where the opponent stands now. */
 void game__sense(struct game *g, int p, struct events *ev);
 

@@ -28,12 +28,18 @@
  *      me, or sees I am not where it remembered) or its way is held: the same strength,
  *      a command 40% cheaper. Playing my next turn too (by hard) made the search favour plans
  *      whose follow-up hit and ignore the answer to that: it only tied with hard. The same determinizations serve every plan
- *      (common random numbers), so the plans are compared on the same luck.
- *   4. A played-out duel is worth value(my HP) - value(its HP), concave, death -1000; a
- *      plan is worth its mean plus a quarter of hard's own score (which knows what a
- *      rollout of one exchange cannot see: maps, potions kept, the way to the quarry).
- *      When the opponent is lost, the rollouts rarely meet it and the means tie, so hard's
- *      first plan is taken without a search.
+ *      (common random numbers), so the plans are compared on the same luck; the
+ *      opponent's offer and dice are drawn again after my command from the round's
+ *      seed (CRN_OFFER), since my command may have drawn from the game's dice or not.
+ *   4. A played-out duel is worth the odds of winning from where it ends (WORTH_V:
+ *      win_odds[], measured over hard against hard, by both HP and whether I know where
+ *      the opponent stands as my turn begins), times 1,000; a plan is worth its mean
+ *      plus a quarter of hard's own score (which knows what a rollout of one exchange
+ *      cannot see: maps, potions kept, the way to the quarry). The best plan is played
+ *      only if it beats hard's first plan, round by round, by more than PAIRED_Z standard
+ *      errors of that difference (hard's first plan stays in every round for that);
+ *      otherwise hard's first plan is. When the opponent is lost, the rollouts rarely
+ *      meet it and the means tie, so hard's first plan is taken without a search.
  *
  * Deterministic: the determinizations are seeded from a peek at the bot's RNG (which is
  * never advanced) and the turn number, so the calls of one turn (each step is a call)
@@ -76,6 +82,18 @@
 #ifndef OPP_MAP
 #define OPP_MAP 0            /* the opponent's map: 0 whole, 1 what I know (it explored as much as I did) */
 #endif
+#ifndef CRN_OFFER
+#define CRN_OFFER 1          /* 1: the opponent's offer and dice drawn anew, the same for every plan */
+#endif
+#ifndef PAIRED_Z
+#define PAIRED_Z 1.0         /* > 0: leave hard's first plan only for one better by this many standard errors */
+#endif
+#ifndef DISTINCT_FIRST
+#define DISTINCT_FIRST 0     /* > 0: of hard's this many best plans, the best for each first command */
+#endif
+#ifndef ESCAPE_HP
+#define ESCAPE_HP 0          /* > 0: at this HP or less with the opponent in sight, the escapes are candidates */
+#endif
 #ifndef ALTER_COST
 #define ALTER_COST 6         /* an Alter Dungeon cast in a play-out, in commands beyond its own */
 #endif
@@ -93,6 +111,7 @@ struct master {
 	int16_t odist[LEVEL_MAX][LEVEL_MAX]; /* the opponent's way to its plan's square, in a play-out */
 	struct bot__belief obel; /* bot__plans' belief for the opponent: filled, not read */
 	double sum[MASTER_PLANS];
+	double dsum[MASTER_PLANS], dsq[MASTER_PLANS]; /* of each round's worth less hard's first plan's */
 	struct game base, sim;
 	struct view scratch;
 	uint16_t queue[LEVEL_MAX * LEVEL_MAX];
@@ -105,6 +124,52 @@ static float
 worth(int hp)
 {
 	return hp <= 0 ? hp_value[0] : hp >= WIZARD_HP ? hp_value[WIZARD_HP] : hp_value[hp];
+}
+
+#ifndef WORTH_V
+#define WORTH_V 1            /* 1: a play-out is worth the odds of winning from where it ends */
+#endif
+#ifndef WORTH_SCALE
+#define WORTH_SCALE 1000.0f  /* those odds in the units of hard's score (hundredths of a hit) */
+#endif
+/* The odds that the wizard to move wins, by its HP (row, 1 to 5) and the opponent's
+ * (column), at the start of its turn: measured over 3,000 duels of hard against hard at
+ * 25x25 (seeds 50001 to 53000, 490,000 turns; every cell from at least 247 turns, most
+ * from thousands). [1]: it knows exactly where the opponent stands (sees or sensed it,
+ * or remembers it where it still is): the tempo of the one who strikes first; [0]: not.
+ * From 5 HP against 5 a hit taken costs 0.04 and a hit given gains 0.06, but from 3
+ * against 5 falling to 2 costs 0.11 and from 1 death costs 0.13: death is not worth
+ * ten hits, as hp_value said. */
+static const float win_odds[2][WIZARD_HP][WIZARD_HP] = {
+	{
+		{ 0.60f, 0.31f, 0.22f, 0.18f, 0.14f },
+		{ 0.77f, 0.54f, 0.38f, 0.31f, 0.29f },
+		{ 0.83f, 0.65f, 0.52f, 0.43f, 0.38f },
+		{ 0.86f, 0.72f, 0.60f, 0.52f, 0.46f },
+		{ 0.88f, 0.72f, 0.64f, 0.55f, 0.50f },
+	},
+	{
+		{ 0.74f, 0.31f, 0.16f, 0.14f, 0.11f },
+		{ 0.88f, 0.61f, 0.42f, 0.29f, 0.25f },
+		{ 0.94f, 0.75f, 0.58f, 0.44f, 0.38f },
+		{ 0.93f, 0.80f, 0.66f, 0.54f, 0.46f },
+		{ 0.96f, 0.82f, 0.69f, 0.60f, 0.49f },
+	},
+};
+
+/* Where a play-out ended, to me: the odds of winning from there (WORTH_V), or the HP worths. */
+static float
+leaf_worth(const struct game *g, int me)
+{
+	const struct wizard *w = &g->wiz[me], *o = &g->wiz[1 - me];
+
+	if (!WORTH_V)
+		return worth(w->hp) - worth(o->hp);
+	if (w->hp <= 0 || o->hp <= 0)
+		return WORTH_SCALE * (w->hp > 0 ? 1.0f : o->hp > 0 ? 0.0f : 0.5f);
+	bool exact = w->opp_known != OPPMEM_NONE && w->opp_x == o->x && w->opp_y == o->y;
+	int a = w->hp > WIZARD_HP ? WIZARD_HP : w->hp, b = o->hp > WIZARD_HP ? WIZARD_HP : o->hp;
+	return WORTH_SCALE * win_odds[exact][a - 1][b - 1];
 }
 
 static int
@@ -319,7 +384,7 @@ apply_or_pass(struct game *g, int p, const struct cmd *c)
 /* Play plan k out in m->sim (already a copy of the determinization); its worth to me.
  * Adds the commands it gave (mine and the opponent's) to *spent: the budget's unit. */
 static float
-play_out(struct master *m, int k, struct rng *r, long *spent)
+play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 {
 	const struct view *v = m->v;
 	const struct bot__plan *p = &m->plan[k];
@@ -343,6 +408,15 @@ play_out(struct master *m, int k, struct rng *r, long *spent)
 	}
 	if (g->result == RESULT_NONE && g->turn == me) {
 		*spent += apply_or_pass(g, me, &p->cmd);
+	}
+	/* The opponent's luck, the same whatever my plan: my command may have drawn from the
+	 * game's dice (a Fire Storm's reach, a Blink, a Mirror Earth) or not, and the offer
+	 * its turn began with came from what was left, so two plans met different offers and
+	 * were compared on different luck. Its offer and dice are drawn again from the
+	 * round's seed (the same distribution: the rules' own draw). */
+	if (CRN_OFFER && g->result == RESULT_NONE && g->turn != me) {
+		rng_seed(&g->rng, luck);
+		game__draw_offer(g);
 	}
 	/* The opponent is hard, but hard decides afresh at every step of its walk; here it
 	 * decides once and walks its plan, deciding again only when what it knows of me
@@ -395,7 +469,50 @@ play_out(struct master *m, int k, struct rng *r, long *spent)
 	/* (A leaf worth from hard's score of my next turn, at half weight, did worse: 24 of 40
 	 * at 15x15 against 42 of 60 without, 10 of 20 at 25x25; capped at 150 and at 0.4,
 	 * 33 of 50 against 39 of 50 without, seeds 1001 to 1050.) */
-	return worth(g->wiz[me].hp) - worth(g->wiz[1 - me].hp);
+	return leaf_worth(g, me);
+}
+
+/* At ESCAPE_HP or less, with the opponent seen or sensed, each escape offered (Restoration,
+ * Mirror Earth, Alter Dungeon, Blink: cast where I stand) that none of hard's plans uses
+ * takes the place of hard's last plan, so the search weighs it: hard ranks them low and
+ * left Mirror Earth out of its eight best in 60% of such turns, Blink in 70% (500 duels of
+ * hard against hard at 25x25), yet of the turns master began at 2 HP or less in sight, the
+ * opponent hit back after 8% of its Mirror Earths and 38% of its Restorations. */
+static const uint8_t escapes[] = { SPELL_RESTORE, SPELL_MIRROR, SPELL_ALTER, SPELL_BLINK };
+
+static void
+add_escapes(struct master *m)
+{
+	const struct view *v = m->v;
+	int last = m->nplan - 1;
+	float low = m->plan[last].score; /* hard's worst plan's score: no prior in the escape's favour */
+
+	if (v->hp > ESCAPE_HP || (v->opp_state != OPP_VISIBLE && v->opp_state != OPP_SENSED))
+		return;
+	for (size_t e = 0; e < sizeof escapes; e++)
+		for (int s = 0; s < SPELL_OFFERED; s++) {
+			if (v->offered[s] != escapes[e])
+				continue;
+			bool have = false;
+			for (int k = 0; k < m->nplan && !have; k++)
+				have = m->plan[k].cmd.type == CMD_CAST && m->plan[k].cmd.arg == s;
+			if (have)
+				continue;
+			struct cmd c = { CMD_CAST, (uint8_t)s, 0 };
+			if (m->nplan < MASTER_PLANS) {
+				m->plan[m->nplan] = m->plan[m->nplan - 1];
+				last = m->nplan++;
+			} else if (last <= 0) {
+				return; /* never hard's first plan */
+			}
+			m->plan[last].x = v->x;
+			m->plan[last].y = v->y;
+			m->plan[last].steps = 0;
+			m->plan[last].cmd = c;
+			m->plan[last].first = c;
+			m->plan[last].score = low;
+			last--;
+		}
 }
 
 /* A plan's worth so far: its mean over the rounds it was played in, plus the prior. */
@@ -421,10 +538,29 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 	if (v->turn != v->me || v->result != RESULT_NONE)
 		return 0;
 	m->v = v;
-	m->nplan = bot__plans(v, m->plan, MASTER_PLANS, &m->bel);
+	if (DISTINCT_FIRST > 0) {
+		/* A call decides one command: a step or the action where I stand. Plans that
+		 * begin alike are one choice, and the best of several noisy means is too hopeful:
+		 * so each first command is played out once, by hard's best plan that begins
+		 * with it, and the candidates are the first commands of hard's best plans. */
+		struct bot__plan all[DISTINCT_FIRST > MASTER_PLANS ? DISTINCT_FIRST : MASTER_PLANS];
+		int n = bot__plans(v, all, DISTINCT_FIRST, &m->bel);
+		m->nplan = 0;
+		for (int i = 0; i < n && m->nplan < MASTER_PLANS; i++) {
+			bool seen = false;
+			for (int j = 0; j < m->nplan && !seen; j++)
+				seen = memcmp(&m->plan[j].first, &all[i].first, sizeof(struct cmd)) == 0;
+			if (!seen)
+				m->plan[m->nplan++] = all[i];
+		}
+	} else {
+		m->nplan = bot__plans(v, m->plan, MASTER_PLANS, &m->bel);
+	}
 	if (m->nplan <= 0)
 		return 0;
 	*out = m->plan[0].first;
+	if (ESCAPE_HP > 0)
+		add_escapes(m);
 	for (int i = 0; i < m->nplan; i++) {
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
@@ -439,6 +575,8 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 	for (int k = 0; k < m->nplan; k++) {
 		bfs_to(m, m->dist[k], NULL, m->plan[k].x, m->plan[k].y, m->plan[k].steps);
 		m->sum[k] = 0;
+		m->dsum[k] = 0;
+		m->dsq[k] = 0;
 		active[k] = k;
 	}
 	nactive = m->nplan;
@@ -451,7 +589,7 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 	int phase = 1;
 	for (;;) {
 		uint64_t seed = rng_mix64(key + (uint64_t)rounds * 0x9e3779b97f4a7c15ULL);
-		float got[MASTER_PLANS];
+		float got[MASTER_PLANS] = { 0 };
 		bool whole = true;
 		determinize(m, seed, &m->base);
 		spent += DRAW_COST;
@@ -464,12 +602,17 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 			}
 			rng_seed(&r, seed ^ 0xb07ULL);
 			m->sim = m->base;
-			got[k] = play_out(m, k, &r, &spent);
+			got[k] = play_out(m, k, &r, seed ^ 0x0ffe5ULL, &spent);
 		}
 		if (!whole)
 			break;
-		for (int i = 0; i < nactive; i++)
-			m->sum[active[i]] += got[active[i]];
+		for (int i = 0; i < nactive; i++) {
+			int k = active[i];
+			double d = got[k] - got[0];
+			m->sum[k] += got[k];
+			m->dsum[k] += d;
+			m->dsq[k] += d * d;
+		}
 		rounds++;
 		if (spent >= budget)
 			break;
@@ -482,6 +625,17 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 					active[j - 1] = t;
 				}
 			nactive = (nactive + 1) / 2;
+			if (PAIRED_Z > 0) { /* hard's first plan stays in the race: the others are measured against it */
+				bool kept = false;
+				for (int i = 0; i < nactive; i++)
+					kept |= active[i] == 0;
+				for (int i = nactive; i < m->nplan && !kept; i++)
+					if (active[i] == 0) {
+						active[i] = active[nactive];
+						active[nactive++] = 0;
+						kept = true;
+					}
+			}
 			phase++;
 			phase_end = budget * phase / HALVINGS;
 		}
@@ -496,6 +650,16 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 			top = val;
 			best = k;
 		}
+	}
+	if (PAIRED_Z > 0 && best != 0) {
+		/* Noise can make a plan look better than hard's first: leave it only when the
+		 * difference, round by round on the same draws, stands out of that noise by
+		 * PAIRED_Z standard errors. One round cannot measure its noise: hard's plan. */
+		double mean = m->dsum[best] / rounds;
+		double var = rounds > 1 ? (m->dsq[best] - rounds * mean * mean) / (rounds - 1) : 0;
+		double gain = mean + PRIOR_WEIGHT * (m->plan[best].score - m->plan[0].score);
+		if (rounds < 2 || gain <= 0 || gain * gain <= PAIRED_Z * PAIRED_Z * (var > 0 ? var / rounds : 0))
+			best = 0;
 	}
 	*out = m->plan[best].first;
 	return (int)(spent > INT32_MAX ? INT32_MAX : spent);
