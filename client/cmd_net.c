@@ -138,16 +138,17 @@ static const char bot_usage[] =
     "  --level L       random, easy, normal, hard or master (default normal)\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"
-    "  --games N       duels to play, then leave (default 0: until the server closes)\n"
+    "  --games N       duels to play, then leave (default 0: until stopped)\n"
     "  --think MS      pause before each command (default 250)\n"
     "  --seed S        the bot's own random seed (default: random)\n"
     "  --reconnect SECS  how long a lost connection is tried again before giving up (default 130)\n"
     "\n"
     "A lost connection, in a duel or in the lobby, is resumed by itself. From the join on the\n"
     "resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same command run again after a\n"
-    "kill takes the seat back (and says at which turn). Exit status: 0; 1 when the join fails,\n"
-    "the connection is lost for good before its --games are played, or a host fails its check;\n"
-    "2 for bad arguments.\n";
+    "kill takes the seat back (and says at which turn). Exit status: 0 when its --games are\n"
+    "played or it is stopped (SIGINT, SIGTERM, SIGHUP); 1 when the join fails, the connection is\n"
+    "lost for good (the reason on stderr) before its --games are played, or at any time with\n"
+    "--games 0, or a host fails its check; 2 for bad arguments.\n";
 
 static bool
 is_help(const char *a)

@@ -142,7 +142,9 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 		return;
 	}
 	b->errors++;
-	if (fatal && b->cfg.games > 0 && b->games < b->cfg.games)
+	/* Cut off: the session ended under the bot, not because it was stopped nor because it had
+	 * played its --games. With --games 0 (until stopped) every such end is one. */
+	if (fatal && !b->stopping && (b->cfg.games == 0 || b->games < b->cfg.games))
 		b->cut_off = true;
 	snprintf(b->last_why, sizeof b->last_why, "%s", text);
 	if (!b->cfg.quiet)
@@ -250,6 +252,7 @@ netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg,
 void
 netbot_stop(struct netbot *b)
 {
+	b->stopping = true;
 	if (!uv_is_closing((uv_handle_t *)&b->think))
 		uv_close((uv_handle_t *)&b->think, on_think_closed);
 	if (b->net)
@@ -259,6 +262,7 @@ netbot_stop(struct netbot *b)
 void
 netbot_abandon(struct netbot *b)
 {
+	b->stopping = true;
 	if (!uv_is_closing((uv_handle_t *)&b->think))
 		uv_close((uv_handle_t *)&b->think, on_think_closed);
 	if (b->net)

@@ -13,7 +13,7 @@
 #  3. The link breaks for good: Lea gives up after --reconnect's seconds, says why and what to do, and
 #     exits 1 (docs/wizwar.6).
 #  4. `wizwar bot` the same: its lobby link broken and mended (said on stderr), then it plays; broken for
-#     good, it says why and exits 1.
+#     good, it says why and exits 1, also with --games 0 (until stopped) after it has played a duel.
 set -u
 WIZWAR="${1:?usage: test_relobby.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -212,5 +212,23 @@ RC=$?
 grep -qE '^wizwar bot: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in 2 s, the last: connection refused$' \
     "$TMPD/bot2.err" || { cat "$TMPD/bot2.err"; fail "the bot did not say why it gave up"; }
 ok "wizwar bot: gone for good, it says why and exits 1"
+# --games 0 (until stopped): a link lost for good after its duels is no success either.
+fwd_start "$FPORT"
+XDG_STATE_HOME="$TMPD/bot3" "$WIZWAR" bot "127.0.0.1:$FPORT" --new-room --name Ed --think 0 --games 0 --reconnect 2 \
+    >"$TMPD/bot3.out" 2>"$TMPD/bot3.err" &
+BOT=$!
+PIDS+=("$BOT")
+wait_file '^room ' "$TMPD/bot3.out"
+EROOM="$(head -1 "$TMPD/bot3.out" | cut -d' ' -f2 | tr -d :)"
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$EROOM" --name Fay --think 0 --games 1 >/dev/null 2>&1 &
+PIDS+=($!)
+wait_file '^duel 1: ' "$TMPD/bot3.out" 30
+fwd_kill
+wait "$BOT"
+RC=$?
+[ "$RC" = 1 ] || { cat "$TMPD/bot3.out" "$TMPD/bot3.err"; fail "bot --games 0 cut off after its duel exited $RC, not 1"; }
+grep -qE '^wizwar bot: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in 2 s, the last: connection refused$' \
+    "$TMPD/bot3.err" || { cat "$TMPD/bot3.err"; fail "bot --games 0 did not say why it gave up"; }
+ok "wizwar bot --games 0: cut off after a duel, it says why and exits 1"
 
 echo "all lobby reconnection tests passed"

@@ -493,3 +493,108 @@ Test(relobby, unready_stays_unready)
 	th_run(&t, 5000, both_closed, &s);
 	th_finish(&t);
 }
+
+/* `bot --games 0` plays until it is stopped: a link lost for good after some duels is still a
+ * session cut off under it (exit 1, as `join`), and only its being stopped is not. */
+struct until {
+	struct th *t;
+	struct netbot a, b;
+	bool gone;
+};
+
+static void
+until_a_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	struct until *s = ud;
+
+	(void)e;
+	(void)verified;
+	(void)why;
+	if (b->games == 1 && s->t->srv && !s->gone) {
+		s->gone = true;
+		server_close(s->t->srv, NULL, NULL); /* for good: nothing listens on the port again */
+		s->t->srv = NULL;
+	}
+}
+
+static bool
+until_both_closed(void *ud)
+{
+	struct until *s = ud;
+	return s->a.closed && s->b.closed;
+}
+
+Test(relobby, games_0_cut_off_after_its_duels_is_a_failure)
+{
+	static struct until s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "forever", BOT_NORMAL, 51, 0);
+	th_bot_config(&t, &cb, "once", BOT_NORMAL, 52, 1);
+	ca.net.room = cb.net.room = "until";
+	cb.net.create_room = false;
+	ca.net.reconnect_ms = 200;
+	ca.net.reconnect_for_ms = 1500;
+	ca.ud = cb.ud = &s;
+	ca.on_end = until_a_end;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, until_both_closed, &s);
+	cr_assert(s.gone, "the duel was not played");
+	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
+	cr_expect(s.a.cut_off, "a --games 0 bot whose server went for good was not taken for cut off (exit 1): %s",
+	          s.a.last_why);
+	cr_expect(strstr(s.a.last_why, "could not get back to 127.0.0.1:") || strstr(s.a.last_why, "goodbye"), "%s",
+	          s.a.last_why);
+	cr_expect(!s.b.cut_off, "a bot that played its --games was taken for cut off");
+	th_finish(&t);
+}
+
+/* Stopped (SIGINT, SIGTERM: netbot_stop), a --games 0 bot is not cut off. */
+static void
+stop_after_one(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	(void)ud;
+	(void)e;
+	(void)verified;
+	(void)why;
+	if (b->games == 1)
+		netbot_stop(b);
+}
+
+Test(relobby, games_0_stopped_is_not_cut_off)
+{
+	static struct until s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "forever", BOT_NORMAL, 53, 0);
+	th_bot_config(&t, &cb, "stays", BOT_NORMAL, 54, 0);
+	ca.net.room = cb.net.room = "until";
+	cb.net.create_room = false;
+	ca.ud = cb.ud = &s;
+	ca.on_end = stop_after_one;
+	cb.on_end = stop_after_one;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, until_both_closed, &s);
+	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
+	cr_expect(!s.a.cut_off, "a --games 0 bot stopped was taken for cut off: %s", s.a.last_why);
+	cr_expect(!s.b.cut_off, "%s", s.b.last_why);
+	th_finish(&t);
+}
