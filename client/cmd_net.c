@@ -39,7 +39,7 @@
 static const char host_usage[] =
     "usage: wizwar host [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--size N] [--no-fov]\n"
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
-    "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--headless]\n"
+    "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--headless] [--keys PRESET]\n"
     "\n"
     "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
     "the controller: the options are yours (and the other player's after you hand control\n"
@@ -61,11 +61,13 @@ static const char host_usage[] =
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
     "  --resume LOG      bring back the duel of LOG (a host killed mid-duel); players reconnect\n"
     "  --grace SECS      how long a dropped player's seat is held (default 120)\n"
-    "  --headless        no terminal: serve the room only; the first to join controls it\n";
+    "  --headless        no terminal: serve the room only; the first to join controls it\n"
+    "  --keys PRESET     start from key preset default, numpad, vi or arrows (keys.conf still\n"
+    "                    applies; `wizwar keys --preset PRESET` lists them)\n";
 
 static const char join_usage[] =
     "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
-    "                   [--room CODE | --new-room] [--reconnect SECS]\n"
+    "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
     "after the first two messages is encrypted, and the server proves it holds its key.\n"
@@ -82,6 +84,8 @@ static const char join_usage[] =
     "                  to pass on to the other player\n"
     "  --reconnect SECS  how long a lost connection is tried again, one attempt a second,\n"
     "                  before giving up (default 130)\n"
+    "  --keys PRESET   start from key preset default, numpad, vi or arrows (keys.conf still\n"
+    "                  applies; `wizwar keys --preset PRESET` lists them)\n"
     "\n"
     "At the chat prompt (Enter): /ready, /rematch, /quit; the controller also /size N,\n"
     "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection,\n"
@@ -853,7 +857,7 @@ curses_key(void *ud, struct net *n, int how, const char *fp)
 }
 
 static int
-run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner)
+run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *preset)
 {
 	static struct session_net sess;
 	struct keys keys;
@@ -865,7 +869,7 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 
 	memset(&sess, 0, sizeof sess);
 	keys_diag_init(&diag);
-	keys_setup(&keys, keypath, sizeof keypath, &diag);
+	keys_setup_preset(&keys, preset, keypath, sizeof keypath, &diag); /* the preset was checked (keys_arg) */
 	session_net_events(&sess, nc);
 	nc->ev.key = curses_key;
 	if ((sess.net = net_create(loop, nc, why, sizeof why)) == NULL) {
@@ -927,6 +931,21 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	return status;
 }
 
+/* --keys PRESET: one of keys.c's presets (keys.conf still applies on top), else said, false. */
+static bool
+keys_arg(const char *name, const char *cmd)
+{
+	static struct keys k; /* a scratch set, only to check the name */
+
+	if (keys_preset(&k, name))
+		return true;
+	fprintf(stderr, "wizwar %s: --keys takes", cmd);
+	for (int i = 0; keys_preset_name(i) != NULL; i++)
+		fprintf(stderr, "%s %s", i == 0 ? "" : keys_preset_name(i + 1) ? "," : " or", keys_preset_name(i));
+	fprintf(stderr, ", not '%s'\n", name);
+	return false;
+}
+
 static bool
 have_terminal(const char *cmd)
 {
@@ -945,7 +964,7 @@ cmd_join(int argc, char **argv)
 	uv_loop_t loop;
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
-	const char *addr = NULL;
+	const char *addr = NULL, *preset = NULL;
 	bool have_fp, new_room = false;
 	int r;
 
@@ -979,6 +998,10 @@ cmd_join(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
 				return 2;
 			nc.reconnect_for_ms = (unsigned)v * 1000;
+		} else if (strcmp(a, "--keys") == 0 && more) {
+			if (!keys_arg(argv[++i], "join"))
+				return 2;
+			preset = argv[i];
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
@@ -1018,7 +1041,7 @@ cmd_join(int argc, char **argv)
 	nc.seat_file = seat_path(&nc, seatbuf, sizeof seatbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL);
+	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset);
 	password_wipe(&pw);
 	return r;
 }
@@ -1049,7 +1072,7 @@ cmd_host(int argc, char **argv)
 	uv_loop_t loop;
 	char dirbuf[4096], why[300], banner[400], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
-	const char *dir = NULL, *resume = NULL, *name = default_name("host");
+	const char *dir = NULL, *resume = NULL, *name = default_name("host"), *preset = NULL;
 	bool headless = false;
 	uint8_t token[PROTO_TOKEN_MAX];
 	size_t token_len;
@@ -1089,6 +1112,10 @@ cmd_host(int argc, char **argv)
 			resume = argv[++i];
 		} else if (strcmp(a, "--headless") == 0) {
 			headless = true;
+		} else if (strcmp(a, "--keys") == 0 && more) {
+			if (!keys_arg(argv[++i], "host"))
+				return 2;
+			preset = argv[i];
 		} else {
 			fprintf(stderr, "wizwar host: unknown or incomplete argument '%s'\n%s", a, host_usage);
 			return 2;
@@ -1148,7 +1175,7 @@ cmd_host(int argc, char **argv)
 	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
 	nc.token = token;
 	nc.token_len = token_len;
-	rc = run_curses(&loop, &nc, srv, banner);
+	rc = run_curses(&loop, &nc, srv, banner, preset);
 	password_wipe(&pw);
 	return rc;
 }
