@@ -129,7 +129,7 @@ static const char server_usage[] =
 static const char bot_usage[] =
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
     "                  [--level easy|normal|hard|master|random] [--password [PW]] [--password-file F]\n"
-    "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS]\n"
+    "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
@@ -146,6 +146,9 @@ static const char bot_usage[] =
     "  --think MS      pause before each command (default 250)\n"
     "  --seed S        the bot's own random seed (default: random)\n"
     "  --reconnect SECS  how long a lost connection is tried again before giving up (default 130)\n"
+    "  --mirror        ask for a mirror rematch (the same level, the seats swapped) after each\n"
+    "                  duel that was not one, a plain one after a mirror: each level is played\n"
+    "                  from both seats; it happens only if the other player asks for a mirror too\n"
     "\n"
     "A lost connection, in a duel or in the lobby, is resumed by itself. From the join on the\n"
     "resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same command run again after a\n"
@@ -779,6 +782,8 @@ cmd_bot(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
 				return 2;
 			bc.net.reconnect_for_ms = (unsigned)v * 1000;
+		} else if (strcmp(a, "--mirror") == 0) {
+			bc.mirror = true;
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {

@@ -57,8 +57,10 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		b->ready_sent = false;
 	if (!(l->ready & (1u << me)) && !b->ready_sent) {
 		b->ready_sent = true;
+		/* A mirror after a duel that was not one: each level is played from both seats, then a
+		 * new one (a mirror of a mirror would deal the same level for ever). */
 		if (b->games > 0)
-			net_rematch_mirror(n, b->cfg.mirror);
+			net_rematch_mirror(n, b->cfg.mirror && !net_seed_mirror(n));
 		else
 			net_ready(n, true);
 	}

@@ -24,7 +24,8 @@ struct netbot_config {
 	bool ready;             /* say READY in the lobby (true) */
 	bool passive;           /* never send a command (tests: a stalled player) */
 	bool quiet;             /* nothing on stderr */
-	bool mirror;            /* ask for mirror rematches (the same seed, the seats swapped) */
+	bool mirror;            /* ask for a mirror rematch (the same seed, the seats swapped) after each
+	                         * duel that was not one, a plain rematch after one */
 	/* Hooks for tests and the CLI. */
 	void *ud;
 	void (*on_msg)(void *ud, struct netbot *b, const struct wire_msg *m);
