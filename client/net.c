@@ -61,6 +61,11 @@ struct net {
 	/* Reconnecting (the same way in a duel and in the lobby: one attempt a reconnect_ms, for
 	 * reconnect_for_ms): the attempts so far and what the last one (or the loss) said. */
 	bool lobby_lost;         /* the link was lost in the lobby: if the seat is not held any more, join afresh */
+	/* How long the server holds a lobby seat dropped without BYE: its default until this server
+	 * shows its own (a PEER dropped for the opponent in the lobby says it; one in a duel bounds it,
+	 * as the hold is never longer than the grace). The wire does not tell a client its own hold. */
+	uint32_t hold_ms;
+	bool hold_known;
 	unsigned attempts;
 	char lost_why[160];
 	uint64_t bytes_in, bytes_out;
@@ -1070,6 +1075,12 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.chat(n->cfg.ud, n, m->u.chat.from, m->u.chat.text);
 		return;
 	case WIRE_PEER:
+		if (m->u.peer.state == PEER_DROPPED && n->phase == NET_LOBBY) {
+			n->hold_ms = m->u.peer.seconds * 1000u;
+			n->hold_known = true;
+		} else if (m->u.peer.state == PEER_DROPPED && m->u.peer.seconds * 1000u < n->hold_ms) {
+			n->hold_ms = m->u.peer.seconds * 1000u;
+		}
 		if (n->cfg.ev.peer)
 			n->cfg.ev.peer(n->cfg.ud, n, &m->u.peer);
 		return;
@@ -1082,7 +1093,7 @@ on_message(struct net *n, const struct wire_msg *m)
 			bool lobby = n->phase == NET_RECONNECTING;
 			seat_forget(n);
 			n->token_len = 0;
-			fail(n, PERR_RESUME, false, lobby ? "the server no longer holds your seat: joining the room afresh"
+			fail(n, PERR_RESUME, false, lobby ? "the server no longer holds your seat: joining the room again as a new player"
 			                                  : "the seat kept from an earlier run is gone: joining afresh");
 			close_link(n);
 			try_connect(n);
@@ -1438,6 +1449,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	n->seat_file = cfg->seat_file ? strdup(cfg->seat_file) : NULL;
 	n->player = -1;
 	n->phase = NET_CONNECTING;
+	n->hold_ms = NET_LOBBY_HOLD_MS;
 	if (cfg->token_len) {
 		memcpy(n->token, cfg->token, cfg->token_len);
 		n->token_len = cfg->token_len;
@@ -1512,6 +1524,25 @@ unsigned
 net_reconnect_secs(const struct net *n)
 {
 	return (n->cfg.reconnect_for_ms + 999) / 1000;
+}
+
+unsigned
+net_lobby_hold_secs(const struct net *n, bool *known)
+{
+	if (known)
+		*known = n->hold_known;
+	return (n->hold_ms + 999) / 1000;
+}
+
+int
+net_seat_hold_left(const struct net *n)
+{
+	uint64_t away;
+
+	if (n->phase != NET_RECONNECTING || !n->lobby_lost || !n->token_len)
+		return -1;
+	away = now(n) - n->lost_at;
+	return away >= n->hold_ms ? 0 : (int)((n->hold_ms - away + 999) / 1000);
 }
 
 int

@@ -165,8 +165,15 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 		b->links_lost++;
 	if (b->cfg.quiet)
 		return;
+	bool known;
+	unsigned hold = net_lobby_hold_secs(n, &known);
+
 	if (up)
 		fprintf(stderr, "wizwar bot: reconnected\n");
+	else if (net_seat_hold_left(n) >= 0)
+		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s; the "
+		        "lobby seat is held %s%u s, then the bot joins the room again as a new player\n", why,
+		        net_reconnect_secs(n), known ? "" : "about ", hold);
 	else
 		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s\n", why,
 		        net_reconnect_secs(n));
