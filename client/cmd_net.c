@@ -92,12 +92,14 @@ static const char join_usage[] =
     "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection,\n"
     "in a duel or in the lobby, is resumed by itself (--reconnect); from the join on its resume\n"
     "token is kept in $XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its\n"
-    "terminal closed, the same command again takes the seat back. The seed is made with a\n"
-    "random part this client sends after the host committed to its own; at the end the host\n"
-    "reveals both and the turn log, and this client checks that its part made the seed and the\n"
-    "log replays to everything it was shown (\"Fair host: seed made with your part, log verified\").\n"
-    "Exit status: 0, 1 when the join fails or the connection is lost for good (the reason on\n"
-    "stderr), 2 for bad arguments.\n";
+    "terminal closed, the same command again takes the seat back. A server that is shutting\n"
+    "down is ridden out the same way (started again, it takes the client back); a host that\n"
+    "closes its room is not waited for. The seed is made with a random part this client sends\n"
+    "after the host committed to its own; at the end the host reveals both and the turn log,\n"
+    "and this client checks that its part made the seed and the log replays to everything it\n"
+    "was shown (\"Fair host: seed made with your part, log verified\").\n"
+    "Exit status: 0, 1 when the join fails, the connection is lost for good or the host closes\n"
+    "the room (the reason on stderr), 2 for bad arguments.\n";
 
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"

@@ -600,7 +600,11 @@ close_srv(struct session_net *s)
 	s->srv_closing = true;
 	if (s->on_settled)
 		s->on_settled(s->hook_ud);
-	server_close(s->srv, NULL, NULL);
+	/* The host's person leaving (Q, /quit, Ctrl-C) closes the room for good: the joiner is told so
+	 * and does not wait to reconnect. Ended otherwise (SIGTERM, SIGHUP, a failure) the host may be
+	 * started again (`host --resume` in a duel): a shutdown, which the joiner rides out. */
+	int st = s->app ? s->app->status : 0;
+	server_close_as(s->srv, st == 0 || st == 128 + SIGINT ? BYE_LEAVE : BYE_SHUTDOWN, NULL, NULL);
 }
 
 /* Our BYE is on its way to our own server: close the server once it has taken it. */
