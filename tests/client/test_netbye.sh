@@ -15,29 +15,6 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 
 STATE="$TMPD/state"
 mkdir -p "$STATE" "$TMPD/logs"
-JOINED="$TMPD/joined"
-# The side panel's text as one line (the map column cut off, wrapped messages joined).
-join_panel() {
-	capture "$1"
-	LC_ALL=C.UTF-8 sed -E 's/^[│┌└][^│┐┘]*[│┐┘] ?//' "$SCREEN" | tr '\n' ' ' | tr -s ' ' >"$JOINED"
-}
-wait_said() {
-	local re="$1" target="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
-		join_panel "$target"
-		grep -qE -- "$re" "$JOINED" && return 0
-		sleep 0.05
-	done
-	echo "--- joined: $(cat "$JOINED")"
-	fail "waited ${secs}s for /$re/ in $target"
-}
-say() {
-	T send-keys -t "$1" Enter
-	sleep 0.2
-	T send-keys -t "$1" -l "$2"
-	T send-keys -t "$1" Enter
-	sleep 0.2
-}
 HOST=""
 host_start() { # host_start ERRFILE ARGS...: a headless host on $PORT (0 the first time)
 	local err="$1"
@@ -95,7 +72,7 @@ host_stop
 start "$WIZWAR" host --bind 127.0.0.1 --port 0 --name Hana
 wait_for 'Hosting on port [0-9]+'
 PORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
-say w '/size 17' # not ready: the lobby stays a lobby
+say_to w '/size 17' # not ready: the lobby stays a lobby
 T new-session -d -s j -x 80 -y 24 \
     "sh -c 'env XDG_STATE_HOME=\"$TMPD/joiner\" \"$WIZWAR\" join 127.0.0.1:$PORT --name Jo --reconnect 30; echo EXIT=\$?; exec sleep 600'"
 wait_said 'Joined as player 2' j 15

@@ -14,7 +14,7 @@
 #     exits 1 (docs/wizwar.6).
 #  4. `wizwar bot` the same: its lobby link broken and mended (said on stderr), then it plays; broken for
 #     good, it says why and exits 1, also with --games 0 (until stopped) after it has played a duel.
-#  5. A seat held shorter than the link is down (a server with --grace 5): Lea learns the hold from Max's drop,
+#  5. A seat held shorter than the link is down (a server with --grace 8): Lea learns the hold from Max's drop,
 #     is told it at her own, sees it counted down on the prompt line and its end said, and once back is told
 #     plainly that she is a new player of the room.
 set -u
@@ -25,33 +25,6 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 STATE="$TMPD/state"
 export XDG_STATE_HOME="$STATE"
 mkdir -p "$STATE"
-
-# The side panel's text as one line: the map column cut off each line, wrapped messages joined, so
-# that a sentence is found whatever the width broke it at.
-JOINED="$TMPD/joined"
-join_panel() {
-	capture "$1"
-	LC_ALL=C.UTF-8 sed -E 's/^[│┌└][^│┐┘]*[│┐┘] ?//' "$SCREEN" | tr '\n' ' ' | tr -s ' ' >"$JOINED"
-}
-# wait_said REGEX TARGET [SECONDS]
-wait_said() {
-	local re="$1" target="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
-		join_panel "$target"
-		grep -qE -- "$re" "$JOINED" && return 0
-		sleep 0.05
-	done
-	echo "--- joined: $(cat "$JOINED")"
-	fail "waited ${secs}s for /$re/ in $target"
-}
-# say TARGET LINE: a line at the chat prompt.
-say() {
-	T send-keys -t "$1" Enter
-	sleep 0.2
-	T send-keys -t "$1" -l "$2"
-	T send-keys -t "$1" Enter
-	sleep 0.2
-}
 
 # ---- the link: a forwarder on FPORT to the server, killed and started again ----
 cat >"$TMPD/fwd.py" <<'EOF'
@@ -112,14 +85,14 @@ start "$WIZWAR" join "127.0.0.1:$FPORT" --new-room --name Lea --reconnect 12
 wait_for 'Waiting for an opponent'
 ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
 [ -n "$ROOM" ] || fail "no room code on the screen"
-say w '/size 17'
-say w '/time 30'
+say_to w '/size 17'
+say_to w '/time 30'
 wait_said 'Options: 17x17, FoV on, potions on, 30 seconds a turn\. You control the options\.' w
 T new-session -d -s h -x 80 -y 24 \
     "env XDG_STATE_HOME='$TMPD/max' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
 wait_said 'Joined as player 2' h 15
-say h '/unready'
-say w '/ready'
+say_to h '/unready'
+say_to w '/ready'
 wait_said 'You are ready; waiting for Max to be ready\.' w
 wait_said 'Lea is ready: type /ready \(or /rematch\) to start\.' h
 ok "the lobby: Lea controls 17x17 at 30 s a turn and is ready, Max is not"
@@ -143,7 +116,7 @@ expect_not 'Reconnecting: try' "the prompt line is clear once back"
 wait_said 'Lea is back\..* Lea is ready: type /ready \(or /rematch\) to start\.' h
 ok "Max is told Lea is back, and ready"
 wait_file "Lea is back in room $ROOM as player 1" "$TMPD/server.err"
-say h '/ready'
+say_to h '/ready'
 wait_said 'The duel begins' w 15
 wait_said 'The duel begins' h 15
 ok "both ready: the duel starts"
@@ -235,10 +208,10 @@ grep -qE '^wizwar bot: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempt
 ok "wizwar bot --games 0: cut off after a duel, it says why and exits 1"
 
 # ==== 5. a seat held shorter than the link is down: the hold as this server shows it, then a new player ====
-# A server whose grace (5 s) bounds its lobby hold. Max's link breaks first: Lea learns the hold from it
-# (PEER dropped, 5 s). Then Lea's breaks for longer than that: she is told the hold, its end, and once back
+# A server whose grace (8 s) bounds its lobby hold. Max's link breaks first: Lea learns the hold from it
+# (PEER dropped, 8 s). Then Lea's breaks for longer than that: she is told the hold, its end, and once back
 # that she is a new player of the room.
-"$WIZWAR" server --bind 127.0.0.1 --port 0 --grace 5 2>"$TMPD/server5.err" &
+"$WIZWAR" server --bind 127.0.0.1 --port 0 --grace 8 2>"$TMPD/server5.err" &
 PIDS+=($!)
 wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server5.err"
 PORT="$(grep -oE 'port [0-9]+' "$TMPD/server5.err" | head -1 | grep -oE '[0-9]+')"
@@ -249,23 +222,25 @@ MFWD=$FWD MPORT=$FPORT
 start "$WIZWAR" join "127.0.0.1:$LPORT" --new-room --name Lea --reconnect 30
 wait_for 'Waiting for an opponent'
 ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
-say w '/size 17' # Lea is not ready: no duel starts
+say_to w '/size 17' # Lea is not ready: no duel starts
 T new-session -d -s h -x 80 -y 24 \
     "env XDG_STATE_HOME='$TMPD/max5' '$WIZWAR' join 127.0.0.1:$MPORT --room $ROOM --name Max; exec sleep 600"
 wait_said 'Joined as player 2' h 15
+say_to h '/unready' # nobody ready, whatever comes back: no duel starts
+wait_said 'The duel starts when both are ready' w
 FWD=$MFWD
 fwd_kill
-wait_said 'Max lost the connection; the room holds its seat up to 5 s\.' w
+wait_said 'Max lost the connection; the room holds its seat up to 8 s\.' w
 fwd_start "$MPORT"
 wait_said 'Max is back\.' w 15
-ok "Lea saw Max's seat held 5 s: this server's hold"
+ok "Lea saw Max's seat held 8 s: this server's hold"
 FWD=$LFWD
 fwd_kill
-wait_said 'Connection lost \([^)]*\): reconnecting to the room, an attempt a second for up to 30 s\. This server holds your seat 5 s; after that you join the room again as a new player\. Q leaves\.' w
-ok "Lea is told this server's hold, 5 s, not the default"
-wait_for 'Reconnecting: try [0-9]+, seat held [1-5] s more \(conn' 10 w
+wait_said 'Connection lost \([^)]*\): reconnecting to the room, an attempt a second for up to 30 s\. This server holds your seat 8 s; after that you join the room again as a new player\. Q leaves\.' w
+ok "Lea is told this server's hold, 8 s, not the default"
+wait_for 'Reconnecting: try [0-9]+, seat held [1-8] s more \(conn' 10 w
 ok "the prompt line counts the hold down: $(grep -oE 'Reconnecting: try [0-9]+, seat held [0-9]+ s more' "$SCREEN" | head -1)"
-wait_said 'Your seat has most likely been given up by now \(held 5 s\): once back you join the room again as a new player, if there is room\.' w 10
+wait_said 'Your seat has most likely been given up by now \(held 8 s\): once back you join the room again as a new player, if there is room\.' w 10
 wait_for 'Rejoining: try [0-9]+, [0-9]+ s left \(connection refused\)' 10 w
 ok "the hold's end is said, and the prompt line says it rejoins: $(grep -oE 'Rejoining: try [0-9]+, [0-9]+ s left' "$SCREEN" | head -1)"
 wait_said 'Your opponent has left; the room waits for another\.' h

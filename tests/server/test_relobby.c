@@ -499,8 +499,20 @@ Test(relobby, unready_stays_unready)
 struct until {
 	struct th *t;
 	struct netbot a, b;
-	bool gone;
+	bool a_done, gone;
 };
+
+/* The server goes for good once a has its END and b, which played its one duel, has left: not
+ * before, or b could be cut off while it reads its own END. */
+static void
+until_gone(struct until *s)
+{
+	if (!s->a_done || !s->b.closed || !s->t->srv || s->gone)
+		return;
+	s->gone = true;
+	server_close(s->t->srv, NULL, NULL); /* nothing listens on the port again */
+	s->t->srv = NULL;
+}
 
 static void
 until_a_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
@@ -510,11 +522,15 @@ until_a_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified,
 	(void)e;
 	(void)verified;
 	(void)why;
-	if (b->games == 1 && s->t->srv && !s->gone) {
-		s->gone = true;
-		server_close(s->t->srv, NULL, NULL); /* for good: nothing listens on the port again */
-		s->t->srv = NULL;
-	}
+	s->a_done = b->games == 1;
+	until_gone(s);
+}
+
+static void
+until_b_closed(void *ud, struct netbot *b)
+{
+	(void)b;
+	until_gone(ud);
 }
 
 static bool
@@ -524,30 +540,43 @@ until_both_closed(void *ud)
 	return s->a.closed && s->b.closed;
 }
 
-Test(relobby, games_0_cut_off_after_its_duels_is_a_failure)
+/* A server of rooms and two bots in room "until": a with --games 0, b with b_games; each given its
+ * on_end. Runs until both have closed. */
+static void
+until_play(struct until *s, struct th *t, int b_games, uint64_t seed,
+           void (*on_a_end)(void *, struct netbot *, const struct wire_end *, bool, const char *),
+           void (*on_b_end)(void *, struct netbot *, const struct wire_end *, bool, const char *))
 {
-	static struct until s;
-	struct th t;
 	struct server_config c;
 	struct netbot_config ca, cb;
 
-	memset(&s, 0, sizeof s);
-	s.t = &t;
-	th_init(&t);
+	memset(s, 0, sizeof *s);
+	s->t = t;
+	th_init(t);
 	th_config(&c);
 	c.multi = true;
-	th_server(&t, &c);
-	th_bot_config(&t, &ca, "forever", BOT_NORMAL, 51, 0);
-	th_bot_config(&t, &cb, "once", BOT_NORMAL, 52, 1);
+	th_server(t, &c);
+	th_bot_config(t, &ca, "forever", BOT_NORMAL, seed, 0);
+	th_bot_config(t, &cb, "other", BOT_NORMAL, seed + 1, b_games);
 	ca.net.room = cb.net.room = "until";
 	cb.net.create_room = false;
 	ca.net.reconnect_ms = 200;
 	ca.net.reconnect_for_ms = 1500;
-	ca.ud = cb.ud = &s;
-	ca.on_end = until_a_end;
-	th_bot(&t, &s.a, &ca);
-	th_bot(&t, &s.b, &cb);
-	th_run(&t, 60000, until_both_closed, &s);
+	ca.ud = cb.ud = s;
+	ca.on_end = on_a_end;
+	cb.on_end = on_b_end;
+	cb.on_closed = until_b_closed;
+	th_bot(t, &s->a, &ca);
+	th_bot(t, &s->b, &cb);
+	th_run(t, 60000, until_both_closed, s);
+}
+
+Test(relobby, games_0_cut_off_after_its_duels_is_a_failure)
+{
+	static struct until s;
+	struct th t;
+
+	until_play(&s, &t, 1, 51, until_a_end, NULL);
 	cr_assert(s.gone, "the duel was not played");
 	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
 	cr_expect(s.a.cut_off, "a --games 0 bot whose server went for good was not taken for cut off (exit 1): %s",
@@ -574,25 +603,8 @@ Test(relobby, games_0_stopped_is_not_cut_off)
 {
 	static struct until s;
 	struct th t;
-	struct server_config c;
-	struct netbot_config ca, cb;
 
-	memset(&s, 0, sizeof s);
-	s.t = &t;
-	th_init(&t);
-	th_config(&c);
-	c.multi = true;
-	th_server(&t, &c);
-	th_bot_config(&t, &ca, "forever", BOT_NORMAL, 53, 0);
-	th_bot_config(&t, &cb, "stays", BOT_NORMAL, 54, 0);
-	ca.net.room = cb.net.room = "until";
-	cb.net.create_room = false;
-	ca.ud = cb.ud = &s;
-	ca.on_end = stop_after_one;
-	cb.on_end = stop_after_one;
-	th_bot(&t, &s.a, &ca);
-	th_bot(&t, &s.b, &cb);
-	th_run(&t, 60000, until_both_closed, &s);
+	until_play(&s, &t, 0, 53, stop_after_one, stop_after_one);
 	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
 	cr_expect(!s.a.cut_off, "a --games 0 bot stopped was taken for cut off: %s", s.a.last_why);
 	cr_expect(!s.b.cut_off, "%s", s.b.last_why);
