@@ -540,6 +540,13 @@ until_both_closed(void *ud)
 	return s->a.closed && s->b.closed;
 }
 
+static bool
+room_made_until(void *ud)
+{
+	struct th *t = ud;
+	return server_room(t->srv, "until") != NULL;
+}
+
 /* A server of rooms and two bots in room "until": a with --games 0, b with b_games; each given its
  * on_end. Runs until both have closed. */
 static void
@@ -567,6 +574,7 @@ until_play(struct until *s, struct th *t, int b_games, uint64_t seed,
 	cb.on_end = on_b_end;
 	cb.on_closed = until_b_closed;
 	th_bot(t, &s->a, &ca);
+	th_run(t, 10000, room_made_until, t); /* b joins with --room: the room must exist first */
 	th_bot(t, &s->b, &cb);
 	th_run(t, 60000, until_both_closed, s);
 }
