@@ -39,7 +39,7 @@
 static const char host_usage[] =
     "usage: wizwar host [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--size N] [--no-fov]\n"
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
-    "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--headless]\n"
+    "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--headless] [--keys PRESET]\n"
     "\n"
     "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
     "the controller: the options are yours (and the other player's after you hand control\n"
@@ -61,11 +61,13 @@ static const char host_usage[] =
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
     "  --resume LOG      bring back the duel of LOG (a host killed mid-duel); players reconnect\n"
     "  --grace SECS      how long a dropped player's seat is held (default 120)\n"
-    "  --headless        no terminal: serve the room only; the first to join controls it\n";
+    "  --headless        no terminal: serve the room only; the first to join controls it\n"
+    "  --keys PRESET     start from key preset default, numpad, vi or arrows (keys.conf still\n"
+    "                    applies; `wizwar keys --preset PRESET` lists them)\n";
 
 static const char join_usage[] =
     "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
-    "                   [--room CODE | --new-room] [--reconnect SECS]\n"
+    "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
     "after the first two messages is encrypted, and the server proves it holds its key.\n"
@@ -81,18 +83,23 @@ static const char join_usage[] =
     "  --new-room      ask a `wizwar server` for a new room (you control it); its code is shown\n"
     "                  to pass on to the other player\n"
     "  --reconnect SECS  how long a lost connection is tried again, one attempt a second,\n"
-    "                  before giving up (default 130)\n"
+    "                  before giving up (default 130, in the lobby too: a lobby seat is held\n"
+    "                  about 30 s, then the client joins the room again as a new player)\n"
+    "  --keys PRESET   start from key preset default, numpad, vi or arrows (keys.conf still\n"
+    "                  applies; `wizwar keys --preset PRESET` lists them)\n"
     "\n"
     "At the chat prompt (Enter): /ready, /rematch, /quit; the controller also /size N,\n"
     "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection,\n"
     "in a duel or in the lobby, is resumed by itself (--reconnect); from the join on its resume\n"
     "token is kept in $XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its\n"
-    "terminal closed, the same command again takes the seat back. The seed is made with a\n"
-    "random part this client sends after the host committed to its own; at the end the host\n"
-    "reveals both and the turn log, and this client checks that its part made the seed and the\n"
-    "log replays to everything it was shown (\"Fair host: seed made with your part, log verified\").\n"
-    "Exit status: 0, 1 when the join fails or the connection is lost for good (the reason on\n"
-    "stderr), 2 for bad arguments.\n";
+    "terminal closed, the same command again takes the seat back. A server that is shutting\n"
+    "down is ridden out the same way (started again, it takes the client back); a host that\n"
+    "closes its room is not waited for. The seed is made with a random part this client sends\n"
+    "after the host committed to its own; at the end the host reveals both and the turn log,\n"
+    "and this client checks that its part made the seed and the log replays to everything it\n"
+    "was shown (\"Fair host: seed made with your part, log verified\").\n"
+    "Exit status: 0, 1 when the join fails, the connection is lost for good or the host closes\n"
+    "the room (the reason on stderr), 2 for bad arguments.\n";
 
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
@@ -125,7 +132,7 @@ static const char server_usage[] =
 static const char bot_usage[] =
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
     "                  [--level easy|normal|hard|master|random] [--password [PW]] [--password-file F]\n"
-    "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS]\n"
+    "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
@@ -138,16 +145,20 @@ static const char bot_usage[] =
     "  --level L       random, easy, normal, hard or master (default normal)\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"
-    "  --games N       duels to play, then leave (default 0: until the server closes)\n"
+    "  --games N       duels to play, then leave (default 0: until stopped)\n"
     "  --think MS      pause before each command (default 250)\n"
     "  --seed S        the bot's own random seed (default: random)\n"
     "  --reconnect SECS  how long a lost connection is tried again before giving up (default 130)\n"
+    "  --mirror        ask for a mirror rematch (the same level, the seats swapped) after each\n"
+    "                  duel that was not one, a plain one after a mirror: each level is played\n"
+    "                  from both seats; it happens only if the other player asks for a mirror too\n"
     "\n"
     "A lost connection, in a duel or in the lobby, is resumed by itself. From the join on the\n"
     "resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same command run again after a\n"
-    "kill takes the seat back (and says at which turn). Exit status: 0; 1 when the join fails,\n"
-    "the connection is lost for good before its --games are played, or a host fails its check;\n"
-    "2 for bad arguments.\n";
+    "kill takes the seat back (and says at which turn). Exit status: 0 when its --games are\n"
+    "played or it is stopped (SIGINT, SIGTERM, SIGHUP); 1 when the join fails, the connection is\n"
+    "lost for good (the reason on stderr) before its --games are played, or at any time with\n"
+    "--games 0, or a host fails its check; 2 for bad arguments.\n";
 
 static bool
 is_help(const char *a)
@@ -774,6 +785,8 @@ cmd_bot(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
 				return 2;
 			bc.net.reconnect_for_ms = (unsigned)v * 1000;
+		} else if (strcmp(a, "--mirror") == 0) {
+			bc.mirror = true;
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
@@ -852,7 +865,7 @@ curses_key(void *ud, struct net *n, int how, const char *fp)
 }
 
 static int
-run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner)
+run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *preset)
 {
 	static struct session_net sess;
 	struct keys keys;
@@ -864,7 +877,7 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 
 	memset(&sess, 0, sizeof sess);
 	keys_diag_init(&diag);
-	keys_setup(&keys, keypath, sizeof keypath, &diag);
+	keys_setup_preset(&keys, preset, keypath, sizeof keypath, &diag); /* the preset was checked (keys_arg) */
 	session_net_events(&sess, nc);
 	nc->ev.key = curses_key;
 	if ((sess.net = net_create(loop, nc, why, sizeof why)) == NULL) {
@@ -926,6 +939,21 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	return status;
 }
 
+/* --keys PRESET: one of keys.c's presets (keys.conf still applies on top), else said, false. */
+static bool
+keys_arg(const char *name, const char *cmd)
+{
+	static struct keys k; /* a scratch set, only to check the name */
+
+	if (keys_preset(&k, name))
+		return true;
+	fprintf(stderr, "wizwar %s: --keys takes", cmd);
+	for (int i = 0; keys_preset_name(i) != NULL; i++)
+		fprintf(stderr, "%s %s", i == 0 ? "" : keys_preset_name(i + 1) ? "," : " or", keys_preset_name(i));
+	fprintf(stderr, ", not '%s'\n", name);
+	return false;
+}
+
 static bool
 have_terminal(const char *cmd)
 {
@@ -944,7 +972,7 @@ cmd_join(int argc, char **argv)
 	uv_loop_t loop;
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
-	const char *addr = NULL;
+	const char *addr = NULL, *preset = NULL;
 	bool have_fp, new_room = false;
 	int r;
 
@@ -978,6 +1006,10 @@ cmd_join(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
 				return 2;
 			nc.reconnect_for_ms = (unsigned)v * 1000;
+		} else if (strcmp(a, "--keys") == 0 && more) {
+			if (!keys_arg(argv[++i], "join"))
+				return 2;
+			preset = argv[i];
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
@@ -1017,7 +1049,7 @@ cmd_join(int argc, char **argv)
 	nc.seat_file = seat_path(&nc, seatbuf, sizeof seatbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
-	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL);
+	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset);
 	password_wipe(&pw);
 	return r;
 }
@@ -1048,7 +1080,7 @@ cmd_host(int argc, char **argv)
 	uv_loop_t loop;
 	char dirbuf[4096], why[300], banner[400], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
-	const char *dir = NULL, *resume = NULL, *name = default_name("host");
+	const char *dir = NULL, *resume = NULL, *name = default_name("host"), *preset = NULL;
 	bool headless = false;
 	uint8_t token[PROTO_TOKEN_MAX];
 	size_t token_len;
@@ -1088,6 +1120,10 @@ cmd_host(int argc, char **argv)
 			resume = argv[++i];
 		} else if (strcmp(a, "--headless") == 0) {
 			headless = true;
+		} else if (strcmp(a, "--keys") == 0 && more) {
+			if (!keys_arg(argv[++i], "host"))
+				return 2;
+			preset = argv[i];
 		} else {
 			fprintf(stderr, "wizwar host: unknown or incomplete argument '%s'\n%s", a, host_usage);
 			return 2;
@@ -1147,7 +1183,7 @@ cmd_host(int argc, char **argv)
 	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
 	nc.token = token;
 	nc.token_len = token_len;
-	rc = run_curses(&loop, &nc, srv, banner);
+	rc = run_curses(&loop, &nc, srv, banner, preset);
 	password_wipe(&pw);
 	return rc;
 }

@@ -61,6 +61,12 @@ struct net {
 	/* Reconnecting (the same way in a duel and in the lobby: one attempt a reconnect_ms, for
 	 * reconnect_for_ms): the attempts so far and what the last one (or the loss) said. */
 	bool lobby_lost;         /* the link was lost in the lobby: if the seat is not held any more, join afresh */
+	bool rejoin_create;      /* ... and that join makes the room again if it is gone (a restarted server) */
+	/* How long the server holds a lobby seat dropped without BYE: its default until this server
+	 * shows its own (a PEER dropped for the opponent in the lobby says it; one in a duel bounds it,
+	 * as the hold is never longer than the grace). The wire does not tell a client its own hold. */
+	uint32_t hold_ms;
+	bool hold_known;
 	unsigned attempts;
 	char lost_why[160];
 	uint64_t bytes_in, bytes_out;
@@ -872,6 +878,14 @@ check_server_key(struct net *n)
 	return 0;
 }
 
+/* What a goodbye means to the player, where the wire's word (bye_text) says too little. */
+static const char *const bye_said[BYE_COUNT] = {
+	[BYE_LEAVE] = "the host left and closed the room",
+	[BYE_SHUTDOWN] = "the server is shutting down",
+	[BYE_REPLACED] = "the server says goodbye: the same player connected again (this seat is now played "
+	                 "from elsewhere)",
+};
+
 static void
 on_message(struct net *n, const struct wire_msg *m)
 {
@@ -915,7 +929,10 @@ on_message(struct net *n, const struct wire_msg *m)
 		} else {
 			n->out.type = WIRE_AUTH;
 			wire_who_init(&n->out.u.auth.who, n->name, n->room, n->cfg.role);
-			n->out.u.auth.who.create = n->cfg.create_room;
+			/* A member joining again after a lobby drop makes its room again if the server no
+			 * longer has it (a restarted server): else whoever of the two came back second would be
+			 * refused (NO_ROOM), and its tries would count as guesses of room codes. */
+			n->out.u.auth.who.create = n->cfg.create_room || n->rejoin_create;
 			auth_proof(&n->key, h, n->name, strlen(n->name), n->out.u.auth.proof);
 		}
 		send_msg(n, &n->out);
@@ -1070,6 +1087,12 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.chat(n->cfg.ud, n, m->u.chat.from, m->u.chat.text);
 		return;
 	case WIRE_PEER:
+		if (m->u.peer.state == PEER_DROPPED && n->phase == NET_LOBBY) {
+			n->hold_ms = m->u.peer.seconds * 1000u;
+			n->hold_known = true;
+		} else if (m->u.peer.state == PEER_DROPPED && m->u.peer.seconds * 1000u < n->hold_ms) {
+			n->hold_ms = m->u.peer.seconds * 1000u;
+		}
 		if (n->cfg.ev.peer)
 			n->cfg.ev.peer(n->cfg.ud, n, &m->u.peer);
 		return;
@@ -1082,7 +1105,8 @@ on_message(struct net *n, const struct wire_msg *m)
 			bool lobby = n->phase == NET_RECONNECTING;
 			seat_forget(n);
 			n->token_len = 0;
-			fail(n, PERR_RESUME, false, lobby ? "the server no longer holds your seat: joining the room afresh"
+			n->rejoin_create = lobby && n->room_given;
+			fail(n, PERR_RESUME, false, lobby ? "the server no longer holds your seat: joining the room again as a new player"
 			                                  : "the seat kept from an earlier run is gone: joining afresh");
 			close_link(n);
 			try_connect(n);
@@ -1102,12 +1126,20 @@ on_message(struct net *n, const struct wire_msg *m)
 	case WIRE_HEARTBEAT:
 		return;
 	case WIRE_BYE:
-		if (m->u.bye.reason == BYE_REPLACED || n->phase != NET_PLAYING) {
-			n->fatal = true;
-			fail(n, PERR_OK, true, "the server says goodbye: %s", bye_text(m->u.bye.reason));
-			net_close(n);
+		/* A server that is stopping (a signal, a restart) may be back, or a host may resume its
+		 * duel from the log: in a duel and in the lobby alike, try to get back as after a drop.
+		 * Any other goodbye is for good: the room closed by its host, this seat taken by the
+		 * same player from elsewhere, ... */
+		if (m->u.bye.reason == BYE_SHUTDOWN && n->phase != NET_CONNECTING) {
+			link_lost(n, "the server is shutting down");
 		} else {
-			link_lost(n, bye_text(m->u.bye.reason));
+			unsigned r = m->u.bye.reason;
+			n->fatal = true;
+			if (r < BYE_COUNT && bye_said[r])
+				fail(n, PERR_OK, true, "%s", bye_said[r]);
+			else
+				fail(n, PERR_OK, true, "the server says goodbye: %s", bye_text((int)r));
+			net_close(n);
 		}
 		return;
 	default:
@@ -1438,6 +1470,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	n->seat_file = cfg->seat_file ? strdup(cfg->seat_file) : NULL;
 	n->player = -1;
 	n->phase = NET_CONNECTING;
+	n->hold_ms = NET_LOBBY_HOLD_MS;
 	if (cfg->token_len) {
 		memcpy(n->token, cfg->token, cfg->token_len);
 		n->token_len = cfg->token_len;
@@ -1512,6 +1545,25 @@ unsigned
 net_reconnect_secs(const struct net *n)
 {
 	return (n->cfg.reconnect_for_ms + 999) / 1000;
+}
+
+unsigned
+net_lobby_hold_secs(const struct net *n, bool *known)
+{
+	if (known)
+		*known = n->hold_known;
+	return (n->hold_ms + 999) / 1000;
+}
+
+int
+net_seat_hold_left(const struct net *n)
+{
+	uint64_t away;
+
+	if (n->phase != NET_RECONNECTING || !n->lobby_lost || !n->token_len)
+		return -1;
+	away = now(n) - n->lost_at;
+	return away >= n->hold_ms ? 0 : (int)((n->hold_ms - away + 999) / 1000);
 }
 
 int

@@ -109,6 +109,13 @@ void net_abandon(struct net *n);
 bool net_resuming_seat(const struct net *n);
 /* How long a lost link is tried again before giving up (reconnect_for_ms), in seconds. */
 unsigned net_reconnect_secs(const struct net *n);
+/* How long the server holds a seat dropped in the lobby, in seconds: NET_LOBBY_HOLD_MS (a server's
+ * default) until this server has shown its own (*known: by a PEER dropped of the opponent in the
+ * lobby; a grace shorter than it, seen in a duel, lowers it too). */
+unsigned net_lobby_hold_secs(const struct net *n, bool *known);
+/* Reconnecting after a drop in the lobby: the seconds of that hold left (0: over, the seat is most
+ * likely given up and the client will join the room again as a new player); -1 otherwise. */
+int net_seat_hold_left(const struct net *n);
 
 int net_send(struct net *n, const struct wire_msg *m); /* 0, or -1 when not joined */
 int net_cmd(struct net *n, const struct cmd *c);
@@ -151,5 +158,6 @@ int net_parse_hostport(const char *s, char *host, size_t hostlen, int *port, int
 #define NET_DEFAULT_PORT 7727
 #define NET_ADDRS_MAX 8         /* addresses of one name tried in turn */
 #define NET_ADDR_WAIT_MS 3000   /* an address that neither answers nor refuses: the next one after this */
+#define NET_LOBBY_HOLD_MS 30000 /* a server's default lobby hold (server_limits.lobby_hold_ms) */
 
 #endif

@@ -57,8 +57,10 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		b->ready_sent = false;
 	if (!(l->ready & (1u << me)) && !b->ready_sent) {
 		b->ready_sent = true;
+		/* A mirror after a duel that was not one: each level is played from both seats, then a
+		 * new one (a mirror of a mirror would deal the same level for ever). */
 		if (b->games > 0)
-			net_rematch_mirror(n, b->cfg.mirror);
+			net_rematch_mirror(n, b->cfg.mirror && !net_seed_mirror(n));
 		else
 			net_ready(n, true);
 	}
@@ -142,7 +144,9 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 		return;
 	}
 	b->errors++;
-	if (fatal && b->cfg.games > 0 && b->games < b->cfg.games)
+	/* Cut off: the session ended under the bot, not because it was stopped nor because it had
+	 * played its --games. With --games 0 (until stopped) every such end is one. */
+	if (fatal && !b->stopping && (b->cfg.games == 0 || b->games < b->cfg.games))
 		b->cut_off = true;
 	snprintf(b->last_why, sizeof b->last_why, "%s", text);
 	if (!b->cfg.quiet)
@@ -161,8 +165,15 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 		b->links_lost++;
 	if (b->cfg.quiet)
 		return;
+	bool known;
+	unsigned hold = net_lobby_hold_secs(n, &known);
+
 	if (up)
 		fprintf(stderr, "wizwar bot: reconnected\n");
+	else if (net_seat_hold_left(n) >= 0)
+		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s; the "
+		        "lobby seat is held %s%u s, then the bot joins the room again as a new player\n", why,
+		        net_reconnect_secs(n), known ? "" : "about ", hold);
 	else
 		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s\n", why,
 		        net_reconnect_secs(n));
@@ -250,6 +261,7 @@ netbot_start(struct netbot *b, uv_loop_t *loop, const struct netbot_config *cfg,
 void
 netbot_stop(struct netbot *b)
 {
+	b->stopping = true;
 	if (!uv_is_closing((uv_handle_t *)&b->think))
 		uv_close((uv_handle_t *)&b->think, on_think_closed);
 	if (b->net)
@@ -259,6 +271,7 @@ netbot_stop(struct netbot *b)
 void
 netbot_abandon(struct netbot *b)
 {
+	b->stopping = true;
 	if (!uv_is_closing((uv_handle_t *)&b->think))
 		uv_close((uv_handle_t *)&b->think, on_think_closed);
 	if (b->net)

@@ -18,13 +18,14 @@ struct netbot_config {
 	struct net_config net;  /* net.ev and net.ud are the bot's own; use the hooks below */
 	int level;              /* enum bot_level */
 	uint64_t seed;          /* the bot's own RNG */
-	int games;              /* duels to play before leaving; 0: until the server goes */
+	int games;              /* duels to play before leaving; 0: until stopped */
 	unsigned think_ms;      /* pause before each command (0: at once) */
 	unsigned jitter_ms;     /* ... plus 0..jitter_ms more, drawn each time (benchmarks: players out of step) */
 	bool ready;             /* say READY in the lobby (true) */
 	bool passive;           /* never send a command (tests: a stalled player) */
 	bool quiet;             /* nothing on stderr */
-	bool mirror;            /* ask for mirror rematches (the same seed, the seats swapped) */
+	bool mirror;            /* ask for a mirror rematch (the same seed, the seats swapped) after each
+	                         * duel that was not one, a plain rematch after one */
 	/* Hooks for tests and the CLI. */
 	void *ud;
 	void (*on_msg)(void *ud, struct netbot *b, const struct wire_msg *m);
@@ -42,7 +43,8 @@ struct netbot {
 	int games, wins, losses, draws;
 	int refused, verified, unverified, errors;
 	int links_lost, links_back; /* the link went down (reconnecting), and came back */
-	bool cut_off;           /* a fatal error before its --games were all played */
+	bool cut_off;           /* a fatal error (the link lost for good, ...) before its --games were all
+	                         * played, or at all with --games 0: not stopped, not done */
 	int last_error;
 	char last_why[800];
 	uint64_t seed[4];       /* the revealed seed of each of the first four duels */
@@ -56,6 +58,7 @@ struct netbot {
 	uv_timer_t think;
 	bool waiting;           /* a command is out; wait for its update or refusal */
 	bool ready_sent;
+	bool stopping;          /* netbot_stop or netbot_abandon: what follows is not a cut-off */
 	int handles;
 };
 

@@ -47,7 +47,9 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	if (s->relinked) {
 		/* Back after a drop: the same seat, or (not held any more) a new one. */
 		s->relinked = false;
-		status(s, "Back in the room as player %d%s.", player + 1, controller ? ", the controller" : "");
+		status(s, "%s as player %d%s.", s->rejoined ? "Joined the room again" : "Back in the room", player + 1,
+		       controller ? ", the controller" : "");
+		s->rejoined = false;
 		return;
 	}
 	status(s, "%s player %d%s.", s->welcomed++ ? "You are now" : "Joined as", player + 1,
@@ -299,6 +301,8 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 	}
 	if (!s->app)
 		return;
+	if (code == PERR_RESUME && !fatal && s->reconnecting)
+		return; /* the seat was given up: said when the link is up again (ev_link) */
 	if (code >= PERR_REFUSED_BASE && code < PERR_REFUSED_BASE + ERR_COUNT)
 		app_on_refused(s->app, code - PERR_REFUSED_BASE);
 	else if (fatal)
@@ -317,12 +321,27 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 		app_on_note(s->app, NULL);
 	if (up) {
 		s->relinked = true;
-		status(s, s->afresh ? "Reconnected, as a new player of the room." : "Reconnected: your seat is yours again.");
+		s->rejoined = s->afresh;
+		if (s->afresh)
+			status(s, "Reconnected, but the server had given up your seat: you are a new player of the room.");
+		else
+			status(s, "Reconnected: your seat is yours again.");
 		s->afresh = false;
 		return;
 	}
-	status(s, "Connection lost (%s): reconnecting %s, an attempt a second for up to %u s. Q leaves.", why,
-	       s->started ? "to the duel" : "to your seat in the room", net_reconnect_secs(n));
+	s->hold_said = false;
+	if (s->started || net_seat_hold_left(n) < 0) {
+		status(s, "Connection lost (%s): reconnecting to the duel, an attempt a second for up to %u s. Q leaves.", why,
+		       net_reconnect_secs(n));
+		return;
+	}
+	/* In the lobby the seat is held for less than the client tries (docs/client.md): say both. */
+	bool known;
+	unsigned hold = net_lobby_hold_secs(n, &known);
+	status(s, "Connection lost (%s): reconnecting to the room, an attempt a second for up to %u s. %s %u s%s; "
+	       "after that you join the room again as a new player. Q leaves.", why, net_reconnect_secs(n),
+	       known ? "This server holds your seat" : "The server holds your seat about", hold,
+	       known ? "" : " (its default)");
 }
 
 /* Each attempt on the prompt line (not the log: one a second would push everything out). */
@@ -332,10 +351,26 @@ ev_retry(void *ud, struct net *n, unsigned attempt, unsigned secs_left, const ch
 	struct session_net *s = ud;
 	char note[STATE_STATUS_MAX];
 
-	(void)n;
+	int hold = net_seat_hold_left(n);
+	bool known;
+
 	if (!s->app)
 		return;
-	snprintf(note, sizeof note, "Reconnecting: try %u, %u s left (%s)", attempt, secs_left, last);
+	net_lobby_hold_secs(n, &known);
+	if (hold > 0) {
+		/* The prompt line is one line of the side panel: what matters first. */
+		snprintf(note, sizeof note, "Reconnecting: try %u, seat held %s%d s more (%s)", attempt, known ? "" : "~", hold,
+		         last);
+	} else if (hold == 0) {
+		if (!s->hold_said) {
+			s->hold_said = true;
+			status(s, "Your seat has most likely been given up by now (held %s%u s): once back you join the "
+			          "room again as a new player, if there is room.", known ? "" : "about ", net_lobby_hold_secs(n, NULL));
+		}
+		snprintf(note, sizeof note, "Rejoining: try %u, %u s left (%s)", attempt, secs_left, last);
+	} else {
+		snprintf(note, sizeof note, "Reconnecting: try %u, %u s left (%s)", attempt, secs_left, last);
+	}
 	app_on_note(s->app, note);
 }
 
@@ -565,7 +600,11 @@ close_srv(struct session_net *s)
 	s->srv_closing = true;
 	if (s->on_settled)
 		s->on_settled(s->hook_ud);
-	server_close(s->srv, NULL, NULL);
+	/* The host's person leaving (Q, /quit, Ctrl-C) closes the room for good: the joiner is told so
+	 * and does not wait to reconnect. Ended otherwise (SIGTERM, SIGHUP, a failure) the host may be
+	 * started again (`host --resume` in a duel): a shutdown, which the joiner rides out. */
+	int st = s->app ? s->app->status : 0;
+	server_close_as(s->srv, st == 0 || st == 128 + SIGINT ? BYE_LEAVE : BYE_SHUTDOWN, NULL, NULL);
 }
 
 /* Our BYE is on its way to our own server: close the server once it has taken it. */

@@ -34,6 +34,8 @@ struct session_net {
 	bool reconnecting;      /* the link is down; net.c is trying to get it back */
 	bool relinked;          /* the link is back: the WELCOME that follows is not news */
 	bool afresh;            /* the server no longer held the seat: the next join is a new one */
+	bool rejoined;          /* ... and its WELCOME, coming next, is a new seat's */
+	bool hold_said;         /* reconnecting: the end of the lobby seat's hold was said */
 	int away;               /* the opponent whose link dropped (PEER dropped, not yet back or gone), or -1 */
 	unsigned welcomed;      /* WELCOMEs so far: a later one (control handed over, a mirror) is news */
 	struct fx_square fx[LEVEL_MAX * LEVEL_MAX];

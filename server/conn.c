@@ -444,7 +444,7 @@ conn__start(struct server *s, int fd)
 		c->addr->conns++;
 	uv_timer_start(&c->timer, on_tick, s->cfg.lim.tick_ms, s->cfg.lim.tick_ms);
 	if (s->closing) {
-		conn__bye(c, BYE_SHUTDOWN);
+		conn__bye(c, s->bye_reason);
 		return 0;
 	}
 	if (s->nconns > s->cfg.lim.max_conns) {

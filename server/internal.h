@@ -176,6 +176,7 @@ struct server {
 	unsigned log_seq;
 	int handles;
 	bool closing;
+	uint8_t bye_reason;       /* the BYE said to everyone as it closes: BYE_SHUTDOWN, or BYE_LEAVE (server_close_as) */
 	void (*close_cb)(void *ud);
 	void *close_ud;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */

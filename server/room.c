@@ -204,7 +204,7 @@ room__destroy(struct gameroom *r)
 			c->room = NULL;
 			c->seat = -1;
 			r->seat[i].conn = NULL;
-			conn__bye(c, BYE_SHUTDOWN);
+			conn__bye(c, r->srv->closing ? r->srv->bye_reason : BYE_SHUTDOWN);
 		}
 	}
 	tlog_close(&r->log);

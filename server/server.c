@@ -903,8 +903,15 @@ on_idle_free(uv_handle_t *h)
 void
 server_close(struct server *s, void (*cb)(void *ud), void *ud)
 {
+	server_close_as(s, BYE_SHUTDOWN, cb, ud);
+}
+
+void
+server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
+{
 	if (s == NULL || s->closing)
 		return;
+	s->bye_reason = (uint8_t)reason;
 	s->closing = true;
 	s->close_cb = cb;
 	s->close_ud = ud;
@@ -912,7 +919,7 @@ server_close(struct server *s, void (*cb)(void *ud), void *ud)
 		room__destroy(s->rooms);
 	for (struct conn *c = s->conns; c; c = c->next) {
 		if (c->state != CONN_CLOSING)
-			conn__bye(c, BYE_SHUTDOWN);
+			conn__bye(c, s->bye_reason);
 		conn__close_now(c);
 	}
 	if (s->polling)

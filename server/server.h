@@ -104,6 +104,10 @@ int server_resume_log(struct server *s, const char *path, char *why, size_t whyl
 /* Stop listening, say BYE to everyone and close every handle; cb runs when the
  * last one is closed, and s is freed after it. */
 void server_close(struct server *s, void (*cb)(void *ud), void *ud);
+/* The same, saying BYE with `reason`: BYE_SHUTDOWN (what server_close says: the process is stopping,
+ * and may be started again, so clients reconnect) or BYE_LEAVE (a host's own player left on purpose:
+ * the room is closed for good, and clients do not come back). */
+void server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud);
 
 /* Read-only views for tests and the benchmark. */
 struct gameroom *server_room(struct server *s, const char *code); /* one-room mode: code ignored */

@@ -13,7 +13,10 @@
 #  3. The link breaks for good: Lea gives up after --reconnect's seconds, says why and what to do, and
 #     exits 1 (docs/wizwar.6).
 #  4. `wizwar bot` the same: its lobby link broken and mended (said on stderr), then it plays; broken for
-#     good, it says why and exits 1.
+#     good, it says why and exits 1, also with --games 0 (until stopped) after it has played a duel.
+#  5. A seat held shorter than the link is down (a server with --grace 8): Lea learns the hold from Max's drop,
+#     is told it at her own, sees it counted down on the prompt line and its end said, and once back is told
+#     plainly that she is a new player of the room.
 set -u
 WIZWAR="${1:?usage: test_relobby.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -22,33 +25,6 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 STATE="$TMPD/state"
 export XDG_STATE_HOME="$STATE"
 mkdir -p "$STATE"
-
-# The side panel's text as one line: the map column cut off each line, wrapped messages joined, so
-# that a sentence is found whatever the width broke it at.
-JOINED="$TMPD/joined"
-join_panel() {
-	capture "$1"
-	LC_ALL=C.UTF-8 sed -E 's/^[│┌└][^│┐┘]*[│┐┘] ?//' "$SCREEN" | tr '\n' ' ' | tr -s ' ' >"$JOINED"
-}
-# wait_said REGEX TARGET [SECONDS]
-wait_said() {
-	local re="$1" target="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
-		join_panel "$target"
-		grep -qE -- "$re" "$JOINED" && return 0
-		sleep 0.05
-	done
-	echo "--- joined: $(cat "$JOINED")"
-	fail "waited ${secs}s for /$re/ in $target"
-}
-# say TARGET LINE: a line at the chat prompt.
-say() {
-	T send-keys -t "$1" Enter
-	sleep 0.2
-	T send-keys -t "$1" -l "$2"
-	T send-keys -t "$1" Enter
-	sleep 0.2
-}
 
 # ---- the link: a forwarder on FPORT to the server, killed and started again ----
 cat >"$TMPD/fwd.py" <<'EOF'
@@ -109,14 +85,14 @@ start "$WIZWAR" join "127.0.0.1:$FPORT" --new-room --name Lea --reconnect 12
 wait_for 'Waiting for an opponent'
 ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
 [ -n "$ROOM" ] || fail "no room code on the screen"
-say w '/size 17'
-say w '/time 30'
+say_to w '/size 17'
+say_to w '/time 30'
 wait_said 'Options: 17x17, FoV on, potions on, 30 seconds a turn\. You control the options\.' w
 T new-session -d -s h -x 80 -y 24 \
     "env XDG_STATE_HOME='$TMPD/max' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
 wait_said 'Joined as player 2' h 15
-say h '/unready'
-say w '/ready'
+say_to h '/unready'
+say_to w '/ready'
 wait_said 'You are ready; waiting for Max to be ready\.' w
 wait_said 'Lea is ready: type /ready \(or /rematch\) to start\.' h
 ok "the lobby: Lea controls 17x17 at 30 s a turn and is ready, Max is not"
@@ -124,10 +100,10 @@ ls "$STATE"/wizwar/seats/* >/dev/null 2>&1 || fail "no seat file in the first lo
 ok "the seat's resume token is kept from the join on"
 
 fwd_kill
-wait_said 'Connection lost \([^)]*\): reconnecting to your seat in the room, an attempt a second for up to 12 s\. Q leaves\.' w
-ok "Lea is told the link is lost and that it reconnects, for how long"
-wait_for 'Reconnecting: try [0-9]+, [0-9]+ s left \(connection refused\)' 10 w
-ok "each try on the prompt line: $(grep -oE 'Reconnecting: try [0-9]+, [0-9]+ s left' "$SCREEN" | head -1)"
+wait_said 'Connection lost \([^)]*\): reconnecting to the room, an attempt a second for up to 12 s\. The server holds your seat about 30 s \(its default\); after that you join the room again as a new player\. Q leaves\.' w
+ok "Lea is told the link is lost and that it reconnects, for how long, and how long the seat is held"
+wait_for 'Reconnecting: try [0-9]+, seat held ~[0-9]+ s more \(connection' 10 w
+ok "each try on the prompt line: $(grep -oE 'Reconnecting: try [0-9]+, seat held ~[0-9]+ s more' "$SCREEN" | head -1)"
 wait_said 'Lea lost the connection; the room holds its seat up to 30 s\. Waiting for Lea to come back\. Options: 17x17.* Type /ready to be ready when Lea is back\.' h
 ok "Max is told Lea lost the connection, how long her seat is held, and that the room waits for her"
 wait_file 'Lea dropped in the lobby; the seat is held 30 s' "$TMPD/server.err"
@@ -140,7 +116,7 @@ expect_not 'Reconnecting: try' "the prompt line is clear once back"
 wait_said 'Lea is back\..* Lea is ready: type /ready \(or /rematch\) to start\.' h
 ok "Max is told Lea is back, and ready"
 wait_file "Lea is back in room $ROOM as player 1" "$TMPD/server.err"
-say h '/ready'
+say_to h '/ready'
 wait_said 'The duel begins' w 15
 wait_said 'The duel begins' h 15
 ok "both ready: the duel starts"
@@ -152,7 +128,7 @@ T send-keys -t w r
 wait_said 'Fair host: seed made with your part and the other player.s, log verified' w 15
 ok "Lea forfeits and stays; the end checked"
 fwd_kill
-wait_said 'Connection lost \([^)]*\): reconnecting to your seat in the room' w
+wait_said 'Connection lost \([^)]*\): reconnecting to the room' w
 wait_said 'Lea lost the connection; the room holds its seat up to 30 s\.' h
 wait_file 'Lea dropped after the duel; the seat is held 30 s for its END' "$TMPD/server.err"
 fwd_start "$FPORT"
@@ -188,7 +164,7 @@ PIDS+=("$BOT")
 wait_file '^room ' "$TMPD/bot.out"
 BROOM="$(head -1 "$TMPD/bot.out" | cut -d' ' -f2 | tr -d :)"
 fwd_kill
-wait_file '^wizwar bot: connection lost \(.*\): reconnecting, an attempt a second for up to 130 s$' "$TMPD/bot.err"
+wait_file '^wizwar bot: connection lost \(.*\): reconnecting, an attempt a second for up to 130 s; the lobby seat is held about 30 s, then the bot joins the room again as a new player$' "$TMPD/bot.err"
 fwd_start "$FPORT"
 wait_file '^wizwar bot: reconnected$' "$TMPD/bot.err" 15
 wait_file "Bo is back in room $BROOM" "$TMPD/server.err"
@@ -212,5 +188,71 @@ RC=$?
 grep -qE '^wizwar bot: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in 2 s, the last: connection refused$' \
     "$TMPD/bot2.err" || { cat "$TMPD/bot2.err"; fail "the bot did not say why it gave up"; }
 ok "wizwar bot: gone for good, it says why and exits 1"
+# --games 0 (until stopped): a link lost for good after its duels is no success either.
+fwd_start "$FPORT"
+XDG_STATE_HOME="$TMPD/bot3" "$WIZWAR" bot "127.0.0.1:$FPORT" --new-room --name Ed --think 0 --games 0 --reconnect 2 \
+    >"$TMPD/bot3.out" 2>"$TMPD/bot3.err" &
+BOT=$!
+PIDS+=("$BOT")
+wait_file '^room ' "$TMPD/bot3.out"
+EROOM="$(head -1 "$TMPD/bot3.out" | cut -d' ' -f2 | tr -d :)"
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$EROOM" --name Fay --think 0 --games 1 >/dev/null 2>&1 &
+PIDS+=($!)
+wait_file '^duel 1: ' "$TMPD/bot3.out" 30
+fwd_kill
+wait "$BOT"
+RC=$?
+[ "$RC" = 1 ] || { cat "$TMPD/bot3.out" "$TMPD/bot3.err"; fail "bot --games 0 cut off after its duel exited $RC, not 1"; }
+grep -qE '^wizwar bot: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in 2 s, the last: connection refused$' \
+    "$TMPD/bot3.err" || { cat "$TMPD/bot3.err"; fail "bot --games 0 did not say why it gave up"; }
+ok "wizwar bot --games 0: cut off after a duel, it says why and exits 1"
+
+# ==== 5. a seat held shorter than the link is down: the hold as this server shows it, then a new player ====
+# A server whose grace (8 s) bounds its lobby hold. Max's link breaks first: Lea learns the hold from it
+# (PEER dropped, 8 s). Then Lea's breaks for longer than that: she is told the hold, its end, and once back
+# that she is a new player of the room.
+"$WIZWAR" server --bind 127.0.0.1 --port 0 --grace 8 2>"$TMPD/server5.err" &
+PIDS+=($!)
+wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server5.err"
+PORT="$(grep -oE 'port [0-9]+' "$TMPD/server5.err" | head -1 | grep -oE '[0-9]+')"
+fwd_start 0
+LFWD=$FWD LPORT=$FPORT
+fwd_start 0
+MFWD=$FWD MPORT=$FPORT
+start "$WIZWAR" join "127.0.0.1:$LPORT" --new-room --name Lea --reconnect 30
+wait_for 'Waiting for an opponent'
+ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+say_to w '/size 17' # Lea is not ready: no duel starts
+T new-session -d -s h -x 80 -y 24 \
+    "env XDG_STATE_HOME='$TMPD/max5' '$WIZWAR' join 127.0.0.1:$MPORT --room $ROOM --name Max; exec sleep 600"
+wait_said 'Joined as player 2' h 15
+say_to h '/unready' # nobody ready, whatever comes back: no duel starts
+wait_said 'The duel starts when both are ready' w
+FWD=$MFWD
+fwd_kill
+wait_said 'Max lost the connection; the room holds its seat up to 8 s\.' w
+fwd_start "$MPORT"
+wait_said 'Max is back\.' w 15
+ok "Lea saw Max's seat held 8 s: this server's hold"
+FWD=$LFWD
+fwd_kill
+wait_said 'Connection lost \([^)]*\): reconnecting to the room, an attempt a second for up to 30 s\. This server holds your seat 8 s; after that you join the room again as a new player\. Q leaves\.' w
+ok "Lea is told this server's hold, 8 s, not the default"
+wait_for 'Reconnecting: try [0-9]+, seat held [1-8] s more \(conn' 10 w
+ok "the prompt line counts the hold down: $(grep -oE 'Reconnecting: try [0-9]+, seat held [0-9]+ s more' "$SCREEN" | head -1)"
+wait_said 'Your seat has most likely been given up by now \(held 8 s\): once back you join the room again as a new player, if there is room\.' w 10
+wait_for 'Rejoining: try [0-9]+, [0-9]+ s left \(connection refused\)' 10 w
+ok "the hold's end is said, and the prompt line says it rejoins: $(grep -oE 'Rejoining: try [0-9]+, [0-9]+ s left' "$SCREEN" | head -1)"
+wait_said 'Your opponent has left; the room waits for another\.' h
+fwd_start "$LPORT"
+wait_said 'Reconnected, but the server had given up your seat: you are a new player of the room\. Joined the room again as player [12]\.' w 15
+join_panel w
+sed 's/.*Connection lost//' "$JOINED" | grep -qE 'your seat is yours again|Back in the room' &&
+	fail "a new seat was told as the old one: $(cat "$JOINED")"
+ok "back as a new player, told plainly, never 'your seat is yours again'"
+capture w
+expect_not 'Reconnecting: try|Rejoining: try' "the prompt line is clear once back"
+T kill-session -t h
+T kill-session -t w
 
 echo "all lobby reconnection tests passed"

@@ -126,3 +126,32 @@ start() {
 	T new-session -d -s w -x 80 -y 24 \
 	    "sh -c 'trap : INT; $cmd; echo EXIT=\$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -x -e echo -e icanon | tr \"\\n\" \" \"; echo STTY; exec sleep 600'"
 }
+
+# The side panel's text as one line, into $JOINED: the map column cut off each line, wrapped messages
+# joined, so that a sentence is found whatever the width broke it at.
+JOINED="$TMPD/joined"
+join_panel() {
+	capture "$1"
+	LC_ALL=C.UTF-8 sed -E 's/^[│┌└][^│┐┘]*[│┐┘] ?//' "$SCREEN" | tr '\n' ' ' | tr -s ' ' >"$JOINED"
+}
+
+# wait_said REGEX TARGET [SECONDS]: until the side panel, joined, says it, else fail.
+wait_said() {
+	local re="$1" target="$2" secs="${3:-10}" i
+	for ((i = 0; i < secs * 20; i++)); do
+		join_panel "$target"
+		grep -qE -- "$re" "$JOINED" && return 0
+		sleep 0.05
+	done
+	echo "--- joined: $(cat "$JOINED")"
+	fail "waited ${secs}s for /$re/ in $target"
+}
+
+# say_to TARGET LINE: a line typed at the chat prompt of session TARGET.
+say_to() {
+	T send-keys -t "$1" Enter
+	sleep 0.2
+	T send-keys -t "$1" -l "$2"
+	T send-keys -t "$1" Enter
+	sleep 0.2
+}

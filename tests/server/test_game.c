@@ -101,6 +101,37 @@ Test(game, mirror_rematch_swaps_seats_on_the_same_seed)
 	th_finish(&t);
 }
 
+/* `bot --mirror` against another: each level twice, once from each seat, then a new one (a mirror
+ * after a mirror would deal the same level for ever). */
+Test(game, mirror_bots_play_each_level_from_both_seats)
+{
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	struct two w;
+
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 5, 4);
+	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 6, 4);
+	ca.mirror = cb.mirror = true;
+	th_bot(&t, &w.a, &ca);
+	th_bot(&t, &w.b, &cb);
+	th_run(&t, 120000, both_closed, &w);
+	cr_assert_eq(w.a.games, 4, "alice played %d duels (%s)", w.a.games, w.a.last_why);
+	cr_assert_eq(w.a.verified, 4, "%s", w.a.last_why);
+	cr_assert_eq(w.b.verified, 4, "%s", w.b.last_why);
+	cr_expect_eq(w.a.seed[1], w.a.seed[0], "duel 2 is not duel 1's mirror");
+	cr_expect_eq(w.a.player[1], 1 - w.a.player[0], "alice kept her seat in the mirror");
+	cr_expect_neq(w.a.seed[2], w.a.seed[1], "duel 3 mirrored a mirror: the same level a third time");
+	cr_expect_eq(w.a.player[2], w.a.player[1], "a plain rematch moved alice");
+	cr_expect_eq(w.a.seed[3], w.a.seed[2], "duel 4 is not duel 3's mirror");
+	cr_expect_eq(w.a.player[3], 1 - w.a.player[2]);
+	cr_expect(strstr(w.a.last_why, "(a mirror rematch)"), "%s", w.a.last_why);
+	th_finish(&t);
+}
+
 /* One mirror and one plain rematch: a plain one, on a new seed, nobody moved. */
 Test(game, mirror_needs_both)
 {

@@ -493,3 +493,293 @@ Test(relobby, unready_stays_unready)
 	th_run(&t, 5000, both_closed, &s);
 	th_finish(&t);
 }
+
+/* `bot --games 0` plays until it is stopped: a link lost for good after some duels is still a
+ * session cut off under it (exit 1, as `join`), and only its being stopped is not. */
+struct until {
+	struct th *t;
+	struct netbot a, b;
+	bool a_done, gone;
+};
+
+/* The server goes for good once a has its END and b, which played its one duel, has left: not
+ * before, or b could be cut off while it reads its own END. */
+static void
+until_gone(struct until *s)
+{
+	if (!s->a_done || !s->b.closed || !s->t->srv || s->gone)
+		return;
+	s->gone = true;
+	server_close(s->t->srv, NULL, NULL); /* nothing listens on the port again */
+	s->t->srv = NULL;
+}
+
+static void
+until_a_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	struct until *s = ud;
+
+	(void)e;
+	(void)verified;
+	(void)why;
+	s->a_done = b->games == 1;
+	until_gone(s);
+}
+
+static void
+until_b_closed(void *ud, struct netbot *b)
+{
+	(void)b;
+	until_gone(ud);
+}
+
+static bool
+until_both_closed(void *ud)
+{
+	struct until *s = ud;
+	return s->a.closed && s->b.closed;
+}
+
+static bool
+room_made_until(void *ud)
+{
+	struct th *t = ud;
+	return server_room(t->srv, "until") != NULL;
+}
+
+/* A server of rooms and two bots in room "until": a with --games 0, b with b_games; each given its
+ * on_end. Runs until both have closed. */
+static void
+until_play(struct until *s, struct th *t, int b_games, uint64_t seed,
+           void (*on_a_end)(void *, struct netbot *, const struct wire_end *, bool, const char *),
+           void (*on_b_end)(void *, struct netbot *, const struct wire_end *, bool, const char *))
+{
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(s, 0, sizeof *s);
+	s->t = t;
+	th_init(t);
+	th_config(&c);
+	c.multi = true;
+	th_server(t, &c);
+	th_bot_config(t, &ca, "forever", BOT_NORMAL, seed, 0);
+	th_bot_config(t, &cb, "other", BOT_NORMAL, seed + 1, b_games);
+	ca.net.room = cb.net.room = "until";
+	cb.net.create_room = false;
+	ca.net.reconnect_ms = 200;
+	ca.net.reconnect_for_ms = 1500;
+	ca.ud = cb.ud = s;
+	ca.on_end = on_a_end;
+	cb.on_end = on_b_end;
+	cb.on_closed = until_b_closed;
+	th_bot(t, &s->a, &ca);
+	th_run(t, 10000, room_made_until, t); /* b joins with --room: the room must exist first */
+	th_bot(t, &s->b, &cb);
+	th_run(t, 60000, until_both_closed, s);
+}
+
+Test(relobby, games_0_cut_off_after_its_duels_is_a_failure)
+{
+	static struct until s;
+	struct th t;
+
+	until_play(&s, &t, 1, 51, until_a_end, NULL);
+	cr_assert(s.gone, "the duel was not played");
+	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
+	cr_expect(s.a.cut_off, "a --games 0 bot whose server went for good was not taken for cut off (exit 1): %s",
+	          s.a.last_why);
+	cr_expect(strstr(s.a.last_why, "could not get back to 127.0.0.1:") || strstr(s.a.last_why, "goodbye"), "%s",
+	          s.a.last_why);
+	cr_expect(!s.b.cut_off, "a bot that played its --games was taken for cut off");
+	th_finish(&t);
+}
+
+/* Stopped (SIGINT, SIGTERM: netbot_stop), a --games 0 bot is not cut off. */
+static void
+stop_after_one(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	(void)ud;
+	(void)e;
+	(void)verified;
+	(void)why;
+	if (b->games == 1)
+		netbot_stop(b);
+}
+
+Test(relobby, games_0_stopped_is_not_cut_off)
+{
+	static struct until s;
+	struct th t;
+
+	until_play(&s, &t, 0, 53, stop_after_one, stop_after_one);
+	cr_expect_eq(s.a.games, 1, "%s", s.a.last_why);
+	cr_expect(!s.a.cut_off, "a --games 0 bot stopped was taken for cut off: %s", s.a.last_why);
+	cr_expect(!s.b.cut_off, "%s", s.b.last_why);
+	th_finish(&t);
+}
+
+/* A server that says it is shutting down (BYE) while both players are in the lobby: the clients ride it
+ * out as a drop. Started again on the same port and key, it knows neither token: each joins the room
+ * again as a new player, the first back making the room again (a member's join after a lobby drop may),
+ * so that the second is not refused a room that no longer exists; then they play. */
+struct restart {
+	struct th *t;
+	struct netbot a, b;
+	int port;
+	bool closed_once, restarted;
+	uv_timer_t tm;
+	int a_bye, b_bye;
+};
+
+static void
+restart_server(uv_timer_t *tm)
+{
+	struct restart *s = tm->data;
+	struct server_config c;
+	char why[300];
+
+	th_config(&c);
+	c.multi = true;
+	c.port = s->port;
+	cr_assert_eq(server_create(&s->t->loop, &c, &s->t->srv, why, sizeof why), 0, "%s", why);
+	s->restarted = true;
+	s->b.cfg.ready = true; /* now the duel may start, once both are back */
+	uv_close((uv_handle_t *)tm, NULL);
+}
+
+static void
+restart_a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct restart *s = ud;
+
+	(void)b;
+	s->a_bye += m->type == WIRE_BYE;
+	if (m->type == WIRE_LOBBY && m->u.lobby.present == 3 && !s->closed_once) {
+		s->closed_once = true;
+		s->port = s->t->port;
+		server_close(s->t->srv, NULL, NULL); /* BYE: shutting down */
+		s->t->srv = NULL;
+		uv_timer_init(&s->t->loop, &s->tm);
+		s->tm.data = s;
+		uv_timer_start(&s->tm, restart_server, 1500, 0);
+	}
+}
+
+static void
+restart_b_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct restart *s = ud;
+
+	(void)b;
+	s->b_bye += m->type == WIRE_BYE;
+}
+
+static bool
+restart_both_closed(void *ud)
+{
+	struct restart *s = ud;
+	return s->a.closed && s->b.closed;
+}
+
+static bool
+room_made_phoenix(void *ud)
+{
+	struct th *t = ud;
+	return server_room(t->srv, "phoenix") != NULL;
+}
+
+Test(relobby, a_server_shutting_down_is_ridden_out_in_the_lobby)
+{
+	static struct restart s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "maker", BOT_NORMAL, 61, 1);
+	th_bot_config(&t, &cb, "joiner", BOT_NORMAL, 62, 1);
+	ca.net.room = cb.net.room = "phoenix";
+	cb.net.create_room = false; /* joined with --room: it never asked for the room */
+	cb.ready = false;           /* the lobby waits: the shutdown comes there */
+	ca.net.reconnect_ms = cb.net.reconnect_ms = 200;
+	ca.ud = cb.ud = &s;
+	ca.on_msg = restart_a_msg;
+	cb.on_msg = restart_b_msg;
+	th_bot(&t, &s.a, &ca);
+	th_run(&t, 10000, room_made_phoenix, &t);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, restart_both_closed, &s);
+	cr_assert(s.restarted, "the server was not restarted");
+	cr_expect_eq(s.a_bye, 1, "a got %d BYEs", s.a_bye);
+	cr_expect_eq(s.b_bye, 1, "b got %d BYEs", s.b_bye);
+	cr_expect_eq(s.a.links_lost, 1, "a did not take the shutdown for a drop: %s", s.a.last_why);
+	cr_expect_eq(s.b.links_lost, 1, "b did not take the shutdown for a drop: %s", s.b.last_why);
+	cr_expect_eq(s.a.links_back, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.b.links_back, 1, "%s", s.b.last_why);
+	cr_expect_eq(s.a.games, 1, "a played no duel on the restarted server: %s", s.a.last_why);
+	cr_expect_eq(s.b.games, 1, "b played no duel on the restarted server: %s", s.b.last_why);
+	cr_expect_eq(s.a.verified, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.b.verified, 1, "%s", s.b.last_why);
+	cr_expect(!s.a.cut_off && !s.b.cut_off);
+	th_finish(&t);
+}
+
+/* A host's player who leaves on purpose closes the room for good (BYE leave): the joiner says so and
+ * does not wait to reconnect. */
+struct closed_room {
+	struct th *t;
+	struct netbot b;
+	bool closed_it;
+};
+
+static void
+closed_room_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct closed_room *s = ud;
+
+	(void)b;
+	if (m->type == WIRE_LOBBY && !s->closed_it) {
+		s->closed_it = true;
+		server_close_as(s->t->srv, BYE_LEAVE, NULL, NULL);
+		s->t->srv = NULL;
+	}
+}
+
+static bool
+closed_room_done(void *ud)
+{
+	return ((struct closed_room *)ud)->b.closed;
+}
+
+Test(relobby, a_room_closed_by_its_host_is_not_waited_for)
+{
+	static struct closed_room s;
+	struct th t;
+	struct server_config c;
+	struct netbot_config cb;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	th_init(&t);
+	th_config(&c);
+	th_server(&t, &c);
+	th_bot_config(&t, &cb, "guest", BOT_NORMAL, 71, 1);
+	cb.net.reconnect_ms = 200;
+	cb.ud = &s;
+	cb.on_msg = closed_room_msg;
+	th_bot(&t, &s.b, &cb);
+	uint64_t t0 = uv_now(&t.loop);
+	th_run(&t, 10000, closed_room_done, &s);
+	cr_assert(s.closed_it);
+	cr_expect_lt(uv_now(&t.loop) - t0, 2000, "it waited to reconnect to a room closed for good");
+	cr_expect_eq(s.b.links_lost, 0, "a room closed for good taken for a drop");
+	cr_expect_str_eq(s.b.last_why, "the host left and closed the room");
+	cr_expect(s.b.cut_off, "cut off before its duel: exit 1");
+	th_finish(&t);
+}
