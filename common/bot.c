@@ -194,6 +194,15 @@ struct brain {
 	uint16_t gen;
 	uint8_t fd[LEVEL_MAX][LEVEL_MAX];    /* fire steps, where stamped */
 	uint16_t queue[NCELLS];
+	/* What one decision computes once and reads many times (the same answers as computing
+	 * them where they are read: a cache, never a different rule; test_bot.c checks). */
+	int wx0, wy0, wx1, wy1;      /* the box holding every square of w > 0 */
+	int walked;                  /* dme and first hold every square within this many steps of me */
+	int fire_x, fire_y;          /* p_fire towards each of dirs8 from this square, in fire_p */
+	float fire_p[8];
+	bool have_osight, have_odanger;
+	struct fov_sight osight;     /* what (ox, oy) sees over lv: sees() from anywhere to it */
+	struct fov_sight odanger;    /* what (ox, oy) sees over open: danger() */
 };
 
 static int
@@ -299,9 +308,13 @@ dist_reset(const struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX])
 			d[y][x] = UNREACHED;
 }
 
-/* Where I can walk, and how: known floor only, never the opponent's square when known. */
+/* Where I can walk, and how: known floor only, never the opponent's square when known.
+ * Only the squares within `far` steps are searched (and their neighbours given their
+ * distance): a decision reads the squares within its steps left, and patrol_target(),
+ * which reads them all, asks for the whole walk again. With the whole map known, as the
+ * opponent of a master play-out knows it, the whole walk was a sixth of hard's time. */
 static void
-walk_map(struct brain *b)
+walk_map(struct brain *b, int far)
 {
 	int head = 0, tail = 0;
 
@@ -312,6 +325,8 @@ walk_map(struct brain *b)
 	while (head < tail) {
 		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
 		head++;
+		if (b->dme[y][x] >= far)
+			continue;
 		for (int i = 0; i < 8; i++) {
 			int nx = x + dx8[i], ny = y + dy8[i];
 			if (!inside(b, nx, ny) || cell_of(b->v, nx, ny) != VCELL_FLOOR || b->dme[ny][nx] != UNREACHED)
@@ -323,15 +338,22 @@ walk_map(struct brain *b)
 			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
 		}
 	}
+	b->walked = far;
 }
 
-/* Would I see (x1, y1) from (x0, y0)? Unknown squares block: sight I cannot count on. */
+/* Would I see (ox, oy) from (x, y)? Unknown squares block: sight I cannot count on.
+ * Answered from the one field of view of (ox, oy), computed at the first question of a
+ * decision (fov_los is symmetric, and fov_sight gives its answers). */
 static bool
-sees(const struct brain *b, int x0, int y0, int x1, int y1)
+sees_opp(struct brain *b, int x, int y)
 {
 	if (!b->v->opt.fov)
 		return true;
-	return fov_los(&b->lv, x0, y0, x1, y1, FOV_RADIUS);
+	if (!b->have_osight) {
+		fov_sight(&b->lv, b->ox, b->oy, &b->osight);
+		b->have_osight = true;
+	}
+	return fov_seen(&b->osight, x, y);
 }
 
 /* Is the remembered square surely where the opponent stands now? The opponent never
@@ -363,7 +385,7 @@ seen_this_turn(struct brain *b)
 	while (head < tail) {
 		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
 		head++;
-		if (sees(b, x, y, b->ox, b->oy))
+		if (sees_opp(b, x, y))
 			return true;
 		if (b->dgoal[y][x] >= taken)
 			continue;
@@ -392,6 +414,9 @@ believe(struct brain *b, bool spread_near, bool any)
 	b->wtotal = 0;
 	b->belief = B_NONE;
 	b->point = false;
+	/* The box of w > 0: the one square (ox, oy) unless the belief spreads (set below). */
+	b->wx0 = b->wx1 = v->opp_x;
+	b->wy0 = b->wy1 = v->opp_y;
 	if (v->opp_state == OPP_VISIBLE || v->opp_state == OPP_SENSED || !v->opt.fov) {
 		if (v->opp_state == OPP_UNKNOWN)
 			return; /* cannot happen with FoV off: the opponent is always in sight */
@@ -424,6 +449,8 @@ believe(struct brain *b, bool spread_near, bool any)
 		b->dgoal[b->oy][b->ox] = 0;
 		b->queue[n++] = (uint16_t)(b->oy * LEVEL_MAX + b->ox);
 		spread(b, b->dgoal, n, STEPS_PER_TURN);
+		b->wx0 = b->wy0 = LEVEL_MAX;
+		b->wx1 = b->wy1 = -1;
 		for (int y = 1; y < b->size - 1; y++)
 			for (int x = 1; x < b->size - 1; x++) {
 				int d = b->dgoal[y][x];
@@ -434,6 +461,10 @@ believe(struct brain *b, bool spread_near, bool any)
 					wt *= 4; /* it may well not have moved */
 				b->w[y][x] = wt;
 				b->wtotal += wt;
+				b->wx0 = x < b->wx0 ? x : b->wx0;
+				b->wx1 = x > b->wx1 ? x : b->wx1;
+				b->wy0 = y < b->wy0 ? y : b->wy0;
+				b->wy1 = y > b->wy1 ? y : b->wy1;
 			}
 		if (b->wtotal > 0) {
 			b->belief = B_NEAR;
@@ -442,6 +473,8 @@ believe(struct brain *b, bool spread_near, bool any)
 	}
 	if (!any)
 		return;
+	b->wx0 = b->wy0 = 1;
+	b->wx1 = b->wy1 = b->size - 2;
 	for (int y = 1; y < b->size - 1; y++)
 		for (int x = 1; x < b->size - 1; x++) {
 			if ((v->cell[y][x] & VCELL_VISIBLE) || cell_of(v, x, y) == VCELL_WALL)
@@ -465,6 +498,8 @@ brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
 	b->me_y = v->y;
 	b->hp = v->hp;
 	b->gen = 0;
+	b->fire_x = -1;
+	b->have_osight = b->have_odanger = false;
 	memset(b->stamp, 0, sizeof b->stamp[0] * (size_t)b->size);
 	memset(&b->lv, 0, sizeof b->lv);
 	b->lv.size = (uint8_t)b->size;
@@ -481,7 +516,7 @@ brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
 	if (v->opp_state != OPP_UNKNOWN)
 		b->lv.cell[v->opp_y][v->opp_x] = b->open.cell[v->opp_y][v->opp_x] = CELL_FLOOR;
 	believe(b, spread_near, any);
-	walk_map(b);
+	walk_map(b, v->steps_left);
 }
 
 /* ---- the spells' areas, as the rules draw them (game.c), over what I know ---- */
@@ -540,7 +575,22 @@ static const float fire_odds[FIRE_FAR + 1] = {
 	1, 1, 1, 1, 1, 1, 5 / 6.0f, 4 / 6.0f, 3 / 6.0f, 2 / 6.0f, 1 / 6.0f,
 };
 
-/* Fire Storm towards d: a flood over floor inside the cone, 8-direction steps. */
+/* Steps from (x, y) to the nearest square of the belief's box (Chebyshev). */
+static int
+box_far(const struct brain *b, int x, int y)
+{
+	int dx = x < b->wx0 ? b->wx0 - x : x > b->wx1 ? x - b->wx1 : 0;
+	int dy = y < b->wy0 ? b->wy0 - y : y > b->wy1 ? y - b->wy1 : 0;
+
+	return dx > dy ? dx : dy;
+}
+
+/* Fire Storm towards d: a flood over floor inside the cone, 8-direction steps.
+ * The flood is not spread from a square farther from every square of w > 0 than the
+ * steps it has left (Chebyshev steps are the fewest any way can take): every square on a
+ * shortest way to a weighted square within reach passes that test, and so do the squares
+ * that reach those first, so the weighted squares are reached at the same steps and in
+ * the same order, and the sum is the same to the bit (the others add w = 0). */
 static float
 p_fire(struct brain *b, int sx, int sy, int d)
 {
@@ -557,7 +607,7 @@ p_fire(struct brain *b, int sx, int sy, int d)
 	while (head < tail) {
 		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
 		head++;
-		if (b->fd[y][x] >= FIRE_FAR)
+		if (b->fd[y][x] >= FIRE_FAR || box_far(b, x, y) > FIRE_FAR - b->fd[y][x])
 			continue;
 		/* Floor is never on the outer ring, so a floor square's neighbours are all on the grid. */
 		for (int i = 0; i < 8; i++) {
@@ -576,20 +626,47 @@ p_fire(struct brain *b, int sx, int sy, int d)
 	return sum / b->wtotal;
 }
 
-/* Take Life: the opponent in sight. Not guessed at when lost: too many squares to try. */
+/* Fire Storm's odds from (sx, sy) towards each of dirs8, once per square: Fire Storm and
+ * Random both ask (Random for all eight, at every square). */
+static const float *
+fire_all(struct brain *b, int sx, int sy)
+{
+	if (b->fire_x != sx || b->fire_y != sy) {
+		for (int i = 0; i < 8; i++)
+			b->fire_p[i] = b->belief == B_NONE ? 0 : p_fire(b, sx, sy, dirs8[i]);
+		b->fire_x = sx;
+		b->fire_y = sy;
+	}
+	return b->fire_p;
+}
+
+/* Take Life: the opponent in sight. Not guessed at when lost: too many squares to try.
+ * A spread belief asks sight of every square of it within reach: one field of view from
+ * (sx, sy) answers them all (fov_sight gives fov_los's answers). */
 static float
 p_take(struct brain *b, int sx, int sy)
 {
 	float sum = 0;
+	struct fov_sight s;
+	bool looked = false;
 
 	if (b->point)
-		return sees(b, sx, sy, b->ox, b->oy) ? b->w[b->oy][b->ox] / b->wtotal : 0;
+		return sees_opp(b, sx, sy) ? b->w[b->oy][b->ox] / b->wtotal : 0;
 	if (b->belief != B_NEAR)
 		return 0;
-	for (int y = sy - FOV_RADIUS; y <= sy + FOV_RADIUS; y++)
-		for (int x = sx - FOV_RADIUS; x <= sx + FOV_RADIUS; x++)
-			if (x >= 0 && y >= 0 && x < b->size && y < b->size && b->w[y][x] > 0 && sees(b, sx, sy, x, y))
+	int x0 = sx - FOV_RADIUS > b->wx0 ? sx - FOV_RADIUS : b->wx0, x1 = sx + FOV_RADIUS < b->wx1 ? sx + FOV_RADIUS : b->wx1;
+	int y0 = sy - FOV_RADIUS > b->wy0 ? sy - FOV_RADIUS : b->wy0, y1 = sy + FOV_RADIUS < b->wy1 ? sy + FOV_RADIUS : b->wy1;
+	for (int y = y0; y <= y1; y++)
+		for (int x = x0; x <= x1; x++) {
+			if (x < 0 || y < 0 || x >= b->size || y >= b->size || b->w[y][x] <= 0)
+				continue;
+			if (b->v->opt.fov && !looked) {
+				fov_sight(&b->lv, sx, sy, &s);
+				looked = true;
+			}
+			if (!b->v->opt.fov || fov_seen(&s, x, y))
 				sum += b->w[y][x];
+		}
 	return sum / b->wtotal;
 }
 
@@ -759,9 +836,10 @@ random_value(struct brain *b, int sx, int sy, bool hard)
 		if (s == SPELL_RANDOM)
 			continue;
 		if (s == SPELL_FIRE) {
+			const float *fp = fire_all(b, sx, sy);
 			float p = 0;
 			for (int i = 0; i < 8 && b->belief != B_NONE; i++)
-				p += p_fire(b, sx, sy, dirs8[i]) / 8;
+				p += fp[i] / 8;
 			sum += hit_value(b, p);
 		} else if (s == SPELL_ACIDRAIN) {
 			bool adjacent = b->belief == B_EXACT && cheb(sx, sy, b->ox, b->oy) <= 1;
@@ -789,9 +867,10 @@ spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
 	case SPELL_LIGHTNING:
 		return b->belief == B_NONE ? 0 : hit_value(b, p_bolt(b, sx, sy));
 	case SPELL_FIRE: {
+		const float *fp = fire_all(b, sx, sy);
 		float best = -1;
 		for (int i = 0; i < 8; i++) {
-			float p = b->belief == B_NONE ? 0 : p_fire(b, sx, sy, dirs8[i]);
+			float p = fp[i];
 			if (p > best) {
 				best = p;
 				*dir = dirs8[i];
@@ -876,9 +955,12 @@ best_action(struct brain *b, int sx, int sy, bool hard)
  * depends on where I stand, so the target holds while I walk: a target that moved with
  * me would have me step back and forth. */
 static bool
-patrol_target(const struct brain *b, int *tx, int *ty)
+patrol_target(struct brain *b, int *tx, int *ty)
 {
 	int n = 0;
+
+	if (b->walked < NCELLS)
+		walk_map(b, NCELLS); /* every square I can reach, not only those within my steps */
 
 	for (int y = 1; y < b->size - 1; y++)
 		for (int x = 1; x < b->size - 1; x++)
@@ -1000,7 +1082,7 @@ choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 /* What normal will act on at once, before walking on: a sure hit, or a real need. */
 #define NORMAL_ACT_NOW 60.0f
 
-static float danger(const struct brain *b, int x, int y);
+static float danger(struct brain *b, int x, int y);
 
 static bool
 offers_attack(const struct view *v)
@@ -1018,7 +1100,7 @@ offers_attack(const struct view *v)
 /* How exposed (x, y) is: out of its sight first; then off its lines (Rays of Cold,
  * Lightning), then farther (Acid Rain, Fire Storm's falling reach). */
 static float
-exposure(const struct brain *b, int x, int y)
+exposure(struct brain *b, int x, int y)
 {
 	int far = cheb(x, y, b->ox, b->oy);
 
@@ -1027,7 +1109,7 @@ exposure(const struct brain *b, int x, int y)
 }
 
 static bool
-evade_target(const struct brain *b, int *tx, int *ty)
+evade_target(struct brain *b, int *tx, int *ty)
 {
 	float best = exposure(b, b->me_x, b->me_y);
 	int bd = 0;
@@ -1084,14 +1166,26 @@ choose_normal(const struct view *v, struct rng *r, struct cmd *out)
 
 /* How likely the opponent strikes me next turn if I end mine on (x, y). In its sight it
  * knows where I am and has five steps to line up; out of it, it has to guess. */
+/* Would the opponent, on (ox, oy), see (x, y), unknown squares counted open? One field of
+ * view from (ox, oy) per decision answers for every square scored. */
+static bool
+seen_from_opp(struct brain *b, int x, int y)
+{
+	if (!b->have_odanger) {
+		fov_sight(&b->open, b->ox, b->oy, &b->odanger);
+		b->have_odanger = true;
+	}
+	return fov_seen(&b->odanger, x, y);
+}
+
 static float
-danger(const struct brain *b, int x, int y)
+danger(struct brain *b, int x, int y)
 {
 	float d;
 
 	if (b->belief != B_EXACT && b->belief != B_NEAR)
 		return 0;
-	if (!b->v->opt.fov || fov_los(&b->open, b->ox, b->oy, x, y, FOV_RADIUS))
+	if (!b->v->opt.fov || seen_from_opp(b, x, y))
 		d = 0.3f;
 	else if (aligned(x, y, b->ox, b->oy))
 		d = 0.15f;
