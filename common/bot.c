@@ -67,6 +67,8 @@ static const uint8_t dirs8[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, D
 /* dirs8's offsets, for the inner loops (dir_dx() and dir_dy() are calls into game.c). */
 static const int8_t dx8[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
 static const int8_t dy8[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
+/* The same steps on a LEVEL_MAX-wide grid as one index, y * LEVEL_MAX + x. */
+static const int16_t step8[8] = { -LEVEL_MAX, 1 - LEVEL_MAX, 1, 1 + LEVEL_MAX, LEVEL_MAX, LEVEL_MAX - 1, -1, -1 - LEVEL_MAX };
 
 /* Can I step that way, as far as I can tell? Adjacent squares are always in sight,
  * so for a step the view is never stale. */
@@ -192,14 +194,17 @@ struct brain {
 	float wtotal;
 	uint16_t stamp[LEVEL_MAX][LEVEL_MAX]; /* stamp == gen: touched by the area being summed */
 	uint16_t gen;
-	uint8_t fd[LEVEL_MAX][LEVEL_MAX];    /* fire steps, where stamped */
 	uint16_t queue[NCELLS];
+	uint8_t pass[NCELLS];        /* may the goal search pass: inside, not known rock (y * LEVEL_MAX + x) */
+	uint8_t walk[NCELLS];        /* known floor (never on the outer ring) */
 	/* What one decision computes once and reads many times (the same answers as computing
 	 * them where they are read: a cache, never a different rule; test_bot.c checks). */
 	int wx0, wy0, wx1, wy1;      /* the box holding every square of w > 0 */
 	int walked;                  /* dme and first hold every square within this many steps of me */
 	int fire_x, fire_y;          /* p_fire towards each of dirs8 from this square, in fire_p */
 	float fire_p[8];
+	int take_x, take_y;          /* p_take from this square, in take_p */
+	float take_p;
 	bool have_osight, have_odanger;
 	struct fov_sight osight;     /* what (ox, oy) sees over lv: sees() from anywhere to it */
 	struct fov_sight odanger;    /* what (ox, oy) sees over open: danger() */
@@ -255,38 +260,34 @@ take(struct brain *b, int x, int y)
 	return b->w[y][x];
 }
 
-/* May the goal search pass (x, y)? Anything not known to be rock, inside the outer ring. */
-static bool
-passable(const struct brain *b, int x, int y)
-{
-	return inside(b, x, y) && cell_of(b->v, x, y) != VCELL_WALL;
-}
-
 /* Breadth-first distances, up to `maxd`, over passable squares from the sources already
  * at 0 in `d` and queued in b->queue[0..n). With `reach` > 0, only the squares within
  * `reach` steps of me are wanted: once my own square has its distance D, nothing farther
  * than D + reach is (every square within `reach` steps of me is within D + reach of the
  * sources), which spares a search of the whole level for a few squares around me. */
 static void
-spread_near(struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX], int n, int maxd, int reach)
+spread_near(struct brain *b, int16_t d2[LEVEL_MAX][LEVEL_MAX], int n, int maxd, int reach)
 {
-	int head = 0, tail = n;
+	int head = 0, tail = n, me = b->me_y * LEVEL_MAX + b->me_x;
+	int16_t *d = &d2[0][0];
 
-	if (reach > 0 && d[b->me_y][b->me_x] != UNREACHED && d[b->me_y][b->me_x] + reach < maxd)
-		maxd = d[b->me_y][b->me_x] + reach;
+	if (reach > 0 && d[me] != UNREACHED && d[me] + reach < maxd)
+		maxd = d[me] + reach;
 	while (head < tail) {
-		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
+		int q = b->queue[head];
 		head++;
-		if (d[y][x] >= maxd)
+		if (d[q] >= maxd)
 			continue;
+		/* Sources and what they reach are inside the outer ring (b->pass is 0 on it), so
+		 * every neighbour is on the grid. */
 		for (int i = 0; i < 8; i++) {
-			int nx = x + dx8[i], ny = y + dy8[i];
-			if (!passable(b, nx, ny) || d[ny][nx] != UNREACHED)
+			int nq = q + step8[i];
+			if (!b->pass[nq] || d[nq] != UNREACHED)
 				continue;
-			d[ny][nx] = (int16_t)(d[y][x] + 1);
-			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
-			if (reach > 0 && nx == b->me_x && ny == b->me_y && d[ny][nx] + reach < maxd)
-				maxd = d[ny][nx] + reach;
+			d[nq] = (int16_t)(d[q] + 1);
+			b->queue[tail++] = (uint16_t)nq;
+			if (reach > 0 && nq == me && d[nq] + reach < maxd)
+				maxd = d[nq] + reach;
 		}
 	}
 }
@@ -322,20 +323,22 @@ walk_map(struct brain *b, int far)
 	b->dme[b->me_y][b->me_x] = 0;
 	b->first[b->me_y][b->me_x] = DIR_NONE;
 	b->queue[tail++] = (uint16_t)(b->me_y * LEVEL_MAX + b->me_x);
+	int16_t *d = &b->dme[0][0];
+	uint8_t *first = &b->first[0][0];
+	int held = b->belief == B_EXACT ? b->oy * LEVEL_MAX + b->ox : -1;
 	while (head < tail) {
-		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
+		int q = b->queue[head];
 		head++;
-		if (b->dme[y][x] >= far)
+		if (d[q] >= far)
 			continue;
+		/* I stand inside the outer ring and floor is never on it: all on the grid. */
 		for (int i = 0; i < 8; i++) {
-			int nx = x + dx8[i], ny = y + dy8[i];
-			if (!inside(b, nx, ny) || cell_of(b->v, nx, ny) != VCELL_FLOOR || b->dme[ny][nx] != UNREACHED)
+			int nq = q + step8[i];
+			if (!b->walk[nq] || d[nq] != UNREACHED || nq == held)
 				continue;
-			if (b->belief == B_EXACT && nx == b->ox && ny == b->oy)
-				continue;
-			b->dme[ny][nx] = (int16_t)(b->dme[y][x] + 1);
-			b->first[ny][nx] = b->first[y][x] != DIR_NONE ? b->first[y][x] : dirs8[i];
-			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+			d[nq] = (int16_t)(d[q] + 1);
+			first[nq] = first[q] != DIR_NONE ? first[q] : dirs8[i];
+			b->queue[tail++] = (uint16_t)nq;
 		}
 	}
 	b->walked = far;
@@ -498,7 +501,7 @@ brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
 	b->me_y = v->y;
 	b->hp = v->hp;
 	b->gen = 0;
-	b->fire_x = -1;
+	b->fire_x = b->take_x = -1;
 	b->have_osight = b->have_odanger = false;
 	memset(b->stamp, 0, sizeof b->stamp[0] * (size_t)b->size);
 	memset(&b->lv, 0, sizeof b->lv);
@@ -509,6 +512,8 @@ brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
 			int c = cell_of(v, x, y);
 			b->lv.cell[y][x] = c == VCELL_FLOOR ? CELL_FLOOR : CELL_WALL;
 			b->open.cell[y][x] = c == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+			b->pass[y * LEVEL_MAX + x] = c != VCELL_WALL && inside(b, x, y);
+			b->walk[y * LEVEL_MAX + x] = c == VCELL_FLOOR && inside(b, x, y);
 			unknown += c == VCELL_UNKNOWN && inside(b, x, y);
 		}
 	b->unknown_frac = (float)unknown / (float)((b->size - 2) * (b->size - 2));
@@ -521,6 +526,18 @@ brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
 
 /* ---- the spells' areas, as the rules draw them (game.c), over what I know ---- */
 
+/* Narrow [*lo, *hi] to the steps t at which s + t * d lies in [a0, a1]; false if none. */
+static bool
+ray_span(int s, int d, int a0, int a1, int *lo, int *hi)
+{
+	if (d == 0)
+		return s >= a0 && s <= a1 && *lo <= *hi;
+	int t0 = d > 0 ? a0 - s : s - a1, t1 = d > 0 ? a1 - s : s - a0;
+	*lo = t0 > *lo ? t0 : *lo;
+	*hi = t1 < *hi ? t1 : *hi;
+	return *lo <= *hi;
+}
+
 /* Rays of Cold: the eight lines to the edge, through walls. */
 static float
 p_cold(struct brain *b, int sx, int sy)
@@ -529,10 +546,14 @@ p_cold(struct brain *b, int sx, int sy)
 
 	if (b->point)
 		return aligned(sx, sy, b->ox, b->oy) ? b->w[b->oy][b->ox] / b->wtotal : 0;
+	/* Each ray only where it crosses the belief's box: elsewhere w is 0, which adds
+	 * nothing (the same sum, in the same order). */
 	for (int i = 0; i < 8; i++) {
-		int dx = dx8[i], dy = dy8[i];
-		for (int x = sx + dx, y = sy + dy; x >= 0 && y >= 0 && x < b->size && y < b->size; x += dx, y += dy)
-			sum += b->w[y][x];
+		int dx = dx8[i], dy = dy8[i], lo = 1, hi = LEVEL_MAX;
+		if (!ray_span(sx, dx, b->wx0, b->wx1, &lo, &hi) || !ray_span(sy, dy, b->wy0, b->wy1, &lo, &hi))
+			continue;
+		for (int t = lo; t <= hi; t++)
+			sum += b->w[sy + t * dy][sx + t * dx];
 	}
 	return sum / b->wtotal;
 }
@@ -542,13 +563,19 @@ p_cold(struct brain *b, int sx, int sy)
 static float
 p_bolt(struct brain *b, int sx, int sy)
 {
-	static const uint8_t four[4] = { DIR_N, DIR_W, DIR_S, DIR_E };
+	static const int8_t fourx[4] = { 0, -1, 0, 1 }, foury[4] = { -1, 0, 1, 0 }; /* N, W, S, E */
 	float sum = 0;
 
 	next_gen(b);
+	/* A bolt is followed only while its swath (the bolt's line and a square either side)
+	 * can still meet the belief's box: past it every square adds w = 0, and a square
+	 * left unmarked there has w = 0 for the bolts after too. The same sum, to the bit. */
 	for (int i = 0; i < 4; i++) {
-		int fx = dir_dx(four[i]), fy = dir_dy(four[i]);
-		for (int x = sx + fx, y = sy + fy; level_floor(&b->lv, x, y); x += fx, y += fy) {
+		int fx = fourx[i], fy = foury[i], lo = 1, hi = LEVEL_MAX;
+		if (!ray_span(sx, fx, b->wx0 - !fx, b->wx1 + !fx, &lo, &hi) ||
+		    !ray_span(sy, fy, b->wy0 - !fy, b->wy1 + !fy, &lo, &hi))
+			continue;
+		for (int t = 1, x = sx + fx, y = sy + fy; t <= hi && level_floor(&b->lv, x, y); t++, x += fx, y += fy) {
 			sum += take(b, x, y);
 			for (int s = -1; s <= 1; s += 2)
 				if (level_floor(&b->lv, x + s * fy, y + s * fx))
@@ -594,33 +621,39 @@ box_far(const struct brain *b, int x, int y)
 static float
 p_fire(struct brain *b, int sx, int sy, int d)
 {
-	int head = 0, tail = 0, fx = dir_dx(d), fy = dir_dy(d);
+	int head = 0, tail = 0, fx = dir_dx(d), fy = dir_dy(d), target = b->point ? b->oy * LEVEL_MAX + b->ox : -1;
+	const uint8_t *floor = &b->lv.cell[0][0];
+	const float *w = &b->w[0][0];
+	uint16_t *stamp = &b->stamp[0][0], gen;
 	float sum = 0;
 
 	/* Only cones that hold the believed square: the others are not worth the flood. */
 	if (b->belief == B_ANY || !in_cone(fx, fy, b->ox - sx, b->oy - sy) || cheb(sx, sy, b->ox, b->oy) > FIRE_FAR)
 		return 0;
 	next_gen(b);
-	b->stamp[sy][sx] = b->gen;
-	b->fd[sy][sx] = 0;
+	gen = b->gen;
+	stamp[sy * LEVEL_MAX + sx] = gen;
 	b->queue[tail++] = (uint16_t)(sy * LEVEL_MAX + sx);
-	while (head < tail) {
-		int x = b->queue[head] % LEVEL_MAX, y = b->queue[head] / LEVEL_MAX;
-		head++;
-		if (b->fd[y][x] >= FIRE_FAR || box_far(b, x, y) > FIRE_FAR - b->fd[y][x])
-			continue;
-		/* Floor is never on the outer ring, so a floor square's neighbours are all on the grid. */
-		for (int i = 0; i < 8; i++) {
-			int nx = x + dx8[i], ny = y + dy8[i];
-			if (b->lv.cell[ny][nx] != CELL_FLOOR || b->stamp[ny][nx] == b->gen || !in_cone(fx, fy, nx - sx, ny - sy))
+	/* Layer by layer: the squares of layer f + 1 are reached at f + 1 steps. */
+	for (int f = 0; f < FIRE_FAR && head < tail; f++) {
+		int end = tail;
+		float odds = fire_odds[f + 1];
+		for (; head < end; head++) {
+			int q = b->queue[head], x = q % LEVEL_MAX, y = q / LEVEL_MAX;
+			if (box_far(b, x, y) > FIRE_FAR - f)
 				continue;
-			b->stamp[ny][nx] = b->gen;
-			b->fd[ny][nx] = (uint8_t)(b->fd[y][x] + 1);
-			sum += b->w[ny][nx] * fire_odds[b->fd[ny][nx]];
-			/* One square believed: the flood first reaches it by its shortest way. */
-			if (b->point && nx == b->ox && ny == b->oy)
-				return sum / b->wtotal;
-			b->queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+			/* Floor is never on the outer ring, so a floor square's neighbours are all on the grid. */
+			for (int i = 0; i < 8; i++) {
+				int n = q + step8[i];
+				if (floor[n] != CELL_FLOOR || stamp[n] == gen || !in_cone(fx, fy, x + dx8[i] - sx, y + dy8[i] - sy))
+					continue;
+				stamp[n] = gen;
+				sum += w[n] * odds;
+				/* One square believed: the flood first reaches it by its shortest way. */
+				if (n == target)
+					return sum / b->wtotal;
+				b->queue[tail++] = (uint16_t)n;
+			}
 		}
 	}
 	return sum / b->wtotal;
@@ -640,34 +673,31 @@ fire_all(struct brain *b, int sx, int sy)
 	return b->fire_p;
 }
 
-/* Take Life: the opponent in sight. Not guessed at when lost: too many squares to try.
- * A spread belief asks sight of every square of it within reach: one field of view from
- * (sx, sy) answers them all (fov_sight gives fov_los's answers). */
+/* Take Life: the opponent in sight. Not guessed at when lost: too many squares to try. */
 static float
 p_take(struct brain *b, int sx, int sy)
 {
 	float sum = 0;
-	struct fov_sight s;
-	bool looked = false;
 
 	if (b->point)
 		return sees_opp(b, sx, sy) ? b->w[b->oy][b->ox] / b->wtotal : 0;
 	if (b->belief != B_NEAR)
 		return 0;
+	/* Take Life and Random both ask, at the same square. */
+	if (b->take_x == sx && b->take_y == sy)
+		return b->take_p;
 	int x0 = sx - FOV_RADIUS > b->wx0 ? sx - FOV_RADIUS : b->wx0, x1 = sx + FOV_RADIUS < b->wx1 ? sx + FOV_RADIUS : b->wx1;
 	int y0 = sy - FOV_RADIUS > b->wy0 ? sy - FOV_RADIUS : b->wy0, y1 = sy + FOV_RADIUS < b->wy1 ? sy + FOV_RADIUS : b->wy1;
 	for (int y = y0; y <= y1; y++)
 		for (int x = x0; x <= x1; x++) {
-			if (x < 0 || y < 0 || x >= b->size || y >= b->size || b->w[y][x] <= 0)
-				continue;
-			if (b->v->opt.fov && !looked) {
-				fov_sight(&b->lv, sx, sy, &s);
-				looked = true;
-			}
-			if (!b->v->opt.fov || fov_seen(&s, x, y))
+			if (x >= 0 && y >= 0 && x < b->size && y < b->size && b->w[y][x] > 0 &&
+			    (!b->v->opt.fov || fov_los(&b->lv, sx, sy, x, y, FOV_RADIUS)))
 				sum += b->w[y][x];
 		}
-	return sum / b->wtotal;
+	b->take_x = sx;
+	b->take_y = sy;
+	b->take_p = sum / b->wtotal;
+	return b->take_p;
 }
 
 /* ---- what things are worth ---- */
@@ -1280,6 +1310,8 @@ bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__b
 	n = rank_plans(&b, plans, max);
 	for (int i = 0; i < n; i++)
 		plans[i].first = plan_cmd(&b, &plans[i]);
+	if (bel == NULL)
+		return n;
 	memcpy(bel->w, b.w, sizeof bel->w);
 	bel->wtotal = b.wtotal;
 	bel->exact = b.belief == B_EXACT;

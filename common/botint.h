@@ -24,7 +24,7 @@ struct bot__belief {
 };
 
 /* Hard's `max` best plans for the player to move, best first; returns how many (>= 1
- * while it is the viewer's turn: standing still is always a plan). Fills `bel`. */
+ * while it is the viewer's turn: standing still is always a plan). Fills `bel` unless NULL. */
 int bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__belief *bel);
 
 #endif

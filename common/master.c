@@ -110,11 +110,11 @@ struct master {
 	struct bot__belief bel;
 	int16_t dist[MASTER_PLANS][LEVEL_MAX][LEVEL_MAX]; /* steps to each plan's square over known floor */
 	int16_t odist[LEVEL_MAX][LEVEL_MAX]; /* the opponent's way to its plan's square, in a play-out */
-	struct bot__belief obel; /* bot__plans' belief for the opponent: filled, not read */
 	double sum[MASTER_PLANS];
 	double dsum[MASTER_PLANS], dsq[MASTER_PLANS]; /* of each round's worth less hard's first plan's */
 	struct game base, sim;
 	struct view scratch;
+	struct events ev; /* what the last command played out left: each wizard's sight, for view_build_after() */
 	uint16_t queue[LEVEL_MAX * LEVEL_MAX];
 };
 
@@ -370,13 +370,13 @@ determinize(struct master *m, uint64_t seed, struct game *g)
  * against 2 for any other command (measured in play-outs at 25x25), and a search that
  * plays it out in every round took 70 ms where others took 40. */
 static long
-apply_or_pass(struct game *g, int p, const struct cmd *c)
+apply_or_pass(struct game *g, int p, const struct cmd *c, struct events *ev)
 {
 	static const struct cmd pass = { CMD_PASS, 0, 0 };
 	bool alter = c->type == CMD_CAST && c->arg < SPELL_OFFERED && g->offered[c->arg] == SPELL_ALTER;
 
-	if (game_apply(g, p, c, NULL) != ERR_OK) {
-		game_apply(g, p, &pass, NULL);
+	if (game_apply(g, p, c, ev) != ERR_OK) {
+		game_apply(g, p, &pass, ev);
 		alter = false;
 	}
 	return 1 + (alter ? ALTER_COST : 0);
@@ -392,6 +392,7 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 	struct game *g = &m->sim;
 	int me = v->me, commands = 0;
 	uint32_t stop = v->turn_no + ROLLOUT_TURNS + 1;
+	bool applied = false; /* m->ev describes g (a refused command changes neither) */
 
 	while (g->result == RESULT_NONE && g->turn == me && g->steps_left > 0 &&
 	    (g->wiz[me].x != p->x || g->wiz[me].y != p->y)) {
@@ -404,11 +405,13 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 		}
 		struct cmd c = { CMD_STEP, 0, (uint8_t)dir };
 		++*spent;
-		if (dir == DIR_NONE || game_apply(g, me, &c, NULL) != ERR_OK)
+		if (dir == DIR_NONE || game_apply(g, me, &c, &m->ev) != ERR_OK)
 			break; /* the way is held by the opponent of this determinization */
+		applied = true;
 	}
 	if (g->result == RESULT_NONE && g->turn == me) {
-		*spent += apply_or_pass(g, me, &p->cmd);
+		*spent += apply_or_pass(g, me, &p->cmd, &m->ev);
+		applied = true;
 	}
 	/* The opponent's luck, the same whatever my plan: my command may have drawn from the
 	 * game's dice (a Fire Storm's reach, a Blink, a Mirror Earth) or not, and the offer
@@ -430,7 +433,11 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 		struct cmd c;
 		int q = g->turn;
 		const struct view *ov = &m->scratch;
-		view_build(g, q, &m->scratch);
+		/* The sight the last command computed, not a second field of view (the same view). */
+		if (applied)
+			view_build_after(g, q, &m->ev, &m->scratch);
+		else
+			view_build(g, q, &m->scratch);
 		if (g->turn_no != planned_turn)
 			planned = false; /* a new turn: a new plan */
 		if (OPP_REPLAN) {
@@ -453,7 +460,7 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 				c = op.cmd;
 			}
 			if (!planned) {
-				bot__plans(ov, &op, 1, &m->obel);
+				bot__plans(ov, &op, 1, NULL);
 				c = op.first;
 				if (op.x != x || op.y != y)
 					bfs_to(m, m->odist, &g->level, op.x, op.y, op.steps);
@@ -465,7 +472,8 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 
 			}
 		}
-		*spent += apply_or_pass(g, q, &c);
+		*spent += apply_or_pass(g, q, &c, &m->ev);
+		applied = true;
 	}
 	/* (A leaf worth from hard's score of my next turn, at half weight, did worse: 24 of 40
 	 * at 15x15 against 42 of 60 without, 10 of 20 at 25x25; capped at 150 and at 0.4,

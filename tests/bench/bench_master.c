@@ -12,6 +12,10 @@
  * a busy machine does not inflate them; the wall time of the same calls is printed too.
  * Also prints the search's own speed: commands played out per second of CPU.
  *
+ * With BENCH_MASTER_TIMES=FILE in the environment, every call of the measured player is
+ * written to FILE, one line each: seed, turn number, CPU ms, commands played out. Two
+ * builds that decide alike make the same calls, so their lines compare call by call.
+ *
  * PLAYER may be another level (random, easy, normal, hard) or `stall`: the player who only
  * hides and casts Mirror Earth or Alter Dungeon whenever offered (the issue's test that
  * stalling no longer pays, since the turn limit gives the duel to the one with more HP). */
@@ -153,6 +157,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench_master: bad size %d\n", size);
 		return 2;
 	}
+	const char *times_path = getenv("BENCH_MASTER_TIMES");
+	FILE *times = times_path ? fopen(times_path, "w") : NULL;
+	if (times_path && !times) {
+		perror(times_path);
+		return 2;
+	}
 	double t_start = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
@@ -184,6 +194,8 @@ main(int argc, char **argv)
 					search_ms += spent;
 				}
 				timing_add(&wall, clock_ms(CLOCK_MONOTONIC) - w0);
+				if (times)
+					fprintf(times, "%" PRIu64 " %" PRIu32 " %.3f %d\n", seed, g.turn_no, spent, played);
 			} else {
 				bot_choose(&v, opp, &r[p], &c);
 			}
@@ -204,5 +216,7 @@ main(int argc, char **argv)
 		if ((i + 1) % 10 == 0 || i + 1 == duels)
 			report(i + 1, size, budget, who, opp, won, lost, drawn, turns, limit, searched, rollouts, search_ms, t_start);
 	}
+	if (times)
+		fclose(times);
 	return 0;
 }
