@@ -1319,6 +1319,23 @@ bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__b
 	return n;
 }
 
+void
+bot__plan_memo(const struct view *v, struct bot__plan *plan, struct bot__memo *memo)
+{
+	for (int i = 0; i < memo->n; i++)
+		if (memcmp(&memo->view[i], v, sizeof *v) == 0) {
+			*plan = memo->plan[i];
+			return;
+		}
+	bot__plans(v, plan, 1, NULL);
+	int k = memo->next;
+	memo->view[k] = *v;
+	memo->plan[k] = *plan;
+	memo->next = (k + 1) % BOT_MEMO_SIZE;
+	if (memo->n < BOT_MEMO_SIZE)
+		memo->n++;
+}
+
 /* Master: see master.c. */
 static void
 choose_master(const struct view *v, struct rng *r, struct cmd *out)

@@ -27,4 +27,19 @@ struct bot__belief {
  * while it is the viewer's turn: standing still is always a plan). Fills `bel` unless NULL. */
 int bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__belief *bel);
 
+/* Hard's best plan for a view, remembered: the master's play-outs ask it again and again
+ * for the same view (the opponent's turn after each of my plans, in one drawn game, often
+ * looks the same to it: it did not see what I did). A hit is a view equal byte for byte
+ * (view_build() clears the whole struct first), and bot__plans() reads nothing but the
+ * view, so a hit gives the very plan it would compute. Clear it with memset to 0. */
+#define BOT_MEMO_SIZE 4
+struct bot__memo {
+	int n, next;
+	struct view view[BOT_MEMO_SIZE];
+	struct bot__plan plan[BOT_MEMO_SIZE];
+};
+
+/* bot__plans(v, plan, 1, NULL), from `memo` when it holds v (and into it when not). */
+void bot__plan_memo(const struct view *v, struct bot__plan *plan, struct bot__memo *memo);
+
 #endif

@@ -114,6 +114,7 @@ struct master {
 	double dsum[MASTER_PLANS], dsq[MASTER_PLANS]; /* of each round's worth less hard's first plan's */
 	struct game base, sim;
 	struct view scratch;
+	struct bot__memo memo; /* the opponent's plans in this round's game, by its view */
 	struct events ev; /* what the last command played out left: each wizard's sight, for view_build_after() */
 	uint16_t queue[LEVEL_MAX * LEVEL_MAX];
 };
@@ -460,7 +461,7 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 				c = op.cmd;
 			}
 			if (!planned) {
-				bot__plans(ov, &op, 1, NULL);
+				bot__plan_memo(ov, &op, &m->memo);
 				c = op.first;
 				if (op.x != x || op.y != y)
 					bfs_to(m, m->odist, &g->level, op.x, op.y, op.steps);
@@ -601,6 +602,7 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 		float got[MASTER_PLANS] = { 0 };
 		bool whole = true;
 		determinize(m, seed, &m->base);
+		m->memo.n = m->memo.next = 0; /* a new game: nothing it held can come again */
 		spent += DRAW_COST;
 		for (int i = 0; i < nactive; i++) {
 			int k = active[i];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bot.h"
+#include "botint.h"
 #include "fov.h"
 #include "harness.h"
 #include "internal.h"
@@ -698,4 +699,142 @@ Test(bot, hard_uses_blink_all_scream_and_random)
 	c = play_turn(&g, BOT_HARD, 1, &ev);
 	cr_assert_eq(c.type, CMD_CAST);
 	cr_assert_eq(harness_msgs(&ev, MSG_RANDOM_IS, 1), 1, "hard did not try Random");
+}
+
+/* ---- what hard's caches must not change ---- */
+
+static uint64_t
+dh_mix(uint64_t h, uint64_t x)
+{
+	for (int i = 0; i < 8; i++) {
+		h ^= (x >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Hard's eight best plans for a view (squares, commands, scores to the bit) and its belief. */
+static uint64_t
+dh_plans(uint64_t h, const struct view *v)
+{
+	struct bot__plan plans[8];
+	static struct bot__belief bel;
+	int n = bot__plans(v, plans, 8, &bel);
+	uint32_t bits;
+
+	h = dh_mix(h, (uint64_t)n);
+	for (int i = 0; i < n; i++) {
+		memcpy(&bits, &plans[i].score, sizeof bits);
+		h = dh_mix(h, (uint64_t)plans[i].x | (uint64_t)plans[i].y << 8 | (uint64_t)plans[i].steps << 16 |
+		    (uint64_t)plans[i].cmd.type << 24 | (uint64_t)plans[i].cmd.arg << 32 | (uint64_t)plans[i].cmd.dir << 40);
+		h = dh_mix(h, (uint64_t)bits | (uint64_t)plans[i].first.type << 32 | (uint64_t)plans[i].first.arg << 40 |
+		    (uint64_t)plans[i].first.dir << 48);
+	}
+	memcpy(&bits, &bel.wtotal, sizeof bits);
+	return dh_mix(h, (uint64_t)bits | (uint64_t)bel.exact << 32 | (uint64_t)bel.lost << 40);
+}
+
+/* Duels of a against b; every command and, at each move of hard or master, hard's plans. */
+static uint64_t
+dh_duels(int size, bool fov, bool potions, int a, int b, int duels, uint64_t seed, long budget)
+{
+	static struct game g;
+	static struct view v;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (int i = 0; i < duels; i++) {
+		struct options o;
+		struct rng r[2];
+		harness_options(&o, size, fov, potions);
+		cr_assert_eq(game_init(&g, &o, seed + (uint64_t)i), ERR_OK);
+		for (int p = 0; p < 2; p++)
+			rng_seed(&r[p], rng_mix64(seed + (uint64_t)i + (uint64_t)p));
+		while (g.result == RESULT_NONE) {
+			int p = g.turn, l = p == (i & 1) ? a : b;
+			struct cmd c;
+			view_build(&g, p, &v);
+			if (l == BOT_HARD || l == BOT_MASTER)
+				h = dh_plans(h, &v);
+			if (l == BOT_MASTER)
+				bot_master_choose(&v, &r[p], budget, &c);
+			else
+				bot_choose(&v, l, &r[p], &c);
+			h = dh_mix(h, (uint64_t)c.type | (uint64_t)c.arg << 8 | (uint64_t)c.dir << 16);
+			if (game_apply(&g, p, &c, NULL) != ERR_OK) {
+				c = (struct cmd){ CMD_PASS, 0, 0 };
+				cr_assert_eq(game_apply(&g, p, &c, NULL), ERR_OK);
+			}
+		}
+		h = dh_mix(h, game_hash(&g));
+	}
+	return h;
+}
+
+/* Hard computes once per decision what it reads many times (its walk only within its
+ * steps, one field of view of the opponent's square, Fire Storm's eight cones and Take
+ * Life once per square, floods and rays cut to the belief's box) and the master's
+ * play-outs remember the opponent's plans by view: all of it meant to change no decision
+ * and no score by a bit. These hashes were taken with the code before those caches
+ * (main at 279dc15): every plan's score, the belief, every command, every game's end.
+ * A deliberate change to hard's judgement changes them: take the new ones then. */
+Test(bot, hard_decides_as_before_its_caches, .timeout = 300)
+{
+	cr_expect_eq(dh_duels(25, true, true, BOT_HARD, BOT_HARD, 12, 500, 0), 0xbf020f93679c7965ULL, "hard at 25x25");
+	cr_expect_eq(dh_duels(15, true, true, BOT_HARD, BOT_HARD, 12, 600, 0), 0x12cfaced8c185d17ULL, "hard at 15x15");
+	cr_expect_eq(dh_duels(51, true, true, BOT_HARD, BOT_HARD, 3, 700, 0), 0xb8a1eab34e6ffe12ULL, "hard at 51x51");
+	cr_expect_eq(dh_duels(25, false, true, BOT_HARD, BOT_NORMAL, 6, 800, 0), 0x282f74db07870cbaULL, "hard, FoV off");
+	cr_expect_eq(dh_duels(25, true, false, BOT_NORMAL, BOT_HARD, 6, 900, 0), 0x5bab0bcd2f2e879cULL, "no potions");
+	cr_expect_eq(dh_duels(15, true, true, BOT_MASTER, BOT_HARD, 2, 1000, 200), 0x0d4899edd67832c0ULL, "master");
+}
+
+/* The master's memo of the opponent's plans: a view it holds gives the plan bot__plans()
+ * gives, and a view that differs in one byte is not taken for it. */
+Test(bot, plan_memo_gives_the_plan_of_bot_plans)
+{
+	static struct game g;
+	static struct view v, w;
+	static struct bot__memo memo;
+	int near = 0, checked = 0;
+
+	memset(&memo, 0, sizeof memo);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct options o;
+		struct rng r[2];
+		harness_options(&o, seed % 2 ? 25 : 15, seed != 3, true);
+		cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+		rng_seed(&r[0], seed);
+		rng_seed(&r[1], seed + 100);
+		while (g.result == RESULT_NONE) {
+			int p = g.turn;
+			struct bot__plan direct, memoed, again;
+			struct cmd c;
+			view_build(&g, p, &v);
+			bot__plans(&v, &direct, 1, NULL);
+			bot__plan_memo(&v, &memoed, &memo);
+			bot__plan_memo(&v, &again, &memo); /* surely held now */
+			cr_assert_eq(memcmp(&direct, &memoed, sizeof direct), 0, "seed %d turn %u: the memo's plan differs",
+			    (int)seed, v.turn_no);
+			cr_assert_eq(memcmp(&direct, &again, sizeof direct), 0, "seed %d turn %u: the held plan differs",
+			    (int)seed, v.turn_no);
+			/* One step fewer left: another view, which the memo must not take for this one. */
+			w = v;
+			if (w.steps_left > 0) {
+				w.steps_left--;
+				struct bot__plan other, fresh;
+				bot__plans(&w, &fresh, 1, NULL);
+				bot__plan_memo(&w, &other, &memo);
+				cr_assert_eq(memcmp(&fresh, &other, sizeof fresh), 0, "seed %d turn %u: a near view took a held plan",
+				    (int)seed, v.turn_no);
+				near++;
+			}
+			checked++;
+			bot_choose(&v, BOT_HARD, &r[p], &c);
+			if (game_apply(&g, p, &c, NULL) != ERR_OK) {
+				c = (struct cmd){ CMD_PASS, 0, 0 };
+				cr_assert_eq(game_apply(&g, p, &c, NULL), ERR_OK);
+			}
+		}
+	}
+	cr_assert_geq(checked, 200, "only %d views", checked);
+	cr_assert_geq(near, 100, "only %d near views", near);
 }
