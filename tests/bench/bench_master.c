@@ -16,6 +16,9 @@
  * written to FILE, one line each: seed, turn number, CPU ms, commands played out. Two
  * builds that decide alike make the same calls, so their lines compare call by call.
  *
+ * With BENCH_MASTER_REPEAT="SEED TURN N", the measured player's first call at that turn of
+ * that duel is made N times more (not counted), for a profiler to see one slow call.
+ *
  * PLAYER may be another level (random, easy, normal, hard) or `stall`: the player who only
  * hides and casts Mirror Earth or Alter Dungeon whenever offered (the issue's test that
  * stalling no longer pays, since the turn limit gives the duel to the one with more HP). */
@@ -163,6 +166,10 @@ main(int argc, char **argv)
 		perror(times_path);
 		return 2;
 	}
+	uint64_t rep_seed = 0;
+	unsigned rep_turn = 0, rep_n = 0;
+	if (getenv("BENCH_MASTER_REPEAT"))
+		sscanf(getenv("BENCH_MASTER_REPEAT"), "%" SCNu64 " %u %u", &rep_seed, &rep_turn, &rep_n);
 	double t_start = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
@@ -177,6 +184,13 @@ main(int argc, char **argv)
 			int p = g.turn;
 			view_build(&g, p, &v);
 			if (p == master_seat) {
+				if (rep_n > 0 && seed == rep_seed && g.turn_no == rep_turn && level == BOT_MASTER) {
+					for (unsigned k = 0; k < rep_n; k++) {
+						struct rng again = r[p];
+						bot_master_choose(&v, &again, budget, &c);
+					}
+					rep_n = 0;
+				}
 				double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID), w0 = clock_ms(CLOCK_MONOTONIC);
 				int played = 0;
 				if (level == BOT_MASTER)
