@@ -1352,9 +1352,12 @@ bot_master_budget(int size)
 	 * (size + 25): 239 at 51x51. Smaller levels cost less a command on average, not in
 	 * the worst case (1,000 at 15x15 reached 91 ms before the opponent's walk was
 	 * cheapened), so the budget is capped at the 25x25 one. (Those figures are for
-	 * MASTER_COMMANDS 1,000; the play-outs have since become about twice as cheap, and
-	 * MASTER_COMMANDS twice as large: 2,000, and 478 at 51x51.) */
-	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 * 50 / ((long)size * (size + 50) * (size + 25)) : MASTER_COMMANDS;
+	 * MASTER_COMMANDS 1,000.) The play-outs have since become about twice as cheap, and
+	 * MASTER_COMMANDS twice as large, but at 51x51 the slowest calls (Alter Dungeon's
+	 * levels, floods over a spread belief) gained least: 478 commands made a worst call
+	 * of 86 ms in 40 duels, so the larger sizes lose 50 / (size + 25) once more: 315. */
+	long n = size > 0 ? (long)MASTER_COMMANDS * 1875 * 50 * 50 /
+	        ((long)size * (size + 50) * (size + 25) * (size + 25)) : MASTER_COMMANDS;
 
 	return n < 64 ? 64 : n > MASTER_COMMANDS ? MASTER_COMMANDS : n;
 }

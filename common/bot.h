@@ -35,8 +35,8 @@ void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *ou
 #endif
 
 /* The master level's budget at this level size (bot_choose() uses it): MASTER_COMMANDS
- * x 25 x 75 x 50 / (size x (size + 50) x (size + 25)), since a command costs more on a
- * larger level, and at most MASTER_COMMANDS (2,000 at 15x15 and 25x25, 478 at 51x51). */
+ * x 25 x 75 x 50 x 50 / (size x (size + 50) x (size + 25)^2), since a command costs more
+ * on a larger level, and at most MASTER_COMMANDS (2,000 at 15x15 and 25x25, 315 at 51x51). */
 long bot_master_budget(int size);
 
 /* The master level with a budget of `budget` commands for this call (below 64: hard's
