@@ -31,7 +31,7 @@ int bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bo
  * for the same view (the opponent's turn after each of my plans, in one drawn game, often
  * looks the same to it: it did not see what I did). A hit is a view equal byte for byte
  * (view_build() clears the whole struct first), and bot__plans() reads nothing but the
- * view, so a hit gives the very plan it would compute. Clear it with memset to 0. */
+ * view, so a hit gives the very plan it would compute. Empty: n and next 0. */
 #define BOT_MEMO_SIZE 4
 struct bot__memo {
 	int n, next;
