@@ -187,12 +187,14 @@ struct brain {
 	float unknown_frac;          /* share of the level's inside I have never seen */
 	struct level lv;             /* known floor (and the opponent's square) is floor; all else wall */
 	struct level open;           /* the same with unknown squares as floor: sight I cannot rule out */
-	int16_t dme[LEVEL_MAX][LEVEL_MAX];   /* steps from me over known floor; UNREACHED otherwise */
-	uint8_t first[LEVEL_MAX][LEVEL_MAX]; /* the first step of a shortest way there */
-	int16_t dgoal[LEVEL_MAX][LEVEL_MAX]; /* steps to the nearest goal, unknown squares passable */
-	float w[LEVEL_MAX][LEVEL_MAX];       /* how much the opponent may be there */
+	/* The searches read these grids flat (y * LEVEL_MAX + x): each union makes the grid one
+	 * array of NCELLS, so a flat index past the first row stays inside the object. */
+	union { int16_t dme[LEVEL_MAX][LEVEL_MAX]; int16_t dme_flat[NCELLS]; };     /* steps from me over known floor; UNREACHED otherwise */
+	union { uint8_t first[LEVEL_MAX][LEVEL_MAX]; uint8_t first_flat[NCELLS]; }; /* the first step of a shortest way there */
+	union { int16_t dgoal[LEVEL_MAX][LEVEL_MAX]; int16_t dgoal_flat[NCELLS]; }; /* steps to the nearest goal, unknown squares passable */
+	union { float w[LEVEL_MAX][LEVEL_MAX]; float w_flat[NCELLS]; };             /* how much the opponent may be there */
 	float wtotal;
-	uint16_t stamp[LEVEL_MAX][LEVEL_MAX]; /* stamp == gen: touched by the area being summed */
+	union { uint16_t stamp[LEVEL_MAX][LEVEL_MAX]; uint16_t stamp_flat[NCELLS]; }; /* stamp == gen: touched by the area being summed */
 	uint16_t gen;
 	uint16_t queue[NCELLS];
 	uint8_t pass[NCELLS];        /* may the goal search pass: inside, not known rock (y * LEVEL_MAX + x) */
@@ -266,10 +268,9 @@ take(struct brain *b, int x, int y)
  * than D + reach is (every square within `reach` steps of me is within D + reach of the
  * sources), which spares a search of the whole level for a few squares around me. */
 static void
-spread_near(struct brain *b, int16_t d2[LEVEL_MAX][LEVEL_MAX], int n, int maxd, int reach)
+spread_near(struct brain *b, int16_t d[NCELLS], int n, int maxd, int reach)
 {
 	int head = 0, tail = n, me = b->me_y * LEVEL_MAX + b->me_x;
-	int16_t *d = &d2[0][0];
 
 	if (reach > 0 && d[me] != UNREACHED && d[me] + reach < maxd)
 		maxd = d[me] + reach;
@@ -293,7 +294,7 @@ spread_near(struct brain *b, int16_t d2[LEVEL_MAX][LEVEL_MAX], int n, int maxd, 
 }
 
 static void
-spread(struct brain *b, int16_t d[LEVEL_MAX][LEVEL_MAX], int n, int maxd)
+spread(struct brain *b, int16_t d[NCELLS], int n, int maxd)
 {
 	spread_near(b, d, n, maxd, 0);
 }
@@ -323,8 +324,8 @@ walk_map(struct brain *b, int far)
 	b->dme[b->me_y][b->me_x] = 0;
 	b->first[b->me_y][b->me_x] = DIR_NONE;
 	b->queue[tail++] = (uint16_t)(b->me_y * LEVEL_MAX + b->me_x);
-	int16_t *d = &b->dme[0][0];
-	uint8_t *first = &b->first[0][0];
+	int16_t *d = b->dme_flat;
+	uint8_t *first = b->first_flat;
 	int held = b->belief == B_EXACT ? b->oy * LEVEL_MAX + b->ox : -1;
 	while (head < tail) {
 		int q = b->queue[head];
@@ -451,7 +452,7 @@ believe(struct brain *b, bool spread_near, bool any)
 		dist_reset(b, b->dgoal);
 		b->dgoal[b->oy][b->ox] = 0;
 		b->queue[n++] = (uint16_t)(b->oy * LEVEL_MAX + b->ox);
-		spread(b, b->dgoal, n, STEPS_PER_TURN);
+		spread(b, b->dgoal_flat, n, STEPS_PER_TURN);
 		b->wx0 = b->wy0 = LEVEL_MAX;
 		b->wx1 = b->wy1 = -1;
 		for (int y = 1; y < b->size - 1; y++)
@@ -623,8 +624,8 @@ p_fire(struct brain *b, int sx, int sy, int d)
 {
 	int head = 0, tail = 0, fx = dir_dx(d), fy = dir_dy(d), target = b->point ? b->oy * LEVEL_MAX + b->ox : -1;
 	const uint8_t *floor = &b->lv.cell[0][0];
-	const float *w = &b->w[0][0];
-	uint16_t *stamp = &b->stamp[0][0], gen;
+	const float *w = b->w_flat;
+	uint16_t *stamp = b->stamp_flat, gen;
 	float sum = 0;
 
 	/* Only cones that hold the believed square: the others are not worth the flood. */
@@ -1030,13 +1031,13 @@ goal_map(struct brain *b)
 					b->queue[n++] = (uint16_t)(y * LEVEL_MAX + x);
 				}
 	}
-	spread_near(b, b->dgoal, n, NCELLS, reach);
+	spread_near(b, b->dgoal_flat, n, NCELLS, reach);
 	if (b->dgoal[b->me_y][b->me_x] != UNREACHED || !patrol_target(b, &tx, &ty))
 		return;
 	dist_reset(b, b->dgoal);
 	b->dgoal[ty][tx] = 0;
 	b->queue[0] = (uint16_t)(ty * LEVEL_MAX + tx);
-	spread_near(b, b->dgoal, 1, NCELLS, reach);
+	spread_near(b, b->dgoal_flat, 1, NCELLS, reach);
 }
 
 /* The known step that brings me nearest the goal, if one brings me nearer at all. */
