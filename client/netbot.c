@@ -55,6 +55,14 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	 * again for whoever takes the seat next. */
 	if ((l->present & 3u) != 3u)
 		b->ready_sent = false;
+	/* The server clears readiness when the controller sets the options (even to the same ones)
+	 * and when a seat is dropped: once the room has shown this bot ready, a lobby that no
+	 * longer does asks for READY again. (A lobby sent before our READY arrived shows us not
+	 * ready yet, but we were never shown ready then: no second READY.) */
+	if (l->ready & (1u << me))
+		b->ready_seen = true;
+	else if (b->ready_seen)
+		b->ready_sent = b->ready_seen = false;
 	if (!(l->ready & (1u << me)) && !b->ready_sent) {
 		b->ready_sent = true;
 		/* A mirror after a duel that was not one: each level is played from both seats, then a
@@ -73,7 +81,7 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 
 	(void)n;
 	b->waiting = false;
-	b->ready_sent = false;
+	b->ready_sent = b->ready_seen = false;
 	if (b->cfg.on_start)
 		b->cfg.on_start(b->cfg.ud, b, v, resumed);
 	consider(b);
@@ -117,7 +125,7 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 		fprintf(stderr, "wizwar bot: the host could not be verified: %s\n", why);
 	if (b->cfg.on_end)
 		b->cfg.on_end(b->cfg.ud, b, e, verified, why);
-	b->ready_sent = false;
+	b->ready_sent = b->ready_seen = false;
 	if (b->cfg.games > 0 && b->games >= b->cfg.games) {
 		netbot_stop(b);
 		return;

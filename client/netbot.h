@@ -58,6 +58,7 @@ struct netbot {
 	uv_timer_t think;
 	bool waiting;           /* a command is out; wait for its update or refusal */
 	bool ready_sent;
+	bool ready_seen;         /* a lobby has shown this bot ready since it last said READY */
 	bool stopping;          /* netbot_stop or netbot_abandon: what follows is not a cut-off */
 	int handles;
 };
