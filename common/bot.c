@@ -345,19 +345,24 @@ walk_map(struct brain *b, int far)
 	b->walked = far;
 }
 
-/* Would I see (ox, oy) from (x, y)? Unknown squares block: sight I cannot count on.
- * Answered from the one field of view of (ox, oy), computed at the first question of a
- * decision (fov_los is symmetric, and fov_sight gives its answers). */
+/* Does (ox, oy) see (x, y) over `lv`? Answered from one field of view of (ox, oy), computed
+ * at the first question of a decision (fov_los is symmetric, and fov_sight gives its
+ * answers): a decision scores many squares against the one square believed. */
+static bool
+seen_from(const struct level *lv, int ox, int oy, struct fov_sight *sight, bool *have, int x, int y)
+{
+	if (!*have) {
+		fov_sight(lv, ox, oy, sight);
+		*have = true;
+	}
+	return fov_seen(sight, x, y);
+}
+
+/* Would I see (ox, oy) from (x, y)? Unknown squares block: sight I cannot count on. */
 static bool
 sees_opp(struct brain *b, int x, int y)
 {
-	if (!b->v->opt.fov)
-		return true;
-	if (!b->have_osight) {
-		fov_sight(&b->lv, b->ox, b->oy, &b->osight);
-		b->have_osight = true;
-	}
-	return fov_seen(&b->osight, x, y);
+	return !b->v->opt.fov || seen_from(&b->lv, b->ox, b->oy, &b->osight, &b->have_osight, x, y);
 }
 
 /* Is the remembered square surely where the opponent stands now? The opponent never
@@ -1196,19 +1201,8 @@ choose_normal(const struct view *v, struct rng *r, struct cmd *out)
 }
 
 /* How likely the opponent strikes me next turn if I end mine on (x, y). In its sight it
- * knows where I am and has five steps to line up; out of it, it has to guess. */
-/* Would the opponent, on (ox, oy), see (x, y), unknown squares counted open? One field of
- * view from (ox, oy) per decision answers for every square scored. */
-static bool
-seen_from_opp(struct brain *b, int x, int y)
-{
-	if (!b->have_odanger) {
-		fov_sight(&b->open, b->ox, b->oy, &b->odanger);
-		b->have_odanger = true;
-	}
-	return fov_seen(&b->odanger, x, y);
-}
-
+ * knows where I am and has five steps to line up; out of it, it has to guess. Its sight
+ * counts unknown squares open. */
 static float
 danger(struct brain *b, int x, int y)
 {
@@ -1216,7 +1210,7 @@ danger(struct brain *b, int x, int y)
 
 	if (b->belief != B_EXACT && b->belief != B_NEAR)
 		return 0;
-	if (!b->v->opt.fov || seen_from_opp(b, x, y))
+	if (!b->v->opt.fov || seen_from(&b->open, b->ox, b->oy, &b->odanger, &b->have_odanger, x, y))
 		d = 0.3f;
 	else if (aligned(x, y, b->ox, b->oy))
 		d = 0.15f;
