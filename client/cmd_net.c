@@ -474,15 +474,26 @@ new_room_code(char out[PROTO_ROOM_BYTES + 1])
 	out[n] = '\0';
 }
 
-/* Where this server, room and name keep a running duel's resume token (seatfile.h). */
+/* Where this server, room and name keep a running duel's resume token (seatfile.h), claimed
+ * for as long as this process runs: another client of the same name here gets another file. */
 static const char *
-seat_path(const struct net_config *nc, char *buf, size_t len)
+seat_path(const char *cmd, const struct net_config *nc, char *buf, size_t len, struct seatfile_claim *claim)
 {
 	char dir[4096];
 	struct seatfile_key k = { nc->host, nc->port, nc->room ? nc->room : "", nc->name };
 
-	if (!cli_state_dir(dir, sizeof dir) || cli_make_dirs(dir) != 0 || !seatfile_path(dir, &k, buf, len)) {
-		fprintf(stderr, "wizwar: no state directory: a killed client could not take its seat back\n");
+	if (!cli_state_dir(dir, sizeof dir) || cli_make_dirs(dir) != 0) {
+		fprintf(stderr, "wizwar %s: no state directory: a killed client could not take its seat back\n", cmd);
+		return NULL;
+	}
+	if (seatfile_claim(dir, &k, buf, len, claim) < 0) {
+		if (errno == EBUSY)
+			fprintf(stderr, "wizwar %s: %d clients named %s already play on this server and room here: "
+			        "this one keeps no seat file (killed, it could not take its seat back)\n", cmd,
+			        SEATFILE_SLOTS, nc->name);
+		else
+			fprintf(stderr, "wizwar %s: %s/seats: %s: a killed client could not take its seat back\n", cmd, dir,
+			        strerror(errno));
 		return NULL;
 	}
 	return buf;
@@ -730,6 +741,7 @@ cmd_bot(int argc, char **argv)
 	uv_loop_t loop;
 	char host[256], why[300], namebuf[64], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1];
+	struct seatfile_claim claim = { -1, -1 };
 	const char *addr = NULL;
 	bool have_seed = false, have_fp, new_room = false;
 	long v;
@@ -827,24 +839,31 @@ cmd_bot(int argc, char **argv)
 		x.new_room = code; /* said once the server has made it: bot_msg */
 		bc.on_msg = bot_msg;
 	}
-	bc.net.seat_file = seat_path(&bc.net, seatbuf, sizeof seatbuf);
+	bc.net.seat_file = seat_path("bot", &bc.net, seatbuf, sizeof seatbuf, &claim);
+	if (claim.slot > 0)
+		fprintf(stderr, "wizwar bot: another client here is already %s on this server and room: this one "
+		        "does not take its seat (it keeps seat file %d of that name)\n", bc.net.name, claim.slot + 1);
 	if (!have_seed)
 		bc.seed = auth_random64();
 	bc.ud = &x;
 	bc.on_end = bot_end;
 	bc.on_start = bot_start;
 	bc.on_closed = bot_closed;
-	if (uv_loop_init(&loop) != 0)
+	if (uv_loop_init(&loop) != 0) {
+		seatfile_release(bc.net.seat_file, &claim);
 		return 1;
+	}
 	r = netbot_start(&x.bot, &loop, &bc, why, sizeof why);
 	password_wipe(&pw); /* net keeps its own copy, wiped when it closes */
 	if (r != 0) {
 		fprintf(stderr, "wizwar bot: %s\n", why);
 		uv_loop_close(&loop);
+		seatfile_release(bc.net.seat_file, &claim);
 		return 2;
 	}
 	stopper_init(&x.st, &loop, stop_bot, &x);
 	int rc = finish_loop(&loop);
+	seatfile_release(bc.net.seat_file, &claim);
 	return rc ? rc : x.status;
 }
 
@@ -972,6 +991,7 @@ cmd_join(int argc, char **argv)
 	uv_loop_t loop;
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
+	struct seatfile_claim claim = { -1, -1 };
 	const char *addr = NULL, *preset = NULL;
 	bool have_fp, new_room = false;
 	int r;
@@ -1046,11 +1066,21 @@ cmd_join(int argc, char **argv)
 		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
 		         code);
 	}
-	nc.seat_file = seat_path(&nc, seatbuf, sizeof seatbuf);
-	if (uv_loop_init(&loop) != 0)
+	nc.seat_file = seat_path("join", &nc, seatbuf, sizeof seatbuf, &claim);
+	if (claim.slot > 0) { /* said before the screen starts too: a refusal ends it at once */
+		fprintf(stderr, "wizwar join: another client here is already %s on this server and room: this one does "
+		        "not take its seat (quit that one to take the seat over)\n", nc.name);
+		if (!banner[0])
+			snprintf(banner, sizeof banner, "Another wizwar here is already %s on this server and room: this one "
+			         "does not take its seat (quit that one to take the seat over).", nc.name);
+	}
+	if (uv_loop_init(&loop) != 0) {
+		seatfile_release(nc.seat_file, &claim);
 		return 1;
+	}
 	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset);
 	password_wipe(&pw);
+	seatfile_release(nc.seat_file, &claim);
 	return r;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,86 @@ seatfile_path(const char *state_dir, const struct seatfile_key *k, char *buf, si
 		snprintf(hexs + 2 * i, 3, "%02x", h[i]);
 	n = snprintf(buf, len, "%s/seats/%s", state_dir, hexs);
 	return n > 0 && (size_t)n < len;
+}
+
+/* Lock PATH.lock without waiting: its descriptor, -1 with errno EWOULDBLOCK when another
+ * client holds it, or another errno. The file locked must still be the one at PATH.lock: a
+ * releaser unlinks it before unlocking, and a lock on an unlinked file would claim nothing. */
+static int
+lock_file(const char *path)
+{
+	char lock[4300];
+	struct stat held, there;
+
+	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (fstat(fd, &held) == 0 && stat(lock, &there) == 0 && held.st_dev == there.st_dev &&
+		    held.st_ino == there.st_ino)
+			return fd;
+		close(fd); /* released and unlinked between our open and our lock: the new file */
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+int
+seatfile_claim(const char *state_dir, const struct seatfile_key *k, char *buf, size_t len,
+               struct seatfile_claim *claim)
+{
+	char dir[4200];
+	size_t base;
+
+	claim->fd = claim->slot = -1;
+	if (!seatfile_path(state_dir, k, buf, len) ||
+	    (size_t)snprintf(dir, sizeof dir, "%s/seats", state_dir) >= sizeof dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -1;
+	base = strlen(buf);
+	for (int slot = 0; slot < SEATFILE_SLOTS; slot++) {
+		if (slot > 0 && (size_t)snprintf(buf + base, len - base, "-%d", slot) >= len - base) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int fd = lock_file(buf);
+		if (fd >= 0) {
+			claim->fd = fd;
+			claim->slot = slot;
+			return fd;
+		}
+		if (errno != EWOULDBLOCK)
+			return -1;
+	}
+	buf[base] = '\0';
+	errno = EBUSY;
+	return -1;
+}
+
+void
+seatfile_release(const char *path, struct seatfile_claim *claim)
+{
+	char lock[4300];
+
+	if (claim->fd < 0)
+		return;
+	if (path && (size_t)snprintf(lock, sizeof lock, "%s.lock", path) < sizeof lock)
+		unlink(lock);
+	close(claim->fd);
+	claim->fd = claim->slot = -1;
 }
 
 static int

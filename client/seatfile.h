@@ -21,6 +21,28 @@ struct seatfile_key {
  * made by the caller), HASH a BLAKE2b of the key. False when the path does not fit. */
 bool seatfile_path(const char *state_dir, const struct seatfile_key *k, char *buf, size_t len);
 
+/* Two clients run with the same key (two `wizwar bot`s of one name in one room, say) must not
+ * share a file: the second would save its token over the first's, and a rerun of either would
+ * take the other's seat. So a running client claims a seat file: the first of up to
+ * SEATFILE_SLOTS files of its key that no other running client holds (slot 0 is
+ * seatfile_path()'s, slot N its path with "-N"). The claim is a flock() on PATH.lock, held
+ * until seatfile_release() or the process's end: a killed client's claim goes with it, so
+ * its rerun finds its own file free again (the lowest free slot: with several of one name
+ * killed at once, each rerun takes one of their seats, all alike but for the seat).
+ * Fills buf with the seat file's path and returns the claim (a descriptor, >= 0), or -1
+ * with errno set: EBUSY when every slot is held. */
+#define SEATFILE_SLOTS 8
+struct seatfile_claim {
+	int fd;   /* the locked PATH.lock, or -1 */
+	int slot;
+};
+int seatfile_claim(const char *state_dir, const struct seatfile_key *k, char *buf, size_t len,
+                   struct seatfile_claim *claim);
+
+/* Give the claim up: its lock file goes (a claimer that opened it meanwhile sees it gone and
+ * opens the new one), then the lock. Nothing when there is none. */
+void seatfile_release(const char *path, struct seatfile_claim *claim);
+
 /* What a seat file keeps: the resume token, the duel's seed commitment (from its START), and the
  * part this client sent for the seed with the parts the server said it would use, so that a
  * client started again still checks the host against what it was promised first, own part too.

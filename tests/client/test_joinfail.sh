@@ -90,9 +90,11 @@ wait_file '^room ' "$TMPD/d.out"
 ROOM="$(head -1 "$TMPD/d.out" | cut -d' ' -f2 | tr -d :)"
 start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --room "$ROOM" --name Eve
 wait_for 'The duel begins' 15
-ls "$STATE"/wizwar/seats/* >/dev/null 2>&1 || fail "no seat file while the duel runs"
-[ "$(stat -c %a "$STATE"/wizwar/seats/*)" = 600 ] || fail "the seat file is not 0600"
-ok "the duel's resume token is kept in a 0600 seat file"
+SEATS="$(find "$STATE"/wizwar/seats -type f ! -name '*.lock' 2>/dev/null)"
+[ "$(wc -w <<<"$SEATS")" = 1 ] || fail "not one seat file while the duel runs: $SEATS"
+[ "$(stat -c %a "$SEATS")" = 600 ] || fail "the seat file is not 0600"
+[ "$(stat -c %a "$SEATS.lock" 2>/dev/null)" = 600 ] || fail "the seat file's lock (its claim) is not there, 0600"
+ok "the duel's resume token is kept in a 0600 seat file, claimed"
 PANE_PID="$(T list-panes -t w -F '#{pane_pid}')"
 T kill-session -t w # the terminal closes: SIGHUP
 wait_file "Eve dropped; the seat is held" "$TMPD/server.err"

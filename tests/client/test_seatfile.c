@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* client/seatfile: the seat file keeps the token, the commitment and this client's part of the seed; a file of
  * another format, another key, or one others may read is not used. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,4 +118,61 @@ Test(seatfile, another_key_or_format_is_not_used)
 	cr_assert_eq(seatfile_save(path, &key, &in), 0);
 	chmod(path, 0644);
 	cr_expect_not(seatfile_load(path, &key, &out), "a file others may read");
+}
+
+/* Two clients of one key running at once get two files; a released (or killed) one's file is
+ * the next claimer's; the claim's lock file goes with the release. */
+Test(seatfile, a_second_client_of_one_key_claims_another_file)
+{
+	char a[300], b[300], c[300], lock[320];
+	struct seatfile_claim ca, cb, cc;
+	struct seatfile_seat in, out;
+
+	cr_assert_geq(seatfile_claim(dir, &key, a, sizeof a, &ca), 0);
+	cr_assert_geq(seatfile_claim(dir, &key, b, sizeof b, &cb), 0);
+	cr_expect_eq(ca.slot, 0);
+	cr_expect_eq(cb.slot, 1);
+	cr_expect_str_neq(a, b);
+	fill(&in, true);
+	cr_assert_eq(seatfile_save(a, &key, &in), 0);
+	in.token[0] ^= 1;
+	cr_assert_eq(seatfile_save(b, &key, &in), 0);
+	cr_assert(seatfile_load(a, &key, &out));
+	cr_expect_eq(out.token[0], 0xe0, "the second client's token went into the first one's file");
+
+	/* The first one goes: its file is the next claimer's, and its lock file is gone. */
+	seatfile_release(a, &ca);
+	snprintf(lock, sizeof lock, "%s.lock", a);
+	cr_expect_neq(access(lock, F_OK), 0);
+	cr_assert_geq(seatfile_claim(dir, &key, c, sizeof c, &cc), 0);
+	cr_expect_eq(cc.slot, 0);
+	cr_expect_str_eq(c, a);
+
+	/* Every slot held: no file, said as EBUSY. */
+	struct seatfile_claim more[SEATFILE_SLOTS];
+	char paths[SEATFILE_SLOTS][300];
+	int held = 2;
+	for (; held < SEATFILE_SLOTS; held++)
+		cr_assert_geq(seatfile_claim(dir, &key, paths[held], sizeof paths[held], &more[held]), 0);
+	cr_expect_lt(seatfile_claim(dir, &key, paths[0], sizeof paths[0], &more[0]), 0);
+	cr_expect_eq(errno, EBUSY);
+	for (int i = 2; i < SEATFILE_SLOTS; i++)
+		seatfile_release(paths[i], &more[i]);
+	seatfile_release(b, &cb);
+	seatfile_release(c, &cc);
+}
+
+/* Another key (another name) claims its own slot 0, whatever the first key holds. */
+Test(seatfile, another_name_is_not_held_up)
+{
+	static const struct seatfile_key other = { "127.0.0.1", 7727, "", "Al" };
+	char a[300], b[300];
+	struct seatfile_claim ca, cb;
+
+	cr_assert_geq(seatfile_claim(dir, &key, a, sizeof a, &ca), 0);
+	cr_assert_geq(seatfile_claim(dir, &other, b, sizeof b, &cb), 0);
+	cr_expect_eq(cb.slot, 0);
+	cr_expect_str_neq(a, b);
+	seatfile_release(a, &ca);
+	seatfile_release(b, &cb);
 }
