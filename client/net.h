@@ -159,5 +159,6 @@ int net_parse_hostport(const char *s, char *host, size_t hostlen, int *port, int
 #define NET_ADDRS_MAX 8         /* addresses of one name tried in turn */
 #define NET_ADDR_WAIT_MS 3000   /* an address that neither answers nor refuses: the next one after this */
 #define NET_LOBBY_HOLD_MS 30000 /* a server's default lobby hold (server_limits.lobby_hold_ms) */
+#define NET_DUEL_GRACE_MS 120000 /* a server's default grace in a duel (server_limits.grace_ms) */
 
 #endif

@@ -286,16 +286,21 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 {
 	struct session_net *s = ud;
 
-	(void)n;
 	if (code == PERR_RESUME && !fatal)
 		s->afresh = true; /* the seat was not held: the join that follows is a new one */
 	if (fatal && !s->quit) {
 		s->failed = true;
 		/* Gave up reconnecting: what is lost, and what to do. */
-		snprintf(s->why, sizeof s->why, "%s%s", text,
-		         !s->reconnecting ? ""
-		         : s->started ? "; the duel is forfeited if the server is still there: run the same command to join again"
-		                      : "; your seat is given up: run the same command to join the room again");
+		const char *after = !s->reconnecting ? ""
+		                    : !s->started ? "; your seat is given up: run the same command to join the room again"
+		                    /* The client tries longer than a server's default grace: a server that is
+		                     * still up has given the duel away by now (a shorter --reconnect: not yet). */
+		                    : net_reconnect_secs(n) * 1000u >= NET_DUEL_GRACE_MS
+		                        ? "; a server still up has given the duel to the other player by now (it holds a dropped "
+		                          "seat 120 s by default): run the same command to join the room again"
+		                        : "; a server still up gives the duel to the other player once its grace runs out (120 s "
+		                          "after the loss by default): run the same command to join the room again";
+		snprintf(s->why, sizeof s->why, "%s%s", text, after);
 		if (s->reconnecting && s->app)
 			app_on_note(s->app, NULL);
 	}

@@ -20,7 +20,7 @@ struct session_net {
 	char last_result[200];
 	bool joined;            /* WELCOME came: the screen may start */
 	bool failed;            /* the session ended on a fatal error (not by the person's leaving) ... */
-	char why[256];          /* ... and why, for stderr once the terminal is restored */
+	char why[512];          /* ... and why, for stderr once the terminal is restored */
 	/* private */
 	struct app *app;
 	struct server *srv;     /* `host`, `practice`: the in-process server, closed on quit ... */

@@ -6,6 +6,8 @@
 #     same port takes it back, as a new player of the room, said plainly.
 #  2. The same in a duel: SIGTERM, then `host --headless --resume LOG`: the joiner (and the bot opponent)
 #     are back in the same duel.
+#  2b. The same shutdown in a duel with no host back, and a short --reconnect: the joiner gives up and says what
+#     became of the duel (a server still up gives it away once its grace runs out).
 #  3. `wizwar host` whose player leaves (Q) while the joiner is in the lobby: the room is closed for good;
 #     the joiner says so, does not try to reconnect, and exits 1 with the reason.
 set -u
@@ -67,6 +69,24 @@ wait_file '^wizwar bot: reconnected$' "$TMPD/bot.err" 15
 ok "host --resume: Lea and the bot are back in the same duel"
 T kill-session -t w
 host_stop
+
+# ==== 2b. a shutdown in a duel, and no host back: given up, and what became of the duel ====
+PORT=0
+host_start "$TMPD/host5.err"
+start "$WIZWAR" join "127.0.0.1:$PORT" --name Lea --reconnect 3
+wait_said 'Joined as player 1' w 15
+XDG_STATE_HOME="$TMPD/bot" "$WIZWAR" bot "127.0.0.1:$PORT" --name Bo --think 200 --games 1 --seed 6 \
+    >"$TMPD/bot2.out" 2>"$TMPD/bot2.err" &
+PIDS+=($!)
+wait_said 'The duel begins' w 15
+host_stop
+wait_said 'could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in [0-9]+ s, the last: [^;]*; a server still up gives the duel to the other player once its grace runs out \(120 s after the loss by default\): run the same command to join the room again' w 20
+T send-keys -t w Q
+wait_for 'STTY$' 10 w
+expect '^wizwar: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in' "the reason on stderr once the terminal is back"
+expect '^EXIT=1$' "given up: exit 1"
+ok "a duel's server gone for good: given up, and told what becomes of the duel"
+T kill-session -t w
 
 # ==== 3. the host's player leaves: the room is closed for good ====
 start "$WIZWAR" host --bind 127.0.0.1 --port 0 --name Hana
