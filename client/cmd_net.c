@@ -104,7 +104,7 @@ static const char join_usage[] =
 static const char server_usage[] =
     "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
-    "                     [--grace SECS]\n"
+    "                     [--grace SECS] [--resume]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -127,7 +127,10 @@ static const char server_usage[] =
     "hold the caps (a connection and a room's turn log are a file each), they are lowered\n"
     "to fit and the log says so.\n"
     "  --lobby-idle SECS close a lobby with nothing but heartbeats after SECS (default 600)\n"
-    "  --grace SECS      how long a dropped player's seat is held (default 120)\n";
+    "  --grace SECS      how long a dropped player's seat is held (default 120)\n"
+    "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
+    "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
+    "                    come back by themselves within the grace, or run the same command again\n";
 
 static const char bot_usage[] =
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
@@ -572,7 +575,13 @@ stop_server(void *ud)
 {
 	struct srvctx *x = ud;
 
-	fprintf(stderr, "wizwar server: shutting down\n");
+	unsigned duels = server_duels_playing(x->srv);
+
+	if (duels)
+		fprintf(stderr, "wizwar server: shutting down; %u duel%s left unfinished: `wizwar server --resume` "
+		        "brings %s back\n", duels, duels == 1 ? "" : "s", duels == 1 ? "it" : "them");
+	else
+		fprintf(stderr, "wizwar server: shutting down\n");
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -588,7 +597,7 @@ cmd_server(int argc, char **argv)
 	const char *dir = NULL;
 	long v;
 	int rc;
-	bool conns_given = false;
+	bool conns_given = false, resume = false;
 
 	server_config_default(&cfg);
 	cfg.multi = true;
@@ -626,6 +635,8 @@ cmd_server(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 100000, "--max-per-addr", &v))
 				return 2;
 			cfg.lim.max_conns_per_addr = (unsigned)v;
+		} else if (strcmp(a, "--resume") == 0) {
+			resume = true;
 		} else {
 			fprintf(stderr, "wizwar server: unknown or incomplete argument '%s'\n%s", a, server_usage);
 			return 2;
@@ -645,6 +656,18 @@ cmd_server(int argc, char **argv)
 		fprintf(stderr, "wizwar server: %s\n", why);
 		uv_loop_close(&loop);
 		return 1;
+	}
+	if (resume) {
+		/* Before the loop runs: no player can reach a room before its duel is back. */
+		int n = server_resume_dir(x.srv, why, sizeof why);
+		if (n < 0) {
+			fprintf(stderr, "wizwar server: --resume: %s\n", why);
+			server_close(x.srv, NULL, NULL);
+			finish_loop(&loop);
+			return 1;
+		}
+		fprintf(stderr, "wizwar server: %d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
+		        cfg.log_dir);
 	}
 	server_fingerprint(x.srv, fp);
 	fprintf(stderr, "wizwar server: listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),

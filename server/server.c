@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 
 #include <sodium.h>
@@ -844,6 +846,124 @@ server_resume_log(struct server *s, const char *path, char *why, size_t whylen)
 	return room__load(s->rooms, path, why, whylen);
 }
 
+/* The room code in a multi-room server's log name, "wizwar-CODE-YYYYMMDD-HHMMSS-N.log.gz"
+ * (log_path in room.c), into code; false for any other name (a one-room host's, "wizwar--...",
+ * has no code: `host --resume LOG` brings those back). */
+static bool
+log_name_code(const char *name, char code[PROTO_ROOM_BYTES + 1])
+{
+	size_t n = strlen(name), end;
+	const char *suffix = ".log.gz";
+	int dashes = 0;
+
+	if (n < 7 + strlen(suffix) || strncmp(name, "wizwar-", 7) != 0 ||
+	    strcmp(name + n - strlen(suffix), suffix) != 0)
+		return false;
+	end = n - strlen(suffix);
+	/* Back over "-N", "-HHMMSS" and "-YYYYMMDD": digits each. */
+	while (dashes < 3 && end > 7) {
+		size_t d = end;
+		while (d > 7 && name[d - 1] >= '0' && name[d - 1] <= '9')
+			d--;
+		if (d == end || name[d - 1] != '-')
+			return false;
+		end = d - 1;
+		dashes++;
+	}
+	if (dashes < 3 || end <= 7 || end - 7 > PROTO_ROOM_BYTES)
+		return false;
+	for (size_t i = 7; i < end; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			return false;
+	}
+	memcpy(code, name + 7, end - 7);
+	code[end - 7] = '\0';
+	return true;
+}
+
+#define RESUME_WITHIN_S (24 * 3600)
+
+struct found_log {
+	char name[256];
+	char code[PROTO_ROOM_BYTES + 1];
+	time_t mtime;
+};
+
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct found_log *x = a, *y = b;
+	return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(y->name, x->name);
+}
+
+int
+server_resume_dir(struct server *s, char *why, size_t whylen)
+{
+	struct found_log *found = NULL;
+	size_t n = 0, cap = 0;
+	int resumed = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (!s->cfg.multi || s->cfg.log_dir == NULL) {
+		snprintf(why, whylen, "only a multi-room server with a log directory resumes its duels");
+		return -1;
+	}
+	if ((d = opendir(s->cfg.log_dir)) == NULL) {
+		snprintf(why, whylen, "%s: %s", s->cfg.log_dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char code[PROTO_ROOM_BYTES + 1], path[4400];
+		struct stat st;
+		if (!log_name_code(e->d_name, code) || strlen(e->d_name) >= sizeof found->name)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, e->d_name);
+		/* A duel left for more than a day is not waited for: its players have long gone
+		 * (and every finished log need not be read again at each start). */
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || time(NULL) - st.st_mtime > RESUME_WITHIN_S)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct found_log *f = realloc(found, ncap * sizeof *f);
+			if (f == NULL)
+				break;
+			found = f;
+			cap = ncap;
+		}
+		snprintf(found[n].name, sizeof found[n].name, "%s", e->d_name);
+		memcpy(found[n].code, code, sizeof code);
+		found[n].mtime = st.st_mtime;
+		n++;
+	}
+	closedir(d);
+	/* Newest first: a room's latest log is its duel; an older unfinished one of the same
+	 * code (a room made again after an earlier stop) stays as it is. */
+	if (n > 1)
+		qsort(found, n, sizeof *found, newest_first);
+	for (size_t i = 0; i < n; i++) {
+		char path[4400], lwhy[300];
+		struct gameroom *r;
+		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, found[i].name);
+		if (server__find_room(s, found[i].code))
+			continue; /* this room's newer log came first */
+		if ((r = server__add_room(s, found[i].code)) == NULL) {
+			server__log(s, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
+			break;
+		}
+		if (room__load(r, path, lwhy, sizeof lwhy) != 0) {
+			room__destroy(r);
+			if (strstr(lwhy, "that duel is over") == NULL)
+				server__log(s, "not resumed: %s", lwhy);
+			continue;
+		}
+		resumed++;
+	}
+	free(found);
+	return resumed;
+}
+
 struct gameroom *
 server_room(struct server *s, const char *code)
 {
@@ -860,6 +980,16 @@ unsigned
 server_conn_count(const struct server *s)
 {
 	return s->nconns;
+}
+
+unsigned
+server_duels_playing(const struct server *s)
+{
+	unsigned n = 0;
+
+	for (const struct gameroom *r = s->rooms; r; r = r->next)
+		n += room_playing(r);
+	return n;
 }
 
 /* Closing: every connection and room goes, then the two handles, then the struct.

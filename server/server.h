@@ -101,6 +101,13 @@ int server_reserve_seat(struct server *s, int seat, const char *name, uint8_t to
  * called after this). The log is continued in place. 0, or -1 with a reason. */
 int server_resume_log(struct server *s, const char *path, char *why, size_t whylen);
 
+/* Multi-room mode, before anyone joins: bring back every unfinished duel in the log
+ * directory written in the last 24 hours (a server stopped or killed mid-duel), each in a room of its code, the newest log
+ * of a code only; each waits the grace for its players (who reconnect by themselves, or run
+ * the same command again). Logs that cannot be resumed are logged and left as they are.
+ * The number resumed, or -1 with a reason (no log directory, not multi-room). */
+int server_resume_dir(struct server *s, char *why, size_t whylen);
+
 /* Stop listening, say BYE to everyone and close every handle; cb runs when the
  * last one is closed, and s is freed after it. */
 void server_close(struct server *s, void (*cb)(void *ud), void *ud);
@@ -113,6 +120,8 @@ void server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *u
 struct gameroom *server_room(struct server *s, const char *code); /* one-room mode: code ignored */
 unsigned server_room_count(const struct server *s);
 unsigned server_conn_count(const struct server *s);
+/* Rooms with a duel under way (a stop leaves their logs unfinished, for server_resume_dir). */
+unsigned server_duels_playing(const struct server *s);
 /* The room's game (kept packed): the server's scratch copy of it, valid until another
  * room's game is asked for (a command in another room, room_game() of another room). */
 const struct game *room_game(const struct gameroom *r);

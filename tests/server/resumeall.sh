@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# resumeall: `wizwar server --resume`, real processes over loopback TCP. A server with two duels under way
+# (two rooms, four `wizwar bot`s) is killed with -9 (its logs as a kill leaves them), then started again
+# on its port with --resume: both duels come back, every bot is back in its own seat by itself (no rerun),
+# both duels are played to the end and verified, and every log replays. Then the same with SIGTERM (the
+# server says how many duels it leaves unfinished). Logs that are not unfinished duels of this server (a
+# finished duel, a one-room host's, a broken file) are left alone, and a broken one is said.
+set -u
+W="${1:?usage: resumeall.sh WIZWAR}"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-resumeall.XXXXXX")"
+PIDS=()
+finish() {
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap finish EXIT
+export XDG_STATE_HOME="$TMP/state"
+LOGS="$TMP/logs"
+fail() {
+	echo "FAIL: $*"
+	for f in "$TMP"/*.out "$TMP"/*.err; do echo "--- $(basename "$f"):"; tail -12 "$f"; done
+	exit 1
+}
+wait_re() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -qE -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "waited $3 s for /$1/ in $(basename "$2")"
+}
+count() { grep -cE -- "$1" "$2"; }
+ok() { echo "ok - $*"; }
+
+SRV=""
+server_start() { # server_start ERRFILE [ARGS...]: on $PORT (0 the first time)
+	local err="$1"
+	shift
+	SRV_ERR="$err"
+	"$W" server --bind 127.0.0.1 --port "${PORT:-0}" --log-dir "$LOGS" "$@" >/dev/null 2>"$err" &
+	SRV=$!
+	PIDS+=("$SRV")
+	wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$err" 10
+	PORT="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$err" | grep -oE '[0-9]+$')"
+}
+# duel NAME1 NAME2 SEED: two bots in a new room, 60 ms a command (a duel outlasts the restart); the room code
+# into ROOM once the duel has started.
+duel() {
+	"$W" bot "127.0.0.1:$PORT" --new-room --name "$1" --think 60 --games 1 --seed "$3" >"$TMP/$1.out" \
+	    2>"$TMP/$1.err" &
+	PIDS+=($!)
+	wait_re '^room ' "$TMP/$1.out" 10
+	ROOM="$(head -1 "$TMP/$1.out" | cut -d' ' -f2 | tr -d :)"
+	"$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name "$2" --think 60 --games 1 --seed "$(($3 + 1))" \
+	    >"$TMP/$2.out" 2>"$TMP/$2.err" &
+	PIDS+=($!)
+	wait_re "room $ROOM: duel [0-9]+ starts" "$SRV_ERR" 10
+}
+
+mkdir -p "$LOGS"
+# Left alone: a broken file with a log's name, a one-room host's log name, a file of another kind.
+head -c 300 /dev/urandom >"$LOGS/wizwar-junk-20260101-000000-1.log.gz"
+cp "$LOGS/wizwar-junk-20260101-000000-1.log.gz" "$LOGS/wizwar--20260101-000000-2.log.gz"
+echo hello >"$LOGS/notes.txt"
+
+# ==== 1. killed with -9, two duels under way ====
+server_start "$TMP/srv1.err"
+duel Ann Ben 1
+R1="$ROOM"
+duel Cat Dan 11
+R2="$ROOM"
+sleep 0.5
+kill -9 "$SRV"
+wait "$SRV" 2>/dev/null
+server_start "$TMP/srv2.err" --resume
+grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail "not two duels brought back"
+grep -q "not resumed: .*wizwar-junk-" "$TMP/srv2.err" || fail "the broken log was not said"
+grep -q 'wizwar--2026' "$TMP/srv2.err" && fail "a one-room host's log was looked at"
+ok "killed with -9 and started again with --resume: both duels back, a broken log said and left"
+for b in Ann Ben Cat Dan; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
+for r in "$R1" "$R2"; do wait_re "room $r: duel over" "$TMP/srv2.err" 120; done
+for b in Ann Ben Cat Dan; do
+	wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10
+	grep -qE 'NOT VERIFIED|forfeit' "$TMP/$b.out" && fail "$b: $(tail -1 "$TMP/$b.out")"
+done
+grep -q 'replaced\|did not come back' "$TMP/srv2.err" && fail "a seat was lost or taken: $(grep 'replaced\|did not come back' "$TMP/srv2.err")"
+ok "every bot came back into its own seat by itself; both duels ended and were verified by all four"
+
+# ==== 2. SIGTERM: said, and brought back ====
+duel Eve Fay 21
+sleep 0.5
+kill -TERM "$SRV"
+wait "$SRV" 2>/dev/null
+grep -q 'shutting down; 1 duel left unfinished: `wizwar server --resume` brings it back' "$TMP/srv2.err" ||
+	fail "the stop did not say the duel left unfinished"
+server_start "$TMP/srv3.err" --resume
+grep -q 'wizwar server: 1 unfinished duel brought back' "$TMP/srv3.err" || fail "not one duel brought back (the finished ones are not)"
+for b in Eve Fay; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
+wait_re "room $ROOM: duel over" "$TMP/srv3.err" 120
+for b in Eve Fay; do wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10; done
+ok "SIGTERM says the duel left unfinished; --resume brings it back and it is played out"
+
+n=0
+for log in "$LOGS"/wizwar-*-*-*-*.log.gz; do
+	case "$log" in *junk* | */wizwar--*) continue ;; esac
+	"$W" replay --check "$log" >/dev/null 2>&1 || fail "$log does not replay"
+	n=$((n + 1))
+done
+[ "$n" = 3 ] || fail "$n duel logs, not 3"
+ok "the three logs, each continued in place, replay exactly"
+echo "all --resume tests passed"
