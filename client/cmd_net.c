@@ -720,7 +720,10 @@ bot_closed(void *ud, struct netbot *b)
 {
 	struct botctx *x = ud;
 
-	if ((b->errors && b->games == 0) || b->cut_off)
+	/* Stopped by a signal, a bot has not failed for a warning it had before its first duel
+	 * (a seat the server had forgotten, say): only being cut off, or errors and no duel
+	 * when it ended by itself, count. */
+	if ((b->errors && b->games == 0 && !x->st.fired) || b->cut_off)
 		x->status = 1;
 	if (b->unverified)
 		x->status = 1;

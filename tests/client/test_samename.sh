@@ -27,7 +27,8 @@ wait_re() {
 }
 count() { grep -cE -- "$1" "$2"; }
 
-"$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" >"$TMP/srv.out" 2>"$TMP/srv.err" &
+# A short grace (2 s), for the last part: a seat not taken back in time.
+"$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" --grace 2 >"$TMP/srv.out" 2>"$TMP/srv.err" &
 PIDS+=($!)
 wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" 10
 PORT="$(grep -oE 'port [0-9]+' "$TMP/srv.err" | head -1 | grep -oE '[0-9]+')"
@@ -84,4 +85,30 @@ grep -qE '^duel 1: .*log verified' "$TMP/a.out" || fail "the duel was not played
 left="$(find "$TMP/state" -path '*/seats/*' -type f | wc -l)"
 [ "$left" = 0 ] || fail "seat or lock files left: $(find "$TMP/state" -path '*/seats/*' -type f)"
 echo "ok - the duel ended; no seat file or lock left"
+
+# A seat file the server has forgotten (the bot killed, not back within the grace): the rerun is warned, joins
+# afresh, and stopped by a signal before its first duel is over it exits 0: a warning is not a failure.
+"$W" bot "127.0.0.1:$PORT" --new-room --name Opp2 --think 80 --games 0 --seed 3 >"$TMP/opp2.out" 2>"$TMP/opp2.err" &
+PIDS+=($!)
+wait_re '^room ' "$TMP/opp2.out" 10
+ROOM="$(head -1 "$TMP/opp2.out" | cut -d' ' -f2 | tr -d :)"
+ZED=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Zed --think 80 --games 0 --seed 4)
+"${ZED[@]}" >"$TMP/z.out" 2>"$TMP/z.err" &
+Z=$!
+PIDS+=("$Z")
+wait_re "room $ROOM: duel [0-9]+ starts" "$TMP/srv.err" 10
+sleep 0.3
+kill -9 "$Z"
+wait "$Z" 2>/dev/null
+wait_re "room $ROOM: Zed did not come back" "$TMP/srv.err" 10
+"${ZED[@]}" >>"$TMP/z.out" 2>>"$TMP/z.err" &
+Z=$!
+PIDS+=("$Z")
+wait_re 'warning: the seat kept from an earlier run is gone: joining afresh' "$TMP/z.err" 10
+wait_re "Zed joins room $ROOM" "$TMP/srv.err" 10
+kill -TERM "$Z"
+wait "$Z"
+RZ=$?
+[ "$RZ" = 0 ] || fail "a bot stopped by SIGTERM after a warning exited $RZ"
+echo "ok - a forgotten seat: warned, joined afresh, and stopped by a signal it exits 0"
 echo "all same-name tests passed"
