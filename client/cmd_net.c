@@ -1121,6 +1121,11 @@ server_own_host(const char *bound)
 static void
 stop_host(void *ud)
 {
+	struct gameroom *r = server_room(ud, NULL);
+	const char *log = r ? room_duel_log(r) : NULL;
+
+	if (log)
+		fprintf(stderr, "wizwar host: stopped mid-duel: `wizwar host --headless --resume %s` brings it back\n", log);
 	server_close(ud, NULL, NULL);
 }
 

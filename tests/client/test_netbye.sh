@@ -58,9 +58,11 @@ XDG_STATE_HOME="$TMPD/bot" "$WIZWAR" bot "127.0.0.1:$PORT" --name Bo --think 200
 PIDS+=($!)
 wait_said 'The duel begins' w 15
 sleep 1
-LOG="$(ls "$TMPD"/logs/*.log.gz | head -1)"
-[ -n "$LOG" ] || fail "no turn log"
 host_stop
+LOG="$(grep -oE 'stopped mid-duel: `wizwar host --headless --resume [^`]+` brings it back' "$TMPD/host3.err" |
+    sed 's/.*--resume \([^`]*\)`.*/\1/')"
+[ -n "$LOG" ] && [ "$LOG" = "$(ls "$TMPD"/logs/*.log.gz | head -1)" ] ||
+	fail "the stopped host did not say which log brings the duel back: $(cat "$TMPD/host3.err")"
 wait_said 'Connection lost \(the server is shutting down\): reconnecting to the duel, an attempt a second for up to 30 s\.' w
 ok "SIGTERM of the host in a duel: reconnecting to the duel"
 host_start "$TMPD/host4.err" --resume "$LOG"
