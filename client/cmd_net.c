@@ -979,6 +979,9 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	} else if (status == 128 + SIGHUP && srv == NULL) {
 		fprintf(stderr, "wizwar: the terminal closed; the seat is held: run the same command again to take it back\n");
 	}
+	if (sess.resume_log[0])
+		fprintf(stderr, "wizwar host: the duel is left unfinished: `wizwar host --resume %s` brings it back\n",
+		        sess.resume_log);
 	if (uv_loop_close(loop) != 0)
 		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
 	return status;

@@ -609,7 +609,12 @@ close_srv(struct session_net *s)
 	 * and does not wait to reconnect. Ended otherwise (SIGTERM, SIGHUP, a failure) the host may be
 	 * started again (`host --resume` in a duel): a shutdown, which the joiner rides out. */
 	int st = s->app ? s->app->status : 0;
-	server_close_as(s->srv, st == 0 || st == 128 + SIGINT ? BYE_LEAVE : BYE_SHUTDOWN, NULL, NULL);
+	bool leave = st == 0 || st == 128 + SIGINT;
+	struct gameroom *r = leave ? NULL : server_room(s->srv, NULL);
+	const char *log = r ? room_duel_log(r) : NULL;
+	if (log)
+		snprintf(s->resume_log, sizeof s->resume_log, "%s", log);
+	server_close_as(s->srv, leave ? BYE_LEAVE : BYE_SHUTDOWN, NULL, NULL);
 }
 
 /* Our BYE is on its way to our own server: close the server once it has taken it. */

@@ -21,6 +21,7 @@ struct session_net {
 	bool joined;            /* WELCOME came: the screen may start */
 	bool failed;            /* the session ended on a fatal error (not by the person's leaving) ... */
 	char why[512];          /* ... and why, for stderr once the terminal is restored */
+	char resume_log[4200];  /* `host`'s server closed mid-duel (its terminal closed): the duel's log, for --resume */
 	/* private */
 	struct app *app;
 	struct server *srv;     /* `host`, `practice`: the in-process server, closed on quit ... */

@@ -8,6 +8,8 @@
 #     are back in the same duel.
 #  2b. The same shutdown in a duel with no host back, and a short --reconnect: the joiner gives up and says what
 #     became of the duel (a server still up gives it away once its grace runs out).
+#  2c. An interactive `wizwar host` whose terminal closes (SIGHUP) mid-duel: it names the log that brings the duel
+#     back, and `host --headless --resume` from it takes the bot opponent back into the duel.
 #  3. `wizwar host` whose player leaves (Q) while the joiner is in the lobby: the room is closed for good;
 #     the joiner says so, does not try to reconnect, and exits 1 with the reason.
 set -u
@@ -89,6 +91,32 @@ expect '^wizwar: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in'
 expect '^EXIT=1$' "given up: exit 1"
 ok "a duel's server gone for good: given up, and told what becomes of the duel"
 T kill-session -t w
+
+# ==== 2c. an interactive host's terminal closes mid-duel: it names the log, which brings the duel back ====
+start "$WIZWAR" host --bind 127.0.0.1 --port 0 --name Hal --log-dir "$TMPD/logs2"
+wait_for 'Hosting on port [0-9]+'
+PORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
+XDG_STATE_HOME="$TMPD/bot" "$WIZWAR" bot "127.0.0.1:$PORT" --name Bo --think 200 --games 1 --seed 7 \
+    >"$TMPD/bot3.out" 2>"$TMPD/bot3.err" &
+PIDS+=($!)
+wait_said 'Both players are here' w 15
+say_to w '/ready'
+wait_said 'The duel begins' w 15
+HAL="$(pgrep -f -- "^[^ ]*wizwar host --bind 127\.0\.0\.1 --port 0 --name Hal" | head -1)" # not the sh around it
+[ -n "$HAL" ] || fail "no host process"
+kill -HUP "$HAL"
+wait_for 'the duel is left unfinished' 10 w
+LOG="$(T capture-pane -p -J -t w | grep -oE 'wizwar host --resume [^`]+` brings it back' | sed 's/^wizwar host --resume //; s/` brings it back$//')"
+[ -n "$LOG" ] && [ -f "$LOG" ] || fail "no log named: '$LOG'"
+ok "the host's terminal closed mid-duel: it names the log that brings the duel back"
+T kill-session -t w
+HOST=""
+PORT_SAVED="$PORT"
+host_start "$TMPD/host6.err" --resume "$LOG"
+[ "$PORT" = "$PORT_SAVED" ] || fail "port changed"
+wait_file '^wizwar bot: back in the duel at turn' "$TMPD/bot3.err" 15
+ok "host --headless --resume from that log: the bot is back in the duel"
+host_stop
 
 # ==== 3. the host's player leaves: the room is closed for good ====
 start "$WIZWAR" host --bind 127.0.0.1 --port 0 --name Hana
