@@ -13,7 +13,7 @@
 #include "summary.h"
 
 static const char lobby_help[] =
-    "/ready /rematch /mirror /quit /size N /fov /potions on|off /time S /control";
+    "/ready /rematch /mirror /quit /mute /size N /fov /potions on|off /time S /control";
 
 static void
 status(struct session_net *s, const char *fmt, ...)
@@ -185,9 +185,14 @@ ev_chat(void *ud, struct net *n, int from, const char *text)
 {
 	struct session_net *s = ud;
 
-	(void)n;
 	if (s->on_chat)
 		s->on_chat(s->hook_ud, from, text);
+	/* Muted by name: a new player in that seat is heard. */
+	if (s->muted[0] && from != net_player(n) && from >= 0 && from < PLAYERS &&
+	    strcmp(net_lobby(n)->name[from], s->muted) == 0) {
+		s->muted_lines++;
+		return;
+	}
 	if (s->app)
 		app_on_chat(s->app, from, text);
 }
@@ -459,6 +464,7 @@ static const char *const lobby_list[] = {
 	"/potions on|off the controller: potions on the level",
 	"/time SECS      the controller: seconds per turn, 0 to 3600 (0: no limit)",
 	"/control        the controller: hand control of the options over",
+	"/mute           hide the other player's chat (/unmute shows it again)",
 	"/quit           leave (a duel in progress is forfeited)",
 };
 
@@ -503,6 +509,34 @@ lobby_option(const char *word, const char *arg, const char *rest, struct options
 		return false;
 	*tt = (int)v;
 	return true;
+}
+
+/* /mute and /unmute: the other player's chat, hidden here only (it still reaches the server and
+ * its turn log, and the other player is not told). By name, so that a new player is heard. */
+static void
+mute(struct session_net *s, const struct wire_lobby *l, bool on)
+{
+	int me = net_player(s->net);
+	const char *other = me == 0 || me == 1 ? l->name[1 - me] : "";
+
+	if (!on) {
+		if (!s->muted[0]) {
+			status(s, "Nobody is muted.");
+			return;
+		}
+		status(s, "Chat from %s is shown again (%u line%s hidden meanwhile).", s->muted, s->muted_lines,
+		       s->muted_lines == 1 ? " was" : "s were");
+		s->muted[0] = '\0';
+		s->muted_lines = 0;
+		return;
+	}
+	if (!other[0]) {
+		status(s, "Nobody else is here to mute.");
+		return;
+	}
+	snprintf(s->muted, sizeof s->muted, "%s", other);
+	s->muted_lines = 0;
+	status(s, "Chat from %s is hidden from now on (/unmute shows it again).", s->muted);
 }
 
 bool
@@ -554,6 +588,8 @@ session_net_command(struct session_net *s, const char *text)
 		}
 		s->auto_ready = false;
 		net_options(s->net, &o, tt);
+	} else if (strcmp(word, "mute") == 0 || strcmp(word, "unmute") == 0) {
+		mute(s, l, strcmp(word, "mute") == 0);
 	} else if (strcmp(word, "quit") == 0) {
 		if (s->app)
 			app_quit(s->app, 0);

@@ -32,6 +32,8 @@ struct session_net {
 	bool early_start, early_resumed; /* a START came before the screen started */
 	bool played;            /* a duel has started in this session */
 	bool unreadied;         /* the person said /unready (and not /ready since) */
+	char muted[PROTO_NAME_BYTES + 1]; /* /mute: that player's chat is not shown ("": none) ... */
+	unsigned muted_lines;   /* ... and how many of its lines were not */
 	bool reconnecting;      /* the link is down; net.c is trying to get it back */
 	bool relinked;          /* the link is back: the WELCOME that follows is not news */
 	bool afresh;            /* the server no longer held the seat: the next join is a new one */

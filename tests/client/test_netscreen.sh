@@ -296,6 +296,22 @@ joiner_forfeits() {
 host_and_join
 wait_for 'The duel begins, on a seed made with your part\.' 20
 ok "the joiner is told at the start that its part makes the seed"
+# /mute: the host's chat no longer reaches the joiner's screen; /unmute says how much was hidden.
+say_to h 'first words'
+wait_for '<Hana> first words' 10
+say_to w '/mute'
+wait_for 'Chat from Hana is hidden from now on' 10
+say_to h 'spam one'
+say_to h 'spam two'
+wait_for '<Hana> spam two' 10 h # sent, and echoed to the host
+sleep 0.5
+capture w
+expect_not 'spam' "a muted player's chat is not shown"
+say_to w '/unmute'
+wait_said 'Chat from Hana is shown again \(2 lines were hidden meanwhile\)' w 10
+say_to h 'heard again'
+wait_for '<Hana> heard again' 10
+ok "/mute hides the other player's chat, /unmute shows it again and says how many lines were hidden"
 joiner_forfeits
 wait_for 'Fair host: seed made with your part, log verified' 15
 ok "the joiner's verification line: seed made with its part, log verified"
