@@ -8,7 +8,7 @@
 set -u
 W="${1:?usage: test_samename.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
-. "$HERE/tmux_lib.sh" # tmux for the `join` part; its cleanup stops PIDS and removes TMPD
+. "$HERE/tmux_lib.sh" # tmux for the `join` part; wait_file; its cleanup stops PIDS and removes TMPD
 TMP="$TMPD"
 fail() {
 	echo "FAIL: $*"
@@ -17,33 +17,25 @@ fail() {
 	cat "$SCREEN" 2>/dev/null
 	exit 1
 }
-wait_re() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -qE -- "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "waited $3 s for /$1/ in $(basename "$2")"
-}
 count() { grep -cE -- "$1" "$2"; }
 
 # A short grace (2 s), for the last part: a seat not taken back in time.
 "$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" --grace 2 >"$TMP/srv.out" 2>"$TMP/srv.err" &
 PIDS+=($!)
-wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" 10
+wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" 10
 PORT="$(grep -oE 'port [0-9]+' "$TMP/srv.err" | head -1 | grep -oE '[0-9]+')"
 
 # Slow enough (80 ms a command) that the duel outlasts the second bot and a kill and rerun.
 "$W" bot "127.0.0.1:$PORT" --new-room --name Opp --think 80 --games 1 --seed 1 >"$TMP/opp.out" 2>"$TMP/opp.err" &
 PIDS+=($!)
 OPP=$!
-wait_re '^room ' "$TMP/opp.out" 10
+wait_file '^room ' "$TMP/opp.out" 10
 ROOM="$(head -1 "$TMP/opp.out" | cut -d' ' -f2 | tr -d :)"
 TWIN=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Twin --think 80 --games 1 --seed 2)
 "${TWIN[@]}" >"$TMP/a.out" 2>"$TMP/a.err" &
 A=$!
 PIDS+=("$A")
-wait_re "room $ROOM: duel [0-9]+ starts" "$TMP/srv.err" 10
+wait_file "room $ROOM: duel [0-9]+ starts" "$TMP/srv.err" 10
 sleep 0.5 # its START is in: its seat file is written
 
 "${TWIN[@]}" >"$TMP/b.out" 2>"$TMP/b.err"
@@ -72,7 +64,7 @@ sleep 0.1
 "${TWIN[@]}" >>"$TMP/a.out" 2>>"$TMP/a.err" &
 A=$!
 PIDS+=("$A")
-wait_re 'back in the duel at turn' "$TMP/a.err" 10
+wait_file 'back in the duel at turn' "$TMP/a.err" 10
 grep -q 'replaced' "$TMP/srv.err" && fail "the rerun replaced a connection: $(grep replaced "$TMP/srv.err")"
 echo "ok - the first Twin, killed and run again, takes its own seat back"
 
@@ -90,22 +82,22 @@ echo "ok - the duel ended; no seat file or lock left"
 # afresh, and stopped by a signal before its first duel is over it exits 0: a warning is not a failure.
 "$W" bot "127.0.0.1:$PORT" --new-room --name Opp2 --think 80 --games 0 --seed 3 >"$TMP/opp2.out" 2>"$TMP/opp2.err" &
 PIDS+=($!)
-wait_re '^room ' "$TMP/opp2.out" 10
+wait_file '^room ' "$TMP/opp2.out" 10
 ROOM="$(head -1 "$TMP/opp2.out" | cut -d' ' -f2 | tr -d :)"
 ZED=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Zed --think 80 --games 0 --seed 4)
 "${ZED[@]}" >"$TMP/z.out" 2>"$TMP/z.err" &
 Z=$!
 PIDS+=("$Z")
-wait_re "room $ROOM: duel [0-9]+ starts" "$TMP/srv.err" 10
+wait_file "room $ROOM: duel [0-9]+ starts" "$TMP/srv.err" 10
 sleep 0.3
 kill -9 "$Z"
 wait "$Z" 2>/dev/null
-wait_re "room $ROOM: Zed did not come back" "$TMP/srv.err" 10
+wait_file "room $ROOM: Zed did not come back" "$TMP/srv.err" 10
 "${ZED[@]}" >>"$TMP/z.out" 2>>"$TMP/z.err" &
 Z=$!
 PIDS+=("$Z")
-wait_re 'warning: the seat kept from an earlier run is gone: joining afresh' "$TMP/z.err" 10
-wait_re "Zed joins room $ROOM" "$TMP/srv.err" 10
+wait_file 'warning: the seat kept from an earlier run is gone: joining afresh' "$TMP/z.err" 10
+wait_file "Zed joins room $ROOM" "$TMP/srv.err" 10
 kill -TERM "$Z"
 wait "$Z"
 RZ=$?
