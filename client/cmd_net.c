@@ -18,6 +18,7 @@
 #include "bot.h"
 #include "cli.h"
 #include "commands_net.h"
+#include "help.h"
 #include "keys.h"
 #include "net.h"
 #include "netbot.h"
@@ -26,142 +27,6 @@
 #include "session_net.h"
 #include "text.h"
 #include "ui.h"
-
-#define PASSWORD_HELP \
-    "  --password        ask for the players' password (no echo); also WIZWAR_PASSWORD\n" \
-    "  --password-file F read it from the first line of F\n" \
-    "  --password PW     the same, given here: other local users can read it (ps)\n"
-#define CLIENT_PASSWORD_HELP \
-    "  --password      ask for the host's password, if it set one (no echo); also WIZWAR_PASSWORD\n" \
-    "  --password-file F  read it from the first line of F\n" \
-    "  --password PW   the same, given here: other local users can read it (ps)\n"
-
-static const char host_usage[] =
-    "usage: wizwar host [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--size N] [--no-fov]\n"
-    "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
-    "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--headless] [--keys PRESET]\n"
-    "\n"
-    "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
-    "the controller: the options are yours (and the other player's after you hand control\n"
-    "over with /control at the chat prompt). The other player runs the line printed at the\n"
-    "start, `wizwar join ADDRESS:PORT#FINGERPRINT`: the fingerprint is this host's key, kept in\n"
-    "$XDG_STATE_HOME/wizwar/server.key (made on first run), so that nobody can stand in between.\n"
-    "\n"
-    "  --port P          TCP port to listen on (default 7727; 0 picks a free one)\n"
-    "  --bind ADDR       listen on ADDR only, and connect your own client to it (default:\n"
-    "                    every address, IPv6 and IPv4)\n"
-    PASSWORD_HELP
-    "  --size N          level side, odd, 15 to 51 (default 25)\n"
-    "  --no-fov          both wizards see the whole level\n"
-    "  --no-potions      no potions on the level nor in inventories\n"
-    "  --seed S          the first duel's seed; the other player is told that you chose the\n"
-    "                    level (default: a hash of your committed random part and the joiner's)\n"
-    "  --turn-time SECS  a turn not ended in time passes (0 to 3600; default 0, no limit)\n"
-    "  --name NAME       your name (default: $USER, else host)\n"
-    "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
-    "  --resume LOG      bring back the duel of LOG (a host killed mid-duel); players reconnect\n"
-    "  --grace SECS      how long a dropped player's seat is held (default 120)\n"
-    "  --headless        no terminal: serve the room only; the first to join controls it\n"
-    "  --keys PRESET     start from key preset default, numpad, vi or arrows (keys.conf still\n"
-    "                    applies; `wizwar keys --preset PRESET` lists them)\n";
-
-static const char join_usage[] =
-    "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
-    "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
-    "\n"
-    "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
-    "after the first two messages is encrypted, and the server proves it holds its key.\n"
-    "\n"
-    "  HOST[:PORT]     the host's name or address, and port (default 7727); [v6addr]:PORT too\n"
-    "  #FINGERPRINT    the server's key fingerprint, as `wizwar host` or `wizwar server` prints\n"
-    "                  it: checked, nothing asked, and remembered. Without it the first key seen\n"
-    "                  is remembered in $XDG_STATE_HOME/wizwar/known_servers (trust on first\n"
-    "                  use) and a different one later stops the join.\n"
-    CLIENT_PASSWORD_HELP
-    "  --name NAME     your name, 1 to 16 characters (default: $USER, else guest)\n"
-    "  --room CODE     an existing room of a `wizwar server` (letters, digits, '-', '_', up to 16)\n"
-    "  --new-room      ask a `wizwar server` for a new room (you control it); its code is shown\n"
-    "                  to pass on to the other player\n"
-    "  --reconnect SECS  how long a lost connection is tried again, one attempt a second,\n"
-    "                  before giving up (default 130, in the lobby too: a lobby seat is held\n"
-    "                  about 30 s, then the client joins the room again as a new player)\n"
-    "  --keys PRESET   start from key preset default, numpad, vi or arrows (keys.conf still\n"
-    "                  applies; `wizwar keys --preset PRESET` lists them)\n"
-    "\n"
-    "At the chat prompt (Enter): /ready, /rematch, /quit; the controller also /size N,\n"
-    "/fov on|off, /potions on|off, /time SECS and /control; ? lists them. A dropped connection,\n"
-    "in a duel or in the lobby, is resumed by itself (--reconnect); from the join on its resume\n"
-    "token is kept in $XDG_STATE_HOME/wizwar/seats (0600), so if this client is killed or its\n"
-    "terminal closed, the same command again takes the seat back. A server that is shutting\n"
-    "down is ridden out the same way (started again, it takes the client back); a host that\n"
-    "closes its room is not waited for. The seed is made with a random part this client sends\n"
-    "after the host committed to its own; at the end the host reveals both and the turn log,\n"
-    "and this client checks that its part made the seed and the log replays to everything it\n"
-    "was shown (\"Fair host: seed made with your part, log verified\").\n"
-    "Exit status: 0, 1 when the join fails, the connection is lost for good or the host closes\n"
-    "the room (the reason on stderr), 2 for bad arguments.\n";
-
-static const char server_usage[] =
-    "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
-    "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
-    "                     [--grace SECS] [--resume]\n"
-    "\n"
-    "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
-    "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
-    "other joins with `--room CODE`. Unknown codes are refused (10 a minute per address, then\n"
-    "none); a lobby with nothing but heartbeats for 10 minutes is closed. Runs until\n"
-    "interrupted. Its key (made on first run, $XDG_STATE_HOME/wizwar/server.key) has the\n"
-    "fingerprint printed at the start. A neutral server is the place for a duel between\n"
-    "strangers: a host's own process sees the whole game.\n"
-    "\n"
-    "  --port P          TCP port (default 7727)\n"
-    "  --bind ADDR       listen on ADDR only (default: every address, IPv6 and IPv4)\n"
-    PASSWORD_HELP
-    "                    (every room asks for it; without one the room code is the only secret)\n"
-    "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
-    "  --max-rooms N     rooms at once (default 6000)\n"
-    "  --max-conns N     connections at once, in the handshake, lobby or a duel (default 12288;\n"
-    "                    with --max-rooms alone: 2 x N + 64)\n"
-    "  --max-per-addr N  connections from one IPv4 address or IPv6 /64 (default 16)\n"
-    "The soft limit on open files is raised to the hard one at start; where even that cannot\n"
-    "hold the caps (a connection and a room's turn log are a file each), they are lowered\n"
-    "to fit and the log says so.\n"
-    "  --lobby-idle SECS close a lobby with nothing but heartbeats after SECS (default 600)\n"
-    "  --grace SECS      how long a dropped player's seat is held (default 120)\n"
-    "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
-    "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
-    "                    come back by themselves within the grace, or run the same command again\n";
-
-static const char bot_usage[] =
-    "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
-    "                  [--level easy|normal|hard|master|random] [--password [PW]] [--password-file F]\n"
-    "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
-    "\n"
-    "A bot player over the network. It decides on the view the server sends it, as a person\n"
-    "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
-    "host after each duel, printing one line per duel.\n"
-    "\n"
-    "  #FINGERPRINT    the server's key fingerprint, checked as `wizwar join` does (without it:\n"
-    "                  trust on first use, $XDG_STATE_HOME/wizwar/known_servers)\n"
-    "  --room CODE     an existing room of a `wizwar server`\n"
-    "  --new-room      ask the server for a new room; prints `room CODE: ...` once it is made\n"
-    "  --level L       random, easy, normal, hard or master (default normal)\n"
-    CLIENT_PASSWORD_HELP
-    "  --name NAME     default: LEVEL-bot\n"
-    "  --games N       duels to play, then leave (default 0: until stopped)\n"
-    "  --think MS      pause before each command (default 250)\n"
-    "  --seed S        the bot's own random seed (default: random)\n"
-    "  --reconnect SECS  how long a lost connection is tried again before giving up (default 130)\n"
-    "  --mirror        ask for a mirror rematch (the same level, the seats swapped) after each\n"
-    "                  duel that was not one, a plain one after a mirror: each level is played\n"
-    "                  from both seats; it happens only if the other player asks for a mirror too\n"
-    "\n"
-    "A lost connection, in a duel or in the lobby, is resumed by itself. From the join on the\n"
-    "resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same command run again after a\n"
-    "kill takes the seat back (and says at which turn). Exit status: 0 when its --games are\n"
-    "played or it is stopped (SIGINT, SIGTERM, SIGHUP); 1 when the join fails, the connection is\n"
-    "lost for good (the reason on stderr) before its --games are played, or at any time with\n"
-    "--games 0, or a host fails its check; 2 for bad arguments.\n";
 
 static bool
 is_help(const char *a)
@@ -602,6 +467,7 @@ cmd_server(int argc, char **argv)
 	server_config_default(&cfg);
 	cfg.multi = true;
 	cfg.port = NET_DEFAULT_PORT;
+	const char *server_usage = help_get(HELP_SERVER);
 	int args = cli_args("server", server_usage, &argc, &argv, NULL);
 	if (args >= 0)
 		return args;
@@ -779,6 +645,7 @@ cmd_bot(int argc, char **argv)
 	bc.level = BOT_NORMAL;
 	bc.think_ms = 250;
 	bc.ready = true;
+	const char *bot_usage = help_get(HELP_BOT);
 	int args = cli_args("bot", bot_usage, &argc, &argv, &addr);
 	if (args >= 0)
 		return args;
@@ -1027,6 +894,7 @@ cmd_join(int argc, char **argv)
 
 	net_config_default(&nc);
 	nc.name = default_name("guest");
+	const char *join_usage = help_get(HELP_JOIN);
 	int args = cli_args("join", join_usage, &argc, &argv, &addr);
 	if (args >= 0)
 		return args;
@@ -1152,6 +1020,7 @@ cmd_host(int argc, char **argv)
 
 	server_config_default(&cfg);
 	cfg.port = NET_DEFAULT_PORT;
+	const char *host_usage = help_get(HELP_HOST);
 	int args = cli_args("host", host_usage, &argc, &argv, NULL);
 	if (args >= 0)
 		return args;

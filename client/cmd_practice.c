@@ -12,37 +12,12 @@
 #include "app.h"
 #include "bot.h"
 #include "cli.h"
+#include "help.h"
 #include "commands_ui.h"
 #include "keys.h"
 #include "practice.h"
 #include "ui.h"
 
-static const char usage[] =
-    "usage: wizwar practice [--bot easy|normal|hard|random] [--seed S] [--size N] [--no-fov]\n"
-    "                       [--no-potions] [--name NAME] [--no-log] [--keys PRESET]\n"
-    "\n"
-    "A duel in this terminal against a bot. You are the white @, the bot the red one; who\n"
-    "moves first the seed decides. Each turn: move up to 5 squares, then cast one of the three\n"
-    "spells offered, drink or pick up the potion underfoot, quaff one you carry, or end the turn.\n"
-    "\n"
-    "  --bot LEVEL   the opponent: random, easy, normal, hard or master (default normal)\n"
-    "  --seed S      the duel's seed, decimal or 0x hex (default: a random one)\n"
-    "  --size N      level side, odd, 15 to 51 (default 25; larger levels scroll at 80x24)\n"
-    "  --no-fov      both wizards see the whole level\n"
-    "  --no-potions  no potions on the level nor in inventories\n"
-    "  --name NAME   your name on the screen and in the log, up to 16 characters (default: you)\n"
-    "  --no-log      do not write a turn log\n"
-    "  --keys PRESET start from key preset default, numpad, vi or arrows (keys.conf still applies)\n"
-    "\n"
-    "No network set-up, but played through the protocol as a hosted duel: this process runs a\n"
-    "server on 127.0.0.1 (a port the kernel picks), you join it, and the bot joins it as a\n"
-    "network player that sees only what the server sends it. Leaving mid-duel forfeits.\n"
-    "\n"
-    "The turn log goes to $XDG_STATE_HOME/wizwar/practice-SEED.log (or\n"
-    "~/.local/state/wizwar/; practice-SEED-2.log and so on when the seed was played before:\n"
-    "no log is overwritten), flushed after every command; `wizwar replay LOG` watches it.\n"
-    "Needs a terminal of at least 80x24. NO_COLOR set to anything disables colour.\n"
-    "\n";
 
 static uint64_t
 random_seed(void)
@@ -66,17 +41,13 @@ print_help(const struct keys *k)
 	size_t n = keys_help(k, NULL, 0) + 1;
 	char *buf = malloc(n);
 
-	fputs(usage, stdout);
+	fputs(help_get(HELP_PRACTICE), stdout);
 	if (buf) {
 		keys_help(k, buf, n);
 		fputs(buf, stdout);
 		free(buf);
 	}
-	fputs("\nThe screen: the map on the left (@ you, red @ the opponent, ! potions in their colour,\n"
-	      "* spell effects; dim squares are remembered, not seen now); on the right both wizards'\n"
-	      "HP, whose move it is and the steps left, the spells offered with their keys, your\n"
-	      "potions, the keys that do something now, and the messages of this round and the last,\n"
-	      "with chat. The bottom line is the prompt: chat, a spell's direction, quit.\n", stdout);
+	fputs(help_get(HELP_PRACTICE_SCREEN), stdout);
 }
 
 int
@@ -96,6 +67,7 @@ cmd_practice(int argc, char **argv)
 	const char *preset = NULL;
 	options_default(&cfg.opt);
 	keys_diag_init(&diag);
+	const char *usage = help_get(HELP_PRACTICE);
 	int args = cli_args("practice", usage, &argc, &argv, NULL);
 	if (args >= 0)
 		return args;

@@ -6,19 +6,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "help.h"
 #include "commands.h"
 #include "commands_ui.h"
 #include "turnlog.h"
 
 #define REPLAY_FILE_MAX (64u << 20) /* a 1000-turn duel is well under a megabyte */
 
-static const char usage[] =
-    "usage: wizwar replay --check LOG\n"
-    "       wizwar replay --text LOG\n"
-    "\n"
-    "  --check LOG   replay LOG (plain or gzip) and check every state hash; exit 0 if it\n"
-    "                replays exactly, 1 with the line where it diverged if not\n"
-    "  --text LOG    print the duel turn by turn, as an all-seeing spectator\n";
 
 static void
 narrate(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
@@ -40,6 +34,7 @@ cmd_replay(int argc, char **argv)
 	 * (and --help) covers both forms. */
 	if (!cli_has_option(argc, argv, "--check") && !cli_has_option(argc, argv, "--text"))
 		return cmd_watch(argc, argv);
+	const char *usage = help_get(HELP_REPLAY);
 	int args = cli_args("replay", usage, &argc, &argv, NULL);
 	if (args >= 0)
 		return args;

@@ -9,28 +9,13 @@
 
 #include "bot.h"
 #include "cli.h"
+#include "help.h"
 #include "commands.h"
 #include "turnlog.h"
 #include "view.h"
 
 #define SELFPLAY_GAMES_MAX 1000000L
 
-static const char usage[] =
-    "usage: wizwar selfplay [--games N] [--seed S] [--log DIR] [--bots A,B] [--quiet]\n"
-    "                       [--size N] [--no-fov] [--no-potions]\n"
-    "\n"
-    "Plays headless duels between two bots and prints them. One game (the default) is\n"
-    "printed turn by turn; several are summarised one line each. The last line is a\n"
-    "hash over all games: the same arguments always print the same hash.\n"
-    "\n"
-    "  --games N       how many duels (1 to 1000000; default 1)\n"
-    "  --seed S        seed of the first duel, decimal or 0x hex (default 1); duel i uses S+i\n"
-    "  --log DIR       write each duel's turn log to DIR/selfplay-SEED.log\n"
-    "  --bots A,B      the two players: random, easy, normal, hard or master (default random,random)\n"
-    "  --quiet         print only the summary lines\n"
-    "  --size N        level side, odd, 15 to 51 (default 25)\n"
-    "  --no-fov        both wizards see the whole level\n"
-    "  --no-potions    no potions on the level nor in inventories\n";
 
 struct selfplay {
 	struct options opt;
@@ -157,6 +142,7 @@ cmd_selfplay(int argc, char **argv)
 	uint64_t turns = 0;
 
 	options_default(&sp.opt);
+	const char *usage = help_get(HELP_SELFPLAY);
 	int args = cli_args("selfplay", usage, &argc, &argv, NULL);
 	if (args >= 0)
 		return args;

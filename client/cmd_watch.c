@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "help.h"
 #include "commands_ui.h"
 #include "keys.h"
 #include "turnlog.h"
@@ -18,20 +19,6 @@
 #define WATCH_FILE_MAX (64u << 20)
 #define CKPT_EVERY 32 /* a copy of the game every this many commands: stepping back replays at most these */
 
-static const char usage[] =
-    "usage: wizwar replay LOG [--view 1|2|all] [--speed 1-6] [--keys PRESET]\n"
-    "       wizwar replay --check LOG | --text LOG\n"
-    "\n"
-    "Watch a recorded duel (a turn log, plain or gzip) in this terminal, as\n"
-    "player 1 or player 2 saw it, or all-seeing (the default). Keys:\n"
-    "  space         play / pause\n"
-    "  n  Right      one command forward (pauses)\n"
-    "  b  Left       one command back (pauses)\n"
-    "  0  Home       back to the start;   e  End   to the end\n"
-    "  +  -          faster / slower (speed 1-6)\n"
-    "  v             cycle the viewpoint: all-seeing, player 1, player 2\n"
-    "  [  ]          scroll the message log\n"
-    "  ?             this help;   q  Esc  quit\n";
 
 static const unsigned speed_ms[] = { 2000, 1000, 500, 250, 100, 30 };
 #define SPEEDS ((int)(sizeof speed_ms / sizeof speed_ms[0]))
@@ -442,6 +429,7 @@ cmd_watch(int argc, char **argv)
 	int status = 1, viewpoint = 2, speed = 2;
 	const char *preset = NULL;
 
+	const char *usage = help_get(HELP_WATCH);
 	int args = cli_args("replay", usage, &argc, &argv, &path);
 	if (args >= 0)
 		return args;
