@@ -3,6 +3,8 @@
 #ifndef WW_APP_H
 #define WW_APP_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <uv.h>
 
@@ -89,7 +91,7 @@ struct app {
 };
 
 /* Start the screen and the handles. Returns 0, or -1 (nothing left open) when the screen cannot start. */
-int app_init(struct app *a, const struct app_config *cfg);
+WW_COLD int app_init(struct app *a, const struct app_config *cfg);
 /* Run the loop until app_quit() and every handle has closed. Returns the exit status. */
 int app_run(struct app *a);
 /* Leave: closes the app's handles and calls the session's quit. The loop then ends by itself. */

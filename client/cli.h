@@ -3,6 +3,8 @@
 #ifndef WW_CLI_H
 #define WW_CLI_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,33 +26,33 @@
  * left for the loop to refuse. Returns -1 to go on with *argc and *argv rewritten (argv
  * stays valid until the next call), else the exit status to return at once.
  */
-int cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand);
+WW_COLD int cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand);
 /* Is option `opt` (as "--opt" or "--opt=VALUE") among the options, before any "--"? */
-bool cli_has_option(int argc, char **argv, const char *opt);
+WW_COLD bool cli_has_option(int argc, char **argv, const char *opt);
 /* "wizwar 0.1.0 (protocol N, rules N)" and a newline: what a peer must share to play, and to replay. */
-void cli_version(FILE *out);
+WW_COLD void cli_version(FILE *out);
 
 /* Parse a whole decimal number in [lo, hi]; false (with a message on stderr naming
  * `what`) on anything else: empty, signs, junk, overflow. */
-bool cli_int(const char *s, long lo, long hi, const char *what, long *out);
+WW_COLD bool cli_int(const char *s, long lo, long hi, const char *what, long *out);
 /* The same check, its reason in `why` instead of on stderr (the lobby's /size and /time say
  * what the command line would). */
-bool cli_int_why(const char *s, long lo, long hi, const char *what, long *out, char *why, size_t whylen);
+WW_COLD bool cli_int_why(const char *s, long lo, long hi, const char *what, long *out, char *why, size_t whylen);
 /* A level side: a number from LEVEL_MIN to LEVEL_MAX, odd. */
-bool cli_size_why(const char *s, const char *what, int *out, char *why, size_t whylen);
+WW_COLD bool cli_size_why(const char *s, const char *what, int *out, char *why, size_t whylen);
 /* A 64-bit seed: decimal, or hex with 0x. */
-bool cli_seed(const char *s, uint64_t *out);
+WW_COLD bool cli_seed(const char *s, uint64_t *out);
 /* The common game options: --size N, --no-fov, --no-potions. Returns 1 if argv[*i]
  * was one (advancing *i past its value), 0 if not, -1 on a bad value. */
-int cli_game_option(int argc, char **argv, int *i, struct options *o);
+WW_COLD int cli_game_option(int argc, char **argv, int *i, struct options *o);
 /* Read a whole file, plain or gzip-compressed, of at most `max` bytes into a new
  * NUL-terminated buffer. Returns 0, or -1 with a message on stderr. */
-int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
+WW_COLD int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
 /* mkdir -p: create `path` and its missing parents, mode 0700. 0, or -1 with errno set. */
-int cli_make_dirs(const char *path);
+WW_COLD int cli_make_dirs(const char *path);
 /* Where turn logs go: $XDG_STATE_HOME/wizwar when that is absolute, else
  * $HOME/.local/state/wizwar. False when neither is set or the path does not fit. */
-bool cli_state_dir(char *buf, size_t len);
+WW_COLD bool cli_state_dir(char *buf, size_t len);
 /* Print one replayed or played command and the messages it made, as an all-seeing
  * spectator would read them. */
 void cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const struct events *ev);

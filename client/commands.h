@@ -3,7 +3,9 @@
 #ifndef WW_COMMANDS_H
 #define WW_COMMANDS_H
 
+#include "cold.h"
+
 int cmd_selfplay(int argc, char **argv);
-int cmd_replay(int argc, char **argv);
+WW_COLD int cmd_replay(int argc, char **argv);
 
 #endif

@@ -3,13 +3,15 @@
 #ifndef WW_COMMANDS_NET_H
 #define WW_COMMANDS_NET_H
 
+#include "cold.h"
+
 /* wizwar host: a one-room server in this process, played from this terminal. */
-int cmd_host(int argc, char **argv);
+WW_COLD int cmd_host(int argc, char **argv);
 /* wizwar join HOST[:PORT]: play on someone's host or server. */
-int cmd_join(int argc, char **argv);
+WW_COLD int cmd_join(int argc, char **argv);
 /* wizwar server: a headless server of many rooms. */
-int cmd_server(int argc, char **argv);
+WW_COLD int cmd_server(int argc, char **argv);
 /* wizwar bot HOST[:PORT]: a bot that plays through the protocol. */
-int cmd_bot(int argc, char **argv);
+WW_COLD int cmd_bot(int argc, char **argv);
 
 #endif

@@ -3,9 +3,11 @@
 #ifndef WW_COMMANDS_UI_H
 #define WW_COMMANDS_UI_H
 
+#include "cold.h"
+
 /* wizwar practice: a duel against a bot in this terminal. */
-int cmd_practice(int argc, char **argv);
+WW_COLD int cmd_practice(int argc, char **argv);
 /* wizwar replay LOG: watch a recorded duel interactively (the lead routes plain `replay LOG` here). */
-int cmd_watch(int argc, char **argv);
+WW_COLD int cmd_watch(int argc, char **argv);
 
 #endif

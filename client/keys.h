@@ -3,6 +3,8 @@
 #ifndef WW_KEYS_H
 #define WW_KEYS_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,7 +111,7 @@ const char *keys_preset_desc(int i);
 /* The default set (numpad plus the arrows set where it does not clash). */
 void keys_init(struct keys *k);
 /* Drop every binding and load a preset. False (and k unchanged) for an unknown name. */
-bool keys_preset(struct keys *k, const char *name);
+WW_COLD bool keys_preset(struct keys *k, const char *name);
 
 /*
  * Apply a config text on top of k. Lines:
@@ -122,26 +124,26 @@ bool keys_preset(struct keys *k, const char *name);
  * origin names the text in warnings and in where-from ("path" gives "path:LINE"); NULL is "keys.conf".
  * A bad line is skipped with a warning into diag (which may be NULL). Returns the warning count.
  */
-unsigned keys_load_buf(struct keys *k, const char *buf, size_t len, const char *origin,
+WW_COLD unsigned keys_load_buf(struct keys *k, const char *buf, size_t len, const char *origin,
     struct keys_diag *diag);
 /* Read at most KEYS_FILE_MAX bytes of path and keys_load_buf() them. 1 loaded, 0 no such file
  * (not an error; nothing warned), -1 unreadable (warned). */
-int keys_load_file(struct keys *k, const char *path, struct keys_diag *diag);
+WW_COLD int keys_load_file(struct keys *k, const char *path, struct keys_diag *diag);
 
 /* Config path: $XDG_CONFIG_HOME/wizwar/keys.conf when that is set and absolute, else
  * $HOME/.config/wizwar/keys.conf. The environment is passed in (NULL or "" for unset). False when
  * neither gives a path or it does not fit in len. */
-bool keys_path(char *buf, size_t len, const char *xdg_config_home, const char *home);
+WW_COLD bool keys_path(char *buf, size_t len, const char *xdg_config_home, const char *home);
 /* The same, reading the environment. */
-bool keys_path_env(char *buf, size_t len);
+WW_COLD bool keys_path_env(char *buf, size_t len);
 /* "Rebind keys in PATH; ..." naming the keys.conf in force (with ~ for the home directory), for help screens. */
-void keys_rebind_note(char *buf, size_t len);
+WW_COLD void keys_rebind_note(char *buf, size_t len);
 /* keys_init(), then the config file if there is one. path (may be NULL) receives the file looked
  * at, or "". Returns keys_load_file()'s answer (0 also when no path could be made). */
-int keys_setup(struct keys *k, char *path, size_t pathlen, struct keys_diag *diag);
+WW_COLD int keys_setup(struct keys *k, char *path, size_t pathlen, struct keys_diag *diag);
 /* The same from preset `preset` (`--keys vi`; NULL: the default set); the file still applies on top.
  * -2 (k the default set) for an unknown preset name. */
-int keys_setup_preset(struct keys *k, const char *preset, char *path, size_t pathlen, struct keys_diag *diag);
+WW_COLD int keys_setup_preset(struct keys *k, const char *preset, char *path, size_t pathlen, struct keys_diag *diag);
 
 /* Lookup: the action bound to a key code, or ACTION_NONE. */
 int keys_action(const struct keys *k, int code);
@@ -171,9 +173,9 @@ int keys_meta(int code);
 size_t keys_list(const struct keys *k, int action, bool names, char *buf, size_t len);
 /* The `?` screen's text: one line per action with its keys, then a note on inventory and
  * directions. Returns the length of the whole text (as snprintf), so a caller can size buf. */
-size_t keys_help(const struct keys *k, char *buf, size_t len);
+WW_COLD size_t keys_help(const struct keys *k, char *buf, size_t len);
 /* The bindings in force as a keys.conf that reproduces them, each line commented with the action
  * and where its keys came from. Returns the length of the whole text (as snprintf). */
-size_t keys_format(const struct keys *k, char *buf, size_t len);
+WW_COLD size_t keys_format(const struct keys *k, char *buf, size_t len);
 
 #endif

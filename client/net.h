@@ -3,6 +3,8 @@
 #ifndef WW_NET_H
 #define WW_NET_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,10 +98,10 @@ struct net_config {
 	void *ud;
 };
 
-void net_config_default(struct net_config *c);
+WW_COLD void net_config_default(struct net_config *c);
 
 /* Start connecting. NULL on bad arguments (a message in why). */
-struct net *net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whylen);
+WW_COLD struct net *net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whylen);
 /* Leave: BYE to the server (a duel in progress is forfeited), close everything; `closed` follows. */
 void net_close(struct net *n);
 /* Go without a word (a closed terminal): to the server a dropped connection, whose seat is held
@@ -152,7 +154,7 @@ void net_bytes(const struct net *n, uint64_t *in, uint64_t *out);
 uint64_t net_view_hash(const struct view *v);
 
 /* Split "HOST[:PORT]" ("[v6]:PORT" too). 0, or -1 with a message in why. */
-int net_parse_hostport(const char *s, char *host, size_t hostlen, int *port, int default_port, char *why,
+WW_COLD int net_parse_hostport(const char *s, char *host, size_t hostlen, int *port, int default_port, char *why,
                        size_t whylen);
 
 #define NET_DEFAULT_PORT 7727

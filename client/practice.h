@@ -4,6 +4,8 @@
 #ifndef WW_PRACTICE_H
 #define WW_PRACTICE_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,7 +71,7 @@ struct practice {
 
 /* Start the server (listening on 127.0.0.1, a free port) with the person's seat held, and the turn
  * log. Returns 0, or -1 with a reason in err; on -1 the loop must still be run until it is empty. */
-int practice_init(struct practice *p, uv_loop_t *loop, const struct practice_config *cfg, char *err,
+WW_COLD int practice_init(struct practice *p, uv_loop_t *loop, const struct practice_config *cfg, char *err,
     size_t errlen);
 /* The person's client and the bot join; the duel starts when both are in. 0, or -1 with a reason
  * (everything then closes: run the loop until it is empty). */

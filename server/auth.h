@@ -3,6 +3,8 @@
 #ifndef WW_AUTH_H
 #define WW_AUTH_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,7 +55,7 @@ void auth_identity_new(struct auth_identity *id);
 /* Load the identity kept at path, or make one there (0600, its directory 0700) when
  * there is none; *created says which. 0, or -1 with a reason (a file that is not one,
  * readable by others, or not writable). */
-int auth_identity_load(struct auth_identity *id, const char *path, bool *created, char *why, size_t whylen);
+WW_COLD int auth_identity_load(struct auth_identity *id, const char *path, bool *created, char *why, size_t whylen);
 
 /* A key's fingerprint: the first 16 bytes of BLAKE2b-256("wizwar-fingerprint-1"; pk), in
  * lowercase base32 (RFC 4648, no padding): 26 characters, safe in a URL fragment. */

@@ -3,6 +3,8 @@
 #ifndef WW_SERVER_INTERNAL_H
 #define WW_SERVER_INTERNAL_H
 
+#include "cold.h"
+
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -231,7 +233,7 @@ int room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m
 void room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m);
 void room__conn_lost(struct gameroom *r, struct conn *c);
 int room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
-int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
+WW_COLD int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
 bool room__empty(const struct gameroom *r);
 void room__sweep_idle(struct server *s);
 

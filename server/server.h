@@ -3,6 +3,8 @@
 #ifndef WW_SERVER_H
 #define WW_SERVER_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,7 +83,7 @@ struct server_config {
 void server_config_default(struct server_config *c);
 
 /* Create and start listening. 0, or -1 with a reason. */
-int server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen);
+WW_COLD int server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen);
 int server_port(const struct server *s);
 /* The server's public key (what a client pins) and its fingerprint. */
 const uint8_t *server_public_key(const struct server *s);

@@ -3,6 +3,8 @@
 #ifndef WW_TLOG_H
 #define WW_TLOG_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,7 +107,7 @@ struct tlog_resume {
 };
 
 /* Read and replay a log file (plain or gzip). 0, or -1 with a reason in why. */
-int tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen);
+WW_COLD int tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen);
 void tlog_resume_free(struct tlog_resume *r);
 
 #endif
