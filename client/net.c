@@ -693,7 +693,8 @@ seed_origin(const struct net *n, const struct wire_end *e, char *how, size_t how
 	return true;
 }
 
-static bool
+/* The host's check, once a duel at its END (cold: optimized for size). */
+WW_COLD static bool
 verify(struct net *n, char *why, size_t whylen)
 {
 	const struct wire_end *e = &n->end;
@@ -816,8 +817,8 @@ server_label(const struct net *n, char *buf, size_t len)
 		snprintf(buf, len, "%s:%d", n->host, n->cfg.port);
 }
 
-/* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */
-static int
+/* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. Once a connection. */
+WW_COLD static int
 check_server_key(struct net *n)
 {
 	const uint8_t *pk = pconn_peer_key(&n->pc);
