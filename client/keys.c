@@ -621,7 +621,8 @@ warn(struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void apply_text(struct ctx *c, const char *buf, size_t len);
+/* Reading keys.conf and the presets is start-up work: cold, as keys_load_buf and keys_preset are. */
+WW_COLD static void apply_text(struct ctx *c, const char *buf, size_t len);
 
 static void
 do_preset(struct ctx *c, const char *name, bool merge)

@@ -109,7 +109,7 @@ const char *keys_preset_name(int i);
 const char *keys_preset_desc(int i);
 
 /* The default set (numpad plus the arrows set where it does not clash). */
-void keys_init(struct keys *k);
+WW_COLD void keys_init(struct keys *k);
 /* Drop every binding and load a preset. False (and k unchanged) for an unknown name. */
 WW_COLD bool keys_preset(struct keys *k, const char *name);
 
