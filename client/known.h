@@ -3,6 +3,8 @@
 #ifndef WW_KNOWN_H
 #define WW_KNOWN_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -20,7 +22,7 @@ enum known_result {
  * number of a changed entry. With `replace`, a different entry is rewritten to fp
  * instead (the user gave the new fingerprint on purpose) and KNOWN_MATCH returned.
  */
-int known_check(const char *path, const char *name, const char *fp, bool replace, char *old_fp, size_t old_len,
+WW_COLD int known_check(const char *path, const char *name, const char *fp, bool replace, char *old_fp, size_t old_len,
                 int *line, char *why, size_t whylen);
 
 #endif

@@ -3,6 +3,8 @@
 #ifndef WW_SUMMARY_H
 #define WW_SUMMARY_H
 
+#include "cold.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,7 +22,7 @@ struct summary {
 
 /* Replay a whole turn log (hashes checked) into the final game and a summary. Returns 0, or -1
  * when the log does not replay. `final` may be NULL. */
-int summary_from_log(const char *log, size_t len, struct summary *s, struct game *final);
+WW_COLD int summary_from_log(const char *log, size_t len, struct summary *s, struct game *final);
 
 /* Player p's view of the end with nothing hidden: every square of the level seen, every potion on
  * the ground, the opponent where it stands, and the kinds of every appearance (its carried potions
@@ -28,6 +30,6 @@ int summary_from_log(const char *log, size_t len, struct summary *s, struct game
 void summary_reveal(const struct game *g, int p, struct view *v, uint8_t *opp_ninv, uint8_t opp_inv[INV_MAX]);
 
 /* One line: "6 rounds (12 turns). Tess: lost 3 HP, regained 2, cast 4 spells, drank 1 potion. ..." */
-size_t summary_text(const struct summary *s, int me, const char *const names[PLAYERS], char *buf, size_t len);
+WW_COLD size_t summary_text(const struct summary *s, int me, const char *const names[PLAYERS], char *buf, size_t len);
 
 #endif

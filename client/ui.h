@@ -3,6 +3,8 @@
 #ifndef WW_UI_H
 #define WW_UI_H
 
+#include "cold.h"
+
 #include <stdbool.h>
 
 #include "app.h"
@@ -32,7 +34,7 @@ void ui_init(struct ui *ui, const struct keys *keys);
 /* Enter curses mode (the alternate screen, cbreak, no echo, keypad, non-blocking reads). Also sets
  * the last-resort restores: atexit, and SIGSEGV/SIGABRT/SIGBUS/SIGFPE/SIGILL handlers that put the
  * terminal back before the process dies. Returns 0, or -1 when stdin/stdout are not a terminal. */
-int ui_start(struct ui *ui);
+WW_COLD int ui_start(struct ui *ui);
 void ui_stop(struct ui *ui);
 void ui_draw(struct ui *ui, const struct state *st);
 /* Re-read the terminal's size (after SIGWINCH). */

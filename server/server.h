@@ -108,7 +108,7 @@ int server_resume_log(struct server *s, const char *path, char *why, size_t whyl
  * of a code only; each waits the grace for its players (who reconnect by themselves, or run
  * the same command again). Logs that cannot be resumed are logged and left as they are.
  * The number resumed, or -1 with a reason (no log directory, not multi-room). */
-int server_resume_dir(struct server *s, char *why, size_t whylen);
+WW_COLD int server_resume_dir(struct server *s, char *why, size_t whylen);
 
 /* Stop listening, say BYE to everyone and close every handle; cb runs when the
  * last one is closed, and s is freed after it. */
