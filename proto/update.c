@@ -2,6 +2,7 @@
 /* update: view differences made on the server, encoded, decoded and applied on the client, exactly. */
 #include <stddef.h>
 
+#include "cold.h"
 #include "fov.h"
 #include "internal.h"
 #include "layout.h"
@@ -1100,6 +1101,22 @@ update_encode(const struct update *u, uint8_t *out, size_t cap, size_t *len, str
 
 #define NEED(ok) do { if (!(ok)) return proto__fail(e, PERR_TRUNCATED, "update: truncated at %zu", r->pos); } while (0)
 
+/* The reads of update__read go through these, out of line: only clients decode updates, and the
+ * 36 inlined copies of the bounded reads were most of its size. The server's encoder above keeps
+ * its writers inline (its command path). */
+WW_NOINLINE static bool
+get_u8(struct proto__r *r, uint8_t *v)
+{
+	return proto__get_u8(r, v);
+}
+
+WW_NOINLINE static bool
+get_bytes(struct proto__r *r, void *dst, size_t n)
+{
+	return proto__get(r, dst, n);
+}
+
+
 static int
 get_var(struct proto__r *r, uint32_t *v, struct proto_err *e)
 {
@@ -1166,16 +1183,16 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 		return proto__fail(e, PERR_RANGE, "update: unknown field bits 0x%x", (unsigned)h);
 	u->has = h;
 	if (h & UPD_BIT(UPD_POS))
-		NEED(proto__get_u8(r, &u->x) && proto__get_u8(r, &u->y));
+		NEED(get_u8(r, &u->x) && get_u8(r, &u->y));
 	if (h & UPD_BIT(UPD_STEPS))
-		NEED(proto__get_u8(r, &u->steps_left));
+		NEED(get_u8(r, &u->steps_left));
 	if (h & UPD_BIT(UPD_VIS)) {
-		NEED(proto__get_u8(r, &u->vis_mode));
+		NEED(get_u8(r, &u->vis_mode));
 		if (u->vis_mode > VIS_PREDICT)
 			return proto__fail(e, PERR_RANGE, "update: visibility mode %u", u->vis_mode);
 		if (u->vis_mode == VIS_RECT) {
-			NEED(proto__get_u8(r, &u->vis_x) && proto__get_u8(r, &u->vis_y) && proto__get_u8(r, &u->vis_w) &&
-			     proto__get_u8(r, &u->vis_h));
+			NEED(get_u8(r, &u->vis_x) && get_u8(r, &u->vis_y) && get_u8(r, &u->vis_w) &&
+			     get_u8(r, &u->vis_h));
 			if (u->vis_x + u->vis_w > LEVEL_MAX || u->vis_y + u->vis_h > LEVEL_MAX)
 				return proto__fail(e, PERR_RANGE, "update: visibility rectangle");
 			u->vis_nbits = (uint16_t)(u->vis_w * u->vis_h);
@@ -1188,7 +1205,7 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 		} else if (u->vis_mode == VIS_PREDICT) {
 			uint32_t at = 0;
 
-			NEED(proto__get_u8(r, &u->vis_nfix));
+			NEED(get_u8(r, &u->vis_nfix));
 			for (int i = 0; i < u->vis_nfix; i++) {
 				if (get_var(r, &v, e) < 0)
 					return PROTO_BROKEN;
@@ -1198,17 +1215,17 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 			}
 		}
 		if (u->vis_mode <= VIS_SQUARE)
-			NEED(proto__get(r, u->vis_bits, (u->vis_nbits + 7u) / 8));
+			NEED(get_bytes(r, u->vis_bits, (u->vis_nbits + 7u) / 8));
 	}
 	if (h & UPD_BIT(UPD_LAYOUT)) {
 		size_t cap = (LEVEL_MAX - 2) * (LEVEL_MAX - 2);
 
-		NEED(proto__get_u8(r, &u->lay_mode));
+		NEED(get_u8(r, &u->lay_mode));
 		if (!lay_mode_ok(u->lay_mode))
 			return proto__fail(e, PERR_RANGE, "update: layout mode %u", u->lay_mode);
 		if (!(u->lay_mode & LAY_WHOLE)) {
-			NEED(proto__get_u8(r, &u->lay_x) && proto__get_u8(r, &u->lay_y) && proto__get_u8(r, &u->lay_w) &&
-			     proto__get_u8(r, &u->lay_h));
+			NEED(get_u8(r, &u->lay_x) && get_u8(r, &u->lay_y) && get_u8(r, &u->lay_w) &&
+			     get_u8(r, &u->lay_h));
 			if (u->lay_x + u->lay_w > LEVEL_MAX - 1 || u->lay_y + u->lay_h > LEVEL_MAX - 1)
 				return proto__fail(e, PERR_RANGE, "update: layout rectangle");
 			cap = (size_t)u->lay_w * u->lay_h;
@@ -1217,11 +1234,11 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 			return PROTO_BROKEN;
 	}
 	if (h & UPD_BIT(UPD_OPP))
-		NEED(proto__get_u8(r, &u->opp_state) && proto__get_u8(r, &u->opp_x) && proto__get_u8(r, &u->opp_y));
+		NEED(get_u8(r, &u->opp_state) && get_u8(r, &u->opp_x) && get_u8(r, &u->opp_y));
 	if (h & UPD_BIT(UPD_MSGS)) {
 		uint8_t count, nargs;
 
-		NEED(proto__get_u8(r, &count));
+		NEED(get_u8(r, &count));
 		if (count == 0 || count > EVENTS_MSG_MAX)
 			return proto__fail(e, PERR_RANGE, "update: %u messages", count);
 		for (int i = 0; i < count; i++) {
@@ -1229,7 +1246,7 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 
 			if (get_var(r, &v, e) < 0)
 				return PROTO_BROKEN;
-			NEED(proto__get_u8(r, &nargs));
+			NEED(get_u8(r, &nargs));
 			if (v >= MSG_COUNT) {
 				/* An id of a later table: skipped whole, as the count allows. */
 				NEED(proto__r_left(r) >= nargs);
@@ -1241,9 +1258,9 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 				                   (unsigned)v, nargs, msg_nargs(v));
 			m->id = (uint16_t)v;
 			if (msg_args[v][0] != ARG_NONE)
-				NEED(proto__get_u8(r, &m->a));
+				NEED(get_u8(r, &m->a));
 			if (msg_args[v][1] != ARG_NONE)
-				NEED(proto__get_u8(r, &m->b));
+				NEED(get_u8(r, &m->b));
 			u->nmsg++;
 		}
 		/* Only ids of later tables came: as if no message had. */
@@ -1253,7 +1270,7 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 	if ((h & UPD_BIT(UPD_FX)) && get_locs(r, u->fx, &u->nfx, e) < 0)
 		return PROTO_BROKEN;
 	if (h & UPD_BIT(UPD_TURN)) {
-		NEED(proto__get_u8(r, &u->turn));
+		NEED(get_u8(r, &u->turn));
 		if (u->turn > 3)
 			return proto__fail(e, PERR_RANGE, "update: turn byte 0x%x", u->turn);
 		u->turn_next = u->turn >> 1;
@@ -1262,13 +1279,13 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 			return PROTO_BROKEN;
 	}
 	if (h & UPD_BIT(UPD_OFFERED))
-		NEED(proto__get(r, u->offered, SPELL_OFFERED));
+		NEED(get_bytes(r, u->offered, SPELL_OFFERED));
 	if (h & UPD_BIT(UPD_HP)) {
-		NEED(proto__get_u8(r, &b));
+		NEED(get_u8(r, &b));
 		u->hp = (int8_t)b;
 	}
 	if (h & UPD_BIT(UPD_OPP_HP)) {
-		NEED(proto__get_u8(r, &b));
+		NEED(get_u8(r, &b));
 		u->opp_hp = (int8_t)b;
 	}
 	if ((h & UPD_BIT(UPD_POTIONS)) && get_locs(r, u->pot, &u->npot, e) < 0)
@@ -1276,13 +1293,13 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 	if ((h & UPD_BIT(UPD_RING)) && get_cells(r, u->ring, UPD_RING_MAX, &u->ring_n, e) < 0)
 		return PROTO_BROKEN;
 	if (h & UPD_BIT(UPD_INV)) {
-		NEED(proto__get_u8(r, &u->ninv) && proto__get_u8(r, &u->inv_n));
+		NEED(get_u8(r, &u->ninv) && get_u8(r, &u->inv_n));
 		if (u->inv_n > INV_MAX)
 			return proto__fail(e, PERR_RANGE, "update: %u inventory slots", u->inv_n);
-		NEED(proto__get(r, u->inv, u->inv_n));
+		NEED(get_bytes(r, u->inv, u->inv_n));
 	}
 	if (h & UPD_BIT(UPD_KIND))
-		NEED(proto__get(r, u->kind_of, APPEARANCE_COUNT));
+		NEED(get_bytes(r, u->kind_of, APPEARANCE_COUNT));
 	if (h & UPD_BIT(UPD_INTRINSICS) && get_var(r, &u->intrinsics, e) < 0)
 		return PROTO_BROKEN;
 	if (h & UPD_BIT(UPD_TURNS_LEFT)) {
@@ -1292,22 +1309,22 @@ update__read(struct proto__r *r, struct update *u, struct proto_err *e)
 			return proto__fail(e, PERR_RANGE, "update: turns_left mask 0x%x", (unsigned)v);
 		for (int i = 0; i < HANDLER_COUNT; i++)
 			if (v & (1u << i)) {
-				NEED(proto__get_u8(r, &u->turns_left[i]));
+				NEED(get_u8(r, &u->turns_left[i]));
 				if (u->turns_left[i] == 0)
 					return proto__fail(e, PERR_RANGE, "update: turns_left 0 sent");
 			}
 	}
 	if (h & UPD_BIT(UPD_RESULT))
-		NEED(proto__get_u8(r, &u->result) && proto__get_u8(r, &u->end_reason));
+		NEED(get_u8(r, &u->result) && get_u8(r, &u->end_reason));
 	if (h & UPD_BIT(UPD_OPT)) {
-		NEED(proto__get_u8(r, &u->opt.size) && proto__get_u8(r, &b));
+		NEED(get_u8(r, &u->opt.size) && get_u8(r, &b));
 		if (b > 3)
 			return proto__fail(e, PERR_RANGE, "update: option flags 0x%x", b);
 		u->opt.fov = b & 1;
 		u->opt.potions = (b & 2) != 0;
 	}
 	if (h & UPD_BIT(UPD_ME))
-		NEED(proto__get_u8(r, &u->me));
+		NEED(get_u8(r, &u->me));
 	return check_update(u, e);
 }
 
