@@ -64,6 +64,21 @@
 #define ROLLOUT_TURNS 1      /* the opponent's answer (two turns: 50% against hard at 25x25, 40 duels) */
 #endif
 #define ROLLOUT_COMMANDS 64  /* a bound on the commands of one rollout, should a bot dither */
+#ifndef LOST_TURNS
+#define LOST_TURNS 0         /* > 0: the turns that begin with the opponent lost are searched, played out this many turns */
+#endif
+#ifndef LOW_TURNS
+#define LOW_TURNS 0          /* > 0: at LOW_HP or less with the opponent seen or sensed, play out this many turns */
+#endif
+#ifndef LOW_HP
+#define LOW_HP 2
+#endif
+#ifndef LOST_Z
+#define LOST_Z 0.0           /* > 0: when lost, PAIRED_Z's test with this many standard errors */
+#endif
+#ifndef LOST_SIGHT
+#define LOST_SIGHT 0.0f      /* such a play-out: worth this more when it ends with me knowing where it is and not it me (less the other way) */
+#endif
 #ifndef PRIOR_WEIGHT
 #define PRIOR_WEIGHT 0.25f
 #endif
@@ -107,6 +122,7 @@ struct master {
 	const struct view *v;
 	struct bot__plan plan[MASTER_PLANS];
 	int nplan;
+	int turns; /* turns played out after my command: ROLLOUT_TURNS, or LOST_TURNS when lost */
 	struct bot__belief bel;
 	int16_t dist[MASTER_PLANS][LEVEL_MAX][LEVEL_MAX]; /* steps to each plan's square over known floor */
 	int16_t odist[LEVEL_MAX][LEVEL_MAX]; /* the opponent's way to its plan's square, in a play-out */
@@ -159,6 +175,16 @@ static const float win_odds[2][WIZARD_HP][WIZARD_HP] = {
 	},
 };
 
+/* 1 when wizard p's memory holds the opponent's very square (seen, sensed, or remembered
+ * where it still stands), else 0. */
+static int
+knows_where(const struct game *g, int p)
+{
+	const struct wizard *w = &g->wiz[p], *o = &g->wiz[1 - p];
+
+	return w->opp_known != OPPMEM_NONE && w->opp_x == o->x && w->opp_y == o->y;
+}
+
 /* Where a play-out ended, to me: the odds of winning from there (WORTH_V), or the HP worths. */
 static float
 leaf_worth(const struct game *g, int me)
@@ -169,7 +195,7 @@ leaf_worth(const struct game *g, int me)
 		return worth(w->hp) - worth(o->hp);
 	if (w->hp <= 0 || o->hp <= 0)
 		return WORTH_SCALE * (w->hp > 0 ? 1.0f : o->hp > 0 ? 0.0f : 0.5f);
-	bool exact = w->opp_known != OPPMEM_NONE && w->opp_x == o->x && w->opp_y == o->y;
+	bool exact = knows_where(g, me);
 	int a = w->hp > WIZARD_HP ? WIZARD_HP : w->hp, b = o->hp > WIZARD_HP ? WIZARD_HP : o->hp;
 	return WORTH_SCALE * win_odds[exact][a - 1][b - 1];
 }
@@ -392,7 +418,7 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 	const struct bot__plan *p = &m->plan[k];
 	struct game *g = &m->sim;
 	int me = v->me, commands = 0;
-	uint32_t stop = v->turn_no + ROLLOUT_TURNS + 1;
+	uint32_t stop = v->turn_no + (uint32_t)m->turns + 1;
 	bool applied = false; /* m->ev describes g (a refused command changes neither) */
 
 	while (g->result == RESULT_NONE && g->turn == me && g->steps_left > 0 &&
@@ -430,7 +456,7 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 	struct bot__plan op;
 	int ks = -1, kx = -1, ky = -1;
 	uint32_t planned_turn = 0;
-	while (g->result == RESULT_NONE && g->turn_no < stop && commands++ < ROLLOUT_COMMANDS) {
+	while (g->result == RESULT_NONE && g->turn_no < stop && commands++ < ROLLOUT_COMMANDS * m->turns) {
 		struct cmd c;
 		int q = g->turn;
 		const struct view *ov = &m->scratch;
@@ -479,7 +505,10 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 	/* (A leaf worth from hard's score of my next turn, at half weight, did worse: 24 of 40
 	 * at 15x15 against 42 of 60 without, 10 of 20 at 25x25; capped at 150 and at 0.4,
 	 * 33 of 50 against 39 of 50 without, seeds 1001 to 1050.) */
-	return leaf_worth(g, me);
+	float val = leaf_worth(g, me);
+	if (m->bel.lost && LOST_SIGHT != 0 && g->result == RESULT_NONE)
+		val += LOST_SIGHT * (float)(knows_where(g, me) - knows_where(g, 1 - me));
+	return val;
 }
 
 /* At ESCAPE_HP or less, with the opponent seen or sensed, each escape offered (Restoration,
@@ -580,8 +609,11 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 	/* One way to begin, or a killing blow at hand: nothing a search could improve. With
 	 * the opponent lost, an exchange played out from anywhere it may be rarely meets it, and
 	 * the means tie: hard's own order would decide, so its first plan is taken unsearched. */
-	if (distinct <= 1 || m->plan[0].score >= 5000 || m->bel.lost || budget < MASTER_MIN_BUDGET)
+	if (distinct <= 1 || m->plan[0].score >= 5000 || (m->bel.lost && LOST_TURNS <= 0) || budget < MASTER_MIN_BUDGET)
 		return 0;
+	m->turns = m->bel.lost ? LOST_TURNS : ROLLOUT_TURNS;
+	if (LOW_TURNS > 0 && v->hp <= LOW_HP && (v->opp_state == OPP_VISIBLE || v->opp_state == OPP_SENSED))
+		m->turns = LOW_TURNS;
 	for (int k = 0; k < m->nplan; k++) {
 		bfs_to(m, m->dist[k], NULL, m->plan[k].x, m->plan[k].y, m->plan[k].steps);
 		m->sum[k] = 0;
@@ -595,6 +627,7 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 	 * commands, not play-outs, so a call's work is bounded whatever its play-outs cost; a
 	 * round is kept only whole. Successive halving: when a share of the budget is spent,
 	 * the worse half of the plans drop out, and the rest get the rounds they leave. */
+	double z = m->bel.lost ? LOST_Z : PAIRED_Z; /* hard's first plan left only for one better by z standard errors */
 	long phase_end = budget / HALVINGS;
 	int phase = 1;
 	for (;;) {
@@ -636,7 +669,7 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 					active[j - 1] = t;
 				}
 			nactive = (nactive + 1) / 2;
-			if (PAIRED_Z > 0) { /* hard's first plan stays in the race: the others are measured against it */
+			if (z > 0) { /* hard's first plan stays in the race: the others are measured against it */
 				bool kept = false;
 				for (int i = 0; i < nactive; i++)
 					kept |= active[i] == 0;
@@ -662,14 +695,14 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 			best = k;
 		}
 	}
-	if (PAIRED_Z > 0 && best != 0) {
+	if (z > 0 && best != 0) {
 		/* Noise can make a plan look better than hard's first: leave it only when the
 		 * difference, round by round on the same draws, stands out of that noise by
 		 * PAIRED_Z standard errors. One round cannot measure its noise: hard's plan. */
 		double mean = m->dsum[best] / rounds;
 		double var = rounds > 1 ? (m->dsq[best] - rounds * mean * mean) / (rounds - 1) : 0;
 		double gain = mean + PRIOR_WEIGHT * (m->plan[best].score - m->plan[0].score);
-		if (rounds < 2 || gain <= 0 || gain * gain <= PAIRED_Z * PAIRED_Z * (var > 0 ? var / rounds : 0))
+		if (rounds < 2 || gain <= 0 || gain * gain <= z * z * (var > 0 ? var / rounds : 0))
 			best = 0;
 	}
 	*out = m->plan[best].first;

@@ -187,7 +187,11 @@ Test(bot, master_commands_always_legal_and_deterministic, .timeout = 600)
  * that differ in everything player 0 cannot see (the opponent's square behind the wall,
  * the unseen layout, its pack, the kinds of the potions, the game's dice, its memory)
  * but give player 0 the same view must get the same command, on many views. */
-Test(bot, master_reads_only_the_view)
+/* Two games that look the same to player 0 and differ in all it cannot see; player 0
+ * remembers the opponent behind the wall (`remembered`), or has lost it. Returns how
+ * many of the 12 positions master searched. */
+static int
+master_same_command_whatever_is_hidden(bool remembered)
 {
 	static struct game a, b;
 	static const char *const map_a[] = {
@@ -226,8 +230,8 @@ Test(bot, master_reads_only_the_view)
 		harness_bind(&b, 2, POTION_ACID);
 		harness_put(&b, 12, 5, 0);
 		a.wiz[1].hp = b.wiz[1].hp = 3;
-		/* Player 0 once saw the opponent where it no longer is, in both games. */
-		a.wiz[0].opp_known = b.wiz[0].opp_known = OPPMEM_REMEMBERED;
+		/* Player 0 once saw the opponent where it no longer is, in both games (or not). */
+		a.wiz[0].opp_known = b.wiz[0].opp_known = remembered ? OPPMEM_REMEMBERED : OPPMEM_NONE;
 		a.wiz[0].opp_x = b.wiz[0].opp_x = 8; /* behind the wall: out of sight */
 		a.wiz[0].opp_y = b.wiz[0].opp_y = 2;
 		a.wiz[0].hp = b.wiz[0].hp = (int8_t)(2 + seed % 4);
@@ -254,12 +258,33 @@ Test(bot, master_reads_only_the_view)
 		cr_expect_leq(pa, bot_master_budget(15) + 90, "seed %d: %d commands for a budget of %ld", (int)seed, pa,
 		    bot_master_budget(15));
 		searched += pa > 0;
+		if (pa == 0) { /* not searched: hard's first plan, as it is */
+			struct bot__plan hp[1];
+			cr_assert_geq(bot__plans(&va, hp, 1, NULL), 1);
+			cr_expect_eq(memcmp(&ca, &hp[0].first, sizeof ca), 0, "seed %d: unsearched, yet not hard's plan",
+			    (int)seed);
+		}
 		struct cmd cs;
 		int small = bot_master_choose(&va, &ra, 100, &cs);
 		cr_expect_leq(small, 190, "seed %d: %d commands for a budget of 100", (int)seed, small);
 	}
 	cr_assert_eq(differ, 12, "the hidden states should differ");
+	return searched;
+}
+
+Test(bot, master_reads_only_the_view)
+{
+	int searched = master_same_command_whatever_is_hidden(true);
 	cr_assert_geq(searched, 8, "only %d of 12 positions were searched: the test shows little", searched);
+}
+
+/* The turns that begin with the opponent lost: searched only when master.c's LOST_TURNS
+ * is set (0 by default: hard's first plan; docs/benchmarks.md, "The turns that begin with
+ * the opponent lost"), and either way the same command whatever is hidden. */
+Test(bot, master_reads_only_the_view_when_lost)
+{
+	int searched = master_same_command_whatever_is_hidden(false);
+	cr_log_info("%d of 12 positions with the opponent lost searched", searched);
 }
 
 /* The same view and RNG, even in another game whose hidden state differs, give the same
