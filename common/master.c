@@ -40,7 +40,14 @@
  * offer and dice drawn again after my command, the same for every plan (CRN_OFFER); the
  * measured odds of winning as the worth (WORTH_V); hard's first plan left only for one
  * better by PAIRED_Z standard errors round by round; the escapes as candidates at low HP
- * (ESCAPE_HP); one candidate per first command (DISTINCT_FIRST).
+ * (ESCAPE_HP); one candidate per first command (DISTINCT_FIRST). Measured later that day
+ * (docs/benchmarks.md, "The turns that begin with the opponent lost"), 0 by default too:
+ * searching the lost turns with play-outs of LOST_TURNS turns (hard for both sides) lost
+ * 11 points (113 against 135 of the same 200 duels: the search, blind to what a sight or
+ * a Life Detection is worth over a few turns, drops hard's way of looking for the
+ * opponent for noise, and duels grow 12% longer); with hard's plan kept unless another
+ * is better by LOST_Z standard errors, and a worth for knowing where it is (LOST_SIGHT),
+ * it ties (127 to 133); three turns played out at low HP in sight (LOW_TURNS) 137.
  *
  * Deterministic: the determinizations are seeded from a peek at the bot's RNG (which is
  * never advanced) and the turn number, so the calls of one turn (each step is a call)
