@@ -621,7 +621,7 @@ tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen)
 		goto fail;
 	}
 	if (turnlog_replay(text, len, rp, scan_cb, &s) != 0) {
-		snprintf(why, whylen, "%s: line %d: %s", path, rp->line, rp->error);
+		snprintf(why, whylen, "%s: %s", path, rp->error); /* the error names its line */
 		goto fail;
 	}
 	r->torn = rp->torn;
@@ -649,7 +649,7 @@ tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen)
 	if (safe < len) {
 		r->torn = true;
 		if (turnlog_replay(text, safe, rp, NULL, NULL) != 0) {
-			snprintf(why, whylen, "%s: line %d: %s", path, rp->line, rp->error);
+			snprintf(why, whylen, "%s: %s", path, rp->error); /* the error names its line */
 			goto fail;
 		}
 	}

@@ -77,6 +77,7 @@ wait "$SRV" 2>/dev/null
 server_start "$TMP/srv2.err" --resume
 grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail "not two duels brought back"
 grep -q "not resumed: .*wizwar-junk-" "$TMP/srv2.err" || fail "the broken log was not said"
+grep -qE "not resumed: .*: line [0-9]+: line [0-9]+:" "$TMP/srv2.err" && fail "the line said twice: $(grep 'not resumed' "$TMP/srv2.err")"
 grep -q 'wizwar--2026' "$TMP/srv2.err" && fail "a one-room host's log was looked at"
 ok "killed with -9 and started again with --resume: both duels back, a broken log said and left"
 for b in Ann Ben Cat Dan; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
