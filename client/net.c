@@ -730,7 +730,7 @@ verify(struct net *n, char *why, size_t whylen)
 	}
 	/* The view before any command: from the options and seed the log names. */
 	if (turnlog_replay(n->log, e->log_len, rp, NULL, NULL) != 0) {
-		snprintf(why, whylen, "the revealed log does not replay: line %d: %s", rp->line, rp->error);
+		snprintf(why, whylen, "the revealed log does not replay: %s", rp->error); /* "line N: ..." */
 		goto out;
 	}
 	if (game_init(g, &rp->hdr.opt, rp->hdr.seed) != ERR_OK) {
