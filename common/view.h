@@ -16,7 +16,7 @@ enum vcell {
 #define VCELL_VISIBLE 0x80 /* or-ed in: seen right now, not only remembered */
 
 enum opp_state {
-	OPP_UNKNOWN = 0,     /* never seen */
+	OPP_UNKNOWN = 0,     /* not known: never seen, or its remembered square since seen empty, or forgotten */
 	OPP_VISIBLE = 1,     /* in sight now */
 	OPP_SENSED = 2,      /* sensed this turn (Life Detection, Telepathy) */
 	OPP_REMEMBERED = 3,  /* last seen or sensed there, may have moved */
