@@ -18,14 +18,7 @@ fail() {
 	for f in "$TMP"/*.out "$TMP"/*.err; do echo "--- $(basename "$f"):"; cat "$f"; done
 	exit 1
 }
-wait_re() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -qE -- "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "waited $3 s for /$1/ in $(basename "$2")"
-}
+. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
 
 "$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" >"$TMP/srv.out" 2>"$TMP/srv.err" &
 PIDS+=($!)

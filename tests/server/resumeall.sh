@@ -23,15 +23,7 @@ fail() {
 	for f in "$TMP"/*.out "$TMP"/*.err; do echo "--- $(basename "$f"):"; tail -12 "$f"; done
 	exit 1
 }
-wait_re() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -qE -- "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "waited $3 s for /$1/ in $(basename "$2")"
-}
-count() { grep -cE -- "$1" "$2"; }
+. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
 ok() { echo "ok - $*"; }
 
 SRV=""
