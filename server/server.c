@@ -890,11 +890,13 @@ struct found_log {
 	time_t mtime;
 };
 
+/* By room code, and a code's newest log first. */
 static int
-newest_first(const void *a, const void *b)
+by_code_newest_first(const void *a, const void *b)
 {
 	const struct found_log *x = a, *y = b;
-	return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(y->name, x->name);
+	int c = strcmp(x->code, y->code);
+	return c ? c : x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(y->name, x->name);
 }
 
 int
@@ -938,16 +940,18 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 		n++;
 	}
 	closedir(d);
-	/* Newest first: a room's latest log is its duel; an older unfinished one of the same
-	 * code (a room made again after an earlier stop) stays as it is. */
+	/* Only a room's newest log can be its duel under way: an older unfinished one of the
+	 * same code (a room made again after an earlier stop) stays as it is. */
 	if (n > 1)
-		qsort(found, n, sizeof *found, newest_first);
+		qsort(found, n, sizeof *found, by_code_newest_first);
 	for (size_t i = 0; i < n; i++) {
 		char path[4400], lwhy[300];
 		struct gameroom *r;
+		if (i > 0 && strcmp(found[i].code, found[i - 1].code) == 0)
+			continue; /* an older log of the room just seen */
 		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, found[i].name);
-		if (server__find_room(s, found[i].code))
-			continue; /* this room's newer log came first */
+		if (tlog_ended(path))
+			continue; /* most logs: a finished duel, seen without replaying it */
 		if ((r = server__add_room(s, found[i].code)) == NULL) {
 			server__log(s, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
 			break;

@@ -601,6 +601,21 @@ server_comment(struct tlog_resume *r, const char *line, size_t n)
 		r->turn_time = v;
 }
 
+bool
+tlog_ended(const char *path)
+{
+	char why[300], *text = NULL, *end;
+	size_t len = 0;
+	bool ended;
+
+	if (read_all(path, &text, &len, why, sizeof why) != 0)
+		return false;
+	end = strncmp(text, "end ", 4) == 0 ? text : strstr(text, "\nend ");
+	ended = end && strchr(end + 1, '\n') != NULL; /* the line whole, not torn */
+	free(text);
+	return ended;
+}
+
 int
 tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen)
 {

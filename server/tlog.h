@@ -108,6 +108,10 @@ struct tlog_resume {
 
 /* Read and replay a log file (plain or gzip). 0, or -1 with a reason in why. */
 WW_COLD int tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen);
+/* Whether the log at path holds its `end` line whole (a finished duel: nothing to resume),
+ * read without replaying it; false when it does not, or cannot be read (tlog_load says why).
+ * What follows `end` is only comments and chat, and no other line begins "end ". */
+WW_COLD bool tlog_ended(const char *path);
 void tlog_resume_free(struct tlog_resume *r);
 
 #endif
