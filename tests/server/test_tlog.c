@@ -342,3 +342,32 @@ Test(tlog, an_old_single_stream_log_still_loads)
 	tlog_resume_free(&lr);
 	unlink(path);
 }
+
+/* tlog_ended: a finished duel is known by its whole `end` line (what may follow it: comments and
+ * chat); a torn end line, or "end" inside a chat line, is not one. */
+Test(tlog, ended_is_the_whole_end_line)
+{
+	static const struct {
+		const char *tail;
+		bool ended;
+	} cases[] = {
+		{ "0 step 8\n", false },
+		{ "0 step 8\nend win0 killed 19967e85f1745753\n", true },
+		{ "0 step 8\nend win0 killed 19967e85f1745753\nchat 1 gg\n# wizwar-server x\n", true },
+		{ "0 step 8\nend win0 killed 1996", false },
+		{ "0 step 8\nchat 0 end of story\n", false },
+	};
+	char path[128];
+
+	snprintf(path, sizeof path, "/tmp/wizwar-test-ended-%d.log.gz", (int)getpid());
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gzFile f = gzopen(path, "wb");
+		cr_assert_not_null(f);
+		gzputs(f, "wizwar-turnlog 1\nrules 3\n");
+		gzputs(f, cases[i].tail);
+		cr_assert_eq(gzclose(f), Z_OK);
+		cr_expect_eq(tlog_ended(path), cases[i].ended, "case %zu", i);
+	}
+	unlink(path);
+	cr_expect_not(tlog_ended(path), "a file that is not there");
+}
