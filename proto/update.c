@@ -1116,7 +1116,6 @@ get_bytes(struct proto__r *r, void *dst, size_t n)
 	return proto__get(r, dst, n);
 }
 
-
 static int
 get_var(struct proto__r *r, uint32_t *v, struct proto_err *e)
 {
