@@ -364,6 +364,10 @@ seat_path(const char *cmd, const struct net_config *nc, char *buf, size_t len, s
 			        strerror(errno));
 		return NULL;
 	}
+	if (claim->slot > 0)
+		fprintf(stderr, "wizwar %s: another client here is already %s on this server and room: this one does not "
+		        "take its seat (it keeps seat file %d of that name; quit that one to take the seat over)\n", cmd,
+		        nc->name, claim->slot + 1);
 	return buf;
 }
 
@@ -733,9 +737,6 @@ cmd_bot(int argc, char **argv)
 		bc.on_msg = bot_msg;
 	}
 	bc.net.seat_file = seat_path("bot", &bc.net, seatbuf, sizeof seatbuf, &claim);
-	if (claim.slot > 0)
-		fprintf(stderr, "wizwar bot: another client here is already %s on this server and room: this one "
-		        "does not take its seat (it keeps seat file %d of that name)\n", bc.net.name, claim.slot + 1);
 	if (!have_seed)
 		bc.seed = auth_random64();
 	bc.ud = &x;
@@ -964,13 +965,10 @@ cmd_join(int argc, char **argv)
 		         code);
 	}
 	nc.seat_file = seat_path("join", &nc, seatbuf, sizeof seatbuf, &claim);
-	if (claim.slot > 0) { /* said before the screen starts too: a refusal ends it at once */
-		fprintf(stderr, "wizwar join: another client here is already %s on this server and room: this one does "
-		        "not take its seat (quit that one to take the seat over)\n", nc.name);
-		if (!banner[0])
-			snprintf(banner, sizeof banner, "Another wizwar here is already %s on this server and room: this one "
-			         "does not take its seat (quit that one to take the seat over).", nc.name);
-	}
+	/* seat_path said it on stderr, before the screen: a refusal of the name ends it at once. */
+	if (claim.slot > 0 && !banner[0])
+		snprintf(banner, sizeof banner, "Another wizwar here is already %s on this server and room: this one "
+		         "does not take its seat (quit that one to take the seat over).", nc.name);
 	if (uv_loop_init(&loop) != 0) {
 		seatfile_release(nc.seat_file, &claim);
 		return 1;
@@ -992,8 +990,7 @@ server_own_host(const char *bound)
 static void
 stop_host(void *ud)
 {
-	struct gameroom *r = server_room(ud, NULL);
-	const char *log = r ? room_duel_log(r) : NULL;
+	const char *log = server_duel_log(ud);
 
 	if (log)
 		fprintf(stderr, "wizwar host: stopped mid-duel: `wizwar host --headless --resume %s` brings it back\n", log);

@@ -296,16 +296,21 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 	if (fatal && !s->quit) {
 		s->failed = true;
 		/* Gave up reconnecting: what is lost, and what to do. */
-		const char *after = !s->reconnecting ? ""
-		                    : !s->started ? "; your seat is given up: run the same command to join the room again"
-		                    /* The client tries longer than a server's default grace: a server that is
-		                     * still up has given the duel away by now (a shorter --reconnect: not yet). */
-		                    : net_reconnect_secs(n) * 1000u >= NET_DUEL_GRACE_MS
-		                        ? "; a server still up has given the duel to the other player by now (it holds a dropped "
-		                          "seat 120 s by default): run the same command to join the room again"
-		                        : "; a server still up gives the duel to the other player once its grace runs out (120 s "
-		                          "after the loss by default): run the same command to join the room again";
-		snprintf(s->why, sizeof s->why, "%s%s", text, after);
+		unsigned grace = NET_DUEL_GRACE_MS / 1000;
+		if (!s->reconnecting)
+			snprintf(s->why, sizeof s->why, "%s", text);
+		else if (!s->started)
+			snprintf(s->why, sizeof s->why, "%s; your seat is given up: run the same command to join the room again",
+			         text);
+		/* The client tries longer than a server's default grace: a server that is still up has
+		 * given the duel away by now (a shorter --reconnect: not yet). */
+		else if (net_reconnect_secs(n) >= grace)
+			snprintf(s->why, sizeof s->why, "%s; a server still up has given the duel to the other player by now (it "
+			         "holds a dropped seat %u s by default): run the same command to join the room again", text, grace);
+		else
+			snprintf(s->why, sizeof s->why, "%s; a server still up gives the duel to the other player once its grace "
+			         "runs out (%u s after the loss by default): run the same command to join the room again", text,
+			         grace);
 		if (s->reconnecting && s->app)
 			app_on_note(s->app, NULL);
 	}
@@ -363,10 +368,10 @@ ev_retry(void *ud, struct net *n, unsigned attempt, unsigned secs_left, const ch
 
 	int hold = net_seat_hold_left(n);
 	bool known;
+	unsigned held = net_lobby_hold_secs(n, &known);
 
 	if (!s->app)
 		return;
-	net_lobby_hold_secs(n, &known);
 	if (hold > 0) {
 		/* The prompt line is one line of the side panel: what matters first. */
 		snprintf(note, sizeof note, "Reconnecting: try %u, seat held %s%d s more (%s)", attempt, known ? "" : "~", hold,
@@ -375,7 +380,7 @@ ev_retry(void *ud, struct net *n, unsigned attempt, unsigned secs_left, const ch
 		if (!s->hold_said) {
 			s->hold_said = true;
 			status(s, "Your seat has most likely been given up by now (held %s%u s): once back you join the "
-			          "room again as a new player, if there is room.", known ? "" : "about ", net_lobby_hold_secs(n, NULL));
+			          "room again as a new player, if there is room.", known ? "" : "about ", held);
 		}
 		snprintf(note, sizeof note, "Rejoining: try %u, %u s left (%s)", attempt, secs_left, last);
 	} else {
@@ -646,8 +651,7 @@ close_srv(struct session_net *s)
 	 * started again (`host --resume` in a duel): a shutdown, which the joiner rides out. */
 	int st = s->app ? s->app->status : 0;
 	bool leave = st == 0 || st == 128 + SIGINT;
-	struct gameroom *r = leave ? NULL : server_room(s->srv, NULL);
-	const char *log = r ? room_duel_log(r) : NULL;
+	const char *log = leave ? NULL : server_duel_log(s->srv);
 	if (log)
 		snprintf(s->resume_log, sizeof s->resume_log, "%s", log);
 	server_close_as(s->srv, leave ? BYE_LEAVE : BYE_SHUTDOWN, NULL, NULL);

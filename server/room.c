@@ -244,12 +244,6 @@ room_playing(const struct gameroom *r)
 	return r->state == ROOM_PLAYING;
 }
 
-const char *
-room_duel_log(const struct gameroom *r)
-{
-	return r->state == ROOM_PLAYING ? r->log.path : NULL;
-}
-
 int
 room_games_played(const struct gameroom *r)
 {

@@ -17,6 +17,7 @@
 #include <sodium.h>
 
 #include "internal.h"
+#include "text.h"
 
 #define HOST_ROOM "host"
 
@@ -870,13 +871,8 @@ log_name_code(const char *name, char code[PROTO_ROOM_BYTES + 1])
 		end = d - 1;
 		dashes++;
 	}
-	if (dashes < 3 || end <= 7 || end - 7 > PROTO_ROOM_BYTES)
-		return false;
-	for (size_t i = 7; i < end; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
-			return false;
-	}
+	if (dashes < 3 || end <= 7 || !text_check(name + 7, end - 7, TEXT_ROOM))
+		return false; /* what no client could have named its room */
 	memcpy(code, name + 7, end - 7);
 	code[end - 7] = '\0';
 	return true;
@@ -906,6 +902,7 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 	size_t n = 0, cap = 0;
 	int resumed = 0;
 	struct dirent *e;
+	time_t now = time(NULL);
 	DIR *d;
 
 	if (!s->cfg.multi || s->cfg.log_dir == NULL) {
@@ -924,7 +921,7 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, e->d_name);
 		/* A duel left for more than a day is not waited for: its players have long gone
 		 * (and every finished log need not be read again at each start). */
-		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || time(NULL) - st.st_mtime > RESUME_WITHIN_S)
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || now - st.st_mtime > RESUME_WITHIN_S)
 			continue;
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -994,6 +991,14 @@ server_duels_playing(const struct server *s)
 	for (const struct gameroom *r = s->rooms; r; r = r->next)
 		n += room_playing(r);
 	return n;
+}
+
+const char *
+server_duel_log(struct server *s)
+{
+	const struct gameroom *r = s->cfg.multi ? NULL : s->rooms;
+
+	return r && r->state == ROOM_PLAYING ? r->log.path : NULL;
 }
 
 /* Closing: every connection and room goes, then the two handles, then the struct.

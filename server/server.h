@@ -129,9 +129,9 @@ unsigned server_duels_playing(const struct server *s);
 const struct game *room_game(const struct gameroom *r);
 bool room_playing(const struct gameroom *r);
 int room_games_played(const struct gameroom *r);
-/* The turn log on disk of the duel under way, which `--resume` would bring back; NULL when
- * no duel is under way or its log is in memory. */
-const char *room_duel_log(const struct gameroom *r);
+/* One-room mode: the turn log on disk of the duel under way, which `host --resume` would
+ * bring back; NULL when no duel is under way, its log is in memory, or not one-room. */
+const char *server_duel_log(struct server *s);
 int conn_seat(const struct conn *c);
 
 #endif
