@@ -181,6 +181,7 @@ enum belief {
 
 struct brain {
 	const struct view *v;
+	const struct bot__weights *k; /* the numbers it weighs by */
 	int size, me_x, me_y, hp;
 	int belief, ox, oy;          /* ox, oy: the square believed (B_EXACT) or remembered (B_NEAR) */
 	bool point;                  /* the belief is the one square (ox, oy), with odds w / wtotal */
@@ -467,7 +468,7 @@ believe(struct brain *b, bool spread_near, bool any)
 					continue;
 				float wt = cell_of(v, x, y) == VCELL_FLOOR ? 1.0f : 0.5f;
 				if (d == 0)
-					wt *= 4; /* it may well not have moved */
+					wt *= b->k->stay; /* it may well not have moved */
 				b->w[y][x] = wt;
 				b->wtotal += wt;
 				b->wx0 = x < b->wx0 ? x : b->wx0;
@@ -497,11 +498,12 @@ believe(struct brain *b, bool spread_near, bool any)
 }
 
 static void
-brain_init(struct brain *b, const struct view *v, bool spread_near, bool any)
+brain_init(struct brain *b, const struct view *v, const struct bot__weights *k, bool spread_near, bool any)
 {
 	int unknown = 0;
 
 	b->v = v;
+	b->k = k;
 	b->size = v->opt.size;
 	b->me_x = v->x;
 	b->me_y = v->y;
@@ -708,24 +710,53 @@ p_take(struct brain *b, int sx, int sy)
 
 /* ---- what things are worth ---- */
 
+const struct bot__weights bot__hard_weights = {
+	.hurt = { 600, 200, 100 },
+	.heal = { 130, 110, 90, 70, 45 },
+	.danger_sight = 0.3f, .danger_line = 0.15f, .danger_off = 0.06f, .danger_near = 0.5f,
+	.nav = 3, .close = 6,
+	.lifedetect_near = 25, .lifedetect_lost = 45, .mapping = 60,
+	.escape_cornered = 45, .escape_idle = 2, .escape_unknown = 8,
+	.blink_cornered = 50, .blinkall_cornered = 35, .blink_idle = -5, .cornered_hp = 2,
+	.telepathy = 60, .speed_exact = 40, .speed_else = 18, .resist_near = 30, .resist_far = 6,
+	.teleport_cornered = 60,
+	.drink_unknown = 4, .drink_unknown_hp = WIZARD_HP - 1, .pickup_unknown = 15, .identify_each = 12,
+	.stay = 4,
+};
+
+const struct bot__weights bot__master_weights = {
+	.hurt = { 600, 200, 100 },
+	.heal = { 130, 110, 90, 70, 45 },
+	.danger_sight = 0.3f, .danger_line = 0.15f, .danger_off = 0.06f, .danger_near = 0.5f,
+	.nav = 3, .close = 6,
+	.lifedetect_near = 25, .lifedetect_lost = 45, .mapping = 60,
+	.escape_cornered = 45, .escape_idle = 2, .escape_unknown = 8,
+	.blink_cornered = 50, .blinkall_cornered = 35, .blink_idle = -5, .cornered_hp = 2,
+	.telepathy = 60, .speed_exact = 40, .speed_else = 18, .resist_near = 30, .resist_far = 6,
+	.teleport_cornered = 60,
+	.drink_unknown = 4, .drink_unknown_hp = WIZARD_HP - 1, .pickup_unknown = 15, .identify_each = 12,
+	.stay = 4,
+};
+
 /* What a hit on me costs: more as I near death. */
 static float
-hurt_cost_of(int hp)
+hurt_cost_of(const struct brain *b, int hp)
 {
-	return hp <= 1 ? 600.0f : hp == 2 ? 200.0f : 100.0f;
+	return b->k->hurt[hp <= 1 ? 0 : hp == 2 ? 1 : 2];
 }
 
 /* One hit point healed, by the hit points I have before it. */
 static float
-heal_value(int hp, int amount)
+heal_value(const struct brain *b, int hp, int amount)
 {
-	static const float per[WIZARD_HP] = { 130, 110, 90, 70, 45 }; /* at 0 (unused) .. 4 HP */
 	float v = 0;
 
 	for (int i = 0; i < amount && hp + i < WIZARD_HP; i++)
-		v += per[hp + i < 0 ? 0 : hp + i];
+		v += b->k->heal[hp + i < 0 ? 0 : hp + i];
 	return v;
 }
+
+static bool cornered(const struct brain *b);
 
 /* The odds p of one point of damage, and what they are worth when they may kill. */
 static float
@@ -767,29 +798,29 @@ drink_value(const struct brain *b, int kind, bool hard)
 
 	switch (kind) {
 	case POTION_HEALING:
-		return heal_value(b->hp, 2);
+		return heal_value(b, b->hp, 2);
 	case POTION_REGEN:
-		return has(v, HANDLER_REGEN) ? 0 : 0.7f * heal_value(b->hp, 4);
+		return has(v, HANDLER_REGEN) ? 0 : 0.7f * heal_value(b, b->hp, 4);
 	case POTION_SPEED:
-		return has(v, HANDLER_FAST) || !hard ? 0 : b->belief == B_EXACT ? 40 : 18;
+		return has(v, HANDLER_FAST) || !hard ? 0 : b->belief == B_EXACT ? b->k->speed_exact : b->k->speed_else;
 	case POTION_RESCOLD:
 	case POTION_RESFIRE:
 	case POTION_RESELEC: {
 		int h = potion_info(kind)->arg; /* an intrinsic potion's handler */
 		if (!hard || (has(v, h) && v->turns_left[h] > 1))
 			return 0;
-		return (near ? 30.0f : 6.0f) + (kind == POTION_RESCOLD ? 6.0f : 0.0f);
+		return (near ? b->k->resist_near : b->k->resist_far) + (kind == POTION_RESCOLD ? 6.0f : 0.0f);
 	}
 	case POTION_RESACID:
 		return 0;
 	case POTION_TELEPATHY:
 		if (has(v, HANDLER_TELEPATHY) && v->turns_left[HANDLER_TELEPATHY] > 1)
 			return 0;
-		return b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 10 : hard ? 60 : 35;
+		return b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 10 : hard ? b->k->telepathy : 35;
 	case POTION_ENLIGHTEN:
-		return 60 * b->unknown_frac;
+		return b->k->mapping * b->unknown_frac;
 	case POTION_TELEPORT:
-		return hard && b->hp <= 2 && b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 60 : -5;
+		return hard && cornered(b) ? b->k->teleport_cornered : -5;
 	case POTION_POISON:
 	case POTION_ACID:
 		return V_NEVER; /* one point of damage to myself */
@@ -807,7 +838,7 @@ drink_value(const struct brain *b, int kind, bool hard)
 static float
 drink_unknown_value(const struct brain *b, bool hard)
 {
-	return hard && b->hp >= WIZARD_HP - 1 && b->belief != B_EXACT ? 4 : V_NEVER;
+	return hard && (float)b->hp >= b->k->drink_unknown_hp && b->belief != B_EXACT ? b->k->drink_unknown : V_NEVER;
 }
 
 static float
@@ -817,7 +848,7 @@ pickup_value(const struct brain *b, int appearance)
 
 	if (b->v->ninv >= INV_MAX)
 		return V_NEVER;
-	return kind == POTION_NONE ? 15 : keep_value(kind) + 5;
+	return kind == POTION_NONE ? b->k->pickup_unknown : keep_value(kind) + 5;
 }
 
 struct choice {
@@ -838,7 +869,7 @@ consider(struct choice *best, float value, int type, int arg, int dir)
 static bool
 cornered(const struct brain *b)
 {
-	return b->hp <= 2 && b->belief == B_EXACT && b->v->opp_state == OPP_VISIBLE;
+	return (float)b->hp <= b->k->cornered_hp && b->belief == B_EXACT && b->v->opp_state == OPP_VISIBLE;
 }
 
 /* Scream from (sx, sy): the opponent's potions within 4 shatter at even odds (it starts
@@ -879,7 +910,7 @@ random_value(struct brain *b, int sx, int sy, bool hard)
 			sum += hit_value(b, p);
 		} else if (s == SPELL_ACIDRAIN) {
 			bool adjacent = b->belief == B_EXACT && cheb(sx, sy, b->ox, b->oy) <= 1;
-			sum += (adjacent ? hit_value(b, 1) : 0) - (b->hp <= 1 ? 5 * V_KILL : hurt_cost_of(b->hp));
+			sum += (adjacent ? hit_value(b, 1) : 0) - (b->hp <= 1 ? 5 * V_KILL : hurt_cost_of(b, b->hp));
 		} else if (s == SPELL_FORGET) {
 			sum -= 20 * (1 - b->unknown_frac);
 		} else {
@@ -916,24 +947,24 @@ spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
 	}
 	case SPELL_TAKELIFE: {
 		float p = b->belief == B_NONE ? 0 : p_take(b, sx, sy);
-		return hit_value(b, p) + p * heal_value(b->hp, 1);
+		return hit_value(b, p) + p * heal_value(b, b->hp, 1);
 	}
 	case SPELL_RESTORE:
-		return heal_value(b->hp, 1);
+		return heal_value(b, b->hp, 1);
 	case SPELL_LIFEDETECT:
-		return b->belief == B_EXACT ? 0 : b->belief == B_NEAR ? 25 : 45;
+		return b->belief == B_EXACT ? 0 : b->belief == B_NEAR ? b->k->lifedetect_near : b->k->lifedetect_lost;
 	case SPELL_MAPPING:
-		return 60 * b->unknown_frac;
+		return b->k->mapping * b->unknown_frac;
 	case SPELL_ALTER:
 	case SPELL_MIRROR:
 		/* Both wipe the opponent's map and its memory of me: an escape when it has me in
 		 * sight and I am low, little else (cast whenever offered, they made hard vs hard
 		 * at 51x51 last 336 turns, 41 Alter Dungeons a duel). */
-		return hard && cornered(b) ? 45 : hard ? 2 + 8 * b->unknown_frac : 0;
+		return hard && cornered(b) ? b->k->escape_cornered : hard ? b->k->escape_idle + b->k->escape_unknown * b->unknown_frac : 0;
 	case SPELL_IDENTIFY:
 		for (int i = 0; i < v->ninv; i++)
 			unknown_inv += v->kind_of[v->inv[i]] == POTION_NONE;
-		return unknown_inv ? 12.0f + 12.0f * (float)unknown_inv : 0;
+		return unknown_inv ? b->k->identify_each * (float)(1 + unknown_inv) : 0;
 	case SPELL_ITEMDETECT:
 		return v->ninv < INV_MAX ? 4 : 0;
 	case SPELL_CREATE:
@@ -942,10 +973,10 @@ spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
 	case SPELL_DEMOLISH:
 		return 1;
 	case SPELL_BLINK:
-		return cornered(b) ? 50 : -5;
+		return cornered(b) ? b->k->blink_cornered : b->k->blink_idle;
 	case SPELL_BLINKALL:
 		/* Both move: out of its sight too, but it is told, and may land near. */
-		return cornered(b) ? 35 : -5;
+		return cornered(b) ? b->k->blinkall_cornered : b->k->blink_idle;
 	case SPELL_SCREAM:
 		return scream_value(b, sx, sy);
 	case SPELL_RANDOM:
@@ -1073,7 +1104,7 @@ choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 	struct choice best = { 0, { CMD_PASS, 0, 0 } };
 	int d;
 
-	brain_init(&b, v, false, false);
+	brain_init(&b, v, &bot__hard_weights, false, false);
 	if (v->opp_state == OPP_VISIBLE) {
 		for (int i = 0; i < SPELL_OFFERED; i++) {
 			int s = v->offered[i];
@@ -1111,9 +1142,9 @@ choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 	*out = (struct cmd){ CMD_PASS, 0, 0 };
 }
 
-/* Within this many steps of an opponent I know of, hard does not need to be nearer,
- * and normal without an attack spell keeps out of its way. */
-#define HARD_CLOSE 6
+/* Within this many steps of an opponent I know of, normal without an attack spell keeps
+ * out of its way (hard's own: its weights' `close`). */
+#define NORMAL_CLOSE 6
 
 /* What normal will act on at once, before walking on: a sure hit, or a real need. */
 #define NORMAL_ACT_NOW 60.0f
@@ -1179,13 +1210,13 @@ choose_normal(const struct view *v, struct rng *r, struct cmd *out)
 	int d, tx, ty;
 
 	(void)r;
-	brain_init(&b, v, false, false);
+	brain_init(&b, v, &bot__hard_weights, false, false);
 	here = best_action(&b, v->x, v->y, false);
 	if (here.value >= NORMAL_ACT_NOW || v->steps_left == 0) {
 		*out = here.cmd;
 		return;
 	}
-	if (b.belief != B_NONE && !offers_attack(v) && cheb(v->x, v->y, b.ox, b.oy) <= HARD_CLOSE) {
+	if (b.belief != B_NONE && !offers_attack(v) && cheb(v->x, v->y, b.ox, b.oy) <= NORMAL_CLOSE) {
 		if (evade_target(&b, &tx, &ty))
 			*out = (struct cmd){ CMD_STEP, 0, b.first[ty][tx] };
 		else
@@ -1211,16 +1242,13 @@ danger(struct brain *b, int x, int y)
 	if (b->belief != B_EXACT && b->belief != B_NEAR)
 		return 0;
 	if (!b->v->opt.fov || seen_from(&b->open, b->ox, b->oy, &b->odanger, &b->have_odanger, x, y))
-		d = 0.3f;
+		d = b->k->danger_sight;
 	else if (aligned(x, y, b->ox, b->oy))
-		d = 0.15f;
+		d = b->k->danger_line;
 	else
-		d = 0.06f;
-	return b->belief == B_EXACT ? d : d * 0.5f;
+		d = b->k->danger_off;
+	return b->belief == B_EXACT ? d : d * b->k->danger_near;
 }
-
-/* Per step of the way still to go towards the quarry or the unknown. */
-#define HARD_NAV 3.0f
 
 /* Keep the `max` best plans in `plans`, best first (insertion: max is small). */
 static int
@@ -1245,7 +1273,7 @@ static int
 rank_plans(struct brain *b, struct bot__plan *plans, int max)
 {
 	const struct view *v = b->v;
-	float cost = hurt_cost_of(v->hp);
+	float cost = hurt_cost_of(b, v->hp);
 	int n = 0;
 
 	goal_map(b);
@@ -1258,8 +1286,8 @@ rank_plans(struct brain *b, struct bot__plan *plans, int max)
 			int dg = b->dgoal[y][x];
 			float nav = 0;
 			if (dg != UNREACHED) {
-				int far = b->belief == B_EXACT ? dg - HARD_CLOSE : dg;
-				nav = -HARD_NAV * (float)(far > 0 ? far : 0);
+				float far = b->belief == B_EXACT ? (float)dg - b->k->close : (float)dg;
+				nav = -b->k->nav * (far > 0 ? far : 0);
 			}
 			/* A killing blow leaves no turn to the opponent. */
 			float risk = c.value >= V_KILL * 0.5f ? 0 : danger(b, x, y) * cost;
@@ -1289,7 +1317,7 @@ choose_hard(const struct view *v, struct rng *r, struct cmd *out)
 	struct bot__plan best = { v->x, v->y, 0, { CMD_PASS, 0, 0 }, 0, { CMD_PASS, 0, 0 } };
 
 	(void)r;
-	brain_init(&b, v, true, true);
+	brain_init(&b, v, &bot__hard_weights, true, true);
 	rank_plans(&b, &best, 1);
 	*out = plan_cmd(&b, &best);
 }
@@ -1297,11 +1325,18 @@ choose_hard(const struct view *v, struct rng *r, struct cmd *out)
 int
 bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__belief *bel)
 {
+	return bot__plans_w(v, &bot__hard_weights, plans, max, bel);
+}
+
+int
+bot__plans_w(const struct view *v, const struct bot__weights *w, struct bot__plan *plans, int max,
+    struct bot__belief *bel)
+{
 	_Static_assert(sizeof bel->w == sizeof ((struct brain *)0)->w, "the belief is the brain's");
 	struct brain b;
 	int n;
 
-	brain_init(&b, v, true, true);
+	brain_init(&b, v, w, true, true);
 	n = rank_plans(&b, plans, max);
 	for (int i = 0; i < n; i++)
 		plans[i].first = plan_cmd(&b, &plans[i]);

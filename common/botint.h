@@ -6,6 +6,54 @@
 #include "game.h"
 #include "view.h"
 
+/* The numbers hard weighs its plans by, in hundredths of a hit unless said otherwise: one
+ * table, so that master's own plans may weigh differently (bot__master_weights) from the
+ * hard opponent it plays out (bot__hard_weights, which the easy and normal levels share). */
+struct bot__weights {
+	float hurt[3];              /* a hit taken at 1 HP or less, at 2 HP, at more */
+	float heal[WIZARD_HP];      /* one HP healed, from 0 (unused) to 4 HP */
+	float danger_sight;         /* odds of being hit next turn, ending it in the opponent's sight, */
+	float danger_line;          /* on its row, column or diagonal out of sight, */
+	float danger_off;           /* elsewhere */
+	float danger_near;          /* those odds times this when it is only remembered */
+	float nav;                  /* a step still to go towards the quarry or the unknown */
+	float close;                /* within this many steps of a known opponent, nearer is no better */
+	float lifedetect_near;      /* Life Detection with the opponent remembered, */
+	float lifedetect_lost;      /* lost */
+	float mapping;              /* Magic Mapping and Enlightenment, times the share never seen */
+	float escape_cornered;      /* Alter Dungeon or Mirror Earth when cornered, */
+	float escape_idle;          /* otherwise, plus */
+	float escape_unknown;       /* this times the share never seen */
+	float blink_cornered;       /* Blink when cornered */
+	float blinkall_cornered;    /* Blink All when cornered */
+	float blink_idle;           /* either otherwise */
+	float cornered_hp;          /* cornered: at this HP or less, in the opponent's sight */
+	float telepathy;            /* Telepathy drunk while not seeing the opponent */
+	float speed_exact;          /* Speed drunk with the opponent's square known, */
+	float speed_else;           /* otherwise */
+	float resist_near;          /* a resistance drunk with the opponent near, */
+	float resist_far;           /* otherwise */
+	float teleport_cornered;    /* Teleportation drunk when cornered */
+	float drink_unknown;        /* an unknown potion drunk, */
+	float drink_unknown_hp;     /* at this HP or more, the opponent not at hand */
+	float pickup_unknown;       /* an unknown potion picked up */
+	float identify_each;        /* Identify, per unknown potion carried (and once more) */
+	float stay;                 /* a remembered opponent that did not move, against one square it walked to */
+};
+
+/* Hard's own numbers: the hard level, the normal and easy levels' shared reckoning, and the
+ * opponent master plays out. */
+extern const struct bot__weights bot__hard_weights;
+
+/* Master's numbers for its own plans (tuned against hard: docs/bots.md). */
+extern const struct bot__weights bot__master_weights;
+
+/* bot_master_choose() with the numbers `w` for master's own plans (the opponent it plays
+ * out is hard, by bot__hard_weights): the tuning bench's way in. */
+struct rng;
+int bot__master_choose_w(const struct view *v, const struct bot__weights *w, struct rng *rng, long budget,
+    struct cmd *out);
+
 /* One plan of the hard bot: walk to (x, y), `steps` away, and give `cmd` there. */
 struct bot__plan {
 	uint8_t x, y, steps;
@@ -26,6 +74,10 @@ struct bot__belief {
 /* Hard's `max` best plans for the player to move, best first; returns how many (>= 1
  * while it is the viewer's turn: standing still is always a plan). Fills `bel` unless NULL. */
 int bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__belief *bel);
+
+/* The same, with the numbers `w` in place of hard's. */
+int bot__plans_w(const struct view *v, const struct bot__weights *w, struct bot__plan *plans, int max,
+    struct bot__belief *bel);
 
 /* Hard's best plan for a view, remembered: the master's play-outs ask it again and again
  * for the same view (the opponent's turn after each of my plans, in one drawn game, often

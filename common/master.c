@@ -571,6 +571,12 @@ plan_value(const struct master *m, int k, int rounds)
 int
 bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd *out)
 {
+	return bot__master_choose_w(v, &bot__master_weights, rng, budget, out);
+}
+
+int
+bot__master_choose_w(const struct view *v, const struct bot__weights *w, struct rng *rng, long budget, struct cmd *out)
+{
 	static const struct cmd pass = { CMD_PASS, 0, 0 };
 	/* About 120 KiB: too much for some threads' stacks, and this must not allocate per
 	 * call in a hot loop either; one per call keeps it reentrant. */
@@ -590,7 +596,7 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 		 * so each first command is played out once, by hard's best plan that begins
 		 * with it, and the candidates are the first commands of hard's best plans. */
 		struct bot__plan all[DISTINCT_FIRST > MASTER_PLANS ? DISTINCT_FIRST : MASTER_PLANS];
-		int n = bot__plans(v, all, DISTINCT_FIRST, &m->bel);
+		int n = bot__plans_w(v, w, all, DISTINCT_FIRST, &m->bel);
 		m->nplan = 0;
 		for (int i = 0; i < n && m->nplan < MASTER_PLANS; i++) {
 			bool seen = false;
@@ -600,7 +606,7 @@ bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd
 				m->plan[m->nplan++] = all[i];
 		}
 	} else {
-		m->nplan = bot__plans(v, m->plan, MASTER_PLANS, &m->bel);
+		m->nplan = bot__plans_w(v, w, m->plan, MASTER_PLANS, &m->bel);
 	}
 	if (m->nplan <= 0)
 		return 0;
