@@ -73,6 +73,7 @@ static int
 play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 {
 	struct rng brng[PLAYERS];
+	struct bot_mind mind[PLAYERS];
 	struct events ev;
 	struct view v;
 	struct cmd c;
@@ -83,6 +84,8 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 		return -1;
 	for (int p = 0; p < PLAYERS; p++)
 		rng_seed(&brng[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
+	for (int p = 0; p < PLAYERS; p++)
+		mind_reset(&mind[p]);
 	if (sp->logdir && (log = open_log(sp->logdir, seed, sp, g)) == NULL)
 		return -1;
 	if (sp->narrate) {
@@ -95,7 +98,7 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 	while (g->result == RESULT_NONE) {
 		int p = g->turn;
 		view_build(g, p, &v);
-		bot_choose(&v, sp->bots[p], &brng[p], &c);
+		bot_choose_mind(&v, sp->bots[p], &brng[p], &mind[p], &c);
 		if (game_apply(g, p, &c, &ev) != ERR_OK) {
 			/* The bot judged from its view; a refusal is legal play, so it passes. */
 			c = (struct cmd){ CMD_PASS, 0, 0 };

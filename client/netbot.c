@@ -14,7 +14,7 @@ act(struct netbot *b)
 	if (b->cfg.passive || b->waiting || net_phase(b->net) != NET_PLAYING || v->result != RESULT_NONE || v->turn != v->me)
 		return;
 	if (!b->cfg.choose || !b->cfg.choose(b->cfg.ud, b, v, &c))
-		bot_choose(v, b->cfg.level, &b->rng, &c);
+		bot_choose_mind(v, b->cfg.level, &b->rng, &b->mind, &c);
 	if (net_cmd(b->net, &c) == 0) {
 		b->waiting = true;
 		return;
@@ -82,6 +82,7 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	(void)n;
 	b->waiting = false;
 	b->ready_sent = b->ready_seen = false;
+	mind_reset(&b->mind); /* a new duel, or one resumed after a gap it did not see: from the view again */
 	if (b->cfg.on_start)
 		b->cfg.on_start(b->cfg.ud, b, v, resumed);
 	consider(b);

@@ -55,6 +55,7 @@ struct netbot {
 	uv_loop_t *loop;
 	struct rng rng;
 	struct rng pace;        /* draws the jitter apart from rng, so that the bot's choices stay its seed's */
+	struct bot_mind mind;   /* what its calls of this duel have seen (the master level reads it) */
 	uv_timer_t think;
 	bool waiting;           /* a command is out; wait for its update or refusal */
 	bool ready_sent;

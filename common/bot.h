@@ -4,6 +4,7 @@
 #define WW_BOT_H
 
 #include "game.h"
+#include "mind.h"
 #include "rng.h"
 #include "view.h"
 
@@ -23,6 +24,11 @@ int bot_level_lookup(const char *name); /* -1 if unknown */
  * Draws only from `rng`, which is the bot's own, never the game's. The command is
  * legal as far as the view can tell; a caller must still handle a refusal. */
 void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out);
+
+/* The same, for a player that keeps a mind (mind.h) through the duel: it is brought up to
+ * `v` and told the command given. Master reads it (where the opponent may be, where it last
+ * saw me); the other levels decide from the view alone. A NULL mind is bot_choose(). */
+void bot_choose_mind(const struct view *v, int level, struct rng *rng, struct bot_mind *mind, struct cmd *out);
 
 /* The master level's budget per call at 25x25 when bot_choose() is asked for it, in
  * commands given inside its play-outs (mine and the opponent's, with the opponent's
@@ -44,5 +50,9 @@ long bot_master_budget(int size);
  * advance; reads no clock. Returns the commands it spent (0 when there was nothing to
  * search); it never spends more than the budget plus one play-out and a draw (at most 90). */
 int bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd *out);
+
+/* The same with a mind (read only: bot_choose_mind() keeps it up to date). */
+int bot_master_choose_mind(const struct view *v, const struct bot_mind *mind, struct rng *rng, long budget,
+    struct cmd *out);
 
 #endif

@@ -51,8 +51,9 @@ extern const struct bot__weights bot__master_weights;
 /* bot_master_choose() with the numbers `w` for master's own plans (the opponent it plays
  * out is hard, by bot__hard_weights): the tuning bench's way in. */
 struct rng;
-int bot__master_choose_w(const struct view *v, const struct bot__weights *w, struct rng *rng, long budget,
-    struct cmd *out);
+struct bot_mind;
+int bot__master_choose_w(const struct view *v, const struct bot__weights *w, const struct bot_mind *mind,
+    struct rng *rng, long budget, struct cmd *out);
 
 /* One plan of the hard bot: walk to (x, y), `steps` away, and give `cmd` there. */
 struct bot__plan {

@@ -63,6 +63,7 @@
 #include "bot.h"
 #include "botint.h"
 #include "internal.h"
+#include "mind.h"
 
 #ifndef MASTER_PLANS
 #define MASTER_PLANS 8
@@ -117,6 +118,15 @@
 #ifndef ESCAPE_HP
 #define ESCAPE_HP 0          /* > 0: at this HP or less with the opponent in sight, the escapes are candidates */
 #endif
+#ifndef MIND_POS
+#define MIND_POS 1           /* with a mind: the opponent drawn from its set of squares it may be on */
+#endif
+#ifndef MIND_ME
+#define MIND_ME 1            /* with a mind: the opponent remembers me where it last saw me */
+#endif
+#ifndef MIND_SEARCH_LOST
+#define MIND_SEARCH_LOST 60  /* with a mind: a lost turn is searched when it may be on this many squares or fewer */
+#endif
 #ifndef ALTER_COST
 #define ALTER_COST 6         /* an Alter Dungeon cast in a play-out, in commands beyond its own */
 #endif
@@ -127,6 +137,7 @@ static const uint8_t mdir[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, DI
 
 struct master {
 	const struct view *v;
+	const struct bot_mind *mind; /* what the calls before this one saw, or NULL */
 	struct bot__plan plan[MASTER_PLANS];
 	int nplan;
 	int turns; /* turns played out after my command: ROLLOUT_TURNS, or LOST_TURNS when lost */
@@ -385,7 +396,14 @@ determinize(struct master *m, uint64_t seed, struct game *g)
 			o->mem[y][x] = g->level.cell[y][x] == CELL_FLOOR ? MEM_FLOOR : MEM_WALL;
 			o->memp[y][x] = g->potion[y][x];
 		}
-	if (v->opp_state == OPP_VISIBLE || v->opp_state == OPP_SENSED ||
+	int mx, my;
+	if (m->mind && MIND_ME) {
+		if (mind_opp_remembers(m->mind, v, &mx, &my)) {
+			o->opp_known = OPPMEM_REMEMBERED;
+			o->opp_x = (uint8_t)mx;
+			o->opp_y = (uint8_t)my;
+		}
+	} else if (v->opp_state == OPP_VISIBLE || v->opp_state == OPP_SENSED ||
 	    (v->opp_state == OPP_REMEMBERED && (OPP_MEM_PCT >= 100 || rng_below(&r, 100) < OPP_MEM_PCT))) {
 		o->opp_known = OPPMEM_REMEMBERED;
 		o->opp_x = v->x;
@@ -571,11 +589,46 @@ plan_value(const struct master *m, int k, int rounds)
 int
 bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd *out)
 {
-	return bot__master_choose_w(v, &bot__master_weights, rng, budget, out);
+	return bot__master_choose_w(v, &bot__master_weights, NULL, rng, budget, out);
 }
 
 int
-bot__master_choose_w(const struct view *v, const struct bot__weights *w, struct rng *rng, long budget, struct cmd *out)
+bot_master_choose_mind(const struct view *v, const struct bot_mind *mind, struct rng *rng, long budget,
+    struct cmd *out)
+{
+	return bot__master_choose_w(v, &bot__master_weights, mind, rng, budget, out);
+}
+
+/* The belief of hard, replaced by the mind's set of squares the opponent may be on, when
+ * the view does not show it: the set is narrower (it grows a turn's walk a turn from the
+ * last square known, less all I have seen since), where the view has only "lost". */
+static void
+believe_mind(struct master *m)
+{
+	const struct bot_mind *mind = m->mind;
+	const struct view *v = m->v;
+
+	if (!mind || !MIND_POS || m->bel.exact || mind->exact || mind->nmay <= 0)
+		return;
+	memset(m->bel.w, 0, sizeof m->bel.w);
+	m->bel.wtotal = 0;
+	for (int y = 1; y < v->opt.size - 1; y++)
+		for (int x = 1; x < v->opt.size - 1; x++) {
+			if (!mind->may[y][x] || (x == v->x && y == v->y))
+				continue;
+			float wt = vcell(v, x, y) == VCELL_FLOOR ? 1.0f : 0.5f;
+			if (v->opp_state == OPP_REMEMBERED && x == v->opp_x && y == v->opp_y)
+				wt *= 4; /* it may well not have moved (hard's own weight) */
+			m->bel.w[y][x] = wt;
+			m->bel.wtotal += wt;
+		}
+	if (m->bel.lost && mind->nmay <= MIND_SEARCH_LOST)
+		m->bel.lost = false;
+}
+
+int
+bot__master_choose_w(const struct view *v, const struct bot__weights *w, const struct bot_mind *mind,
+    struct rng *rng, long budget, struct cmd *out)
 {
 	static const struct cmd pass = { CMD_PASS, 0, 0 };
 	/* About 120 KiB: too much for some threads' stacks, and this must not allocate per
@@ -590,6 +643,7 @@ bot__master_choose_w(const struct view *v, const struct bot__weights *w, struct 
 	if (v->turn != v->me || v->result != RESULT_NONE)
 		return 0;
 	m->v = v;
+	m->mind = mind;
 	if (DISTINCT_FIRST > 0) {
 		/* A call decides one command: a step or the action where I stand. Plans that
 		 * begin alike are one choice, and the best of several noisy means is too hopeful:
@@ -611,6 +665,7 @@ bot__master_choose_w(const struct view *v, const struct bot__weights *w, struct 
 	if (m->nplan <= 0)
 		return 0;
 	*out = m->plan[0].first;
+	believe_mind(m);
 	if (ESCAPE_HP > 0)
 		add_escapes(m);
 	for (int i = 0; i < m->nplan; i++) {

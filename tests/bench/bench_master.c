@@ -176,8 +176,10 @@ main(int argc, char **argv)
 		int master_seat = (int)(i & 1);
 		struct rng r[PLAYERS];
 		struct cmd c;
+		struct bot_mind mind; /* the measured player's, as `wizwar bot` and selfplay keep one */
 
 		game_init(&g, &o, seed);
+		mind_reset(&mind);
 		for (int p = 0; p < PLAYERS; p++)
 			rng_seed(&r[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
 		while (g.result == RESULT_NONE) {
@@ -187,16 +189,21 @@ main(int argc, char **argv)
 				if (rep_n > 0 && seed == rep_seed && g.turn_no == rep_turn && level == BOT_MASTER) {
 					for (unsigned k = 0; k < rep_n; k++) {
 						struct rng again = r[p];
-						bot_master_choose(&v, &again, budget, &c);
+						struct bot_mind m2 = mind;
+						mind_observe(&m2, &v);
+						bot_master_choose_mind(&v, &m2, &again, budget, &c);
 					}
 					rep_n = 0;
 				}
 				double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID), w0 = clock_ms(CLOCK_MONOTONIC);
 				int played = 0;
-				if (level == BOT_MASTER)
-					played = bot_master_choose(&v, &r[p], budget, &c);
-				else if (level >= 0)
-					bot_choose(&v, level, &r[p], &c);
+				if (level == BOT_MASTER) {
+					mind_observe(&mind, &v);
+					played = bot_master_choose_mind(&v, &mind, &r[p], budget, &c);
+					mind_acted(&mind, &v, &c);
+				} else if (level >= 0) {
+					bot_choose_mind(&v, level, &r[p], &mind, &c);
+				}
 				else
 					stall_choose(&v, &r[p], &c);
 				double spent = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;

@@ -109,13 +109,16 @@ main(int argc, char **argv)
 		return 2;
 	}
 	long budget = bot_master_budget(size);
+	bool use_mind = master && !getenv("NOMIND");
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
 		int seat = (int)(i & 1);
 		struct rng r[PLAYERS];
 		struct cmd c;
+		struct bot_mind mind;
 
 		game_init(&g, &o, seed);
+		mind_reset(&mind);
 		for (int p = 0; p < PLAYERS; p++)
 			rng_seed(&r[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
 		while (g.result == RESULT_NONE) {
@@ -124,7 +127,11 @@ main(int argc, char **argv)
 			if (p != seat) {
 				bot_choose(&v, BOT_HARD, &r[p], &c);
 			} else if (master) {
-				bot__master_choose_w(&v, &w, &r[p], budget, &c);
+				if (use_mind && v.turn == v.me)
+					mind_observe(&mind, &v);
+				bot__master_choose_w(&v, &w, use_mind ? &mind : NULL, &r[p], budget, &c);
+				if (use_mind)
+					mind_acted(&mind, &v, &c);
 			} else {
 				struct bot__plan plan;
 				bot__plans_w(&v, &w, &plan, 1, NULL);

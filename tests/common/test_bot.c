@@ -217,7 +217,7 @@ master_same_command_whatever_is_hidden(bool remembered)
 		NULL,
 	};
 	static struct view va, vb;
-	int differ = 0, searched = 0;
+	int differ = 0, searched = 0, mind_searched = 0;
 
 	for (uint64_t seed = 0; seed < 12; seed++) {
 		harness_setup(&a, map_a, 1 + seed);
@@ -267,8 +267,35 @@ master_same_command_whatever_is_hidden(bool remembered)
 		struct cmd cs;
 		int small = bot_master_choose(&va, &ra, 100, &cs);
 		cr_expect_leq(small, 190, "seed %d: %d commands for a budget of 100", (int)seed, small);
+		/* With a mind (mind.h): one that saw the opponent at (8, 2) at a call before this
+		 * one (the set-up's turn is the first, so the same turn), and this view. The same
+		 * views make the same minds, and the same command in both games: with the opponent
+		 * lost, the mind's few squares make the turn one to search. */
+		struct bot_mind ma, mb;
+		struct view earlier = va;
+		earlier.opp_state = OPP_VISIBLE;
+		earlier.opp_x = 8;
+		earlier.opp_y = 2;
+		mind_reset(&ma);
+		mind_observe(&ma, &earlier);
+		mind_observe(&ma, &va);
+		mind_reset(&mb);
+		mind_observe(&mb, &earlier);
+		mind_observe(&mb, &vb);
+		cr_assert_eq(memcmp(&ma, &mb, sizeof ma), 0, "seed %d: the same views made two minds", (int)seed);
+		rng_seed(&ra, seed);
+		rb = ra;
+		pa = bot_master_choose_mind(&va, &ma, &ra, bot_master_budget(15), &ca);
+		pb = bot_master_choose_mind(&vb, &mb, &rb, bot_master_budget(15), &cb);
+		cr_expect_eq(memcmp(&ca, &cb, sizeof ca), 0, "seed %d: master with a mind chose %s %d %d and %s %d %d", (int)seed,
+		    cmd_name(ca.type), ca.arg, ca.dir, cmd_name(cb.type), cb.arg, cb.dir);
+		cr_expect_eq(pa, pb);
+		cr_expect_leq(pa, bot_master_budget(15) + 90);
+		mind_searched += pa > 0;
 	}
 	cr_assert_eq(differ, 12, "the hidden states should differ");
+	if (!remembered)
+		cr_assert_geq(mind_searched, 3, "with a mind, only %d of 12 lost positions were searched", mind_searched);
 	return searched;
 }
 

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* mind: what a bot remembers between its calls (see mind.h).
+ *
+ * The view says where the opponent was last seen, not when, and forgets that square once
+ * it is seen empty; after that the opponent is "lost" and could be anywhere out of sight.
+ * But it walks at most STEPS_PER_TURN squares a turn: from the last square I knew, the
+ * squares it may stand on grow by that many steps each of its turns, and every square I
+ * see without it drops out. That set is what the master bot draws the opponent from. It
+ * can be wrong (Speed doubles the steps, Blink and Teleportation jump): when the opponent
+ * shows up outside it, or everything in it has been seen empty, it starts again from the
+ * view alone. Sight is mutual (the rules' field of view sees both ways alike), so the
+ * square I stood on when we last saw each other is where the opponent remembers me, until
+ * it sees that square without me: at once if I step out of its sight (it still sees the
+ * square I left), or when it comes to look (after MIND_FORGET of its turns, guessed). */
+#include <string.h>
+
+#include "mind.h"
+#include "spell.h"
+
+#ifndef MIND_FORGET
+#define MIND_FORGET 3 /* after this many of its turns unseen, it has likely looked at that square and found me gone */
+#endif
+
+static const int8_t ndx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
+static const int8_t ndy[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
+
+void
+mind_reset(struct bot_mind *m)
+{
+	memset(m, 0, sizeof *m);
+	m->cast = SPELL_NONE;
+}
+
+static int
+known(const struct view *v, int x, int y)
+{
+	return v->cell[y][x] & ~VCELL_VISIBLE;
+}
+
+/* Anywhere not known to be wall: where a lost opponent may be. */
+static void
+may_anywhere(struct bot_mind *m, const struct view *v)
+{
+	m->nmay = 0;
+	for (int y = 1; y < m->size - 1; y++)
+		for (int x = 1; x < m->size - 1; x++) {
+			m->may[y][x] = known(v, x, y) != VCELL_WALL;
+			m->nmay += m->may[y][x];
+		}
+	m->exact = false;
+}
+
+static void
+may_only(struct bot_mind *m, int x, int y)
+{
+	memset(m->may, 0, sizeof m->may);
+	m->may[y][x] = 1;
+	m->nmay = 1;
+}
+
+/* Every square within `steps` of the set, over all that is not known wall. */
+static void
+may_grow(struct bot_mind *m, const struct view *v, int steps)
+{
+	uint16_t queue[LEVEL_MAX * LEVEL_MAX];
+	uint8_t dist[LEVEL_MAX][LEVEL_MAX];
+	int head = 0, tail = 0;
+
+	for (int y = 0; y < m->size; y++)
+		for (int x = 0; x < m->size; x++) {
+			dist[y][x] = m->may[y][x] ? 0 : UINT8_MAX;
+			if (m->may[y][x])
+				queue[tail++] = (uint16_t)(y * LEVEL_MAX + x);
+		}
+	while (head < tail) {
+		int x = queue[head] % LEVEL_MAX, y = queue[head] / LEVEL_MAX;
+		head++;
+		if (dist[y][x] >= steps)
+			continue;
+		for (int i = 0; i < 8; i++) {
+			int nx = x + ndx[i], ny = y + ndy[i];
+			if (nx <= 0 || ny <= 0 || nx >= m->size - 1 || ny >= m->size - 1 || dist[ny][nx] != UINT8_MAX ||
+			    known(v, nx, ny) == VCELL_WALL)
+				continue;
+			dist[ny][nx] = (uint8_t)(dist[y][x] + 1);
+			m->may[ny][nx] = 1;
+			m->nmay++;
+			queue[tail++] = (uint16_t)(ny * LEVEL_MAX + nx);
+		}
+	}
+}
+
+void
+mind_observe(struct bot_mind *m, const struct view *v)
+{
+	bool in_sight = v->opp_state == OPP_VISIBLE, sensed = v->opp_state == OPP_SENSED;
+	bool wiped = m->cast == SPELL_ALTER || m->cast == SPELL_MIRROR;
+
+	if (!m->started || m->me != v->me || m->size != v->opt.size || v->turn_no < m->turn_no || m->cast == SPELL_ALTER) {
+		uint8_t cast = m->cast;
+		mind_reset(m);
+		m->started = true;
+		m->me = v->me;
+		m->size = v->opt.size;
+		m->turn_no = v->turn_no;
+		m->last_state = OPP_UNKNOWN;
+		may_anywhere(m, v);
+		wiped |= cast == SPELL_ALTER;
+	}
+	int turns = (int)((v->turn_no - m->turn_no + 1) / PLAYERS); /* the opponent's turns since the last call */
+	/* I do not move in its turn, nor by my own action but for the jumps: moved, the level
+	 * was mirrored (its Mirror Earth), or we were both thrown (Blink All), or I jumped. A
+	 * set of squares from before means nothing now. */
+	if (turns > 0 && (v->x != m->last_x || v->y != m->last_y))
+		may_anywhere(m, v);
+
+	/* Where it may be. */
+	if (in_sight || sensed || !v->opt.fov) {
+		may_only(m, v->opp_x, v->opp_y);
+		m->exact = true;
+	} else {
+		m->exact = false;
+		if (turns > 0)
+			may_grow(m, v, turns * STEPS_PER_TURN > 250 ? 250 : turns * STEPS_PER_TURN);
+		for (int y = 1; y < m->size - 1; y++)
+			for (int x = 1; x < m->size - 1; x++)
+				if (m->may[y][x] && ((v->cell[y][x] & VCELL_VISIBLE) || known(v, x, y) == VCELL_WALL)) {
+					m->may[y][x] = 0;
+					m->nmay--;
+				}
+		if (v->opp_state == OPP_REMEMBERED && !m->may[v->opp_y][v->opp_x]) {
+			/* It was seen where the set said it could not be: the set was wrong. */
+			may_anywhere(m, v);
+			for (int y = 1; y < m->size - 1; y++)
+				for (int x = 1; x < m->size - 1; x++)
+					if (m->may[y][x] && (v->cell[y][x] & VCELL_VISIBLE)) {
+						m->may[y][x] = 0;
+						m->nmay--;
+					}
+		}
+		if (m->nmay <= 0)
+			may_anywhere(m, v); /* it outran the set (Speed, Blink): anywhere, then */
+	}
+
+	/* Where it saw me: in sight now, or seen during its turn (the view's memory of it
+	 * moved), when I stood where I stand. */
+	bool news = v->opp_state == OPP_REMEMBERED &&
+	    (m->last_state == OPP_UNKNOWN || v->opp_x != m->last_ox || v->opp_y != m->last_oy);
+	/* In sight at my last call of this turn and not now: I stepped out of its sight (it does
+	 * not move in my turn), and it still sees the square I left, empty: the rules clear
+	 * its memory of me. */
+	if (wiped || (turns == 0 && m->last_state == OPP_VISIBLE && !in_sight))
+		m->seen = false;
+	if (in_sight || (turns > 0 && news)) {
+		m->seen = true;
+		m->seen_x = v->x;
+		m->seen_y = v->y;
+		m->seen_turn = v->turn_no;
+	}
+	m->last_x = v->x;
+	m->last_y = v->y;
+	m->last_state = v->opp_state;
+	m->last_ox = v->opp_x;
+	m->last_oy = v->opp_y;
+	m->turn_no = v->turn_no;
+	m->cast = SPELL_NONE;
+}
+
+void
+mind_acted(struct bot_mind *m, const struct view *v, const struct cmd *c)
+{
+	m->cast = c->type == CMD_CAST && c->arg < SPELL_OFFERED ? v->offered[c->arg] : SPELL_NONE;
+}
+
+bool
+mind_opp_remembers(const struct bot_mind *m, const struct view *v, int *x, int *y)
+{
+	if (!m->seen || v->turn_no - m->seen_turn > (uint32_t)(MIND_FORGET * PLAYERS))
+		return false;
+	*x = m->seen_x;
+	*y = m->seen_y;
+	return true;
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for mind: a bot's memory between calls, built from its views and its own commands
+ * alone. Where it says the opponent may be, the opponent is (but for the jumps the rules
+ * allow: Speed, Blink, Teleportation); it narrows what the view says when the opponent is
+ * lost; where it says the opponent saw me last, the opponent remembers me; and it never
+ * could read the game: its calls take a view. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bot.h"
+#include "harness.h"
+#include "internal.h"
+#include "mind.h"
+#include "view.h"
+
+/* These lines stop compiling if the mind is ever given the game state. */
+static void (*const observe_signature)(struct bot_mind *, const struct view *) = mind_observe;
+static void (*const acted_signature)(struct bot_mind *, const struct view *, const struct cmd *) = mind_acted;
+
+struct mind_stats {
+	long calls;      /* on my turn, the opponent not seen nor sensed */
+	long held;       /* of those, its square was in the mind's set */
+	long lost;       /* of those, the view had lost it */
+	long narrower;   /* of those, the set was smaller than all the view leaves open */
+	long set_sum;    /* the set's size, summed over the lost calls */
+	long open_sum;   /* what the view leaves open, summed over the lost calls */
+	long remembers;  /* calls where the opponent remembered me (the game says) */
+	long agreed;     /* of those, the mind said so and named the square */
+	long forgot;     /* calls where it did not */
+	long forgot_too; /* of those, the mind said it did not */
+	long left;       /* calls out of its sight after an earlier step of the same turn in it */
+	long left_right; /* of those, the opponent forgot me and the mind says so */
+};
+
+static int
+cell(const struct view *v, int x, int y)
+{
+	return v->cell[y][x] & ~VCELL_VISIBLE;
+}
+
+static void
+hard_duels(int size, uint64_t first, int n, struct mind_stats *st)
+{
+	static struct game g;
+	static struct view v;
+	struct options o;
+
+	options_default(&o);
+	o.size = (uint8_t)size;
+	for (uint64_t seed = first; seed < first + (uint64_t)n; seed++) {
+		struct bot_mind mind[PLAYERS];
+		uint32_t sight_turn[PLAYERS] = { UINT32_MAX, UINT32_MAX };
+		struct rng r[PLAYERS];
+		cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+		for (int p = 0; p < PLAYERS; p++) {
+			rng_seed(&r[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
+			mind_reset(&mind[p]);
+		}
+		while (g.result == RESULT_NONE) {
+			int p = g.turn, q = 1 - p;
+			struct cmd c;
+			view_build(&g, p, &v);
+			struct bot_mind before = mind[p];
+			mind_observe(&mind[p], &v);
+			const struct bot_mind *m = &mind[p];
+			const struct wizard *opp = &g.wiz[q];
+			if (v.opp_state != OPP_VISIBLE && v.opp_state != OPP_SENSED) {
+				st->calls++;
+				st->held += m->may[opp->y][opp->x] != 0;
+				if (v.opp_state == OPP_UNKNOWN) {
+					long open = 0;
+					for (int y = 1; y < size - 1; y++)
+						for (int x = 1; x < size - 1; x++)
+							open += !(v.cell[y][x] & VCELL_VISIBLE) && cell(&v, x, y) != VCELL_WALL;
+					st->lost++;
+					st->narrower += m->nmay < open;
+					st->set_sum += m->nmay;
+					st->open_sum += open;
+				}
+			}
+			int mx, my;
+			bool says = mind_opp_remembers(m, &v, &mx, &my);
+			bool right = says && opp->opp_known != OPPMEM_NONE && mx == opp->opp_x && my == opp->opp_y;
+			if (v.opp_state == OPP_VISIBLE) {
+				/* Sight is mutual: it sees me where I stand, and the mind says so. */
+				cr_assert(right, "seed %llu turn %u: in sight, yet the mind says %d (%d, %d), the game (%d, %d)",
+				    (unsigned long long)seed, (unsigned)v.turn_no, says, says ? mx : -1, says ? my : -1, opp->opp_x, opp->opp_y);
+				sight_turn[p] = v.turn_no;
+			} else if (sight_turn[p] == v.turn_no) {
+				/* Out of its sight since an earlier step of this turn: it still sees the
+				 * square I left (it does not move in my turn), empty, so it forgot me. */
+				st->left++;
+				st->left_right += !says && opp->opp_known == OPPMEM_NONE;
+
+			}
+			if (opp->opp_known != OPPMEM_NONE) {
+				st->remembers++;
+				st->agreed += right;
+			} else {
+				st->forgot++;
+				st->forgot_too += !says;
+			}
+			/* The same view gives the same mind: nothing but the view and the mind is read. */
+			mind_observe(&before, &v);
+			cr_assert(memcmp(&before, m, sizeof before) == 0, "seed %llu turn %u: the mind is not a function of its views",
+			    (unsigned long long)seed, (unsigned)v.turn_no);
+			bot_choose(&v, BOT_HARD, &r[p], &c);
+			mind_acted(&mind[p], &v, &c);
+			if (game_apply(&g, p, &c, NULL) != ERR_OK) {
+				struct cmd pass = { CMD_PASS, 0, 0 };
+				cr_assert_eq(game_apply(&g, p, &pass, NULL), ERR_OK);
+			}
+		}
+	}
+}
+
+Test(mind, the_opponent_is_where_it_may_be)
+{
+	static const int sizes[] = { 15, 25, 51 };
+	static const int duels[] = { 40, 60, 10 };
+
+	for (int i = 0; i < 3; i++) {
+		struct mind_stats st = { 0 };
+		hard_duels(sizes[i], 7001, duels[i], &st);
+		cr_log_info("%dx%d: %ld of %ld calls held the opponent; lost %ld, narrower %ld, set %.1f of %.1f squares;"
+		            " remembered %ld of %ld, forgot %ld of %ld",
+		    sizes[i], sizes[i], st.held, st.calls, st.lost, st.narrower, (double)st.set_sum / (double)st.lost,
+		    (double)st.open_sum / (double)st.lost, st.agreed, st.remembers, st.forgot_too, st.forgot);
+		cr_log_info("left its sight this turn: forgot me, and the mind knew, %ld of %ld", st.left_right, st.left);
+		cr_assert_gt(st.calls, 500);
+		/* Hard drinks Speed and casts Blink now and then: the set misses it then, and only then. */
+		cr_assert_geq(st.held * 100, st.calls * 94, "%dx%d: the opponent was in the set in %ld of %ld calls", sizes[i],
+		    sizes[i], st.held, st.calls);
+		/* The point of it: when the view has lost the opponent, the set is smaller. */
+		cr_assert_geq(st.narrower * 100, st.lost * 80, "%dx%d: narrower in %ld of %ld lost calls", sizes[i], sizes[i],
+		    st.narrower, st.lost);
+		cr_assert_lt(st.set_sum * 10, st.open_sum * 8, "%dx%d: the set is %ld against %ld", sizes[i], sizes[i], st.set_sum,
+		    st.open_sum);
+		/* Once I left its sight in my turn, it forgot me: the mind saw every step. */
+		cr_assert_gt(st.left, 50);
+		cr_assert_geq(st.left_right * 100, st.left * 97, "%dx%d: forgot me %ld of %ld", sizes[i], sizes[i],
+		    st.left_right, st.left);
+	}
+}
+
+/* A mind that never saw the opponent leaves it anywhere not known to be wall and not in sight. */
+Test(mind, an_empty_mind_is_the_view)
+{
+	static struct game g;
+	static struct view v;
+	struct options o;
+	struct bot_mind m;
+
+	options_default(&o);
+	for (uint64_t seed = 42; seed < 52; seed++) {
+		cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+		view_build(&g, g.turn, &v);
+		if (v.opp_state == OPP_UNKNOWN)
+			break;
+	}
+	cr_assert_eq(v.opp_state, OPP_UNKNOWN, "ten duels began in sight");
+	mind_reset(&m);
+	mind_observe(&m, &v);
+	int open = 0;
+	for (int y = 1; y < o.size - 1; y++)
+		for (int x = 1; x < o.size - 1; x++) {
+			bool free = !(v.cell[y][x] & VCELL_VISIBLE) && cell(&v, x, y) != VCELL_WALL;
+			cr_assert_eq(m.may[y][x] != 0, free, "(%d, %d)", x, y);
+			open += free;
+		}
+	cr_assert_eq(m.nmay, open);
+	int x, y;
+	cr_assert_not(mind_opp_remembers(&m, &v, &x, &y));
+}
+
+/* Mirror Earth wipes the opponent's memory of me: the mind forgets that it saw me. */
+Test(mind, my_mirror_earth_wipes_where_it_saw_me)
+{
+	static struct view v;
+	struct bot_mind m;
+	struct options o;
+	int x, y;
+
+	options_default(&o);
+	memset(&v, 0, sizeof v);
+	v.opt = o;
+	v.me = 0;
+	v.turn = 0;
+	v.turn_no = 10;
+	v.x = v.y = 5;
+	v.opp_state = OPP_VISIBLE;
+	v.opp_x = 8;
+	v.opp_y = 5;
+	for (int yy = 0; yy < o.size; yy++)
+		for (int xx = 0; xx < o.size; xx++)
+			v.cell[yy][xx] = (uint8_t)((xx == 0 || yy == 0 || xx == o.size - 1 || yy == o.size - 1 ? VCELL_WALL : VCELL_FLOOR) |
+			    (xx < 12 && yy < 12 ? VCELL_VISIBLE : 0));
+	v.offered[0] = SPELL_MIRROR;
+	v.offered[1] = v.offered[2] = SPELL_NONE;
+	mind_reset(&m);
+	mind_observe(&m, &v);
+	cr_assert(mind_opp_remembers(&m, &v, &x, &y));
+	cr_assert_eq(x, 5);
+	cr_assert_eq(y, 5);
+	struct cmd c = { CMD_CAST, 0, 0 };
+	mind_acted(&m, &v, &c);
+	v.turn_no = 12;
+	v.opp_state = OPP_REMEMBERED;
+	for (int yy = 0; yy < o.size; yy++)
+		for (int xx = 0; xx < o.size; xx++)
+			v.cell[yy][xx] &= (uint8_t)~VCELL_VISIBLE;
+	mind_observe(&m, &v);
+	cr_assert_not(mind_opp_remembers(&m, &v, &x, &y));
+	(void)observe_signature;
+	(void)acted_signature;
+}
