@@ -46,6 +46,13 @@
 #include "botint.h"
 #include "fov.h"
 
+#ifndef MIND_PLANS
+#define MIND_PLANS 0  /* 1: master's own plans weigh a lost opponent by the mind's squares */
+#endif
+#ifndef MIND_GOAL
+#define MIND_GOAL 60  /* and hunt those squares when they are this few */
+#endif
+
 static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master" };
 
 const char *
@@ -181,6 +188,7 @@ enum belief {
 
 struct brain {
 	const struct view *v;
+	const struct bot_mind *mind;  /* with the opponent lost, where it may be (or NULL) */
 	const struct bot__weights *k; /* the numbers it weighs by */
 	int size, me_x, me_y, hp;
 	int belief, ox, oy;          /* ox, oy: the square believed (B_EXACT) or remembered (B_NEAR) */
@@ -489,6 +497,8 @@ believe(struct brain *b, bool spread_near, bool any)
 		for (int x = 1; x < b->size - 1; x++) {
 			if ((v->cell[y][x] & VCELL_VISIBLE) || cell_of(v, x, y) == VCELL_WALL)
 				continue;
+			if (b->mind && !b->mind->may[y][x])
+				continue;
 			float wt = cell_of(v, x, y) == VCELL_FLOOR ? 1.0f : 0.4f;
 			b->w[y][x] = wt;
 			b->wtotal += wt;
@@ -711,20 +721,6 @@ p_take(struct brain *b, int sx, int sy)
 /* ---- what things are worth ---- */
 
 const struct bot__weights bot__hard_weights = {
-	.hurt = { 600, 200, 100 },
-	.heal = { 130, 110, 90, 70, 45 },
-	.danger_sight = 0.3f, .danger_line = 0.15f, .danger_off = 0.06f, .danger_near = 0.5f,
-	.nav = 3, .close = 6,
-	.lifedetect_near = 25, .lifedetect_lost = 45, .mapping = 60,
-	.escape_cornered = 45, .escape_idle = 2, .escape_unknown = 8,
-	.blink_cornered = 50, .blinkall_cornered = 35, .blink_idle = -5, .cornered_hp = 2,
-	.telepathy = 60, .speed_exact = 40, .speed_else = 18, .resist_near = 30, .resist_far = 6,
-	.teleport_cornered = 60,
-	.drink_unknown = 4, .drink_unknown_hp = WIZARD_HP - 1, .pickup_unknown = 15, .identify_each = 12,
-	.stay = 4,
-};
-
-const struct bot__weights bot__master_weights = {
 	.hurt = { 600, 200, 100 },
 	.heal = { 130, 110, 90, 70, 45 },
 	.danger_sight = 0.3f, .danger_line = 0.15f, .danger_off = 0.06f, .danger_near = 0.5f,
@@ -1059,6 +1055,14 @@ goal_map(struct brain *b)
 	if (v->opp_state != OPP_UNKNOWN) {
 		b->dgoal[v->opp_y][v->opp_x] = 0;
 		b->queue[n++] = (uint16_t)(v->opp_y * LEVEL_MAX + v->opp_x);
+	} else if (b->mind && b->mind->nmay <= MIND_GOAL) {
+		/* Lost, but a mind says it is on one of a few squares: hunt there. */
+		for (int y = 1; y < b->size - 1; y++)
+			for (int x = 1; x < b->size - 1; x++)
+				if (b->mind->may[y][x]) {
+					b->dgoal[y][x] = 0;
+					b->queue[n++] = (uint16_t)(y * LEVEL_MAX + x);
+				}
 	} else {
 		for (int y = 1; y < b->size - 1; y++)
 			for (int x = 1; x < b->size - 1; x++)
@@ -1104,6 +1108,7 @@ choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 	struct choice best = { 0, { CMD_PASS, 0, 0 } };
 	int d;
 
+	b.mind = NULL;
 	brain_init(&b, v, &bot__hard_weights, false, false);
 	if (v->opp_state == OPP_VISIBLE) {
 		for (int i = 0; i < SPELL_OFFERED; i++) {
@@ -1210,6 +1215,7 @@ choose_normal(const struct view *v, struct rng *r, struct cmd *out)
 	int d, tx, ty;
 
 	(void)r;
+	b.mind = NULL;
 	brain_init(&b, v, &bot__hard_weights, false, false);
 	here = best_action(&b, v->x, v->y, false);
 	if (here.value >= NORMAL_ACT_NOW || v->steps_left == 0) {
@@ -1317,6 +1323,7 @@ choose_hard(const struct view *v, struct rng *r, struct cmd *out)
 	struct bot__plan best = { v->x, v->y, 0, { CMD_PASS, 0, 0 }, 0, { CMD_PASS, 0, 0 } };
 
 	(void)r;
+	b.mind = NULL;
 	brain_init(&b, v, &bot__hard_weights, true, true);
 	rank_plans(&b, &best, 1);
 	*out = plan_cmd(&b, &best);
@@ -1332,10 +1339,18 @@ int
 bot__plans_w(const struct view *v, const struct bot__weights *w, struct bot__plan *plans, int max,
     struct bot__belief *bel)
 {
+	return bot__plans_mind(v, w, NULL, plans, max, bel);
+}
+
+int
+bot__plans_mind(const struct view *v, const struct bot__weights *w, const struct bot_mind *mind,
+    struct bot__plan *plans, int max, struct bot__belief *bel)
+{
 	_Static_assert(sizeof bel->w == sizeof ((struct brain *)0)->w, "the belief is the brain's");
 	struct brain b;
 	int n;
 
+	b.mind = MIND_PLANS && mind && !mind->exact && mind->nmay > 0 ? mind : NULL;
 	brain_init(&b, v, w, true, true);
 	n = rank_plans(&b, plans, max);
 	for (int i = 0; i < n; i++)

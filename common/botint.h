@@ -7,8 +7,9 @@
 #include "view.h"
 
 /* The numbers hard weighs its plans by, in hundredths of a hit unless said otherwise: one
- * table, so that master's own plans may weigh differently (bot__master_weights) from the
- * hard opponent it plays out (bot__hard_weights, which the easy and normal levels share). */
+ * table, so that a tuning run (tests/bench/bench_tune.c) can play hard with other numbers
+ * against hard itself, for master's own plans. None found was better (docs/benchmarks.md,
+ * "A mind between calls"): master plans by hard's. */
 struct bot__weights {
 	float hurt[3];              /* a hit taken at 1 HP or less, at 2 HP, at more */
 	float heal[WIZARD_HP];      /* one HP healed, from 0 (unused) to 4 HP */
@@ -41,15 +42,12 @@ struct bot__weights {
 	float stay;                 /* a remembered opponent that did not move, against one square it walked to */
 };
 
-/* Hard's own numbers: the hard level, the normal and easy levels' shared reckoning, and the
- * opponent master plays out. */
+/* Hard's own numbers: the hard level, the normal and easy levels' shared reckoning, master's
+ * own plans, and the opponent master plays out. */
 extern const struct bot__weights bot__hard_weights;
 
-/* Master's numbers for its own plans (tuned against hard: docs/bots.md). */
-extern const struct bot__weights bot__master_weights;
-
-/* bot_master_choose() with the numbers `w` for master's own plans (the opponent it plays
- * out is hard, by bot__hard_weights): the tuning bench's way in. */
+/* bot_master_choose_mind() with the numbers `w` for master's own plans (the opponent it
+ * plays out is hard, by bot__hard_weights): the tuning bench's way in. */
 struct rng;
 struct bot_mind;
 int bot__master_choose_w(const struct view *v, const struct bot__weights *w, const struct bot_mind *mind,
@@ -79,6 +77,13 @@ int bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bo
 /* The same, with the numbers `w` in place of hard's. */
 int bot__plans_w(const struct view *v, const struct bot__weights *w, struct bot__plan *plans, int max,
     struct bot__belief *bel);
+
+/* The same again, and with the opponent lost, the squares a mind says it may be on (NULL:
+ * anywhere out of sight, as the view says) as its belief and, when they are few, as the
+ * quarry (MIND_PLANS in bot.c; master's own plans). */
+struct bot_mind;
+int bot__plans_mind(const struct view *v, const struct bot__weights *w, const struct bot_mind *mind,
+    struct bot__plan *plans, int max, struct bot__belief *bel);
 
 /* Hard's best plan for a view, remembered: the master's play-outs ask it again and again
  * for the same view (the opponent's turn after each of my plans, in one drawn game, often

@@ -589,14 +589,14 @@ plan_value(const struct master *m, int k, int rounds)
 int
 bot_master_choose(const struct view *v, struct rng *rng, long budget, struct cmd *out)
 {
-	return bot__master_choose_w(v, &bot__master_weights, NULL, rng, budget, out);
+	return bot__master_choose_w(v, &bot__hard_weights, NULL, rng, budget, out);
 }
 
 int
 bot_master_choose_mind(const struct view *v, const struct bot_mind *mind, struct rng *rng, long budget,
     struct cmd *out)
 {
-	return bot__master_choose_w(v, &bot__master_weights, mind, rng, budget, out);
+	return bot__master_choose_w(v, &bot__hard_weights, mind, rng, budget, out);
 }
 
 /* The belief of hard, replaced by the mind's set of squares the opponent may be on, when
@@ -660,7 +660,7 @@ bot__master_choose_w(const struct view *v, const struct bot__weights *w, const s
 				m->plan[m->nplan++] = all[i];
 		}
 	} else {
-		m->nplan = bot__plans_w(v, w, m->plan, MASTER_PLANS, &m->bel);
+		m->nplan = bot__plans_mind(v, w, mind, m->plan, MASTER_PLANS, &m->bel);
 	}
 	if (m->nplan <= 0)
 		return 0;

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_tune: hard's numbers (struct bot__weights) changed by name, played against hard
- * itself, to tune the numbers master plans its own turns by (bot__master_weights).
+ * itself, to tune the numbers master plans its own turns by (docs/benchmarks.md, "A mind
+ * between calls": none found beat hard's own).
  *
- *   bench_tune DUELS SIZE SEED PLAYER [from=hard|master] [NAME=VALUE ...]
+ *   bench_tune DUELS SIZE SEED PLAYER [NAME=VALUE ...]
+ *   bench_tune names
  *
  * PLAYER is `hard` (hard's reckoning with those numbers: a duel costs about 6 ms, so
  * thousands of duels a minute) or `master` (the master search with those numbers for its
- * own plans, at bot_master_budget(SIZE)). The numbers start from hard's own (from=hard,
- * the default) or master's (from=master); each NAME=VALUE then sets one (`names` lists
- * them; heal0..heal4 and hurt0..hurt2 are the arrays). The seats alternate between duels,
- * seeds SEED to SEED + DUELS - 1, the opponent always hard with its own numbers; one line
- * is printed: duels, wins, losses, draws, turns a duel. The same arguments give the same
- * line: nothing but the seeds and the numbers decides. */
+ * own plans, at bot_master_budget(SIZE), with a mind unless NOMIND is set in the
+ * environment). The numbers start from hard's own; each NAME=VALUE sets one (`names`
+ * lists them; heal0..heal4 and hurt0..hurt2 are the arrays). The seats alternate between
+ * duels, seeds SEED to SEED + DUELS - 1, the opponent always hard with its own numbers;
+ * one line is printed: duels, wins, losses, draws, turns a duel. The same arguments give
+ * the same line: nothing but the seeds and the numbers decides. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -72,15 +74,14 @@ main(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "names") == 0) {
 		for (size_t i = 0; i < NNAMES; i++) {
-			float h, m;
+			float h;
 			memcpy(&h, (const char *)&bot__hard_weights + names[i].off, sizeof h);
-			memcpy(&m, (const char *)&bot__master_weights + names[i].off, sizeof m);
-			printf("%-18s hard %g master %g\n", names[i].name, (double)h, (double)m);
+			printf("%-18s %g\n", names[i].name, (double)h);
 		}
 		return 0;
 	}
 	if (argc < 5) {
-		fprintf(stderr, "usage: bench_tune DUELS SIZE SEED hard|master [from=hard|master] [NAME=VALUE ...]\n"
+		fprintf(stderr, "usage: bench_tune DUELS SIZE SEED hard|master [NAME=VALUE ...]\n"
 		                "       bench_tune names\n");
 		return 2;
 	}
@@ -93,11 +94,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 5; i < argc; i++) {
-		if (strcmp(argv[i], "from=master") == 0)
-			w = bot__master_weights;
-		else if (strcmp(argv[i], "from=hard") == 0)
-			w = bot__hard_weights;
-		else if (set_weight(&w, argv[i]) != 0) {
+		if (set_weight(&w, argv[i]) != 0) {
 			fprintf(stderr, "bench_tune: %s: not NAME=VALUE with a NAME of `bench_tune names`\n", argv[i]);
 			return 2;
 		}
