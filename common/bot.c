@@ -1420,15 +1420,13 @@ static const choose_fn choosers[BOT_LEVEL_COUNT] = {
 void
 bot_choose_mind(const struct view *v, int level, struct rng *rng, struct bot_mind *mind, struct cmd *out)
 {
-	if (!mind || v->turn != v->me || v->result != RESULT_NONE) {
+	/* Only master reads a mind: the others are not slowed by keeping one. */
+	if (!mind || level != BOT_MASTER || v->turn != v->me || v->result != RESULT_NONE) {
 		bot_choose(v, level, rng, out);
 		return;
 	}
 	mind_observe(mind, v);
-	if (level == BOT_MASTER)
-		bot_master_choose_mind(v, mind, rng, bot_master_budget(v->opt.size), out);
-	else
-		bot_choose(v, level, rng, out);
+	bot_master_choose_mind(v, mind, rng, bot_master_budget(v->opt.size), out);
 	mind_acted(mind, v, out);
 }
 
