@@ -1332,14 +1332,7 @@ choose_hard(const struct view *v, struct rng *r, struct cmd *out)
 int
 bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__belief *bel)
 {
-	return bot__plans_w(v, &bot__hard_weights, plans, max, bel);
-}
-
-int
-bot__plans_w(const struct view *v, const struct bot__weights *w, struct bot__plan *plans, int max,
-    struct bot__belief *bel)
-{
-	return bot__plans_mind(v, w, NULL, plans, max, bel);
+	return bot__plans_mind(v, &bot__hard_weights, NULL, plans, max, bel);
 }
 
 int

@@ -74,11 +74,8 @@ struct bot__belief {
  * while it is the viewer's turn: standing still is always a plan). Fills `bel` unless NULL. */
 int bot__plans(const struct view *v, struct bot__plan *plans, int max, struct bot__belief *bel);
 
-/* The same, with the numbers `w` in place of hard's. */
-int bot__plans_w(const struct view *v, const struct bot__weights *w, struct bot__plan *plans, int max,
-    struct bot__belief *bel);
-
-/* The same again, and with the opponent lost, the squares a mind says it may be on (NULL:
+/* The same with the numbers `w` in place of hard's, and with the opponent lost, the
+ * squares a mind says it may be on (NULL:
  * anywhere out of sight, as the view says) as its belief and, when they are few, as the
  * quarry (MIND_PLANS in bot.c; master's own plans). */
 struct bot_mind;

@@ -654,7 +654,7 @@ bot__master_choose_w(const struct view *v, const struct bot__weights *w, const s
 		 * so each first command is played out once, by hard's best plan that begins
 		 * with it, and the candidates are the first commands of hard's best plans. */
 		struct bot__plan all[DISTINCT_FIRST > MASTER_PLANS ? DISTINCT_FIRST : MASTER_PLANS];
-		int n = bot__plans_w(v, w, all, DISTINCT_FIRST, &m->bel);
+		int n = bot__plans_mind(v, w, mind, all, DISTINCT_FIRST, &m->bel);
 		m->nplan = 0;
 		for (int i = 0; i < n && m->nplan < MASTER_PLANS; i++) {
 			bool seen = false;

@@ -58,6 +58,19 @@ may_only(struct bot_mind *m, int x, int y)
 	m->nmay = 1;
 }
 
+/* Less every square I see now (it would show) and every known wall (may_grow() starts
+ * from squares I knew, which a changed map may have walled). */
+static void
+may_cut_seen(struct bot_mind *m, const struct view *v)
+{
+	for (int y = 1; y < m->size - 1; y++)
+		for (int x = 1; x < m->size - 1; x++)
+			if (m->may[y][x] && ((v->cell[y][x] & VCELL_VISIBLE) || known(v, x, y) == VCELL_WALL)) {
+				m->may[y][x] = 0;
+				m->nmay--;
+			}
+}
+
 /* Every square within `steps` of the set, over all that is not known wall. */
 static void
 may_grow(struct bot_mind *m, const struct view *v, int steps)
@@ -97,15 +110,13 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	bool wiped = m->cast == SPELL_ALTER || m->cast == SPELL_MIRROR;
 
 	if (!m->started || m->me != v->me || m->size != v->opt.size || v->turn_no < m->turn_no || m->cast == SPELL_ALTER) {
-		uint8_t cast = m->cast;
-		mind_reset(m);
+		mind_reset(m); /* and so it saw me nowhere: my Alter Dungeon wiped that too */
 		m->started = true;
 		m->me = v->me;
 		m->size = v->opt.size;
 		m->turn_no = v->turn_no;
 		m->last_state = OPP_UNKNOWN;
 		may_anywhere(m, v);
-		wiped |= cast == SPELL_ALTER;
 	}
 	int turns = (int)((v->turn_no - m->turn_no + 1) / PLAYERS); /* the opponent's turns since the last call */
 	/* I do not move in its turn, nor by my own action but for the jumps: moved, the level
@@ -122,21 +133,11 @@ mind_observe(struct bot_mind *m, const struct view *v)
 		m->exact = false;
 		if (turns > 0)
 			may_grow(m, v, turns * STEPS_PER_TURN > 250 ? 250 : turns * STEPS_PER_TURN);
-		for (int y = 1; y < m->size - 1; y++)
-			for (int x = 1; x < m->size - 1; x++)
-				if (m->may[y][x] && ((v->cell[y][x] & VCELL_VISIBLE) || known(v, x, y) == VCELL_WALL)) {
-					m->may[y][x] = 0;
-					m->nmay--;
-				}
+		may_cut_seen(m, v);
 		if (v->opp_state == OPP_REMEMBERED && !m->may[v->opp_y][v->opp_x]) {
 			/* It was seen where the set said it could not be: the set was wrong. */
 			may_anywhere(m, v);
-			for (int y = 1; y < m->size - 1; y++)
-				for (int x = 1; x < m->size - 1; x++)
-					if (m->may[y][x] && (v->cell[y][x] & VCELL_VISIBLE)) {
-						m->may[y][x] = 0;
-						m->nmay--;
-					}
+			may_cut_seen(m, v);
 		}
 		if (m->nmay <= 0)
 			may_anywhere(m, v); /* it outran the set (Speed, Blink): anywhere, then */

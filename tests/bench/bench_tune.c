@@ -131,7 +131,7 @@ main(int argc, char **argv)
 					mind_acted(&mind, &v, &c);
 			} else {
 				struct bot__plan plan;
-				bot__plans_w(&v, &w, &plan, 1, NULL);
+				bot__plans_mind(&v, &w, NULL, &plan, 1, NULL);
 				c = plan.first;
 			}
 			if (game_apply(&g, p, &c, NULL) != ERR_OK) {
