@@ -107,6 +107,8 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 				abort();
 			}
 		}
+		for (int q = 0; q < PLAYERS; q++)
+			mind_heard_events(&mind[q], q, &ev); /* what a client is told */
 		if (sp->narrate)
 			cli_narrate(out, g, p, &c, &ev);
 		if (log) {

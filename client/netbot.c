@@ -95,7 +95,8 @@ ev_update(void *ud, struct net *n, const struct view *v, const struct update *u)
 
 	(void)n;
 	(void)v;
-	(void)u;
+	for (int i = 0; i < u->nmsg; i++)
+		mind_heard(&b->mind, &u->msg[i]); /* what the opponent's turn told it, as a person is told */
 	b->waiting = false;
 	consider(b);
 }

@@ -5,7 +5,6 @@
 #include "fov.h"
 #include "internal.h"
 
-#define SCREAM_RADIUS 4
 #define DEMOLISH_RADIUS 2
 #define ALTER_TRIES 32
 

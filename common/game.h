@@ -20,6 +20,7 @@
 
 #define PLAYERS 2
 #define WIZARD_HP 5      /* start and maximum */
+#define SCREAM_RADIUS 4  /* Scream shatters within this many squares (Chebyshev), and is heard "near" within them */
 #define STEPS_PER_TURN 5 /* the plan's 0 to 5 squares; Fast adds as many again */
 #define SLOW_PENALTY 3   /* steps a Slow wizard loses each turn */
 #define INV_MAX 9

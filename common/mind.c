@@ -11,12 +11,17 @@
  * view alone. Sight is mutual (the rules' field of view sees both ways alike), so the
  * square I stood on when we last saw each other is where the opponent remembers me, until
  * it sees that square without me: at once if I step out of its sight (it still sees the
- * square I left), or when it comes to look (after MIND_FORGET of its turns, guessed). */
+ * square I left), or when it comes to look (after MIND_FORGET of its turns, guessed).
+ * The messages of its turn say more (mind_heard()): its Life Detection told it where I
+ * am, and its Scream was heard near me or far away. */
 #include <string.h>
 
 #include "mind.h"
 #include "spell.h"
 
+#ifndef MIND_HEAR
+#define MIND_HEAR 1   /* 0: messages are not heard (to measure what they are worth) */
+#endif
 #ifndef MIND_FORGET
 #define MIND_FORGET 3 /* after this many of its turns unseen, it has likely looked at that square and found me gone */
 #endif
@@ -66,6 +71,26 @@ may_cut_seen(struct bot_mind *m, const struct view *v)
 	for (int y = 1; y < m->size - 1; y++)
 		for (int x = 1; x < m->size - 1; x++)
 			if (m->may[y][x] && ((v->cell[y][x] & VCELL_VISIBLE) || known(v, x, y) == VCELL_WALL)) {
+				m->may[y][x] = 0;
+				m->nmay--;
+			}
+}
+
+static bool
+near_me(const struct view *v, int x, int y)
+{
+	int dx = x > v->x ? x - v->x : v->x - x, dy = y > v->y ? y - v->y : v->y - y;
+
+	return (dx > dy ? dx : dy) <= SCREAM_RADIUS;
+}
+
+/* It screamed near me (or far): it stands within the Scream's radius of me (or beyond). */
+static void
+may_scream(struct bot_mind *m, const struct view *v, bool near)
+{
+	for (int y = 1; y < m->size - 1; y++)
+		for (int x = 1; x < m->size - 1; x++)
+			if (m->may[y][x] && near_me(v, x, y) != near) {
 				m->may[y][x] = 0;
 				m->nmay--;
 			}
@@ -122,8 +147,16 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	/* I do not move in its turn, nor by my own action but for the jumps: moved, the level
 	 * was mirrored (its Mirror Earth), or we were both thrown (Blink All), or I jumped. A
 	 * set of squares from before means nothing now. */
-	if (turns > 0 && (v->x != m->last_x || v->y != m->last_y))
+	bool jumped = turns > 0 && (v->x != m->last_x || v->y != m->last_y);
+	if (jumped)
 		may_anywhere(m, v);
+	/* What its turn told me: it sensed me (or took my life, which needs sight), or, from
+	 * the start of the end phase, the rules made it sense me as its turn began; it screamed
+	 * near me or far away, and a Scream ends its turn where it stands. */
+	bool told = turns > 0 && (m->heard_watched || (v->turn_no >= 1 && v->turn_no - 1 >= game_end_phase(m->size)));
+	int scream = turns > 0 && !jumped ? m->heard_scream : 0;
+	m->heard_watched = false;
+	m->heard_scream = 0;
 
 	/* Where it may be. */
 	if (in_sight || sensed || !v->opt.fov) {
@@ -133,6 +166,8 @@ mind_observe(struct bot_mind *m, const struct view *v)
 		m->exact = false;
 		if (turns > 0)
 			may_grow(m, v, turns * STEPS_PER_TURN > 250 ? 250 : turns * STEPS_PER_TURN);
+		if (scream)
+			may_scream(m, v, scream == 1);
 		may_cut_seen(m, v);
 		if (v->opp_state == OPP_REMEMBERED && !m->may[v->opp_y][v->opp_x]) {
 			/* It was seen where the set said it could not be: the set was wrong. */
@@ -152,7 +187,7 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	 * its memory of me. */
 	if (wiped || (turns == 0 && m->last_state == OPP_VISIBLE && !in_sight))
 		m->seen = false;
-	if (in_sight || (turns > 0 && news)) {
+	if (in_sight || (turns > 0 && news) || told) {
 		m->seen = true;
 		m->seen_x = v->x;
 		m->seen_y = v->y;
@@ -165,6 +200,27 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	m->last_oy = v->opp_y;
 	m->turn_no = v->turn_no;
 	m->cast = SPELL_NONE;
+}
+
+void
+mind_heard(struct bot_mind *m, const struct msg *msg)
+{
+	if (!MIND_HEAR)
+		return;
+	if (msg->id == MSG_WATCHED || msg->id == MSG_SOUL_TAKEN)
+		m->heard_watched = true;
+	else if (msg->id == MSG_SCREAM_NEAR)
+		m->heard_scream = 1;
+	else if (msg->id == MSG_SCREAM_FAR)
+		m->heard_scream = 2;
+}
+
+void
+mind_heard_events(struct bot_mind *m, int me, const struct events *ev)
+{
+	for (int i = 0; i < ev->nmsg; i++)
+		if (ev->msg[i].to & (1u << me))
+			mind_heard(m, &ev->msg[i]);
 }
 
 void

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* mind: what a bot remembers between its calls, from the views it was given and its own
- * commands, never from the game: where the opponent may be now, and where it last saw me. */
+/* mind: what a bot remembers between its calls, from the views it was given, its own
+ * commands and the messages it was told, never from the game: where the opponent may be
+ * now, and where it last saw me. */
 #ifndef WW_MIND_H
 #define WW_MIND_H
 
@@ -32,12 +33,22 @@ struct bot_mind {
 	uint8_t last_state, last_ox, last_oy; /* the view's opponent at the last call */
 	uint8_t last_x, last_y;   /* and where I stood */
 	uint8_t cast;             /* the spell of my last command, SPELL_NONE if none */
+	/* What the opponent's turn told me (mind_heard()), read at my next call. */
+	bool heard_watched;       /* it sensed me (Life Detection) or took my life: it knows my square */
+	uint8_t heard_scream;     /* 1: it screamed near me, 2: far from me */
 };
 
 void mind_reset(struct bot_mind *m);
 
 /* Bring the mind up to `v`, the view of a call on my turn. */
 void mind_observe(struct bot_mind *m, const struct view *v);
+
+/* A message the rules sent me: every message of every update, in order, as a client is
+ * told them. Some tell what the opponent did out of my sight: it sensed me (Life
+ * Detection) or took my life (which needs sight of me), it screamed near me or far away. */
+void mind_heard(struct bot_mind *m, const struct msg *msg);
+/* The same for every message a command's events send player `me`. */
+void mind_heard_events(struct bot_mind *m, int me, const struct events *ev);
 
 /* Note the command I give on `v` (a spell cast may wipe what the opponent knows). */
 void mind_acted(struct bot_mind *m, const struct view *v, const struct cmd *c);

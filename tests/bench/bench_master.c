@@ -144,6 +144,7 @@ main(int argc, char **argv)
 	int level = strcmp(who, "stall") == 0 ? -1 : bot_level_lookup(who);
 	static struct game g;
 	static struct view v;
+	static struct events ev;
 	struct options o;
 	long won = 0, lost = 0, drawn = 0, limit = 0, searched = 0, rollouts = 0;
 	double search_ms = 0;
@@ -220,11 +221,12 @@ main(int argc, char **argv)
 			} else {
 				bot_choose(&v, opp, &r[p], &c);
 			}
-			if (game_apply(&g, p, &c, NULL) != ERR_OK) {
+			if (game_apply(&g, p, &c, &ev) != ERR_OK) {
 				struct cmd pass = { CMD_PASS, 0, 0 };
 				fprintf(stderr, "bench_master: seed %" PRIu64 ": %s refused\n", seed, p == master_seat ? who : "opponent");
-				game_apply(&g, p, &pass, NULL);
+				game_apply(&g, p, &pass, &ev);
 			}
+			mind_heard_events(&mind, master_seat, &ev);
 		}
 		turns += g.turn_no;
 		limit += g.end_reason == END_TURN_LIMIT;

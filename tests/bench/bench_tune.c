@@ -67,6 +67,7 @@ main(int argc, char **argv)
 {
 	static struct game g;
 	static struct view v;
+	static struct events ev;
 	struct bot__weights w = bot__hard_weights;
 	struct options o;
 	long won = 0, lost = 0, drawn = 0;
@@ -134,10 +135,11 @@ main(int argc, char **argv)
 				bot__plans_mind(&v, &w, NULL, &plan, 1, NULL);
 				c = plan.first;
 			}
-			if (game_apply(&g, p, &c, NULL) != ERR_OK) {
+			if (game_apply(&g, p, &c, &ev) != ERR_OK) {
 				struct cmd pass = { CMD_PASS, 0, 0 };
-				game_apply(&g, p, &pass, NULL);
+				game_apply(&g, p, &pass, &ev);
 			}
+			mind_heard_events(&mind, seat, &ev);
 		}
 		turns += g.turn_no;
 		if (g.result == RESULT_DRAW)
