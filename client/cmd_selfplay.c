@@ -109,6 +109,10 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 		}
 		for (int q = 0; q < PLAYERS; q++)
 			mind_heard_events(&mind[q], q, &ev); /* what a client is told */
+		if (ev.has_fx && sp->bots[1 - p] == BOT_MASTER) { /* and what the other saw of the mover's spell */
+			view_build(g, 1 - p, &v);
+			mind_saw_events(&mind[1 - p], &ev, &v);
+		}
 		if (sp->narrate)
 			cli_narrate(out, g, p, &c, &ev);
 		if (log) {

@@ -83,6 +83,7 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	b->waiting = false;
 	b->ready_sent = b->ready_seen = false;
 	mind_reset(&b->mind); /* a new duel, or one resumed after a gap it did not see: from the view again */
+	b->their_turn = v->turn != v->me;
 	if (b->cfg.on_start)
 		b->cfg.on_start(b->cfg.ud, b, v, resumed);
 	consider(b);
@@ -94,9 +95,15 @@ ev_update(void *ud, struct net *n, const struct view *v, const struct update *u)
 	struct netbot *b = ud;
 
 	(void)n;
-	(void)v;
 	for (int i = 0; i < u->nmsg; i++)
 		mind_heard(&b->mind, &u->msg[i]); /* what the opponent's turn told it, as a person is told */
+	b->told += u->nmsg;
+	/* Where the opponent's spells struck, of what it saw: an update is the command of the
+	 * one who had the move before it. */
+	for (int i = 0; i < u->nfx && b->their_turn; i++)
+		mind_saw(&b->mind, u->fx[i].x, u->fx[i].y, u->fx[i].id);
+	b->shown += b->their_turn ? u->nfx : 0;
+	b->their_turn = v->turn != v->me;
 	b->waiting = false;
 	consider(b);
 }

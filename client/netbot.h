@@ -47,6 +47,7 @@ struct netbot {
 	                         * played, or at all with --games 0: not stopped, not done */
 	int last_error;
 	char last_why[800];
+	long told, shown;       /* messages told to its mind, and effects of the opponent's spells shown to it */
 	uint64_t seed[4];       /* the revealed seed of each of the first four duels */
 	int player[4];          /* and its seat in each */
 	bool closed;
@@ -58,6 +59,7 @@ struct netbot {
 	struct bot_mind mind;   /* what its calls of this duel have seen (the master level reads it) */
 	uv_timer_t think;
 	bool waiting;           /* a command is out; wait for its update or refusal */
+	bool their_turn;        /* the opponent has the move: the next update is its command's */
 	bool ready_sent;
 	bool ready_seen;         /* a lobby has shown this bot ready since it last said READY */
 	bool stopping;          /* netbot_stop or netbot_abandon: what follows is not a cut-off */

@@ -603,17 +603,6 @@ p_bolt(struct brain *b, int sx, int sy)
 	return sum / b->wtotal;
 }
 
-/* Is offset (ox, oy) inside the 90-degree cone around direction (fx, fy)? (game.c's in_cone) */
-static bool
-in_cone(int fx, int fy, int ox, int oy)
-{
-	if (fx != 0 && fy != 0)
-		return ox * fx >= 0 && oy * fy >= 0;
-	int fwd = ox * fx + oy * fy;
-	int side = ox * fy - oy * fx;
-	return fwd >= iabs(side);
-}
-
 /* The odds that a Fire Storm's random reach (5 to 10, evenly) covers d steps. */
 _Static_assert(FIRE_MIN == 5 && FIRE_MAX == 10, "fire_odds below assumes a reach of 5 to 10");
 static const float fire_odds[FIRE_FAR + 1] = {
@@ -646,7 +635,7 @@ p_fire(struct brain *b, int sx, int sy, int d)
 	float sum = 0;
 
 	/* Only cones that hold the believed square: the others are not worth the flood. */
-	if (b->belief == B_ANY || !in_cone(fx, fy, b->ox - sx, b->oy - sy) || cheb(sx, sy, b->ox, b->oy) > FIRE_FAR)
+	if (b->belief == B_ANY || !game_in_cone(fx, fy, b->ox - sx, b->oy - sy) || cheb(sx, sy, b->ox, b->oy) > FIRE_FAR)
 		return 0;
 	next_gen(b);
 	gen = b->gen;
@@ -663,7 +652,7 @@ p_fire(struct brain *b, int sx, int sy, int d)
 			/* Floor is never on the outer ring, so a floor square's neighbours are all on the grid. */
 			for (int i = 0; i < 8; i++) {
 				int n = q + step8[i];
-				if (floor[n] != CELL_FLOOR || stamp[n] == gen || !in_cone(fx, fy, x + dx8[i] - sx, y + dy8[i] - sy))
+				if (floor[n] != CELL_FLOOR || stamp[n] == gen || !game_in_cone(fx, fy, x + dx8[i] - sx, y + dy8[i] - sy))
 					continue;
 				stamp[n] = gen;
 				sum += w[n] * odds;

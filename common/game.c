@@ -316,12 +316,9 @@ cast_cold(struct game *g, int caster, int dir, struct events *ev)
 	strike(g, caster, ELEMENT_COLD, FX_COLD, MSG_COLD_HIT, MSG_COLD_MISS, ev);
 }
 
-/* Is offset (ox, oy) inside the 90-degree cone around direction d? */
-static bool
-in_cone(int d, int ox, int oy)
+bool
+game_in_cone(int fx, int fy, int ox, int oy)
 {
-	int fx = ddx[d], fy = ddy[d];
-
 	if (fx != 0 && fy != 0)
 		return ox * fx >= 0 && oy * fy >= 0; /* diagonal: its quadrant */
 	int fwd = ox * fx + oy * fy;
@@ -352,7 +349,7 @@ cast_fire(struct game *g, int caster, int dir, struct events *ev)
 			int nx = x + ddx[all_dirs[i]], ny = y + ddy[all_dirs[i]];
 			if (!level_floor(&g->level, nx, ny) || dist[ny][nx] != 0xff)
 				continue;
-			if (!in_cone(dir, nx - w->x, ny - w->y))
+			if (!game_in_cone(ddx[dir], ddy[dir], nx - w->x, ny - w->y))
 				continue;
 			dist[ny][nx] = (uint8_t)(dist[y][x] + 1);
 			mark(ev, nx, ny, FX_FIRE);

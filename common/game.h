@@ -215,6 +215,10 @@ uint64_t game_hash(const struct game *g);
 /* The turn (turns completed) from which each wizard senses the other at the start of
  * each of its turns, so that hiding stops paying: END_PHASE_PER_SIDE * size. */
 uint32_t game_end_phase(int size);
+/* Is offset (ox, oy) inside Fire Storm's 90-degree cone around the direction (fx, fy)
+ * (one step: each -1, 0 or 1)? A diagonal's cone is its quadrant; an orthogonal one holds
+ * what lies forward at least as far as sideways. */
+bool game_in_cone(int fx, int fy, int ox, int oy);
 
 /* Is (x, y) seen by player p now (FoV, or everything when FoV is off)? */
 bool game_sees(const struct game *g, int p, int x, int y);

@@ -13,7 +13,8 @@
  * it sees that square without me: at once if I step out of its sight (it still sees the
  * square I left), or when it comes to look (after MIND_FORGET of its turns, guessed).
  * The messages of its turn say more (mind_heard()): its Life Detection told it where I
- * am, and its Scream was heard near me or far away. */
+ * am, and its Scream was heard near me or far away; and where its spells struck, on the
+ * squares I see (mind_saw()), says where it cast them from. */
 #include <string.h>
 
 #include "mind.h"
@@ -21,6 +22,9 @@
 
 #ifndef MIND_HEAR
 #define MIND_HEAR 1   /* 0: messages are not heard (to measure what they are worth) */
+#endif
+#ifndef MIND_SEE_FX
+#define MIND_SEE_FX 1 /* 0: the effects of its spells are not used (to measure what they are worth) */
 #endif
 #ifndef MIND_FORGET
 #define MIND_FORGET 3 /* after this many of its turns unseen, it has likely looked at that square and found me gone */
@@ -96,6 +100,88 @@ may_scream(struct bot_mind *m, const struct view *v, bool near)
 			}
 }
 
+static int
+cheb(int x0, int y0, int x1, int y1)
+{
+	int dx = x0 > x1 ? x0 - x1 : x1 - x0, dy = y0 > y1 ? y0 - y1 : y1 - y0;
+
+	return dx > dy ? dx : dy;
+}
+
+/* Could a caster on (px, py) have made what I saw? Each effect's square must lie where
+ * that spell reaches from there (game.c): Rays of Cold on its eight lines, through walls,
+ * to the edge, and then every square I see on those lines is struck; Lightning Bolts on
+ * its row or column or beside them; a Fire Storm within FIRE_MAX and inside one of the
+ * eight cones (game_in_cone()); Acid Rain on its square
+ * and the eight around; a Scream within SCREAM_RADIUS. Magic (Take Life, Blink,
+ * Demolition, ...) is not read: it marks where the caster was, or where I am. */
+static bool
+fx_from(const struct bot_mind *m, const struct view *v, int px, int py)
+{
+	bool cold = false;
+	unsigned cones = 0xff; /* the directions whose Fire Storm cone holds every fire I saw */
+
+	for (int y = 0; y < m->size; y++)
+		for (int x = 0; x < m->size; x++) {
+			int f = m->fx[y][x], dx = x - px, dy = y - py;
+			int adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+			if (f == FX_NONE)
+				continue;
+			if (f == FX_COLD) {
+				if ((dx != 0 && dy != 0 && adx != ady) || (dx == 0 && dy == 0))
+					return false;
+				cold = true;
+			} else if (f == FX_ELEC) {
+				if (adx > 1 && ady > 1)
+					return false;
+			} else if (f == FX_FIRE) {
+				if (cheb(x, y, px, py) > FIRE_MAX)
+					return false;
+				for (int d = 0; d < 8; d++)
+					if (!game_in_cone(ndx[d], ndy[d], dx, dy))
+						cones &= ~(1u << d);
+				if (!cones)
+					return false;
+			} else if (f == FX_ACID) {
+				if (cheb(x, y, px, py) > 1)
+					return false;
+			} else if (f == FX_SONIC) {
+				if (cheb(x, y, px, py) > SCREAM_RADIUS)
+					return false;
+			}
+		}
+	if (!cold)
+		return true;
+	/* The rays strike every square of the eight lines: each one I see bears the cold. */
+	for (int d = 0; d < 8; d++)
+		for (int x = px + ndx[d], y = py + ndy[d]; x >= 0 && y >= 0 && x < m->size && y < m->size;
+		    x += ndx[d], y += ndy[d])
+			if ((v->cell[y][x] & VCELL_VISIBLE) && m->fx[y][x] != FX_COLD)
+				return false;
+	return true;
+}
+
+/* Keep the squares of the set it could have cast what I saw from; when none could (a
+ * Random, a spell the rules changed), keep the set as it was. */
+static void
+may_fx(struct bot_mind *m, const struct view *v)
+{
+	uint8_t keep[LEVEL_MAX][LEVEL_MAX];
+	int n = 0;
+
+	memset(keep, 0, sizeof keep);
+	for (int y = 1; y < m->size - 1; y++)
+		for (int x = 1; x < m->size - 1; x++)
+			if (m->may[y][x] && fx_from(m, v, x, y)) {
+				keep[y][x] = 1;
+				n++;
+			}
+	if (n == 0)
+		return;
+	memcpy(m->may, keep, sizeof keep);
+	m->nmay = n;
+}
+
 /* Every square within `steps` of the set, over all that is not known wall. */
 static void
 may_grow(struct bot_mind *m, const struct view *v, int steps)
@@ -155,6 +241,7 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	 * near me or far away, and a Scream ends its turn where it stands. */
 	bool told = turns > 0 && (m->heard_watched || (v->turn_no >= 1 && v->turn_no - 1 >= game_end_phase(m->size)));
 	int scream = turns > 0 && !jumped ? m->heard_scream : 0;
+	bool fx = turns > 0 && !jumped && m->saw_fx;
 	m->heard_watched = false;
 	m->heard_scream = 0;
 
@@ -169,6 +256,8 @@ mind_observe(struct bot_mind *m, const struct view *v)
 		if (scream)
 			may_scream(m, v, scream == 1);
 		may_cut_seen(m, v);
+		if (fx && m->nmay > 0)
+			may_fx(m, v);
 		if (v->opp_state == OPP_REMEMBERED && !m->may[v->opp_y][v->opp_x]) {
 			/* It was seen where the set said it could not be: the set was wrong. */
 			may_anywhere(m, v);
@@ -200,6 +289,10 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	m->last_oy = v->opp_y;
 	m->turn_no = v->turn_no;
 	m->cast = SPELL_NONE;
+	if (m->saw_fx) {
+		memset(m->fx, FX_NONE, sizeof m->fx);
+		m->saw_fx = false;
+	}
 }
 
 void
@@ -221,6 +314,26 @@ mind_heard_events(struct bot_mind *m, int me, const struct events *ev)
 	for (int i = 0; i < ev->nmsg; i++)
 		if (ev->msg[i].to & (1u << me))
 			mind_heard(m, &ev->msg[i]);
+}
+
+void
+mind_saw(struct bot_mind *m, int x, int y, int fx)
+{
+	if (!MIND_SEE_FX || x < 0 || y < 0 || x >= LEVEL_MAX || y >= LEVEL_MAX || fx <= FX_NONE || fx >= FX_COUNT)
+		return;
+	m->fx[y][x] = (uint8_t)fx;
+	m->saw_fx = true;
+}
+
+void
+mind_saw_events(struct bot_mind *m, const struct events *ev, const struct view *mine)
+{
+	if (!ev->has_fx)
+		return;
+	for (int y = 0; y < mine->opt.size; y++)
+		for (int x = 0; x < mine->opt.size; x++)
+			if (ev->fx[y][x] != FX_NONE && (mine->cell[y][x] & VCELL_VISIBLE))
+				mind_saw(m, x, y, ev->fx[y][x]);
 }
 
 void

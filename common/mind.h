@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mind: what a bot remembers between its calls, from the views it was given, its own
- * commands and the messages it was told, never from the game: where the opponent may be
- * now, and where it last saw me. */
+ * commands and what it was told and shown of the opponent's turns (messages, the
+ * effects of its spells: what a client gets), never from the game: where the opponent
+ * may be now, and where it last saw me. */
 #ifndef WW_MIND_H
 #define WW_MIND_H
 
@@ -36,6 +37,10 @@ struct bot_mind {
 	/* What the opponent's turn told me (mind_heard()), read at my next call. */
 	bool heard_watched;       /* it sensed me (Life Detection) or took my life: it knows my square */
 	uint8_t heard_scream;     /* 1: it screamed near me, 2: far from me */
+	/* The effects of its spells I saw in its turn (mind_saw()), by square: where they
+	 * struck says where it stood (its cast ends its turn there). */
+	bool saw_fx;
+	uint8_t fx[LEVEL_MAX][LEVEL_MAX]; /* enum fx, FX_NONE where none was seen */
 };
 
 void mind_reset(struct bot_mind *m);
@@ -49,6 +54,13 @@ void mind_observe(struct bot_mind *m, const struct view *v);
 void mind_heard(struct bot_mind *m, const struct msg *msg);
 /* The same for every message a command's events send player `me`. */
 void mind_heard_events(struct bot_mind *m, int me, const struct events *ev);
+
+/* An effect I saw on (x, y) (enum fx) while the opponent moved: an update's effects for
+ * the opponent's commands (never my own: my spells say nothing of where it is). */
+void mind_saw(struct bot_mind *m, int x, int y, int fx);
+/* The same for every effect of the events of an opponent's command that lies on a square
+ * `mine` (my view at that moment) shows in sight: what a client is sent. */
+void mind_saw_events(struct bot_mind *m, const struct events *ev, const struct view *mine);
 
 /* Note the command I give on `v` (a spell cast may wipe what the opponent knows). */
 void mind_acted(struct bot_mind *m, const struct view *v, const struct cmd *c);

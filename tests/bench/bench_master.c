@@ -227,6 +227,10 @@ main(int argc, char **argv)
 				game_apply(&g, p, &pass, &ev);
 			}
 			mind_heard_events(&mind, master_seat, &ev);
+			if (p != master_seat && ev.has_fx) {
+				view_build(&g, master_seat, &v);
+				mind_saw_events(&mind, &ev, &v);
+			}
 		}
 		turns += g.turn_no;
 		limit += g.end_reason == END_TURN_LIMIT;

@@ -140,6 +140,10 @@ main(int argc, char **argv)
 				game_apply(&g, p, &pass, &ev);
 			}
 			mind_heard_events(&mind, seat, &ev);
+			if (p != seat && ev.has_fx) {
+				view_build(&g, seat, &v);
+				mind_saw_events(&mind, &ev, &v);
+			}
 		}
 		turns += g.turn_no;
 		if (g.result == RESULT_DRAW)

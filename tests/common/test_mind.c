@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "internal.h"
 #include "mind.h"
+#include "spell.h"
 #include "view.h"
 
 /* These lines stop compiling if the mind is ever given the game state. */
@@ -119,6 +120,10 @@ hard_duels(int size, uint64_t first, int n, bool deaf, struct mind_stats *st)
 			}
 			for (int k = 0; k < PLAYERS && !deaf; k++)
 				mind_heard_events(&mind[k], k, &ev);
+			if (!deaf && ev.has_fx) {
+				view_build(&g, q, &v);
+				mind_saw_events(&mind[q], &ev, &v);
+			}
 		}
 	}
 }
@@ -158,7 +163,8 @@ Test(mind, the_opponent_is_where_it_may_be)
 
 /* The messages a client is told make the mind right more often about what the opponent
  * knows of me: its Life Detection (the view shows nothing of it), and from the end phase
- * on, the sense the rules give it at the start of each of its turns. */
+ * on, the sense the rules give it at the start of each of its turns; and the effects of
+ * its spells a client is shown narrow where it may stand. */
 Test(mind, what_its_turn_told_me_helps)
 {
 	struct mind_stats deaf = { 0 }, hearing = { 0 };
@@ -169,6 +175,15 @@ Test(mind, what_its_turn_told_me_helps)
 	            " when it forgot me, %ld of %ld deaf, %ld of %ld hearing",
 	    deaf.agreed, deaf.remembers, hearing.agreed, hearing.remembers, deaf.forgot_too, deaf.forgot,
 	    hearing.forgot_too, hearing.forgot);
+	cr_log_info("25x25: with the opponent lost, the set is %.1f squares deaf and blind to its spells, %.1f told and"
+	            " seeing them; it holds the opponent in %ld of %ld calls, and %ld of %ld",
+	    (double)deaf.set_sum / deaf.lost, (double)hearing.set_sum / hearing.lost, deaf.held, deaf.calls, hearing.held,
+	    hearing.calls);
+	/* Where its spells struck (Rays of Cold on its eight lines, bolts on its row and column,
+	 * a Scream or Acid Rain around it) narrows the set; a Speed or a Blink after it can
+	 * outrun a set that narrow, but seldom. */
+	cr_assert_lt(hearing.set_sum * 100, deaf.set_sum * 95, "set %ld against %ld deaf", hearing.set_sum, deaf.set_sum);
+	cr_assert_geq(hearing.held * 100, hearing.calls * 97, "held %ld of %ld", hearing.held, hearing.calls);
 	cr_assert_eq(deaf.remembers, hearing.remembers, "the same duels: the mind changes no move of hard's");
 	cr_assert_gt(hearing.remembers, 500);
 	cr_assert_geq((hearing.agreed - deaf.agreed) * 100, hearing.remembers * 15,
@@ -253,6 +268,64 @@ Test(mind, its_scream_heard_says_how_near_it_is)
 			}
 		cr_assert_eq(m.nmay, n);
 		cr_assert_gt(n, 0);
+	}
+}
+
+/* The real rules cast each spell from behind a wall: where its effects struck, on the
+ * squares I see, keeps the opponent's square in the set and leaves out most of the rest. */
+Test(mind, where_its_spells_struck_says_where_it_stands)
+{
+	static const char *const map[] = {
+		"###############",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#..0..#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#....1..#",
+		"#.............#",
+		"#.............#",
+		"#######.......#",
+		"#.............#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+	static const struct {
+		int spell, dir, x, y, most; /* cast from (x, y); the set may keep at most `most` squares */
+	} cases[] = {
+		{ SPELL_COLD, 0, 11, 8, 2 },
+		{ SPELL_LIGHTNING, 0, 11, 9, 30 },
+		{ SPELL_FIRE, DIR_W, 11, 9, 75 }, /* a flood shows little: within reach, in one of eight cones */
+		{ SPELL_SCREAM, 0, 8, 10, 40 },
+	};
+	static struct game g;
+	static struct view v;
+	static struct events ev;
+	struct bot_mind m, blind;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		harness_setup_opt(&g, map, 15, true, true, 77);
+		harness_place(&g, 1, cases[i].x, cases[i].y);
+		harness_remember(&g);
+		view_build(&g, 0, &v);
+		cr_assert_eq(v.opp_state, OPP_UNKNOWN, "the opponent must stand out of my sight");
+		mind_reset(&m);
+		mind_observe(&m, &v);
+		harness_pass(&g, 0, &ev);
+		blind = m;
+		cr_assert_eq(harness_cast(&g, 1, cases[i].spell, cases[i].dir, &ev), ERR_OK);
+		view_build(&g, 0, &v);
+		mind_saw_events(&m, &ev, &v);
+		cr_assert(m.saw_fx, "%s: I saw none of it", spell_name(cases[i].spell));
+		mind_observe(&m, &v);
+		mind_observe(&blind, &v);
+		cr_log_info("%s: the set keeps %d squares, %d without what I saw", spell_name(cases[i].spell), m.nmay, blind.nmay);
+		cr_assert(m.may[cases[i].y][cases[i].x], "%s: the opponent's square left the set", spell_name(cases[i].spell));
+		cr_assert_leq(m.nmay, cases[i].most, "%s: %d squares", spell_name(cases[i].spell), m.nmay);
+		cr_assert_lt(m.nmay, blind.nmay, "%s: %d against %d", spell_name(cases[i].spell), m.nmay, blind.nmay);
 	}
 }
 

@@ -71,6 +71,9 @@ Test(game, master_plays_over_the_network)
 	cr_expect_eq(w.b.verified, 1, "random verified %d: %s", w.b.verified, w.b.last_why);
 	cr_expect_eq(w.a.wins, 1, "master lost to random");
 	cr_expect_eq(w.a.errors, 0);
+	/* Its mind was told the messages and shown the effects of random's spells, as a person is. */
+	cr_expect_gt(w.a.told, 0);
+	cr_expect_gt(w.a.shown, 0, "random cast nothing master saw in a whole duel");
 	th_finish(&t);
 }
 
