@@ -100,56 +100,56 @@ may_scream(struct bot_mind *m, const struct view *v, bool near)
 			}
 }
 
-static int
-cheb(int x0, int y0, int x1, int y1)
-{
-	int dx = x0 > x1 ? x0 - x1 : x1 - x0, dy = y0 > y1 ? y0 - y1 : y1 - y0;
-
-	return dx > dy ? dx : dy;
-}
+/* An effect I saw, where. */
+struct seen_fx {
+	uint8_t x, y, fx;
+};
 
 /* Could a caster on (px, py) have made what I saw? Each effect's square must lie where
  * that spell reaches from there (game.c): Rays of Cold on its eight lines, through walls,
  * to the edge, and then every square I see on those lines is struck; Lightning Bolts on
  * its row or column or beside them; a Fire Storm within FIRE_MAX and inside one of the
- * eight cones (game_in_cone()); Acid Rain on its square
- * and the eight around; a Scream within SCREAM_RADIUS. Magic (Take Life, Blink,
- * Demolition, ...) is not read: it marks where the caster was, or where I am. */
+ * eight cones (game_in_cone()); Acid Rain on its square and the eight around; a Scream
+ * within SCREAM_RADIUS. Magic (Take Life, Blink, Demolition, ...) is not read: it marks
+ * where I stand, or where the caster was. */
 static bool
-fx_from(const struct bot_mind *m, const struct view *v, int px, int py)
+fx_from(const struct bot_mind *m, const struct view *v, const struct seen_fx *fx, int n, int px, int py)
 {
 	bool cold = false;
 	unsigned cones = 0xff; /* the directions whose Fire Storm cone holds every fire I saw */
 
-	for (int y = 0; y < m->size; y++)
-		for (int x = 0; x < m->size; x++) {
-			int f = m->fx[y][x], dx = x - px, dy = y - py;
-			int adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
-			if (f == FX_NONE)
-				continue;
-			if (f == FX_COLD) {
-				if ((dx != 0 && dy != 0 && adx != ady) || (dx == 0 && dy == 0))
-					return false;
-				cold = true;
-			} else if (f == FX_ELEC) {
-				if (adx > 1 && ady > 1)
-					return false;
-			} else if (f == FX_FIRE) {
-				if (cheb(x, y, px, py) > FIRE_MAX)
-					return false;
-				for (int d = 0; d < 8; d++)
-					if (!game_in_cone(ndx[d], ndy[d], dx, dy))
-						cones &= ~(1u << d);
-				if (!cones)
-					return false;
-			} else if (f == FX_ACID) {
-				if (cheb(x, y, px, py) > 1)
-					return false;
-			} else if (f == FX_SONIC) {
-				if (cheb(x, y, px, py) > SCREAM_RADIUS)
-					return false;
-			}
+	for (int i = 0; i < n; i++) {
+		int dx = fx[i].x - px, dy = fx[i].y - py;
+		int adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy, far = adx > ady ? adx : ady;
+		switch (fx[i].fx) {
+		case FX_COLD:
+			if ((dx != 0 && dy != 0 && adx != ady) || far == 0)
+				return false;
+			cold = true;
+			break;
+		case FX_ELEC:
+			if (adx > 1 && ady > 1)
+				return false;
+			break;
+		case FX_FIRE:
+			for (int d = 0; d < 8; d++)
+				if (!game_in_cone(ndx[d], ndy[d], dx, dy))
+					cones &= ~(1u << d);
+			if (far > FIRE_MAX || !cones)
+				return false;
+			break;
+		case FX_ACID:
+			if (far > 1)
+				return false;
+			break;
+		case FX_SONIC:
+			if (far > SCREAM_RADIUS)
+				return false;
+			break;
+		default:
+			break;
 		}
+	}
 	if (!cold)
 		return true;
 	/* The rays strike every square of the eight lines: each one I see bears the cold. */
@@ -166,20 +166,25 @@ fx_from(const struct bot_mind *m, const struct view *v, int px, int py)
 static void
 may_fx(struct bot_mind *m, const struct view *v)
 {
+	struct seen_fx fx[LEVEL_MAX * LEVEL_MAX];
 	uint8_t keep[LEVEL_MAX][LEVEL_MAX];
-	int n = 0;
+	int n = 0, kept = 0;
 
+	for (int y = 0; y < m->size; y++)
+		for (int x = 0; x < m->size; x++)
+			if (m->fx[y][x] != FX_NONE)
+				fx[n++] = (struct seen_fx){ (uint8_t)x, (uint8_t)y, m->fx[y][x] };
 	memset(keep, 0, sizeof keep);
 	for (int y = 1; y < m->size - 1; y++)
 		for (int x = 1; x < m->size - 1; x++)
-			if (m->may[y][x] && fx_from(m, v, x, y)) {
+			if (m->may[y][x] && fx_from(m, v, fx, n, x, y)) {
 				keep[y][x] = 1;
-				n++;
+				kept++;
 			}
-	if (n == 0)
+	if (kept == 0)
 		return;
 	memcpy(m->may, keep, sizeof keep);
-	m->nmay = n;
+	m->nmay = kept;
 }
 
 /* Every square within `steps` of the set, over all that is not known wall. */
