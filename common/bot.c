@@ -47,13 +47,10 @@
 #include "fov.h"
 
 #ifndef MIND_PLANS
-#define MIND_PLANS 0  /* 1: master's own plans weigh a lost opponent by the mind's squares */
+#define MIND_PLANS 1  /* master's own plans weigh a lost opponent by the mind's squares (0: by the view's) */
 #endif
 #ifndef MIND_GOAL
 #define MIND_GOAL 60  /* and hunt those squares when they are this few */
-#endif
-#ifndef MIND_NEAR
-#define MIND_NEAR 0   /* 1: and the same when the view only remembers it: the squares near that memory the set leaves */
 #endif
 
 static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master" };
@@ -476,8 +473,6 @@ believe(struct brain *b, bool spread_near, bool any)
 			for (int x = 1; x < b->size - 1; x++) {
 				int d = b->dgoal[y][x];
 				if (d > STEPS_PER_TURN || (v->cell[y][x] & VCELL_VISIBLE))
-					continue;
-				if (MIND_NEAR && b->mind && !b->mind->may[y][x])
 					continue;
 				float wt = cell_of(v, x, y) == VCELL_FLOOR ? 1.0f : 0.5f;
 				if (d == 0)
@@ -1046,8 +1041,7 @@ goal_map(struct brain *b)
 	int n = 0, tx, ty, reach = v->steps_left > 1 ? v->steps_left : 1;
 
 	dist_reset(b, b->dgoal);
-	bool stale = MIND_NEAR && b->mind && b->mind->nmay <= MIND_GOAL && !b->mind->may[v->opp_y][v->opp_x];
-	if (v->opp_state != OPP_UNKNOWN && !stale) {
+	if (v->opp_state != OPP_UNKNOWN) {
 		b->dgoal[v->opp_y][v->opp_x] = 0;
 		b->queue[n++] = (uint16_t)(v->opp_y * LEVEL_MAX + v->opp_x);
 	} else if (b->mind && b->mind->nmay <= MIND_GOAL) {
