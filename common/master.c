@@ -19,11 +19,13 @@
  *      of random appearance), the appearances I have not identified bound to kinds drawn
  *      among those not yet bound, its map whole (the worst case for me), its memory of me
  *      where I stand if we have met. Given a mind (mind.h: what my earlier calls of the
- *      duel saw), the opponent's square is drawn from the mind's set of squares it may be
+ *      duel saw, and what the opponent's turns told and showed me as they tell and show a
+ *      client), the opponent's square is drawn from the mind's set of squares it may be
  *      on instead, its memory of me is where the mind says it last saw me (none once I
- *      hid), and a lost turn whose set is small is searched (MIND_SEARCH_LOST). Nothing of
- *      this reads the real game: the view and my own past views are all there is (see
- *      test_bot.c, "master_reads_only_the_view").
+ *      hid), a lost turn whose set is small is searched (MIND_SEARCH_LOST), and my own
+ *      plans take the set as their belief (MIND_PLANS in bot.c). Nothing of this reads
+ *      the real game: the view, my own past views and what a client is sent are all
+ *      there is (see test_bot.c, "master_reads_only_the_view").
  *   3. Each plan is played out in each determinization with the real rules (game_apply):
  *      my walk and my command, then the opponent's whole turn by the hard bot on views
  *      built from the determinized game (view_build), so the opponent answers with what
