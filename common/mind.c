@@ -80,12 +80,19 @@ may_cut_seen(struct bot_mind *m, const struct view *v)
 			}
 }
 
+/* Steps between two squares, 8-direction steps on open floor (the spells' reach). */
+static int
+cheb(int dx, int dy)
+{
+	dx = dx < 0 ? -dx : dx;
+	dy = dy < 0 ? -dy : dy;
+	return dx > dy ? dx : dy;
+}
+
 static bool
 near_me(const struct view *v, int x, int y)
 {
-	int dx = x > v->x ? x - v->x : v->x - x, dy = y > v->y ? y - v->y : v->y - y;
-
-	return (dx > dy ? dx : dy) <= SCREAM_RADIUS;
+	return cheb(x - v->x, y - v->y) <= SCREAM_RADIUS;
 }
 
 /* It screamed near me (or far): it stands within the Scream's radius of me (or beyond). */
@@ -119,8 +126,8 @@ fx_from(const struct bot_mind *m, const struct view *v, const struct seen_fx *fx
 	unsigned cones = 0xff; /* the directions whose Fire Storm cone holds every fire I saw */
 
 	for (int i = 0; i < n; i++) {
-		int dx = fx[i].x - px, dy = fx[i].y - py;
-		int adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy, far = adx > ady ? adx : ady;
+		int dx = fx[i].x - px, dy = fx[i].y - py, far = cheb(dx, dy);
+		int adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
 		switch (fx[i].fx) {
 		case FX_COLD:
 			if ((dx != 0 && dy != 0 && adx != ady) || far == 0)

@@ -44,7 +44,7 @@ cell(const struct view *v, int x, int y)
 }
 
 /* Hard against hard, each player's mind kept as bot_choose_mind() keeps it, and told the
- * messages of every command as a client is told them (unless `deaf`). */
+ * messages and shown the effects of every command as a client is (unless `deaf`). */
 static void
 hard_duels(int size, uint64_t first, int n, bool deaf, struct mind_stats *st)
 {
