@@ -108,11 +108,10 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 			}
 		}
 		for (int q = 0; q < PLAYERS; q++)
-			mind_heard_events(&mind[q], q, &ev); /* what a client is told */
-		if (ev.has_fx && sp->bots[1 - p] == BOT_MASTER) { /* and what the other saw of the mover's spell */
-			view_build(g, 1 - p, &v);
-			mind_saw_events(&mind[1 - p], &ev, &v);
-		}
+			if (sp->bots[q] == BOT_MASTER) { /* what a client is told and shown of it */
+				view_build_after(g, q, &ev, &v);
+				mind_told(&mind[q], &v, &ev, p);
+			}
 		if (sp->narrate)
 			cli_narrate(out, g, p, &c, &ev);
 		if (log) {

@@ -103,6 +103,10 @@ ev_update(void *ud, struct net *n, const struct view *v, const struct update *u)
 	for (int i = 0; i < u->nfx && b->their_turn; i++)
 		mind_saw(&b->mind, u->fx[i].x, u->fx[i].y, u->fx[i].id);
 	b->shown += b->their_turn ? u->nfx : 0;
+	if (b->their_turn) {
+		mind_watch(&b->mind, v); /* where it walked through its sight */
+		b->watched += v->opp_state == OPP_VISIBLE;
+	}
 	b->their_turn = v->turn != v->me;
 	b->waiting = false;
 	consider(b);

@@ -48,6 +48,7 @@ struct netbot {
 	int last_error;
 	char last_why[800];
 	long told, shown;       /* messages told to its mind, and effects of the opponent's spells shown to it */
+	long watched;           /* updates of the opponent's turn that showed it in sight, given to its mind */
 	uint64_t seed[4];       /* the revealed seed of each of the first four duels */
 	int player[4];          /* and its seat in each */
 	bool closed;

@@ -26,6 +26,12 @@
 #ifndef MIND_SEE_FX
 #define MIND_SEE_FX 1 /* 0: the effects of its spells are not used (to measure what they are worth) */
 #endif
+#ifndef MIND_WATCH
+#define MIND_WATCH 1  /* 0: where it walked through my sight in its turn is not used */
+#endif
+#ifndef MIND_HIDDEN
+#define MIND_HIDDEN 1 /* 0: its unseen walk may cross squares I see */
+#endif
 #ifndef MIND_FORGET
 #define MIND_FORGET 3 /* after this many of its turns unseen, it has likely looked at that square and found me gone */
 #endif
@@ -194,9 +200,11 @@ may_fx(struct bot_mind *m, const struct view *v)
 	m->nmay = kept;
 }
 
-/* Every square within `steps` of the set, over all that is not known wall. */
+/* Every square within `steps` of the set, over all that is not known wall; `hidden`:
+ * and never through a square I see (it would have been seen there: every step it takes
+ * in my sight gives a client an update that shows it, and I do not move in its turn). */
 static void
-may_grow(struct bot_mind *m, const struct view *v, int steps)
+may_grow(struct bot_mind *m, const struct view *v, int steps, bool hidden)
 {
 	uint16_t queue[LEVEL_MAX * LEVEL_MAX];
 	uint8_t dist[LEVEL_MAX][LEVEL_MAX];
@@ -216,7 +224,7 @@ may_grow(struct bot_mind *m, const struct view *v, int steps)
 		for (int i = 0; i < 8; i++) {
 			int nx = x + ndx[i], ny = y + ndy[i];
 			if (nx <= 0 || ny <= 0 || nx >= m->size - 1 || ny >= m->size - 1 || dist[ny][nx] != UINT8_MAX ||
-			    known(v, nx, ny) == VCELL_WALL)
+			    known(v, nx, ny) == VCELL_WALL || (hidden && (v->cell[ny][nx] & VCELL_VISIBLE)))
 				continue;
 			dist[ny][nx] = (uint8_t)(dist[y][x] + 1);
 			m->may[ny][nx] = 1;
@@ -254,8 +262,14 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	bool told = turns > 0 && (m->heard_watched || (v->turn_no >= 1 && v->turn_no - 1 >= game_end_phase(m->size)));
 	int scream = turns > 0 && !jumped ? m->heard_scream : 0;
 	bool fx = turns > 0 && !jumped && m->saw_fx;
+	/* It walked through my sight in its turn and out of it: it stood there, and saw me. */
+	bool glimpse = turns == 1 && !jumped && m->glimpse && MIND_WATCH;
+	bool hidden = turns == 1 && !jumped && m->watching && MIND_HIDDEN;
+	m->watching = false;
 	m->heard_watched = false;
 	m->heard_scream = 0;
+	m->glimpse = false;
+	m->glimpse_moves = 0;
 
 	/* Where it may be. */
 	if (in_sight || sensed || !v->opt.fov) {
@@ -263,8 +277,14 @@ mind_observe(struct bot_mind *m, const struct view *v)
 		m->exact = true;
 	} else {
 		m->exact = false;
-		if (turns > 0)
-			may_grow(m, v, turns * STEPS_PER_TURN > 250 ? 250 : turns * STEPS_PER_TURN);
+		if (glimpse) {
+			/* From where I last saw it, with what is left of its walk. */
+			may_only(m, m->glimpse_x, m->glimpse_y);
+			may_grow(m, v, STEPS_PER_TURN - m->glimpse_moves > 1 ? STEPS_PER_TURN - m->glimpse_moves : 1, hidden);
+		} else if (turns > 0) {
+			/* One turn of its walk out of my sight, since I see now what I saw then. */
+			may_grow(m, v, turns * STEPS_PER_TURN > 250 ? 250 : turns * STEPS_PER_TURN, hidden);
+		}
 		if (scream)
 			may_scream(m, v, scream == 1);
 		may_cut_seen(m, v);
@@ -288,7 +308,7 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	 * its memory of me. */
 	if (wiped || (turns == 0 && m->last_state == OPP_VISIBLE && !in_sight))
 		m->seen = false;
-	if (in_sight || (turns > 0 && news) || told) {
+	if (in_sight || (turns > 0 && news) || told || glimpse) {
 		m->seen = true;
 		m->seen_x = v->x;
 		m->seen_y = v->y;
@@ -307,17 +327,26 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	}
 }
 
+/* What a message the rules send me says of the opponent's turn. (Whether my own spells
+ * cast blind hit or missed says where it stood too, but it moved no wins: 698 of 1,000
+ * against 701, the local branch exp-strike; hard seldom casts blind.) */
+enum heard { HEARD_NOTHING, HEARD_WATCHED, HEARD_NEAR, HEARD_FAR };
+static const uint8_t heard_of[MSG_COUNT] = {
+	[MSG_WATCHED] = HEARD_WATCHED,      /* its Life Detection sensed me */
+	[MSG_SOUL_TAKEN] = HEARD_WATCHED,   /* its Take Life, which needs sight of me */
+	[MSG_SCREAM_NEAR] = HEARD_NEAR,
+	[MSG_SCREAM_FAR] = HEARD_FAR,
+};
+
 void
 mind_heard(struct bot_mind *m, const struct msg *msg)
 {
-	if (!MIND_HEAR)
+	if (!MIND_HEAR || msg->id >= MSG_COUNT)
 		return;
-	if (msg->id == MSG_WATCHED || msg->id == MSG_SOUL_TAKEN)
+	if (heard_of[msg->id] == HEARD_WATCHED)
 		m->heard_watched = true;
-	else if (msg->id == MSG_SCREAM_NEAR)
-		m->heard_scream = 1;
-	else if (msg->id == MSG_SCREAM_FAR)
-		m->heard_scream = 2;
+	else if (heard_of[msg->id] != HEARD_NOTHING)
+		m->heard_scream = heard_of[msg->id] == HEARD_NEAR ? 1 : 2;
 }
 
 void
@@ -346,6 +375,31 @@ mind_saw_events(struct bot_mind *m, const struct events *ev, const struct view *
 		for (int x = 0; x < mine->opt.size; x++)
 			if (ev->fx[y][x] != FX_NONE && (mine->cell[y][x] & VCELL_VISIBLE))
 				mind_saw(m, x, y, ev->fx[y][x]);
+}
+
+void
+mind_watch(struct bot_mind *m, const struct view *mine)
+{
+	if (!m->started || mine->me != m->me)
+		return;
+	m->watching = true;
+	if (mine->opp_state != OPP_VISIBLE)
+		return;
+	if (m->glimpse && (mine->opp_x != m->glimpse_x || mine->opp_y != m->glimpse_y) && m->glimpse_moves < UINT8_MAX)
+		m->glimpse_moves++;
+	m->glimpse = true;
+	m->glimpse_x = mine->opp_x;
+	m->glimpse_y = mine->opp_y;
+}
+
+void
+mind_told(struct bot_mind *m, const struct view *mine, const struct events *ev, int mover)
+{
+	mind_heard_events(m, mine->me, ev);
+	if (mover == mine->me)
+		return;
+	mind_saw_events(m, ev, mine);
+	mind_watch(m, mine);
 }
 
 void

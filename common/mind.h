@@ -41,6 +41,11 @@ struct bot_mind {
 	 * struck says where it stood (its cast ends its turn there). */
 	bool saw_fx;
 	uint8_t fx[LEVEL_MAX][LEVEL_MAX]; /* enum fx, FX_NONE where none was seen */
+	/* Where I last saw it during its turn (mind_watch()): it walked into my sight and out
+	 * again, and the moves I saw it make there. */
+	bool glimpse;
+	uint8_t glimpse_x, glimpse_y, glimpse_moves;
+	bool watching;            /* given my views of its last turn: it did not cross my sight unseen */
 };
 
 void mind_reset(struct bot_mind *m);
@@ -61,6 +66,17 @@ void mind_saw(struct bot_mind *m, int x, int y, int fx);
 /* The same for every effect of the events of an opponent's command that lies on a square
  * `mine` (my view at that moment) shows in sight: what a client is sent. */
 void mind_saw_events(struct bot_mind *m, const struct events *ev, const struct view *mine);
+
+/* My view right after one of the opponent's commands, as an update gives a client
+ * during its turn: where it stood when it walked through my sight (and saw me, sight
+ * being mutual), though it may end its turn out of it. A step I cannot see gives a
+ * client no update, so nothing here needs one. */
+void mind_watch(struct bot_mind *m, const struct view *mine);
+
+/* All a client gets of one command given by `mover`, for the mind of player mine->me:
+ * the messages to me, and for the opponent's commands the effects on the squares I see
+ * and `mine`, my view right after the command (view_build_after()). */
+void mind_told(struct bot_mind *m, const struct view *mine, const struct events *ev, int mover);
 
 /* Note the command I give on `v` (a spell cast may wipe what the opponent knows). */
 void mind_acted(struct bot_mind *m, const struct view *v, const struct cmd *c);

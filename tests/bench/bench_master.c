@@ -226,11 +226,8 @@ main(int argc, char **argv)
 				fprintf(stderr, "bench_master: seed %" PRIu64 ": %s refused\n", seed, p == master_seat ? who : "opponent");
 				game_apply(&g, p, &pass, &ev);
 			}
-			mind_heard_events(&mind, master_seat, &ev);
-			if (p != master_seat && ev.has_fx) {
-				view_build(&g, master_seat, &v);
-				mind_saw_events(&mind, &ev, &v);
-			}
+			view_build_after(&g, master_seat, &ev, &v);
+			mind_told(&mind, &v, &ev, p); /* what a client is told and shown of it */
 		}
 		turns += g.turn_no;
 		limit += g.end_reason == END_TURN_LIMIT;

@@ -139,11 +139,8 @@ main(int argc, char **argv)
 				struct cmd pass = { CMD_PASS, 0, 0 };
 				game_apply(&g, p, &pass, &ev);
 			}
-			mind_heard_events(&mind, seat, &ev);
-			if (p != seat && ev.has_fx) {
-				view_build(&g, seat, &v);
-				mind_saw_events(&mind, &ev, &v);
-			}
+			view_build_after(&g, seat, &ev, &v);
+			mind_told(&mind, &v, &ev, p); /* what a client is told and shown of it */
 		}
 		turns += g.turn_no;
 		if (g.result == RESULT_DRAW)

@@ -118,11 +118,9 @@ hard_duels(int size, uint64_t first, int n, bool deaf, struct mind_stats *st)
 				struct cmd pass = { CMD_PASS, 0, 0 };
 				cr_assert_eq(game_apply(&g, p, &pass, &ev), ERR_OK);
 			}
-			for (int k = 0; k < PLAYERS && !deaf; k++)
-				mind_heard_events(&mind[k], k, &ev);
-			if (!deaf && ev.has_fx) {
-				view_build(&g, q, &v);
-				mind_saw_events(&mind[q], &ev, &v);
+			for (int k = 0; k < PLAYERS && !deaf; k++) {
+				view_build_after(&g, k, &ev, &v);
+				mind_told(&mind[k], &v, &ev, p);
 			}
 		}
 	}
@@ -150,9 +148,10 @@ Test(mind, the_opponent_is_where_it_may_be)
 		    st.narrower, st.lost);
 		cr_assert_lt(st.set_sum * 10, st.open_sum * 8, "%dx%d: the set is %ld against %ld", sizes[i], sizes[i], st.set_sum,
 		    st.open_sum);
-		/* Told what its turns did (its Life Detection; the end phase's sense), the mind
-		 * knows it remembers me in most of the calls where it does (61% to 65%; deaf, 41%). */
-		cr_assert_geq(st.agreed * 100, st.remembers * 50, "%dx%d: it remembered me in %ld calls, the mind said so in %ld",
+		/* Told what its turns did (its Life Detection; the end phase's sense; where it
+		 * walked through my sight), the mind knows it remembers me in most of the calls
+		 * where it does (73% at 51x51 to 87% at 15x15; deaf, 41% at 25x25). */
+		cr_assert_geq(st.agreed * 100, st.remembers * 65, "%dx%d: it remembered me in %ld calls, the mind said so in %ld",
 		    sizes[i], sizes[i], st.remembers, st.agreed);
 		/* Once I left its sight in my turn, it forgot me: the mind saw every step. */
 		cr_assert_gt(st.left, 50);
@@ -186,12 +185,15 @@ Test(mind, what_its_turn_told_me_helps)
 	cr_assert_geq(hearing.held * 100, hearing.calls * 97, "held %ld of %ld", hearing.held, hearing.calls);
 	cr_assert_eq(deaf.remembers, hearing.remembers, "the same duels: the mind changes no move of hard's");
 	cr_assert_gt(hearing.remembers, 500);
-	cr_assert_geq((hearing.agreed - deaf.agreed) * 100, hearing.remembers * 15,
+	cr_assert_geq((hearing.agreed - deaf.agreed) * 100, hearing.remembers * 30,
 	    "hearing: %ld of %ld right against %ld deaf", hearing.agreed, hearing.remembers, deaf.agreed);
-	/* What it heard is never wrong the other way: no more calls where it said "it knows
-	 * me" and it did not than a few. */
-	cr_assert_geq(hearing.forgot_too * 100, deaf.forgot_too * 97, "when it forgot me: %ld hearing against %ld deaf",
+	/* Wrong the other way a little more often: after it saw me it may have looked at my
+	 * square again, unseen, and found me gone; the mind keeps its memory of me for
+	 * MIND_FORGET of its turns (95% as often right as deaf, for 40 points more above). */
+	cr_assert_geq(hearing.forgot_too * 100, deaf.forgot_too * 93, "when it forgot me: %ld hearing against %ld deaf",
 	    hearing.forgot_too, deaf.forgot_too);
+	cr_assert_geq(hearing.agreed + hearing.forgot_too, deaf.agreed + deaf.forgot_too + hearing.remembers / 4,
+	    "right in %ld calls hearing, %ld deaf", hearing.agreed + hearing.forgot_too, deaf.agreed + deaf.forgot_too);
 }
 
 /* A bare level for the unit tests below: walls around, floor inside, the squares within
@@ -327,6 +329,110 @@ Test(mind, where_its_spells_struck_says_where_it_stands)
 		cr_assert_leq(m.nmay, cases[i].most, "%s: %d squares", spell_name(cases[i].spell), m.nmay);
 		cr_assert_lt(m.nmay, blind.nmay, "%s: %d against %d", spell_name(cases[i].spell), m.nmay, blind.nmay);
 	}
+}
+
+/* The real rules walk the opponent through my sight and out again in its turn: my views
+ * after its commands (what the updates give a client) show where it stood, so the set is
+ * its square of then and what is left of its walk, and it saw me there, sight being
+ * mutual; the game agrees that it remembers me. */
+Test(mind, where_it_walked_through_my_sight_says_where_it_is)
+{
+	static const char *const map[] = {
+		"###############",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#..0..........#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#.......#",
+		"#.....#....1..#",
+		"###############",
+		NULL,
+	};
+	static const uint8_t walk[] = { DIR_SW, DIR_SW, DIR_SE, DIR_SE };
+	static struct game g;
+	static struct view v;
+	static struct events ev;
+	struct bot_mind m, unwatched;
+	int x, y, in_sight = 0;
+
+	harness_setup_opt(&g, map, 15, true, true, 78);
+	harness_place(&g, 1, 9, 1);
+	harness_remember(&g);
+	view_build(&g, 0, &v);
+	cr_assert_eq(v.opp_state, OPP_UNKNOWN, "the opponent must start out of my sight");
+	mind_reset(&m);
+	mind_observe(&m, &v);
+	harness_pass(&g, 0, &ev);
+	view_build_after(&g, 0, &ev, &v);
+	mind_told(&m, &v, &ev, 0);
+	unwatched = m;
+	for (size_t i = 0; i < sizeof walk; i++) {
+		cr_assert_eq(harness_do(&g, 1, CMD_STEP, 0, walk[i], &ev), ERR_OK);
+		view_build_after(&g, 0, &ev, &v);
+		in_sight += v.opp_state == OPP_VISIBLE;
+		mind_told(&m, &v, &ev, 1);
+	}
+	harness_pass(&g, 1, &ev);
+	view_build_after(&g, 0, &ev, &v);
+	mind_told(&m, &v, &ev, 1);
+	cr_assert_gt(in_sight, 0, "it never crossed my sight");
+	cr_assert_neq(v.opp_state, OPP_VISIBLE, "it must end its turn out of my sight");
+	cr_assert_neq(g.wiz[1].opp_known, OPPMEM_NONE, "the rules: it saw me and remembers me");
+
+	view_build(&g, 0, &v);
+	mind_observe(&m, &v);
+	mind_observe(&unwatched, &v);
+	cr_log_info("it walked through my sight: the set keeps %d squares, %d without my views of its turn", m.nmay,
+	    unwatched.nmay);
+	cr_assert(m.may[g.wiz[1].y][g.wiz[1].x], "its square left the set");
+	cr_assert_lt(m.nmay * 2, unwatched.nmay, "%d against %d", m.nmay, unwatched.nmay);
+	for (int yy = 0; yy < v.opt.size; yy++)
+		for (int xx = 0; xx < v.opt.size; xx++)
+			cr_assert(!m.may[yy][xx] || !(v.cell[yy][xx] & VCELL_VISIBLE), "(%d, %d) is in my sight", xx, yy);
+	cr_assert(mind_opp_remembers(&m, &v, &x, &y), "it saw me as it passed");
+	cr_assert_eq(x, g.wiz[1].opp_x);
+	cr_assert_eq(y, g.wiz[1].opp_y);
+	cr_assert_not(mind_opp_remembers(&unwatched, &v, &x, &y), "without my views of its turn, nothing says it saw me");
+}
+
+/* An unseen walk never crosses my sight: every step in it would have shown it. Seen on
+ * the edge of my sight at my last call, it cannot be on the far side of me now, five
+ * steps away through the squares I see; without my views of its turn, it could. */
+Test(mind, its_unseen_walk_went_round_my_sight)
+{
+	static struct view v, theirs;
+	struct bot_mind m, unwatched;
+	struct cmd pass = { CMD_PASS, 0, 0 };
+
+	memset(&v, 0, sizeof v);
+	bare_view(&v, 10, 2);
+	v.opp_state = OPP_VISIBLE;
+	v.opp_x = 7;
+	v.opp_y = 5;
+	mind_reset(&m);
+	mind_observe(&m, &v);
+	mind_acted(&m, &v, &pass);
+	unwatched = m;
+	theirs = v; /* the update that gave it the move: it left my sight */
+	theirs.turn = 1;
+	theirs.turn_no = 11;
+	theirs.opp_state = OPP_UNKNOWN;
+	mind_watch(&m, &theirs);
+	v.turn_no = 12;
+	v.opp_state = OPP_UNKNOWN;
+	mind_observe(&m, &v);
+	mind_observe(&unwatched, &v);
+	cr_assert(unwatched.may[5][2], "five steps through my sight reach (2, 5)");
+	cr_assert_not(m.may[5][2], "(2, 5) is only reached through my sight");
+	cr_assert(m.may[5][9], "two steps away, out of my sight");
+	cr_assert_lt(m.nmay, unwatched.nmay);
 }
 
 /* A mind that never saw the opponent leaves it anywhere not known to be wall and not in sight. */

@@ -74,6 +74,7 @@ Test(game, master_plays_over_the_network)
 	/* Its mind was told the messages and shown the effects of random's spells, as a person is. */
 	cr_expect_gt(w.a.told, 0);
 	cr_expect_gt(w.a.shown, 0, "random cast nothing master saw in a whole duel");
+	cr_expect_gt(w.a.watched, 0, "random never stood in master's sight in its turn");
 	th_finish(&t);
 }
 
