@@ -54,6 +54,10 @@
  * opponent for noise, and duels grow 12% longer); with hard's plan kept unless another
  * is better by LOST_Z standard errors, and a worth for knowing where it is (LOST_SIGHT),
  * it ties (127 to 133); three turns played out at low HP in sight (LOW_TURNS) 137.
+ * With the mind reading the opponent's turn (2026-11-26, fifth session; 354 of seeds
+ * 1-500 as kept): the lost turns searched also when it remembers me (MIND_SEARCH_KNOWN),
+ * 353; when the set is 120 squares or fewer, not 60 (MIND_SEARCH_LOST), 359; one more
+ * turn of mine played out (ROLLOUT_TURNS 2), 348; its map what I know (OPP_MAP 1), 341.
  *
  * Deterministic: the determinizations are seeded from a peek at the bot's RNG (which is
  * never advanced) and the turn number, so the calls of one turn (each step is a call)
@@ -132,6 +136,9 @@
 #endif
 #ifndef MIND_SEARCH_LOST
 #define MIND_SEARCH_LOST 60  /* with a mind: a lost turn is searched when it may be on this many squares or fewer */
+#endif
+#ifndef MIND_SEARCH_KNOWN
+#define MIND_SEARCH_KNOWN 0  /* 1: with a mind, a lost turn is searched too when it remembers me (its spells will seek me) */
 #endif
 #ifndef ALTER_COST
 #define ALTER_COST 6         /* an Alter Dungeon cast in a play-out, in commands beyond its own */
@@ -628,7 +635,8 @@ believe_mind(struct master *m)
 			m->bel.w[y][x] = wt;
 			m->bel.wtotal += wt;
 		}
-	if (m->bel.lost && mind->nmay <= MIND_SEARCH_LOST)
+	int mx, my;
+	if (m->bel.lost && (mind->nmay <= MIND_SEARCH_LOST || (MIND_SEARCH_KNOWN && mind_opp_remembers(mind, v, &mx, &my))))
 		m->bel.lost = false;
 }
 

@@ -13,8 +13,11 @@
  * it sees that square without me: at once if I step out of its sight (it still sees the
  * square I left), or when it comes to look (after MIND_FORGET of its turns, guessed).
  * The messages of its turn say more (mind_heard()): its Life Detection told it where I
- * am, and its Scream was heard near me or far away; and where its spells struck, on the
- * squares I see (mind_saw()), says where it cast them from. */
+ * am, and its Scream was heard near me or far away; where its spells struck, on the
+ * squares I see (mind_saw()), says where it cast them from; and my views after its
+ * commands (mind_watch()) show where it walked through my sight, and that it saw me
+ * there, though my view at my next call keeps no trace of it. A step in my sight always
+ * shows it, so a walk none of those views showed went round what I see. */
 #include <string.h>
 
 #include "mind.h"

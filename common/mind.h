@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mind: what a bot remembers between its calls, from the views it was given, its own
  * commands and what it was told and shown of the opponent's turns (messages, the
- * effects of its spells: what a client gets), never from the game: where the opponent
- * may be now, and where it last saw me. */
+ * effects of its spells, my view after each of its commands: what a client gets), never
+ * from the game: where the opponent may be now, and where it last saw me. */
 #ifndef WW_MIND_H
 #define WW_MIND_H
 
