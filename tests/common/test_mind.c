@@ -243,6 +243,53 @@ Test(mind, its_life_detection_heard_means_it_knows_my_square)
 	cr_assert_eq(y, 5);
 }
 
+/* When the opponent moves first, its first turn comes before my first call: what I was
+ * told and shown of it then counts, as it would at any later call. */
+Test(mind, its_first_turn_before_my_first_call_counts)
+{
+	static struct view v, theirs;
+	struct bot_mind m;
+	struct msg watched = { MSG_WATCHED, 0, 0, 0 };
+	int x, y;
+
+	memset(&v, 0, sizeof v);
+	bare_view(&v, 1, 2);
+	mind_reset(&m);
+	mind_heard(&m, &watched); /* its Life Detection, in turn 0 */
+	mind_observe(&m, &v);
+	cr_assert(mind_opp_remembers(&m, &v, &x, &y), "it sensed me in its first turn");
+	cr_assert_eq(x, 5);
+	cr_assert_eq(y, 5);
+
+	/* It walked through my sight in its first turn, and out of it. */
+	mind_reset(&m);
+	theirs = v;
+	theirs.turn = 1;
+	theirs.turn_no = 0;
+	theirs.opp_state = OPP_VISIBLE;
+	theirs.opp_x = 7;
+	theirs.opp_y = 5;
+	mind_watch(&m, &theirs);
+	theirs.opp_state = OPP_UNKNOWN;
+	mind_watch(&m, &theirs);
+	mind_observe(&m, &v);
+	cr_assert(mind_opp_remembers(&m, &v, &x, &y), "it saw me as it walked through my sight");
+	cr_assert(m.may[5][9], "two steps from where I saw it, out of my sight");
+	cr_assert_not(m.may[20][20], "(20, 20) is far beyond its walk");
+	cr_assert_lt(m.nmay, 100);
+
+	/* A mind of another duel keeps nothing of it: a new duel begins at an earlier turn. */
+	struct cmd pass = { CMD_PASS, 0, 0 };
+	bare_view(&v, 30, 2);
+	mind_reset(&m);
+	mind_observe(&m, &v);
+	mind_acted(&m, &v, &pass);
+	mind_heard(&m, &watched);
+	bare_view(&v, 1, 2);
+	mind_observe(&m, &v);
+	cr_assert_not(mind_opp_remembers(&m, &v, &x, &y), "what was heard in the duel before");
+}
+
 Test(mind, its_scream_heard_says_how_near_it_is)
 {
 	static struct view v;
