@@ -7,8 +7,10 @@
  *   bench_tune names
  *
  * PLAYER is `hard` (hard's reckoning with those numbers: a duel costs about 6 ms, so
- * thousands of duels a minute) or `master` (the master search with those numbers for its
- * own plans, at bot_master_budget(SIZE), with a mind unless NOMIND is set in the
+ * thousands of duels a minute), `mind` (the same reckoning given a mind, as master's own
+ * plans are: hard's planner with the mind's belief, no search; as cheap, and the quick
+ * proxy for master's unsearched turns) or `master` (the master search with those numbers
+ * for its own plans, at bot_master_budget(SIZE), with a mind unless NOMIND is set in the
  * environment). The numbers start from hard's own; each NAME=VALUE sets one (`names`
  * lists them; heal0..heal4 and hurt0..hurt2 are the arrays). The seats alternate between
  * duels, seeds SEED to SEED + DUELS - 1, the opponent always hard with its own numbers;
@@ -82,7 +84,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 5) {
-		fprintf(stderr, "usage: bench_tune DUELS SIZE SEED hard|master [NAME=VALUE ...]\n"
+		fprintf(stderr, "usage: bench_tune DUELS SIZE SEED hard|mind|master [NAME=VALUE ...]\n"
 		                "       bench_tune names\n");
 		return 2;
 	}
@@ -90,7 +92,8 @@ main(int argc, char **argv)
 	int size = atoi(argv[2]);
 	uint64_t base = strtoull(argv[3], NULL, 0);
 	bool master = strcmp(argv[4], "master") == 0;
-	if (duels < 1 || (!master && strcmp(argv[4], "hard") != 0)) {
+	bool planner_mind = strcmp(argv[4], "mind") == 0;
+	if (duels < 1 || (!master && !planner_mind && strcmp(argv[4], "hard") != 0)) {
 		fprintf(stderr, "bench_tune: bad DUELS or PLAYER\n");
 		return 2;
 	}
@@ -107,7 +110,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	long budget = bot_master_budget(size);
-	bool use_mind = master && !getenv("NOMIND");
+	bool use_mind = (master && !getenv("NOMIND")) || planner_mind;
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
 		int seat = (int)(i & 1);
@@ -132,8 +135,12 @@ main(int argc, char **argv)
 					mind_acted(&mind, &v, &c);
 			} else {
 				struct bot__plan plan;
-				bot__plans_mind(&v, &w, NULL, &plan, 1, NULL);
+				if (use_mind && v.turn == v.me)
+					mind_observe(&mind, &v);
+				bot__plans_mind(&v, &w, use_mind ? &mind : NULL, &plan, 1, NULL);
 				c = plan.first;
+				if (use_mind)
+					mind_acted(&mind, &v, &c);
 			}
 			if (game_apply(&g, p, &c, &ev) != ERR_OK) {
 				struct cmd pass = { CMD_PASS, 0, 0 };
