@@ -244,31 +244,20 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	bool wiped = m->cast == SPELL_ALTER || m->cast == SPELL_MIRROR;
 
 	if (!m->started || m->me != v->me || m->size != v->opt.size || v->turn_no < m->turn_no || m->cast == SPELL_ALTER) {
-		/* What I was told and shown before my first call (the opponent moved first) is
-		 * news of its first turn; a mind that had started is of another duel or level. */
+		/* A mind that had started is of another duel or level. One that had not holds
+		 * only what I was told and shown before my first call: news of the opponent's
+		 * first turn, when it moved first, read below as one turn of its. */
 		bool first = !m->started;
-		struct bot_mind news = *m;
-		mind_reset(m); /* and so it saw me nowhere: my Alter Dungeon wiped that too */
+		if (!first)
+			mind_reset(m); /* and so it saw me nowhere: my Alter Dungeon wiped that too */
 		m->started = true;
 		m->me = v->me;
 		m->size = v->opt.size;
-		m->turn_no = v->turn_no;
+		m->turn_no = first && v->turn_no > 0 ? v->turn_no - 1 : v->turn_no;
+		m->last_x = v->x; /* I have not moved since */
+		m->last_y = v->y;
 		m->last_state = OPP_UNKNOWN;
 		may_anywhere(m, v);
-		if (first && v->turn_no > 0) {
-			m->turn_no = v->turn_no - 1; /* its turn came before this call */
-			m->last_x = v->x;            /* and I have not moved since the duel began */
-			m->last_y = v->y;
-			m->heard_watched = news.heard_watched;
-			m->heard_scream = news.heard_scream;
-			m->saw_fx = news.saw_fx;
-			memcpy(m->fx, news.fx, sizeof m->fx);
-			m->glimpse = news.glimpse;
-			m->glimpse_x = news.glimpse_x;
-			m->glimpse_y = news.glimpse_y;
-			m->glimpse_moves = news.glimpse_moves;
-			m->watching = news.watching;
-		}
 	}
 	int turns = (int)((v->turn_no - m->turn_no + 1) / PLAYERS); /* the opponent's turns since the last call */
 	/* I do not move in its turn, nor by my own action but for the jumps: moved, the level
