@@ -299,7 +299,7 @@ server_option(int argc, char **argv, int *i, struct server_config *cfg, const ch
 	} else if (strcmp(a, "--log-dir") == 0) {
 		*dir = argv[++*i];
 	} else if (strcmp(a, "--grace") == 0) {
-		if (!cli_int(argv[++*i], 1, 86400, "--grace", &v))
+		if (!cli_int(argv[++*i], 1, PROTO_HOLD_MAX, "--grace", &v)) /* what WELCOME can tell a client */
 			return -1;
 		cfg->lim.grace_ms = (unsigned)v * 1000;
 	} else {

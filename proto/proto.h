@@ -13,7 +13,7 @@
  * both versions; the frame header, HELLO's first 8 bytes, CHALLENGE's first 8
  * bytes and ERROR are frozen so that this refusal is readable by every version.
  */
-#define PROTO_VERSION 4 /* 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
+#define PROTO_VERSION 5 /* 5: WELCOME carries the server's lobby hold and duel grace; 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
 
 /* "WZWR": the first four payload bytes of HELLO and CHALLENGE. */
 #define PROTO_MAGIC 0x575a5752u
@@ -42,6 +42,9 @@
 #define PROTO_PART_LEN 32       /* a random part of a duel's seed: the server's, or a player's */
 #define PROTO_LOG_CHUNK 8192      /* turn-log bytes in one LOG_CHUNK */
 #define PROTO_LOG_MAX (1u << 22)  /* a whole turn log */
+/* A seat's hold in seconds, as WELCOME (lobby hold and grace) and PEER (seconds left) carry it: a u16.
+ * A server accepts no grace longer than this (about 18 h), so that every figure it sends is its own. */
+#define PROTO_HOLD_MAX 65535
 
 /*
  * Error codes: X(ID, number, text). They are the codes of ERROR messages, so

@@ -30,7 +30,7 @@
 	X(HELLO,     0x10, WIRE_C2S,  1, 8,  255,               hello)     \
 	X(CHALLENGE, 0x11, WIRE_S2C,  1, 8,  255,               challenge) \
 	X(AUTH,      0x12, WIRE_C2S,  1, 37, 115,               auth)      \
-	X(WELCOME,   0x13, WIRE_S2C,  1, 19, 35,                welcome)   \
+	X(WELCOME,   0x13, WIRE_S2C,  1, 23, 39,                welcome)   \
 	X(LOBBY,     0x20, WIRE_S2C,  0, 44, 172,               lobby)     \
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
 	X(READY,     0x22, WIRE_C2S,  0, 1,  33,                ready)     \
@@ -125,6 +125,11 @@ struct wire_welcome {
 	bool controller;
 	uint8_t token_len;    /* PROTO_TOKEN_MIN..PROTO_TOKEN_MAX */
 	uint8_t token[PROTO_TOKEN_MAX];
+	/* The server's own figures, so that a client says them rather than guess a default:
+	 * how long a seat dropped without BYE is held in the lobby (0: not held) and how long one
+	 * dropped in a duel is held before it forfeits, in seconds (rounded up, as PEER's). */
+	uint16_t hold;        /* 0..grace: never longer than the grace */
+	uint16_t grace;       /* 1..PROTO_HOLD_MAX */
 };
 
 struct wire_lobby {

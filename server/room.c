@@ -362,10 +362,29 @@ send_lobby(struct gameroom *r)
 	}
 }
 
+/* How long a seat dropped without BYE is held in the lobby, in ms: lobby_hold_ms, never longer
+ * than the grace; 0 when lobby seats are not held. What room__conn_lost holds and WELCOME says. */
+static unsigned
+lobby_hold_ms(const struct server *s)
+{
+	const struct server_limits *l = &s->cfg.lim;
+
+	return l->lobby_hold_ms < l->grace_ms ? l->lobby_hold_ms : l->grace_ms;
+}
+
+/* Seconds as the wire says a hold (WELCOME, PEER): rounded up, so that a client never counts
+ * a seat lost before the server gives it up. server_create keeps the grace within a u16. */
+static uint16_t
+hold_secs(unsigned ms)
+{
+	return (uint16_t)((ms + 999) / 1000);
+}
+
 static void
 send_welcome(struct gameroom *r, int p)
 {
-	struct wire_msg *m = &r->srv->out;
+	struct server *s = r->srv;
+	struct wire_msg *m = &s->out;
 	struct seat *st = &r->seat[p];
 
 	memset(&m->u.welcome, 0, sizeof m->u.welcome);
@@ -374,6 +393,10 @@ send_welcome(struct gameroom *r, int p)
 	m->u.welcome.controller = r->controller == p;
 	m->u.welcome.token_len = st->token_len;
 	memcpy(m->u.welcome.token, st->token, st->token_len);
+	/* This server's own figures, every time (join, resume, control handed over, a mirror
+	 * rematch): the client says them instead of a default. */
+	m->u.welcome.hold = hold_secs(lobby_hold_ms(s));
+	m->u.welcome.grace = hold_secs(s->cfg.lim.grace_ms);
 	conn__send(st->conn, m);
 }
 
@@ -646,7 +669,7 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 	if (r->dying)
 		return;
 	if (r->state == ROOM_PLAYING) {
-		unsigned secs = (s->cfg.lim.grace_ms + 999) / 1000;
+		unsigned secs = hold_secs(s->cfg.lim.grace_ms);
 		server__log(s, "room %s: %s dropped; the seat is held %u s", r->code, st->name, secs);
 		st->grace_on = true;
 		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
@@ -657,7 +680,7 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		send_lobby(r);
 		return;
 	}
-	if (!st->bye && !c->offender && s->cfg.lim.lobby_hold_ms > 0) {
+	if (!st->bye && !c->offender && lobby_hold_ms(s) > 0) {
 		/* In the lobby, before the first duel or between duels, a drop without BYE is a broken
 		 * link or a killed client, not leaving: the seat (name, control, token) stays its for
 		 * a while, and its client comes back with its token. (A peer dropped for breaking the
@@ -665,16 +688,16 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		 * shows ready, nor starts a duel with, a player who is not there; a client that comes
 		 * back by itself says READY again. After a duel the drop may have come just as END
 		 * went out, before it was read: that END is owed to it again. */
-		unsigned ms = s->cfg.lim.lobby_hold_ms < s->cfg.lim.grace_ms ? s->cfg.lim.lobby_hold_ms : s->cfg.lim.grace_ms;
+		unsigned ms = lobby_hold_ms(s);
 		server__log(s, "room %s: %s dropped %s; the seat is held %u s%s", r->code, st->name,
-		            st->post_duel ? "after the duel" : "in the lobby", (ms + 999) / 1000,
+		            st->post_duel ? "after the duel" : "in the lobby", hold_secs(ms),
 		            st->post_duel ? " for its END" : "");
 		st->end_pending = st->post_duel;
 		st->ready = st->rematch = false;
 		st->grace_on = true;
 		st->grace_until = server__now(s) + ms;
 		uv_timer_start(&st->grace, on_grace, ms, 0);
-		send_peer(r, 1 - p, p, PEER_DROPPED, (ms + 999) / 1000);
+		send_peer(r, 1 - p, p, PEER_DROPPED, hold_secs(ms));
 		send_lobby(r);
 		return;
 	}

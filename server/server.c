@@ -727,6 +727,11 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 		snprintf(why, whylen, "the turn time must be 0 to %d seconds", TURN_TIME_MAX);
 		return -1;
 	}
+	/* WELCOME and PEER say the grace in a u16 of seconds: a longer one could not be told. */
+	if (cfg->lim.grace_ms < 1 || cfg->lim.grace_ms > PROTO_HOLD_MAX * 1000u) {
+		snprintf(why, whylen, "the grace must be 1 to %d seconds", PROTO_HOLD_MAX);
+		return -1;
+	}
 	if ((s = calloc(1, sizeof *s)) == NULL) {
 		snprintf(why, whylen, "out of memory");
 		return -1;

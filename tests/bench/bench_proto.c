@@ -340,6 +340,8 @@ play(struct bench *b, uint64_t seed, const struct options *opt)
 		b->m.type = WIRE_WELCOME;
 		b->m.u.welcome.player = (uint8_t)p;
 		b->m.u.welcome.token_len = PROTO_TOKEN_MAX;
+		b->m.u.welcome.hold = 30;
+		b->m.u.welcome.grace = 120;
 		for (int k = 0; k < b->ncfg; k++)
 			send_msg(b, k, p, true, &b->m, false);
 		memset(&b->m, 0, sizeof b->m);

@@ -90,6 +90,8 @@ welcome(uv_loop_t *loop)
 	m.u.welcome.controller = 1;
 	m.u.welcome.token_len = PROTO_TOKEN_MIN;
 	memset(m.u.welcome.token, 0x5a, PROTO_TOKEN_MIN);
+	m.u.welcome.hold = 30;
+	m.u.welcome.grace = 120;
 	script_peer_msg(&pe, &m);
 	turn(loop, 3);
 	FUZZ_CHECK(!f.closed && net_phase(f.n) == NET_LOBBY); /* the client took it */

@@ -563,7 +563,12 @@ def play(stream, tables):
         elif name == "WELCOME":
             r = Reader(payload)
             player, flags, token = r.u8(), r.u8(), r.take(r.u8())
+            hold, grace = r.u16(), r.u16()
             r.end()
+            if player > 1 or flags > 1 or not 16 <= len(token) <= 32:
+                raise Broken("WELCOME: player, flags or token length")
+            if not 1 <= grace or hold > grace:
+                raise Broken("WELCOME: a grace of 0, or a lobby hold longer than the grace")
         n += 1
     return lines, seen
 
@@ -656,6 +661,23 @@ def check_examples(doc, tables):
         if not lo <= len(payload) <= hi or name not in caption:
             raise Broken("%r: a %s frame" % (caption, name))
     check_seed(block, items)
+    # The WELCOME example, field by field, against its caption: the index, the token and the two holds.
+    w = re.search(r"WELCOME as player (\d), (not )?controller, token ([0-9a-f]{2}) \.\.\. ([0-9a-f]{2}), a lobby seat "
+                  r"held (\d+) s and a duel's (\d+) s.*?:\n\n\.\.\. its frame, the record's plaintext \(\d+ bytes\):"
+                  r"\n\n```\n(.*?)```", block, re.S)
+    r = Reader(bytes.fromhex(w.group(7)))
+    t, length = r.u8(), r.varint()
+    r = Reader(r.take(length))
+    player, flags, token = r.u8(), r.u8(), r.take(r.u8())
+    hold, grace = r.u16(), r.u16()
+    r.end()
+    name, frm, lo, hi = tables.types[t]
+    if name != "WELCOME" or not lo <= length <= hi:
+        raise Broken("the WELCOME example is a %s frame of %d bytes" % (name, length))
+    if (player, flags, token[0], token[-1], hold, grace) != (
+            int(w.group(1)), 0 if w.group(2) else 1, int(w.group(3), 16), int(w.group(4), 16),
+            int(w.group(5)), int(w.group(6))):
+        raise Broken("the WELCOME example is not what its caption says")
     # The START example, field by field, against its caption and its map.
     start_caption = re.search(r"START for player (\d), who moves first.*?stands at \((\d+),(\d+)\); the update "
                               r"has fields 0x([0-9a-f]+), layout mode (\d+) \((\d+) cells coded\), visibility mode "

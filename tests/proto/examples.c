@@ -460,7 +460,10 @@ gen_examples(FILE *o)
 		m.u.welcome.token_len = 16;
 		for (int i = 0; i < 16; i++)
 			m.u.welcome.token[i] = (uint8_t)(0xe0 + i);
-		fprintf(o, "WELCOME as player 1, not controller, token e0 ... ef (the last frame before deflate may start):\n\n");
+		m.u.welcome.hold = 30;
+		m.u.welcome.grace = 120;
+		fprintf(o, "WELCOME as player 1, not controller, token e0 ... ef, a lobby seat held 30 s and a duel's 120 s "
+		           "(the last frame before deflate may start):\n\n");
 		if (show_record(o, &srv, &cli, &m, "... the record on the wire (the server's nonce 0)") != 0)
 			return -1;
 		auth_key_wipe(&key);

@@ -135,6 +135,8 @@ on_command(void *ud, const struct game *g, const struct view *before, const stru
 			m->u.welcome.controller = p == 0;
 			m->u.welcome.token_len = PROTO_TOKEN_MAX;
 			memset(m->u.welcome.token, 0x40 + p, PROTO_TOKEN_MAX);
+			m->u.welcome.hold = 30;
+			m->u.welcome.grace = 120;
 			send(r, p, m);
 			memset(m, 0, sizeof *m);
 			m->type = WIRE_LOBBY;

@@ -98,6 +98,9 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		m->u.welcome.controller = !(seed & 1);
 		m->u.welcome.token_len = (uint8_t)(PROTO_TOKEN_MIN + k % (PROTO_TOKEN_MAX - PROTO_TOKEN_MIN + 1));
 		fill(m->u.welcome.token, m->u.welcome.token_len, &r);
+		/* The grace from 1 s to the most a u16 says; the lobby hold from none to all of it. */
+		m->u.welcome.grace = (uint16_t)(seed % 3 == 0 ? PROTO_HOLD_MAX : 1 + (k * 97) % 600);
+		m->u.welcome.hold = (uint16_t)(seed % 4 == 0 ? 0 : seed % 4 == 1 ? m->u.welcome.grace : m->u.welcome.grace / 4);
 		break;
 	case WIRE_LOBBY:
 		m->u.lobby.opt = (struct options){ (uint8_t)(LEVEL_MIN + 2 * (k % 19)), seed % 3 != 0, seed % 2 == 0 };

@@ -399,6 +399,8 @@ join(struct sp_stats *s, int p)
 	m->type = WIRE_WELCOME;
 	m->u.welcome.player = (uint8_t)p;
 	m->u.welcome.token_len = 16;
+	m->u.welcome.hold = 30;
+	m->u.welcome.grace = 120;
 	through_pconn(s, p, m);
 	cr_assert(s->srv[p].joined && s->cli[p].joined);
 }

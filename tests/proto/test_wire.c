@@ -149,6 +149,15 @@ Test(wire, handshake_refusals)
 	cr_assert_eq(e.code, PERR_VERSION);
 	snprintf(want, sizeof want, "protocol version %d here, %d there", PROTO_VERSION, PROTO_VERSION + 1);
 	cr_assert(strstr(e.why, want), "%s", e.why);
+	/* And the version before: its WELCOME had no hold nor grace, so its peers are refused at HELLO. */
+	{
+		const uint8_t v_old[] = { MAGIC, 0x00, PROTO_VERSION - 1, 0x00, RULES_VERSION, [40] = 0 };
+
+		cr_assert_eq(wire_decode(WIRE_HELLO, v_old, sizeof v_old, d, &e), PROTO_BROKEN);
+		cr_assert_eq(e.code, PERR_VERSION);
+		snprintf(want, sizeof want, "protocol version %d here, %d there", PROTO_VERSION, PROTO_VERSION - 1);
+		cr_assert(strstr(e.why, want), "%s", e.why);
+	}
 	REFUSED(WIRE_HELLO, PERR_RULES, MAGIC, 0x00, PROTO_VERSION, 0x00, RULES_VERSION + 1, 0, 1, 'a', 1, 'b');
 	REFUSED(WIRE_HELLO, PERR_MAGIC, 'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P');
 	REFUSED(WIRE_CHALLENGE, PERR_VERSION, MAGIC, 0x01, 0x00, VERSIONS);
@@ -175,7 +184,7 @@ Test(wire, handshake_refusals)
 		cr_assert(c.password && c.salt[0] == 0xab);
 	}
 	{
-		uint8_t w[19] = { 2, 0, 16 };
+		uint8_t w[23] = { 2, 0, 16, [19] = 0, 30, 0, 120 }; /* held 30 s in the lobby, 120 s in a duel */
 
 		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* player 2 */
 		w[0] = 0;
@@ -192,6 +201,61 @@ Test(wire, handshake_refusals)
 
 		refused(WIRE_RESUME, r, sizeof r, PERR_RANGE, __LINE__);
 	}
+	free(d);
+}
+
+/* WELCOME ends with the server's lobby hold and duel grace (u16 seconds each): every figure a
+ * server may hold a seat for round trips, and a decoder refuses what no server sends. */
+Test(wire, welcome_carries_the_servers_hold_and_grace)
+{
+	struct wire_msg *m = msg_new(), *d = msg_new();
+	struct proto_err e = { 0 };
+	const uint16_t figures[][2] = { { 30, 120 }, { 0, 1 }, { 1, 1 }, { 0, PROTO_HOLD_MAX }, { PROTO_HOLD_MAX, PROTO_HOLD_MAX },
+	                                { 600, 3600 } };
+	uint8_t w[3 + PROTO_TOKEN_MAX + 5] = { 1, 0, PROTO_TOKEN_MIN };
+	size_t len;
+
+	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+		sample_msg(WIRE_WELCOME, i, m);
+		m->u.welcome.hold = figures[i][0];
+		m->u.welcome.grace = figures[i][1];
+		cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), 0, "%s", e.why);
+		cr_assert_eq(len, 3u + m->u.welcome.token_len + 4, "two u16 after the token");
+		cr_assert_eq(buf[len - 4] << 8 | buf[len - 3], figures[i][0], "the hold, big-endian");
+		cr_assert_eq(buf[len - 2] << 8 | buf[len - 1], figures[i][1], "then the grace");
+		cr_assert_eq(wire_decode(WIRE_WELCOME, buf, len, d, &e), 0, "%s", e.why);
+		cr_assert_eq(d->u.welcome.hold, figures[i][0]);
+		cr_assert_eq(d->u.welcome.grace, figures[i][1]);
+	}
+	/* A 16-byte token, held 30 s in the lobby and 120 s in a duel: 23 bytes. */
+	w[19] = 0x00, w[20] = 0x1e, w[21] = 0x00, w[22] = 0x78;
+	cr_assert_eq(wire_decode(WIRE_WELCOME, w, 23, d, &e), 0, "%s", e.why);
+	cr_assert(d->u.welcome.hold == 30 && d->u.welcome.grace == 120);
+	refused(WIRE_WELCOME, w, 19, PERR_FRAME_SIZE, __LINE__);  /* a version 4 WELCOME: no figures */
+	refused(WIRE_WELCOME, w, 21, PERR_FRAME_SIZE, __LINE__);  /* the hold without the grace */
+	refused(WIRE_WELCOME, w, 24, PERR_TRAILING, __LINE__);    /* a byte after the grace */
+	w[21] = w[22] = 0;
+	refused(WIRE_WELCOME, w, 23, PERR_RANGE, __LINE__);       /* grace 0: a seat forfeit as it drops */
+	w[22] = 29;
+	refused(WIRE_WELCOME, w, 23, PERR_RANGE, __LINE__);       /* held longer in the lobby than in a duel */
+	w[22] = 30;
+	cr_assert_eq(wire_decode(WIRE_WELCOME, w, 23, d, &e), 0, "as long as the grace: %s", e.why);
+	/* With a 32-byte token the lengths a shorter token would take are truncated, not too short. */
+	w[2] = PROTO_TOKEN_MAX;
+	refused(WIRE_WELCOME, w, 3 + PROTO_TOKEN_MAX, PERR_TRUNCATED, __LINE__);
+	refused(WIRE_WELCOME, w, 3 + PROTO_TOKEN_MAX + 2, PERR_TRUNCATED, __LINE__);
+	refused(WIRE_WELCOME, w, 3 + PROTO_TOKEN_MAX + 5, PERR_FRAME_SIZE, __LINE__); /* past the most */
+	/* The encoder refuses what the decoder would. */
+	sample_msg(WIRE_WELCOME, 0, m);
+	m->u.welcome.grace = 0;
+	m->u.welcome.hold = 0;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RANGE);
+	m->u.welcome.grace = 10;
+	m->u.welcome.hold = 11;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RANGE);
+	free(m);
 	free(d);
 }
 

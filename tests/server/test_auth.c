@@ -120,27 +120,34 @@ Test(auth, version_mismatch_names_both)
 {
 	struct th t;
 	struct server_config c;
-	static struct raw r;
+	static struct raw r[2];
 	static struct wire_msg m, err;
 	uint8_t f[512];
 	int nerr;
 
+	/* The version before this one (whose WELCOME had no hold nor grace: its client would take
+	 * this server's WELCOME for a broken one) and one far ahead. */
+	const int theirs[] = { PROTO_VERSION - 1, PROTO_VERSION + 98 };
+
 	th_init(&t);
 	th_config(&c);
 	th_server(&t, &c);
-	raw_start(&t, &r);
-	wire_hello_init(&m);
-	m.u.hello.proto = PROTO_VERSION + 98;
-	raw_send(&r, f, raw_frame(&m, f, sizeof f));
-	th_run(&t, 5000, closed_raw_pred, &r);
-	raw_decode(&r, &err, &nerr);
-	cr_assert_eq(nerr, 1);
-	cr_expect_eq(err.u.error.code, PERR_VERSION);
-	/* Exactly the text docs/protocol.md shows (its example is made by wire_version_refusal()). */
-	char want[PROTO_REASON_BYTES + 1];
-	snprintf(want, sizeof want, "version mismatch: the server has protocol version %d, your client %d", PROTO_VERSION,
-	         PROTO_VERSION + 98);
-	cr_expect_str_eq(err.u.error.text, want);
+	for (size_t i = 0; i < sizeof theirs / sizeof theirs[0]; i++) {
+		raw_start(&t, &r[i]);
+		wire_hello_init(&m);
+		m.u.hello.proto = (uint16_t)theirs[i];
+		raw_send(&r[i], f, raw_frame(&m, f, sizeof f));
+		th_run(&t, 5000, closed_raw_pred, &r[i]);
+		raw_decode(&r[i], &err, &nerr);
+		cr_assert_eq(nerr, 1, "version %d", theirs[i]);
+		cr_expect_eq(err.u.error.code, PERR_VERSION);
+		cr_expect(err.u.error.fatal);
+		/* Exactly the text docs/protocol.md shows (its example is made by wire_version_refusal()). */
+		char want[PROTO_REASON_BYTES + 1];
+		snprintf(want, sizeof want, "version mismatch: the server has protocol version %d, your client %d",
+		         PROTO_VERSION, theirs[i]);
+		cr_expect_str_eq(err.u.error.text, want);
+	}
 	th_finish(&t);
 }
 

@@ -366,6 +366,8 @@ liar_message(struct liar *l, const struct wire_msg *in)
 		m->u.welcome.player = 1;
 		m->u.welcome.token_len = PROTO_TOKEN_MIN;
 		auth_random(m->u.welcome.token, PROTO_TOKEN_MIN);
+		m->u.welcome.hold = 30;
+		m->u.welcome.grace = 120;
 		liar_send(l, m);
 		liar_lobby(l);
 		return;
