@@ -62,11 +62,11 @@ struct net {
 	 * reconnect_for_ms): the attempts so far and what the last one (or the loss) said. */
 	bool lobby_lost;         /* the link was lost in the lobby: if the seat is not held any more, join afresh */
 	bool rejoin_create;      /* ... and that join makes the room again if it is gone (a restarted server) */
-	/* How long the server holds a lobby seat dropped without BYE: its default until this server
-	 * shows its own (a PEER dropped for the opponent in the lobby says it; one in a duel bounds it,
-	 * as the hold is never longer than the grace). The wire does not tell a client its own hold. */
-	uint32_t hold_ms;
-	bool hold_known;
+	/* How long the server holds a seat dropped without BYE in the lobby, and one dropped in a
+	 * duel (its grace): a server's defaults until a WELCOME gives this server's own figures,
+	 * and each later WELCOME again (a server started again may hold otherwise). */
+	uint32_t hold_ms, grace_ms;
+	bool limits_known;
 	unsigned attempts;
 	char lost_why[160];
 	uint64_t bytes_in, bytes_out;
@@ -945,6 +945,9 @@ on_message(struct net *n, const struct wire_msg *m)
 		n->controller = m->u.welcome.controller;
 		n->token_len = m->u.welcome.token_len;
 		memcpy(n->token, m->u.welcome.token, n->token_len);
+		n->hold_ms = m->u.welcome.hold * 1000u;
+		n->grace_ms = m->u.welcome.grace * 1000u;
+		n->limits_known = true;
 		if (n->phase == NET_CONNECTING || n->phase == NET_RECONNECTING) {
 			bool was = n->phase == NET_RECONNECTING;
 			n->phase = NET_LOBBY;
@@ -1088,12 +1091,6 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.chat(n->cfg.ud, n, m->u.chat.from, m->u.chat.text);
 		return;
 	case WIRE_PEER:
-		if (m->u.peer.state == PEER_DROPPED && n->phase == NET_LOBBY) {
-			n->hold_ms = m->u.peer.seconds * 1000u;
-			n->hold_known = true;
-		} else if (m->u.peer.state == PEER_DROPPED && m->u.peer.seconds * 1000u < n->hold_ms) {
-			n->hold_ms = m->u.peer.seconds * 1000u;
-		}
 		if (n->cfg.ev.peer)
 			n->cfg.ev.peer(n->cfg.ud, n, &m->u.peer);
 		return;
@@ -1472,6 +1469,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	n->player = -1;
 	n->phase = NET_CONNECTING;
 	n->hold_ms = NET_LOBBY_HOLD_MS;
+	n->grace_ms = NET_DUEL_GRACE_MS;
 	if (cfg->token_len) {
 		memcpy(n->token, cfg->token, cfg->token_len);
 		n->token_len = cfg->token_len;
@@ -1552,8 +1550,16 @@ unsigned
 net_lobby_hold_secs(const struct net *n, bool *known)
 {
 	if (known)
-		*known = n->hold_known;
+		*known = n->limits_known;
 	return (n->hold_ms + 999) / 1000;
+}
+
+unsigned
+net_duel_grace_secs(const struct net *n, bool *known)
+{
+	if (known)
+		*known = n->limits_known;
+	return (n->grace_ms + 999) / 1000;
 }
 
 int

@@ -111,10 +111,12 @@ void net_abandon(struct net *n);
 bool net_resuming_seat(const struct net *n);
 /* How long a lost link is tried again before giving up (reconnect_for_ms), in seconds. */
 unsigned net_reconnect_secs(const struct net *n);
-/* How long the server holds a seat dropped in the lobby, in seconds: NET_LOBBY_HOLD_MS (a server's
- * default) until this server has shown its own (*known: by a PEER dropped of the opponent in the
- * lobby; a grace shorter than it, seen in a duel, lowers it too). */
+/* How long the server holds a seat dropped in the lobby, in seconds (0: not held): NET_LOBBY_HOLD_MS
+ * (a server's default) until a WELCOME has given this server's own (*known). */
 unsigned net_lobby_hold_secs(const struct net *n, bool *known);
+/* How long the server holds a seat dropped in a duel before it forfeits (its grace), in seconds:
+ * NET_DUEL_GRACE_MS (a server's default) until a WELCOME has given this server's own (*known). */
+unsigned net_duel_grace_secs(const struct net *n, bool *known);
 /* Reconnecting after a drop in the lobby: the seconds of that hold left (0: over, the seat is most
  * likely given up and the client will join the room again as a new player); -1 otherwise. */
 int net_seat_hold_left(const struct net *n);
@@ -160,7 +162,8 @@ WW_COLD int net_parse_hostport(const char *s, char *host, size_t hostlen, int *p
 #define NET_DEFAULT_PORT 7727
 #define NET_ADDRS_MAX 8         /* addresses of one name tried in turn */
 #define NET_ADDR_WAIT_MS 3000   /* an address that neither answers nor refuses: the next one after this */
-#define NET_LOBBY_HOLD_MS 30000 /* a server's default lobby hold (server_limits.lobby_hold_ms) */
-#define NET_DUEL_GRACE_MS 120000 /* a server's default grace in a duel (server_limits.grace_ms) */
+/* A server's defaults (server_limits.lobby_hold_ms, .grace_ms): what a client assumes before WELCOME. */
+#define NET_LOBBY_HOLD_MS 30000
+#define NET_DUEL_GRACE_MS 120000
 
 #endif

@@ -295,22 +295,25 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 		s->afresh = true; /* the seat was not held: the join that follows is a new one */
 	if (fatal && !s->quit) {
 		s->failed = true;
-		/* Gave up reconnecting: what is lost, and what to do. */
-		unsigned grace = NET_DUEL_GRACE_MS / 1000;
+		/* Gave up reconnecting: what is lost, and what to do. The grace is the server's own,
+		 * from its WELCOME (a default only if none came, which a duel cannot be without). */
+		bool known;
+		unsigned grace = net_duel_grace_secs(n, &known);
+		const char *dflt = known ? "" : " by default";
 		if (!s->reconnecting)
 			snprintf(s->why, sizeof s->why, "%s", text);
 		else if (!s->started)
 			snprintf(s->why, sizeof s->why, "%s; your seat is given up: run the same command to join the room again",
 			         text);
-		/* The client tries longer than a server's default grace: a server that is still up has
-		 * given the duel away by now (a shorter --reconnect: not yet). */
+		/* The client tried longer than the server's grace: a server that is still up has given
+		 * the duel away by now (a shorter --reconnect, or a longer grace: not yet). */
 		else if (net_reconnect_secs(n) >= grace)
 			snprintf(s->why, sizeof s->why, "%s; a server still up has given the duel to the other player by now (it "
-			         "holds a dropped seat %u s by default): run the same command to join the room again", text, grace);
+			         "holds a dropped seat %u s%s): run the same command to join the room again", text, grace, dflt);
 		else
 			snprintf(s->why, sizeof s->why, "%s; a server still up gives the duel to the other player once its grace "
-			         "runs out (%u s after the loss by default): run the same command to join the room again", text,
-			         grace);
+			         "runs out (%u s after the loss%s): run the same command to join the room again", text, grace,
+			         dflt);
 		if (s->reconnecting && s->app)
 			app_on_note(s->app, NULL);
 	}
@@ -353,6 +356,12 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 	/* In the lobby the seat is held for less than the client tries (docs/client.md): say both. */
 	bool known;
 	unsigned hold = net_lobby_hold_secs(n, &known);
+	if (known && hold == 0) {
+		status(s, "Connection lost (%s): reconnecting to the room, an attempt a second for up to %u s. This server "
+		       "does not hold a seat dropped in the lobby: you join the room again as a new player. Q leaves.", why,
+		       net_reconnect_secs(n));
+		return;
+	}
 	status(s, "Connection lost (%s): reconnecting to the room, an attempt a second for up to %u s. %s %u s%s; "
 	       "after that you join the room again as a new player. Q leaves.", why, net_reconnect_secs(n),
 	       known ? "This server holds your seat" : "The server holds your seat about", hold,

@@ -7,7 +7,8 @@
 #  2. The same in a duel: SIGTERM, then `host --headless --resume LOG`: the joiner (and the bot opponent)
 #     are back in the same duel.
 #  2b. The same shutdown in a duel with no host back, and a short --reconnect: the joiner gives up and says what
-#     became of the duel (a server still up gives it away once its grace runs out).
+#     became of the duel (a server still up gives it away once its grace runs out: the host's --grace 600, as its
+#     WELCOME said, not the default).
 #  2c. An interactive `wizwar host` whose terminal closes (SIGHUP) mid-duel: it names the log that brings the duel
 #     back, and `host --headless --resume` from it takes the bot opponent back into the duel.
 #  3. `wizwar host` whose player leaves (Q) while the joiner is in the lobby: the room is closed for good;
@@ -41,7 +42,7 @@ start "$WIZWAR" join "127.0.0.1:$PORT" --name Lea --reconnect 30
 wait_said 'Joined as player 1, the controller\..*Waiting for an opponent' w 15
 host_stop
 wait_said 'Connection lost \(the server is shutting down\): reconnecting to the room, an attempt a second for up to 30 s\.' w
-wait_for 'Reconnecting: try [0-9]+, seat held ~[0-9]+ s more \(conn' 10 w
+wait_for 'Reconnecting: try [0-9]+, seat held [0-9]+ s more \(conn' 10 w
 ok "SIGTERM of the host in the lobby: a shutdown, ridden out as a drop, each try on the prompt line"
 host_start "$TMPD/host2.err"
 wait_said 'Reconnected, but the server had given up your seat: you are a new player of the room\. Joined the room again as player 1, the controller\.' w 15
@@ -76,7 +77,7 @@ host_stop
 
 # ==== 2b. a shutdown in a duel, and no host back: given up, and what became of the duel ====
 PORT=0
-host_start "$TMPD/host5.err"
+host_start "$TMPD/host5.err" --grace 600
 start "$WIZWAR" join "127.0.0.1:$PORT" --name Lea --reconnect 3
 wait_said 'Joined as player 1' w 15
 XDG_STATE_HOME="$TMPD/bot" "$WIZWAR" bot "127.0.0.1:$PORT" --name Bo --think 200 --games 1 --seed 6 \
@@ -84,12 +85,12 @@ XDG_STATE_HOME="$TMPD/bot" "$WIZWAR" bot "127.0.0.1:$PORT" --name Bo --think 200
 PIDS+=($!)
 wait_said 'The duel begins' w 15
 host_stop
-wait_said 'could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in [0-9]+ s, the last: [^;]*; a server still up gives the duel to the other player once its grace runs out \(120 s after the loss by default\): run the same command to join the room again' w 20
+wait_said 'could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in [0-9]+ s, the last: [^;]*; a server still up gives the duel to the other player once its grace runs out \(600 s after the loss\): run the same command to join the room again' w 20
 T send-keys -t w Q
 wait_for 'STTY$' 10 w
 expect '^wizwar: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in' "the reason on stderr once the terminal is back"
 expect '^EXIT=1$' "given up: exit 1"
-ok "a duel's server gone for good: given up, and told what becomes of the duel"
+ok "a duel's server gone for good: given up, and told what becomes of the duel, with the host's own grace"
 T kill-session -t w
 
 # ==== 2c. an interactive host's terminal closes mid-duel: it names the log, which brings the duel back ====
