@@ -15,7 +15,20 @@ struct lobby {
 	uint8_t start_size;
 	bool a_saw_control_lost, b_got_control, b_tried;
 	int lobby_msgs;
+	int welcomes[2], welcomes_wrong; /* WELCOMEs each got, and those not with the server's holds */
+	unsigned hold, grace;            /* the server's holds, in seconds */
 };
+
+/* Every WELCOME carries this server's own holds, whatever sent it (join, CONTROL, a mirror). */
+static void
+count_welcome(struct lobby *l, int who, const struct wire_msg *m)
+{
+	if (m->type != WIRE_WELCOME)
+		return;
+	l->welcomes[who]++;
+	if (m->u.welcome.hold != l->hold || m->u.welcome.grace != l->grace)
+		l->welcomes_wrong++;
+}
 
 static void
 a_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
@@ -23,6 +36,7 @@ a_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
 	struct lobby *l = ud;
 	struct net *n = bot->net;
 
+	count_welcome(l, 0, m);
 	if (m->type == WIRE_CHAT)
 		l->chats_a++;
 	if (m->type == WIRE_ERROR && m->u.error.code == PERR_LIMIT && !m->u.error.fatal && strstr(m->u.error.text, "chat"))
@@ -54,6 +68,7 @@ b_msg(void *ud, struct netbot *bot, const struct wire_msg *m)
 	struct lobby *l = ud;
 	struct net *n = bot->net;
 
+	count_welcome(l, 1, m);
 	if (m->type == WIRE_CHAT && m->u.chat.from == 0 && strcmp(m->u.chat.text, "hello from a") == 0)
 		l->chats_b++;
 	if (m->type == WIRE_ERROR && m->u.error.code == PERR_NOT_CONTROLLER)
@@ -117,6 +132,11 @@ Test(lobby, options_control_and_chat)
 	l.t = &t;
 	th_init(&t);
 	th_config(&c);
+	/* Not the defaults: the WELCOMEs that CONTROL makes say these. */
+	c.lim.grace_ms = 600000;
+	c.lim.lobby_hold_ms = 45000;
+	l.hold = 45;
+	l.grace = 600;
 	th_server(&t, &c);
 	th_bot_config(&t, &ca, "first", BOT_NORMAL, 1, 1);
 	th_bot_config(&t, &cb, "second", BOT_NORMAL, 2, 1);
@@ -136,8 +156,104 @@ Test(lobby, options_control_and_chat)
 	cr_expect_eq(l.chat_limited, 5, "chat lines past the burst refused");
 	cr_expect_eq(l.starts, 1);
 	cr_expect_eq(l.start_size, 19, "the duel uses the new controller's options");
+	cr_expect_eq(l.welcomes[0], 2, "a: the join's WELCOME and the one CONTROL made");
+	cr_expect_eq(l.welcomes[1], 2, "b: likewise");
+	cr_expect_eq(l.welcomes_wrong, 0, "a WELCOME without the server's holds (45 s, 600 s)");
 	cr_expect_eq(l.a.verified, 1, "%s", l.a.last_why);
 	cr_expect_eq(l.b.verified, 1, "%s", l.b.last_why);
+	th_finish(&t);
+}
+
+/* What the client takes from its WELCOMEs: the defaults before one came, then the server's own holds,
+ * which a host's --grace and lobby_hold_ms set (here 600 s and 12.5 s, said rounded up, 13 s). */
+struct holds {
+	struct netbot a, b;
+	int welcomes[2], welcomes_wrong;
+	int lobbies, lobbies_wrong;   /* LOBBYs after a WELCOME, and those at which the client's figures were not the server's */
+	unsigned got_hold, got_grace; /* the client's figures at the last wrong one */
+};
+
+static void
+holds_msg(struct holds *h, int who, struct netbot *bot, const struct wire_msg *m)
+{
+	bool hold_known, grace_known;
+	unsigned hold, grace;
+
+	if (m->type == WIRE_WELCOME) {
+		h->welcomes[who]++;
+		if (m->u.welcome.hold != 13 || m->u.welcome.grace != 600)
+			h->welcomes_wrong++;
+	}
+	/* A LOBBY follows every WELCOME; by then net.c has taken the WELCOME in (hooks see a message first). */
+	if (m->type != WIRE_LOBBY || !h->welcomes[who])
+		return;
+	h->lobbies++;
+	hold = net_lobby_hold_secs(bot->net, &hold_known);
+	grace = net_duel_grace_secs(bot->net, &grace_known);
+	if (hold != 13 || grace != 600 || !hold_known || !grace_known) {
+		h->lobbies_wrong++;
+		h->got_hold = hold;
+		h->got_grace = grace;
+	}
+}
+
+static void
+holds_a(void *ud, struct netbot *bot, const struct wire_msg *m)
+{
+	holds_msg(ud, 0, bot, m);
+}
+
+static void
+holds_b(void *ud, struct netbot *bot, const struct wire_msg *m)
+{
+	holds_msg(ud, 1, bot, m);
+}
+
+static bool
+holds_done(void *ud)
+{
+	struct holds *h = ud;
+	return h->a.closed && h->b.closed;
+}
+
+Test(lobby, welcome_tells_the_servers_own_holds)
+{
+	static struct holds h;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	bool known;
+
+	memset(&h, 0, sizeof h);
+	th_init(&t);
+	th_config(&c);
+	c.lim.grace_ms = 600000;
+	c.lim.lobby_hold_ms = 12500;
+	th_server(&t, &c);
+	/* Two duels, the second a mirror rematch: the join's WELCOME, then one before the swapped duel. */
+	th_bot_config(&t, &ca, "first", BOT_NORMAL, 1, 2);
+	th_bot_config(&t, &cb, "second", BOT_NORMAL, 2, 2);
+	ca.mirror = cb.mirror = true;
+	ca.ud = cb.ud = &h;
+	ca.on_msg = holds_a;
+	cb.on_msg = holds_b;
+	th_bot(&t, &h.a, &ca);
+	/* Before any WELCOME the client can only say a server's defaults, and knows it. */
+	cr_expect_eq(net_lobby_hold_secs(h.a.net, &known), NET_LOBBY_HOLD_MS / 1000);
+	cr_expect(!known);
+	cr_expect_eq(net_duel_grace_secs(h.a.net, &known), NET_DUEL_GRACE_MS / 1000);
+	cr_expect(!known);
+	th_bot(&t, &h.b, &cb);
+	th_run(&t, 90000, holds_done, &h);
+	cr_expect_eq(h.a.verified, 2, "%s", h.a.last_why);
+	cr_expect_eq(h.b.verified, 2, "%s", h.b.last_why);
+	cr_expect(strstr(h.a.last_why, "(a mirror rematch)"), "%s", h.a.last_why);
+	cr_expect_geq(h.welcomes[0], 2, "a: %d WELCOMEs, not the join's and the mirror's", h.welcomes[0]);
+	cr_expect_geq(h.welcomes[1], 2, "b: %d WELCOMEs, not the join's and the mirror's", h.welcomes[1]);
+	cr_expect_eq(h.welcomes_wrong, 0, "a WELCOME without the server's holds (13 s, 600 s)");
+	cr_expect_gt(h.lobbies, 0);
+	cr_expect_eq(h.lobbies_wrong, 0, "the client said a lobby hold of %u s and a grace of %u s, not 13 and 600",
+	             h.got_hold, h.got_grace);
 	th_finish(&t);
 }
 

@@ -23,6 +23,7 @@ struct rl {
 	/* what a got after the cut, by type, until its first LOBBY */
 	int seq[64], nseq;
 	bool seq_done;
+	unsigned back_hold, back_grace; /* what the WELCOME after the cut said: the server's own holds */
 	int a_ends, a_resumed_starts;
 	/* as b saw it */
 	int peer_dropped, peer_back, peer_gone;
@@ -69,6 +70,10 @@ a_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 		if (s->nseq < 64)
 			s->seq[s->nseq++] = m->type;
 		s->seq_done = m->type == WIRE_LOBBY;
+		if (m->type == WIRE_WELCOME) {
+			s->back_hold = m->u.welcome.hold;
+			s->back_grace = m->u.welcome.grace;
+		}
 	}
 	if (m->type == WIRE_START && m->u.start.resumed)
 		s->a_resumed_starts++;
@@ -225,6 +230,9 @@ expect_back_in_the_lobby(struct rl *s)
 	cr_expect(s->seat_file_at_cut, "no seat file while a held a seat in the lobby");
 	cr_expect_eq(s->peer_dropped, 1, "b was not told of the drop");
 	cr_expect_eq(s->dropped_secs, 30, "held %u s, not the 30 s lobby hold", s->dropped_secs);
+	/* The WELCOME of the return says the holds too, as PEER told b. */
+	cr_expect_eq(s->back_hold, 30, "WELCOME after the resume said a lobby hold of %u s", s->back_hold);
+	cr_expect_eq(s->back_grace, 120, "WELCOME after the resume said a grace of %u s", s->back_grace);
 	cr_expect(s->held_ok, "the seat was not held as it was (name, control; not ready)");
 	cr_expect_eq(s->peer_back, 1, "b was not told a came back");
 	cr_expect_eq(s->peer_gone, 0);
