@@ -441,3 +441,28 @@ Test(limits, write_queue_cap)
 	raw_close(&deaf);
 	th_finish(&t);
 }
+
+/* WELCOME says the grace in a u16 of seconds: a server refuses to start with one it could not tell
+ * (or none at all), and takes the longest one that fits. */
+Test(limits, grace_must_fit_welcome)
+{
+	struct th t;
+	struct server_config c;
+	struct server *s = NULL;
+	char why[200];
+	const unsigned refused[] = { 0, PROTO_HOLD_MAX * 1000u + 1, 86400000 };
+
+	th_init(&t);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		th_config(&c);
+		c.lim.grace_ms = refused[i];
+		why[0] = '\0';
+		cr_expect_eq(server_create(&t.loop, &c, &s, why, sizeof why), -1, "a grace of %u ms was taken", refused[i]);
+		cr_expect(strstr(why, "grace must be 1 to 65535 seconds"), "%s", why);
+		cr_expect_null(s);
+	}
+	th_config(&c);
+	c.lim.grace_ms = PROTO_HOLD_MAX * 1000u;
+	th_server(&t, &c);
+	th_finish(&t);
+}
