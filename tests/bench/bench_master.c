@@ -16,6 +16,13 @@
  * written to FILE, one line each: seed, turn number, CPU ms, commands played out. Two
  * builds that decide alike make the same calls, so their lines compare call by call.
  *
+ * With BENCH_MASTER_LEDGER set in the environment, it also keeps a ledger of what each side did
+ * and what it cost: every action (not the steps) by what it was (the spell it became, the
+ * kind of potion drunk, a pickup, a pass), how many of each changed anyone's HP, and the
+ * hit points each side lost and gained by each, per duel, in the duels the measured player
+ * won and in those it did not; printed at the end (docs/benchmarks.md, "Where the hit
+ * points go").
+ *
  * With BENCH_MASTER_REPEAT="SEED TURN N", the measured player's first call at that turn of
  * that duel is made N times more (not counted), for a profiler to see one slow call.
  *
@@ -30,6 +37,8 @@
 #include <time.h>
 
 #include "bot.h"
+#include "potion.h"
+#include "spell.h"
 #include "view.h"
 
 #define BUCKET_US 100 /* 0.1 ms buckets up to 2 s */
@@ -76,6 +85,63 @@ timing_pct(const struct timing *t, double pct)
 }
 
 static struct timing cpu, wall, searched_cpu; /* searched_cpu: the calls that searched */
+
+/* The ledger (BENCH_MASTER_LEDGER): an action's cause is a spell (the one it became), a
+ * potion kind drunk, or one of the other actions. */
+enum { CAUSE_PICKUP = SPELL_COUNT + POTION_KIND_COUNT, CAUSE_PASS, CAUSE_COUNT };
+struct ledger {
+	/* [cause][actor: 1 the measured player][duel: 1 won] */
+	uint64_t acts[CAUSE_COUNT][2][2], changed[CAUSE_COUNT][2][2];
+	/* [cause][actor][victim: 1 the measured player][0 lost, 1 gained][duel won] */
+	uint64_t hp[CAUSE_COUNT][2][2][2][2];
+};
+
+static const char *
+cause_name(int c)
+{
+	return c < SPELL_COUNT ? spell_name(c) : c < CAUSE_PICKUP ? potion_name(c - SPELL_COUNT) : c == CAUSE_PICKUP ? "pick up" : "pass";
+}
+
+/* What player p's action c on g is, before it is applied (a potion drunk is known by the
+ * kind the game bound its appearance to); a cast is named after it, by the spell it made. */
+static int
+cause_of(const struct game *g, int p, const struct cmd *c)
+{
+	const struct wizard *w = &g->wiz[p];
+	int a = -1;
+
+	if (c->type == CMD_DRINK && g->potion[w->y][w->x])
+		a = g->potion[w->y][w->x] - 1;
+	else if (c->type == CMD_QUAFF && c->arg < w->ninv)
+		a = w->inv[c->arg];
+	if (a >= 0)
+		return SPELL_COUNT + g->kind_of[a];
+	return c->type == CMD_PICKUP ? CAUSE_PICKUP : CAUSE_PASS;
+}
+
+static void
+ledger_print(const struct ledger *l, const char *who, long won, long duels)
+{
+	double nw = won > 0 ? (double)won : 1, nl = duels - won > 0 ? (double)(duels - won) : 1;
+
+	printf("ledger, per duel (in the %ld duels %s won / the %ld it did not): actions (those that changed anyone's HP);"
+	       " HP it lost, gained, and took from the opponent; the same for the opponent\n", won, who, duels - won);
+	for (int c = 0; c < CAUSE_COUNT; c++) {
+		uint64_t any = 0;
+		for (int a = 0; a < 2; a++)
+			for (int w = 0; w < 2; w++)
+				any += l->acts[c][a][w];
+		if (any == 0)
+			continue;
+		printf("  %-21s", cause_name(c));
+		for (int a = 1; a >= 0; a--)
+			printf(" | %5.2f/%5.2f (%4.2f/%4.2f) lost %4.2f/%4.2f gained %4.2f/%4.2f took %4.2f/%4.2f",
+			    l->acts[c][a][1] / nw, l->acts[c][a][0] / nl, l->changed[c][a][1] / nw, l->changed[c][a][0] / nl,
+			    l->hp[c][a][a][0][1] / nw, l->hp[c][a][a][0][0] / nl, l->hp[c][a][a][1][1] / nw,
+			    l->hp[c][a][a][1][0] / nl, l->hp[c][a][1 - a][0][1] / nw, l->hp[c][a][1 - a][0][0] / nl);
+		printf("\n");
+	}
+}
 
 /* The staller: Mirror Earth or Alter Dungeon whenever offered; otherwise a step away from
  * where the opponent is known to be, while one gets farther; then a pass. */
@@ -171,6 +237,8 @@ main(int argc, char **argv)
 	unsigned rep_turn = 0, rep_n = 0;
 	if (getenv("BENCH_MASTER_REPEAT"))
 		sscanf(getenv("BENCH_MASTER_REPEAT"), "%" SCNu64 " %u %u", &rep_seed, &rep_turn, &rep_n);
+	static struct ledger ledger, duel_ledger;
+	bool keep_ledger = getenv("BENCH_MASTER_LEDGER") != NULL;
 	double t_start = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
@@ -181,6 +249,7 @@ main(int argc, char **argv)
 
 		game_init(&g, &o, seed);
 		mind_reset(&mind);
+		memset(&duel_ledger, 0, sizeof duel_ledger);
 		for (int p = 0; p < PLAYERS; p++)
 			rng_seed(&r[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
 		while (g.result == RESULT_NONE) {
@@ -221,25 +290,52 @@ main(int argc, char **argv)
 			} else {
 				bot_choose(&v, opp, &r[p], &c);
 			}
+			int hp0[PLAYERS] = { g.wiz[0].hp, g.wiz[1].hp }, cause = cause_of(&g, p, &c);
 			if (game_apply(&g, p, &c, &ev) != ERR_OK) {
 				struct cmd pass = { CMD_PASS, 0, 0 };
 				fprintf(stderr, "bench_master: seed %" PRIu64 ": %s refused\n", seed, p == master_seat ? who : "opponent");
 				game_apply(&g, p, &pass, &ev);
+				c = pass;
+				cause = CAUSE_PASS;
+			}
+			if (keep_ledger && c.type != CMD_STEP) {
+				int a = p == master_seat;
+				if (c.type == CMD_CAST)
+					cause = ev.spell;
+				duel_ledger.acts[cause][a][0]++;
+				duel_ledger.changed[cause][a][0] += g.wiz[0].hp != hp0[0] || g.wiz[1].hp != hp0[1];
+				for (int q = 0; q < PLAYERS; q++) {
+					int d = g.wiz[q].hp - hp0[q];
+					if (d != 0)
+						duel_ledger.hp[cause][a][q == master_seat][d > 0][0] += (uint64_t)(d > 0 ? d : -d);
+				}
 			}
 			view_build_after(&g, master_seat, &ev, &v);
 			mind_told(&mind, &v, &ev, p); /* what a client is told and shown of it */
 		}
 		turns += g.turn_no;
 		limit += g.end_reason == END_TURN_LIMIT;
+		bool win = g.result != RESULT_DRAW && (g.result == RESULT_WIN0) == (master_seat == 0);
 		if (g.result == RESULT_DRAW)
 			drawn++;
-		else if ((g.result == RESULT_WIN0) == (master_seat == 0))
+		else if (win)
 			won++;
 		else
 			lost++;
+		/* The duel's ledger into the won or the not-won column. */
+		for (int k = 0; keep_ledger && k < CAUSE_COUNT; k++)
+			for (int a = 0; a < 2; a++) {
+				ledger.acts[k][a][win] += duel_ledger.acts[k][a][0];
+				ledger.changed[k][a][win] += duel_ledger.changed[k][a][0];
+				for (int q = 0; q < 2; q++)
+					for (int d = 0; d < 2; d++)
+						ledger.hp[k][a][q][d][win] += duel_ledger.hp[k][a][q][d][0];
+			}
 		if ((i + 1) % 10 == 0 || i + 1 == duels)
 			report(i + 1, size, budget, who, opp, won, lost, drawn, turns, limit, searched, rollouts, search_ms, t_start);
 	}
+	if (keep_ledger)
+		ledger_print(&ledger, who, won, duels);
 	if (times)
 		fclose(times);
 	return 0;
