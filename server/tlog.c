@@ -12,6 +12,7 @@
 #include <sodium.h>
 #include <zlib.h>
 
+#include "text.h"
 #include "tlog.h"
 
 #define TLOG_FILE_MAX (PROTO_LOG_MAX * 4u)
@@ -601,19 +602,75 @@ server_comment(struct tlog_resume *r, const char *line, size_t n)
 		r->turn_time = v;
 }
 
+/*
+ * A room comment, "# wizwar-server room CODE": line is one whole line without its '\n' (a '\r'
+ * before it is dropped, as turnlog readers do). The first such comment names the room. A code
+ * that is not a room code (TEXT_ROOM, as a client's --room is checked), or a second comment
+ * naming another room, makes the room unknown for good: `server --resume` refuses such a log
+ * rather than guess which room its players will come back to. The reason names the line,
+ * never the bytes, which may be anything. Other comments ("# wizwar-server roomy") are not this.
+ */
+static void
+room_line(struct tlog_room *rm, const char *line, size_t n, int lineno)
+{
+	static const char tag[] = "# wizwar-server room";
+	const size_t t = sizeof tag - 1;
+	const char *code;
+	size_t len;
+
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
+	if (rm->kind == TLOG_ROOM_BAD || n < t || memcmp(line, tag, t) != 0 || (n > t && line[t] != ' '))
+		return;
+	code = n > t ? line + t + 1 : "";
+	len = n > t ? n - t - 1 : 0;
+	if (!text_check(code, len, TEXT_ROOM)) {
+		rm->kind = TLOG_ROOM_BAD;
+		snprintf(rm->why, sizeof rm->why, "line %d: a room comment whose code is not a room code "
+		         "(1 to %d letters, digits, '-' or '_')", lineno, PROTO_ROOM_BYTES);
+	} else if (rm->kind == TLOG_ROOM_OK && (strlen(rm->code) != len || memcmp(rm->code, code, len) != 0)) {
+		rm->kind = TLOG_ROOM_BAD;
+		snprintf(rm->why, sizeof rm->why, "line %d: a second room comment, naming another room", lineno);
+	} else {
+		rm->kind = TLOG_ROOM_OK;
+		memcpy(rm->code, code, len);
+		rm->code[len] = '\0';
+	}
+}
+
+int
+tlog_peek(const char *path, struct tlog_peek *pk, char *why, size_t whylen)
+{
+	char *text = NULL, *end;
+	size_t len = 0;
+	int lineno = 0;
+
+	memset(pk, 0, sizeof *pk);
+	if (read_all(path, &text, &len, why, whylen) != 0)
+		return -1;
+	end = strncmp(text, "end ", 4) == 0 ? text : strstr(text, "\nend ");
+	pk->ended = end && strchr(end + 1, '\n') != NULL; /* the line whole, not torn */
+	/* Whole lines only, as tlog_load reads them: a torn last line says nothing. */
+	for (size_t pos = 0; pos < len;) {
+		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+		if (nl == NULL)
+			break;
+		lineno++;
+		if (line[0] == '#')
+			room_line(&pk->room, line, (size_t)(nl - line), lineno);
+		pos += (size_t)(nl - line) + 1;
+	}
+	free(text);
+	return 0;
+}
+
 bool
 tlog_ended(const char *path)
 {
-	char why[300], *text = NULL, *end;
-	size_t len = 0;
-	bool ended;
+	struct tlog_peek pk;
+	char why[300];
 
-	if (read_all(path, &text, &len, why, sizeof why) != 0)
-		return false;
-	end = strncmp(text, "end ", 4) == 0 ? text : strstr(text, "\nend ");
-	ended = end && strchr(end + 1, '\n') != NULL; /* the line whole, not torn */
-	free(text);
-	return ended;
+	return tlog_peek(path, &pk, why, sizeof why) == 0 && pk.ended;
 }
 
 int
@@ -649,8 +706,10 @@ tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen)
 		size_t n = (size_t)(nl - (text + pos));
 		const char *line = text + pos;
 		lineno++;
-		if (n > 0 && line[0] == '#')
+		if (n > 0 && line[0] == '#') {
 			server_comment(r, line, n);
+			room_line(&r->room, line, n, lineno);
+		}
 		if (s.unsettled[lineno])
 			pending = s.unsettled[lineno];
 		else if (n > 0 && line[0] == '=' && pending == 1)

@@ -29,6 +29,7 @@
  * really passed through, perhaps a few commands before the last one sent (those
  * whose member had not reached the file). Besides the standard lines the server keeps
  * what it needs to resume in comments, which every reader ignores:
+ *   # wizwar-server room CODE        the room's code (a multi-room server's; a one-room host writes none)
  *   # wizwar-server seed-part HEX    the server's part of the seed (its commitment was in START)
  *   # wizwar-server part P HEX       player P's part, when it went into the seed
  *   # wizwar-server seed KIND        drawn (from the parts), chosen (host --seed), mirror, chosen-mirror
@@ -86,9 +87,23 @@ void tlog_write(struct tlog *t);
 /* Free the log; lines not yet on disk still go (a job holds them), in order. */
 void tlog_close(struct tlog *t);
 
+/* A log's room comment: which of a multi-room server's rooms the duel is in. The comment, not
+ * the file's name, is the log's room: a file renamed or copied by hand keeps its comment. */
+enum tlog_room_kind {
+	TLOG_ROOM_NONE, /* no room comment: a one-room host's log, or one written before the comment */
+	TLOG_ROOM_OK,   /* code holds the room */
+	TLOG_ROOM_BAD   /* a code that is not a room code, or two comments naming two rooms: why says which */
+};
+struct tlog_room {
+	int kind;                        /* enum tlog_room_kind */
+	char code[PROTO_ROOM_BYTES + 1];
+	char why[128];                   /* TLOG_ROOM_BAD: the line and what is wrong (never the hostile bytes) */
+};
+
 /* What a resume needs from a log file. */
 struct tlog_resume {
 	struct turnlog_header hdr;
+	struct tlog_room room;
 	struct game game;       /* the state at the last consistent point */
 	char *text;             /* the log up to that point (malloc'd, to be continued) */
 	size_t len;
@@ -108,9 +123,17 @@ struct tlog_resume {
 
 /* Read and replay a log file (plain or gzip). 0, or -1 with a reason in why. */
 WW_COLD int tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen);
-/* Whether the log at path holds its `end` line whole (a finished duel: nothing to resume),
- * read without replaying it; false when it does not, or cannot be read (tlog_load says why).
- * What follows `end` is only comments and chat, and no other line begins "end ". */
+/* What `server --resume` needs to choose among its logs, read in one pass without replaying:
+ * whether the duel ended (its `end` line whole: what follows `end` is only comments and chat,
+ * and no other line begins "end "), and its room comment. */
+struct tlog_peek {
+	bool ended;
+	struct tlog_room room;
+};
+/* 0, or -1 when the file cannot be read, with a reason in why. */
+WW_COLD int tlog_peek(const char *path, struct tlog_peek *pk, char *why, size_t whylen);
+/* Whether the log at path holds its `end` line whole (tlog_peek); false when it does not, or
+ * cannot be read (tlog_load says why). */
 WW_COLD bool tlog_ended(const char *path);
 void tlog_resume_free(struct tlog_resume *r);
 
