@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "internal.h"
+#include "text.h"
 
 static void send_lobby(struct gameroom *r);
 static void arm_turn(struct gameroom *r);
@@ -790,6 +791,13 @@ log_extra(struct gameroom *r, char *buf, size_t len)
 	char h[2 * PROTO_PART_LEN + 1];
 	size_t n = 0;
 
+	/* The room's code, so that `server --resume` brings the duel back into the room its players
+	 * will RESUME to whatever the file is called by then (docs/server.md). A one-room host's
+	 * room has no code a player names (HOST_ROOM): it writes none, and `host --resume LOG`
+	 * needs none. Codes were checked on the way in (TEXT_ROOM: letters, digits, '-', '_');
+	 * checked again here, since a line break in one would forge lines of the log. */
+	if (r->srv->cfg.multi && text_check(r->code, strlen(r->code), TEXT_ROOM))
+		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server room %s\n", r->code);
 	sodium_bin2hex(h, sizeof h, r->server_part, sizeof r->server_part);
 	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server seed-part %s\n", h);
 	for (int p = 0; p < PLAYERS; p++) {
@@ -1244,6 +1252,16 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 	}
 	if (!lr->have_part || !lr->have_token[0] || !lr->have_token[1]) {
 		snprintf(why, whylen, "%s: not a server's log (no resume data in it)", path);
+		goto out;
+	}
+	/* A multi-room server's room is the one the log's comment names (server_resume_dir chose
+	 * it so; the file may have changed since). A one-room host has one room, whatever it says. */
+	if (s->cfg.multi && lr->room.kind == TLOG_ROOM_BAD) {
+		snprintf(why, whylen, "%s: %s", path, lr->room.why);
+		goto out;
+	}
+	if (s->cfg.multi && lr->room.kind == TLOG_ROOM_OK && strcmp(lr->room.code, r->code) != 0) {
+		snprintf(why, whylen, "%s: written for another room than %s", path, r->code);
 		goto out;
 	}
 	if (tlog_open_prefix(&r->log, s->loop, path, lr->text, lr->len, why, whylen) != 0)

@@ -853,8 +853,8 @@ server_resume_log(struct server *s, const char *path, char *why, size_t whylen)
 }
 
 /* The room code in a multi-room server's log name, "wizwar-CODE-YYYYMMDD-HHMMSS-N.log.gz"
- * (log_path in room.c), into code; false for any other name (a one-room host's, "wizwar--...",
- * has no code: `host --resume LOG` brings those back). */
+ * (log_path in room.c), into code; false for any other name. Only a log without a room
+ * comment (one written before the comment) is placed by its name. */
 static bool
 log_name_code(const char *name, char code[PROTO_ROOM_BYTES + 1])
 {
@@ -883,11 +883,23 @@ log_name_code(const char *name, char code[PROTO_ROOM_BYTES + 1])
 	return true;
 }
 
+/* A name a turn log may have: the server's suffix, whatever a hand made of the rest (and not a
+ * rewrite's PATH.tmp, which tlog_open_prefix renames over its log or removes). */
+static bool
+log_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 7 && strcmp(name + n - 7, ".log.gz") == 0;
+}
+
 #define RESUME_WITHIN_S (24 * 3600)
 
 struct found_log {
 	char name[256];
-	char code[PROTO_ROOM_BYTES + 1];
+	char code[PROTO_ROOM_BYTES + 1];      /* its room: the comment's, else the name's */
+	char name_code[PROTO_ROOM_BYTES + 1]; /* the name's, "" when it names none */
+	bool ended;
 	time_t mtime;
 };
 
@@ -898,6 +910,44 @@ by_code_newest_first(const void *a, const void *b)
 	const struct found_log *x = a, *y = b;
 	int c = strcmp(x->code, y->code);
 	return c ? c : x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(y->name, x->name);
+}
+
+/*
+ * Which room a log is of, into f->code; false when it is none of this server's rooms' (left as it
+ * is, said only when its room comment is broken). The log's room comment is its room: the
+ * file's name is only where the server first wrote it, and an operator who renamed or copied
+ * the file by hand changed the name, not the duel, whose players will RESUME to the room they
+ * were in. A log without the comment (written before it) is placed by its name, as it always
+ * was; one that cannot be read, too, so that room__load says why when it is its room's newest.
+ */
+static bool
+place_log(struct server *s, const char *path, struct found_log *f)
+{
+	struct tlog_peek pk;
+	char why[300];
+	bool named = log_name_code(f->name, f->name_code);
+
+	if (!named)
+		f->name_code[0] = '\0';
+	if (tlog_peek(path, &pk, why, sizeof why) != 0) {
+		f->ended = false;
+		memcpy(f->code, f->name_code, sizeof f->code);
+		return named;
+	}
+	f->ended = pk.ended;
+	switch (pk.room.kind) {
+	case TLOG_ROOM_OK:
+		memcpy(f->code, pk.room.code, sizeof f->code);
+		return true;
+	case TLOG_ROOM_BAD:
+		/* A finished duel has nothing to resume, broken or not. */
+		if (!pk.ended)
+			server__log(s, "not resumed: %s: %s", path, pk.room.why);
+		return false;
+	default:
+		memcpy(f->code, f->name_code, sizeof f->code);
+		return named;
+	}
 }
 
 int
@@ -919,9 +969,9 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 		return -1;
 	}
 	while ((e = readdir(d)) != NULL) {
-		char code[PROTO_ROOM_BYTES + 1], path[4400];
+		char path[4400];
 		struct stat st;
-		if (!log_name_code(e->d_name, code) || strlen(e->d_name) >= sizeof found->name)
+		if (!log_name(e->d_name) || strlen(e->d_name) >= sizeof found->name)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, e->d_name);
 		/* A duel left for more than a day is not waited for: its players have long gone
@@ -937,13 +987,15 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 			cap = ncap;
 		}
 		snprintf(found[n].name, sizeof found[n].name, "%s", e->d_name);
-		memcpy(found[n].code, code, sizeof code);
 		found[n].mtime = st.st_mtime;
-		n++;
+		/* Each log is read once here, whole (most are finished duels, known by their `end`
+		 * line without a replay), for its room: a room's logs are known only once read. */
+		if (place_log(s, path, &found[n]))
+			n++;
 	}
 	closedir(d);
 	/* Only a room's newest log can be its duel under way: an older unfinished one of the
-	 * same code (a room made again after an earlier stop) stays as it is. */
+	 * same code (a room made again after an earlier stop, or a copy) stays as it is. */
 	if (n > 1)
 		qsort(found, n, sizeof *found, by_code_newest_first);
 	for (size_t i = 0; i < n; i++) {
@@ -951,9 +1003,9 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 		struct gameroom *r;
 		if (i > 0 && strcmp(found[i].code, found[i - 1].code) == 0)
 			continue; /* an older log of the room just seen */
+		if (found[i].ended)
+			continue; /* most logs: a finished duel */
 		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, found[i].name);
-		if (tlog_ended(path))
-			continue; /* most logs: a finished duel, seen without replaying it */
 		if ((r = server__add_room(s, found[i].code)) == NULL) {
 			server__log(s, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
 			break;
@@ -964,6 +1016,10 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 				server__log(s, "not resumed: %s", lwhy);
 			continue;
 		}
+		/* Said, since the operator may not expect it: the comment won over the name. */
+		if (found[i].name_code[0] && strcmp(found[i].name_code, found[i].code) != 0)
+			server__log(s, "room %s: %s is named for room %s; its room comment says %s", found[i].code,
+			            found[i].name, found[i].name_code, found[i].code);
 		resumed++;
 	}
 	free(found);
