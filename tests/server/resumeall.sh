@@ -3,10 +3,13 @@
 # resumeall: `wizwar server --resume`, real processes over loopback TCP. A server with two duels under way
 # (two rooms, four `wizwar bot`s) is killed with -9 (its logs as a kill leaves them), then started again
 # on its port with --resume: both duels come back, every bot is back in its own seat by itself (no rerun),
-# both duels are played to the end and verified, and every log replays. Then the same with SIGTERM (the
-# server says how many duels it leaves unfinished). Logs that are not unfinished duels of this server (a
-# finished duel, a one-room host's, a broken file, an older unfinished log of a room) are left alone, and a broken
-# one is said.
+# both duels are played to the end and verified, and every log replays. One of the two logs was renamed by
+# hand to another room's name meanwhile: it comes back into the room its `# wizwar-server room` comment
+# names, where its bots RESUME. Then the same with SIGTERM (the server says how many duels it leaves
+# unfinished), the log stripped of its room comment (as written before the comment): placed by its name.
+# Logs that are not unfinished duels of this server (a finished duel, a one-room host's, a broken file, an
+# older unfinished log of a room, a copy whose room comment is broken) are left alone, and a broken one is
+# said.
 set -u
 W="${1:?usage: resumeall.sh WIZWAR}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-resumeall.XXXXXX")"
@@ -67,6 +70,15 @@ R2="$ROOM"
 sleep 0.5
 kill -9 "$SRV"
 wait "$SRV" 2>/dev/null
+LOG2="$(ls -t "$LOGS"/wizwar-"$R2"-*.log.gz | head -1)"
+zcat "$LOG2" 2>/dev/null | grep -qx "# wizwar-server room $R2" || fail "no room comment in $LOG2"
+# A copy of a duel under way whose room comment is broken (a '/' no room code has), under a room's name:
+# refused with the reason, not resumed into the room its name says.
+BADROOM="$LOGS/wizwar-Zz9-20260101-000000-8.log.gz"
+zcat "$LOG2" 2>/dev/null | sed "s|^# wizwar-server room .*|# wizwar-server room $R2/x|" | gzip >"$BADROOM"
+# The second duel's log renamed by hand to another room's name: its comment, not its name, is its room.
+RENAMED="$LOGS/wizwar-elsewhere-20260101-000000-7.log.gz"
+mv "$LOG2" "$RENAMED"
 # An older unfinished log of the first room (as a room made again after an earlier stop leaves): only a room's
 # newest log can be its duel; this one must stay as it is, now and once the newest is finished.
 OLD="$LOGS/wizwar-$R1-20260101-000000-9.log.gz"
@@ -77,7 +89,11 @@ grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail
 grep -q "not resumed: .*wizwar-junk-" "$TMP/srv2.err" || fail "the broken log was not said"
 grep -qE "not resumed: .*: line [0-9]+: line [0-9]+:" "$TMP/srv2.err" && fail "the line said twice: $(grep 'not resumed' "$TMP/srv2.err")"
 grep -q 'wizwar--2026' "$TMP/srv2.err" && fail "a one-room host's log was looked at"
-ok "killed with -9 and started again with --resume: both duels back, a broken log said and left"
+grep -qE "not resumed: .*wizwar-Zz9-[0-9-]+\.log\.gz: line [0-9]+: a room comment whose code is not a room code" \
+	"$TMP/srv2.err" || fail "the broken room comment was not refused with its reason"
+grep -q "room $R2: wizwar-elsewhere-20260101-000000-7.log.gz is named for room elsewhere; its room comment says $R2" \
+	"$TMP/srv2.err" || fail "the renamed log was not said to go to its comment's room"
+ok "killed with -9 and started again with --resume: both duels back (the renamed log into its comment's room), a broken log and a broken room comment said and left"
 for b in Ann Ben Cat Dan; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
 for r in "$R1" "$R2"; do wait_re "room $r: duel over" "$TMP/srv2.err" 120; done
 for b in Ann Ben Cat Dan; do
@@ -94,20 +110,25 @@ kill -TERM "$SRV"
 wait "$SRV" 2>/dev/null
 grep -q 'shutting down; 1 duel left unfinished: `wizwar server --resume` brings it back' "$TMP/srv2.err" ||
 	fail "the stop did not say the duel left unfinished"
+# As a server written before the room comment left it: placed by its name, as before.
+LOG3="$(ls -t "$LOGS"/wizwar-"$ROOM"-*.log.gz | head -1)"
+zcat "$LOG3" | grep -v '^# wizwar-server room ' | gzip >"$LOG3.new" && mv "$LOG3.new" "$LOG3"
+zcat "$LOG3" | grep -q '^# wizwar-server room ' && fail "the room comment is still in $LOG3"
 server_start "$TMP/srv3.err" --resume
 grep -q 'wizwar server: 1 unfinished duel brought back' "$TMP/srv3.err" ||
 	fail "not one duel brought back (not the finished ones, nor the older unfinished log of a finished room)"
 for b in Eve Fay; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
 wait_re "room $ROOM: duel over" "$TMP/srv3.err" 120
 for b in Eve Fay; do wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10; done
-ok "SIGTERM says the duel left unfinished; --resume brings it back and it is played out"
+ok "SIGTERM says the duel left unfinished; --resume brings it back by its name (no room comment) and it is played out"
 
 n=0
 for log in "$LOGS"/wizwar-*-*-*-*.log.gz; do
-	case "$log" in *junk* | */wizwar--* | "$OLD") continue ;; esac
+	case "$log" in *junk* | */wizwar--* | "$OLD" | "$BADROOM") continue ;; esac
 	"$W" replay --check "$log" >/dev/null 2>&1 || fail "$log does not replay"
 	n=$((n + 1))
 done
 [ "$n" = 3 ] || fail "$n duel logs, not 3"
+zcat "$RENAMED" | grep -q '^end ' || fail "the renamed log was not continued in place to its end"
 ok "the three logs, each continued in place, replay exactly"
 echo "all --resume tests passed"

@@ -371,3 +371,110 @@ Test(tlog, ended_is_the_whole_end_line)
 	unlink(path);
 	cr_expect_not(tlog_ended(path), "a file that is not there");
 }
+
+/* The room comment, read the same by tlog_load (what a resume replays) and tlog_peek (what
+ * server --resume chooses by): a room code as a client's --room is checked, or refused with its
+ * line; a second comment naming another room is refused; other comments are not it. */
+Test(tlog, the_room_comment_is_a_room_code_or_refused)
+{
+	static const struct {
+		const char *extra;
+		int kind;
+		const char *code;
+	} cases[] = {
+		{ "", TLOG_ROOM_NONE, "" },
+		{ "# wizwar-server room AbC-9_z\n", TLOG_ROOM_OK, "AbC-9_z" },
+		{ "# wizwar-server room AbC\r\n", TLOG_ROOM_OK, "AbC" },
+		{ "# wizwar-server room 0123456789abcdef\n", TLOG_ROOM_OK, "0123456789abcdef" },
+		{ "# wizwar-server room abc\n# wizwar-server room abc\n", TLOG_ROOM_OK, "abc" },
+		{ "# wizwar-server roomy abc\n# wizwar-server rooms\n", TLOG_ROOM_NONE, "" },
+		{ "# wizwar-server room 0123456789abcdefg\n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room\n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room \n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room  abc\n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room abc \n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room a b\n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room a/b\n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room \xc3\xa9t\xc3\xa9\n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room abc\n# wizwar-server room abd\n", TLOG_ROOM_BAD, "" },
+		{ "# wizwar-server room a/b\n# wizwar-server room abc\n", TLOG_ROOM_BAD, "" },
+	};
+	static struct tlog t;
+	static struct tlog_resume lr;
+	static struct game g;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 5, { "a", "b" } };
+	struct tlog_peek pk;
+	char path[128], why[300];
+
+	options_default(&h.opt);
+	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+	snprintf(path, sizeof path, "/tmp/wizwar-test-room-%d.log.gz", (int)getpid());
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cr_assert_eq(tlog_open(&t, NULL, path, &h, game_hash(&g), cases[i].extra, why, sizeof why), 0, "%s", why);
+		tlog_close(&t);
+		cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "case %zu: %s", i, why);
+		cr_assert_eq(tlog_peek(path, &pk, why, sizeof why), 0, "case %zu: %s", i, why);
+		cr_expect_eq(lr.room.kind, cases[i].kind, "case %zu: load", i);
+		cr_expect_eq(pk.room.kind, cases[i].kind, "case %zu: peek", i);
+		cr_expect_not(pk.ended, "case %zu", i);
+		if (cases[i].kind == TLOG_ROOM_OK) {
+			cr_expect_str_eq(lr.room.code, cases[i].code, "case %zu", i);
+			cr_expect_str_eq(pk.room.code, cases[i].code, "case %zu", i);
+		}
+		if (cases[i].kind == TLOG_ROOM_BAD) {
+			/* The line it is on (the header's seven come first), the same from both readers. */
+			cr_expect(strncmp(pk.room.why, "line ", 5) == 0 && atoi(pk.room.why + 5) >= 8, "case %zu: %s", i,
+			          pk.room.why);
+			cr_expect_str_eq(lr.room.why, pk.room.why, "case %zu", i);
+		}
+		tlog_resume_free(&lr);
+	}
+	unlink(path);
+}
+
+/* Bytes no writer makes, read by tlog_peek (what server --resume reads of every log before it
+ * replays any): a NUL, a control or a long line in the code are refused, a torn room line says
+ * nothing, and no byte of the reason is the file's. */
+Test(tlog, a_hostile_room_comment_is_refused_without_its_bytes)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		int kind;
+	} cases[] = {
+		{ "# wizwar-server room ab\0cd\n", 27, TLOG_ROOM_BAD },
+		{ "# wizwar-server room ab\x1b[2Jcd\n", 30, TLOG_ROOM_BAD },
+		{ "# wizwar-server room abc", 24, TLOG_ROOM_NONE },
+		{ "# wizwar-server room abc\n# wizwar-server room xyz", 49, TLOG_ROOM_OK },
+	};
+	static char big[8192];
+	char path[128], why[300];
+	struct tlog_peek pk;
+
+	snprintf(path, sizeof path, "/tmp/wizwar-test-hostile-room-%d.log.gz", (int)getpid());
+	for (size_t i = 0; i <= sizeof cases / sizeof cases[0]; i++) {
+		gzFile f = gzopen(path, "wb");
+		cr_assert_not_null(f);
+		gzputs(f, "wizwar-turnlog 1\nrules 3\n");
+		if (i < sizeof cases / sizeof cases[0]) {
+			gzwrite(f, cases[i].bytes, (unsigned)cases[i].len);
+		} else {
+			/* A code of 8,000 bytes. */
+			size_t n = (size_t)snprintf(big, sizeof big, "# wizwar-server room ");
+			memset(big + n, 'a', sizeof big - n - 1);
+			big[sizeof big - 1] = '\n';
+			gzwrite(f, big, sizeof big);
+		}
+		cr_assert_eq(gzclose(f), Z_OK);
+		cr_assert_eq(tlog_peek(path, &pk, why, sizeof why), 0, "case %zu: %s", i, why);
+		cr_expect_eq(pk.room.kind, i < sizeof cases / sizeof cases[0] ? cases[i].kind : TLOG_ROOM_BAD, "case %zu", i);
+		if (pk.room.kind == TLOG_ROOM_OK)
+			cr_expect_str_eq(pk.room.code, "abc", "case %zu", i);
+		for (const char *c = pk.room.why; *c; c++)
+			cr_expect(*c >= ' ' && *c < 0x7f, "case %zu: a byte of the file in the reason: %s", i, pk.room.why);
+		cr_expect(strstr(pk.room.why, "cd") == NULL && strstr(pk.room.why, "aaaa") == NULL, "case %zu", i);
+	}
+	unlink(path);
+	cr_expect_eq(tlog_peek(path, &pk, why, sizeof why), -1, "a file that is not there");
+	cr_expect(why[0] != '\0');
+}
