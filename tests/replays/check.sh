@@ -11,7 +11,7 @@ n=0; failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 
-echo "1..$(( ${#logs[@]} + 4 ))"
+echo "1..$(( ${#logs[@]} + 5 ))"
 for log in "${logs[@]}"; do
 	if out=$("$exe" replay --check "$log" 2>&1) && grep -q "replays exactly" <<<"$out" && grep -q finished <<<"$out"; then
 		ok "$(basename "$log") replays exactly"
@@ -38,6 +38,17 @@ if [ $rc -eq 1 ] && grep -q "line $cline:" <<<"$out"; then ok "a malformed comma
 head -c -7 "$first" > "$tmp/torn.log"
 out=$("$exe" replay --check "$tmp/torn.log" 2>&1); rc=$?
 if [ $rc -eq 0 ] && grep -q "torn last line" <<<"$out"; then ok "a torn last line is dropped"; else notok "torn log: rc=$rc $out"; fi
+
+# A server's comments after the header (docs/turnlog.md), the room comment among them, change nothing: the log
+# replays exactly and narrates.
+awk 'NR == 8 { print "# wizwar-server room ab-12_Z"; print "# wizwar-server seed drawn"; print "# wizwar-server turn-time 30" } { print }' \
+	"$first" > "$tmp/server.log"
+if out=$("$exe" replay --check "$tmp/server.log" 2>&1) && grep -q "replays exactly" <<<"$out" &&
+	"$exe" replay --text "$tmp/server.log" >/dev/null 2>&1; then
+	ok "a log with a server's comments (room, seed, turn-time) replays exactly"
+else
+	notok "a server's comments: $out"
+fi
 
 # Selfplay is deterministic and matches the golden hash recorded with these rules.
 golden=$(cat "$dir/selfplay.golden")
