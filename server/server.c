@@ -884,13 +884,15 @@ log_name_code(const char *name, char code[PROTO_ROOM_BYTES + 1])
 }
 
 /* A name a turn log may have: the server's suffix, whatever a hand made of the rest (and not a
- * rewrite's PATH.tmp, which tlog_open_prefix renames over its log or removes). */
+ * rewrite's PATH.tmp, which tlog_open_prefix renames over its log or removes). The name is
+ * printed ("not resumed: ..."), so it must be text a terminal shows as it is (TEXT_CHAT: no
+ * control, no escape, no bidi mark), as the names the server writes always were. */
 static bool
 log_name(const char *name)
 {
 	size_t n = strlen(name);
 
-	return n > 7 && strcmp(name + n - 7, ".log.gz") == 0;
+	return n > 7 && strcmp(name + n - 7, ".log.gz") == 0 && text_check(name, n, TEXT_CHAT);
 }
 
 #define RESUME_WITHIN_S (24 * 3600)

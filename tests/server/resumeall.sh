@@ -76,6 +76,9 @@ zcat "$LOG2" 2>/dev/null | grep -qx "# wizwar-server room $R2" || fail "no room 
 # refused with the reason, not resumed into the room its name says.
 BADROOM="$LOGS/wizwar-Zz9-20260101-000000-8.log.gz"
 zcat "$LOG2" 2>/dev/null | sed "s|^# wizwar-server room .*|# wizwar-server room $R2/x|" | gzip >"$BADROOM"
+# The same under a name with escapes in it (any name is read for its room comment): never read, so never
+# printed ("not resumed: NAME: ...") to the operator's terminal.
+cp "$BADROOM" "$LOGS/"$'\e[2J\e]0;x\a'"copy.log.gz"
 # The second duel's log renamed by hand to another room's name: its comment, not its name, is its room.
 RENAMED="$LOGS/wizwar-elsewhere-20260101-000000-7.log.gz"
 mv "$LOG2" "$RENAMED"
@@ -89,6 +92,7 @@ grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail
 grep -q "not resumed: .*wizwar-junk-" "$TMP/srv2.err" || fail "the broken log was not said"
 grep -qE "not resumed: .*: line [0-9]+: line [0-9]+:" "$TMP/srv2.err" && fail "the line said twice: $(grep 'not resumed' "$TMP/srv2.err")"
 grep -q 'wizwar--2026' "$TMP/srv2.err" && fail "a one-room host's log was looked at"
+grep -q $'\e' "$TMP/srv2.err" && fail "a file name's escape was printed"
 grep -qE "not resumed: .*wizwar-Zz9-[0-9-]+\.log\.gz: line [0-9]+: a room comment whose code is not a room code" \
 	"$TMP/srv2.err" || fail "the broken room comment was not refused with its reason"
 grep -q "room $R2: wizwar-elsewhere-20260101-000000-7.log.gz is named for room elsewhere; its room comment says $R2" \
