@@ -85,7 +85,7 @@ mv "$LOG2" "$RENAMED"
 # An older unfinished log of the first room (as a room made again after an earlier stop leaves): only a room's
 # newest log can be its duel; this one must stay as it is, now and once the newest is finished.
 OLD="$LOGS/wizwar-$R1-20260101-000000-9.log.gz"
-cp "$(ls -t "$LOGS"/wizwar-"$R1"-2026112*.log.gz | head -1)" "$OLD"
+cp "$(ls -t "$LOGS"/wizwar-"$R1"-*.log.gz | head -1)" "$OLD"
 touch -d '1 hour ago' "$OLD"
 server_start "$TMP/srv2.err" --resume
 grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail "not two duels brought back"
