@@ -947,6 +947,15 @@ place_log(struct server *s, const char *path, struct found_log *f)
 			server__log(s, "not resumed: %s: %s", path, pk.room.why);
 		return false;
 	default:
+		/* No comment, and named for the one-room host's room: a `wizwar host`'s log (host and
+		 * server share the default log directory), which no player of this server would RESUME
+		 * to, and which `host --resume` brings back. Every log of this server's own rooms has
+		 * carried the comment since it was added, a room named "host" too. */
+		if (named && strcmp(f->name_code, HOST_ROOM) == 0) {
+			if (!pk.ended)
+				server__log(s, "not resumed: %s: a one-room host's duel (`wizwar host --resume` brings it back)", path);
+			return false;
+		}
 		memcpy(f->code, f->name_code, sizeof f->code);
 		return named;
 	}

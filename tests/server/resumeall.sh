@@ -7,7 +7,7 @@
 # hand to another room's name meanwhile: it comes back into the room its `# wizwar-server room` comment
 # names, where its bots RESUME. Then the same with SIGTERM (the server says how many duels it leaves
 # unfinished), the log stripped of its room comment (as written before the comment): placed by its name.
-# Logs that are not unfinished duels of this server (a finished duel, a one-room host's, a broken file, an
+# Logs that are not unfinished duels of this server (a finished duel, a one-room host's, finished or not, a broken file, an
 # older unfinished log of a room, a copy whose room comment is broken) are left alone, and a broken one is
 # said.
 set -u
@@ -79,6 +79,10 @@ zcat "$LOG2" 2>/dev/null | sed "s|^# wizwar-server room .*|# wizwar-server room 
 # The same under a name with escapes in it (any name is read for its room comment): never read, so never
 # printed ("not resumed: NAME: ...") to the operator's terminal.
 cp "$BADROOM" "$LOGS/"$'\e[2J\e]0;x\a'"copy.log.gz"
+# An unfinished one-room host's log in the same directory (a `wizwar host` writes no room comment, and
+# names its logs for its room, "host"): `host --resume` brings it back, never a server into a room "host".
+HOSTLOG="$LOGS/wizwar-host-20260101-000000-3.log.gz"
+zcat "$LOG2" 2>/dev/null | grep -v '^# wizwar-server room ' | gzip >"$HOSTLOG"
 # The second duel's log renamed by hand to another room's name: its comment, not its name, is its room.
 RENAMED="$LOGS/wizwar-elsewhere-20260101-000000-7.log.gz"
 mv "$LOG2" "$RENAMED"
@@ -93,6 +97,8 @@ grep -q "not resumed: .*wizwar-junk-" "$TMP/srv2.err" || fail "the broken log wa
 grep -qE "not resumed: .*: line [0-9]+: line [0-9]+:" "$TMP/srv2.err" && fail "the line said twice: $(grep 'not resumed' "$TMP/srv2.err")"
 grep -q 'wizwar--2026' "$TMP/srv2.err" && fail "a one-room host's log was looked at"
 grep -q $'\e' "$TMP/srv2.err" && fail "a file name's escape was printed"
+grep -q "not resumed: .*wizwar-host-20260101-000000-3\.log\.gz: a one-room host's duel" "$TMP/srv2.err" ||
+	fail "the one-room host's log was not said to be left to \`host --resume\`"
 grep -qE "not resumed: .*wizwar-Zz9-[0-9-]+\.log\.gz: line [0-9]+: a room comment whose code is not a room code" \
 	"$TMP/srv2.err" || fail "the broken room comment was not refused with its reason"
 grep -q "room $R2: wizwar-elsewhere-20260101-000000-7.log.gz is named for room elsewhere; its room comment says $R2" \
@@ -128,7 +134,7 @@ ok "SIGTERM says the duel left unfinished; --resume brings it back by its name (
 
 n=0
 for log in "$LOGS"/wizwar-*-*-*-*.log.gz; do
-	case "$log" in *junk* | */wizwar--* | "$OLD" | "$BADROOM") continue ;; esac
+	case "$log" in *junk* | */wizwar--* | "$OLD" | "$BADROOM" | "$HOSTLOG") continue ;; esac
 	"$W" replay --check "$log" >/dev/null 2>&1 || fail "$log does not replay"
 	n=$((n + 1))
 done
