@@ -86,6 +86,7 @@ class Conn:
         self.buf = b""
         self.frames = deque()
         self.inflater = None
+        self.heartbeats = 0
         self.last_sent = time.monotonic()
         self.last_heard = time.monotonic()
         prefix = b"WZWR" + proto.to_bytes(2, "big") + rules.to_bytes(2, "big")
@@ -141,6 +142,7 @@ class Conn:
         now = time.monotonic()
         if now - self.last_sent >= QUIET:
             self.send(T_HEARTBEAT, b"")
+            self.heartbeats += 1
         r, _, _ = select.select([self.s], [], [], wait)
         if r:
             x = self.s.recv(65536)
@@ -257,6 +259,7 @@ class Player:
         self.turn_key = None
         self.fails = 0
         self.refusals = []
+        self.probed = False
 
     def passable(self, v, x, y):
         if not (0 < x < v.size - 1 and 0 < y < v.size - 1) or (x, y) in self.blocked:
@@ -291,6 +294,14 @@ class Player:
         key = v.turn_no
         if key != self.turn_key:
             self.turn_key, self.fails = key, 0
+        if not self.probed and v.steps > 0:
+            # Once a duel, a step into a known wall on purpose: the server must refuse it (BLOCKED, 263),
+            # non-fatally, and change nothing.
+            walls = [d for d, (dx, dy) in DIRS.items()
+                     if (v.cell[v.y + dy][v.x + dx] & 0x7f) == docclient.WALL]
+            if walls:
+                self.probed = True
+                return cmd(STEP, walls[0]), ("probe", walls[0])
         opp_known = v.opp[0] != 0
         gx, gy = v.opp[1], v.opp[2]
         if v.steps > 0 and self.fails < 6:
@@ -367,6 +378,8 @@ def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
     pending = None
     cmds = updates = refusals = 0
     msgs_seen = []
+    others = []
+    probe_ok = None
     end = None
     while end is None:
         if pending is None and v.result == 0 and v.turn == me:
@@ -386,12 +399,19 @@ def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
             code, fatal, text = parse_error(p)
             if fatal:
                 raise Fail("fatal ERROR %d: %s" % (code, text))
+            if code < 256:
+                # Not a command's refusal (those are 256 + err): it answers another message (a READY
+                # that crossed START, a chat line past the limit), and no command is waiting on it.
+                others.append((code, text))
+                continue
             if pending is None:
-                raise Fail("a non-fatal ERROR %d with no command pending: %s" % (code, text))
+                raise Fail("a refusal %d with no command pending: %s" % (code, text))
             refusals += 1
             pol.refusals.append((code, text, pending[1]))
             pol.fails += 1
-            if pending[1][0] == "step":
+            if pending[1][0] == "probe":
+                probe_ok = code == 263 and (v.x, v.y) == pending[2]
+            elif pending[1][0] == "step":
                 dx, dy = DIRS[pending[1][1]]
                 pol.blocked.add((pending[2][0] + dx, pending[2][1] + dy))
             elif pending[1][0] == "cast":
@@ -449,6 +469,9 @@ def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
     pr = subprocess.run([wizwar, "replay", "--check", path], capture_output=True, text=True, timeout=300)
     res.append((pr.returncode == 0, "duel %d: `wizwar replay --check` on the %d-byte log received: %s" %
                 (n, len(log), (pr.stdout + pr.stderr).strip().replace("\n", " | ")[:200])))
+    res.append((probe_ok is True, "duel %d: a step into a known wall is refused, not fatally, with 263" % n))
+    if others:
+        res.append((False, "duel %d: non-fatal ERRORs not answering a command: %r" % (n, others)))
     kinds = sorted(set(c for c, t, w in pol.refusals))
     if kinds:
         res.append((True, "duel %d: refusals met and handled: %s" % (n, ", ".join(
@@ -456,7 +479,7 @@ def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
     return res, lobby_after
 
 
-def room(wizwar, tables, port, fp, proto, rules, state, code, opts, games, first_n, rng, emit):
+def room(wizwar, tables, port, fp, proto, rules, state, code, opts, games, first_n, rng, emit, idle):
     """One room: this client creates it (the controller), sets the options, a bot joins, `games` duels."""
     conn = Conn(tables, port, fp, proto, rules, None)
     name = b"DocPlayer"
@@ -487,6 +510,19 @@ def room(wizwar, tables, port, fp, proto, rules, state, code, opts, games, first
                     break
             elif nm == "ERROR":
                 raise Fail("OPTIONS refused: %r" % (parse_error(p),))
+    if idle:
+        # Quiet in the lobby a little past 15 s: we send HEARTBEAT when we have sent nothing for 15 s, the
+        # server sends one after 15 s of quiet on its side, and nobody is dropped.
+        t0, heard = time.monotonic(), []
+        while time.monotonic() - t0 < idle:
+            try:
+                heard.append(conn.next(max(0.1, idle - (time.monotonic() - t0)))[0])
+            except Fail as e:
+                if "no frame" not in str(e):
+                    raise
+        emit("HEARTBEAT" in heard and conn.heartbeats > 0,
+             "room %s: %d s quiet in the lobby: %d HEARTBEAT sent, still joined (heard: %s)" %
+             (code, idle, conn.heartbeats, ", ".join(heard) or "nothing"))
     bot = subprocess.Popen([wizwar, "bot", "127.0.0.1:%d#%s" % (port, fp), "--room", code, "--level", "easy",
                             "--think", "0", "--games", str(games), "--seed", str(rng.randrange(1 << 30)),
                             "--name", "Bot-" + code],
@@ -537,11 +573,11 @@ def main():
         addr = line.split()[2]
         port, fp = int(addr.split(":")[1].split("#")[0]), addr.split("#")[1]
         rng = random.Random(7)
-        plan = [("dp-a", (25, 1, 1), 2), ("dp-b", (15, 1, 1), 1)]
+        plan = [("dp-a", (25, 1, 1), 2, 0), ("dp-b", (15, 1, 1), 1, 17)]
         first = 1
-        for code, opts, games in plan:
+        for code, opts, games, idle in plan:
             try:
-                room(wizwar, tables, port, fp, proto, rules, state, code, opts, games, first, rng, emit)
+                room(wizwar, tables, port, fp, proto, rules, state, code, opts, games, first, rng, emit, idle)
             except (Fail, Broken, OSError) as e:
                 emit(False, "room %s: %s" % (code, e))
             first += games
