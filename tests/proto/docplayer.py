@@ -11,7 +11,11 @@ AUTH creating a room, WELCOME, LOBBY, OPTIONS as the controller, READY with a fr
 the seed, START, the view kept from START and every UPDATE (docclient.py's decoder, itself
 written from the document), legal commands on its own turn (refusals are read and answered),
 HEARTBEAT when quiet, until END; then the LOG_CHUNKs, the seed checked as "The seed" says,
-and `wizwar replay --check` on the log received. Nothing here comes from the C sources.
+the log's header and end line against START and END (docs/turnlog.md), and `wizwar replay
+--check` on the log received. Three duels: two in one room (25x25, the second after the
+bot's REMATCH), one in another (15x15, FoV off, set with OPTIONS). Nothing here comes
+from the C sources: what the document did not say was found by trial and then written
+into it (the commit that made this file says what).
 Prints TAP; exit 77 (skipped) when dissononce is not installed.
 """
 import hashlib, os, random, select, socket, subprocess, sys, tempfile, time, zlib
@@ -331,6 +335,23 @@ class Player:
         return cmd(PASS), ("pass", 0)
 
 
+def check_log(log, end, v, me, accepted, n):
+    """The log received against END and the view, from docs/turnlog.md: header, my commands, the end line."""
+    text = (zlib.decompress(log, 47) if log[:2] == b"\x1f\x8b" else log).decode("utf-8")
+    lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+    head = dict(ln.split(" ", 1) for ln in lines[:7])
+    want_opts = "size=%d fov=%s potions=%s" % (v.size, "on" if v.fov else "off", "on" if v.potions else "off")
+    mine = sum(1 for ln in lines[7:] if ln.split(" ")[0] == str(me)
+               and ln.split(" ")[1] in ("step", "cast", "drink", "quaff", "pickup", "pass", "resign"))
+    last = lines[-1].split(" ")
+    results = {1: "win0", 2: "win1", 3: "draw"}
+    hows = {1: "killed", 2: "resigned", 3: "turn-limit"}
+    ok = (head.get("options") == want_opts and head.get("seed") == "%016x" % end["seed"]
+          and mine == accepted and last == ["end", results[end["result"]], hows[end["how"]], "%016x" % end["hash"]])
+    return (ok, "duel %d: the log's header (%s, seed), its %d commands of mine (as accepted) and its end line "
+            "(%s) agree with START and END" % (n, want_opts, mine, " ".join(last)))
+
+
 def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
     """Play one duel from READY to the LOBBY after END; return a list of (ok, text)."""
     res = []
@@ -463,6 +484,7 @@ def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
     res.append((ok, "duel %d: the seed %016x is the hash of S (committed before my part) and parts bits %d, "
                 "my own part among them" % (n, end["seed"], end["bits"])))
     res.append((lobby_after["commit"] != commit, "duel %d: the LOBBY after END commits to a new part" % n))
+    res.append(check_log(log, end, v, me, cmds - refusals, n))
     path = os.path.join(out_dir, "duel%d.log" % n)
     with open(path, "wb") as fh:
         fh.write(log)
@@ -511,7 +533,7 @@ def room(wizwar, tables, port, fp, proto, rules, state, code, opts, games, first
             elif nm == "ERROR":
                 raise Fail("OPTIONS refused: %r" % (parse_error(p),))
     if idle:
-        # Quiet in the lobby a little past 15 s: we send HEARTBEAT when we have sent nothing for 15 s, the
+        # Quiet in the lobby past 15 s (with room for a slow timer): we send HEARTBEAT when we have sent nothing for 15 s, the
         # server sends one after 15 s of quiet on its side, and nobody is dropped.
         t0, heard = time.monotonic(), []
         while time.monotonic() - t0 < idle:
@@ -573,7 +595,7 @@ def main():
         addr = line.split()[2]
         port, fp = int(addr.split(":")[1].split("#")[0]), addr.split("#")[1]
         rng = random.Random(7)
-        plan = [("dp-a", (25, 1, 1), 2, 0), ("dp-b", (15, 1, 1), 1, 17)]
+        plan = [("dp-a", (25, 1, 1), 2, 0), ("dp-b", (15, 0, 1), 1, 22)]
         first = 1
         for code, opts, games, idle in plan:
             try:
