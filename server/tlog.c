@@ -664,15 +664,6 @@ tlog_peek(const char *path, struct tlog_peek *pk, char *why, size_t whylen)
 	return 0;
 }
 
-bool
-tlog_ended(const char *path)
-{
-	struct tlog_peek pk;
-	char why[300];
-
-	return tlog_peek(path, &pk, why, sizeof why) == 0 && pk.ended;
-}
-
 int
 tlog_load(const char *path, struct tlog_resume *r, char *why, size_t whylen)
 {

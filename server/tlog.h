@@ -132,9 +132,6 @@ struct tlog_peek {
 };
 /* 0, or -1 when the file cannot be read, with a reason in why. */
 WW_COLD int tlog_peek(const char *path, struct tlog_peek *pk, char *why, size_t whylen);
-/* Whether the log at path holds its `end` line whole (tlog_peek); false when it does not, or
- * cannot be read (tlog_load says why). */
-WW_COLD bool tlog_ended(const char *path);
 void tlog_resume_free(struct tlog_resume *r);
 
 #endif
