@@ -302,6 +302,11 @@ server_option(int argc, char **argv, int *i, struct server_config *cfg, const ch
 		if (!cli_int(argv[++*i], 1, PROTO_HOLD_MAX, "--grace", &v)) /* what WELCOME can tell a client */
 			return -1;
 		cfg->lim.grace_ms = (unsigned)v * 1000;
+	} else if (strcmp(a, "--lobby-hold") == 0) {
+		/* 0: a seat dropped in the lobby is not held; never longer than the grace (room.c cuts it) */
+		if (!cli_int(argv[++*i], 0, PROTO_HOLD_MAX, "--lobby-hold", &v))
+			return -1;
+		cfg->lim.lobby_hold_ms = (unsigned)v * 1000;
 	} else {
 		return 0;
 	}

@@ -19,7 +19,8 @@
 HELP_TEXT(HELP_HOST,
     "usage: wizwar host [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--size N] [--no-fov]\n"
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
-    "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--headless] [--keys PRESET]\n"
+    "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--lobby-hold SECS] [--headless]\n"
+    "                   [--keys PRESET]\n"
     "\n"
     "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
     "the controller: the options are yours (and the other player's after you hand control\n"
@@ -40,7 +41,10 @@ HELP_TEXT(HELP_HOST,
     "  --name NAME       your name (default: $USER, else host)\n"
     "  --log-dir DIR     where turn logs go (default $XDG_STATE_HOME/wizwar)\n"
     "  --resume LOG      bring back the duel of LOG (a host killed mid-duel); players reconnect\n"
-    "  --grace SECS      how long a dropped player's seat is held (default 120)\n"
+    "  --grace SECS      how long a dropped player's seat is held in a duel (1 to 65535; default\n"
+    "                    120)\n"
+    "  --lobby-hold SECS how long a seat dropped before a duel or between duels is held (0 to\n"
+    "                    65535, at most the grace; default 30; 0: not held)\n"
     "  --headless        no terminal: serve the room only; the first to join controls it\n"
     "  --keys PRESET     start from key preset default, numpad, vi or arrows (keys.conf still\n"
     "                    applies; `wizwar keys --preset PRESET` lists them)\n")
@@ -86,7 +90,7 @@ HELP_TEXT(HELP_JOIN,
 HELP_TEXT(HELP_SERVER,
     "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
-    "                     [--grace SECS] [--resume]\n"
+    "                     [--grace SECS] [--lobby-hold SECS] [--resume]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -109,7 +113,10 @@ HELP_TEXT(HELP_SERVER,
     "hold the caps (a connection and a room's turn log are a file each), they are lowered\n"
     "to fit and the log says so.\n"
     "  --lobby-idle SECS close a lobby with nothing but heartbeats after SECS (default 600)\n"
-    "  --grace SECS      how long a dropped player's seat is held (default 120)\n"
+    "  --grace SECS      how long a dropped player's seat is held in a duel (1 to 65535; default\n"
+    "                    120)\n"
+    "  --lobby-hold SECS how long a seat dropped before a duel or between duels is held (0 to\n"
+    "                    65535, at most the grace; default 30; 0: not held)\n"
     "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
     "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
     "                    come back by themselves within the grace, or run the same command again\n")

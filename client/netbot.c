@@ -191,6 +191,10 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 
 	if (up)
 		fprintf(stderr, "wizwar bot: reconnected\n");
+	else if (net_seat_hold_left(n) >= 0 && known && hold == 0)
+		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s; this "
+		        "server holds no seat dropped in the lobby, so the bot joins the room again as a new player\n", why,
+		        net_reconnect_secs(n));
 	else if (net_seat_hold_left(n) >= 0)
 		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s; the "
 		        "lobby seat is held %s%u s, then the bot joins the room again as a new player\n", why,

@@ -386,7 +386,8 @@ ev_retry(void *ud, struct net *n, unsigned attempt, unsigned secs_left, const ch
 		snprintf(note, sizeof note, "Reconnecting: try %u, seat held %s%d s more (%s)", attempt, known ? "" : "~", hold,
 		         last);
 	} else if (hold == 0) {
-		if (!s->hold_said) {
+		/* A server that holds no seat in the lobby said so at the drop (ev_link). */
+		if (!s->hold_said && !(known && held == 0)) {
 			s->hold_said = true;
 			status(s, "Your seat has most likely been given up by now (held %s%u s): once back you join the "
 			          "room again as a new player, if there is room.", known ? "" : "about ", held);

@@ -17,6 +17,9 @@
 #  5. A seat held shorter than the link is down (a server with --grace 8): Lea knows the hold from the server's
 #     WELCOME (nobody else dropped before), is told it at her drop, sees it counted down on the prompt line and
 #     its end said, and once back is told plainly that she is a new player of the room.
+#  6. A server that holds no seat in the lobby (--lobby-hold 0): Lea is told so at her drop, the prompt line
+#     only counts the rejoining down (never a hold of 0 s), and once back she is a new player; the bot's
+#     stderr line says the same.
 set -u
 WIZWAR="${1:?usage: test_relobby.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -245,5 +248,49 @@ capture w
 expect_not 'Reconnecting: try|Rejoining: try' "the prompt line is clear once back"
 T kill-session -t h
 T kill-session -t w
+
+# ==== 6. a server that holds no seat in the lobby (--lobby-hold 0): said so, never "held 0 s" ====
+# Its WELCOME says hold 0. Lea's link breaks: she is told at once that she comes back as a new player,
+# and the prompt line only counts the rejoining down; the bot's stderr line says the same in its words.
+"$WIZWAR" server --bind 127.0.0.1 --port 0 --lobby-hold 0 2>"$TMPD/server6.err" &
+PIDS+=($!)
+wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server6.err"
+PORT="$(grep -oE 'port [0-9]+' "$TMPD/server6.err" | head -1 | grep -oE '[0-9]+')"
+fwd_start 0
+LPORT=$FPORT
+start "$WIZWAR" join "127.0.0.1:$LPORT" --new-room --name Lea --reconnect 30
+wait_for 'Waiting for an opponent'
+ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+say_to w '/size 17' # Lea is not ready: no duel starts
+T new-session -d -s h -x 80 -y 24 \
+    "env XDG_STATE_HOME='$TMPD/max6' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
+wait_said 'Joined as player 2' h 15
+say_to h '/unready'
+wait_said 'The duel starts when both are ready' w
+fwd_kill
+wait_said 'Connection lost \([^)]*\): reconnecting to the room, an attempt a second for up to 30 s\. This server does not hold a seat dropped in the lobby: you join the room again as a new player\. Q leaves\.' w
+ok "Lea is told at the drop that this server holds no lobby seat"
+wait_said 'Your opponent has left; the room waits for another\.' h
+ok "Max is told at once that the seat is free"
+wait_for 'Rejoining: try [0-9]+, [0-9]+ s left \(connection refused\)' 10 w
+sleep 1.5
+capture w
+expect_not 'held (about )?0 s|seat held [0-9]+ s more|most likely been given up' "no hold of 0 s is counted or said"
+fwd_start "$LPORT"
+wait_said 'Reconnected, but the server had given up your seat: you are a new player of the room\. Joined the room again as player [12]\.' w 15
+ok "back as a new player, told plainly"
+T kill-session -t h
+T kill-session -t w
+XDG_STATE_HOME="$TMPD/bot6" "$WIZWAR" bot "127.0.0.1:$LPORT" --new-room --name Gus --games 1 --reconnect 2 \
+    >"$TMPD/bot6.out" 2>"$TMPD/bot6.err" &
+BOT=$!
+PIDS+=("$BOT")
+wait_file '^room ' "$TMPD/bot6.out"
+fwd_kill
+wait "$BOT"
+grep -qE '^wizwar bot: connection lost \(.*\): reconnecting, an attempt a second for up to 2 s; this server holds no seat dropped in the lobby, so the bot joins the room again as a new player$' "$TMPD/bot6.err" ||
+	{ cat "$TMPD/bot6.err"; fail "the bot did not say that this server holds no lobby seat"; }
+grep -qE 'held (about )?0 s' "$TMPD/bot6.err" && { cat "$TMPD/bot6.err"; fail "the bot spoke of a hold of 0 s"; }
+ok "wizwar bot: a server that holds no lobby seat is said so"
 
 echo "all lobby reconnection tests passed"
