@@ -56,7 +56,8 @@ duel() {
 }
 
 mkdir -p "$LOGS"
-# Left alone: a broken file with a log's name, a one-room host's log name, a file of another kind.
+# Left alone: a broken file with a log's name, a log name with no room code in it (`wizwar--...`: no server
+# writes one; a one-room host's logs are `wizwar-host-...`, below), a file of another kind.
 head -c 300 /dev/urandom >"$LOGS/wizwar-junk-20260101-000000-1.log.gz"
 cp "$LOGS/wizwar-junk-20260101-000000-1.log.gz" "$LOGS/wizwar--20260101-000000-2.log.gz"
 echo hello >"$LOGS/notes.txt"
@@ -95,7 +96,7 @@ server_start "$TMP/srv2.err" --resume
 grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail "not two duels brought back"
 grep -q "not resumed: .*wizwar-junk-" "$TMP/srv2.err" || fail "the broken log was not said"
 grep -qE "not resumed: .*: line [0-9]+: line [0-9]+:" "$TMP/srv2.err" && fail "the line said twice: $(grep 'not resumed' "$TMP/srv2.err")"
-grep -q 'wizwar--2026' "$TMP/srv2.err" && fail "a one-room host's log was looked at"
+grep -q 'wizwar--2026' "$TMP/srv2.err" && fail "a log name with no room code was looked at"
 grep -q $'\e' "$TMP/srv2.err" && fail "a file name's escape was printed"
 grep -q "not resumed: .*wizwar-host-20260101-000000-3\.log\.gz: a one-room host's duel" "$TMP/srv2.err" ||
 	fail "the one-room host's log was not said to be left to \`host --resume\`"
