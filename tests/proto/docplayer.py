@@ -18,7 +18,7 @@ from the C sources: what the document did not say was found by trial and then wr
 into it (the commit that made this file says what).
 Prints TAP; exit 77 (skipped) when dissononce is not installed.
 """
-import os, random, select, socket, subprocess, sys, tempfile, time, zlib
+import hashlib, os, random, select, socket, subprocess, sys, tempfile, time, zlib
 from collections import deque
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,7 +57,7 @@ def str8(b):
 class Conn:
     """One connection: records, frames, the server's deflate stream."""
 
-    def __init__(self, tables, port, fp, proto, rules, log):
+    def __init__(self, tables, port, fp, proto, rules, log, password_key=None):
         self.t = tables
         self.log = log
         self.s = socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT)
@@ -82,13 +82,24 @@ class Conn:
         cs = self.hs.read_message(bytes(body[8:]), payload)
         if len(payload) != 17 or payload[0] & ~1:
             raise Fail("CHALLENGE's payload: %r" % bytes(payload))
-        if payload[0] & 1:
+        if payload[0] & 1 and password_key is None:
             raise Fail("the server asks for a password")
+        # "the server's 16-byte password salt"; K is derived from it when the server asks for a password
+        # (password_key: docroom.py's Argon2id), and the proofs of AUTH and RESUME are keyed with it.
+        self.asks_password, self.salt = bool(payload[0] & 1), bytes(payload[1:])
+        self.key = password_key(self.salt) if self.asks_password else None
         pk = bytes(self.hs.rs.data)
         if fingerprint(pk) != fp:
             raise Fail("the server's key has fingerprint %s, not %s" % (fingerprint(pk), fp))
         self.h = bytes(self.hs.symmetricstate.get_handshake_hash())
         self.tx, self.rx = cs[0], cs[1]
+
+    def proof(self, data):
+        """AUTH's proof (data: the name) or RESUME's (data: the token): BLAKE2b-256 keyed with K of h || data;
+        32 zero bytes without a password."""
+        if self.key is None:
+            return bytes(32)
+        return hashlib.blake2b(self.h + data, digest_size=32, key=self.key).digest()
 
     def recv_exact(self, n):
         while len(self.buf) < n:
