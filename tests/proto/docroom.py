@@ -364,7 +364,7 @@ def stepped(d):
     return d.v.turn_no >= 6 or (d.v.turn_no >= 4 and d.v.steps < d.turn_steps[d.v.turn_no])
 
 
-def resume_into(cl, srv, d, password, name, code, token, w, flags, what):
+def resume_into(cl, srv, d, password, name, code, token, w, flags, parts, what):
     """The right RESUME into duel d (its link dropped): exactly WELCOME, START (resumed: the whole view, equal
     to the one kept), LOBBY. Returns (the new connection, the token to keep)."""
     before = snapshot(d.v)
@@ -390,8 +390,9 @@ def resume_into(cl, srv, d, password, name, code, token, w, flags, what):
             "one equal to the view kept before the drop (%d lines differ%s)" %
             (d.flags, ", a mirror" if flags & 4 else "", len(diff), (": %r" % (diff[:2],)) if diff else ""))
     lb = parse_lobby(got[2][1])
-    cl.emit(lb["connected"] == 3 and lb["commit"] == commit and lb["names"][d.me] == name,
-            "the LOBBY after it: both connected, the commitment START carried")
+    cl.emit(lb["connected"] == 3 and lb["commit"] == commit and lb["names"][d.me] == name and lb["parts"] == parts,
+            "the LOBBY after it: both connected, the commitment START carried, the duel's own parts bits %d" %
+            lb["parts"])
     d.v, d.c, d.pending = v2, c, None
     return c, w2["token"]
 
@@ -458,7 +459,7 @@ def password_server(cl):
                 "RESUME with the right token and a proof of the wrong password: fatal ERROR %s (%s), then %s" %
                 (e[0], e[2], e[3]))
         # The right RESUME: exactly WELCOME, START (resumed), LOBBY.
-        c, token = resume_into(cl, srv, d, PASSWORD, name, code, token, w, 1, "RESUME mid-duel")
+        c, token = resume_into(cl, srv, d, PASSWORD, name, code, token, w, 1, lobby["parts"], "RESUME mid-duel")
         d.play()
         log, lobby_after = d.log_and_lobby()
         accepted = d.cmds - d.refused
@@ -717,14 +718,16 @@ def host_room(cl):
             token = wl[-1]["token"]
         d2 = Duel(cl, c, me2, 2)
         d2.v = d2.start(p)
-        cl.emit(d2.flags == 4 and d2.first == d1.first and d2.v.me == me2,
-                "the mirror's START: flags %d (bit 2, a mirror), player %d moves first as in duel 1, ME %d" %
-                (d2.flags, d2.first, d2.v.me))
+        cl.emit(d2.flags == 4 and d2.first == d1.first and d2.v.me == me2 and after_w
+                and d2.commit == after_w[-1]["commit"] != d1.commit,
+                "the mirror's START: flags %d (bit 2, a mirror), player %d moves first as in duel 1, ME %d, the "
+                "commitment of the LOBBYs before it (a new one)" % (d2.flags, d2.first, d2.v.me))
         # The link lost in the mirror, and RESUME (with another room code: the host has one room).
         if d2.play(stop=stepped):
             raise Fail("the mirror ended before turn 4")
         drop(c)
-        c, token = resume_into(cl, srv, d2, PASSWORD, name, "other-code", token, wl[-1], 5, "RESUME in the mirror")
+        c, token = resume_into(cl, srv, d2, PASSWORD, name, "other-code", token, wl[-1], 5, 0,
+                               "RESUME in the mirror")
         d2.play()
         log2, lobby = d2.log_and_lobby()
         e1, e2 = d1.end, d2.end
