@@ -618,9 +618,14 @@ def lobby_pair(cl):
         a.s.close()
         peer = parse_peer(next_of(b, "PEER"))
         lb = parse_lobby(next_of(b, "LOBBY"))
-        cl.emit(peer == (0, 2, 0) and lb["controller"] == 1 and lb["connected"] == 2,
-                "BYE in the lobby: the other gets PEER %r (gone) and a LOBBY where it is the controller (%d)" %
-                (peer, lb["controller"]))
+        more = []
+        try:
+            more.append(b.next(1.0)[0])
+        except Fail:
+            pass
+        cl.emit(peer == (0, 2, 0) and lb["controller"] == 1 and lb["connected"] == 2 and not more,
+                "BYE in the lobby: the other gets PEER %r (gone) and a LOBBY where it is the controller (%d), and "
+                "no WELCOME (%s)" % (peer, lb["controller"], ", ".join(more) or "nothing more"))
         b.close()
     finally:
         srv.stop()
