@@ -713,12 +713,14 @@ def host_room(cl):
         after_w = [parse_lobby(q) for nm, q in seen[names.index("WELCOME") + 1:] if nm == "LOBBY"] if wl else []
         me2 = wl[-1]["player"] if wl else me
         cl.emit(len(wl) == 1 and me2 == 1 - me and after_w and after_w[-1]["names"][me2] == name
-                and wl[-1]["flags"] == 0 and after_w[-1]["controller"] == 1 - me2,
+                and wl[-1]["flags"] == 0 and after_w[-1]["controller"] == 1 - me2
+                and after_w[-1]["bots"] == 1 << (1 - me2),
                 "REMATCH 01 from both: before START %s; WELCOME player %s (controller bit %s, %s token), the LOBBY "
-                "after it names %r, controller %s (control stays with the bot, in its new seat)" %
+                "after it names %r, controller %s (control stays with the bot, in its new seat), bots bits %s" %
                 (", ".join(names), me2, wl and wl[-1]["flags"], wl and ("the same" if wl[-1]["token"] == token
                                                                          else "a new"),
-                 after_w and after_w[-1]["names"], after_w and after_w[-1]["controller"]))
+                 after_w and after_w[-1]["names"], after_w and after_w[-1]["controller"],
+                 after_w and after_w[-1]["bots"]))
         if wl:
             token = wl[-1]["token"]
         d2 = Duel(cl, c, me2, 2)
