@@ -435,14 +435,11 @@ on_resume(struct conn *c, const struct wire_resume *m)
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
 	}
-	if ((r = room_for(c, false, &code)) == NULL || (code = room__resume(r, c, m)) != PERR_OK) {
-		/* An unknown token counts as a wrong guess: tokens are secrets too. A valid one
-		 * was let in above even from a locked-out address. */
-		if (drop_if_blocked(s, c))
-			return;
-		server__auth_failed(s, c);
+	/* An unknown token is not counted as a wrong guess: a token is 32 random bytes that
+	 * nobody guesses, and the clients of a server restarted without --resume each come back
+	 * with one, several behind one address (a NAT), which must not lock that address out. */
+	if ((r = room_for(c, false, &code)) == NULL || (code = room__resume(r, c, m)) != PERR_OK)
 		conn__drop(c, PERR_RESUME, "unknown or expired resume token");
-	}
 }
 
 void

@@ -206,3 +206,43 @@ Test(auth, multi_room_password)
 	th_run(&t, 10000, closed, &open_a);
 	th_finish(&t);
 }
+
+/* Resume tokens are 32 random bytes: nobody guesses one, so an unknown one is refused
+ * (106) and not counted against the address. The clients of a server restarted without
+ * --resume each come back with one, several behind one address (a NAT, a household): they
+ * must not lock that address out of joining, with or without a password ("too many wrong
+ * passwords" where there is none was the old answer). */
+Test(auth, unknown_resume_tokens_lock_nobody_out)
+{
+	static struct pair ok;
+	static struct netbot stale[5];
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb, cw;
+	uint8_t token[PROTO_TOKEN_MAX];
+
+	th_init(&t);
+	th_config(&c);
+	c.lim.auth_fails = 3;
+	c.lim.auth_window_ms = 60000;
+	th_server(&t, &c);
+	for (int i = 0; i < 5; i++) {
+		memset(token, 0xa0 + i, sizeof token);
+		th_bot_config(&t, &cw, "stale", BOT_RANDOM, 1, 1);
+		cw.net.token = token;
+		cw.net.token_len = sizeof token;
+		th_bot(&t, &stale[i], &cw);
+		th_run(&t, 10000, closed, &stale[i]);
+		cr_expect_eq(stale[i].last_error, PERR_RESUME, "stale token %d: error %d (%s)", i, stale[i].last_error,
+		    stale[i].last_why);
+	}
+	/* Within the window, past the limit of wrong guesses: the address still joins and plays. */
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 1, 1);
+	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 2, 1);
+	th_bot(&t, &ok.a, &ca);
+	th_bot(&t, &ok.b, &cb);
+	th_run(&t, 60000, pair_closed, &ok);
+	cr_expect_eq(ok.a.verified, 1, "%s", ok.a.last_why);
+	cr_expect_eq(ok.b.verified, 1, "%s", ok.b.last_why);
+	th_finish(&t);
+}
