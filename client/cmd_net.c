@@ -525,6 +525,7 @@ cmd_server(int argc, char **argv)
 	if (uv_loop_init(&loop) != 0)
 		return 1;
 	rc = server_create(&loop, &cfg, &x.srv, why, sizeof why);
+	bool asks_password = cfg.password != NULL; /* the join line says so, as host's does */
 	password_wipe(&pw);
 	sodium_memzero(&id, sizeof id);
 	if (rc != 0) {
@@ -551,7 +552,8 @@ cmd_server(int argc, char **argv)
 	{
 		char addr[64];
 		reachable_address(server_bound(x.srv), addr, sizeof addr);
-		printf("wizwar join %s:%d#%s --new-room\n", addr, server_port(x.srv), fp);
+		printf("wizwar join %s:%d#%s --new-room%s\n", addr, server_port(x.srv), fp,
+		       asks_password ? " --password" : "");
 		fflush(stdout);
 	}
 	stopper_init(&x.st, &loop, stop_server, &x);

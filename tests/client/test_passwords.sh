@@ -25,6 +25,7 @@ check "the server prints its join line with a fingerprint" '[[ "$addr" =~ ^127\.
 key="$XDG_STATE_HOME/wizwar/server.key"
 check "its key is made on first run, mode 0600" '[ "$(stat -c %a "$key" 2>/dev/null)" = 600 ]'
 check "the fingerprint is printed at start" 'grep -q "fingerprint ${addr#*#}" "$tmp/server.err"'
+check "the join line of a server with a password asks for it" '[[ "$line" =~ \ --new-room\ --password$ ]]'
 
 WIZWAR_PASSWORD='old oak' "$exe" bot "$addr" --new-room --name Ann --games 1 --think 0 --seed 1 > "$tmp/a.out" 2>&1 &
 a=$!
@@ -50,6 +51,7 @@ fp1=${addr#*#}
 for _ in $(seq 100); do grep -q '^wizwar join' "$tmp/server2.out" 2>/dev/null && break; sleep 0.1; done
 kill -INT %1 2>/dev/null; wait 2>/dev/null
 check "the key is kept across runs" 'grep -q "#$fp1 " "$tmp/server2.out"'
+check "the join line of a server without a password does not ask for one" 'grep -qE " --new-room$" "$tmp/server2.out"'
 chmod 644 "$key"
 "$exe" server --bind 127.0.0.1 --port 0 > /dev/null 2> "$tmp/server3.err"
 check "a key file others can read is refused" 'grep -q "readable by others" "$tmp/server3.err"'
