@@ -13,7 +13,7 @@ n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
-echo "1..9"
+echo "1..11"
 
 printf 'old oak\n' > "$tmp/pw"
 "$exe" server --bind 127.0.0.1 --port 0 --password-file "$tmp/pw" --log-dir "$tmp/logs" \
