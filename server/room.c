@@ -1034,7 +1034,7 @@ finish(struct gameroom *r)
 	r->end_log = NULL;
 	r->end_log_len = 0;
 	size_t n;
-	if ((r->end_log = tlog_text(&r->log, &n)) != NULL)
+	if ((r->end_log = tlog_text_players(&r->log, &n)) != NULL)
 		r->end_log_len = (uint32_t)n;
 	r->end_turn_time = r->turn_time;
 	for (int p = 0; p < PLAYERS; p++)

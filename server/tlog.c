@@ -123,6 +123,23 @@ tlog_text(const struct tlog *t, size_t *len)
 	return out;
 }
 
+char *
+tlog_text_players(const struct tlog *t, size_t *len)
+{
+	static const char tag[] = "\n# wizwar-server room ";
+	char *text = tlog_text(t, len), *at, *end;
+
+	/* The header's first line comes before any comment, and no other line starts with '#'
+	 * (chat is "chat P TEXT", one line): the tag is the comment itself, written once. */
+	if (text == NULL || (at = strstr(text, tag)) == NULL)
+		return text;
+	end = strchr(at + 1, '\n');
+	size_t cut = end ? (size_t)(end - at) : strlen(at);
+	memmove(at, at + cut, *len - (size_t)(at - text) - cut + 1);
+	*len -= cut;
+	return text;
+}
+
 /* A write to the file, run in libuv's threadpool: one gzip member, one open, one write, one close. */
 struct tlog_job {
 	uv_work_t work;

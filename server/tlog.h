@@ -82,6 +82,10 @@ void tlog_comment(struct tlog *t, const char *text);
 /* The whole log written so far, as text (malloc'd, NUL-terminated, *len bytes), or NULL
  * when it passed PROTO_LOG_MAX or memory ran out. */
 char *tlog_text(const struct tlog *t, size_t *len);
+/* The same without the room comment: what END shows the players. The room code is a
+ * multi-room server's only secret when it has no password; the players know it, but a log is
+ * made to be kept and shared, and a room can outlive its duel (a rematch waits in it). */
+char *tlog_text_players(const struct tlog *t, size_t *len);
 /* Hand the lines not yet written to the disk writer; returns at once. */
 void tlog_write(struct tlog *t);
 /* Free the log; lines not yet on disk still go (a job holds them), in order. */

@@ -487,3 +487,52 @@ Test(tlog, a_hostile_room_comment_is_refused_without_its_bytes)
 	cr_expect_eq(tlog_peek(path, &pk, why, sizeof why), -1, "a file that is not there");
 	cr_expect(why[0] != '\0');
 }
+
+/* END shows the players the log without the room comment (a room code is a passwordless
+ * room's only secret, and a log is made to be kept and shared); the server's own copy keeps
+ * it for `server --resume`. Nothing else differs, and the players' copy is a whole log. */
+Test(tlog, the_players_copy_has_no_room_code)
+{
+	static struct tlog t;
+	static struct game g;
+	static struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 4242, { "ann", "bob" } };
+	static const char room[] = "# wizwar-server room oak-42\n";
+	struct cmd pass = { CMD_PASS, 0, 0 }, resign = { CMD_RESIGN, 0, 0 };
+	struct events ev;
+	char why[200];
+	size_t n, m;
+
+	options_default(&h.opt);
+	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+	cr_assert_eq(tlog_open(&t, NULL, NULL, &h, game_hash(&g), "# wizwar-server room oak-42\n# wizwar-server turn-time 0\n",
+	                       why, sizeof why), 0, "%s", why);
+	int p = g.turn;
+	cr_assert_eq(game_apply(&g, p, &pass, &ev), ERR_OK);
+	tlog_cmd(&t, p, &pass, &g, ev.turn_ended);
+	tlog_chat(&t, p, "# wizwar-server room is not a comment here");
+	p = g.turn;
+	cr_assert_eq(game_apply(&g, p, &resign, &ev), ERR_OK);
+	tlog_cmd(&t, p, &resign, &g, ev.turn_ended);
+	tlog_end(&t, &g);
+	char *all = tlog_text(&t, &n), *mine = tlog_text_players(&t, &m);
+	cr_assert_not_null(all);
+	cr_assert_not_null(mine);
+	char *at = strstr(all, room);
+	cr_assert_not_null(at, "the server's copy has the room comment:\n%s", all);
+	cr_expect_null(strstr(mine, "\n# wizwar-server room "), "the players' copy has it:\n%s", mine);
+	cr_expect_not_null(strstr(mine, "# wizwar-server turn-time 0\n"), "the other comments stay");
+	cr_expect_not_null(strstr(mine, "chat"), "the chat stays");
+	/* Byte for byte the server's copy less that one line. */
+	cr_assert_eq(m, n - (sizeof room - 1));
+	cr_expect_eq(strlen(mine), m);
+	cr_expect_eq(memcmp(mine, all, (size_t)(at - all)), 0);
+	cr_expect_str_eq(mine + (at - all), at + (sizeof room - 1));
+	/* And it is a whole log: it replays to the end the server saw. */
+	static struct turnlog_replay rp;
+	cr_expect_eq(turnlog_replay(mine, m, &rp, NULL, NULL), 0, "line %d: %s", rp.line, rp.error);
+	cr_expect(rp.ended);
+	cr_expect_eq(game_hash(&rp.game), game_hash(&g));
+	free(all);
+	free(mine);
+	tlog_close(&t);
+}
