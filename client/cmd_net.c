@@ -785,7 +785,8 @@ curses_key(void *ud, struct net *n, int how, const char *fp)
 }
 
 static int
-run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *preset)
+run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *preset,
+           const char *save_dir)
 {
 	static struct session_net sess;
 	struct keys keys;
@@ -796,6 +797,7 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	int status;
 
 	memset(&sess, 0, sizeof sess);
+	sess.save_dir = save_dir;
 	keys_diag_init(&diag);
 	keys_setup_preset(&keys, preset, keypath, sizeof keypath, &diag); /* the preset was checked (keys_arg) */
 	session_net_events(&sess, nc);
@@ -846,6 +848,10 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 	free(app);
 	if (sess.last_result[0])
 		printf("Last duel: %s%s\n", sess.ended_ok ? "" : "NOT VERIFIED: ", sess.last_result);
+	if (sess.saved == 1)
+		printf("Turn log: %s\n", sess.saved_path);
+	else if (sess.saved > 1)
+		printf("Turn logs: %u kept in %s, the last %s\n", sess.saved, save_dir, sess.saved_path);
 	if (sess.failed) {
 		/* The session ended under us (the server went, the link could not come back). */
 		fprintf(stderr, "wizwar: %s\n", sess.why);
@@ -896,8 +902,9 @@ cmd_join(int argc, char **argv)
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
 	struct seatfile_claim claim = { -1, -1 };
-	const char *addr = NULL, *preset = NULL;
-	bool have_fp, new_room = false;
+	const char *addr = NULL, *preset = NULL, *dir = NULL;
+	char dirbuf[4096];
+	bool have_fp, new_room = false, keep_logs = true;
 	int r;
 
 	net_config_default(&nc);
@@ -926,6 +933,10 @@ cmd_join(int argc, char **argv)
 			nc.room = argv[i];
 		} else if (strcmp(a, "--new-room") == 0) {
 			new_room = true;
+		} else if (strcmp(a, "--log-dir") == 0 && more) {
+			dir = argv[++i];
+		} else if (strcmp(a, "--no-log") == 0) {
+			keep_logs = false;
 		} else if (strcmp(a, "--reconnect") == 0 && more) {
 			long v;
 			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
@@ -980,7 +991,16 @@ cmd_join(int argc, char **argv)
 		seatfile_release(nc.seat_file, &claim);
 		return 1;
 	}
-	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset);
+	/* The directory is made when the first log is kept; failing that is said on the screen. */
+	const char *save_dir = NULL;
+	if (keep_logs && dir)
+		save_dir = dir;
+	else if (keep_logs && cli_state_dir(dirbuf, sizeof dirbuf))
+		save_dir = dirbuf;
+	else if (keep_logs)
+		fprintf(stderr, "wizwar join: neither XDG_STATE_HOME nor HOME is set: the turn logs are not kept "
+		        "(--log-dir DIR keeps them there)\n");
+	r = run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset, save_dir);
 	password_wipe(&pw);
 	seatfile_release(nc.seat_file, &claim);
 	return r;
@@ -1120,7 +1140,7 @@ cmd_host(int argc, char **argv)
 	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
 	nc.token = token;
 	nc.token_len = token_len;
-	rc = run_curses(&loop, &nc, srv, banner, preset);
+	rc = run_curses(&loop, &nc, srv, banner, preset, NULL); /* the server keeps the log (--log-dir) */
 	password_wipe(&pw);
 	return rc;
 }

@@ -52,6 +52,7 @@ HELP_TEXT(HELP_HOST,
 HELP_TEXT(HELP_JOIN,
     "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
     "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
+    "                   [--log-dir DIR | --no-log]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
     "after the first two messages is encrypted, and the server proves it holds its key.\n"
@@ -72,6 +73,9 @@ HELP_TEXT(HELP_JOIN,
     "                  client joins the room again as a new player)\n"
     "  --keys PRESET   start from key preset default, numpad, vi or arrows (keys.conf still\n"
     "                  applies; `wizwar keys --preset PRESET` lists them)\n"
+    "  --log-dir DIR   where the turn log of each duel is kept, as the host revealed it at the\n"
+    "                  end (default $XDG_STATE_HOME/wizwar): duel-SEED.log, for `wizwar replay`\n"
+    "  --no-log        keep no turn log\n"
     "\n"
     "At the chat prompt (Enter): /ready, /rematch, /mute (the other player's chat), /quit; the\n"
     "controller also /size N, /fov on|off, /potions on|off, /time SECS and /control; ? lists them.\n"

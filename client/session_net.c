@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* session_net: joins the curses app to net.c: updates, chat, peer news and the end check shown; lobby by /commands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "potion.h"
@@ -267,12 +271,68 @@ reveal(struct session_net *s, struct net *n)
 	free(all);
 }
 
+/* Keep the log END revealed, as practice keeps its own: SAVE_DIR/duel-SEED.log (-2, -3 ... for
+ * a seed played again: O_EXCL never overwrites an earlier duel's), 0600 since it holds the
+ * chat. Written whether or not it verified (the line that said so stays on screen): it is
+ * what the server sent, to replay or to show someone. */
+static void
+save_log(struct session_net *s, struct net *n, const struct wire_end *e)
+{
+	size_t len, stem;
+	const char *log = net_end_log(n, &len);
+	char *path = s->saved_path;
+	int fd = -1;
+
+	if (!s->save_dir || log == NULL || len == 0)
+		return;
+	if (s->saved && s->saved_seed == e->seed && s->saved_hash == e->hash)
+		return; /* the same END again (back after a drop): kept already */
+	if (cli_make_dirs(s->save_dir) != 0) {
+		status(s, "The turn log is not kept: cannot create %s: %s.", s->save_dir, strerror(errno));
+		return;
+	}
+	if ((size_t)snprintf(path, sizeof s->saved_path, "%s/duel-%016" PRIx64 ".log", s->save_dir, e->seed) >=
+	    sizeof s->saved_path - 8) {
+		path[0] = '\0';
+		status(s, "The turn log is not kept: the log directory's name is too long.");
+		return;
+	}
+	stem = strlen(path) - strlen(".log");
+	for (int k = 2; (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST && k < 10000;
+	     k++)
+		snprintf(path + stem, sizeof s->saved_path - stem, "-%d.log", k);
+	bool ok = fd >= 0;
+	for (size_t off = 0; ok && off < len;) {
+		ssize_t w = write(fd, log + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		off += ok ? (size_t)w : 0;
+	}
+	int err = errno;
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		ok = false;
+		err = errno;
+	}
+	if (!ok) {
+		status(s, "The turn log is not kept: cannot write %s: %s.", path, strerror(err));
+		if (fd >= 0)
+			unlink(path);
+		path[0] = '\0';
+		return;
+	}
+	s->saved++;
+	s->saved_seed = e->seed;
+	s->saved_hash = e->hash;
+}
+
 static void
 ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const char *why)
 {
 	struct session_net *s = ud;
 
-	(void)e;
+	unsigned kept = s->saved;
+	save_log(s, n, e);
 	if (s->app)
 		reveal(s, n);
 	s->ended_ok = verified;
@@ -280,6 +340,10 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 	snprintf(s->last_result, sizeof s->last_result, "%s", why);
 	if (verified && s->practice)
 		return; /* its own server, in this process: only a failure would be news */
+	/* In the log, not in the end box, and before the check's line, which must stay the
+	 * nearest to the box's foot: the box covers the log's upper lines, and a path is long. */
+	if (s->saved > kept)
+		status(s, "Turn log: %s", s->saved_path);
 	if (verified)
 		status(s, "%s: %s. /rematch for another duel.", net_seed_chosen(n) ? "Host checked" : "Fair host", why);
 	else

@@ -4,6 +4,7 @@
 #define WW_SESSION_NET_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "app.h"
 #include "net.h"
@@ -49,6 +50,13 @@ struct session_net {
 	void (*on_chat)(void *ud, int from, const char *text); /* a chat line as the server relayed it */
 	void (*on_settled)(void *ud); /* on quit, just before the in-process server is closed */
 	const char *log_path;   /* practice: where this duel's turn log is, said at the end */
+
+	/* Set before session_net_start() by `join`: where the log each END reveals is kept
+	 * (duel-SEED.log, 0600, never overwriting one), or NULL to keep none. */
+	const char *save_dir;
+	char saved_path[4200];  /* the last one kept ("" if none) ... */
+	uint64_t saved_seed, saved_hash; /* ... and its duel: an END told again after a resume is not kept twice */
+	unsigned saved;         /* logs kept in this session */
 };
 
 /* Fill the net events of cfg so that they drive s; then net_create(). */

@@ -908,11 +908,13 @@ draw_log(const struct ui *ui, const struct state *st, int y, int x, int w, int h
 	}
 	/* Chat must not push game messages out of view: when the panel is full, the oldest chat and
 	 * notes go first, and game messages only when nothing else is left. */
+	bool dropped = false;
 	if (!back) {
 		for (int i = 0; i < ne - 1 && total > h; i++)
 			if (ent[i]->kind != LOG_GAME) {
 				keep[i] = false;
 				total -= nlines[i];
+				dropped = true;
 			}
 	}
 	for (int i = 0; i < ne; i++) {
@@ -933,9 +935,13 @@ draw_log(const struct ui *ui, const struct state *st, int y, int x, int w, int h
 	if (end < h)
 		end = h < nl ? h : nl;
 	int first = end - h < 0 ? 0 : end - h;
+	/* A panel that was full keeps its newest line at the foot, however many lines the notes
+	 * dropped to make room took: no blank row under it, nor the rest shifted up behind an
+	 * end box that covers the panel's top. */
+	int pad = dropped && end - first < h ? h - (end - first) : 0;
 	for (int r = 0; first + r < end; r++) {
 		const struct logline *L = &lines[first + r];
-		put_range(y + r, x, w, texts[L->idx], L->off, L->len, entry_attr(ui, st, ent[L->idx]));
+		put_range(y + pad + r, x, w, texts[L->idx], L->off, L->len, entry_attr(ui, st, ent[L->idx]));
 	}
 }
 

@@ -120,13 +120,30 @@ expect 'You lose: you forfeited the duel' "the end-of-game screen"
 expect 'Q leaves' "how to leave"
 wait_for 'Fair host: seed made with your part and the other' 10
 ok "the client checked the revealed seed (its own part and the bot's went in) and log"
+keys C-p # the history: the panel keeps the check's line and drops older notes when full
+wait_for 'Turn log: ' 10
+keys q
+wait_gone 'Message history'
+ok "and says where it kept the log"
 wait_exit "$BOT" 10
 grep -qE "^duel 1: .* \\(won\\), seed [0-9a-f]{16}: seed made with your part and the other player's, log verified" "$TMPD/bot.out" ||
 	{ cat "$TMPD/bot.out" "$TMPD/bot.err"; fail "the bot's line"; }
 ok "the bot won by forfeit and verified the host too"
+# The revealed log is kept for `wizwar replay`: 0600 (it holds the chat), a whole log, and without the
+# room comment (the room code is a passwordless room's only secret, and a log is made to be shared).
+KEPT=("$STATE"/wizwar/duel-*.log)
+[ "${#KEPT[@]}" = 1 ] && [ -f "${KEPT[0]}" ] || fail "not one kept log: ${KEPT[*]}"
+[ "$(stat -c %a "${KEPT[0]}")" = 600 ] || fail "the kept log is mode $(stat -c %a "${KEPT[0]}")"
+"$WIZWAR" replay --check "${KEPT[0]}" >/dev/null || fail "the kept log does not replay"
+grep -q 'wizwar-server seed-part' "${KEPT[0]}" || fail "the kept log is not the server's: $(head -3 "${KEPT[0]}")"
+grep -q 'wizwar-server room' "${KEPT[0]}" && fail "the kept log names the room"
+zcat "$STATE"/wizwar/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | grep -qx "# wizwar-server room $ROOM1" ||
+	fail "the server's own log lost its room comment"
+ok "the revealed log is kept (0600), replays, and names no room (the server's own copy does)"
 keys Q
 wait_for 'STTY$' 10
 expect '^EXIT=0$' "the client exited with status 0"
+expect "^Turn log: ${KEPT[0]}\$" "the client says where the log is"
 expect '^(echo icanon|icanon echo) STTY$' "the terminal is back in cooked mode with echo"
 expect 'Last duel: seed made with your part and the other' "the last duel's check is printed after the screen is restored"
 T kill-session -t w
