@@ -850,8 +850,10 @@ run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const cha
 		printf("Last duel: %s%s\n", sess.ended_ok ? "" : "NOT VERIFIED: ", sess.last_result);
 	if (sess.saved == 1)
 		printf("Turn log: %s\n", sess.saved_path);
-	else if (sess.saved > 1)
+	else if (sess.saved > 1 && save_dir)
 		printf("Turn logs: %u kept in %s, the last %s\n", sess.saved, save_dir, sess.saved_path);
+	else if (sess.saved > 1)
+		printf("Turn log of the last duel: %s\n", sess.saved_path);
 	if (sess.failed) {
 		/* The session ended under us (the server went, the link could not come back). */
 		fprintf(stderr, "wizwar: %s\n", sess.why);

@@ -283,10 +283,20 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 	char *path = s->saved_path;
 	int fd = -1;
 
-	if (!s->save_dir || log == NULL || len == 0)
-		return;
 	if (s->saved && s->saved_seed == e->seed && s->saved_hash == e->hash)
 		return; /* the same END again (back after a drop): kept already */
+	if (s->srv && !s->practice) {
+		/* `host`: its own server wrote the log; say where. */
+		const char *own = server_last_log(s->srv);
+		if (own && snprintf(path, sizeof s->saved_path, "%s", own) < (int)sizeof s->saved_path) {
+			s->saved++;
+			s->saved_seed = e->seed;
+			s->saved_hash = e->hash;
+		}
+		return;
+	}
+	if (!s->save_dir || log == NULL || len == 0)
+		return;
 	if (cli_make_dirs(s->save_dir) != 0) {
 		status(s, "The turn log is not kept: cannot create %s: %s.", s->save_dir, strerror(errno));
 		return;

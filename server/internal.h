@@ -142,6 +142,7 @@ struct gameroom {
 	 * its final snapshot is the room's game, its log text this copy. */
 	char *end_log;
 	uint32_t end_log_len;
+	char *end_path;            /* the last finished duel's log on disk (NULL: in memory, or none yet) */
 	int end_turn_time;
 	struct seat seat[PLAYERS];
 	/* The duel's game (after it, the last one's), packed to its level's size between

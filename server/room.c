@@ -211,6 +211,8 @@ room__destroy(struct gameroom *r)
 	tlog_close(&r->log);
 	free(r->end_log);
 	r->end_log = NULL;
+	free(r->end_path);
+	r->end_path = NULL;
 	if (r->srv->game_of == r)
 		r->srv->game_of = NULL; /* a room made later at the same address is not this one */
 	free(r->packed);
@@ -1037,6 +1039,8 @@ finish(struct gameroom *r)
 	if ((r->end_log = tlog_text_players(&r->log, &n)) != NULL)
 		r->end_log_len = (uint32_t)n;
 	r->end_turn_time = r->turn_time;
+	free(r->end_path);
+	r->end_path = r->log.path ? strdup(r->log.path) : NULL; /* NULL too when out of memory: not said */
 	for (int p = 0; p < PLAYERS; p++)
 		send_end(r, p);
 	tlog_close(&r->log);

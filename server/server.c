@@ -1070,6 +1070,14 @@ server_duel_log(struct server *s)
 	return r && r->state == ROOM_PLAYING ? r->log.path : NULL;
 }
 
+const char *
+server_last_log(struct server *s)
+{
+	const struct gameroom *r = s->cfg.multi ? NULL : s->rooms;
+
+	return r ? r->end_path : NULL;
+}
+
 /* Closing: every connection and room goes, then the two handles, then the struct.
  * s->handles counts the listener, the sweep timer, and every connection and room
  * whose memory is not yet freed. */

@@ -132,6 +132,9 @@ int room_games_played(const struct gameroom *r);
 /* One-room mode: the turn log on disk of the duel under way, which `host --resume` would
  * bring back; NULL when no duel is under way, its log is in memory, or not one-room. */
 const char *server_duel_log(struct server *s);
+/* One-room mode: the turn log on disk of the last duel that ended (from its END on, until
+ * the next one ends); NULL when none has, its log was in memory, or not one-room. */
+const char *server_last_log(struct server *s);
 int conn_seat(const struct conn *c);
 
 #endif

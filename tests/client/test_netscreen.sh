@@ -282,10 +282,21 @@ wait_for '<Hana> hello from the host'
 ok "the host's chat in its log"
 keys Q
 wait_for 'Forfeit and quit\?'
-keys y
+keys r
+wait_for 'GAME OVER'
+keys C-p
+wait_for 'wizwar/wizwar-host-[0-9-]+\.log\.gz' 10
+keys q
+wait_gone 'Message history'
+ok "the host is told where its server keeps the duel's log"
+keys Q
 wait_for 'STTY$' 10
 expect '^EXIT=0$' "the host exited with status 0"
 expect '^(echo icanon|icanon echo) STTY$' "the host's terminal is restored"
+HLOG="$(T capture-pane -p -J -t w | grep -oE '^Turn log: .*' | head -1 | cut -d' ' -f3)"
+[ -f "$HLOG" ] && zcat "$HLOG" | "$WIZWAR" replay --check /dev/stdin >/dev/null ||
+	fail "the host's exit line names no log that replays: '$HLOG'"
+ok "and says it again on exit: $HLOG replays"
 wait_exit "$HBOT" 10
 grep -qE '^duel 1: .* \(won\), seed [0-9a-f]{16}: seed made with your part, log verified' "$TMPD/hbot.out" ||
 	{ cat "$TMPD/hbot.out" "$TMPD/hbot.err"; fail "the bot did not see the host's forfeit"; }
