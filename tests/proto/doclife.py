@@ -11,8 +11,9 @@ only what the document says and checking exactly what it says comes back:
   (ERROR 7 in clear) and the close, whatever follows its first 8 bytes; another rules version ERROR 8 with its
   exact text; a bad magic ERROR 6; a HELLO over 255 bytes, a third length byte, AUTH in clear: ERROR 3, 3, 104
   in clear. After the join, in a record: an unknown type (4), a server's type (5), a CMD of 3 bytes (3), HELLO
-  (104), a third length byte (3), a deflated frame from a client (104), a CMD argument of 0 (10), a record over
-  16402 bytes (22): each one fatal ERROR, then the close.
+  (104), a third length byte (3), a deflated frame from a client (104), a CMD argument of 0 (10), OPTIONS with
+  a turn over 3600 s or an even size (10), a record over 16402 bytes (22): each one fatal ERROR, then the
+  close.
 - Chat, two doc clients in one room: relayed to both with the sender's index, in the lobby and in the duel;
   200 bytes of UTF-8 whole; `from` 0/1 from a client relayed with the sender's own index, 2 refused (10); the
   9th line in 10 s answered with the non-fatal ERROR 109 and its text, relayed again once the fixed window has
@@ -162,7 +163,9 @@ def malformed(cl):
                                ("HELLO inside a record", frame(T_HELLO, hello()), 104),
                                ("a frame length needing a third varint byte", bytes([T_CHAT, 0x80, 0x80, 0x01]), 3),
                                ("a deflated HEARTBEAT", bytes([T_HEARTBEAT | 0x80, 0x02, 0x03, 0x00]), 104),
-                               ("a CMD whose argument byte is 0", frame(T_CMD, b"\x83\x00"), 10)):
+                               ("a CMD whose argument byte is 0", frame(T_CMD, b"\x83\x00"), 10),
+                               ("OPTIONS with a turn of 3601 s", frame(T_OPTIONS, b"\x0f\x03\x0e\x11"), 10),
+                               ("OPTIONS with an even size", frame(T_OPTIONS, b"\x10\x03\x00\x03"), 10)):
             c, w, lb = joined(cl, srv, "Bad", "mal-%d" % random.randrange(1 << 30))
             ct = c.tx.encrypt_with_ad(b"", pt)
             c.s.sendall(len(ct).to_bytes(2, "big") + ct)
