@@ -26,7 +26,7 @@ only what the document says and checking exactly what it says comes back:
 - Leaving: BYE in the duel (the other player's UPDATE with OPP_RESIGNED, END, the log, LOBBY, PEER gone,
   LOBBY; the log's chat line and `resign`, replayed with `wizwar replay --check`); BYE in a host's lobby (PEER
   gone, both ready bits clear); an ERROR from a client (non-fatal: nothing answers; fatal: closed without a
-  word, the seat held as for a lost link; before the join: closed); a `wizwar server` stopped by SIGTERM and a
+  word, the seat held as for a lost link and taken back by RESUME; before the join: closed); a `wizwar server` stopped by SIGTERM and a
   `wizwar host --headless` by SIGINT, players in the lobby and in a duel: BYE 2 and the close, exit 0; the
   host started again with --resume on its port takes both back by RESUME.
 - Options: whole duels against `wizwar bot` with potions off (no POTIONS, INV or KIND field, no potion ever)
@@ -518,6 +518,15 @@ def client_error(cl, srv):
     cl.emit(gb == [] and fate == "closed" and names(ga) == ["PEER", "LOBBY"] and peer == [(1, 0, wb["hold"])],
             "a fatal ERROR from a client: the server closes without a word (%s, %s); the other player gets %s: the "
             "seat held as for a lost link" % (show(gb), fate, show(ga)))
+    # "a client then disconnects and comes back with RESUME": the seat is there.
+    b = cl.conn(srv)
+    resume(b, "Beta", "errroom", wb["token"])
+    gb, ga = drain(b, 5, n=2), drain(a, 5, n=2)
+    cl.emit(names(gb) == ["WELCOME", "LOBBY"] and names(ga) == ["PEER", "LOBBY"]
+            and parse_peer(ga[0][1]) == (1, 1, 0),
+            "after its fatal ERROR the client comes back with RESUME: it gets %s; the other player %s" %
+            (show(gb), show(ga)))
+    b.close()
     a.close()
     c = cl.conn(srv)
     c.send(T_ERROR, (23).to_bytes(2, "big") + b"\x01" + str8(b"the server's key is not the one expected"))
