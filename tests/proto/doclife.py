@@ -26,9 +26,9 @@ only what the document says and checking exactly what it says comes back:
 - Leaving: BYE in the duel (the other player's UPDATE with OPP_RESIGNED, END, the log, LOBBY, PEER gone,
   LOBBY; the log's chat line and `resign`, replayed with `wizwar replay --check`); BYE in a host's lobby (PEER
   gone, both ready bits clear); an ERROR from a client (non-fatal: nothing answers; fatal: closed without a
-  word, the seat held as for a lost link and taken back by RESUME; before the join: closed); a `wizwar server` stopped by SIGTERM and a
-  `wizwar host --headless` by SIGINT, players in the lobby and in a duel: BYE 2 and the close, exit 0; the
-  host started again with --resume on its port takes both back by RESUME.
+  word, the seat held as for a lost link and taken back by RESUME; before the join: closed); a `wizwar
+  server` stopped by SIGTERM and a `wizwar host --headless` by SIGINT, players in the lobby and in a duel:
+  BYE 2 and the close, exit 0; the host started again with --resume on its port takes both back by RESUME.
 - Options: whole duels against `wizwar bot` with potions off (no POTIONS, INV or KIND field, no potion ever)
   and with FoV off at 51x51 (every cell known and in sight in every view, the opponent always in sight,
   locations with two-letter columns), each log replayed. The document gives no way to compare the view a
@@ -130,7 +130,8 @@ def malformed(cl):
         got2, fate2 = clear_answer(srv, hello(proto=other, rest=b"\xff" * 200))
         e1 = [parse_error(p) for t, p in got if t == T_ERROR]
         e2 = [parse_error(p) for t, p in got2 if t == T_ERROR]
-        cl.emit(e1 == e2 == [(7, 1, "version mismatch: the server has protocol version %d, your client %d" % (P, other))]
+        text = "version mismatch: the server has protocol version %d, your client %d" % (P, other)
+        cl.emit(e1 == e2 == [(7, 1, text)]
                 and fate == fate2 == "closed",
                 "HELLO of version %d with no key, and with 200 bytes of anything: the same ERROR 7 (%s, %s)" %
                 (other, e1, e2))
@@ -276,7 +277,8 @@ def lobby_chat(cl, srv, a, b):
     a.send(T_CHAT, chat("hello from Alpha"))
     ga, gb = drain(a, 5, n=1), drain(b, 5, n=1)
     cl.emit(chats(ga) == chats(gb) == [(0, "hello from Alpha")] and len(ga) == len(gb) == 1,
-            "lobby: Alpha's CHAT comes back to Alpha (%s) and to Beta (%s), with Alpha's index 0" % (show(ga), show(gb)))
+            "lobby: Alpha's CHAT comes back to Alpha (%s) and to Beta (%s), with Alpha's index 0" %
+            (show(ga), show(gb)))
     long = "\u00e9" * 100  # 200 bytes of UTF-8, the most
     b.send(T_CHAT, chat(long))
     ga, gb = drain(a, 5, n=1), drain(b, 5, n=1)
