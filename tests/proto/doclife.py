@@ -8,7 +8,8 @@ docplayer.py's client (its Conn and policy; docclient.py's decoder; noise_intero
 helpers, against real `wizwar server`, `wizwar host --headless` and `wizwar bot` processes on loopback, doing
 only what the document says and checking exactly what it says comes back:
 - Versions and malformed input: a HELLO of another protocol version gets the document's own example bytes
-  (ERROR 7 in clear) and the close, whatever follows its first 8 bytes; another rules version ERROR 8 with its
+  (ERROR 7 in clear) and the close, whatever follows its first 8 bytes; a key too short (1) or too long (2);
+  a low-order key (32 zero bytes: the close, no ERROR); another rules version ERROR 8 with its
   exact text; a bad magic ERROR 6; a HELLO over 255 bytes, a third length byte, AUTH in clear: ERROR 3, 3, 104
   in clear. After the join, in a record: an unknown type (4), a server's type (5), a CMD of 3 bytes (3), HELLO
   (104), a third length byte (3), a deflated frame from a client (104), a CMD argument of 0 (10), OPTIONS with
@@ -135,6 +136,13 @@ def malformed(cl):
                 and fate == fate2 == "closed",
                 "HELLO of version %d with no key, and with 200 bytes of anything: the same ERROR 7 (%s, %s)" %
                 (other, e1, e2))
+        # This version, the key too short, too long, and a low-order key (all zeros).
+        res = [clear_answer(srv, hello(rest=k)) for k in (bytes(10), key + b"\x00", bytes(32))]
+        es = [[parse_error(p) for t, p in got] for got, fate in res]
+        cl.emit([[e[:2] for e in x] for x in es] == [[(1, 1)], [(2, 1)], []]
+                and [fate for got, fate in res] == ["closed"] * 3,
+                "HELLO of this version with a key of 10 bytes, of 33, and of 32 zero bytes: %s, %s, %s, each then "
+                "closed" % tuple(es))
         got, fate = clear_answer(srv, hello(rules=R + 1))
         e = [parse_error(p) for t, p in got if t == T_ERROR]
         cl.emit(e == [(8, 1, "version mismatch: the server has rules version %d, your client %d" % (R, R + 1))]
