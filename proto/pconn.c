@@ -452,9 +452,9 @@ judge(struct pconn *c, const struct frame *f, struct proto_err *e)
 	if (!wire_known(f->type))
 		return proto__fail(e, PERR_TYPE, "unknown message type 0x%02x", f->type);
 	if (may_send(c->side, f->type) && wire_dir(f->type) != WIRE_BOTH)
-		/* What this side sends, the peer must not (unless both may). */
+		/* What this side sends, the peer must not (unless both may): said of the sender. */
 		return proto__fail(e, PERR_DIRECTION, "%s is not sent by the %s", wire_name(f->type),
-		                   c->side == PCONN_SERVER ? "server" : "client");
+		                   sender == PCONN_SERVER ? "server" : "client");
 	if (!c->secure && !clear_ok(sender, f->type))
 		return proto__fail(e, PERR_STATE, "%s before the handshake", wire_name(f->type));
 	if (c->secure && (f->type == WIRE_HELLO || f->type == WIRE_CHALLENGE))

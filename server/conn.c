@@ -127,6 +127,12 @@ conn__send(struct conn *c, const struct wire_msg *m)
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return -1;
 	if (pconn_send(&c->pc, m, s->frame, sizeof s->frame, &len, &s->err) != 0) {
+		if (m->type == WIRE_CHALLENGE && s->err.code == PERR_CRYPTO) {
+			/* The key exchange with the HELLO's ephemeral key gave nothing (a low-order
+			 * point, all zeros): the peer's fault, refused in clear as any bad HELLO is. */
+			conn__drop(c, PERR_CRYPTO, "HELLO: the key exchange failed: not a usable X25519 key");
+			return -1;
+		}
 		/* Our own message would not encode: a server bug, never the peer's fault,
 		 * but the deflate stream may be out of step now, so this peer goes. */
 		server__log(s, "%s: cannot send %s: %s", c->peer, wire_name(m->type), s->err.why);

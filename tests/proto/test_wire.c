@@ -603,6 +603,8 @@ Test(pconn, directions_types_and_sizes)
 	pconn_feed(&p->srv, challenge_to_server, sizeof challenge_to_server);
 	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_BROKEN);
 	cr_assert_eq(e.code, PERR_DIRECTION);
+	/* Said of the one who sent it: the peer reads this text in its ERROR. */
+	cr_expect_str_eq(e.why, "CHALLENGE is not sent by the client");
 	pair_free(p);
 	p = pair_new();
 	pconn_feed(&p->srv, huge_hello, sizeof huge_hello);
