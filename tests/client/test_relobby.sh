@@ -141,6 +141,9 @@ join_panel w
 sed 's/.*Reconnected: your seat is yours again//' "$JOINED" | grep -qE 'Fair host|Host checked|WARNING|Back in the duel|begins' &&
 	fail "the end (or a duel) was told again after the return: $(cat "$JOINED")"
 ok "the end not told twice, no 'Back in the duel'"
+KEPT=("$STATE"/wizwar/duel-*.log)
+[ "${#KEPT[@]}" = 1 ] && [ -f "${KEPT[0]}" ] || fail "the duel's log was not kept once: ${KEPT[*]}"
+ok "its log kept once across the drop and the return"
 wait_said 'Lea is back\.' h
 
 # ==== 3. the link gone for good ====
