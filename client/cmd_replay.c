@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_replay: check a turn log, or narrate it as text. */
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "help.h"
@@ -20,6 +24,147 @@ narrate(void *ud, const struct game *g, int p, const struct cmd *c, const struct
 	cli_narrate(ud, g, p, c, ev);
 }
 
+/* --list: the turn logs of a directory, newest first, a line each, from their text alone
+ * (not replayed: a listing of many logs stays quick; --check proves one). */
+struct listed {
+	char name[256];
+	time_t mtime;
+};
+
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static bool
+is_log_name(const char *n)
+{
+	size_t k = strlen(n);
+
+	return (k > 4 && strcmp(n + k - 4, ".log") == 0) || (k > 7 && strcmp(n + k - 7, ".log.gz") == 0);
+}
+
+/* A file name as the terminal may see it: what is not plain ASCII shown as '?' (a name is
+ * anyone's bytes; an escape in it must not reach the terminal). */
+static void
+put_name(const char *n)
+{
+	for (; *n; n++)
+		putchar((unsigned char)*n >= 0x20 && (unsigned char)*n < 0x7f ? *n : '?');
+}
+
+static void
+describe_log(const char *text, size_t len, char *out, size_t outlen)
+{
+	struct turnlog_line l;
+	char name[PLAYERS][TURNLOG_NAME_MAX] = { "player 1", "player 2" }, why[200];
+	int size = 0, result = RESULT_NONE, reason = 0, lineno = 0;
+	uint32_t turns = 0;
+
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		lineno++;
+		if (!nl) /* a torn last line: what came before counts */
+			break;
+		if (turnlog_parse_line(text + at, n, &l, why, sizeof why) != 0) {
+			snprintf(out, outlen, "not a turn log: line %d: %s", lineno, why);
+			return;
+		}
+		if (l.kind == TL_PLAYER && l.player >= 0 && l.player < PLAYERS)
+			snprintf(name[l.player], sizeof name[l.player], "%.*s", (int)sizeof name[l.player] - 1, l.text);
+		else if (l.kind == TL_OPTIONS)
+			size = l.opt.size;
+		else if (l.kind == TL_HASH)
+			turns = l.turn;
+		else if (l.kind == TL_END) {
+			result = l.result;
+			reason = l.reason;
+		}
+		at += n + 1;
+	}
+	if (lineno == 0 || size == 0) {
+		snprintf(out, outlen, "not a turn log: no header");
+		return;
+	}
+	static const char *const how[] = { "", "", " by forfeit", " at the turn limit" }; /* none, killed, ... */
+	int k = snprintf(out, outlen, "%s vs %s, %dx%d: ", name[0], name[1], size, size);
+	if (k < 0 || (size_t)k >= outlen)
+		return;
+	if (result == RESULT_WIN0 || result == RESULT_WIN1)
+		snprintf(out + k, outlen - (size_t)k, "%s won%s, %" PRIu32 " turn%s", name[result == RESULT_WIN1],
+		         reason > 0 && reason < 4 ? how[reason] : "", turns, turns == 1 ? "" : "s");
+	else if (result == RESULT_DRAW)
+		snprintf(out + k, outlen - (size_t)k, "a draw%s, %" PRIu32 " turn%s", reason > 0 && reason < 4 ? how[reason] : "",
+		         turns, turns == 1 ? "" : "s");
+	else
+		snprintf(out + k, outlen - (size_t)k, "unfinished, %" PRIu32 " turn%s", turns, turns == 1 ? "" : "s");
+}
+
+static int
+list_logs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct listed *all = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	char path[4096], what[400];
+
+	if (d == NULL) {
+		fprintf(stderr, "wizwar replay: cannot read %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (!is_log_name(de->d_name) || strlen(de->d_name) >= sizeof all->name ||
+		    (size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path ||
+		    stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			size_t more = cap ? cap * 2 : 64;
+			struct listed *grown = realloc(all, more * sizeof *all);
+			if (grown == NULL)
+				break;
+			all = grown;
+			cap = more;
+		}
+		snprintf(all[n].name, sizeof all[n].name, "%s", de->d_name);
+		all[n++].mtime = st.st_mtime;
+	}
+	closedir(d);
+	if (n == 0) {
+		printf("No turn logs in %s.\n", dir);
+		free(all);
+		return 0;
+	}
+	qsort(all, n, sizeof *all, newest_first);
+	printf("Turn logs in %s, newest first (`wizwar replay FILE` to watch one):\n", dir);
+	for (size_t i = 0; i < n; i++) {
+		char when[32], *buf;
+		size_t len;
+		struct tm tm;
+		snprintf(path, sizeof path, "%s/%s", dir, all[i].name);
+		if (localtime_r(&all[i].mtime, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm) == 0)
+			snprintf(when, sizeof when, "?");
+		if (cli_read_file(path, REPLAY_FILE_MAX, &buf, &len) != 0) {
+			snprintf(what, sizeof what, "unreadable");
+		} else {
+			describe_log(buf, len, what, sizeof what);
+			free(buf);
+		}
+		printf("%s  ", when);
+		put_name(all[i].name);
+		printf("\n    %s\n", what);
+	}
+	free(all);
+	return 0;
+}
+
 int
 cmd_replay(int argc, char **argv)
 {
@@ -32,7 +177,8 @@ cmd_replay(int argc, char **argv)
 
 	/* Without --check or --text, `replay LOG` is the interactive viewer, whose usage
 	 * (and --help) covers both forms. */
-	if (!cli_has_option(argc, argv, "--check") && !cli_has_option(argc, argv, "--text"))
+	if (!cli_has_option(argc, argv, "--check") && !cli_has_option(argc, argv, "--text") &&
+	    !cli_has_option(argc, argv, "--list"))
 		return cmd_watch(argc, argv);
 	const char *usage = help_get(HELP_REPLAY);
 	int args = cli_args("replay", usage, &argc, &argv, NULL);
@@ -42,6 +188,19 @@ cmd_replay(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(usage, stdout);
 			return 0;
+		} else if (strcmp(argv[i], "--list") == 0 && !path) {
+			char dir[4096];
+			if (i + 2 < argc) {
+				fprintf(stderr, "wizwar replay: --list takes one directory at most\n%s", usage);
+				return 2;
+			}
+			if (i + 1 < argc)
+				return list_logs(argv[i + 1]);
+			if (!cli_state_dir(dir, sizeof dir)) {
+				fprintf(stderr, "wizwar replay: neither XDG_STATE_HOME nor HOME is set: name the directory\n");
+				return 2;
+			}
+			return list_logs(dir);
 		} else if ((strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--text") == 0) && i + 1 < argc && !path) {
 			text = argv[i][2] == 't';
 			path = argv[++i];

@@ -203,14 +203,18 @@ HELP_TEXT(HELP_SELFPLAY,
 HELP_TEXT(HELP_REPLAY,
     "usage: wizwar replay --check LOG\n"
     "       wizwar replay --text LOG\n"
+    "       wizwar replay --list [DIR]\n"
     "\n"
     "  --check LOG   replay LOG (plain or gzip) and check every state hash; exit 0 if it\n"
     "                replays exactly, 1 with the line where it diverged if not\n"
-    "  --text LOG    print the duel turn by turn, as an all-seeing spectator\n")
+    "  --text LOG    print the duel turn by turn, as an all-seeing spectator\n"
+    "  --list [DIR]  the turn logs in DIR (default $XDG_STATE_HOME/wizwar, where practice,\n"
+    "                join and host keep them), newest first: who played, the size, how it\n"
+    "                ended\n")
 /* wizwar replay LOG (the viewer; also its ? screen) */
 HELP_TEXT(HELP_WATCH,
     "usage: wizwar replay LOG [--view 1|2|all] [--speed 1-6] [--keys PRESET]\n"
-    "       wizwar replay --check LOG | --text LOG\n"
+    "       wizwar replay --check LOG | --text LOG | --list [DIR]\n"
     "\n"
     "Watch a recorded duel (a turn log, plain or gzip) in this terminal, as\n"
     "player 1 or player 2 saw it, or all-seeing (the default). Keys:\n"
