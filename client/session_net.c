@@ -280,7 +280,7 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 {
 	size_t len, stem;
 	const char *log = net_end_log(n, &len);
-	char *path = s->saved_path;
+	char path[sizeof s->saved_path]; /* s->saved_path keeps the last log kept until this one is */
 	int fd = -1;
 
 	if (s->saved && s->saved_seed == e->seed && s->saved_hash == e->hash)
@@ -288,7 +288,7 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 	if (s->srv && !s->practice) {
 		/* `host`: its own server wrote the log; say where. */
 		const char *own = server_last_log(s->srv);
-		if (own && snprintf(path, sizeof s->saved_path, "%s", own) < (int)sizeof s->saved_path) {
+		if (own && snprintf(s->saved_path, sizeof s->saved_path, "%s", own) < (int)sizeof s->saved_path) {
 			s->saved++;
 			s->saved_seed = e->seed;
 			s->saved_hash = e->hash;
@@ -301,21 +301,21 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 		status(s, "The turn log is not kept: cannot create %s: %s.", s->save_dir, strerror(errno));
 		return;
 	}
-	if ((size_t)snprintf(path, sizeof s->saved_path, "%s/duel-%016" PRIx64 ".log", s->save_dir, e->seed) >=
-	    sizeof s->saved_path - 8) {
-		path[0] = '\0';
+	if ((size_t)snprintf(path, sizeof path, "%s/duel-%016" PRIx64 ".log", s->save_dir, e->seed) >= sizeof path - 8) {
 		status(s, "The turn log is not kept: the log directory's name is too long.");
 		return;
 	}
 	stem = strlen(path) - strlen(".log");
 	for (int k = 2; (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST && k < 10000;
 	     k++)
-		snprintf(path + stem, sizeof s->saved_path - stem, "-%d.log", k);
+		snprintf(path + stem, sizeof path - stem, "-%d.log", k);
 	bool ok = fd >= 0;
 	for (size_t off = 0; ok && off < len;) {
 		ssize_t w = write(fd, log + off, len - off);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w == 0)
+			errno = EIO; /* a regular file never takes nothing; say something true */
 		ok = w > 0;
 		off += ok ? (size_t)w : 0;
 	}
@@ -328,9 +328,9 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 		status(s, "The turn log is not kept: cannot write %s: %s.", path, strerror(err));
 		if (fd >= 0)
 			unlink(path);
-		path[0] = '\0';
 		return;
 	}
+	memcpy(s->saved_path, path, sizeof path);
 	s->saved++;
 	s->saved_seed = e->seed;
 	s->saved_hash = e->hash;
