@@ -119,14 +119,28 @@ struct tokens {
 	const char *rest[MAX_TOKENS]; /* the line from token i on, for names and chat */
 };
 
+/* A reason may quote a word of the log, whose bytes are anyone's, and it goes to a terminal
+ * (replay --check, a client's "the revealed log does not replay"): printable ASCII is shown as
+ * it is, any other byte as '?', a whole UTF-8 sequence (a C1 control, a bidi override) as one. */
 static int PRINTF_LIKE(3, 4)
 fail(char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;
+	size_t o = 0;
 
 	va_start(ap, fmt);
 	vsnprintf(why, whylen, fmt, ap);
 	va_end(ap);
+	if (whylen == 0)
+		return -1;
+	for (size_t i = 0; why[i];) {
+		unsigned char b = (unsigned char)why[i++];
+		if (b >= 0x80)
+			while ((unsigned char)why[i] >= 0x80 && (unsigned char)why[i] < 0xc0)
+				i++;
+		why[o++] = b >= 0x20 && b < 0x7f ? (char)b : '?';
+	}
+	why[o] = '\0';
 	return -1;
 }
 
