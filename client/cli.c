@@ -234,7 +234,7 @@ cli_game_option(int argc, char **argv, int *i, struct options *o)
 }
 
 int
-cli_read_file(const char *path, size_t max, char **buf, size_t *len)
+cli_read_file_why(const char *path, const char *shown, size_t max, char **buf, size_t *len, char *why, size_t whylen)
 {
 	/* gzopen reads plain files unchanged, so one reader serves both kinds of log. */
 	gzFile f = gzopen(path, "rb");
@@ -242,24 +242,24 @@ cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 	char *b;
 
 	if (f == NULL) {
-		fprintf(stderr, "wizwar: cannot open %s: %s\n", path, strerror(errno ? errno : ENOENT));
+		snprintf(why, whylen, "cannot open %s: %s", shown, strerror(errno ? errno : ENOENT));
 		return -1;
 	}
 	if ((b = malloc(cap + 1)) == NULL) {
 		gzclose(f);
-		fprintf(stderr, "wizwar: out of memory\n");
+		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
 	for (;;) {
 		if (n == cap) {
 			if (cap >= max) {
-				fprintf(stderr, "wizwar: %s is larger than %zu bytes\n", path, max);
+				snprintf(why, whylen, "%s is larger than %zu bytes", shown, max);
 				goto fail;
 			}
 			cap = cap * 2 > max ? max : cap * 2;
 			char *nb = realloc(b, cap + 1);
 			if (nb == NULL) {
-				fprintf(stderr, "wizwar: out of memory\n");
+				snprintf(why, whylen, "out of memory");
 				goto fail;
 			}
 			b = nb;
@@ -267,7 +267,12 @@ cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 		int r = gzread(f, b + n, (unsigned)(cap - n));
 		if (r < 0) {
 			int e;
-			fprintf(stderr, "wizwar: cannot read %s: %s\n", path, gzerror(f, &e));
+			const char *msg = gzerror(f, &e);
+			size_t k = strlen(path);
+			/* zlib puts the path in front of its message: said once, by the caller. */
+			if (strncmp(msg, path, k) == 0 && strncmp(msg + k, ": ", 2) == 0)
+				msg += k + 2;
+			snprintf(why, whylen, "cannot read %s: %s", shown, msg);
 			goto fail;
 		}
 		if (r == 0)
@@ -282,6 +287,17 @@ cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 fail:
 	gzclose(f);
 	free(b);
+	return -1;
+}
+
+int
+cli_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	char why[4400];
+
+	if (cli_read_file_why(path, path, max, buf, len, why, sizeof why) == 0)
+		return 0;
+	fprintf(stderr, "wizwar: %s\n", why);
 	return -1;
 }
 

@@ -48,6 +48,10 @@ WW_COLD int cli_game_option(int argc, char **argv, int *i, struct options *o);
 /* Read a whole file, plain or gzip-compressed, of at most `max` bytes into a new
  * NUL-terminated buffer. Returns 0, or -1 with a message on stderr. */
 WW_COLD int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* The same, saying nothing: on -1 `why` holds the reason, naming the file as `shown` (a
+ * caller that lists a directory's files must not print their names' bytes as they are). */
+WW_COLD int cli_read_file_why(const char *path, const char *shown, size_t max, char **buf, size_t *len, char *why,
+                              size_t whylen);
 /* mkdir -p: create `path` and its missing parents, mode 0700. 0, or -1 with errno set. */
 WW_COLD int cli_make_dirs(const char *path);
 /* Where turn logs go: $XDG_STATE_HOME/wizwar when that is absolute, else

@@ -151,8 +151,9 @@ list_logs(const char *dir)
 		snprintf(path, sizeof path, "%s/%s", dir, all[i].name);
 		if (localtime_r(&all[i].mtime, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm) == 0)
 			snprintf(when, sizeof when, "?");
-		if (cli_read_file(path, REPLAY_FILE_MAX, &buf, &len) != 0) {
-			snprintf(what, sizeof what, "unreadable");
+		char why[300];
+		if (cli_read_file_why(path, "it", REPLAY_FILE_MAX, &buf, &len, why, sizeof why) != 0) {
+			snprintf(what, sizeof what, "%s", why);
 		} else {
 			describe_log(buf, len, what, sizeof what);
 			free(buf);

@@ -13,7 +13,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 check() { # DESCRIPTION COMMAND...
 	if eval "$2"; then ok "$1"; else n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; fi
 }
-echo "1..9"
+echo "1..10"
 
 D="$T/logs"
 "$W" selfplay --games 1 --seed 3 --bots hard,normal --log "$D" --quiet >/dev/null
@@ -29,21 +29,27 @@ printf 'hello\n' >"$D/d-junk.log"
 touch -d '2026-01-04 10:00' "$D/d-junk.log"
 printf 'x\n' >"$D/e-"$'\e[2J\e]0;pwned\a'".log"
 touch -d '2026-01-05 10:00' "$D/e-"$'\e[2J\e]0;pwned\a'".log"
+# A damaged gzip log whose name holds an escape: said unreadable, its name never printed raw.
+gzip -c "$D/a-finished.log" | python3 -c 'import sys; b = bytearray(sys.stdin.buffer.read()); b[-6] ^= 0xff; sys.stdout.buffer.write(b)' \
+    >"$D/f-"$'\e[31m'"damaged.log.gz"
+touch -d '2026-01-06 10:00' "$D/f-"$'\e[31m'"damaged.log.gz"
 printf 'not a log\n' >"$D/notes.txt"
-mkdir "$D/f-dir.log"
+mkdir "$D/g-dir.log"
 
 "$W" replay --list "$D" >"$T/out" 2>"$T/err"
 rc=$?
 check "exit 0" '[ $rc = 0 ]'
 names="$(grep -E '^[0-9]{4}-' "$T/out" | awk '{ print $3 }' | tr '\n' ' ')"
 check "the logs, newest first; not the .txt nor a directory: $names" \
-    '[ "$names" = "e-?[2J?]0;pwned?.log d-junk.log c-unfinished.log b-gzip.log.gz a-finished.log " ]'
+    '[ "$names" = "f-?[31mdamaged.log.gz e-?[2J?]0;pwned?.log d-junk.log c-unfinished.log b-gzip.log.gz a-finished.log " ]'
 check "no escape byte from a file name or its bytes on the terminal" '! grep -q $'"'"'\e'"'"' "$T/out" "$T/err"'
 sed -n '/a-finished.log/{n;p}' "$T/out" >"$T/a"
 check "a finished duel: names, size, winner, turns ($(cat "$T/a"))" \
     'grep -qE "^    hard-bot-0 vs normal-bot-1, 25x25: (hard-bot-0|normal-bot-1) won, [0-9]+ turns$" "$T/a"'
 check "a gzip log reads the same" '[ "$(sed -n "/b-gzip.log.gz/{n;p}" "$T/out")" = "$(cat "$T/a")" ]'
 check "an unfinished log says so" 'sed -n "/c-unfinished.log/{n;p}" "$T/out" | grep -qE "^    hard-bot-0 vs normal-bot-1, 25x25: unfinished, [0-9]+ turns?$"'
+check "a damaged gzip log is said unreadable, with zlib's reason" \
+    'sed -n "/damaged.log.gz/{n;p}" "$T/out" | grep -qx "    cannot read it: incorrect data check"'
 check "what is not a log is said so, with its line" 'sed -n "/d-junk.log/{n;p}" "$T/out" | grep -qE "^    not a turn log: line 1: "'
 mkdir "$T/empty"
 check "an empty directory" '[ "$("$W" replay --list "$T/empty")" = "No turn logs in $T/empty." ]'
