@@ -180,6 +180,49 @@ Test(hostile, out_of_turn_messages)
 	th_finish(&t);
 }
 
+/* A HELLO whose ephemeral key is a low-order point (the exchange gives the all-zero secret):
+ * a fatal ERROR 21 (CRYPTO) in clear, in place of CHALLENGE, and the close; logged as the
+ * peer's fault (the drop hook), not as a server that cannot send CHALLENGE. */
+Test(hostile, a_low_order_hello_key_gets_a_crypto_error_in_clear)
+{
+	struct th t;
+	struct server_config c;
+	struct drops d;
+	static struct raw r[3];
+	static struct wire_msg m, err;
+	uint8_t f[512];
+	int nerr;
+	/* u = 0 (order 2), u = 1 (order 4), and a point of order 8. */
+	static const uint8_t keys[3][PROTO_KEY_LEN] = {
+		{ 0 },
+		{ 1 },
+		{ 0xe0, 0xeb, 0x7a, 0x7c, 0x3b, 0x41, 0xb8, 0xae, 0x16, 0x56, 0xe3, 0xfa, 0xf1, 0x9f, 0xc4, 0x6a,
+		  0xda, 0x09, 0x8d, 0xeb, 0x9c, 0x32, 0xb1, 0xfd, 0x86, 0x62, 0x05, 0x16, 0x5f, 0x49, 0xb8, 0x00 },
+	};
+
+	hostile_setup(&t, &c, &d);
+	for (int i = 0; i < 3; i++) {
+		raw_start(&t, &r[i]);
+		wire_hello_init(&m);
+		memcpy(m.u.hello.e, keys[i], PROTO_KEY_LEN);
+		raw_send(&r[i], f, raw_frame(&m, f, sizeof f));
+		th_run(&t, 5000, raw_done, &r[i]);
+		/* raw_decode reads as a client before the handshake: only a clear ERROR decodes. */
+		raw_decode(&r[i], &err, &nerr);
+		cr_expect_eq(nerr, 1, "key %d: %d ERRORs in clear (%zu bytes got)", i, nerr, r[i].ngot);
+		cr_expect_eq(r[i].count[WIRE_CHALLENGE], 0, "key %d: a CHALLENGE was sent", i);
+		cr_expect_eq(err.u.error.code, PERR_CRYPTO, "key %d: ERROR %d (%s)", i, err.u.error.code, err.u.error.text);
+		cr_expect(err.u.error.fatal);
+		cr_expect(strstr(err.u.error.text, "X25519") != NULL, "%s", err.u.error.text);
+		cr_expect(r[i].eof, "key %d: not closed", i);
+	}
+	cr_expect_eq(d.n, 3);
+	for (int i = 0; i < 3 && i < d.n; i++)
+		cr_expect_eq(d.codes[i], PERR_CRYPTO, "drop %d: code %d", i, d.codes[i]);
+	play_normal_game(&t, "after-low-order");
+	th_finish(&t);
+}
+
 Test(hostile, connections_per_address)
 {
 	struct th t;
