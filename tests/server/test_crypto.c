@@ -77,6 +77,8 @@ struct relay {
 	struct hop hops[8];
 	int nhops;
 	int proofs_forwarded;
+	bool tamper_next;           /* flip the last byte of the next client-to-server read */
+	int tampered;
 };
 
 static void
@@ -191,6 +193,12 @@ hop_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 				mitm_take(p, from, (const uint8_t *)b->base, (size_t)n);
 			}
 		} else if (from == 1 || p->up) {
+			if (from == 0 && p->rl->tamper_next) {
+				/* A tamperer: one bit of a record's tag (a read ends a write, a record). */
+				b->base[n - 1] ^= 0x01;
+				p->rl->tamper_next = false;
+				p->rl->tampered++;
+			}
 			put(p, 1 - from, (const uint8_t *)b->base, (size_t)n);
 		} else {
 			memcpy(p->held + p->nheld, b->base, (size_t)n);
@@ -367,6 +375,181 @@ Test(crypto, a_relay_capture_shows_nothing_and_does_not_compress, .timeout = 240
 	relay_free(&rl);
 }
 
+/* ---- the eavesdropper, a password in use ---- */
+
+static struct th *pw_th;
+static uint8_t pw_proof[2][PROTO_PROOF_LEN];
+static int pw_proofs;
+
+/* At its WELCOME, the proof this player sent in its AUTH, as the server checked it: the server's
+ * password key over its connection's handshake hash and the name. */
+static void
+grab_proof(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	(void)ud;
+	if (m->type != WIRE_WELCOME || pw_proofs >= 2)
+		return;
+	for (struct conn *c = pw_th->srv->conns; c; c = c->next)
+		if (c->state == CONN_JOINED && strcmp(c->who.name, b->cfg.net.name) == 0) {
+			auth_proof(&pw_th->srv->key, pconn_hash(&c->pc), c->who.name, strlen(c->who.name),
+			           pw_proof[pw_proofs]);
+			cr_assert(auth_check(&pw_th->srv->key, pconn_hash(&c->pc), c->who.name, strlen(c->who.name),
+			                     pw_proof[pw_proofs]));
+			pw_proofs++;
+			return;
+		}
+}
+
+Test(crypto, an_eavesdropper_gets_no_password_nor_proof, .timeout = 120)
+{
+	static struct pair duel;
+	static struct relay rl;
+	static const uint8_t zero[PROTO_PROOF_LEN];
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	const char *pw = "correct horse battery";
+
+	th_init(&t);
+	th_config(&c);
+	c.password = pw;
+	th_server(&t, &c);
+	pw_th = &t;
+	pw_proofs = 0;
+	cr_assert(t.srv->key.set);
+	relay_start(&t, &rl, false);
+	th_bot_config(&t, &ca, "Alexandrina", BOT_NORMAL, 21, 1);
+	th_bot_config(&t, &cb, "Bartholomew", BOT_NORMAL, 22, 1);
+	ca.net.port = cb.net.port = rl.port;
+	ca.net.password = cb.net.password = pw;
+	ca.on_msg = cb.on_msg = grab_proof;
+	th_bot(&t, &duel.a, &ca);
+	th_bot(&t, &duel.b, &cb);
+	th_run(&t, 60000, pair_closed, &duel);
+	cr_expect_eq(duel.a.verified, 1, "%s", duel.a.last_why);
+	cr_expect_eq(duel.b.verified, 1, "%s", duel.b.last_why);
+	cr_assert_eq(pw_proofs, 2);
+	cr_assert_gt(rl.ncapture, 1000);
+	/* Both ways: what the clients sent as well as what they got. */
+	cr_expect(!contains(rl.capture, rl.ncapture, pw, strlen(pw)), "the password crossed");
+	cr_expect(!contains(rl.capture, rl.ncapture, "correct", 7), "part of the password crossed");
+	cr_expect(!contains(rl.capture, rl.ncapture, t.srv->key.k, AUTH_KEY_LEN), "the password's key crossed");
+	for (int i = 0; i < 2; i++) {
+		cr_expect(memcmp(pw_proof[i], zero, sizeof zero) != 0, "no proof to look for");
+		cr_expect(!contains(rl.capture, rl.ncapture, pw_proof[i], PROTO_PROOF_LEN), "a proof crossed in clear");
+		/* Half of one is enough to test a guess offline. */
+		cr_expect(!contains(rl.capture, rl.ncapture, pw_proof[i], 8), "part of a proof crossed in clear");
+	}
+	relay_stop(&rl);
+	th_finish(&t);
+	relay_free(&rl);
+}
+
+/* ---- the tamperer ---- */
+
+struct tamper {
+	struct relay *rl;
+	int updates;
+	uint8_t token[PROTO_TOKEN_MAX];
+	size_t token_len;
+	int errors_21;
+};
+
+static void
+tamper_midway(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct tamper *tp = ud;
+	(void)b;
+	if (m->type == WIRE_WELCOME) {
+		memcpy(tp->token, m->u.welcome.token, m->u.welcome.token_len);
+		tp->token_len = m->u.welcome.token_len;
+	}
+	if (m->type == WIRE_UPDATE && ++tp->updates == 6)
+		tp->rl->tamper_next = true;
+	if (m->type == WIRE_ERROR && m->u.error.code == PERR_CRYPTO && m->u.error.fatal)
+		tp->errors_21++;
+}
+
+static struct drops_seen {
+	int n, code[8];
+} tamper_drops;
+
+static void
+tamper_dropped(void *ud, const struct conn *c, int code, const char *why)
+{
+	(void)ud;
+	(void)c;
+	(void)why;
+	if (tamper_drops.n < 8)
+		tamper_drops.code[tamper_drops.n] = code;
+	tamper_drops.n++;
+}
+
+/* A bit changed in a record on its way to the real server, in mid-duel: the server drops that
+ * link with a fatal ERROR 21 (CRYPTO), and holds the seat as for any drop in a duel: a RESUME
+ * with the seat's token takes it back and the duel plays to its end. (The shipped client takes
+ * that ERROR as final and does not come back by itself: checked here as it is, and said in
+ * docs/server.md.) */
+static bool
+tampered_gone(void *ud)
+{
+	return ((struct pair *)ud)->a.closed;
+}
+
+Test(crypto, a_changed_record_on_the_wire_drops_the_link, .timeout = 120)
+{
+	static struct pair duel;
+	static struct netbot back;
+	static struct relay rl;
+	static struct tamper tp;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb, cr;
+
+	th_init(&t);
+	th_config(&c);
+	c.hooks.dropped = tamper_dropped;
+	memset(&tamper_drops, 0, sizeof tamper_drops);
+	th_server(&t, &c);
+	relay_start(&t, &rl, false);
+	memset(&tp, 0, sizeof tp);
+	tp.rl = &rl;
+	th_bot_config(&t, &ca, "tampered", BOT_NORMAL, 31, 1);
+	th_bot_config(&t, &cb, "direct", BOT_NORMAL, 32, 1);
+	ca.net.port = rl.port;
+	ca.ud = &tp;
+	ca.on_msg = tamper_midway;
+	th_bot(&t, &duel.a, &ca);
+	th_bot(&t, &duel.b, &cb);
+	th_run(&t, 30000, tampered_gone, &duel);
+	cr_assert_eq(rl.tampered, 1);
+	cr_expect_eq(tamper_drops.n, 1);
+	cr_expect_eq(tamper_drops.code[0], PERR_CRYPTO, "dropped with %d", tamper_drops.code[0]);
+	cr_expect_eq(tp.errors_21, 1, "the client was not told CRYPTO");
+	cr_expect_eq(duel.a.last_error, PERR_CRYPTO, "%d: %s", duel.a.last_error, duel.a.last_why);
+	/* As it is: the client does not try to come back after that ERROR. */
+	cr_expect_eq(duel.a.links_lost, 0);
+	cr_expect_eq(duel.a.games, 0);
+	/* The duel survives the drop: its seat is held, and the token takes it back. */
+	struct gameroom *r = server_room(t.srv, "");
+	cr_assert_not_null(r);
+	cr_expect_eq(r->state, ROOM_PLAYING, "the duel did not survive the drop");
+	cr_assert_gt(tp.token_len, 0);
+	th_bot_config(&t, &cr, "tampered", BOT_NORMAL, 31, 1);
+	cr.net.token = tp.token;
+	cr.net.token_len = tp.token_len;
+	th_bot(&t, &back, &cr);
+	th_run(&t, 60000, closed, &back);
+	th_run(&t, 10000, closed, &duel.b);
+	cr_expect_eq(back.games, 1, "the seat was not taken back: %s", back.last_why);
+	cr_expect_eq(duel.b.games, 1, "%s", duel.b.last_why);
+	cr_expect_eq(duel.b.wins + duel.b.losses + duel.b.draws, 1);
+	cr_expect_eq(tamper_drops.n, 1);
+	relay_stop(&rl);
+	th_finish(&t);
+	relay_free(&rl);
+}
+
 /* ---- the man in the middle ---- */
 
 static void
@@ -450,7 +633,8 @@ Test(crypto, a_man_in_the_middle_is_refused, .timeout = 120)
 
 	/* First contact with no fingerprint: trust on first use lets the MITM in (the limit that
 	 * docs/server.md states) -- but the password proof it relays is bound to its own channel,
-	 * so the real server refuses it: the MITM cannot join, nor guess offline from the proof. */
+	 * so the real server refuses it: the MITM cannot join with it (it can still test password
+	 * guesses against it offline, one Argon2id each: docs/server.md says so). */
 	temp_known(known2, sizeof known2, NULL);
 	memset(key_events, 0, sizeof key_events);
 	th_bot_config(&t, &bc, "newcomer", BOT_NORMAL, 1, 1);
