@@ -307,6 +307,8 @@ struct secrets {
 	uint8_t token[2][PROTO_TOKEN_MAX];
 	size_t token_len[2];
 	bool chatted;
+	uint8_t log[1 << 16];       /* the first player's revealed logs (LOG_CHUNKs), one after another */
+	size_t nlog;
 };
 
 static struct secrets sec;
@@ -320,6 +322,10 @@ watch_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 	if (m->type == WIRE_WELCOME) {
 		memcpy(sec.token[who], m->u.welcome.token, m->u.welcome.token_len);
 		sec.token_len[who] = m->u.welcome.token_len;
+	}
+	if (who == 0 && m->type == WIRE_LOG_CHUNK && sec.nlog + m->u.log.len <= sizeof sec.log) {
+		memcpy(sec.log + sec.nlog, m->u.log.data, m->u.log.len);
+		sec.nlog += m->u.log.len;
 	}
 	if (who == 0 && m->type == WIRE_LOBBY && m->u.lobby.present == 3 && !sec.chatted) {
 		sec.chatted = true;
@@ -365,6 +371,12 @@ Test(crypto, a_relay_capture_shows_nothing_and_does_not_compress, .timeout = 240
 	cr_expect(!contains(rl.capture, rl.ncapture, chat_line, 12), "chat crossed in clear");
 	for (int i = 0; i < 2; i++)
 		cr_expect(!contains(rl.capture, rl.ncapture, sec.token[i], sec.token_len[i]), "a resume token crossed");
+	/* Nor does the log END reveals (made to be kept and shared) hold the room code: the server's
+	 * own copy keeps it, the players' copy leaves that comment out. */
+	cr_expect_gt(sec.nlog, 100, "no log revealed");
+	cr_expect(!contains(sec.log, sec.nlog, room, strlen(room)), "the revealed log holds the room code");
+	cr_expect(!contains(sec.log, sec.nlog, "# wizwar-server room", 20), "the revealed log holds the room comment");
+	cr_expect(contains(sec.log, sec.nlog, na, strlen(na)), "the revealed log is not the duel's");
 	/* Encrypted bytes look random: deflate finds nothing to squeeze. */
 	cr_assert_eq(compress2(squeezed, &zlen, rl.capture, rl.ncapture, 9), Z_OK);
 	cr_log_info("zlib ratio of the capture: %.3f", (double)zlen / (double)rl.ncapture);
