@@ -123,6 +123,7 @@ struct net {
 };
 
 static void link_lost(struct net *n, const char *why);
+static bool has_seat(const struct net *n);
 static void try_connect(struct net *n);
 
 void
@@ -1110,6 +1111,13 @@ on_message(struct net *n, const struct wire_msg *m)
 			try_connect(n);
 			return;
 		}
+		if (m->u.error.fatal && m->u.error.code == PERR_CRYPTO && has_seat(n)) {
+			/* A record of ours reached the server changed (a bit flipped on the way, a
+			 * tamperer who cannot read it): the server dropped the link and holds the seat,
+			 * as for any drop. Back with the token, over a new handshake with the same key. */
+			link_lost(n, "a record was changed on the way to the server");
+			return;
+		}
 		if (m->u.error.fatal) {
 			n->fatal = true;
 			if (m->u.error.code == PERR_RESUME) {
@@ -1184,6 +1192,11 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		int rc = pconn_next(&n->pc, &n->in, &e);
 		if (rc == PROTO_MORE)
 			break;
+		if (rc == PROTO_BROKEN && e.code == PERR_CRYPTO && n->pc.secure && has_seat(n)) {
+			/* The same the other way: a record from the server that does not verify. */
+			link_lost(n, "a record from the server was changed on the way");
+			break;
+		}
 		if (rc == PROTO_BROKEN) {
 			unsigned here, there;
 			if ((e.code == PERR_VERSION || e.code == PERR_RULES) &&
@@ -1201,6 +1214,14 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 }
 
 /* Connecting and reconnecting. */
+
+/* A seat the server holds for us after a drop: in a duel, or in the lobby with a token. */
+static bool
+has_seat(const struct net *n)
+{
+	return n->token_len && ((n->phase == NET_LOBBY && n->player >= 0) || n->phase == NET_PLAYING ||
+	                        n->phase == NET_RECONNECTING);
+}
 
 static void
 link_lost(struct net *n, const char *why)
