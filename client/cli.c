@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cli: argument parsing, bounded file reading and text narration shared by subcommands. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,18 @@ cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 		return 0;
 	fprintf(stderr, "wizwar: %s\n", why);
 	return -1;
+}
+
+int
+cli_create_log(char *path, size_t size)
+{
+	size_t stem = strlen(path) - strlen(".log");
+	int fd;
+
+	for (int n = 2; (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST && n < 10000;
+	     n++)
+		snprintf(path + stem, size - stem, "-%d.log", n);
+	return fd;
 }
 
 int

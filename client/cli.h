@@ -52,6 +52,11 @@ WW_COLD int cli_read_file(const char *path, size_t max, char **buf, size_t *len)
  * caller that lists a directory's files must not print their names' bytes as they are). */
 WW_COLD int cli_read_file_why(const char *path, const char *shown, size_t max, char **buf, size_t *len, char *why,
                               size_t whylen);
+/* Create the new file `path` (ending in ".log"), mode 0600 since a log holds the chat,
+ * never one that exists: taken, it tries PATH-2.log, -3 ... (O_EXCL, so two processes
+ * cannot take the same name), and leaves in `path` the name it made. The descriptor, or -1
+ * with errno set. */
+WW_COLD int cli_create_log(char *path, size_t size);
 /* mkdir -p: create `path` and its missing parents, mode 0700. 0, or -1 with errno set. */
 WW_COLD int cli_make_dirs(const char *path);
 /* Where turn logs go: $XDG_STATE_HOME/wizwar when that is absolute, else

@@ -1231,7 +1231,7 @@ link_lost(struct net *n, const char *why)
 	close_link(n);
 	if (n->closing || n->phase == NET_CLOSED)
 		return;
-	if (n->fatal || n->gave_up || !n->token_len || !(lobby || n->phase == NET_PLAYING || n->phase == NET_RECONNECTING)) {
+	if (n->fatal || n->gave_up || !has_seat(n)) {
 		fail(n, PERR_SERVER, true, "connection lost: %s", why);
 		net_close(n);
 		return;

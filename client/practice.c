@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* practice: `wizwar practice` through the protocol: server, the person's client and a network bot on one loop. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -91,14 +90,9 @@ log_open(struct practice *p, const struct practice_config *cfg, char *err, size_
 		fail(err, errlen, "cannot write the turn log's header");
 		return -1;
 	}
-	/* 0600: the log holds the chat. A seed played again gets practice-SEED-2.log, -3 ...: an earlier
-	 * duel's log is never overwritten (O_EXCL creates the file or fails, so two processes cannot
-	 * take the same name). */
-	size_t stem = strlen(p->log_path) - strlen(".log");
-	int fd;
-	for (int n = 2; (fd = open(p->log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST &&
-	     n < 10000; n++)
-		snprintf(p->log_path + stem, sizeof p->log_path - stem, "-%d.log", n);
+	/* A seed played again gets practice-SEED-2.log, -3 ...: an earlier duel's log is never
+	 * overwritten. */
+	int fd = cli_create_log(p->log_path, sizeof p->log_path);
 	if (fd < 0 || (p->log = fdopen(fd, "w")) == NULL) {
 		fail(err, errlen, "cannot write %s: %s", p->log_path, strerror(errno));
 		if (fd >= 0)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* session_net: joins the curses app to net.c: updates, chat, peer news and the end check shown; lobby by /commands. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -272,13 +271,12 @@ reveal(struct session_net *s, struct net *n)
 }
 
 /* Keep the log END revealed, as practice keeps its own: SAVE_DIR/duel-SEED.log (-2, -3 ... for
- * a seed played again: O_EXCL never overwrites an earlier duel's), 0600 since it holds the
- * chat. Written whether or not it verified (the line that said so stays on screen): it is
+ * a seed played again, cli_create_log()). Written whether or not it verified (the line that said so stays on screen): it is
  * what the server sent, to replay or to show someone. */
 static void
 save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 {
-	size_t len, stem;
+	size_t len;
 	const char *log = net_end_log(n, &len);
 	char path[sizeof s->saved_path]; /* s->saved_path keeps the last log kept until this one is */
 	int fd = -1;
@@ -305,10 +303,7 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 		status(s, "The turn log is not kept: the log directory's name is too long.");
 		return;
 	}
-	stem = strlen(path) - strlen(".log");
-	for (int k = 2; (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST && k < 10000;
-	     k++)
-		snprintf(path + stem, sizeof path - stem, "-%d.log", k);
+	fd = cli_create_log(path, sizeof path);
 	bool ok = fd >= 0;
 	for (size_t off = 0; ok && off < len;) {
 		ssize_t w = write(fd, log + off, len - off);

@@ -217,20 +217,27 @@ ok "wizwar bot --games 0: cut off after a duel, it says why and exits 1"
 # A server whose grace (8 s) bounds its lobby hold: its WELCOME says 8 s, and nothing else has (no PEER
 # came before). Lea's link breaks for longer than that: she is told the hold, its end, and once back that
 # she is a new player of the room.
-"$WIZWAR" server --bind 127.0.0.1 --port 0 --grace 8 2>"$TMPD/server5.err" &
-PIDS+=($!)
-wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server5.err"
-PORT="$(grep -oE 'port [0-9]+' "$TMPD/server5.err" | head -1 | grep -oE '[0-9]+')"
-fwd_start 0
-LPORT=$FPORT
-start "$WIZWAR" join "127.0.0.1:$LPORT" --new-room --name Lea --reconnect 30
-wait_for 'Waiting for an opponent'
-ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
-say_to w '/size 17' # Lea is not ready: no duel starts
-T new-session -d -s h -x 80 -y 24 \
-    "env XDG_STATE_HOME='$TMPD/max5' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
-wait_said 'Joined as player 2' h 15
-say_to h '/unready' # nobody ready, whatever comes back: no duel starts
+# A server of its own (N, then its options), Lea in a new room through a fresh link, Max joined
+# directly; nobody ready, whatever comes back, so no duel starts.
+lobby_pair() {
+	local n=$1
+	shift
+	"$WIZWAR" server --bind 127.0.0.1 --port 0 "$@" 2>"$TMPD/server$n.err" &
+	PIDS+=($!)
+	wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server$n.err"
+	PORT="$(grep -oE 'port [0-9]+' "$TMPD/server$n.err" | head -1 | grep -oE '[0-9]+')"
+	fwd_start 0
+	LPORT=$FPORT
+	start "$WIZWAR" join "127.0.0.1:$LPORT" --new-room --name Lea --reconnect 30
+	wait_for 'Waiting for an opponent'
+	ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+	say_to w '/size 17' # Lea is not ready
+	T new-session -d -s h -x 80 -y 24 \
+	    "env XDG_STATE_HOME='$TMPD/max$n' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
+	wait_said 'Joined as player 2' h 15
+	say_to h '/unready'
+}
+lobby_pair 5 --grace 8
 wait_said 'The duel starts when both are ready' w
 fwd_kill
 wait_said 'Connection lost \([^)]*\): reconnecting to the room, an attempt a second for up to 30 s\. This server holds your seat 8 s; after that you join the room again as a new player\. Q leaves\.' w
@@ -255,20 +262,7 @@ T kill-session -t w
 # ==== 6. a server that holds no seat in the lobby (--lobby-hold 0): said so, never "held 0 s" ====
 # Its WELCOME says hold 0. Lea's link breaks: she is told at once that she comes back as a new player,
 # and the prompt line only counts the rejoining down; the bot's stderr line says the same in its words.
-"$WIZWAR" server --bind 127.0.0.1 --port 0 --lobby-hold 0 2>"$TMPD/server6.err" &
-PIDS+=($!)
-wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/server6.err"
-PORT="$(grep -oE 'port [0-9]+' "$TMPD/server6.err" | head -1 | grep -oE '[0-9]+')"
-fwd_start 0
-LPORT=$FPORT
-start "$WIZWAR" join "127.0.0.1:$LPORT" --new-room --name Lea --reconnect 30
-wait_for 'Waiting for an opponent'
-ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
-say_to w '/size 17' # Lea is not ready: no duel starts
-T new-session -d -s h -x 80 -y 24 \
-    "env XDG_STATE_HOME='$TMPD/max6' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
-wait_said 'Joined as player 2' h 15
-say_to h '/unready'
+lobby_pair 6 --lobby-hold 0
 wait_said 'The duel starts when both are ready' w
 fwd_kill
 wait_said 'Connection lost \([^)]*\): reconnecting to the room, an attempt a second for up to 30 s\. This server does not hold a seat dropped in the lobby: you join the room again as a new player\. Q leaves\.' w
