@@ -6,9 +6,10 @@
  * But it walks at most STEPS_PER_TURN squares a turn: from the last square I knew, the
  * squares it may stand on grow by that many steps each of its turns, and every square I
  * see without it drops out. That set is what the master bot draws the opponent from. It
- * can be wrong (Speed doubles the steps, Blink and Teleportation jump): when the opponent
- * shows up outside it, or everything in it has been seen empty, it starts again from the
- * view alone. Sight is mutual (the rules' field of view sees both ways alike), so the
+ * can be wrong (Speed doubles the steps, its Blink and Teleportation jump unseen): when
+ * the opponent shows up outside it, or everything in it has been seen empty, it starts
+ * again from the view alone. The jumps I am told of move it as they moved the opponent
+ * (a Mirror Earth turns it over; my own Blink leaves it where it was). Sight is mutual (the rules' field of view sees both ways alike), so the
  * square I stood on when we last saw each other is where the opponent remembers me, until
  * it sees that square without me: at once if I step out of its sight (it still sees the
  * square I left), or when it comes to look (after MIND_FORGET of its turns, guessed).
@@ -35,9 +36,30 @@
 #ifndef MIND_HIDDEN
 #define MIND_HIDDEN 1 /* 0: its unseen walk may cross squares I see */
 #endif
+#ifndef MIND_JUMPS
+#define MIND_JUMPS 1  /* 0: any jump, and my Alter Dungeon, start the set again from the view */
+#endif
 #ifndef MIND_FORGET
 #define MIND_FORGET 3 /* after this many of its turns unseen, it has likely looked at that square and found me gone */
 #endif
+
+/* What moved a wizard otherwise than by its steps, by the message it sent me. */
+enum {
+	JUMP_MY_MIRROR = 1,  /* my Mirror Earth: the level turned over, and both of us with it */
+	JUMP_ITS_MIRROR = 2, /* its Mirror Earth: the same, once it had walked */
+	JUMP_THROWN = 4,     /* a Blink All, mine or its: both of us anywhere */
+	JUMP_ME_ALONE = 8,   /* I blinked (the spell, or Teleportation), or an Alter Dungeon pushed me */
+	JUMP_MY_ALTER = 16,  /* my Alter Dungeon: a new level round us both, where we stood */
+};
+static const uint8_t jump_of[MSG_COUNT] = {
+	[MSG_MIRRORED] = JUMP_MY_MIRROR,
+	[MSG_MIRRORED_OPP] = JUMP_ITS_MIRROR,
+	[MSG_BLINKED_ALL] = JUMP_THROWN,
+	[MSG_TELEPORTED] = JUMP_THROWN, /* its Blink All threw me */
+	[MSG_BLINKED] = JUMP_ME_ALONE,
+	[MSG_ALTER_MOVED] = JUMP_ME_ALONE,
+	[MSG_ALTERED] = JUMP_MY_ALTER,
+};
 
 static const int8_t ndx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
 static const int8_t ndy[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
@@ -205,7 +227,8 @@ may_fx(struct bot_mind *m, const struct view *v)
 
 /* Every square within `steps` of the set, over all that is not known wall; `hidden`:
  * and never through a square I see (it would have been seen there: every step it takes
- * in my sight gives a client an update that shows it, and I do not move in its turn). */
+ * in my sight gives a client an update that shows it, and I do not move in its turn).
+ * With no view (v NULL): over every square but the outer ring. */
 static void
 may_grow(struct bot_mind *m, const struct view *v, int steps, bool hidden)
 {
@@ -227,7 +250,7 @@ may_grow(struct bot_mind *m, const struct view *v, int steps, bool hidden)
 		for (int i = 0; i < 8; i++) {
 			int nx = x + ndx[i], ny = y + ndy[i];
 			if (nx <= 0 || ny <= 0 || nx >= m->size - 1 || ny >= m->size - 1 || dist[ny][nx] != UINT8_MAX ||
-			    known(v, nx, ny) == VCELL_WALL || (hidden && (v->cell[ny][nx] & VCELL_VISIBLE)))
+			    (v && known(v, nx, ny) == VCELL_WALL) || (v && hidden && (v->cell[ny][nx] & VCELL_VISIBLE)))
 				continue;
 			dist[ny][nx] = (uint8_t)(dist[y][x] + 1);
 			m->may[ny][nx] = 1;
@@ -237,13 +260,55 @@ may_grow(struct bot_mind *m, const struct view *v, int steps, bool hidden)
 	}
 }
 
+/* The set turned over by each mirror (bit `how`) in `hows`: a Mirror Earth turns the
+ * level over and both wizards with it. */
+static void
+may_mirror(struct bot_mind *m, int hows)
+{
+	uint8_t was[LEVEL_MAX][LEVEL_MAX];
+
+	memcpy(was, m->may, sizeof was);
+	memset(m->may, 0, sizeof m->may);
+	m->nmay = 0;
+	for (int how = MIRROR_H; how <= MIRROR_BOTH; how++)
+		for (int y = 0; y < m->size && (hows & 1 << how); y++)
+			for (int x = 0; x < m->size; x++) {
+				int mx = x, my = y;
+				if (!was[y][x])
+					continue;
+				level_mirror_point(m->size, how, &mx, &my);
+				m->nmay += !m->may[my][mx];
+				m->may[my][mx] = 1;
+			}
+}
+
+/* The mirrors that take where I stood at the last call to where I stand: bit `how` each.
+ * More than one when I stood on a middle line; none when something else moved me too. */
+static int
+mirrors_of_me(const struct bot_mind *m, const struct view *v)
+{
+	int hows = 0;
+
+	for (int how = MIRROR_H; how <= MIRROR_BOTH; how++) {
+		int x = m->last_x, y = m->last_y;
+		level_mirror_point(m->size, how, &x, &y);
+		if (x == v->x && y == v->y)
+			hows |= 1 << how;
+	}
+	return hows;
+}
+
 void
 mind_observe(struct bot_mind *m, const struct view *v)
 {
 	bool in_sight = v->opp_state == OPP_VISIBLE, sensed = v->opp_state == OPP_SENSED;
-	bool wiped = m->cast == SPELL_ALTER || m->cast == SPELL_MIRROR;
+	uint8_t jump = MIND_JUMPS ? m->heard_jump : 0;
+	/* My Alter Dungeon and Mirror Earth wipe its memory of me (a Random may become either). */
+	bool wiped = m->cast == SPELL_ALTER || m->cast == SPELL_MIRROR || (jump & (JUMP_MY_ALTER | JUMP_MY_MIRROR));
 
-	if (!m->started || m->me != v->me || m->size != v->opt.size || v->turn_no < m->turn_no || m->cast == SPELL_ALTER) {
+	m->heard_jump = 0;
+	if (!m->started || m->me != v->me || m->size != v->opt.size || v->turn_no < m->turn_no ||
+	    (!MIND_JUMPS && m->cast == SPELL_ALTER)) {
 		/* A mind that had started is of another duel or level. One that had not holds
 		 * only what I was told and shown before my first call: news of the opponent's
 		 * first turn, when it moved first, read below as one turn of its. */
@@ -260,10 +325,26 @@ mind_observe(struct bot_mind *m, const struct view *v)
 		may_anywhere(m, v);
 	}
 	int turns = (int)((v->turn_no - m->turn_no + 1) / PLAYERS); /* the opponent's turns since the last call */
-	/* I do not move in its turn, nor by my own action but for the jumps: moved, the level
-	 * was mirrored (its Mirror Earth), or we were both thrown (Blink All), or I jumped. A
-	 * set of squares from before means nothing now. */
-	bool jumped = turns > 0 && (v->x != m->last_x || v->y != m->last_y);
+	/* I do not move in its turn, nor by my own action but for the jumps, and the messages
+	 * say which: a Blink All threw us both anywhere, and the set from before means nothing
+	 * now; a Mirror Earth turned the level over with both of us in it, and the set turns
+	 * with them (which way, my own move says); I alone blinked, or was pushed aside by a
+	 * new level, and it did not move for that. A move no message explains: anywhere. */
+	bool moved = turns > 0 && (v->x != m->last_x || v->y != m->last_y), jumped = moved;
+	bool my_mirror = false, its_mirror = false;
+	int hows = 0;
+	if (MIND_JUMPS && turns > 0) {
+		if ((jump & JUMP_THROWN) || ((jump & JUMP_MY_MIRROR) && (jump & JUMP_ITS_MIRROR))) {
+			jumped = true;
+		} else if (jump & (JUMP_MY_MIRROR | JUMP_ITS_MIRROR)) {
+			hows = mirrors_of_me(m, v);
+			jumped = hows == 0;
+			my_mirror = !jumped && (jump & JUMP_MY_MIRROR);
+			its_mirror = !jumped && (jump & JUMP_ITS_MIRROR);
+		} else if (jump & JUMP_ME_ALONE) {
+			jumped = false;
+		}
+	}
 	if (jumped)
 		may_anywhere(m, v);
 	/* What its turn told me: it sensed me (or took my life, which needs sight), or, from
@@ -286,11 +367,22 @@ mind_observe(struct bot_mind *m, const struct view *v)
 		may_only(m, v->opp_x, v->opp_y);
 		m->exact = true;
 	} else {
+		int rest = STEPS_PER_TURN - m->glimpse_moves > 1 ? STEPS_PER_TURN - m->glimpse_moves : 1;
 		m->exact = false;
-		if (glimpse) {
+		if (my_mirror)
+			may_mirror(m, hows); /* it turned over with the level before its turn began */
+		if (its_mirror) {
+			/* It walked, then cast, in the level as it was, whose walls and sight my view
+			 * no longer holds (its spell made me forget): grown over everything, then
+			 * turned over. */
+			if (glimpse)
+				may_only(m, m->glimpse_x, m->glimpse_y);
+			may_grow(m, NULL, glimpse ? rest : STEPS_PER_TURN, false);
+			may_mirror(m, hows);
+		} else if (glimpse) {
 			/* From where I last saw it, with what is left of its walk. */
 			may_only(m, m->glimpse_x, m->glimpse_y);
-			may_grow(m, v, STEPS_PER_TURN - m->glimpse_moves > 1 ? STEPS_PER_TURN - m->glimpse_moves : 1, hidden);
+			may_grow(m, v, rest, hidden);
 		} else if (turns > 0) {
 			/* One turn of its walk out of my sight, since I see now what I saw then. */
 			may_grow(m, v, turns * STEPS_PER_TURN > 250 ? 250 : turns * STEPS_PER_TURN, hidden);
@@ -318,6 +410,16 @@ mind_observe(struct bot_mind *m, const struct view *v)
 	 * its memory of me. */
 	if (wiped || (turns == 0 && m->last_state == OPP_VISIBLE && !in_sight))
 		m->seen = false;
+	if (its_mirror && m->seen) {
+		/* Its memory of me turned over with the level (each way I may have turned takes
+		 * the square I stood on to the one I stand on: the lowest will do). */
+		int x = m->seen_x, y = m->seen_y, how = MIRROR_H;
+		while (!(hows & 1 << how))
+			how++;
+		level_mirror_point(m->size, how, &x, &y);
+		m->seen_x = (uint8_t)x;
+		m->seen_y = (uint8_t)y;
+	}
 	if (in_sight || (turns > 0 && news) || told || glimpse) {
 		m->seen = true;
 		m->seen_x = v->x;
@@ -351,7 +453,10 @@ static const uint8_t heard_of[MSG_COUNT] = {
 void
 mind_heard(struct bot_mind *m, const struct msg *msg)
 {
-	if (!MIND_HEAR || msg->id >= MSG_COUNT)
+	if (msg->id >= MSG_COUNT)
+		return;
+	m->heard_jump |= jump_of[msg->id];
+	if (!MIND_HEAR)
 		return;
 	if (heard_of[msg->id] == HEARD_WATCHED)
 		m->heard_watched = true;

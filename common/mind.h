@@ -37,6 +37,7 @@ struct bot_mind {
 	/* What the opponent's turn told me (mind_heard()), read at my next call. */
 	bool heard_watched;       /* it sensed me (Life Detection) or took my life: it knows my square */
 	uint8_t heard_scream;     /* 1: it screamed near me, 2: far from me */
+	uint8_t heard_jump;       /* JUMP_* bits (mind.c): what moved one of us since the last call */
 	/* The effects of its spells I saw in its turn (mind_saw()), by square: where they
 	 * struck says where it stood (its cast ends its turn there). */
 	bool saw_fx;
