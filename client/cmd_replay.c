@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,67 @@
 #include "help.h"
 #include "commands.h"
 #include "commands_ui.h"
+#include "state.h"
 #include "turnlog.h"
 
 #define REPLAY_FILE_MAX (64u << 20) /* a 1000-turn duel is well under a megabyte */
 
 
+/* --text: the commands narrated, and the chat said between them, each line where the
+ * log has it. A chat text is a peer's: cleaned (state_clean_text()) before the terminal. */
+struct chat_said {
+	int lineno;
+	uint8_t p;
+	char text[TURNLOG_LINE_MAX];
+};
+
+struct text_replay {
+	FILE *out;
+	struct chat_said *chat;
+	size_t n, shown;
+};
+
+static void
+collect_chat(struct text_replay *t, const char *text, size_t len)
+{
+	struct turnlog_line l;
+	char why[128];
+	int lineno = 0;
+
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		const char *line = text + pos;
+		pos += n + 1;
+		lineno++;
+		if (turnlog_parse_line(line, n, &l, why, sizeof why) != 0 || l.kind != TL_CHAT)
+			continue; /* the replay says what is wrong with a line, and where */
+		struct chat_said *grown = realloc(t->chat, (t->n + 1) * sizeof *t->chat);
+		if (grown == NULL)
+			return;
+		t->chat = grown;
+		t->chat[t->n].lineno = lineno;
+		t->chat[t->n].p = (uint8_t)l.player;
+		state_clean_text(t->chat[t->n].text, sizeof t->chat[t->n].text, l.text, strlen(l.text));
+		t->n++;
+	}
+}
+
+/* The chat of the lines before `lineno` not yet shown. */
+static void
+show_chat(struct text_replay *t, int lineno)
+{
+	for (; t->shown < t->n && t->chat[t->shown].lineno < lineno; t->shown++)
+		fprintf(t->out, "  P%d says: %s\n", t->chat[t->shown].p + 1, t->chat[t->shown].text);
+}
+
 static void
 narrate(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
 {
-	cli_narrate(ud, g, p, c, ev);
+	struct text_replay *t = ud;
+
+	show_chat(t, lineno);
+	cli_narrate(t->out, g, p, c, ev);
 }
 
 /* --list: the turn logs of a directory, newest first, a line each, from their text alone
@@ -221,7 +274,13 @@ cmd_replay(int argc, char **argv)
 		fprintf(stderr, "wizwar: out of memory\n");
 		return 1;
 	}
-	rc = turnlog_replay(buf, len, r, text ? narrate : NULL, stdout);
+	struct text_replay said = { stdout, NULL, 0, 0 };
+	if (text)
+		collect_chat(&said, buf, len);
+	rc = turnlog_replay(buf, len, r, text ? narrate : NULL, &said);
+	if (text)
+		show_chat(&said, rc != 0 ? r->line : INT32_MAX); /* what was said after the last command */
+	free(said.chat);
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s\n", path, r->error);
 	} else {

@@ -207,7 +207,8 @@ HELP_TEXT(HELP_REPLAY,
     "\n"
     "  --check LOG   replay LOG (plain or gzip) and check every state hash; exit 0 if it\n"
     "                replays exactly, 1 with the line where it diverged if not\n"
-    "  --text LOG    print the duel turn by turn, as an all-seeing spectator\n"
+    "  --text LOG    print the duel turn by turn, as an all-seeing spectator, with the\n"
+    "                chat where it was said\n"
     "  --list [DIR]  the turn logs in DIR (default $XDG_STATE_HOME/wizwar, where practice,\n"
     "                join and host keep them), newest first: who played, the size, how it\n"
     "                ended\n")
