@@ -88,7 +88,6 @@ collect_chat(struct watch *w, const char *text, size_t len)
 	struct turnlog_line l;
 	char why[128];
 	uint32_t cmds = 0;
-	int header = 0;
 
 	for (size_t pos = 0; pos < len;) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
@@ -101,9 +100,7 @@ collect_chat(struct watch *w, const char *text, size_t len)
 			break;
 		if (l.kind == TL_CMD) {
 			cmds++;
-		} else if (l.kind == TL_START) {
-			header = 1;
-		} else if (l.kind == TL_CHAT && header) {
+		} else if (l.kind == TL_CHAT) { /* said before the first command, even before the header: at the start */
 			if (w->nchat == w->chatcap) {
 				uint32_t cap = w->chatcap ? w->chatcap * 2 : 32;
 				struct chat_rec *nc = realloc(w->chat, cap * sizeof *nc);

@@ -76,6 +76,38 @@ wait_for 'STTY$' 10
 expect '^EXIT=0$' "q leaves with status 0"
 expect '^(echo icanon|icanon echo) STTY$' "the terminal is restored"
 
+# The chat a log keeps shows in the message panel where it was said: before the first command (the
+# header's too) at the start, the rest once the command before it is shown; a peer's text, cleaned.
+python3 - "$LOG" "$TMPD/chat.log" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding='utf-8').read().split('\n')
+out, cmds = ['chat 1 hello from before the header'], 0
+for l in lines:
+    out.append(l)
+    if l.startswith('start '):
+        out.append('chat 0 good luck')
+    elif l[:2] in ('0 ', '1 '):
+        cmds += 1
+        if cmds == 3:
+            out.append('chat 1 after three \u202emoves')
+open(sys.argv[2], 'w', encoding='utf-8').write('\n'.join(out))
+PY
+T kill-session -t w
+start "$WIZWAR" "$VIEW" "$TMPD/chat.log"
+wait_for "Replay: paused"
+expect "<random-bot-1> hello from before the header" "chat from before the header, at the start"
+expect "<$NAME0> good luck" "chat from after the header, at the start"
+expect_not "after three" "no chat ahead of its place"
+keys n n
+wait_for "command 2/$N"
+expect_not "after three" "not after two commands"
+keys n
+wait_for "command 3/$N"
+expect "<random-bot-1> after three moves" "chat after the third command, once it is shown, its override dropped"
+keys q
+wait_for 'STTY$' 10
+expect '^EXIT=0$' "q leaves the viewer of a log with chat with status 0"
+
 # A broken log is refused before the screen starts.
 printf 'wizwar-turnlog 1\nrules 999\n' >"$TMPD/bad.log"
 if "$WIZWAR" "$VIEW" "$TMPD/bad.log" >"$TMPD/out" 2>&1; then
