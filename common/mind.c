@@ -9,8 +9,9 @@
  * can be wrong (Speed doubles the steps, its Blink and Teleportation jump unseen): when
  * the opponent shows up outside it, or everything in it has been seen empty, it starts
  * again from the view alone. The jumps I am told of move it as they moved the opponent
- * (a Mirror Earth turns it over; my own Blink leaves it where it was). Sight is mutual (the rules' field of view sees both ways alike), so the
- * square I stood on when we last saw each other is where the opponent remembers me, until
+ * (a Mirror Earth turns it over; my own Blink leaves it where it was). Sight is mutual
+ * (the rules' field of view sees both ways alike), so the square I stood on when we last
+ * saw each other is where the opponent remembers me, until
  * it sees that square without me: at once if I step out of its sight (it still sees the
  * square I left), or when it comes to look (after MIND_FORGET of its turns, guessed).
  * The messages of its turn say more (mind_heard()): its Life Detection told it where I
