@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "proto.h"
+#include "turnlog.h"
 
 enum { OPT_UNKNOWN, OPT_FLAG, OPT_VALUE };
 
@@ -398,5 +399,30 @@ cli_draw_level(FILE *out, const struct game *g)
 			fputc(ch, out);
 		}
 		fputc('\n', out);
+	}
+}
+
+void
+cli_log_chat(const char *text, size_t len, cli_chat_fn fn, void *ud)
+{
+	struct turnlog_line l;
+	char why[128];
+	uint32_t cmds = 0;
+	int lineno = 0;
+
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		if (nl == NULL)
+			return;
+		size_t n = (size_t)(nl - (text + pos));
+		const char *line = text + pos;
+		pos += n + 1;
+		lineno++;
+		if (turnlog_parse_line(line, n, &l, why, sizeof why) != 0)
+			return;
+		if (l.kind == TL_CMD)
+			cmds++;
+		else if (l.kind == TL_CHAT)
+			fn(ud, lineno, cmds, l.player, l.text);
 	}
 }

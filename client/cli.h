@@ -65,6 +65,13 @@ WW_COLD bool cli_state_dir(char *buf, size_t len);
 /* Print one replayed or played command and the messages it made, as an all-seeing
  * spectator would read them. */
 void cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const struct events *ev);
+/* Each chat line of a turn log held in memory, in order: its line number (from 1), how
+ * many commands come before it, its player and its text as the log has it (a peer's:
+ * clean it before a terminal). Chat is not game state, so a replay skips it; this picks
+ * it out with its place. It stops where the replay would: at a line that does not parse,
+ * and before a torn last line (no '\n'). */
+typedef void (*cli_chat_fn)(void *ud, int lineno, uint32_t cmds, int player, const char *text);
+void cli_log_chat(const char *text, size_t len, cli_chat_fn fn, void *ud);
 /* Draw the whole level as text: # wall, . floor, ! potion, 0 and 1 the wizards. */
 void cli_draw_level(FILE *out, const struct game *g);
 

@@ -31,33 +31,27 @@ struct chat_said {
 struct text_replay {
 	FILE *out;
 	struct chat_said *chat;
-	size_t n, shown;
+	size_t n, cap, shown;
 };
 
 static void
-collect_chat(struct text_replay *t, const char *text, size_t len)
+keep_chat(void *ud, int lineno, uint32_t cmds, int player, const char *text)
 {
-	struct turnlog_line l;
-	char why[128];
-	int lineno = 0;
+	struct text_replay *t = ud;
 
-	for (size_t pos = 0; pos < len;) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-		const char *line = text + pos;
-		pos += n + 1;
-		lineno++;
-		if (turnlog_parse_line(line, n, &l, why, sizeof why) != 0 || l.kind != TL_CHAT)
-			continue; /* the replay says what is wrong with a line, and where */
-		struct chat_said *grown = realloc(t->chat, (t->n + 1) * sizeof *t->chat);
+	(void)cmds;
+	if (t->n == t->cap) { /* doubled: a hostile log may hold a hundred thousand chat lines */
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		struct chat_said *grown = realloc(t->chat, cap * sizeof *t->chat);
 		if (grown == NULL)
 			return;
 		t->chat = grown;
-		t->chat[t->n].lineno = lineno;
-		t->chat[t->n].p = (uint8_t)l.player;
-		state_clean_text(t->chat[t->n].text, sizeof t->chat[t->n].text, l.text, strlen(l.text));
-		t->n++;
+		t->cap = cap;
 	}
+	t->chat[t->n].lineno = lineno;
+	t->chat[t->n].p = (uint8_t)player;
+	state_clean_text(t->chat[t->n].text, sizeof t->chat[t->n].text, text, strlen(text));
+	t->n++;
 }
 
 /* The chat of the lines before `lineno` not yet shown. */
@@ -274,9 +268,9 @@ cmd_replay(int argc, char **argv)
 		fprintf(stderr, "wizwar: out of memory\n");
 		return 1;
 	}
-	struct text_replay said = { stdout, NULL, 0, 0 };
+	struct text_replay said = { stdout, NULL, 0, 0, 0 };
 	if (text)
-		collect_chat(&said, buf, len);
+		cli_log_chat(buf, len, keep_chat, &said);
 	rc = turnlog_replay(buf, len, r, text ? narrate : NULL, &said);
 	if (text)
 		show_chat(&said, rc != 0 ? r->line : INT32_MAX); /* what was said after the last command */

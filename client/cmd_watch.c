@@ -81,40 +81,25 @@ collect(void *ud, const struct game *g, int p, const struct cmd *c, const struct
 	}
 }
 
-/* Chat lines are not game state, so the replay skips them; pick them out with their place. */
+/* A chat line of the log, shown once `cmds` commands are (cli_log_chat()). */
 static void
-collect_chat(struct watch *w, const char *text, size_t len)
+keep_chat(void *ud, int lineno, uint32_t cmds, int player, const char *text)
 {
-	struct turnlog_line l;
-	char why[128];
-	uint32_t cmds = 0;
+	struct watch *w = ud;
 
-	for (size_t pos = 0; pos < len;) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		if (nl == NULL)
-			break;
-		size_t n = (size_t)(nl - (text + pos));
-		const char *line = text + pos;
-		pos += n + 1;
-		if (turnlog_parse_line(line, n, &l, why, sizeof why) != 0)
-			break;
-		if (l.kind == TL_CMD) {
-			cmds++;
-		} else if (l.kind == TL_CHAT) { /* said before the first command, even before the header: at the start */
-			if (w->nchat == w->chatcap) {
-				uint32_t cap = w->chatcap ? w->chatcap * 2 : 32;
-				struct chat_rec *nc = realloc(w->chat, cap * sizeof *nc);
-				if (nc == NULL)
-					return;
-				w->chat = nc;
-				w->chatcap = cap;
-			}
-			struct chat_rec *c = &w->chat[w->nchat++];
-			c->at = cmds;
-			c->p = (uint8_t)l.player;
-			state_clean_text(c->text, sizeof c->text, l.text, strlen(l.text));
-		}
+	(void)lineno;
+	if (w->nchat == w->chatcap) {
+		uint32_t cap = w->chatcap ? w->chatcap * 2 : 32;
+		struct chat_rec *nc = realloc(w->chat, cap * sizeof *nc);
+		if (nc == NULL)
+			return;
+		w->chat = nc;
+		w->chatcap = cap;
 	}
+	struct chat_rec *c = &w->chat[w->nchat++];
+	c->at = cmds;
+	c->p = (uint8_t)player;
+	state_clean_text(c->text, sizeof c->text, text, strlen(text));
 }
 
 /* ---- views ---- */
@@ -476,7 +461,7 @@ cmd_watch(int argc, char **argv)
 		goto out_free;
 	}
 	w.hdr = r->hdr;
-	collect_chat(&w, buf, len);
+	cli_log_chat(buf, len, keep_chat, &w);
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "wizwar replay: watching needs a terminal (--text prints the duel)\n");
 		goto out_free;
