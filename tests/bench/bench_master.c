@@ -23,6 +23,12 @@
  * won and in those it did not; printed at the end (docs/benchmarks.md, "Where the hit
  * points go").
  *
+ * With BENCH_MASTER_PHASE set, it also prints how the duels that reached the end phase (turn
+ * END_PHASE_PER_SIDE x SIZE, from which each wizard senses the other every turn) ended, by
+ * both HPs as it began, and how many of the others the measured player won: run it for
+ * hard against hard (PLAYER hard) too, and the measured player's end phase compares with
+ * what hard makes of the same HPs (docs/benchmarks.md, "The end phase").
+ *
  * With BENCH_MASTER_REPEAT="SEED TURN N", the measured player's first call at that turn of
  * that duel is made N times more (not counted), for a profiler to see one slow call.
  *
@@ -239,6 +245,11 @@ main(int argc, char **argv)
 		sscanf(getenv("BENCH_MASTER_REPEAT"), "%" SCNu64 " %u %u", &rep_seed, &rep_turn, &rep_n);
 	static struct ledger ledger, duel_ledger;
 	bool keep_ledger = getenv("BENCH_MASTER_LEDGER") != NULL;
+	/* BENCH_MASTER_PHASE: the duels that reach the end phase, by both HPs as it begins. */
+	bool keep_phase = getenv("BENCH_MASTER_PHASE") != NULL;
+	static long phase_n[WIZARD_HP + 1][WIZARD_HP + 1], phase_won[WIZARD_HP + 1][WIZARD_HP + 1];
+	long early_n = 0, early_won = 0;
+	uint32_t phase_turn = (uint32_t)END_PHASE_PER_SIDE * (uint32_t)size;
 	double t_start = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
@@ -250,10 +261,15 @@ main(int argc, char **argv)
 		game_init(&g, &o, seed);
 		mind_reset(&mind);
 		memset(&duel_ledger, 0, sizeof duel_ledger);
+		int phase_hp[2] = { -1, -1 }; /* master's and the opponent's HP as the end phase began */
 		for (int p = 0; p < PLAYERS; p++)
 			rng_seed(&r[p], rng_mix64(seed ^ (0xb07b07b07ULL + (uint64_t)p)));
 		while (g.result == RESULT_NONE) {
 			int p = g.turn;
+			if (phase_hp[0] < 0 && g.turn_no >= phase_turn) {
+				phase_hp[0] = g.wiz[master_seat].hp;
+				phase_hp[1] = g.wiz[1 - master_seat].hp;
+			}
 			view_build(&g, p, &v);
 			if (p == master_seat) {
 				if (rep_n > 0 && seed == rep_seed && g.turn_no == rep_turn && level == BOT_MASTER) {
@@ -322,6 +338,13 @@ main(int argc, char **argv)
 			won++;
 		else
 			lost++;
+		if (phase_hp[0] > 0 && phase_hp[1] > 0 && phase_hp[0] <= WIZARD_HP && phase_hp[1] <= WIZARD_HP) {
+			phase_n[phase_hp[0]][phase_hp[1]]++;
+			phase_won[phase_hp[0]][phase_hp[1]] += win;
+		} else {
+			early_n++;
+			early_won += win;
+		}
 		/* The duel's ledger into the won or the not-won column. */
 		for (int k = 0; keep_ledger && k < CAUSE_COUNT; k++)
 			for (int a = 0; a < 2; a++) {
@@ -336,6 +359,21 @@ main(int argc, char **argv)
 	}
 	if (keep_ledger)
 		ledger_print(&ledger, who, won, duels);
+	if (keep_phase) {
+		long pn = 0, pw = 0;
+		printf("ended before the end phase (turn %" PRIu32 "): %s won %ld of %ld\n", phase_turn, who, early_won, early_n);
+		printf("reached it, by %s's HP (rows) and the opponent's (columns) as it began: won of duels\n", who);
+		for (int a = WIZARD_HP; a >= 1; a--) {
+			printf("  %d:", a);
+			for (int b = WIZARD_HP; b >= 1; b--) {
+				printf(" %4ld/%-4ld", phase_won[a][b], phase_n[a][b]);
+				pn += phase_n[a][b];
+				pw += phase_won[a][b];
+			}
+			printf("\n");
+		}
+		printf("  (columns: the opponent at 5, 4, 3, 2, 1 HP) all: won %ld of %ld\n", pw, pn);
+	}
 	if (times)
 		fclose(times);
 	return 0;
