@@ -23,7 +23,8 @@
  *      client), the opponent's square is drawn from the mind's set of squares it may be
  *      on instead, its memory of me is where the mind says it last saw me (none once I
  *      hid), a lost turn whose set is small is searched (MIND_SEARCH_LOST), and my own
- *      plans take the set as their belief (MIND_PLANS in bot.c). Nothing of this reads
+ *      plans take the set as their belief and aim every spell at it (MIND_PLANS and
+ *      MIND_AIM in bot.c). Nothing of this reads
  *      the real game: the view, my own past views and what a client is sent are all
  *      there is (see test_bot.c, "master_reads_only_the_view").
  *   3. Each plan is played out in each determinization with the real rules (game_apply):

@@ -11,6 +11,7 @@
 #include "fov.h"
 #include "harness.h"
 #include "internal.h"
+#include "mind.h"
 #include "view.h"
 
 /* The bot takes a view and nothing else: this line stops compiling if bot_choose ever
@@ -557,6 +558,61 @@ Test(bot, aims_fire_and_lightning)
 			cr_expect_eq(g.wiz[1].hp, WIZARD_HP - 1, "%s: %s missed", bot_level_name(thinking[i]),
 			    spell_name(spells[s]));
 		}
+}
+
+/* The opponent at 1 HP, two squares away behind a wall: the view has lost it, the mind
+ * (which saw it there) says it is on one of a few squares. Master aims its Fire Storm at
+ * them and kills. Its own plans used to weigh Fire Storm and Take Life only at a square
+ * seen, sensed or remembered, so with the opponent lost they were worth nothing, and
+ * master cast Navigate here (selfplay seed 2001, master against hard, turn 38). */
+Test(bot, master_aims_at_the_few_squares_of_its_mind)
+{
+	static struct game g;
+	static const char *const map[] = {
+		"###############",
+		"#.1.#.........#",
+		"#.#.#.........#",
+		"#.0...........#",
+		"#.............#",
+		"#.............#",
+		"#.............#",
+		"###############",
+		NULL,
+	};
+	struct view v, earlier;
+	struct bot_mind mind;
+	struct events ev;
+	struct rng r;
+	struct cmd c = { CMD_PASS, 0, 0 };
+
+	harness_setup(&g, map, 7);
+	harness_offer(&g, SPELL_NAVIGATE, SPELL_DEMOLISH, SPELL_FIRE);
+	harness_remember(&g);
+	g.wiz[1].hp = 1;
+	g.wiz[0].opp_known = OPPMEM_NONE; /* the wall between: out of sight, and not remembered */
+	view_build(&g, 0, &v);
+	cr_assert_eq(v.opp_state, OPP_UNKNOWN, "the opponent should be out of sight");
+	/* A call before this one, in this turn, saw it where it stands. */
+	earlier = v;
+	earlier.opp_state = OPP_VISIBLE;
+	earlier.opp_x = 2;
+	earlier.opp_y = 1;
+	mind_reset(&mind);
+	mind_observe(&mind, &earlier);
+	rng_seed(&r, 3);
+	for (int i = 0; i < STEPS_PER_TURN + 1 && g.result == RESULT_NONE; i++) {
+		view_build(&g, 0, &v);
+		mind_observe(&mind, &v);
+		cr_assert_leq(mind.nmay, 20, "the mind should hold a few squares, not %d", mind.nmay);
+		bot_master_choose_mind(&v, &mind, &r, bot_master_budget(15), &c);
+		mind_acted(&mind, &v, &c);
+		cr_assert_eq(game_check(&g, 0, &c), ERR_OK, "master's %s %d %d refused", cmd_name(c.type), c.arg, c.dir);
+		cr_assert_eq(game_apply(&g, 0, &c, &ev), ERR_OK);
+		if (c.type != CMD_STEP)
+			break;
+	}
+	cr_expect(c.type == CMD_CAST && c.arg == 2, "master did not cast Fire Storm: %s %d", cmd_name(c.type), c.arg);
+	cr_expect_eq(g.result, RESULT_WIN0, "the Fire Storm should have killed the opponent");
 }
 
 /* Standing on a potion, with room in the pack and nothing better to do: normal and hard pick it up. */
