@@ -62,7 +62,7 @@
 #define MIND_GOAL 60  /* and hunt those squares when they are this few */
 #endif
 #ifndef MIND_AIM
-#define MIND_AIM (LEVEL_MAX * LEVEL_MAX) /* and aim Fire Storm and Take Life at them when they are this few (0: never) */
+#define MIND_AIM (LEVEL_MAX * LEVEL_MAX) /* and aim every spell at them when they are this few: always (0: never) */
 #endif
 #ifndef MIND_AIM_DANGER
 #define MIND_AIM_DANGER 0 /* 1: and fear their sight at the end of my turn (not kept: docs/benchmarks.md) */
@@ -208,7 +208,7 @@ struct brain {
 	int size, me_x, me_y, hp;
 	int belief, ox, oy;          /* ox, oy: the square believed (B_EXACT) or remembered (B_NEAR) */
 	bool point;                  /* the belief is the one square (ox, oy), with odds w / wtotal */
-	bool aimed;                  /* B_ANY over a mind's few squares: every spell is aimed at them */
+	bool aimed;                  /* B_ANY over a mind's squares: every spell is aimed at them */
 	float unknown_frac;          /* share of the level's inside I have never seen */
 	struct level lv;             /* known floor (and the opponent's square) is floor; all else wall */
 	struct level open;           /* the same with unknown squares as floor: sight I cannot rule out */
@@ -525,8 +525,9 @@ believe(struct brain *b, bool spread_near, bool any)
 	b->belief = B_ANY;
 	if (!b->mind || b->mind->nmay > MIND_AIM)
 		return;
-	/* A few squares, where a lost opponent is only a guess among hundreds: aim at them
-	 * as at a remembered one. Each stands on floor if it is there. */
+	/* The mind's squares, not everything unseen: aim Fire Storm and Take Life at them too,
+	 * as at the squares round a remembered one (to hard, an opponent lost is worth Rays
+	 * of Cold and Lightning alone). Each square stands on floor if the opponent is there. */
 	b->aimed = true;
 	b->wx0 = b->wy0 = LEVEL_MAX;
 	b->wx1 = b->wy1 = -1;
