@@ -165,6 +165,7 @@ struct master {
 	struct bot__plan plan[MASTER_PLANS];
 	int nplan;
 	int turns; /* turns played out after my command: ROLLOUT_TURNS, or LOST_TURNS when lost */
+	float prior; /* what hard's score weighs in a plan's worth: PRIOR_WEIGHT, or END_PRIOR */
 	struct bot__belief bel;
 	int16_t dist[MASTER_PLANS][LEVEL_MAX][LEVEL_MAX]; /* steps to each plan's square over known floor */
 	int16_t odist[LEVEL_MAX][LEVEL_MAX]; /* the opponent's way to its plan's square, in a play-out */
@@ -607,9 +608,7 @@ add_escapes(struct master *m)
 static float
 plan_value(const struct master *m, int k, int rounds)
 {
-	float prior = END_PRIOR >= 0 && m->v->turn_no >= (uint32_t)END_PHASE_PER_SIDE * m->v->opt.size ? END_PRIOR : PRIOR_WEIGHT;
-
-	return (float)(m->sum[k] / rounds) + prior * m->plan[k].score;
+	return (float)(m->sum[k] / rounds) + m->prior * m->plan[k].score;
 }
 
 int
@@ -709,8 +708,10 @@ bot__master_choose_w(const struct view *v, const struct bot__weights *w, const s
 	m->turns = m->bel.lost ? LOST_TURNS : ROLLOUT_TURNS;
 	if (LOW_TURNS > 0 && v->hp <= LOW_HP && (v->opp_state == OPP_VISIBLE || v->opp_state == OPP_SENSED))
 		m->turns = LOW_TURNS;
-	if (END_TURNS > 0 && v->turn_no >= (uint32_t)END_PHASE_PER_SIDE * v->opt.size)
+	bool end_phase = v->turn_no >= game_end_phase(v->opt.size);
+	if (END_TURNS > 0 && end_phase)
 		m->turns = END_TURNS;
+	m->prior = END_PRIOR >= 0 && end_phase ? END_PRIOR : PRIOR_WEIGHT;
 	for (int k = 0; k < m->nplan; k++) {
 		bfs_to(m, m->dist[k], NULL, m->plan[k].x, m->plan[k].y, m->plan[k].steps);
 		m->sum[k] = 0;
@@ -798,7 +799,7 @@ bot__master_choose_w(const struct view *v, const struct bot__weights *w, const s
 		 * PAIRED_Z standard errors. One round cannot measure its noise: hard's plan. */
 		double mean = m->dsum[best] / rounds;
 		double var = rounds > 1 ? (m->dsq[best] - rounds * mean * mean) / (rounds - 1) : 0;
-		double gain = mean + PRIOR_WEIGHT * (m->plan[best].score - m->plan[0].score);
+		double gain = mean + m->prior * (m->plan[best].score - m->plan[0].score);
 		if (rounds < 2 || gain <= 0 || gain * gain <= z * z * (var > 0 ? var / rounds : 0))
 			best = 0;
 	}

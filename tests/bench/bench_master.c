@@ -249,7 +249,7 @@ main(int argc, char **argv)
 	bool keep_phase = getenv("BENCH_MASTER_PHASE") != NULL;
 	static long phase_n[WIZARD_HP + 1][WIZARD_HP + 1], phase_won[WIZARD_HP + 1][WIZARD_HP + 1];
 	long early_n = 0, early_won = 0;
-	uint32_t phase_turn = (uint32_t)END_PHASE_PER_SIDE * (uint32_t)size;
+	uint32_t phase_turn = game_end_phase(size);
 	double t_start = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
