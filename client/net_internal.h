@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* net_internal: what the files of the net module share (net.c, net_msg.c, net_fair.c); nothing else includes it. */
+#ifndef WW_NET_INTERNAL_H
+#define WW_NET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net.h"
+
+/* One TCP connection attempt; a new one for every reconnect, freed in its close callback. */
+struct net_link {
+	uv_tcp_t tcp;
+	uv_connect_t creq;
+	struct net *n;
+	bool connected, closing;
+};
+
+struct wreq {
+	uv_write_t req;
+	uint8_t data[];
+};
+
+struct seen {
+	uint64_t hash;
+	uint64_t at;  /* when it was shown (ms, the loop's clock) */
+	bool resumed; /* a snapshot after a resume: the views shown just before it may be lost to a host restart */
+};
+
+struct net {
+	uv_loop_t *loop;
+	struct net_config cfg;
+	char *host, *name, *room, *seat_file;
+	char *password, *fingerprint, *known_file;
+	bool room_given;
+	struct auth_key key;     /* set once derived under the server's salt */
+	uint8_t pinned[PROTO_KEY_LEN]; /* the server's key once checked: every reconnection must show it */
+	bool has_pin;
+	int phase;
+	bool closing, gave_up, fatal;
+	int handles;             /* timer + getaddrinfo + links alive */
+	uv_timer_t timer;
+	uv_getaddrinfo_t gai;
+	bool resolving, resolved;
+	/* Every address the name resolved to, tried in turn until one answers; a reconnect
+	 * starts from the one that worked. */
+	struct sockaddr_storage addr[NET_ADDRS_MAX];
+	int naddr, addr_i;
+	char tried[200];         /* what each address said, for the message when none answers */
+	bool token_from_file;    /* the token is a seat file's: if the server no longer knows it, join afresh */
+	struct net_link *link;
+	bool joined;             /* on the current link */
+	uint64_t link_since, last_rx, last_tx, lost_at, next_try;
+	/* Reconnecting (the same way in a duel and in the lobby: one attempt a reconnect_ms, for
+	 * reconnect_for_ms): the attempts so far and what the last one (or the loss) said. */
+	bool lobby_lost;         /* the link was lost in the lobby: if the seat is not held any more, join afresh */
+	bool rejoin_create;      /* ... and that join makes the room again if it is gone (a restarted server) */
+	/* How long the server holds a seat dropped without BYE in the lobby, and one dropped in a
+	 * duel (its grace): a server's defaults until a WELCOME gives this server's own figures,
+	 * and each later WELCOME again (a server started again may hold otherwise). */
+	uint32_t hold_ms, grace_ms;
+	bool limits_known;
+	unsigned attempts;
+	char lost_why[160];
+	uint64_t bytes_in, bytes_out;
+	int player;
+	bool controller;
+	uint8_t token[PROTO_TOKEN_MAX];
+	size_t token_len;
+	struct wire_lobby lobby;
+	struct view view;
+	/* The seed both sides make (docs/protocol.md, "The seed"). A READY 1 or REMATCH carries a
+	 * fresh part, sent only once a LOBBY of this lobby (after the last END) has shown the
+	 * server's commitment; that commitment and the parts it named are kept with the part. */
+	bool lobby_fresh;        /* a LOBBY between duels arrived since the last END (or the join) */
+	int ask;                 /* a READY 1 (1) or REMATCH (2) held back until such a LOBBY */
+	bool ask_mirror;
+	bool have_part;          /* part was sent for the next duel */
+	uint8_t part[PROTO_PART_LEN];
+	uint8_t part_commit[PROTO_COMMIT_LEN]; /* the commitment the part answered */
+	uint8_t part_bits;       /* the LOBBY's parts bits then */
+	bool part_mirror;        /* the last READY or REMATCH asked for a mirror rematch */
+	/* Ready survives a reconnect: the server drops a dropped seat's READY, so the READY 1 or
+	 * REMATCH we said (and did not take back, nor saw the server clear) is said again. */
+	int asked;               /* 1 READY 1, 2 REMATCH, since the last START or READY 0 */
+	bool asked_seen;         /* a LOBBY showed it: a later one without it means the server cleared it */
+	bool reasking;           /* the ask goes out again at the next LOBBY, which is then not news */
+	/* The END of the last duel, already checked: the server owes it again to a seat that dropped
+	 * in the lobby after it, and sends it on resume (a resumed START with its commitment, END and
+	 * the log); this client has it and takes it in quietly. */
+	uint8_t end_commit[PROTO_COMMIT_LEN];
+	bool have_end_commit;
+	bool repeat_end;         /* the owed END is coming in again */
+	/* The fair-host check of the duel in play. */
+	uint8_t commit[PROTO_COMMIT_LEN];
+	bool seed_chosen;        /* START said the host chose the seed */
+	bool seed_mirror;        /* START said this is a mirror rematch: the last duel's seed */
+	bool have_commit;        /* commit is this duel's (from its START or the seat file) */
+	bool commit_changed;     /* a resumed START carried another commitment */
+	bool commit_moved;       /* START's commitment is not the one our part answered */
+	bool duel_have_part;     /* duel_part is our part of this duel's seed */
+	uint8_t duel_part[PROTO_PART_LEN];
+	uint8_t duel_bits;       /* whose parts the server said would go into it */
+	bool duel_mirror_asked;  /* this client asked for the mirror rematch this duel may be */
+	bool have_last_seed;     /* the seed of the last duel this process verified (a mirror's check) */
+	uint64_t last_seed;
+	struct seen *seen;
+	size_t nseen, capseen;
+	struct wire_end end;
+	bool end_pending;
+	char *log;
+	uint32_t log_got;
+	struct wire_msg in, out;
+	uint8_t frame[PCONN_FRAME_MAX];
+	struct pconn pc;
+};
+
+static inline uint64_t
+net__now(const struct net *n)
+{
+	return uv_now(n->loop);
+}
+
+/* net.c: the connection. */
+/* Tell the caller (its `error` event); fatal says whether the session ends with it. */
+void net__fail(struct net *n, int code, bool fatal, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void net__seat_save(struct net *n);   /* the seat file of this duel (cfg.seat_file), or nothing */
+void net__seat_forget(struct net *n); /* ... deleted: the seat is left or lost for good */
+int net__send_msg(struct net *n, const struct wire_msg *m); /* before the join too (net_send: after) */
+int net__send_ask(struct net *n);     /* the READY 1 or REMATCH held in n->ask, with a part */
+bool net__has_seat(const struct net *n); /* the server holds a seat for us after a drop */
+void net__close_link(struct net *n);
+void net__link_lost(struct net *n, const char *why); /* reconnect if a seat is held, else give up */
+void net__try_connect(struct net *n);
+/* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */
+WW_COLD int net__check_server_key(struct net *n);
+
+/* net_msg.c: one handler per message type a server sends. */
+void net__message(struct net *n, const struct wire_msg *m);
+/* Does a message of this type have a handler (for the test that every S2C type has one)? */
+bool net__handles(int type);
+
+/* net_fair.c: the fair-host check. */
+void net__record_view(struct net *n, bool resumed); /* the view just shown, for the check at the END */
+void net__end_done(struct net *n);  /* the END and its whole log are in: check them, tell the caller */
+
+#endif
