@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_bot: `wizwar bot`: a bot that plays over the network, headless. */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot.h"
+#include "cli.h"
+#include "cmd_net.h"
+#include "commands_net.h"
+#include "help.h"
+#include "netbot.h"
+#include "text.h"
+
+struct botctx {
+	struct netbot bot;
+	struct cmd_net_stopper st;
+	int status;
+	const char *new_room; /* --new-room: the code, until it is said */
+};
+
+static void
+bot_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, const char *why)
+{
+	static const char *const res[] = { "unfinished", "player 1 wins", "player 2 wins", "a draw" };
+	int me = net_player(b->net);
+	bool won = (e->result == RESULT_WIN0 && me == 0) || (e->result == RESULT_WIN1 && me == 1);
+
+	(void)ud;
+	printf("duel %d: %s (%s), seed %016" PRIx64 ": %s%s\n", b->games, res[e->result & 3],
+	       e->result == RESULT_DRAW ? "draw" : won ? "won" : "lost", e->seed, verified ? "" : "NOT VERIFIED: ", why);
+	fflush(stdout);
+}
+
+static void
+bot_start(void *ud, struct netbot *b, const struct view *v, bool resumed)
+{
+	(void)ud;
+	(void)b;
+	/* Said on stderr: a killed bot run again (its seat file) is back where the duel is. */
+	if (resumed)
+		fprintf(stderr, "wizwar bot: back in the duel at turn %" PRIu32 "\n", v->turn_no);
+}
+
+static void
+bot_closed(void *ud, struct netbot *b)
+{
+	struct botctx *x = ud;
+
+	/* Stopped by a signal, a bot has not failed for a warning it had before its first duel
+	 * (a seat the server had forgotten, say): only being cut off, or errors and no duel
+	 * when it ended by itself, count. */
+	if ((b->errors && b->games == 0 && !x->st.fired) || b->cut_off)
+		x->status = 1;
+	if (b->unverified)
+		x->status = 1;
+	cmd_net_stopper_done(&x->st);
+}
+
+/* The room asked for exists once the server has taken us: only then is its code worth
+ * passing on (a player told earlier could arrive first and find no room). */
+static void
+bot_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct botctx *x = ud;
+
+	(void)b;
+	if (m->type == WIRE_WELCOME && x->new_room) {
+		printf("room %s: the other player joins with --room %s\n", x->new_room, x->new_room);
+		fflush(stdout);
+		x->new_room = NULL;
+	}
+}
+
+static void
+stop_bot(void *ud)
+{
+	struct botctx *x = ud;
+
+	/* A closed terminal is a dropped connection, not leaving: the seat is held and its seat
+	 * file kept for the same command to take it back. */
+	if (x->st.signum == SIGHUP)
+		netbot_abandon(&x->bot);
+	else
+		netbot_stop(&x->bot);
+}
+
+static void
+bot_key(void *ud, struct net *n, int how, const char *fp)
+{
+	(void)ud;
+	(void)n;
+	fprintf(stderr, "wizwar bot: %s (%s)\n", cmd_net_key_how(how), fp);
+}
+
+int
+cmd_bot(int argc, char **argv)
+{
+	struct netbot_config bc;
+	static struct botctx x;
+	static struct cmd_net_pw pw;
+	uv_loop_t loop;
+	char host[256], why[300], namebuf[64], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
+	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1];
+	struct seatfile_claim claim = { -1, -1 };
+	const char *addr = NULL;
+	bool have_seed = false, have_fp, new_room = false;
+	long v;
+	int r;
+
+	memset(&bc, 0, sizeof bc);
+	net_config_default(&bc.net);
+	bc.net.role = ROLE_BOT;
+	bc.level = BOT_NORMAL;
+	bc.think_ms = 250;
+	bc.ready = true;
+	const char *bot_usage = help_get(HELP_BOT);
+	int args = cli_args("bot", bot_usage, &argc, &argv, &addr);
+	if (args >= 0)
+		return args;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		if ((r = cmd_net_password_option(argc, argv, &i, &pw, "bot")) < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (cmd_net_is_help(a)) {
+			fputs(bot_usage, stdout);
+			return 0;
+		} else if (strcmp(a, "--room") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_ROOM, "--room"))
+				return 2;
+			bc.net.room = argv[i];
+		} else if (strcmp(a, "--new-room") == 0) {
+			new_room = true;
+		} else if (strcmp(a, "--level") == 0 && more) {
+			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
+				fprintf(stderr, "wizwar bot: --level takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (strcmp(a, "--name") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--name"))
+				return 2;
+			bc.net.name = argv[i];
+		} else if (strcmp(a, "--games") == 0 && more) {
+			if (!cli_int(argv[++i], 0, 1000000, "--games", &v))
+				return 2;
+			bc.games = (int)v;
+		} else if (strcmp(a, "--think") == 0 && more) {
+			if (!cli_int(argv[++i], 0, 60000, "--think", &v))
+				return 2;
+			bc.think_ms = (unsigned)v;
+		} else if (strcmp(a, "--seed") == 0 && more) {
+			if (!cli_seed(argv[++i], &bc.seed))
+				return 2;
+			have_seed = true;
+		} else if (strcmp(a, "--reconnect") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
+				return 2;
+			bc.net.reconnect_for_ms = (unsigned)v * 1000;
+		} else if (strcmp(a, "--mirror") == 0) {
+			bc.mirror = true;
+		} else if (a[0] != '-' && addr == NULL) {
+			addr = a;
+		} else {
+			fprintf(stderr, "wizwar bot: unknown or incomplete argument '%s'\n%s", a, bot_usage);
+			return 2;
+		}
+	}
+	if (addr == NULL) {
+		fprintf(stderr, "wizwar bot: which server? (HOST[:PORT])\n%s", bot_usage);
+		return 2;
+	}
+	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
+	if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "bot"))
+		return 2;
+	if (net_parse_hostport(addrbuf, host, sizeof host, &bc.net.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
+		fprintf(stderr, "wizwar bot: %s\n", why);
+		return 2;
+	}
+	bc.net.host = host;
+	if (!cmd_net_password_get(&pw, "bot", "Password: ", &bc.net.password))
+		return 1;
+	cmd_net_client_trust(&bc.net, fp, have_fp, known, sizeof known);
+	bc.net.ev.key = bot_key;
+	if (bc.net.name == NULL) {
+		snprintf(namebuf, sizeof namebuf, "%s-bot", bot_level_name(bc.level));
+		bc.net.name = namebuf;
+	}
+	if (auth_init() != 0)
+		return 1;
+	if (new_room && bc.net.room) {
+		fprintf(stderr, "wizwar bot: --room or --new-room, not both\n");
+		return 2;
+	}
+	if (new_room) {
+		cmd_net_new_room_code(code);
+		bc.net.room = code;
+		bc.net.create_room = true;
+		x.new_room = code; /* said once the server has made it: bot_msg */
+		bc.on_msg = bot_msg;
+	}
+	bc.net.seat_file = cmd_net_seat_path("bot", &bc.net, seatbuf, sizeof seatbuf, &claim);
+	if (!have_seed)
+		bc.seed = auth_random64();
+	bc.ud = &x;
+	bc.on_end = bot_end;
+	bc.on_start = bot_start;
+	bc.on_closed = bot_closed;
+	if (uv_loop_init(&loop) != 0) {
+		seatfile_release(bc.net.seat_file, &claim);
+		return 1;
+	}
+	r = netbot_start(&x.bot, &loop, &bc, why, sizeof why);
+	cmd_net_password_wipe(&pw); /* net keeps its own copy, wiped when it closes */
+	if (r != 0) {
+		fprintf(stderr, "wizwar bot: %s\n", why);
+		uv_loop_close(&loop);
+		seatfile_release(bc.net.seat_file, &claim);
+		return 2;
+	}
+	cmd_net_stopper_init(&x.st, &loop, stop_bot, &x);
+	int rc = cmd_net_finish_loop(&loop);
+	seatfile_release(bc.net.seat_file, &claim);
+	return rc ? rc : x.status;
+}

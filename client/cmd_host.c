@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_host: `wizwar host`: a one-room server in this process, played from this terminal (or headless). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "cli.h"
+#include "cmd_net.h"
+#include "commands_net.h"
+#include "help.h"
+#include "text.h"
+
+static const char *
+server_own_host(const char *bound)
+{
+	if (strcmp(bound, "::") == 0 || strcmp(bound, "0.0.0.0") == 0)
+		return "localhost";
+	return bound;
+}
+
+static void
+stop_host(void *ud)
+{
+	const char *log = server_duel_log(ud);
+
+	if (log)
+		fprintf(stderr, "wizwar host: stopped mid-duel: `wizwar host --headless --resume %s` brings it back\n", log);
+	server_close(ud, NULL, NULL);
+}
+
+int
+cmd_host(int argc, char **argv)
+{
+	struct server_config cfg;
+	struct server *srv;
+	struct net_config nc;
+	struct cmd_net_stopper st;
+	static struct cmd_net_pw pw;
+	static struct auth_identity id;
+	uv_loop_t loop;
+	char dirbuf[4096], why[300], banner[400], addr[64], fp[AUTH_FP_LEN + 1];
+	int rc;
+	const char *dir = NULL, *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
+	bool headless = false;
+	uint8_t token[PROTO_TOKEN_MAX];
+	size_t token_len;
+	long v;
+
+	server_config_default(&cfg);
+	cfg.port = NET_DEFAULT_PORT;
+	const char *host_usage = help_get(HELP_HOST);
+	int args = cli_args("host", host_usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		int r = cli_game_option(argc, argv, &i, &cfg.opt);
+		if (r == 0)
+			r = cmd_net_server_option(argc, argv, &i, &cfg, &dir, &pw, "host");
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (cmd_net_is_help(a)) {
+			fputs(host_usage, stdout);
+			return 0;
+		} else if (strcmp(a, "--seed") == 0 && more) {
+			if (!cli_seed(argv[++i], &cfg.seed))
+				return 2;
+			cfg.seed_fixed = true;
+		} else if (strcmp(a, "--turn-time") == 0 && more) {
+			if (!cli_int(argv[++i], 0, TURN_TIME_MAX, "--turn-time", &v))
+				return 2;
+			cfg.turn_time = (int)v;
+		} else if (strcmp(a, "--name") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--name"))
+				return 2;
+			name = argv[i];
+		} else if (strcmp(a, "--resume") == 0 && more) {
+			resume = argv[++i];
+		} else if (strcmp(a, "--headless") == 0) {
+			headless = true;
+		} else if (strcmp(a, "--keys") == 0 && more) {
+			if (!cmd_net_keys_arg(argv[++i], "host"))
+				return 2;
+			preset = argv[i];
+		} else {
+			fprintf(stderr, "wizwar host: unknown or incomplete argument '%s'\n%s", a, host_usage);
+			return 2;
+		}
+	}
+	if (!text_check(name, strlen(name), TEXT_NAME))
+		name = "host";
+	if (!headless && !cmd_net_have_terminal("host"))
+		return 1;
+	cfg.quiet = !headless; /* the server's log lines would write over the screen */
+	if (auth_init() != 0 || !cmd_net_password_get(&pw, "host", "Password for the other player: ", &cfg.password) ||
+	    !cmd_net_server_identity(&id, "host"))
+		return 1;
+	cfg.identity = &id;
+	cfg.log_dir = cmd_net_log_dir(dir, dirbuf, sizeof dirbuf);
+	if (uv_loop_init(&loop) != 0)
+		return 1;
+	rc = server_create(&loop, &cfg, &srv, why, sizeof why);
+	sodium_memzero(&id, sizeof id);
+	if (rc != 0) {
+		fprintf(stderr, "wizwar host: %s\n", why);
+		uv_loop_close(&loop);
+		return 1;
+	}
+	if (resume && server_resume_log(srv, resume, why, sizeof why) != 0) {
+		fprintf(stderr, "wizwar host: %s\n", why);
+		server_close(srv, NULL, NULL);
+		cmd_net_finish_loop(&loop);
+		return 1;
+	}
+	server_fingerprint(srv, fp);
+	cmd_net_reachable_address(server_bound(srv), addr, sizeof addr);
+	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.",
+	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	fprintf(stderr, "wizwar host: %s\n", banner);
+	/* The line to copy, alone on stdout. */
+	printf("wizwar join %s:%d#%s%s\n", addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	fflush(stdout);
+	if (headless) {
+		cmd_net_password_wipe(&pw);
+		cmd_net_stopper_init(&st, &loop, stop_host, srv);
+		return cmd_net_finish_loop(&loop);
+	}
+	if (server_reserve_host(srv, name, token, &token_len) != 0) {
+		fprintf(stderr, "wizwar host: no seat for the host\n");
+		server_close(srv, NULL, NULL);
+		cmd_net_finish_loop(&loop);
+		return 1;
+	}
+	net_config_default(&nc);
+	/* Our own client goes where the server listens: "localhost" (each of its addresses in
+	 * turn) for every address, else the address given. */
+	nc.host = server_own_host(server_bound(srv));
+	nc.port = server_port(srv);
+	nc.name = name;
+	nc.password = cfg.password;
+	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
+	nc.token = token;
+	nc.token_len = token_len;
+	rc = cmd_net_run_curses(&loop, &nc, srv, banner, preset, NULL); /* the server keeps the log (--log-dir) */
+	cmd_net_password_wipe(&pw);
+	return rc;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_join: `wizwar join`: the curses client on someone's host or a room of a server. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_net.h"
+#include "commands_net.h"
+#include "help.h"
+#include "text.h"
+
+int
+cmd_join(int argc, char **argv)
+{
+	struct net_config nc;
+	static struct cmd_net_pw pw;
+	uv_loop_t loop;
+	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
+	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
+	struct seatfile_claim claim = { -1, -1 };
+	const char *addr = NULL, *preset = NULL, *dir = NULL;
+	char dirbuf[4096];
+	bool have_fp, new_room = false, keep_logs = true;
+	int r;
+
+	net_config_default(&nc);
+	nc.name = cmd_net_default_name("guest");
+	const char *join_usage = help_get(HELP_JOIN);
+	int args = cli_args("join", join_usage, &argc, &argv, &addr);
+	if (args >= 0)
+		return args;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		if ((r = cmd_net_password_option(argc, argv, &i, &pw, "join")) < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (cmd_net_is_help(a)) {
+			fputs(join_usage, stdout);
+			return 0;
+		} else if (strcmp(a, "--name") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--name"))
+				return 2;
+			nc.name = argv[i];
+		} else if (strcmp(a, "--room") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_ROOM, "--room"))
+				return 2;
+			nc.room = argv[i];
+		} else if (strcmp(a, "--new-room") == 0) {
+			new_room = true;
+		} else if (strcmp(a, "--log-dir") == 0 && more) {
+			dir = argv[++i];
+		} else if (strcmp(a, "--no-log") == 0) {
+			keep_logs = false;
+		} else if (strcmp(a, "--reconnect") == 0 && more) {
+			long v;
+			if (!cli_int(argv[++i], 1, 86400, "--reconnect", &v))
+				return 2;
+			nc.reconnect_for_ms = (unsigned)v * 1000;
+		} else if (strcmp(a, "--keys") == 0 && more) {
+			if (!cmd_net_keys_arg(argv[++i], "join"))
+				return 2;
+			preset = argv[i];
+		} else if (a[0] != '-' && addr == NULL) {
+			addr = a;
+		} else {
+			fprintf(stderr, "wizwar join: unknown or incomplete argument '%s'\n%s", a, join_usage);
+			return 2;
+		}
+	}
+	if (addr == NULL) {
+		fprintf(stderr, "wizwar join: whose game? (HOST[:PORT])\n%s", join_usage);
+		return 2;
+	}
+	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
+	if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "join"))
+		return 2;
+	if (net_parse_hostport(addrbuf, host, sizeof host, &nc.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
+		fprintf(stderr, "wizwar join: %s\n", why);
+		return 2;
+	}
+	nc.host = host;
+	if (new_room && nc.room) {
+		fprintf(stderr, "wizwar join: --room or --new-room, not both\n");
+		return 2;
+	}
+	if (!cmd_net_have_terminal("join"))
+		return 1;
+	if (auth_init() != 0 || !cmd_net_password_get(&pw, "join", "Password: ", &nc.password))
+		return 1;
+	cmd_net_client_trust(&nc, fp, have_fp, known, sizeof known);
+	banner[0] = '\0';
+	if (new_room) {
+		cmd_net_new_room_code(code);
+		nc.room = code;
+		nc.create_room = true;
+		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
+		         code);
+	}
+	nc.seat_file = cmd_net_seat_path("join", &nc, seatbuf, sizeof seatbuf, &claim);
+	/* seat_path said it on stderr, before the screen: a refusal of the name ends it at once. */
+	if (claim.slot > 0 && !banner[0])
+		snprintf(banner, sizeof banner, "Another wizwar here is already %s on this server and room: this one "
+		         "does not take its seat (quit that one to take the seat over).", nc.name);
+	if (uv_loop_init(&loop) != 0) {
+		seatfile_release(nc.seat_file, &claim);
+		return 1;
+	}
+	/* The directory is made when the first log is kept; failing that is said on the screen. */
+	const char *save_dir = NULL;
+	if (keep_logs && dir)
+		save_dir = dir;
+	else if (keep_logs && cli_state_dir(dirbuf, sizeof dirbuf))
+		save_dir = dirbuf;
+	else if (keep_logs)
+		fprintf(stderr, "wizwar join: neither XDG_STATE_HOME nor HOME is set: the turn logs are not kept "
+		        "(--log-dir DIR keeps them there)\n");
+	r = cmd_net_run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset, save_dir);
+	cmd_net_password_wipe(&pw);
+	seatfile_release(nc.seat_file, &claim);
+	return r;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_net: what the network subcommands (cmd_host.c, cmd_join.c, cmd_server.c, cmd_bot.c) share: passwords,
+ * the server's key and the client's trust, names, room codes, seat files, signals, and the curses client. */
+#ifndef WW_CMD_NET_H
+#define WW_CMD_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <uv.h>
+
+#include "auth.h"
+#include "net.h"
+#include "seatfile.h"
+#include "server.h"
+
+bool cmd_net_is_help(const char *a);  /* --help or -h */
+const char *cmd_net_default_name(const char *fallback); /* $USER, else fallback */
+/* --log-dir, else $XDG_STATE_HOME/wizwar, else ~/.local/state/wizwar; created. NULL: none (said). */
+const char *cmd_net_log_dir(const char *given, char *buf, size_t len);
+
+/* Where a password comes from: --password PW, --password (ask), --password-file F, or
+ * WIZWAR_PASSWORD. The text is kept in one buffer, wiped at exit. */
+struct cmd_net_pw {
+	const char *given;  /* on the command line */
+	const char *file;
+	bool ask;
+	char buf[1024];
+};
+
+/* 1 if argv[*i] is a password option (advancing past its value), 0 if not, -1 on a bad one. */
+int cmd_net_password_option(int argc, char **argv, int *i, struct cmd_net_pw *pw, const char *cmd);
+/* The password, or NULL for none; false (said) when it cannot be had. */
+bool cmd_net_password_get(struct cmd_net_pw *pw, const char *cmd, const char *prompt, const char **out);
+void cmd_net_password_wipe(struct cmd_net_pw *pw);
+
+/* The server's long-term key: $XDG_STATE_HOME/wizwar/server.key, made on first run. */
+bool cmd_net_server_identity(struct auth_identity *id, const char *cmd);
+/* An address others may reach this machine at (the first non-loopback IPv4), for the join line. */
+void cmd_net_reachable_address(const char *bind, char *buf, size_t len);
+/* "HOST[:PORT][#FINGERPRINT]": the fingerprint is cut off into fp (lowercased, checked). */
+bool cmd_net_split_fingerprint(char *addr, char fp[AUTH_FP_LEN + 1], bool *have, const char *cmd);
+/* How a client checks the server: the fingerprint given, and the known-servers file. */
+void cmd_net_client_trust(struct net_config *nc, const char *fp, bool have_fp, char *known, size_t len);
+/* What a net_config.ev.key event's `how` (enum net_key_how) means, in words. */
+const char *cmd_net_key_how(int how);
+/* The options every command that runs a server takes (host and server): returns 1 if
+ * argv[*i] was one (advancing past its value), 0 if not, -1 on a bad value (said). */
+int cmd_net_server_option(int argc, char **argv, int *i, struct server_config *cfg, const char **dir,
+                          struct cmd_net_pw *pw, const char *cmd);
+/* A name (TEXT_NAME) or room code (TEXT_ROOM) from the command line; false (said) when not one. */
+bool cmd_net_text_arg(const char *s, int kind, const char *what);
+/* A new room's code: 13 characters of Crockford's base32 (65 random bits: no guessing them),
+ * lower case and without i, l, o, u (nothing to misread aloud), in three groups. */
+void cmd_net_new_room_code(char out[PROTO_ROOM_BYTES + 1]);
+/* Where this server, room and name keep a running duel's resume token (seatfile.h), claimed
+ * for as long as this process runs: another client of the same name here gets another file. */
+const char *cmd_net_seat_path(const char *cmd, const struct net_config *nc, char *buf, size_t len,
+                              struct seatfile_claim *claim);
+
+/* Signals for the headless commands: the first INT, TERM or HUP (a closed terminal, or a service
+ * manager's stop) closes rooms and flushes turn logs, and the command exits 0. */
+#define STOP_SIGNALS 3
+struct cmd_net_stopper {
+	uv_signal_t sig[STOP_SIGNALS];
+	int signum;             /* the one that fired */
+	void (*stop)(void *ud);
+	void *ud;
+	bool fired;
+};
+void cmd_net_stopper_init(struct cmd_net_stopper *st, uv_loop_t *loop, void (*stop)(void *), void *ud);
+void cmd_net_stopper_done(struct cmd_net_stopper *st);
+/* Run the loop to its end and close it: 0, or 1 (said) when a handle was left open. */
+int cmd_net_finish_loop(uv_loop_t *loop);
+
+/* join and host: the curses client on a network session (srv: host's own server, or NULL).
+ * The exit status of the command. */
+int cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner,
+                       const char *preset, const char *save_dir);
+/* --keys PRESET: one of keys.c's presets (keys.conf still applies on top), else said, false. */
+bool cmd_net_keys_arg(const char *name, const char *cmd);
+/* join and host need a terminal on stdin and stdout; false (said) when there is none. */
+bool cmd_net_have_terminal(const char *cmd);
+
+#endif

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_server: `wizwar server`: a headless server of many rooms. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "cli.h"
+#include "cmd_net.h"
+#include "commands_net.h"
+#include "help.h"
+
+struct srvctx {
+	struct server *srv;
+	struct cmd_net_stopper st;
+};
+
+static void
+stop_server(void *ud)
+{
+	struct srvctx *x = ud;
+
+	unsigned duels = server_duels_playing(x->srv);
+
+	if (duels)
+		fprintf(stderr, "wizwar server: shutting down; %u duel%s left unfinished: `wizwar server --resume` "
+		        "brings %s back\n", duels, duels == 1 ? "" : "s", duels == 1 ? "it" : "them");
+	else
+		fprintf(stderr, "wizwar server: shutting down\n");
+	server_close(x->srv, NULL, NULL);
+}
+
+int
+cmd_server(int argc, char **argv)
+{
+	struct server_config cfg;
+	static struct srvctx x;
+	static struct cmd_net_pw pw;
+	static struct auth_identity id;
+	uv_loop_t loop;
+	char dirbuf[4096], why[300], fp[AUTH_FP_LEN + 1];
+	const char *dir = NULL;
+	long v;
+	int rc;
+	bool conns_given = false, resume = false;
+
+	server_config_default(&cfg);
+	cfg.multi = true;
+	cfg.port = NET_DEFAULT_PORT;
+	const char *server_usage = help_get(HELP_SERVER);
+	int args = cli_args("server", server_usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		int r = cmd_net_server_option(argc, argv, &i, &cfg, &dir, &pw, "server");
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (cmd_net_is_help(a)) {
+			fputs(server_usage, stdout);
+			return 0;
+		} else if (strcmp(a, "--max-rooms") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 100000, "--max-rooms", &v))
+				return 2;
+			cfg.lim.max_rooms = (unsigned)v;
+			if (!conns_given)
+				cfg.lim.max_conns = cfg.lim.max_rooms * 2 + 64;
+		} else if (strcmp(a, "--max-conns") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 1000000, "--max-conns", &v))
+				return 2;
+			cfg.lim.max_conns = (unsigned)v;
+			conns_given = true;
+		} else if (strcmp(a, "--lobby-idle") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 86400, "--lobby-idle", &v))
+				return 2;
+			cfg.lim.lobby_idle_ms = (unsigned)v * 1000;
+		} else if (strcmp(a, "--max-per-addr") == 0 && more) {
+			if (!cli_int(argv[++i], 1, 100000, "--max-per-addr", &v))
+				return 2;
+			cfg.lim.max_conns_per_addr = (unsigned)v;
+		} else if (strcmp(a, "--resume") == 0) {
+			resume = true;
+		} else {
+			fprintf(stderr, "wizwar server: unknown or incomplete argument '%s'\n%s", a, server_usage);
+			return 2;
+		}
+	}
+	if (auth_init() != 0 || !cmd_net_password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
+	    !cmd_net_server_identity(&id, "server"))
+		return 1;
+	cfg.identity = &id;
+	cfg.log_dir = cmd_net_log_dir(dir, dirbuf, sizeof dirbuf);
+	if (uv_loop_init(&loop) != 0)
+		return 1;
+	rc = server_create(&loop, &cfg, &x.srv, why, sizeof why);
+	bool asks_password = cfg.password != NULL; /* the join line says so, as host's does */
+	cmd_net_password_wipe(&pw);
+	sodium_memzero(&id, sizeof id);
+	if (rc != 0) {
+		fprintf(stderr, "wizwar server: %s\n", why);
+		uv_loop_close(&loop);
+		return 1;
+	}
+	if (resume) {
+		/* Before the loop runs: no player can reach a room before its duel is back. */
+		int n = server_resume_dir(x.srv, why, sizeof why);
+		if (n < 0) {
+			fprintf(stderr, "wizwar server: --resume: %s\n", why);
+			server_close(x.srv, NULL, NULL);
+			cmd_net_finish_loop(&loop);
+			return 1;
+		}
+		fprintf(stderr, "wizwar server: %d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
+		        cfg.log_dir);
+	}
+	server_fingerprint(x.srv, fp);
+	fprintf(stderr, "wizwar server: listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
+	        cfg.log_dir ? cfg.log_dir : "memory");
+	{
+		char addr[64];
+		cmd_net_reachable_address(server_bound(x.srv), addr, sizeof addr);
+		printf("wizwar join %s:%d#%s --new-room%s\n", addr, server_port(x.srv), fp,
+		       asks_password ? " --password" : "");
+		fflush(stdout);
+	}
+	cmd_net_stopper_init(&x.st, &loop, stop_server, &x);
+	return cmd_net_finish_loop(&loop);
+}
