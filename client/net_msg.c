@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame.h"
 #include "net_internal.h"
 
 /* A handler returns false when its message is out of turn here; net__message then drops the link
@@ -325,8 +326,9 @@ on_bye(struct net *n, const struct wire_msg *m)
 }
 
 /* Every type a server may send (WIRE_S2C or WIRE_BOTH in proto/wire.h's WIRE_LIST) has a row;
- * tests/client/test_netmsg.c checks that, so a new message cannot be forgotten here. */
-static const msg_fn handlers[256] = {
+ * tests/client/test_netmsg.c checks that, so a new message cannot be forgotten here. A type is
+ * 7 bits on the wire (frame.h: the 8th says deflated), hence 128 rows. */
+static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_CHALLENGE] = on_challenge,
 	[WIRE_WELCOME] = on_welcome,
 	[WIRE_LOBBY] = on_lobby,
@@ -344,13 +346,13 @@ static const msg_fn handlers[256] = {
 bool
 net__handles(int type)
 {
-	return type >= 0 && type < 256 && handlers[type] != NULL;
+	return type >= 0 && type < FRAME_DEFLATED && handlers[type] != NULL;
 }
 
 void
 net__message(struct net *n, const struct wire_msg *m)
 {
-	msg_fn fn = handlers[m->type];
+	msg_fn fn = m->type < FRAME_DEFLATED ? handlers[m->type] : NULL;
 
 	if (n->cfg.ev.msg)
 		n->cfg.ev.msg(n->cfg.ud, n, m);
