@@ -13,6 +13,12 @@
 #include "seatfile.h"
 #include "text.h"
 
+/* A write in flight: the request and its bytes, freed in its callback. */
+struct wreq {
+	uv_write_t req;
+	uint8_t data[];
+};
+
 void
 net_config_default(struct net_config *c)
 {

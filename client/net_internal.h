@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* net_internal: what the files of the net module share (net.c, net_msg.c, net_fair.c); nothing else includes it. */
+/* net_internal: what the files of the net module share (net.c, net_msg.c, net_fair.c); outside them, only tests read it. */
 #ifndef WW_NET_INTERNAL_H
 #define WW_NET_INTERNAL_H
 
@@ -15,11 +15,6 @@ struct net_link {
 	uv_connect_t creq;
 	struct net *n;
 	bool connected, closing;
-};
-
-struct wreq {
-	uv_write_t req;
-	uint8_t data[];
 };
 
 struct seen {
