@@ -137,6 +137,7 @@ net_config_default(struct net_config *c)
 	c->reconnect_for_ms = 130000;
 	c->heartbeat_ms = 15000;
 	c->idle_ms = 45000;
+	c->record_ms = PROTO_RECORD_MS;
 	c->verify = true;
 }
 
@@ -1111,11 +1112,12 @@ on_message(struct net *n, const struct wire_msg *m)
 			try_connect(n);
 			return;
 		}
-		if (m->u.error.fatal && m->u.error.code == PERR_CRYPTO && has_seat(n)) {
+		if (m->u.error.fatal && (m->u.error.code == PERR_CRYPTO || m->u.error.code == PERR_RECORD) && has_seat(n)) {
 			/* A record of ours reached the server changed (a bit flipped on the way, a
 			 * tamperer who cannot read it): the server dropped the link and holds the seat,
 			 * as for any drop. Back with the token, over a new handshake with the same key. */
-			link_lost(n, "a record was changed on the way to the server");
+			link_lost(n, m->u.error.code == PERR_CRYPTO ? "a record was changed on the way to the server"
+			                                             : "a record was cut or changed on the way to the server");
 			return;
 		}
 		if (m->u.error.fatal) {
@@ -1192,8 +1194,9 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		int rc = pconn_next(&n->pc, &n->in, &e);
 		if (rc == PROTO_MORE)
 			break;
-		if (rc == PROTO_BROKEN && e.code == PERR_CRYPTO && n->pc.secure && has_seat(n)) {
-			/* The same the other way: a record from the server that does not verify. */
+		if (rc == PROTO_BROKEN && (e.code == PERR_CRYPTO || e.code == PERR_RECORD) && n->pc.secure && has_seat(n)) {
+			/* The same the other way: a record from the server that does not verify, or
+			 * whose length no record may have (a length changed on the way). */
 			link_lost(n, "a record from the server was changed on the way");
 			break;
 		}
@@ -1211,6 +1214,8 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		}
 		on_message(n, &n->in);
 	}
+	if (n->link == l && !n->closing)
+		(void)pconn_stalled(&n->pc, now(n), n->cfg.record_ms); /* starts its clock */
 }
 
 /* Connecting and reconnecting. */
@@ -1370,6 +1375,11 @@ on_tick(uv_timer_t *t)
 	if (n->link && n->joined) {
 		if (tnow - n->last_rx >= n->cfg.idle_ms) {
 			link_lost(n, "the server went silent");
+			return;
+		}
+		if (pconn_stalled(&n->pc, tnow, n->cfg.record_ms)) {
+			/* The server's heartbeats would only go into a record that never ends. */
+			link_lost(n, "a record from the server did not finish in time");
 			return;
 		}
 		if (tnow - n->last_tx >= n->cfg.heartbeat_ms) {

@@ -23,6 +23,9 @@ pconn_init_config(struct pconn *c, int side, const struct pconn_config *cfg)
 	memset(&c->tx, 0, sizeof c->tx);
 	memset(&c->rx, 0, sizeof c->rx);
 	c->corked = false;
+	c->rx_open = false;
+	c->rx_mark = 0;
+	c->rx_since = 0;
 	c->scr_own = false;
 	c->scr = NULL;
 	c->rxb = c->ob = NULL;
@@ -625,4 +628,23 @@ pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 		c->pt_pos = 0;
 		c->pt_len = len - NOISE_TAG_LEN;
 	}
+}
+
+bool
+pconn_stalled(struct pconn *c, uint64_t now, uint64_t limit_ms)
+{
+	/* Each record or frame taken moves the mark: a stream of records that each end in the
+	 * next read is not one record stalled. */
+	uint32_t mark = c->frames_in + c->records_in;
+
+	if (c->broken || c->rx_start >= c->rx_end || c->pt_pos < c->pt_len) {
+		c->rx_open = false;
+		return false;
+	}
+	if (!c->rx_open || c->rx_mark != mark) {
+		c->rx_open = true;
+		c->rx_mark = mark;
+		c->rx_since = now;
+	}
+	return now - c->rx_since >= limit_ms;
 }

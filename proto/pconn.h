@@ -95,6 +95,9 @@ struct pconn {
 	size_t rx_cap, rx_need;   /* rx_need: what the record or frame under way needs in all */
 	size_t rx_start, rx_end;
 	size_t pt, pt_pos, pt_len; /* the open record's frames, decrypted in place: rxb[pt + pt_pos .. pt + pt_len) */
+	bool rx_open;             /* part of a record or clear frame is held (pconn_stalled) ... */
+	uint32_t rx_mark;         /* ... since frames_in + records_in was this ... */
+	uint64_t rx_since;        /* ... and this time */
 	uint8_t *ob;              /* corked frames waiting for pconn_flush() */
 	size_t ob_len, ob_cap;
 	struct zstream z;
@@ -154,5 +157,12 @@ void pconn_commit(struct pconn *c, size_t n);
  * On the client, a CHALLENGE that returns has been verified as Noise message 2:
  * check pconn_peer_key() before sending anything. */
 int pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e);
+
+/* A record (or a clear frame) begun and not finished: call after pconn_next() said
+ * PROTO_MORE and from a timer, with the time in ms. True when the one under way began
+ * limit_ms ago or more (PROTO_RECORD_MS): the caller drops the link, since the peer's
+ * later bytes, its heartbeats too, only go into a record that may never end. The clock
+ * is the caller's: pconn does no I/O. */
+bool pconn_stalled(struct pconn *c, uint64_t now, uint64_t limit_ms);
 
 #endif

@@ -24,6 +24,11 @@
 #define PROTO_HEADER_MAX 3
 #define PROTO_PAYLOAD_MAX 65535   /* payload bytes after inflating: the inflate limit of any frame */
 
+/* A record (or a clear frame) that has begun to arrive must be whole this many ms later, or
+ * the link is dropped (RECORD): heartbeats cannot keep a link alive that waits for bytes
+ * which never come, as after a length prefix raised on the way (docs/protocol.md, "Records"). */
+#define PROTO_RECORD_MS 10000
+
 /* Text limits (see text.h). */
 #define PROTO_NAME_CHARS 16       /* code points in a player name */
 #define PROTO_NAME_BYTES 64
