@@ -56,6 +56,15 @@ struct pconn_config {
 /* A record on the wire: 2 length bytes, then the sealed plaintext and its tag. */
 #define PCONN_RECORD_WIRE (2 + PCONN_RECORD_MAX + NOISE_TAG_LEN)
 
+/* The sizes a record's plaintext may have (protocol 6): its frames, then zero bytes up to
+ * the first of these that holds them, so that a record's length says which of a few
+ * classes it is and nothing finer (what a command was, which spell: docs/protocol.md,
+ * "Padding"). The first holds every record of a duel but a few; the last, one largest frame. */
+#define PCONN_PAD_CLASSES 4
+extern const uint16_t pconn_pad_class[PCONN_PAD_CLASSES];
+/* The plaintext size a record of len bytes of frames is padded to; 0 past PCONN_RECORD_MAX. */
+size_t pconn_padded(size_t len);
+
 /* Working space for one call at a time: a message's payload before deflate or after
  * inflate, and the deflater. Every pconn of one thread may share one (the server: one
  * for all its connections, pconn_share); a pconn not given one makes its own. */
@@ -79,6 +88,7 @@ struct pconn {
 	struct proto_err err;     /* the error that broke it */
 	uint64_t bytes_in, bytes_out;     /* bytes on the wire, record and frame headers and tags included */
 	uint64_t payload_in, payload_out; /* payload bytes before deflate / after inflate */
+	uint64_t padding_out;     /* zero bytes of padding sealed (within bytes_out) */
 	uint32_t frames_in, frames_out;
 	uint32_t records_in, records_out;
 	/* private */

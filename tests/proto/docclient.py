@@ -68,6 +68,14 @@ class Tables:
             text = "" if text == "(empty)" else text.strip("`")
             self.messages[int(mid)] = (name, a1, a2, int(nargs), text)
         self.proto_version = int(re.search(r"protocol version \(`PROTO_VERSION`\) \| (\d+)", b["versions"]).group(1))
+        # "Padding": the sizes a record's plaintext is padded to, and the record lengths they make.
+        self.pad_sizes = [int(r[1]) for r in table_rows(b["padding"])]
+        self.record_lengths = {int(r[2]) for r in table_rows(b["padding"])}
+
+    def pad(self, frames):
+        """A record's plaintext: the frames, then zeros to the first size that holds them."""
+        size = next(p for p in self.pad_sizes if p >= len(frames))
+        return frames + bytes(size - len(frames))
 
     def arg_text(self, kind, v):
         names = {"spell": self.spells, "appearance": self.appearances, "kind": self.kinds,
@@ -663,7 +671,7 @@ def check_examples(doc, tables):
     check_seed(block, items)
     # The WELCOME example, field by field, against its caption: the index, the token and the two holds.
     w = re.search(r"WELCOME as player (\d), (not )?controller, token ([0-9a-f]{2}) \.\.\. ([0-9a-f]{2}), a lobby seat "
-                  r"held (\d+) s and a duel's (\d+) s.*?:\n\n\.\.\. its frame, the record's plaintext \(\d+ bytes\):"
+                  r"held (\d+) s and a duel's (\d+) s.*?:\n\n\.\.\. its frame, the record's plaintext before its padding \(\d+ bytes\):"
                   r"\n\n```\n(.*?)```", block, re.S)
     r = Reader(bytes.fromhex(w.group(7)))
     t, length = r.u8(), r.varint()
