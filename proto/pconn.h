@@ -40,8 +40,10 @@ struct pconn_config {
  *      static key and the password flag and salt encrypted). Only HELLO,
  *      CHALLENGE, and the server's ERROR or BYE ever cross in clear.
  *   2. From then on both directions are a sequence of records: a 2-byte
- *      big-endian length, then ChaCha20-Poly1305 of one or more whole frames
- *      with the Noise transport keys and counter nonces.
+ *      big-endian length, then ChaCha20-Poly1305 of one or more whole frames,
+ *      padded with zeros to one of PCONN_PAD_CLASSES sizes, with the Noise
+ *      transport keys and counter nonces. A record begun must end in time
+ *      (pconn_stalled, PROTO_RECORD_MS).
  *   3. WELCOME (inside) joins: from then on the server's frames may be deflated,
  *      except CHAT and LOBBY, which carry text a peer chose and never share the
  *      deflate stream with a player's secrets (CRIME). The client never deflates:
