@@ -30,6 +30,7 @@ net_config_default(struct net_config *c)
 	c->reconnect_for_ms = 130000;
 	c->heartbeat_ms = 15000;
 	c->idle_ms = 45000;
+	c->record_ms = PROTO_RECORD_MS;
 	c->verify = true;
 }
 
@@ -449,8 +450,10 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		int rc = pconn_next(&n->pc, &n->in, &e);
 		if (rc == PROTO_MORE)
 			break;
-		if (rc == PROTO_BROKEN && e.code == PERR_CRYPTO && n->pc.secure && net__has_seat(n)) {
-			/* The same the other way: a record from the server that does not verify. */
+		if (rc == PROTO_BROKEN && (e.code == PERR_CRYPTO || e.code == PERR_RECORD) && n->pc.secure &&
+		    net__has_seat(n)) {
+			/* The same the other way: a record from the server that does not verify, or
+			 * whose length no record may have (a length changed on the way). */
 			net__link_lost(n, "a record from the server was changed on the way");
 			break;
 		}
@@ -468,6 +471,8 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		}
 		net__message(n, &n->in);
 	}
+	if (n->link == l && !n->closing)
+		(void)pconn_stalled(&n->pc, net__now(n), n->cfg.record_ms); /* starts its clock */
 }
 
 /* Connecting and reconnecting. */
@@ -627,6 +632,11 @@ on_tick(uv_timer_t *t)
 	if (n->link && n->joined) {
 		if (tnow - n->last_rx >= n->cfg.idle_ms) {
 			net__link_lost(n, "the server went silent");
+			return;
+		}
+		if (pconn_stalled(&n->pc, tnow, n->cfg.record_ms)) {
+			/* The server's heartbeats would only go into a record that never ends. */
+			net__link_lost(n, "a record from the server did not finish in time");
 			return;
 		}
 		if (tnow - n->last_tx >= n->cfg.heartbeat_ms) {

@@ -93,6 +93,7 @@ struct net_config {
 	unsigned reconnect_for_ms;  /* how long to keep trying (130 s) */
 	unsigned heartbeat_ms;      /* 15 s */
 	unsigned idle_ms;           /* silence before the link counts as dropped (45 s) */
+	unsigned record_ms;         /* a record begun must be whole this much later (PROTO_RECORD_MS, 10 s) */
 	bool verify;                /* check the revealed seed and log at the end (true) */
 	struct net_events ev;
 	void *ud;

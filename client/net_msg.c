@@ -270,11 +270,12 @@ on_error(struct net *n, const struct wire_msg *m)
 		net__try_connect(n);
 		return true;
 	}
-	if (er->fatal && er->code == PERR_CRYPTO && net__has_seat(n)) {
+	if (er->fatal && (er->code == PERR_CRYPTO || er->code == PERR_RECORD) && net__has_seat(n)) {
 		/* A record of ours reached the server changed (a bit flipped on the way, a
 		 * tamperer who cannot read it): the server dropped the link and holds the seat,
 		 * as for any drop. Back with the token, over a new handshake with the same key. */
-		net__link_lost(n, "a record was changed on the way to the server");
+		net__link_lost(n, er->code == PERR_CRYPTO ? "a record was changed on the way to the server"
+		                                          : "a record was cut or changed on the way to the server");
 		return true;
 	}
 	if (er->fatal) {

@@ -14,7 +14,7 @@ pconn_init_config(struct pconn *c, int side, const struct pconn_config *cfg)
 	c->secure = c->joined = c->broken = false;
 	c->err.code = PERR_OK;
 	c->err.why[0] = '\0';
-	c->bytes_in = c->bytes_out = c->payload_in = c->payload_out = 0;
+	c->bytes_in = c->bytes_out = c->payload_in = c->payload_out = c->padding_out = 0;
 	c->frames_in = c->frames_out = c->records_in = c->records_out = 0;
 	c->cfg = *cfg;
 	c->has_id = false;
@@ -23,6 +23,9 @@ pconn_init_config(struct pconn *c, int side, const struct pconn_config *cfg)
 	memset(&c->tx, 0, sizeof c->tx);
 	memset(&c->rx, 0, sizeof c->rx);
 	c->corked = false;
+	c->rx_open = false;
+	c->rx_mark = 0;
+	c->rx_since = 0;
 	c->scr_own = false;
 	c->scr = NULL;
 	c->rxb = c->ob = NULL;
@@ -137,6 +140,17 @@ pconn_hash(const struct pconn *c)
 	return c->secure ? noise_hash(&c->hs) : NULL;
 }
 
+const uint16_t pconn_pad_class[PCONN_PAD_CLASSES] = { 240, 1008, 4080, PCONN_RECORD_MAX };
+
+size_t
+pconn_padded(size_t len)
+{
+	for (int i = 0; i < PCONN_PAD_CLASSES; i++)
+		if (len <= pconn_pad_class[i])
+			return pconn_pad_class[i];
+	return 0; /* more than one record holds */
+}
+
 static bool
 may_send(int side, int type)
 {
@@ -195,23 +209,28 @@ handshake_payload(struct pconn *c, const struct wire_msg *m, size_t *plen, struc
 	return 0;
 }
 
-/* Seal len bytes of frames at pt into one record at out (pt may be out + 2: sealed in place). */
+/* Seal len bytes of frames at pt into one record at out (pt may be out + 2: sealed in place),
+ * padded with zeros to its class. */
 static int
 seal_at(struct pconn *c, const uint8_t *pt, size_t len, uint8_t *out, size_t cap, size_t *outlen, struct proto_err *e)
 {
-	size_t ct = len + NOISE_TAG_LEN;
+	size_t padded = pconn_padded(len), ct = padded + NOISE_TAG_LEN;
 
 	*outlen = 0;
 	if (len == 0)
 		return 0;
 	if (cap < 2 + ct)
 		return proto__fail(e, PERR_BUFFER, "send: no room for a record");
-	if (noise_seal(&c->tx, pt, len, out + 2) < 0)
+	if (pt != out + 2)
+		memmove(out + 2, pt, len);
+	memset(out + 2 + len, 0, padded - len);
+	if (noise_seal(&c->tx, out + 2, padded, out + 2) < 0)
 		return proto__fail(e, PERR_CRYPTO, "send: the nonces are used up");
 	out[0] = (uint8_t)(ct >> 8);
 	out[1] = (uint8_t)ct;
 	*outlen = 2 + ct;
 	c->bytes_out += *outlen;
+	c->padding_out += padded - len;
 	c->records_out++;
 	return 0;
 }
@@ -556,6 +575,21 @@ next_clear(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 	return PROTO_DONE;
 }
 
+/* The open record's padding: zeros to its end, after at least one frame. */
+static int
+padding(struct pconn *c, struct proto_err *e)
+{
+	const uint8_t *p = c->rxb + c->pt;
+
+	if (c->pt_pos == 0)
+		return proto__fail(e, PERR_RECORD, "a record with no frame");
+	for (size_t i = c->pt_pos; i < c->pt_len; i++)
+		if (p[i] != 0)
+			return proto__fail(e, PERR_RECORD, "a record's padding is not all zero");
+	c->pt_pos = c->pt_len;
+	return 0;
+}
+
 static int
 next_inner(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 {
@@ -569,7 +603,17 @@ next_inner(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 	if (rc != PROTO_DONE || judge(c, &f, e) < 0)
 		return PROTO_BROKEN;
 	c->pt_pos += used;
-	return decode(c, &f, m, e);
+	rc = decode(c, &f, m, e);
+	if (rc == PROTO_DONE && c->pt_pos < c->pt_len && c->rxb[c->pt + c->pt_pos] == 0) {
+		/* The padding goes with the last frame, so that the record is done with and its
+		 * bytes can go; a bad one breaks the connection from the next call on. */
+		struct proto_err pe;
+		if (padding(c, &pe) < 0) {
+			c->broken = true;
+			c->err = pe;
+		}
+	}
+	return rc;
 }
 
 int
@@ -586,6 +630,12 @@ pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 		return PROTO_BROKEN;
 	}
 	for (;;) {
+		if (c->pt_pos < c->pt_len && c->rxb[c->pt + c->pt_pos] == 0) {
+			/* Type 0 is no message: the padding, zeros to the record's end. */
+			if (padding(c, e) < 0)
+				return broken(c, e);
+			continue;
+		}
 		if (c->pt_pos < c->pt_len) {
 			rc = next_inner(c, m, e);
 			return rc == PROTO_BROKEN ? broken(c, e) : rc;
@@ -602,10 +652,11 @@ pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 		if (avail < 2)
 			return PROTO_MORE;
 		len = (size_t)c->rxb[c->rx_start] << 8 | c->rxb[c->rx_start + 1];
-		/* The smallest frame is 2 bytes; the largest record holds one largest frame. */
-		if (len < NOISE_TAG_LEN + 2 || len > PCONN_RECORD_MAX + NOISE_TAG_LEN) {
-			proto__fail(e, PERR_RECORD, "a record of %zu bytes (allowed %d..%d)", len, NOISE_TAG_LEN + 2,
-			            PCONN_RECORD_MAX + NOISE_TAG_LEN);
+		/* A padded plaintext and its tag: one of a few lengths, judged before the record is awaited. */
+		if (len < NOISE_TAG_LEN || pconn_padded(len - NOISE_TAG_LEN) != len - NOISE_TAG_LEN) {
+			proto__fail(e, PERR_RECORD, "a record of %zu bytes (allowed %d, %d, %d or %d)", len,
+			            pconn_pad_class[0] + NOISE_TAG_LEN, pconn_pad_class[1] + NOISE_TAG_LEN,
+			            pconn_pad_class[2] + NOISE_TAG_LEN, pconn_pad_class[3] + NOISE_TAG_LEN);
 			return broken(c, e);
 		}
 		if (avail < 2 + len) {
@@ -625,4 +676,23 @@ pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e)
 		c->pt_pos = 0;
 		c->pt_len = len - NOISE_TAG_LEN;
 	}
+}
+
+bool
+pconn_stalled(struct pconn *c, uint64_t now, uint64_t limit_ms)
+{
+	/* Each record or frame taken moves the mark: a stream of records that each end in the
+	 * next read is not one record stalled. */
+	uint32_t mark = c->frames_in + c->records_in;
+
+	if (c->broken || c->rx_start >= c->rx_end || c->pt_pos < c->pt_len) {
+		c->rx_open = false;
+		return false;
+	}
+	if (!c->rx_open || c->rx_mark != mark) {
+		c->rx_open = true;
+		c->rx_mark = mark;
+		c->rx_since = now;
+	}
+	return now - c->rx_since >= limit_ms;
 }

@@ -40,8 +40,10 @@ struct pconn_config {
  *      static key and the password flag and salt encrypted). Only HELLO,
  *      CHALLENGE, and the server's ERROR or BYE ever cross in clear.
  *   2. From then on both directions are a sequence of records: a 2-byte
- *      big-endian length, then ChaCha20-Poly1305 of one or more whole frames
- *      with the Noise transport keys and counter nonces.
+ *      big-endian length, then ChaCha20-Poly1305 of one or more whole frames,
+ *      padded with zeros to one of PCONN_PAD_CLASSES sizes, with the Noise
+ *      transport keys and counter nonces. A record begun must end in time
+ *      (pconn_stalled, PROTO_RECORD_MS).
  *   3. WELCOME (inside) joins: from then on the server's frames may be deflated,
  *      except CHAT and LOBBY, which carry text a peer chose and never share the
  *      deflate stream with a player's secrets (CRIME). The client never deflates:
@@ -55,6 +57,15 @@ struct pconn_config {
 #define PCONN_RECORD_MAX (PROTO_HEADER_MAX + PROTO_FRAME_MAX)
 /* A record on the wire: 2 length bytes, then the sealed plaintext and its tag. */
 #define PCONN_RECORD_WIRE (2 + PCONN_RECORD_MAX + NOISE_TAG_LEN)
+
+/* The sizes a record's plaintext may have (protocol 6): its frames, then zero bytes up to
+ * the first of these that holds them, so that a record's length says which of a few
+ * classes it is and nothing finer (what a command was, which spell: docs/protocol.md,
+ * "Padding"). The first holds every record of a duel but a few; the last, one largest frame. */
+#define PCONN_PAD_CLASSES 4
+extern const uint16_t pconn_pad_class[PCONN_PAD_CLASSES];
+/* The plaintext size a record of len bytes of frames is padded to; 0 past PCONN_RECORD_MAX. */
+size_t pconn_padded(size_t len);
 
 /* Working space for one call at a time: a message's payload before deflate or after
  * inflate, and the deflater. Every pconn of one thread may share one (the server: one
@@ -79,6 +90,7 @@ struct pconn {
 	struct proto_err err;     /* the error that broke it */
 	uint64_t bytes_in, bytes_out;     /* bytes on the wire, record and frame headers and tags included */
 	uint64_t payload_in, payload_out; /* payload bytes before deflate / after inflate */
+	uint64_t padding_out;     /* zero bytes of padding sealed (within bytes_out) */
 	uint32_t frames_in, frames_out;
 	uint32_t records_in, records_out;
 	/* private */
@@ -95,6 +107,9 @@ struct pconn {
 	size_t rx_cap, rx_need;   /* rx_need: what the record or frame under way needs in all */
 	size_t rx_start, rx_end;
 	size_t pt, pt_pos, pt_len; /* the open record's frames, decrypted in place: rxb[pt + pt_pos .. pt + pt_len) */
+	bool rx_open;             /* part of a record or clear frame is held (pconn_stalled) ... */
+	uint32_t rx_mark;         /* ... since frames_in + records_in was this ... */
+	uint64_t rx_since;        /* ... and this time */
 	uint8_t *ob;              /* corked frames waiting for pconn_flush() */
 	size_t ob_len, ob_cap;
 	struct zstream z;
@@ -154,5 +169,12 @@ void pconn_commit(struct pconn *c, size_t n);
  * On the client, a CHALLENGE that returns has been verified as Noise message 2:
  * check pconn_peer_key() before sending anything. */
 int pconn_next(struct pconn *c, struct wire_msg *m, struct proto_err *e);
+
+/* A record (or a clear frame) begun and not finished: call after pconn_next() said
+ * PROTO_MORE and from a timer, with the time in ms. True when the one under way began
+ * limit_ms ago or more (PROTO_RECORD_MS): the caller drops the link, since the peer's
+ * later bytes, its heartbeats too, only go into a record that may never end. The clock
+ * is the caller's: pconn does no I/O. */
+bool pconn_stalled(struct pconn *c, uint64_t now, uint64_t limit_ms);
 
 #endif

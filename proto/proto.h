@@ -13,7 +13,7 @@
  * both versions; the frame header, HELLO's first 8 bytes, CHALLENGE's first 8
  * bytes and ERROR are frozen so that this refusal is readable by every version.
  */
-#define PROTO_VERSION 5 /* 5: WELCOME carries the server's lobby hold and duel grace; 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
+#define PROTO_VERSION 6 /* 6: records are padded to a few sizes, and one begun must end within PROTO_RECORD_MS; 5: WELCOME carries the server's lobby hold and duel grace; 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
 
 /* "WZWR": the first four payload bytes of HELLO and CHALLENGE. */
 #define PROTO_MAGIC 0x575a5752u
@@ -23,6 +23,11 @@
 #define PROTO_FRAME_MAX 16383     /* payload bytes as sent: the most two varint bytes carry */
 #define PROTO_HEADER_MAX 3
 #define PROTO_PAYLOAD_MAX 65535   /* payload bytes after inflating: the inflate limit of any frame */
+
+/* A record (or a clear frame) that has begun to arrive must be whole this many ms later, or
+ * the link is dropped (RECORD): heartbeats cannot keep a link alive that waits for bytes
+ * which never come, as after a length prefix raised on the way (docs/protocol.md, "Records"). */
+#define PROTO_RECORD_MS 10000
 
 /* Text limits (see text.h). */
 #define PROTO_NAME_CHARS 16       /* code points in a player name */

@@ -328,6 +328,8 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 			break;
 		server__handle(c, &s->in);
 	}
+	if (c->state != CONN_CLOSING && !c->doomed)
+		(void)pconn_stalled(&c->pc, server__now(s), s->cfg.lim.record_ms); /* starts its clock */
 }
 
 static void
@@ -349,6 +351,15 @@ on_tick(uv_timer_t *t)
 	}
 	if (c->state != CONN_JOINED && now - c->born >= l->handshake_ms) {
 		conn__drop(c, PERR_TIMEOUT, "the handshake took too long");
+		return;
+	}
+	if (pconn_stalled(&c->pc, now, l->record_ms)) {
+		/* Heartbeats would keep last_rx fresh while going into a record that never ends
+		 * (a length prefix raised on the way): RECORD, which the client takes as a link
+		 * changed on the way, and comes back with its token. */
+		char why[96];
+		snprintf(why, sizeof why, "a record unfinished after %u s: cut or changed on the way", (l->record_ms + 999) / 1000);
+		conn__drop(c, PERR_RECORD, why);
 		return;
 	}
 	if (now - c->last_rx >= l->idle_ms) {

@@ -49,6 +49,7 @@ server_config_default(struct server_config *c)
 		.handshake_ms = 10000,
 		.idle_ms = 45000,
 		.heartbeat_ms = 15000,
+		.record_ms = PROTO_RECORD_MS,
 		.max_queued = 256 * 1024,
 		.auth_fails = 5,
 		.auth_window_ms = 60000,

@@ -32,6 +32,7 @@ struct server_limits {
 	unsigned handshake_ms;       /* from accept to WELCOME (10 s) */
 	unsigned idle_ms;            /* silence before a peer is dropped (45 s) */
 	unsigned heartbeat_ms;       /* a HEARTBEAT after this much quiet on our side (15 s) */
+	unsigned record_ms;          /* a record begun must be whole this much later (PROTO_RECORD_MS, 10 s) */
 	size_t max_queued;           /* bytes written but not yet taken by the peer (256 KiB) */
 	unsigned auth_fails;         /* wrong passwords from one address per window (5) ... */
 	unsigned auth_window_ms;     /* ... in this window, then refused for the rest of it (60 s) */

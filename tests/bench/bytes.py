@@ -10,7 +10,8 @@ room of their own, N duels at a time (default 8). A duel is its two connections,
 both ways. For each duel it counts the TCP payload, the bytes of the IP packets (IP and TCP
 headers included: what crosses a network, less the link layer), the packets, and, reading
 the streams back (the clear HELLO or CHALLENGE, then records: 2 length bytes and a 16-byte
-tag around the frames), what the same frames would be in clear. Prints the median, minimum
+tag around the frames), what the same records' plaintext would be in clear (since protocol 6
+that includes each record's padding, which a capture cannot tell from the frames). Prints the median, minimum
 and maximum of each; docs/benchmarks.md ("Bytes per duel") has the figures.
 
 Needs tcpdump and the right to capture (root).

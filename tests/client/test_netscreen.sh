@@ -195,15 +195,16 @@ s.sendall(bytes([0x10, 8 + len(m1)]) + prefix + bytes(m1))
 t, n = recvn(2); assert t == 0x11, t                 # CHALLENGE, in clear
 tx, rx = hs.read_message(recvn(n)[8:], bytearray())
 pending = []
-def send(t, payload):
-    ct = tx.encrypt_with_ad(b"", bytes([t, len(payload)]) + payload)
+def send(t, payload):                                 # padded with zeros to 240 (docs/protocol.md, "Padding")
+    pt = bytes([t, len(payload)]) + payload
+    ct = tx.encrypt_with_ad(b"", pt + bytes(240 - len(pt)))
     s.sendall(len(ct).to_bytes(2, "big") + ct)
 def frame():
     global pending
     while not pending:
         pt = rx.decrypt_with_ad(b"", recvn(int.from_bytes(recvn(2), "big")))
         i = 0
-        while i < len(pt):
+        while i < len(pt) and pt[i] != 0:                # a 00 where a type would be: the padding
             t, n, h = pt[i], pt[i + 1], 2
             if n & 0x80:
                 n, h = (n & 0x7f) | (pt[i + 2] << 7), 3

@@ -82,12 +82,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				n = size - pos;
 			if (n > PCONN_RECORD_MAX)
 				n = PCONN_RECORD_MAX;
-			rec[0] = (uint8_t)((n + NOISE_TAG_LEN) >> 8);
-			rec[1] = (uint8_t)(n + NOISE_TAG_LEN);
-			FUZZ_CHECK(noise_seal(&peer.tx, data + pos, n, rec + 2) == 0);
+			/* Padded with zeros to its class (protocol 6); the fuzzer's own zeros try the padding rules. */
+			size_t padded = pconn_padded(n);
+			memcpy(rec + 2, data + pos, n);
+			memset(rec + 2 + n, 0, padded - n);
+			rec[0] = (uint8_t)((padded + NOISE_TAG_LEN) >> 8);
+			rec[1] = (uint8_t)(padded + NOISE_TAG_LEN);
+			FUZZ_CHECK(noise_seal(&peer.tx, rec + 2, padded, rec + 2) == 0);
 			pos += n;
 			in = rec;
-			n_in = n + 2 + NOISE_TAG_LEN;
+			n_in = padded + 2 + NOISE_TAG_LEN;
 		} else {
 			in = data + pos;
 			n_in = size - pos;

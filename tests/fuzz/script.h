@@ -167,10 +167,13 @@ script_peer_send(struct script_peer *p, const struct script_rec *r)
 	p->nmore += n;
 	if (r->more)
 		return;
-	p->out[0] = (uint8_t)((p->nmore + NOISE_TAG_LEN) >> 8);
-	p->out[1] = (uint8_t)(p->nmore + NOISE_TAG_LEN);
-	FUZZ_CHECK(noise_seal(&p->pc.tx, p->more, p->nmore, p->out + 2) == 0);
-	script_put(p->fd, p->out, 2 + p->nmore + NOISE_TAG_LEN);
+	/* Padded with zeros to its class, as every record is (protocol 6): past the length check. */
+	size_t padded = pconn_padded(p->nmore);
+	memset(p->more + p->nmore, 0, padded - p->nmore);
+	p->out[0] = (uint8_t)((padded + NOISE_TAG_LEN) >> 8);
+	p->out[1] = (uint8_t)(padded + NOISE_TAG_LEN);
+	FUZZ_CHECK(noise_seal(&p->pc.tx, p->more, padded, p->out + 2) == 0);
+	script_put(p->fd, p->out, 2 + padded + NOISE_TAG_LEN);
 	p->nmore = 0;
 }
 

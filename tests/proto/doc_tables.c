@@ -6,6 +6,7 @@
 
 #include "docblock.h"
 #include "fov.h"
+#include "pconn.h"
 #include "game.h"
 #include "update.h"
 #include "wire.h"
@@ -31,6 +32,18 @@ gen_versions(FILE *o)
 	fprintf(o, "| protocol version (`PROTO_VERSION`) | %d | HELLO, CHALLENGE |\n", PROTO_VERSION);
 	fprintf(o, "| rules version (`RULES_VERSION`) | %d | HELLO, CHALLENGE, the turn log's header |\n\n",
 	        RULES_VERSION);
+	return 0;
+}
+
+static int
+gen_padding(FILE *o)
+{
+	fprintf(o, "\n| class | plaintext, padding included | `length` on the wire | bytes on the wire |\n"
+	           "| --- | --- | --- | --- |\n");
+	for (int i = 0; i < PCONN_PAD_CLASSES; i++)
+		fprintf(o, "| %d | %d | %d | %d |\n", i + 1, pconn_pad_class[i], pconn_pad_class[i] + NOISE_TAG_LEN,
+		        2 + pconn_pad_class[i] + NOISE_TAG_LEN);
+	fprintf(o, "\n");
 	return 0;
 }
 
@@ -444,7 +457,7 @@ gen_fov_example(FILE *o)
 }
 
 static const struct docblock blocks[] = {
-	{ "title", gen_title },         { "versions", gen_versions },   { "types", gen_types },
+	{ "title", gen_title },         { "versions", gen_versions },   { "padding", gen_padding },   { "types", gen_types },
 	{ "commands", gen_commands },   { "spells", gen_spells },       { "appearances", gen_appearances },
 	{ "potions", gen_potions },     { "elements", gen_elements },   { "effects", gen_effects },
 	{ "handlers", gen_handlers },   { "arg-kinds", gen_arg_kinds }, { "messages", gen_messages },

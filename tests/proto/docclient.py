@@ -68,6 +68,14 @@ class Tables:
             text = "" if text == "(empty)" else text.strip("`")
             self.messages[int(mid)] = (name, a1, a2, int(nargs), text)
         self.proto_version = int(re.search(r"protocol version \(`PROTO_VERSION`\) \| (\d+)", b["versions"]).group(1))
+        # "Padding": the sizes a record's plaintext is padded to, and the record lengths they make.
+        self.pad_sizes = [int(r[1]) for r in table_rows(b["padding"])]
+        self.record_lengths = {int(r[2]) for r in table_rows(b["padding"])}
+
+    def pad(self, frames):
+        """A record's plaintext: the frames, then zeros to the first size that holds them."""
+        size = next(p for p in self.pad_sizes if p >= len(frames))
+        return frames + bytes(size - len(frames))
 
     def arg_text(self, kind, v):
         names = {"spell": self.spells, "appearance": self.appearances, "kind": self.kinds,
@@ -663,7 +671,7 @@ def check_examples(doc, tables):
     check_seed(block, items)
     # The WELCOME example, field by field, against its caption: the index, the token and the two holds.
     w = re.search(r"WELCOME as player (\d), (not )?controller, token ([0-9a-f]{2}) \.\.\. ([0-9a-f]{2}), a lobby seat "
-                  r"held (\d+) s and a duel's (\d+) s.*?:\n\n\.\.\. its frame, the record's plaintext \(\d+ bytes\):"
+                  r"held (\d+) s and a duel's (\d+) s.*?:\n\n\.\.\. its frame, the record's plaintext before its padding \(\d+ bytes\):"
                   r"\n\n```\n(.*?)```", block, re.S)
     r = Reader(bytes.fromhex(w.group(7)))
     t, length = r.u8(), r.varint()
@@ -725,6 +733,25 @@ DUELS = [  # size, fov, potions, seed, bot level
 ]
 
 
+def check_deflate_settings(doc):
+    """The deflated START and UPDATE examples made again, byte for byte, with the settings the
+    worked examples name (level, raw window bits, memLevel, strategy; one stream, a sync flush
+    per frame, its 00 00 ff ff left off)."""
+    m = re.search(r"`deflateInit2\(level (\d+), Z_DEFLATED, windowBits (-\d+)`[^`]*`, memLevel (\d+), "
+                  r"Z_DEFAULT_STRATEGY\)`", doc)
+    level, wbits, memlevel = (int(x) for x in m.groups())
+
+    def block(caption):
+        return bytes.fromhex(re.search(re.escape(caption) + r"[^\n]*:\n\n```\n(.*?)```", doc, re.S).group(1))
+    z = zlib.compressobj(level, zlib.DEFLATED, wbits, memlevel, zlib.Z_DEFAULT_STRATEGY)
+    for payload, framed in (("START payload", "START frame, deflated"), ("UPDATE payload", "UPDATE frame, deflated")):
+        out = z.compress(block(payload)) + z.flush(zlib.Z_SYNC_FLUSH)
+        f = block(framed)
+        if out[-4:] != b"\x00\x00\xff\xff" or out[:-4] != f[2 if f[1] < 0x80 else 3:]:
+            raise Broken("%s: zlib with the stated settings makes other bytes" % framed)
+    return level, wbits, memlevel
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--doc", required=True)
@@ -743,7 +770,7 @@ def main():
             pairs += [(os.path.join(d, "p%d.bin" % p), os.path.join(d, "p%d.views" % p)) for p in range(2)]
     else:
         pairs = [tuple(a.files)]
-    print("1..%d" % (len(pairs) + 1))
+    print("1..%d" % (len(pairs) + 2))
     bad = 0
     try:
         print("ok 1 - the %d worked examples of the document read as their captions say" %
@@ -764,6 +791,12 @@ def main():
             print("ok %d - %s: %d frames (%s) decoded from the document alone, every view as the reference's" %
                   (i, os.path.basename(os.path.dirname(stream)) + "/" + os.path.basename(stream), len(seen),
                    ", ".join(sorted(set(seen)))))
+    try:
+        print("ok %d - the deflated examples made again with zlib at level %d, windowBits %d, memLevel %d"
+              % ((len(pairs) + 2,) + check_deflate_settings(open(a.doc, encoding="utf-8").read())))
+    except (Broken, AttributeError, ValueError) as e:
+        print("not ok %d - the deflate settings: %s" % (len(pairs) + 2, e))
+        bad += 1
     return 1 if bad else 0
 
 

@@ -176,7 +176,7 @@ def malformed(cl):
                                ("OPTIONS with a turn of 3601 s", frame(T_OPTIONS, b"\x0f\x03\x0e\x11"), 10),
                                ("OPTIONS with an even size", frame(T_OPTIONS, b"\x10\x03\x00\x03"), 10)):
             c, w, lb = joined(cl, srv, "Bad", "mal-%d" % random.randrange(1 << 30))
-            ct = c.tx.encrypt_with_ad(b"", pt)
+            ct = c.tx.encrypt_with_ad(b"", cl.tables.pad(pt))
             c.s.sendall(len(ct).to_bytes(2, "big") + ct)
             got, fate = answer(c)
             e = err_of(got)
@@ -189,6 +189,18 @@ def malformed(cl):
         e = err_of(got)
         cl.emit(len(got) == 1 and len(e) == 1 and e[0][:2] == (22, 1) and fate == "closed",
                 "a record length of 16403 (the most is 16402): %s, then %s" % (show(got), fate))
+        # "Padding": a length that is no class, padding that is not all zero, a record of padding alone.
+        hb = frame(T_HEARTBEAT, b"")
+        for what, pt in (("a record of 257 bytes (no class)", hb + bytes(241 - len(hb))),
+                         ("padding with a byte that is not 00", hb + bytes(100) + b"\x01" + bytes(237 - len(hb))),
+                         ("a record of padding alone", bytes(240))):
+            c, w, lb = joined(cl, srv, "Bad", "mal-%d" % random.randrange(1 << 30))
+            ct = c.tx.encrypt_with_ad(b"", pt)
+            c.s.sendall(len(ct).to_bytes(2, "big") + ct)
+            got, fate = answer(c)
+            e = err_of(got)
+            cl.emit(len(got) == 1 and len(e) == 1 and e[0][:2] == (22, 1) and fate == "closed",
+                    "after the join, %s: %s, then %s" % (what, show(got), fate))
     finally:
         srv.stop()
 

@@ -122,7 +122,7 @@ class Conn:
 
     def send(self, t, payload):
         """Every frame a client sends goes raw (bit 7 clear), one record each."""
-        ct = self.tx.encrypt_with_ad(b"", frame(t, payload))
+        ct = self.tx.encrypt_with_ad(b"", self.t.pad(frame(t, payload)))
         self.s.sendall(len(ct).to_bytes(2, "big") + ct)
         self.last_sent = time.monotonic()
 
@@ -148,7 +148,7 @@ class Conn:
         while not self.frames:
             if len(self.buf) >= 2:
                 n = int.from_bytes(self.buf[:2], "big")
-                if not 18 <= n <= 16402:
+                if n not in self.t.record_lengths:
                     raise Fail("record length %d" % n)
                 if len(self.buf) >= 2 + n:
                     pt = self.rx.decrypt_with_ad(b"", bytes(self.buf[2:2 + n]))
@@ -162,8 +162,15 @@ class Conn:
 
     def split(self, pt):
         r = Reader(pt)
+        first = True
         while r.left():
             t = r.u8()
+            if t == 0:
+                # "a byte 00 where a frame's type would be starts the padding", zeros to the end
+                if first or any(r.take(r.left())):
+                    raise Fail("a record's padding: %s" % ("no frame before it" if first else "not all zero"))
+                break
+            first = False
             n = r.varint()
             if n > 16383:
                 raise Fail("frame length %d" % n)

@@ -89,7 +89,7 @@ def check_password_example(doc):
     k = password_key("old oak", salt)
     want_k = doc_example(doc, 'crypto_pwhash("old oak"')
     h = doc_example(doc, "The handshake hash h")
-    auth = doc_example(doc, "... its frame, the record's plaintext (48")
+    auth = doc_example(doc, "... its frame, the record's plaintext before its padding (48")
     r = Reader(auth)
     t, n = r.u8(), r.varint()
     r = Reader(r.take(n))

@@ -108,17 +108,21 @@ show_record(FILE *o, struct pconn *c, struct pconn *peer, const struct wire_msg 
 	static uint8_t out[PCONN_FRAME_MAX];
 	static struct wire_msg got;
 	struct proto_err e = { 0 };
-	size_t len;
+	char caption[512];
+	size_t len, pad;
 
 	pconn_cork(c);
 	if (pconn_send(c, m, out, sizeof out, &len, &e) != 0) {
 		fprintf(stderr, "proto_examples: %s: %s\n", wire_name(m->type), e.why);
 		return -1;
 	}
-	block(o, "... its frame, the record's plaintext", c->ob, c->ob_len);
+	block(o, "... its frame, the record's plaintext before its padding", c->ob, c->ob_len);
+	pad = pconn_padded(c->ob_len) - c->ob_len;
+	snprintf(caption, sizeof caption, "%s, the frame and %zu zero bytes of padding (to %zu) sealed", title, pad,
+	         pconn_padded(c->ob_len));
 	if (pconn_flush(c, out, sizeof out, &len, &e) != 0)
 		return -1;
-	block(o, title, out, len);
+	block(o, caption, out, len);
 	pconn_feed(peer, out, len);
 	if (pconn_next(peer, &got, &e) != PROTO_DONE) {
 		fprintf(stderr, "proto_examples: the peer refused %s: %s\n", wire_name(m->type), e.why);
@@ -451,7 +455,7 @@ gen_examples(FILE *o)
 		auth_proof(&key, pconn_hash(&cli), "Merlin", 6, m.u.auth.proof);
 		fprintf(o, "AUTH from \"Merlin\" to room \"lobby\" as a player, with the proof "
 		           "BLAKE2b-256(key = the password key; h || \"Merlin\"):\n\n");
-		if (show_record(o, &cli, &srv, &m, "... the record on the wire: length, then the frame sealed with nonce 0") != 0)
+		if (show_record(o, &cli, &srv, &m, "... the record on the wire: length, then, with nonce 0") != 0)
 			return -1;
 		memset(&m, 0, sizeof m);
 		m.type = WIRE_WELCOME;
@@ -464,7 +468,7 @@ gen_examples(FILE *o)
 		m.u.welcome.grace = 120;
 		fprintf(o, "WELCOME as player 1, not controller, token e0 ... ef, a lobby seat held 30 s and a duel's 120 s "
 		           "(the last frame before deflate may start):\n\n");
-		if (show_record(o, &srv, &cli, &m, "... the record on the wire (the server's nonce 0)") != 0)
+		if (show_record(o, &srv, &cli, &m, "... the record on the wire (the server's nonce 0): length, then") != 0)
 			return -1;
 		auth_key_wipe(&key);
 	}
@@ -625,7 +629,9 @@ gen_examples(FILE *o)
 		       g.first, u->x, u->y, (unsigned)u->has, u->lay_mode, u->lay_n, u->vis_mode, u->npot);
 	}
 	fprintf(o, "The level (`#` wall, `.` floor, `@` the player, `!` a potion, `X` and `,` wall and floor it has not "
-	       "seen):\n\n```\n");
+	       "seen). The map is the whole level, drawn from the game, not from the view: it shows every potion, those on "
+	       "squares the player has never seen too, while START's POTIONS field (and a client's map) has only the "
+	       "potions on squares in sight:\n\n```\n");
 	for (int y = 0; y < g.level.size; y++) {
 		for (int x = 0; x < g.level.size; x++) {
 			bool known = (v.cell[y][x] & 0x7f) != VCELL_UNKNOWN;

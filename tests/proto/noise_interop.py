@@ -141,14 +141,17 @@ def live(wizwar):
         name, room = b"Dissononce", b"interop"
         # role 0x80: a player asking for the room to be made; no password: a zero proof
         auth = bytes([0x80, len(name)]) + name + bytes([len(room)]) + room + bytes(32)
-        ct = cs[0].encrypt_with_ad(b"", frame(0x12, auth))
+        # docs/protocol.md, "Padding": a record's plaintext is its frames, then zeros to 240 bytes
+        # (the first size; 1008, 4080 and 16386 hold more), and a 00 where a type would be starts them.
+        pt = frame(0x12, auth)
+        ct = cs[0].encrypt_with_ad(b"", pt + bytes(240 - len(pt)))
         s.sendall(len(ct).to_bytes(2, "big") + ct)
         got = []
         while len(got) < 2:
             ln = int.from_bytes(recv_exact(s, 2), "big")
             pt = cs[1].decrypt_with_ad(b"", recv_exact(s, ln))
             i = 0
-            while i < len(pt):
+            while i < len(pt) and pt[i] != 0:
                 t = pt[i] & 0x7f
                 n = pt[i + 1]
                 hl = 2

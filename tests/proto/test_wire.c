@@ -450,6 +450,20 @@ pair_identity(struct pair *p)
 	pconn_set_identity(&p->srv, &kp);
 }
 
+/* A record as a peer seals it: the frames at pt, zeros to their class, sealed with tx; its length. */
+static size_t
+seal_padded(struct noise_cipher *tx, const uint8_t *pt, size_t n, uint8_t *rec)
+{
+	size_t padded = pconn_padded(n);
+
+	memcpy(rec + 2, pt, n);
+	memset(rec + 2 + n, 0, padded - n);
+	rec[0] = (uint8_t)((padded + NOISE_TAG_LEN) >> 8);
+	rec[1] = (uint8_t)(padded + NOISE_TAG_LEN);
+	cr_assert_eq(noise_seal(tx, rec + 2, padded, rec + 2), 0);
+	return 2 + padded + NOISE_TAG_LEN;
+}
+
 static struct pair *
 pair_new(void)
 {
@@ -535,10 +549,12 @@ Test(pconn, handshake_then_deflate)
 	 * START again costs little. */
 	sample_msg(WIRE_START, 5, &p->m);
 	pass(p, true, &e);
-	before = p->srv.bytes_out;
+	/* Counted without the padding: what deflate saves is the frames' bytes. */
+	before = p->srv.bytes_out - p->srv.padding_out;
 	pass(p, true, &e);
-	cr_assert_lt(p->srv.bytes_out - before, 40, "%llu bytes", (unsigned long long)(p->srv.bytes_out - before));
-	cr_assert_gt(p->srv.payload_out, p->srv.bytes_out, "deflate pays");
+	cr_assert_lt(p->srv.bytes_out - p->srv.padding_out - before, 40, "%llu bytes",
+	             (unsigned long long)(p->srv.bytes_out - p->srv.padding_out - before));
+	cr_assert_gt(p->srv.payload_out, p->srv.bytes_out - p->srv.padding_out, "deflate pays");
 	pair_free(p);
 }
 
@@ -659,12 +675,11 @@ Test(pconn, a_bad_deflate_frame_drops_the_peer)
 	struct pair *p = pair_new();
 	struct proto_err e = { 0 };
 	const uint8_t junk[] = { 0xb2, 0x03, 0xff, 0xff, 0xff };
-	uint8_t rec[2 + sizeof junk + NOISE_TAG_LEN] = { 0, sizeof junk + NOISE_TAG_LEN };
+	uint8_t rec[PCONN_RECORD_WIRE];
 
 	handshake(p);
 	/* Sealed as the server would, so that it reaches the inflater. */
-	cr_assert_eq(noise_seal(&p->srv.tx, junk, sizeof junk, rec + 2), 0);
-	pconn_feed(&p->cli, rec, sizeof rec);
+	pconn_feed(&p->cli, rec, seal_padded(&p->srv.tx, junk, sizeof junk, rec));
 	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN);
 	cr_assert_eq(e.code, PERR_ZLIB);
 	pair_free(p);
@@ -742,7 +757,7 @@ Test(pconn, too_big_for_a_frame_unless_deflated)
 			v->fx[v->nfx++] = (struct loc){ (uint8_t)x, (uint8_t)y, (uint8_t)(1 + (x * y) % (FX_COUNT - 1)) };
 		}
 	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
-	cr_assert_lt(len = p->srv.bytes_out, PROTO_FRAME_MAX + 200);
+	cr_assert_lt(len = p->srv.bytes_out - p->srv.padding_out, PROTO_FRAME_MAX + 200);
 	cr_assert_eq(p->got.u.update.npot, LEVEL_MAX * LEVEL_MAX);
 	cr_assert_eq(p->got.u.update.fx[LEVEL_MAX * LEVEL_MAX - 1].id, p->m.u.update.fx[LEVEL_MAX * LEVEL_MAX - 1].id);
 	pair_free(p);
@@ -756,7 +771,7 @@ Test(pconn, peer_text_is_never_deflated)
 	struct proto_err e = { 0 };
 	size_t len;
 	const uint8_t zchat[] = { 0xc0, 0x03, 0x00, 0x00, 0x00 };
-	uint8_t rec[2 + sizeof zchat + NOISE_TAG_LEN] = { 0, sizeof zchat + NOISE_TAG_LEN };
+	uint8_t rec[PCONN_RECORD_WIRE];
 
 	handshake(p);
 	sample_msg(WIRE_CHAT, 3, &p->m);
@@ -778,8 +793,7 @@ Test(pconn, peer_text_is_never_deflated)
 	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
 	cr_assert_eq(p->got.type, WIRE_LOBBY);
 	/* A deflated CHAT, sealed as the server would: refused. */
-	cr_assert_eq(noise_seal(&p->srv.tx, zchat, sizeof zchat, rec + 2), 0);
-	pconn_feed(&p->cli, rec, sizeof rec);
+	pconn_feed(&p->cli, rec, seal_padded(&p->srv.tx, zchat, sizeof zchat, rec));
 	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN);
 	cr_assert_eq(e.code, PERR_STATE, "%d %s", e.code, e.why);
 	pair_free(p);
@@ -859,9 +873,52 @@ Test(pconn, a_client_never_deflates)
 	pair_identity(p);
 	handshake(p);
 	sample_msg(WIRE_OPTIONS, 1, &p->m);
+	uint64_t pad = p->cli.padding_out;
 	cr_assert_eq(pconn_send(&p->cli, &p->m, p->frame, sizeof p->frame, &len, &e), 0, "%s", e.why);
-	cr_assert_eq(len, 2 + 2 + 4 + NOISE_TAG_LEN, "OPTIONS goes raw: its 4 bytes, a 2-byte header, in a record");
+	cr_assert_eq(len, 2 + pconn_pad_class[0] + NOISE_TAG_LEN, "OPTIONS in a record of the first class");
+	cr_assert_eq(p->cli.padding_out - pad, pconn_pad_class[0] - 2 - 4, "OPTIONS goes raw: its 4 bytes, a 2-byte header");
 	cr_assert_eq(pconn_feed(&p->srv, p->frame, len), len);
 	cr_assert_eq(pconn_next(&p->srv, &p->got, &e), PROTO_DONE, "%s", e.why);
+	pair_free(p);
+}
+
+/* Protocol 6: a record's frames are followed by zeros to its class; anything else is refused
+ * with RECORD: a length that is no class (from its 2 bytes), padding that is not all zero
+ * (after the frame before it), a record of padding alone. */
+Test(pconn, padding_is_zeros_after_a_frame)
+{
+	const uint8_t hb[] = { WIRE_HEARTBEAT, 0 }, bad[] = { WIRE_HEARTBEAT, 0, 0, 0, 7 }, none[] = { 0, 0 };
+	const uint8_t no_class[] = { 0, 2 + NOISE_TAG_LEN };
+	uint8_t rec[PCONN_RECORD_WIRE];
+	struct proto_err e = { 0 };
+	struct pair *p;
+
+	p = pair_new();
+	handshake(p);
+	pconn_feed(&p->cli, rec, seal_padded(&p->srv.tx, hb, sizeof hb, rec));
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_MORE, "the padding is no message");
+	pair_free(p);
+
+	p = pair_new();
+	handshake(p);
+	pconn_feed(&p->cli, rec, seal_padded(&p->srv.tx, bad, sizeof bad, rec));
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_DONE, "%s", e.why);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RECORD, "%d %s", e.code, e.why);
+	pair_free(p);
+
+	p = pair_new();
+	handshake(p);
+	pconn_feed(&p->cli, rec, seal_padded(&p->srv.tx, none, sizeof none, rec));
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN);
+	cr_assert_eq(e.code, PERR_RECORD, "%d %s", e.code, e.why);
+	pair_free(p);
+
+	p = pair_new();
+	handshake(p);
+	pconn_feed(&p->cli, no_class, sizeof no_class);
+	cr_assert_eq(pconn_next(&p->cli, &p->got, &e), PROTO_BROKEN, "judged from the length alone");
+	cr_assert_eq(e.code, PERR_RECORD, "%d %s", e.code, e.why);
 	pair_free(p);
 }

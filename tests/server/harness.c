@@ -366,13 +366,17 @@ void
 raw_sealed(struct raw *r, const void *plain, size_t n)
 {
 	static uint8_t rec[2 + PCONN_RECORD_MAX + NOISE_TAG_LEN];
+	size_t padded = pconn_padded(n);
 
 	cr_assert(r->pc.secure, "raw_sealed before the handshake");
 	cr_assert_leq(n, (size_t)PCONN_RECORD_MAX);
-	rec[0] = (uint8_t)((n + NOISE_TAG_LEN) >> 8);
-	rec[1] = (uint8_t)(n + NOISE_TAG_LEN);
-	cr_assert_eq(noise_seal(&r->pc.tx, plain, n, rec + 2), 0);
-	raw_send(r, rec, 2 + n + NOISE_TAG_LEN);
+	/* Padded with zeros to its class, as every record is (docs/protocol.md, "Padding"). */
+	memcpy(rec + 2, plain, n);
+	memset(rec + 2 + n, 0, padded - n);
+	rec[0] = (uint8_t)((padded + NOISE_TAG_LEN) >> 8);
+	rec[1] = (uint8_t)(padded + NOISE_TAG_LEN);
+	cr_assert_eq(noise_seal(&r->pc.tx, rec + 2, padded, rec + 2), 0);
+	raw_send(r, rec, 2 + padded + NOISE_TAG_LEN);
 }
 
 int

@@ -79,6 +79,7 @@ struct relay {
 	int proofs_forwarded;
 	bool tamper_next;           /* flip the last byte of the next client-to-server read */
 	bool tamper_down;           /* ... and with this, of the next server-to-client read instead */
+	bool stall;                 /* with tamper_next: raise the record's length prefix to the most instead */
 	int tampered;
 };
 
@@ -195,8 +196,15 @@ hop_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 			}
 		} else if (from == 1 || p->up) {
 			if (p->rl->tamper_next && from == (p->rl->tamper_down ? 1 : 0)) {
-				/* A tamperer: one bit of a record's tag (a read ends a write, a record). */
-				b->base[n - 1] ^= 0x01;
+				/* A tamperer: one bit of a record's tag (a read ends a write, a record), or
+				 * the length of the record that starts the read raised to the most a
+				 * record may have, so that the receiver waits for bytes never sent. */
+				if (p->rl->stall) {
+					b->base[0] = (char)((PCONN_RECORD_WIRE - 2) >> 8);
+					b->base[1] = (char)((PCONN_RECORD_WIRE - 2) & 0xff);
+				} else {
+					b->base[n - 1] ^= 0x01;
+				}
 				p->rl->tamper_next = false;
 				p->rl->tampered++;
 			}
@@ -550,6 +558,74 @@ changed_record(bool down)
 	relay_stop(&rl);
 	th_finish(&t);
 	relay_free(&rl);
+}
+
+/* A record's length raised on the way: the receiver would wait for bytes that never come,
+ * while the heartbeats that go into that record keep the silence timers satisfied (idle is
+ * off here). A record begun must be whole within record_ms: the server drops the link with
+ * RECORD, which the client takes as a changed record; or the client drops the link itself.
+ * Then, as after any drop, the client comes back with its token and the duel ends. */
+static void
+stalled_record(bool down)
+{
+	static struct pair duel;
+	static struct relay rl;
+	static struct tamper tp;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	th_init(&t);
+	th_config(&c);
+	c.hooks.dropped = tamper_dropped;
+	c.lim.idle_ms = 600000;
+	c.lim.heartbeat_ms = 100;
+	c.lim.record_ms = 1000;
+	memset(&tamper_drops, 0, sizeof tamper_drops);
+	th_server(&t, &c);
+	relay_start(&t, &rl, false);
+	rl.tamper_down = down;
+	rl.stall = true;
+	memset(&tp, 0, sizeof tp);
+	tp.rl = &rl;
+	th_bot_config(&t, &ca, "stalled", BOT_NORMAL, 41, 1);
+	th_bot_config(&t, &cb, "direct", BOT_NORMAL, 42, 1);
+	ca.net.port = rl.port;
+	ca.net.reconnect_ms = 200;
+	ca.net.idle_ms = cb.net.idle_ms = 600000;
+	ca.net.heartbeat_ms = 100;
+	ca.net.record_ms = 1000;
+	ca.ud = &tp;
+	ca.on_msg = tamper_midway;
+	th_bot(&t, &duel.a, &ca);
+	th_bot(&t, &duel.b, &cb);
+	th_run(&t, 60000, pair_closed, &duel);
+	cr_assert_eq(rl.tampered, 1);
+	if (!down) {
+		cr_expect_eq(tamper_drops.n, 1);
+		cr_expect_eq(tamper_drops.code[0], PERR_RECORD, "dropped with %d", tamper_drops.code[0]);
+	} else {
+		cr_expect_eq(tamper_drops.n, 0, "the server found nothing wrong on its side");
+	}
+	cr_expect_eq(duel.a.links_lost, 1, "links lost: %d (%s)", duel.a.links_lost, duel.a.last_why);
+	cr_expect_eq(duel.a.links_back, 1, "links back: %d", duel.a.links_back);
+	cr_expect_eq(duel.a.games, 1, "the stalled client's duel: %s", duel.a.last_why);
+	cr_expect_eq(duel.a.verified, 1, "%s", duel.a.last_why);
+	cr_expect_eq(duel.b.games, 1, "%s", duel.b.last_why);
+	cr_expect_eq(duel.a.wins + duel.b.wins + duel.b.draws, 1, "one result, the same on both sides");
+	relay_stop(&rl);
+	th_finish(&t);
+	relay_free(&rl);
+}
+
+Test(crypto, a_stalled_record_to_the_server_drops_the_link, .timeout = 120)
+{
+	stalled_record(false);
+}
+
+Test(crypto, a_stalled_record_to_the_client_drops_the_link, .timeout = 120)
+{
+	stalled_record(true);
 }
 
 Test(crypto, a_changed_record_on_the_wire_drops_the_link, .timeout = 120)
