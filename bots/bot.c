@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bot: players that choose a command from a view alone.
  *
- * One row per level in `choosers`:
+ * One row per level in choose.c's `choosers`; the first four are here:
  *
  *   random  a random legal command: the selfplay and test opponent.
  *   easy    wanders at random. It strikes only when the opponent is in sight and already
@@ -67,23 +67,6 @@
 #ifndef MIND_AIM_DANGER
 #define MIND_AIM_DANGER 0 /* 1: and fear their sight at the end of my turn (not kept: docs/benchmarks.md) */
 #endif
-
-static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master" };
-
-const char *
-bot_level_name(int level)
-{
-	return level >= 0 && level < BOT_LEVEL_COUNT ? level_names[level] : "(unknown)";
-}
-
-int
-bot_level_lookup(const char *name)
-{
-	for (int i = 0; i < BOT_LEVEL_COUNT; i++)
-		if (name && strcmp(level_names[i], name) == 0)
-			return i;
-	return -1;
-}
 
 static const uint8_t dirs8[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, DIR_W, DIR_NW };
 /* dirs8's offsets, for the inner loops (dir_dx() and dir_dy() are calls into game.c). */
@@ -154,8 +137,8 @@ easy_step(const struct view *v, struct rng *r)
 
 /* Random: three steps in four while steps are left, then an action at random,
  * weighted towards casting so that random duels end. */
-static void
-choose_random(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_random(const struct view *v, struct rng *r, struct cmd *out)
 {
 	bool potion_here = v->potion[v->y][v->x] != 0;
 	int d;
@@ -1127,8 +1110,8 @@ step_to_goal(const struct brain *b)
 /* ---- the levels ---- */
 
 /* Easy: in sight and in reach, it strikes; low, it heals; else it wanders. */
-static void
-choose_easy(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
 	struct choice best = { 0, { CMD_PASS, 0, 0 } };
@@ -1233,8 +1216,8 @@ evade_target(struct brain *b, int *tx, int *ty)
 /* Normal: hunts along a shortest way and strikes as soon as a spell reaches. Near an
  * opponent it knows of with no attack spell offered, it does not walk up to it (and then
  * stand beside it, passing): it gets out of the opponent's sight and lines instead. */
-static void
-choose_normal(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_normal(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
 	struct choice here;
@@ -1354,8 +1337,8 @@ plan_cmd(const struct brain *b, const struct bot__plan *p)
 }
 
 /* Hard: the best square within this turn's steps, and the best command there. */
-static void
-choose_hard(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_hard(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
 	struct bot__plan best = { v->x, v->y, 0, { CMD_PASS, 0, 0 }, 0, { CMD_PASS, 0, 0 } };
@@ -1412,13 +1395,6 @@ bot__plan_memo(const struct view *v, struct bot__plan *plan, struct bot__memo *m
 		memo->n++;
 }
 
-/* Master: see master.c. */
-static void
-choose_master(const struct view *v, struct rng *r, struct cmd *out)
-{
-	bot_master_choose(v, r, bot_master_budget(v->opt.size), out);
-}
-
 long
 bot_master_budget(int size)
 {
@@ -1436,40 +1412,4 @@ bot_master_budget(int size)
 	        ((long)size * (size + 50) * (size + 25) * (size + 25)) : MASTER_COMMANDS;
 
 	return n < 64 ? 64 : n > MASTER_COMMANDS ? MASTER_COMMANDS : n;
-}
-
-typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);
-
-static const choose_fn choosers[BOT_LEVEL_COUNT] = {
-	[BOT_RANDOM] = choose_random,
-	[BOT_EASY] = choose_easy,
-	[BOT_NORMAL] = choose_normal,
-	[BOT_HARD] = choose_hard,
-	[BOT_MASTER] = choose_master,
-};
-
-void
-bot_choose_mind(const struct view *v, int level, struct rng *rng, struct bot_mind *mind, struct cmd *out)
-{
-	/* Only master reads a mind: the others are not slowed by keeping one. */
-	if (!mind || level != BOT_MASTER || v->turn != v->me || v->result != RESULT_NONE) {
-		bot_choose(v, level, rng, out);
-		return;
-	}
-	mind_observe(mind, v);
-	bot_master_choose_mind(v, mind, rng, bot_master_budget(v->opt.size), out);
-	mind_acted(mind, v, out);
-}
-
-void
-bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out)
-{
-	if (level < 0 || level >= BOT_LEVEL_COUNT)
-		level = BOT_RANDOM;
-	/* Not my move (or the duel is over): nothing I could do would be accepted but this. */
-	if (v->turn != v->me || v->result != RESULT_NONE) {
-		*out = (struct cmd){ CMD_PASS, 0, 0 };
-		return;
-	}
-	choosers[level](v, rng, out);
 }
