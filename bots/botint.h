@@ -61,6 +61,10 @@ void bot__choose_easy(const struct view *v, struct rng *r, struct cmd *out);
 void bot__choose_normal(const struct view *v, struct rng *r, struct cmd *out);
 void bot__choose_hard(const struct view *v, struct rng *r, struct cmd *out);
 
+/* Does bot.c weigh this spell (kind < 0) or this kind of potion (spell < 0)? Every row of
+ * SPELL_LIST and POTION_LIST must have its row in bot.c's spell_values or potion_values. */
+bool bot__valued(int spell, int kind);
+
 /* One plan of the hard bot: walk to (x, y), `steps` away, and give `cmd` there. */
 struct bot__plan {
 	uint8_t x, y, steps;
