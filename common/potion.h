@@ -81,7 +81,8 @@ enum potion_effect {
 	  "1 poison damage to the drinker (negative; no resistance)") \
 	X(SLOWNESS, "Slowness", PEFFECT_INTRINSIC, HANDLER_SLOW, 3, 0, \
 	  "Slow: 3 steps fewer on each of your next 3 turns (harmful).", \
-	  "Slow: 3 steps fewer each turn (2 instead of 5)")
+	  "Slow: 3 steps fewer each turn (2 instead of 5)") \
+	/* a new row goes above this line: append only (docs/hacking.md) */
 
 enum potion_kind {
 #define X(id, name, eff, arg, turns, good, line, rules) POTION_##id,

@@ -114,7 +114,8 @@ enum spell_class {
 	X(ACIDRAIN, "Acid Rain", SPELL_NEGATIVE, false, \
 	  "Acid on you and the 8 squares around: 1 acid damage to you and to a neighbour.", \
 	  "Acid on the caster's square and the 8 around it: 1 acid damage to the caster, and to the " \
-	  "opponent if adjacent. Caster told when it hits; opponent: \"You can hear rain.\"")
+	  "opponent if adjacent. Caster told when it hits; opponent: \"You can hear rain.\"") \
+	/* a new row goes above this line: append only (docs/hacking.md) */
 
 enum spell_id {
 #define X(id, name, cls, dir, line, rules) SPELL_##id,
