@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The layers of docs/architecture.md, checked on every #include "..." of the sources:
 #   common/ (the rules) at the bottom; bots/ and proto/ on it, beside each other;
-#   server/ on proto/, bots/ and common/; client/ on all of them.
+#   server/ on proto/ and common/; client/ on all of them.
 # No file includes one of a folder above or beside its own (common/ never sees a bot),
 # and no two files include each other (file a: a.c and a.h; a.c may include a.h;
 # a header without a .c, such as a module's internal.h, is no file of its own here).
@@ -16,7 +16,7 @@ BELOW = {
     "common": set(),
     "bots": {"common"},
     "proto": {"common"},
-    "server": {"common", "proto", "bots"},
+    "server": {"common", "proto"},
     "client": {"common", "proto", "bots", "server"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
