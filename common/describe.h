@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* describe: one line on what each spell and potion kind does, for players; docs/rules.md holds the same lines. */
+/* describe: what each spell and potion kind does: one line for players, and the rule docs/rules.md gives. */
 #ifndef WW_DESCRIBE_H
 #define WW_DESCRIBE_H
 
@@ -7,5 +7,8 @@
 #define DESCRIBE_MAX 96
 const char *spell_desc(int spell);
 const char *potion_desc(int kind);
+/* The whole rule, as docs/rules.md's tables give it (markdown); "" for an id out of range. */
+const char *spell_rules(int spell);
+const char *potion_rules(int kind);
 
 #endif

@@ -925,7 +925,7 @@ offerable(const struct game *g, int spell)
 }
 
 void
-game__draw_offer(struct game *g)
+game_draw_offer(struct game *g)
 {
 	uint8_t pool[SPELL_COUNT];
 	int n = 0;
@@ -958,7 +958,7 @@ turn_start(struct game *g, struct events *ev)
 			game__say(ev, game__bit(g->turn), MSG_END_PHASE, 0, 0);
 		game__sense(g, g->turn, ev);
 	}
-	game__draw_offer(g);
+	game_draw_offer(g);
 }
 
 uint32_t

@@ -124,6 +124,13 @@ enum mem {
 	MEM_FLOOR = 2,
 };
 
+/* What a wizard knows of the opponent's whereabouts (struct wizard.opp_known). */
+enum {
+	OPPMEM_NONE = 0,
+	OPPMEM_SENSED = 2,     /* sensed during the holder's current turn: exact when sensed */
+	OPPMEM_REMEMBERED = 3, /* seen or sensed earlier: may be stale */
+};
+
 struct wizard {
 	uint8_t x, y;
 	int8_t hp;
@@ -205,6 +212,10 @@ int game_init(struct game *g, const struct options *o, uint64_t seed);
 /* Apply player p's command. Returns ERR_OK and fills `ev` (which may be NULL), or a
  * refusal, and then nothing at all has changed in g. */
 int game_apply(struct game *g, int p, const struct cmd *c, struct events *ev);
+
+/* Draw the three spells offered to the wizard to move (turn start does it; the master
+ * bot draws them again in a play-out, so that every plan meets the same offer). */
+void game_draw_offer(struct game *g);
 
 /* Check a command without applying it: the same answer game_apply() would give. */
 int game_check(const struct game *g, int p, const struct cmd *c);

@@ -5,18 +5,8 @@
 
 #include "game.h"
 
-/* What a wizard knows of the opponent's whereabouts (struct wizard.opp_known). */
-enum {
-	OPPMEM_NONE = 0,
-	OPPMEM_SENSED = 2,     /* sensed during the holder's current turn: exact when sensed */
-	OPPMEM_REMEMBERED = 3, /* seen or sensed earlier: may be stale */
-};
-
 /* Queue a message for the players in `to` (bit p: player p). Silently bounded. */
 void game__say(struct events *ev, int to, int id, int a, int b);
-/* Draw the three spells offered to the wizard to move (turn start does it; the master
- * bot draws them again in a play-out, so that every plan meets the same offer). */
-void game__draw_offer(struct game *g);
 /* Player p learns where the opponent stands now. */
 void game__sense(struct game *g, int p, struct events *ev);
 

@@ -11,7 +11,7 @@ static const char *const appearances[APPEARANCE_COUNT] = {
 };
 
 static const struct potion_info kinds[POTION_KIND_COUNT] = {
-#define X(id, name, eff, arg, turns, good) { name, eff, arg, turns, good },
+#define X(id, name, eff, arg, turns, good, line, rules) { name, eff, arg, turns, good },
 	POTION_LIST(X)
 #undef X
 };

@@ -10,7 +10,7 @@ static const struct {
 	enum spell_class cls;
 	bool dir;
 } spells[SPELL_COUNT] = {
-#define X(id, name, cls, dir) { name, #id, cls, dir },
+#define X(id, name, cls, dir, line, rules) { name, #id, cls, dir },
 	SPELL_LIST(X)
 #undef X
 };

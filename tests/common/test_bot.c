@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bot.h"
@@ -884,15 +885,65 @@ dh_duels(int size, bool fov, bool potions, int a, int b, int duels, uint64_t see
  * play-outs remember the opponent's plans by view: all of it meant to change no decision
  * and no score by a bit. These hashes were taken with the code before those caches
  * (main at 279dc15): every plan's score, the belief, every command, every game's end.
- * A deliberate change to hard's judgement changes them: take the new ones then. */
+ * A deliberate change to hard's judgement changes them: take the new ones then.
+ * The duels hashed, and their golden hashes in tests/common/bot.golden, one line each:
+ * "NAME 0x%016x". tests/replays/regen.sh writes that file again (it runs this test with
+ * WIZWAR_REGEN set), so a deliberate change to the bots is one command, not a hand edit. */
+static const struct {
+	const char *name;
+	int size;
+	bool fov, potions;
+	int a, b, duels;
+	uint64_t seed;
+	long budget;
+} dh_cases[] = {
+	{ "hard-25", 25, true, true, BOT_HARD, BOT_HARD, 12, 500, 0 },
+	{ "hard-15", 15, true, true, BOT_HARD, BOT_HARD, 12, 600, 0 },
+	{ "hard-51", 51, true, true, BOT_HARD, BOT_HARD, 3, 700, 0 },
+	{ "hard-nofov", 25, false, true, BOT_HARD, BOT_NORMAL, 6, 800, 0 },
+	{ "normal-nopotions", 25, true, false, BOT_NORMAL, BOT_HARD, 6, 900, 0 },
+	{ "master-15", 15, true, true, BOT_MASTER, BOT_HARD, 2, 1000, 200 },
+};
+#define DH_CASES ((int)(sizeof dh_cases / sizeof *dh_cases))
+
+static void
+dh_path(char *path, size_t n)
+{
+	const char *root = getenv("WIZWAR_SRCDIR");
+	snprintf(path, n, "%s/tests/common/bot.golden", root ? root : ".");
+}
+
 Test(bot, hard_decides_as_before_its_caches, .timeout = 300)
 {
-	cr_expect_eq(dh_duels(25, true, true, BOT_HARD, BOT_HARD, 12, 500, 0), 0xbf020f93679c7965ULL, "hard at 25x25");
-	cr_expect_eq(dh_duels(15, true, true, BOT_HARD, BOT_HARD, 12, 600, 0), 0x12cfaced8c185d17ULL, "hard at 15x15");
-	cr_expect_eq(dh_duels(51, true, true, BOT_HARD, BOT_HARD, 3, 700, 0), 0xb8a1eab34e6ffe12ULL, "hard at 51x51");
-	cr_expect_eq(dh_duels(25, false, true, BOT_HARD, BOT_NORMAL, 6, 800, 0), 0x282f74db07870cbaULL, "hard, FoV off");
-	cr_expect_eq(dh_duels(25, true, false, BOT_NORMAL, BOT_HARD, 6, 900, 0), 0x5bab0bcd2f2e879cULL, "no potions");
-	cr_expect_eq(dh_duels(15, true, true, BOT_MASTER, BOT_HARD, 2, 1000, 200), 0x0d4899edd67832c0ULL, "master");
+	uint64_t got[DH_CASES], want[DH_CASES];
+	char path[4096], name[64];
+	bool regen = getenv("WIZWAR_REGEN") != NULL;
+	FILE *f;
+
+	for (int i = 0; i < DH_CASES; i++)
+		got[i] = dh_duels(dh_cases[i].size, dh_cases[i].fov, dh_cases[i].potions, dh_cases[i].a, dh_cases[i].b,
+		    dh_cases[i].duels, dh_cases[i].seed, dh_cases[i].budget);
+	dh_path(path, sizeof path);
+	if (regen) {
+		f = fopen(path, "w");
+		cr_assert_not_null(f, "cannot write %s", path);
+		for (int i = 0; i < DH_CASES; i++)
+			fprintf(f, "%s 0x%016llx\n", dh_cases[i].name, (unsigned long long)got[i]);
+		cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+		return;
+	}
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot open %s (WIZWAR_SRCDIR)", path);
+	for (int i = 0; i < DH_CASES; i++) {
+		unsigned long long h;
+		cr_assert_eq(fscanf(f, "%63s %llx", name, &h), 2, "%s: line %d", path, i + 1);
+		cr_assert_str_eq(name, dh_cases[i].name, "%s: line %d", path, i + 1);
+		want[i] = h;
+	}
+	fclose(f);
+	for (int i = 0; i < DH_CASES; i++)
+		cr_expect_eq(got[i], want[i], "%s: 0x%016llx, golden 0x%016llx (tests/replays/regen.sh writes the new ones)",
+		    dh_cases[i].name, (unsigned long long)got[i], (unsigned long long)want[i]);
 }
 
 /* The master's memo of the opponent's plans: a view it holds gives the plan bot__plans()
@@ -955,4 +1006,15 @@ Test(bot, plan_memo_gives_the_plan_of_bot_plans)
 	}
 	cr_assert_geq(checked, 200, "only %d views", checked);
 	cr_assert_geq(near, 100, "only %d near views", near);
+}
+
+/* A spell or potion with no row in bot.c's spell_values or potion_values would never be
+ * cast or drunk by any bot, and no duel would say so: this test does. */
+Test(bot, every_spell_and_potion_has_a_value)
+{
+	for (int s = 0; s < SPELL_COUNT; s++)
+		cr_expect(bot__valued(s, -1), "%s has no row in bots/bot.c's spell_values", spell_name(s));
+	for (int k = 0; k < POTION_KIND_COUNT; k++)
+		cr_expect(bot__valued(-1, k), "%s has no row in bots/bot.c's potion_values", potion_name(k));
+	cr_expect(!bot__valued(SPELL_COUNT, -1) && !bot__valued(-1, POTION_KIND_COUNT), "out of range");
 }

@@ -87,7 +87,7 @@ gen_spells(FILE *o)
 	int i = 0;
 
 	fprintf(o, "\n| id | name | class | takes a direction |\n| --- | --- | --- | --- |\n");
-#define X(id, name, cls, dir) fprintf(o, "| %d | %s | %s | %s |\n", i++, name, class_names[cls], dir ? "yes" : "no");
+#define X(id, name, cls, dir, line, rules) fprintf(o, "| %d | %s | %s | %s |\n", i++, name, class_names[cls], dir ? "yes" : "no");
 	SPELL_LIST(X)
 #undef X
 	fprintf(o, "| %d (`0xff`) | none (in OFFERED: no spell) | | |\n\n", SPELL_NONE);
@@ -113,7 +113,7 @@ gen_potions(FILE *o)
 	int i = 0;
 
 	fprintf(o, "\n| kind | name |\n| --- | --- |\n");
-#define X(id, name, eff, arg, turns, good) fprintf(o, "| %d | %s |\n", i++, name);
+#define X(id, name, eff, arg, turns, good, line, rules) fprintf(o, "| %d | %s |\n", i++, name);
 	POTION_LIST(X)
 #undef X
 	fprintf(o, "| %d (`0xff`) | not identified (in KIND) |\n\n", POTION_NONE);

@@ -135,6 +135,9 @@ refused(int type, const uint8_t *p, size_t len, int code, int line)
 #define Z8 0, 0, 0, 0, 0, 0, 0, 0
 #define Z32 Z8, Z8, Z8, Z8 /* a part or a commitment of zeros */
 #define MAGIC 0x57, 0x5a, 0x57, 0x52
+/* A value of 128 to 16,383 as the two bytes of its varint (docs/protocol.md). */
+#define VARINT2(v) (0x80 | ((v) & 0x7f)), ((v) >> 7)
+_Static_assert(HANDLER_COUNT >= 7 && HANDLER_COUNT <= 13, "VARINT2 holds 1 << HANDLER_COUNT");
 #define VERSIONS 0x00, PROTO_VERSION, 0x00, RULES_VERSION
 
 Test(wire, handshake_refusals)
@@ -349,14 +352,14 @@ Test(wire, lobby_and_game_refusals)
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x40, 3, 'a', '1', 'a');          /* effect 0 */
 	REFUSED(WIRE_UPDATE, PERR_LOC, 0x40, 3, 'a', '1', '!');
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x01, 4, 0);                /* turn byte 4 */
-	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x02, 20, 0, 0);            /* offered spell 20 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x02, SPELL_COUNT, 0, 0);   /* an offered spell past the last */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x10, 3, 'a', '1', 'g');    /* appearance 6 - 1 */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x20, 1, 'B');               /* a floor on the ring */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x20, 1, 'a');               /* a ring of 1 cell */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x40, 10, 0);                /* 10 carried */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x40, 1, 1, 5);              /* appearance 5 */
-	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x01, 0, 0, 0, 0, 14); /* kind 14 */
-	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x02, 0x80, 0x02);     /* intrinsic bit 8 */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x01, 0, 0, 0, 0, POTION_KIND_COUNT); /* a kind past the last */
+	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x02, VARINT2(1u << HANDLER_COUNT)); /* an intrinsic bit past the last */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x04, 0x01, 0);        /* turns_left 0 sent */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x08, 4, 0);           /* result 4 */
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x10, 25, 4);          /* option flags */

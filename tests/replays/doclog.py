@@ -51,7 +51,15 @@ except ImportError:  # pragma: no cover
 # ---------------------------------------------------------------- the format (docs/turnlog.md)
 
 FORMAT = 1
-RULES = 2                  # docs/protocol.md: "rules version (RULES_VERSION) | 2"
+
+
+def doc_rules_version(path=None):
+    """The rules version docs/protocol.md states (its versions table is generated from the code)."""
+    path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "protocol.md")
+    return int(re.search(r"rules version \(`RULES_VERSION`\) \| (\d+)", open(path, encoding="utf-8").read()).group(1))
+
+
+RULES = doc_rules_version()  # read, not typed: a new rules version needs no edit here
 MAX_LINE = 511             # "No line may ... exceed 511 bytes, not counting its ending"
 NAME_MAX = 63              # "player 0 NAME: the rest of the line, 1 to 63 bytes"
 CHAT_WRITTEN_MAX = 200     # "wizwar writes what a CHAT carried (1 to 200 bytes)"

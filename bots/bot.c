@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bot: players that choose a command from a view alone.
  *
- * One row per level in `choosers`:
+ * One row per level in choose.c's `choosers`; the first four are here:
  *
  *   random  a random legal command: the selfplay and test opponent.
  *   easy    wanders at random. It strikes only when the opponent is in sight and already
@@ -67,23 +67,6 @@
 #ifndef MIND_AIM_DANGER
 #define MIND_AIM_DANGER 0 /* 1: and fear their sight at the end of my turn (not kept: docs/benchmarks.md) */
 #endif
-
-static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master" };
-
-const char *
-bot_level_name(int level)
-{
-	return level >= 0 && level < BOT_LEVEL_COUNT ? level_names[level] : "(unknown)";
-}
-
-int
-bot_level_lookup(const char *name)
-{
-	for (int i = 0; i < BOT_LEVEL_COUNT; i++)
-		if (name && strcmp(level_names[i], name) == 0)
-			return i;
-	return -1;
-}
 
 static const uint8_t dirs8[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, DIR_W, DIR_NW };
 /* dirs8's offsets, for the inner loops (dir_dx() and dir_dy() are calls into game.c). */
@@ -154,8 +137,8 @@ easy_step(const struct view *v, struct rng *r)
 
 /* Random: three steps in four while steps are left, then an action at random,
  * weighted towards casting so that random duels end. */
-static void
-choose_random(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_random(const struct view *v, struct rng *r, struct cmd *out)
 {
 	bool potion_here = v->potion[v->y][v->x] != 0;
 	int d;
@@ -793,66 +776,123 @@ has(const struct view *v, int handler)
 	return (v->intrinsics & INTRINSIC(handler)) != 0;
 }
 
-/* What keeping a potion of a known kind is worth (so one is not drunk for less). */
+/* ---- what each kind of potion is worth: one row per kind, in potion_values below ---- */
+
+/* Drinking a potion whose kind I know, now (the kind is the row's, for those that share). */
+typedef float (*drink_fn)(const struct brain *b, int kind, bool hard);
+
 static float
-keep_value(int kind)
+drink_healing(const struct brain *b, int kind, bool hard)
 {
-	switch (kind) {
-	case POTION_HEALING: return 35;
-	case POTION_REGEN: return 25;
-	case POTION_TELEPATHY: return 20;
-	case POTION_SPEED: return 15;
-	case POTION_TELEPORT: return 10;
-	case POTION_ENLIGHTEN: return 8;
-	case POTION_RESCOLD:
-	case POTION_RESFIRE:
-	case POTION_RESELEC: return 8;
-	default: return 3; /* bad ones: kept away from the opponent */
-	}
+	return heal_value(b, b->hp, 2);
 }
 
-/* Drinking a potion whose kind I know, now. */
 static float
-drink_value(const struct brain *b, int kind, bool hard)
+drink_regen(const struct brain *b, int kind, bool hard)
+{
+	return has(b->v, HANDLER_REGEN) ? 0 : 0.7f * heal_value(b, b->hp, 4);
+}
+
+static float
+drink_speed(const struct brain *b, int kind, bool hard)
+{
+	return has(b->v, HANDLER_FAST) || !hard ? 0 : b->belief == B_EXACT ? b->k->speed_exact : b->k->speed_else;
+}
+
+/* Cold, fire and lightning resistance (not acid: only Acid Rain deals it, and only the
+ * caster and its neighbour). Cold is worth more: Rays of Cold go through walls. */
+static float
+drink_resist(const struct brain *b, int kind, bool hard)
 {
 	const struct view *v = b->v;
 	bool near = b->belief == B_EXACT || b->belief == B_NEAR;
+	int h = potion_info(kind)->arg; /* an intrinsic potion's handler */
 
-	switch (kind) {
-	case POTION_HEALING:
-		return heal_value(b, b->hp, 2);
-	case POTION_REGEN:
-		return has(v, HANDLER_REGEN) ? 0 : 0.7f * heal_value(b, b->hp, 4);
-	case POTION_SPEED:
-		return has(v, HANDLER_FAST) || !hard ? 0 : b->belief == B_EXACT ? b->k->speed_exact : b->k->speed_else;
-	case POTION_RESCOLD:
-	case POTION_RESFIRE:
-	case POTION_RESELEC: {
-		int h = potion_info(kind)->arg; /* an intrinsic potion's handler */
-		if (!hard || (has(v, h) && v->turns_left[h] > 1))
-			return 0;
-		return (near ? b->k->resist_near : b->k->resist_far) + (kind == POTION_RESCOLD ? 6.0f : 0.0f);
-	}
-	case POTION_RESACID:
+	if (!hard || (has(v, h) && v->turns_left[h] > 1))
 		return 0;
-	case POTION_TELEPATHY:
-		if (has(v, HANDLER_TELEPATHY) && v->turns_left[HANDLER_TELEPATHY] > 1)
-			return 0;
-		return b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 10 : hard ? b->k->telepathy : 35;
-	case POTION_ENLIGHTEN:
-		return b->k->mapping * b->unknown_frac;
-	case POTION_TELEPORT:
-		return hard && cornered(b) ? b->k->teleport_cornered : -5;
-	case POTION_POISON:
-	case POTION_ACID:
-		return V_NEVER; /* one point of damage to myself */
-	case POTION_FORGET:
-		return -80;
-	case POTION_SLOWNESS:
-		return -50;
-	default:
-		return V_NEVER;
-	}
+	return (near ? b->k->resist_near : b->k->resist_far) + (kind == POTION_RESCOLD ? 6.0f : 0.0f);
+}
+
+static float
+drink_nothing(const struct brain *b, int kind, bool hard)
+{
+	return 0;
+}
+
+static float
+drink_telepathy(const struct brain *b, int kind, bool hard)
+{
+	const struct view *v = b->v;
+
+	if (has(v, HANDLER_TELEPATHY) && v->turns_left[HANDLER_TELEPATHY] > 1)
+		return 0;
+	return b->belief == B_EXACT && v->opp_state == OPP_VISIBLE ? 10 : hard ? b->k->telepathy : 35;
+}
+
+static float
+drink_enlighten(const struct brain *b, int kind, bool hard)
+{
+	return b->k->mapping * b->unknown_frac;
+}
+
+static float
+drink_teleport(const struct brain *b, int kind, bool hard)
+{
+	return hard && cornered(b) ? b->k->teleport_cornered : -5;
+}
+
+/* Poison and Acid: one point of damage to myself. */
+static float
+drink_never(const struct brain *b, int kind, bool hard)
+{
+	return V_NEVER;
+}
+
+static float
+drink_forget(const struct brain *b, int kind, bool hard)
+{
+	return -80;
+}
+
+static float
+drink_slowness(const struct brain *b, int kind, bool hard)
+{
+	return -50;
+}
+
+/* keep: what keeping one is worth (so one is not drunk for less, and Scream weighs what
+ * it would break); the bad ones 3: kept away from the opponent. drink: drinking it now.
+ * A kind without a row fails tests/common/test_bot.c (bot, every_spell_and_potion_has_a_value). */
+static const struct {
+	float keep;
+	drink_fn drink;
+} potion_values[POTION_KIND_COUNT] = {
+	[POTION_HEALING] = { 35, drink_healing },
+	[POTION_SPEED] = { 15, drink_speed },
+	[POTION_REGEN] = { 25, drink_regen },
+	[POTION_RESCOLD] = { 8, drink_resist },
+	[POTION_RESFIRE] = { 8, drink_resist },
+	[POTION_RESELEC] = { 8, drink_resist },
+	[POTION_RESACID] = { 3, drink_nothing },
+	[POTION_TELEPATHY] = { 20, drink_telepathy },
+	[POTION_ENLIGHTEN] = { 8, drink_enlighten },
+	[POTION_TELEPORT] = { 10, drink_teleport },
+	[POTION_FORGET] = { 3, drink_forget },
+	[POTION_ACID] = { 3, drink_never },
+	[POTION_POISON] = { 3, drink_never },
+	[POTION_SLOWNESS] = { 3, drink_slowness },
+};
+
+static float
+keep_value(int kind)
+{
+	return potion_values[kind].keep;
+}
+
+static float
+drink_value(const struct brain *b, int kind, bool hard)
+{
+	return potion_values[kind].drink(b, kind, hard);
 }
 
 /* Drinking a potion of unknown kind: even odds of good and bad, and it identifies. Only
@@ -911,15 +951,178 @@ scream_value(const struct brain *b, int sx, int sy)
 	return theirs - mine / 3 - 1;
 }
 
-static float spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir);
+/* ---- what each spell is worth: one row per spell, in spell_values below ---- */
 
-/* Random: the mean worth of the nineteen others (a Fire Storm in a random direction),
- * Acid Rain and Forgetfulness included, at their cost. */
+/* The worth of casting the spell from (sx, sy); *dir gets its direction if it takes one
+ * (the caller set it to DIR_NONE). */
+typedef float (*value_fn)(struct brain *b, int sx, int sy, bool hard, int *dir);
+
 static float
-random_value(struct brain *b, int sx, int sy, bool hard)
+value_cold(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return b->belief == B_NONE ? 0 : hit_value(b, p_cold(b, sx, sy));
+}
+
+static float
+value_lightning(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return b->belief == B_NONE ? 0 : hit_value(b, p_bolt(b, sx, sy));
+}
+
+static float
+value_fire(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	const float *fp = fire_all(b, sx, sy);
+	float best = -1;
+	for (int i = 0; i < 8; i++) {
+		float p = fp[i];
+		if (p > best) {
+			best = p;
+			*dir = dirs8[i];
+		}
+	}
+	return hit_value(b, best);
+}
+
+static float
+value_takelife(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	float p = b->belief == B_NONE ? 0 : p_take(b, sx, sy);
+	return hit_value(b, p) + p * heal_value(b, b->hp, 1);
+}
+
+static float
+value_restore(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return heal_value(b, b->hp, 1);
+}
+
+static float
+value_lifedetect(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return b->belief == B_EXACT ? 0 : b->belief == B_NEAR ? b->k->lifedetect_near : b->k->lifedetect_lost;
+}
+
+static float
+value_mapping(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return b->k->mapping * b->unknown_frac;
+}
+
+/* Alter Dungeon and Mirror Earth both wipe the opponent's map and its memory of me: an
+ * escape when it has me in sight and I am low, little else (cast whenever offered, they
+ * made hard vs hard at 51x51 last 336 turns, 41 Alter Dungeons a duel). */
+static float
+value_escape(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return hard && cornered(b) ? b->k->escape_cornered : hard ? b->k->escape_idle + b->k->escape_unknown * b->unknown_frac : 0;
+}
+
+static float
+value_identify(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	const struct view *v = b->v;
+	int unknown_inv = 0;
+
+	for (int i = 0; i < v->ninv; i++)
+		unknown_inv += v->kind_of[v->inv[i]] == POTION_NONE;
+	return unknown_inv ? b->k->identify_each * (float)(1 + unknown_inv) : 0;
+}
+
+static float
+value_itemdetect(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return b->v->ninv < INV_MAX ? 4 : 0;
+}
+
+static float
+value_create(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return 2;
+}
+
+/* Navigate and Demolition: new ways through, for either of us. */
+static float
+value_dig(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return 1;
+}
+
+static float
+value_blink(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return cornered(b) ? b->k->blink_cornered : b->k->blink_idle;
+}
+
+/* Both move: out of its sight too, but it is told, and may land near. */
+static float
+value_blinkall(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return cornered(b) ? b->k->blinkall_cornered : b->k->blink_idle;
+}
+
+static float
+value_scream(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return scream_value(b, sx, sy);
+}
+
+/* The negative spells are never offered: their worth is what Random may cast. */
+static float
+value_forget(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	return -(20 * (1 - b->unknown_frac));
+}
+
+static float
+value_acidrain(struct brain *b, int sx, int sy, bool hard, int *dir)
+{
+	bool adjacent = b->belief == B_EXACT && cheb(sx, sy, b->ox, b->oy) <= 1;
+	return (adjacent ? hit_value(b, 1) : 0) - (b->hp <= 1 ? 5 * V_KILL : hurt_cost_of(b, b->hp));
+}
+
+static float value_random(struct brain *b, int sx, int sy, bool hard, int *dir);
+
+/* A spell without a row fails tests/common/test_bot.c (bot, every_spell_and_potion_has_a_value):
+ * a bot that cannot weigh a spell never casts it, and nothing else would say so. */
+static const value_fn spell_values[SPELL_COUNT] = {
+	[SPELL_COLD] = value_cold,
+	[SPELL_FIRE] = value_fire,
+	[SPELL_LIGHTNING] = value_lightning,
+	[SPELL_MAPPING] = value_mapping,
+	[SPELL_ALTER] = value_escape,
+	[SPELL_IDENTIFY] = value_identify,
+	[SPELL_ITEMDETECT] = value_itemdetect,
+	[SPELL_LIFEDETECT] = value_lifedetect,
+	[SPELL_RESTORE] = value_restore,
+	[SPELL_TAKELIFE] = value_takelife,
+	[SPELL_MIRROR] = value_escape,
+	[SPELL_RANDOM] = value_random,
+	[SPELL_DEMOLISH] = value_dig,
+	[SPELL_NAVIGATE] = value_dig,
+	[SPELL_CREATE] = value_create,
+	[SPELL_BLINK] = value_blink,
+	[SPELL_BLINKALL] = value_blinkall,
+	[SPELL_SCREAM] = value_scream,
+	[SPELL_FORGET] = value_forget,
+	[SPELL_ACIDRAIN] = value_acidrain,
+};
+
+/* The worth of casting `spell` from (sx, sy); *dir gets its direction if it takes one. */
+static float
+spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
+{
+	*dir = DIR_NONE;
+	return spell_values[spell](b, sx, sy, hard, dir);
+}
+
+/* Random: the mean worth of every other spell (a Fire Storm in a random direction), Acid
+ * Rain and Forgetfulness included, at their cost. */
+static float
+value_random(struct brain *b, int sx, int sy, bool hard, int *dir)
 {
 	float sum = 0;
-	int dir;
+	int d;
 
 	for (int s = 0; s < SPELL_COUNT; s++) {
 		if (s == SPELL_RANDOM)
@@ -930,82 +1133,20 @@ random_value(struct brain *b, int sx, int sy, bool hard)
 			for (int i = 0; i < 8 && b->belief != B_NONE; i++)
 				p += fp[i] / 8;
 			sum += hit_value(b, p);
-		} else if (s == SPELL_ACIDRAIN) {
-			bool adjacent = b->belief == B_EXACT && cheb(sx, sy, b->ox, b->oy) <= 1;
-			sum += (adjacent ? hit_value(b, 1) : 0) - (b->hp <= 1 ? 5 * V_KILL : hurt_cost_of(b, b->hp));
-		} else if (s == SPELL_FORGET) {
-			sum -= 20 * (1 - b->unknown_frac);
 		} else {
-			sum += spell_value(b, s, sx, sy, hard, &dir);
+			sum += spell_value(b, s, sx, sy, hard, &d);
 		}
 	}
 	return sum / (SPELL_COUNT - 1);
 }
 
-/* The worth of casting `spell` from (sx, sy); *dir gets its direction if it takes one. */
-static float
-spell_value(struct brain *b, int spell, int sx, int sy, bool hard, int *dir)
+bool
+bot__valued(int spell, int kind)
 {
-	const struct view *v = b->v;
-	int unknown_inv = 0;
-
-	*dir = DIR_NONE;
-	switch (spell) {
-	case SPELL_COLD:
-		return b->belief == B_NONE ? 0 : hit_value(b, p_cold(b, sx, sy));
-	case SPELL_LIGHTNING:
-		return b->belief == B_NONE ? 0 : hit_value(b, p_bolt(b, sx, sy));
-	case SPELL_FIRE: {
-		const float *fp = fire_all(b, sx, sy);
-		float best = -1;
-		for (int i = 0; i < 8; i++) {
-			float p = fp[i];
-			if (p > best) {
-				best = p;
-				*dir = dirs8[i];
-			}
-		}
-		return hit_value(b, best);
-	}
-	case SPELL_TAKELIFE: {
-		float p = b->belief == B_NONE ? 0 : p_take(b, sx, sy);
-		return hit_value(b, p) + p * heal_value(b, b->hp, 1);
-	}
-	case SPELL_RESTORE:
-		return heal_value(b, b->hp, 1);
-	case SPELL_LIFEDETECT:
-		return b->belief == B_EXACT ? 0 : b->belief == B_NEAR ? b->k->lifedetect_near : b->k->lifedetect_lost;
-	case SPELL_MAPPING:
-		return b->k->mapping * b->unknown_frac;
-	case SPELL_ALTER:
-	case SPELL_MIRROR:
-		/* Both wipe the opponent's map and its memory of me: an escape when it has me in
-		 * sight and I am low, little else (cast whenever offered, they made hard vs hard
-		 * at 51x51 last 336 turns, 41 Alter Dungeons a duel). */
-		return hard && cornered(b) ? b->k->escape_cornered : hard ? b->k->escape_idle + b->k->escape_unknown * b->unknown_frac : 0;
-	case SPELL_IDENTIFY:
-		for (int i = 0; i < v->ninv; i++)
-			unknown_inv += v->kind_of[v->inv[i]] == POTION_NONE;
-		return unknown_inv ? b->k->identify_each * (float)(1 + unknown_inv) : 0;
-	case SPELL_ITEMDETECT:
-		return v->ninv < INV_MAX ? 4 : 0;
-	case SPELL_CREATE:
-		return 2;
-	case SPELL_NAVIGATE:
-	case SPELL_DEMOLISH:
-		return 1;
-	case SPELL_BLINK:
-		return cornered(b) ? b->k->blink_cornered : b->k->blink_idle;
-	case SPELL_BLINKALL:
-		/* Both move: out of its sight too, but it is told, and may land near. */
-		return cornered(b) ? b->k->blinkall_cornered : b->k->blink_idle;
-	case SPELL_SCREAM:
-		return scream_value(b, sx, sy);
-	case SPELL_RANDOM:
-		return random_value(b, sx, sy, hard);
-	default:
-		return V_NEVER;
-	}
+	if (spell >= 0)
+		return spell < SPELL_COUNT && spell_values[spell] != NULL;
+	return kind >= 0 && kind < POTION_KIND_COUNT && potion_values[kind].drink != NULL &&
+	    potion_values[kind].keep > 0;
 }
 
 /* The best command to give standing on (sx, sy), my steps aside. */
@@ -1127,8 +1268,8 @@ step_to_goal(const struct brain *b)
 /* ---- the levels ---- */
 
 /* Easy: in sight and in reach, it strikes; low, it heals; else it wanders. */
-static void
-choose_easy(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
 	struct choice best = { 0, { CMD_PASS, 0, 0 } };
@@ -1233,8 +1374,8 @@ evade_target(struct brain *b, int *tx, int *ty)
 /* Normal: hunts along a shortest way and strikes as soon as a spell reaches. Near an
  * opponent it knows of with no attack spell offered, it does not walk up to it (and then
  * stand beside it, passing): it gets out of the opponent's sight and lines instead. */
-static void
-choose_normal(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_normal(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
 	struct choice here;
@@ -1354,8 +1495,8 @@ plan_cmd(const struct brain *b, const struct bot__plan *p)
 }
 
 /* Hard: the best square within this turn's steps, and the best command there. */
-static void
-choose_hard(const struct view *v, struct rng *r, struct cmd *out)
+void
+bot__choose_hard(const struct view *v, struct rng *r, struct cmd *out)
 {
 	struct brain b;
 	struct bot__plan best = { v->x, v->y, 0, { CMD_PASS, 0, 0 }, 0, { CMD_PASS, 0, 0 } };
@@ -1412,13 +1553,6 @@ bot__plan_memo(const struct view *v, struct bot__plan *plan, struct bot__memo *m
 		memo->n++;
 }
 
-/* Master: see master.c. */
-static void
-choose_master(const struct view *v, struct rng *r, struct cmd *out)
-{
-	bot_master_choose(v, r, bot_master_budget(v->opt.size), out);
-}
-
 long
 bot_master_budget(int size)
 {
@@ -1437,40 +1571,4 @@ bot_master_budget(int size)
 	        ((int64_t)size * (size + 50) * (size + 25) * (size + 25)) : MASTER_COMMANDS;
 
 	return n < 64 ? 64 : n > MASTER_COMMANDS ? MASTER_COMMANDS : (long)n;
-}
-
-typedef void (*choose_fn)(const struct view *v, struct rng *r, struct cmd *out);
-
-static const choose_fn choosers[BOT_LEVEL_COUNT] = {
-	[BOT_RANDOM] = choose_random,
-	[BOT_EASY] = choose_easy,
-	[BOT_NORMAL] = choose_normal,
-	[BOT_HARD] = choose_hard,
-	[BOT_MASTER] = choose_master,
-};
-
-void
-bot_choose_mind(const struct view *v, int level, struct rng *rng, struct bot_mind *mind, struct cmd *out)
-{
-	/* Only master reads a mind: the others are not slowed by keeping one. */
-	if (!mind || level != BOT_MASTER || v->turn != v->me || v->result != RESULT_NONE) {
-		bot_choose(v, level, rng, out);
-		return;
-	}
-	mind_observe(mind, v);
-	bot_master_choose_mind(v, mind, rng, bot_master_budget(v->opt.size), out);
-	mind_acted(mind, v, out);
-}
-
-void
-bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *out)
-{
-	if (level < 0 || level >= BOT_LEVEL_COUNT)
-		level = BOT_RANDOM;
-	/* Not my move (or the duel is over): nothing I could do would be accepted but this. */
-	if (v->turn != v->me || v->result != RESULT_NONE) {
-		*out = (struct cmd){ CMD_PASS, 0, 0 };
-		return;
-	}
-	choosers[level](v, rng, out);
 }

@@ -77,7 +77,6 @@
 
 #include "bot.h"
 #include "botint.h"
-#include "internal.h"
 #include "mind.h"
 
 #ifndef MASTER_PLANS
@@ -497,7 +496,7 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 	 * round's seed (the same distribution: the rules' own draw). */
 	if (CRN_OFFER && g->result == RESULT_NONE && g->turn != me) {
 		rng_seed(&g->rng, luck);
-		game__draw_offer(g);
+		game_draw_offer(g);
 	}
 	/* The opponent is hard, but hard decides afresh at every step of its walk; here it
 	 * decides once and walks its plan, deciding again only when what it knows of me
@@ -518,7 +517,7 @@ play_out(struct master *m, int k, struct rng *r, uint64_t luck, long *spent)
 		if (g->turn_no != planned_turn)
 			planned = false; /* a new turn: a new plan */
 		if (OPP_REPLAN) {
-			bot_choose(ov, BOT_HARD, r, &c);
+			bot__choose_hard(ov, r, &c); /* the mover's view, the game not over: hard itself */
 		} else {
 			int x = g->wiz[q].x, y = g->wiz[q].y;
 			if (planned && (ov->opp_state != ks || (ks != OPP_UNKNOWN && (ov->opp_x != kx || ov->opp_y != ky))))
