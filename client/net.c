@@ -1096,6 +1096,17 @@ on_message(struct net *n, const struct wire_msg *m)
 			n->cfg.ev.peer(n->cfg.ud, n, &m->u.peer);
 		return;
 	case WIRE_ERROR:
+		if (!n->pc.secure) {
+			/* In clear, before the handshake: the server's refusal of a HELLO, or anyone on the
+			 * path. Said as unauthenticated, and it forgets no seat and changes no plan. */
+			if (m->u.error.fatal)
+				n->fatal = true;
+			fail(n, m->u.error.code, m->u.error.fatal, "before the encrypted channel (unauthenticated): %s",
+			     m->u.error.text);
+			if (m->u.error.fatal)
+				net_close(n);
+			return;
+		}
 		if (m->u.error.fatal && m->u.error.code == PERR_RESUME &&
 		    ((n->token_from_file && n->phase == NET_CONNECTING) || (n->lobby_lost && n->phase == NET_RECONNECTING))) {
 			/* The seat a killed run of this command left behind is gone (its grace ran
