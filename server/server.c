@@ -64,6 +64,7 @@ server_config_default(struct server_config *c)
 		.inflated_per_s = 256 * 1024,
 		.chat_burst = 8,
 		.chat_window_ms = 10000,
+		.log_chat_until = TLOG_CHAT_UNTIL,
 		.grace_ms = 120000,
 		.lobby_hold_ms = 30000,
 		.close_ms = 2000,

@@ -49,6 +49,7 @@ struct server_limits {
 	unsigned inflated_per_s;     /* ... and payload bytes after inflating (256 KiB) */
 	unsigned chat_burst;         /* chat lines per connection per chat window (8) ... */
 	unsigned chat_window_ms;     /* (10 s) */
+	size_t log_chat_until;       /* a duel's chat is refused once its turn log holds this much text (2 MiB, TLOG_CHAT_UNTIL) */
 	unsigned grace_ms;           /* how long a dropped player's seat is held in a duel (120 s) */
 	unsigned lobby_hold_ms;      /* between duels (the first too), a seat dropped without BYE is held (30 s, at most grace_ms) */
 	unsigned close_ms;           /* how long a dropped peer may take to read its last bytes (2 s) */
