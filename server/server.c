@@ -78,15 +78,40 @@ server__now(const struct server *s)
 	return uv_now(s->loop);
 }
 
+/* A line while the server is made (before the loop serves anyone) is written at once, as
+ * before: nothing waits on it yet, and a process killed right after its start keeps it. */
+static void
+log_at_once(const char *fmt, va_list ap)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+	fprintf(stderr, "wizwar server %s: ", stamp);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void
+log_line(const struct server *s, const char *fmt, va_list ap)
+{
+	if (s->cfg.quiet)
+		return;
+	if (s->slog)
+		slog_vline(s->slog, fmt, ap);
+	else
+		log_at_once(fmt, ap);
+}
+
 void
 server__log(const struct server *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (s->slog == NULL)
-		return;
 	va_start(ap, fmt);
-	slog_vline(s->slog, fmt, ap);
+	log_line(s, fmt, ap);
 	va_end(ap);
 }
 
@@ -95,10 +120,8 @@ server_say(struct server *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (s->slog == NULL)
-		return;
 	va_start(ap, fmt);
-	slog_vline(s->slog, fmt, ap);
+	log_line(s, fmt, ap);
 	va_end(ap);
 }
 
@@ -837,12 +860,6 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	s->loop = loop;
 	s->cfg = *cfg;
-	/* Log lines go through a writer thread: a stderr nobody reads must not stall the loop. */
-	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, "wizwar server", SLOG_CAP)) == NULL) {
-		snprintf(why, whylen, "cannot start the log writer (no thread or memory)");
-		free(s);
-		return -1;
-	}
 	crypto_shorthash_keygen(s->hash_key);
 	if (cfg->multi) /* a one-room host needs a few descriptors, and its process is a player's too */
 		fit_file_limit(s);
@@ -889,6 +906,13 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 		server_close(s, NULL, NULL);
 		return -1;
 	}
+	/* From now on log lines go through a writer thread: a stderr nobody reads must not stall
+	 * the loop. */
+	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, "wizwar server", SLOG_CAP)) == NULL) {
+		snprintf(why, whylen, "cannot start the log writer (no thread or memory)");
+		server_close(s, NULL, NULL);
+		return -1;
+	}
 	*out = s;
 	return 0;
 fail_mem:
@@ -896,7 +920,6 @@ fail_mem:
 	sodium_memzero(&s->id, sizeof s->id);
 	free(s->bind);
 	free(s->log_dir);
-	slog_destroy(s->slog, SLOG_FLUSH_MS);
 	free(s);
 	return -1;
 }
