@@ -23,11 +23,12 @@ stop_server(void *ud)
 
 	unsigned duels = server_duels_playing(x->srv);
 
+	/* Through the server's log writer: a stderr nobody reads must not stop the stop. */
 	if (duels)
-		fprintf(stderr, "wizwar server: shutting down; %u duel%s left unfinished: `wizwar server --resume` "
-		        "brings %s back\n", duels, duels == 1 ? "" : "s", duels == 1 ? "it" : "them");
+		server_say(x->srv, "shutting down; %u duel%s left unfinished: `wizwar server --resume` "
+		           "brings %s back", duels, duels == 1 ? "" : "s", duels == 1 ? "it" : "them");
 	else
-		fprintf(stderr, "wizwar server: shutting down\n");
+		server_say(x->srv, "shutting down");
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -82,6 +83,18 @@ cmd_server(int argc, char **argv)
 			if (!cli_int(argv[++i], 1, 100000, "--max-per-addr", &v))
 				return 2;
 			cfg.lim.max_conns_per_addr = (unsigned)v;
+		} else if (strcmp(a, "--handshakes-per-min") == 0 && more) {
+			/* A burst of half a minute's worth; 0: no limit (tests and benchmarks on one address). */
+			if (!cli_int(argv[++i], 0, 60000, "--handshakes-per-min", &v))
+				return 2;
+			cfg.lim.hs_burst = (unsigned)(v + 1) / 2;
+			cfg.lim.hs_every_ms = v ? (unsigned)(60000 / v) : 0;
+		} else if (strcmp(a, "--rooms-per-hour") == 0 && more) {
+			/* A burst of at most 16 (the connections an address may hold); 0: no limit. */
+			if (!cli_int(argv[++i], 0, 360000, "--rooms-per-hour", &v))
+				return 2;
+			cfg.lim.room_burst = v < 16 ? (unsigned)v : 16;
+			cfg.lim.room_every_ms = v ? (unsigned)(3600000 / v) : 0;
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
 		} else {

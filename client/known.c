@@ -12,22 +12,32 @@
 
 #define LINE_MAX_LEN 512
 
-/* Rewrite the file with `name`'s line set to fp (write a temporary file, then rename). */
+/* Rewrite the file with `name`'s line set to fp: a new file beside it, then renamed over it.
+ * The new file is made by mkstemp (O_CREAT|O_EXCL, a name nobody can guess, 0600), as
+ * OpenSSH writes known_hosts: a fixed "PATH.tmp" opened with O_TRUNC followed a symlink
+ * planted there and overwrote whatever it pointed to. */
 static int
 rewrite(const char *path, const char *name, const char *fp, char *why, size_t whylen)
 {
 	char tmp[4200], line[LINE_MAX_LEN];
-	FILE *in, *out;
-	int fd;
+	FILE *in, *out = NULL;
+	int fd = -1;
 	bool done = false;
 	size_t nl = strlen(name);
 
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if ((in = fopen(path, "r")) == NULL ||
-	    (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 || (out = fdopen(fd, "w")) == NULL) {
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp) {
+		snprintf(why, whylen, "cannot rewrite %s: the name is too long", path);
+		return -1;
+	}
+	if ((in = fopen(path, "r")) == NULL || (fd = mkstemp(tmp)) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
+	    (out = fdopen(fd, "w")) == NULL) {
 		snprintf(why, whylen, "cannot rewrite %s: %s", path, strerror(errno));
 		if (in)
 			fclose(in);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		return -1;
 	}
 	while (fgets(line, sizeof line, in)) {

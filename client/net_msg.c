@@ -255,6 +255,16 @@ on_error(struct net *n, const struct wire_msg *m)
 {
 	const struct wire_error *er = &m->u.error;
 
+	if (!n->pc.secure) {
+		/* In clear, before the handshake: the server's refusal of a HELLO, or anyone on the
+		 * path. Said as unauthenticated, and it forgets no seat and changes no plan. */
+		if (er->fatal)
+			n->fatal = true;
+		net__fail(n, er->code, er->fatal, "before the encrypted channel (unauthenticated): %s", er->text);
+		if (er->fatal)
+			net_close(n);
+		return true;
+	}
 	if (er->fatal && er->code == PERR_RESUME &&
 	    ((n->token_from_file && n->phase == NET_CONNECTING) || (n->lobby_lost && n->phase == NET_RECONNECTING))) {
 		/* The seat a killed run of this command left behind is gone (its grace ran

@@ -228,19 +228,32 @@ conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
 	conn__send(c, m);
 }
 
-void
-conn__drop(struct conn *c, int code, const char *why)
+static void
+drop(struct conn *c, int code, const char *why, bool log)
 {
 	struct server *s = c->srv;
 
 	if (c->state == CONN_CLOSING)
 		return;
-	server__log(s, "%s: dropped: %s (%s)", c->peer, proto_strerror(code), why);
+	if (log)
+		server__log(s, "%s: dropped: %s (%s)", c->peer, proto_strerror(code), why);
 	c->offender = code != PERR_TIMEOUT;
 	if (s->cfg.hooks.dropped)
 		s->cfg.hooks.dropped(s->cfg.hooks.ud, c, code, why);
 	conn__error(c, code, true, "%s", why);
 	begin_close(c);
+}
+
+void
+conn__drop(struct conn *c, int code, const char *why)
+{
+	drop(c, code, why, true);
+}
+
+void
+conn__drop_unlogged(struct conn *c, int code, const char *why)
+{
+	drop(c, code, why, false);
 }
 
 void
@@ -425,6 +438,8 @@ conn__start(struct server *s, int fd)
 {
 	struct conn *c;
 	uint8_t a[16];
+	char why[PROTO_REASON_BYTES];
+	bool say;
 
 	if (!s->pscratch) {
 		struct pconn_config pc = PCONN_CONFIG_DEFAULT;
@@ -466,6 +481,14 @@ conn__start(struct server *s, int fd)
 	}
 	if (s->nconns > s->cfg.lim.max_conns) {
 		conn__drop(c, PERR_SERVER, "the server is full");
+		return 0;
+	}
+	if (c->addr && !server__may_handshake(s, c, why, sizeof why, &say)) {
+		/* A flood from one address is said once (with the first refusal), not once a connection. */
+		if (say)
+			server__log(s, "%s: refusing its address's handshakes for now (more than %u at once, then one "
+			            "every %u ms): %s", c->peer, s->cfg.lim.hs_burst, s->cfg.lim.hs_every_ms, why);
+		conn__drop_unlogged(c, PERR_LIMIT, why);
 		return 0;
 	}
 	if (c->addr == NULL || c->addr->conns > s->cfg.lim.max_conns_per_addr) {

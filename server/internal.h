@@ -49,6 +49,10 @@ struct addr_entry {
 	uint64_t window_start;
 	unsigned misses;          /* unknown room codes ... */
 	uint64_t miss_start;      /* ... since this time */
+	/* Token buckets as the time each would be full again (GCRA): handshakes started and rooms
+	 * made; at or before now, full (server.c, bucket_take). */
+	uint64_t hs_full, room_full;
+	bool hs_said;             /* its handshakes are being refused, and the log said so */
 };
 
 /* One TCP peer. The struct hangs off tcp.data and timer.data; it is freed only
@@ -161,6 +165,7 @@ struct server {
 	int reserve_fd;            /* closed to accept (and close) when out of descriptors, then reopened */
 	bool polling;
 	struct server_config cfg;
+	struct slog *slog;         /* the log lines' writer thread; NULL when quiet */
 	char *bind, *log_dir;
 	struct auth_identity id;   /* the long-term key and password salt */
 	char bound[48];            /* the address actually listened on */
@@ -205,6 +210,7 @@ void server__log(const struct server *s, const char *fmt, ...)
 	;
 struct gameroom *server__find_room(struct server *s, const char *code);
 struct addr_entry *server__addr_get(struct server *s, const uint8_t addr16[16]);
+bool server__may_handshake(struct server *s, struct conn *c, char *why, size_t whylen, bool *say);
 struct gameroom *server__add_room(struct server *s, const char *code);
 void server__room_gone(struct server *s, struct gameroom *r);
 void server__handle(struct conn *c, const struct wire_msg *m);
@@ -224,6 +230,8 @@ void conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
 #endif
 	;
 void conn__drop(struct conn *c, int code, const char *why);
+/* The same without a log line (a flood's refusals, said once by the caller). */
+void conn__drop_unlogged(struct conn *c, int code, const char *why);
 void conn__bye(struct conn *c, int reason);
 void conn__close_now(struct conn *c);
 

@@ -1105,8 +1105,16 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
 		conn__error(c, PERR_LIMIT, false, "too many chat lines: wait a few seconds");
 		return;
 	}
-	if (r->state == ROOM_PLAYING)
+	if (r->state == ROOM_PLAYING) {
+		/* A duel's log holds all that was said in it, up to a cap (tlog.h, TLOG_CHAT_UNTIL): past
+		 * it the line is refused, not said unlogged, so that the log stays whole. */
+		if (tlog_chat_full(&r->log, s->cfg.lim.log_chat_until)) {
+			conn__error(c, PERR_LIMIT, false, "this duel's turn log is full of chat (%zu KiB): no more chat until "
+			            "the duel ends", s->cfg.lim.log_chat_until >> 10);
+			return;
+		}
 		tlog_chat(&r->log, c->seat, m->text);
+	}
 	out->type = WIRE_CHAT;
 	out->u.chat.from = (uint8_t)c->seat;
 	snprintf(out->u.chat.text, sizeof out->u.chat.text, "%s", m->text);

@@ -17,6 +17,7 @@
 #include <sodium.h>
 
 #include "internal.h"
+#include "slog.h"
 #include "text.h"
 
 #define HOST_ROOM "host"
@@ -55,11 +56,16 @@ server_config_default(struct server_config *c)
 		.auth_window_ms = 60000,
 		.room_misses = 10,
 		.room_window_ms = 60000,
+		.hs_burst = 30,
+		.hs_every_ms = 1000,
+		.room_burst = 16,
+		.room_every_ms = 120000,
 		.lobby_idle_ms = 600000,
 		.frames_per_s = 20000,
 		.inflated_per_s = 256 * 1024,
 		.chat_burst = 8,
 		.chat_window_ms = 10000,
+		.log_chat_until = TLOG_CHAT_UNTIL,
 		.grace_ms = 120000,
 		.lobby_hold_ms = 30000,
 		.close_ms = 2000,
@@ -73,23 +79,51 @@ server__now(const struct server *s)
 	return uv_now(s->loop);
 }
 
-void
-server__log(const struct server *s, const char *fmt, ...)
+/* A line while the server is made (before the loop serves anyone) is written at once, as
+ * before: nothing waits on it yet, and a process killed right after its start keeps it. */
+static void
+log_at_once(const char *fmt, va_list ap)
 {
-	va_list ap;
 	char stamp[32];
 	time_t t = time(NULL);
 	struct tm tm;
 
-	if (s->cfg.quiet)
-		return;
 	localtime_r(&t, &tm);
 	strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
 	fprintf(stderr, "wizwar server %s: ", stamp);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static void
+log_line(const struct server *s, const char *fmt, va_list ap)
+{
+	if (s->cfg.quiet)
+		return;
+	if (s->slog)
+		slog_vline(s->slog, fmt, ap);
+	else
+		log_at_once(fmt, ap);
+}
+
+void
+server__log(const struct server *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(s, fmt, ap);
+	va_end(ap);
+}
+
+void
+server_say(struct server *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(s, fmt, ap);
+	va_end(ap);
 }
 
 _Static_assert(sizeof ((struct server *)0)->hash_key == crypto_shorthash_KEYBYTES, "a SipHash key");
@@ -219,6 +253,49 @@ server__room_gone(struct server *s, struct gameroom *r)
 	s->nrooms--;
 }
 
+/* Addresses remembered at most: four to a connection the server may hold, and some. An
+ * address is remembered while it has connections, an open failure window or a bucket not yet
+ * full again; a full table forgets every address with no connection (addr_forget). */
+static unsigned
+addrs_max(const struct server *s)
+{
+	return s->cfg.lim.max_conns * 4 + 1024;
+}
+
+/* An address that has nothing left to be remembered for: no connection, no open window, its
+ * buckets full. */
+static bool
+addr_idle(const struct server *s, const struct addr_entry *a, uint64_t now)
+{
+	return a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
+	       (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms) && a->hs_full <= now &&
+	       a->room_full <= now;
+}
+
+/* Forget idle addresses, or (all) every address with no connection: what a full table does,
+ * giving up the limits of addresses not connected rather than refusing new ones. A table
+ * that fills again needs as many new addresses as the cap less the connections, so a flood of
+ * addresses costs this walk rarely. */
+static void
+addr_forget(struct server *s, bool all)
+{
+	uint64_t now = server__now(s);
+
+	for (unsigned i = 0; i < s->addrs.n; i++) {
+		struct hlink **pp = &s->addrs.b[i];
+		while (*pp) {
+			struct addr_entry *a = HLINK_ENTRY(*pp, struct addr_entry, hl);
+			if (all ? a->conns == 0 : addr_idle(s, a, now)) {
+				*pp = a->hl.next;
+				free(a);
+				s->addrs.count--;
+			} else {
+				pp = &a->hl.next;
+			}
+		}
+	}
+}
+
 /* The entry of an address (made at its first connection), or NULL without memory. */
 struct addr_entry *
 server__addr_get(struct server *s, const uint8_t a[16])
@@ -233,6 +310,8 @@ server__addr_get(struct server *s, const uint8_t a[16])
 				return e;
 		}
 	}
+	if (s->addrs.count >= addrs_max(s))
+		addr_forget(s, true);
 	if (!htab_reserve(&s->addrs) || (e = calloc(1, sizeof *e)) == NULL)
 		return NULL;
 	memcpy(e->addr, a, 16);
@@ -258,6 +337,51 @@ server__conn_gone(struct conn *c)
 	}
 	c->room = NULL;
 	c->seat = -1;
+}
+
+/*
+ * A token bucket kept as one time (GCRA, the generic cell rate algorithm): *full is when the
+ * bucket would be full again. Taking a token moves it on by every_ms; a bucket of `burst` tokens
+ * is empty when *full is (burst - 1) * every_ms or more past the time after now. true: a token
+ * taken; false: none, and *wait_ms until there is one. No clock but the loop's cached time.
+ */
+static bool
+bucket_take(uint64_t *full, uint64_t now, unsigned burst, unsigned every_ms, uint64_t *wait_ms)
+{
+	uint64_t at = *full > now ? *full : now;
+	uint64_t slack = (uint64_t)(burst - 1) * every_ms;
+
+	if (burst == 0)
+		return true;
+	if (at - now > slack) {
+		*wait_ms = at - now - slack;
+		return false;
+	}
+	*full = at + every_ms;
+	return true;
+}
+
+/* A handshake may start from this connection's address (a token of its bucket taken). false:
+ * refused, the reason in why; *say when it is the first refusal since the address was last
+ * let in (a flood is logged once, not once a connection). */
+bool
+server__may_handshake(struct server *s, struct conn *c, char *why, size_t whylen, bool *say)
+{
+	const struct server_limits *l = &s->cfg.lim;
+	struct addr_entry *a = c->addr;
+	uint64_t wait_ms;
+
+	*say = false;
+	if (a == NULL || bucket_take(&a->hs_full, server__now(s), l->hs_burst, l->hs_every_ms, &wait_ms)) {
+		if (a)
+			a->hs_said = false;
+		return true;
+	}
+	snprintf(why, whylen, "too many connections from your address in a short time: try again in %u s",
+	         (unsigned)((wait_ms + 999) / 1000));
+	*say = !a->hs_said;
+	a->hs_said = true;
+	return false;
 }
 
 /* Per-address wrong-password counting: a window opens at the first failure. */
@@ -366,16 +490,26 @@ take_who(struct conn *c, const struct wire_who *w)
 }
 
 static struct gameroom *
-room_for(struct conn *c, bool create, int *code)
+room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 {
 	struct server *s = c->srv;
 	struct gameroom *r = server__find_room(s, c->who.room);
 
 	if (r == NULL && create && s->cfg.multi && c->who.create) {
+		const struct server_limits *l = &s->cfg.lim;
+		uint64_t full = c->addr ? c->addr->room_full : 0, wait_ms;
+		/* A token is spent only on a room made, so the bucket is tried on a copy first. */
+		if (c->addr && !bucket_take(&full, server__now(s), l->room_burst, l->room_every_ms, &wait_ms)) {
+			*code = PERR_LIMIT;
+			*retry_s = (unsigned)((wait_ms + 999) / 1000);
+			return NULL;
+		}
 		if ((r = server__add_room(s, c->who.room)) == NULL) {
 			*code = PERR_ROOM_FULL;
 			return NULL;
 		}
+		if (c->addr)
+			c->addr->room_full = full;
 		server__log(s, "room %s created by %s", r->code, c->peer);
 	}
 	if (r == NULL)
@@ -389,6 +523,7 @@ on_auth(struct conn *c, const struct wire_auth *a)
 	struct server *s = c->srv;
 	struct gameroom *r;
 	int code = PERR_OK;
+	unsigned retry_s = 0;
 	char why[PROTO_REASON_BYTES];
 
 	if (!take_who(c, &a->who))
@@ -402,11 +537,13 @@ on_auth(struct conn *c, const struct wire_auth *a)
 	}
 	if (s->cfg.multi && drop_if_guessing(s, c, false))
 		return;
-	if ((r = room_for(c, true, &code)) == NULL) {
+	if ((r = room_for(c, true, &code, &retry_s)) == NULL) {
 		if (code == PERR_NO_ROOM) {
 			if (drop_if_guessing(s, c, true))
 				return;
 			snprintf(why, sizeof why, "no room '%s' on this server (to make a new room: --new-room)", c->who.room);
+		} else if (code == PERR_LIMIT) {
+			snprintf(why, sizeof why, "too many new rooms from your address: try again in %u s", retry_s);
 		} else {
 			snprintf(why, sizeof why, "the server has no room for another game");
 		}
@@ -439,7 +576,9 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	/* An unknown token is not counted as a wrong guess: a token is 32 random bytes that
 	 * nobody guesses, and the clients of a server restarted without --resume each come back
 	 * with one, several behind one address (a NAT), which must not lock that address out. */
-	if ((r = room_for(c, false, &code)) == NULL || (code = room__resume(r, c, m)) != PERR_OK)
+	unsigned retry_s;
+
+	if ((r = room_for(c, false, &code, &retry_s)) == NULL || (code = room__resume(r, c, m)) != PERR_OK)
 		conn__drop(c, PERR_RESUME, "unknown or expired resume token");
 }
 
@@ -621,28 +760,14 @@ fit_file_limit(struct server *s)
 	            "(ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns, l->max_rooms);
 }
 
-/* Forget addresses with no connections and no open failure window. */
+/* Forget addresses with nothing left to be remembered for (addr_idle). */
 static void
 on_sweep(uv_timer_t *t)
 {
 	struct server *s = t->data;
-	uint64_t now = server__now(s);
 
 	room__sweep_idle(s);
-	for (unsigned i = 0; i < s->addrs.n; i++) {
-		struct hlink **pp = &s->addrs.b[i];
-		while (*pp) {
-			struct addr_entry *a = HLINK_ENTRY(*pp, struct addr_entry, hl);
-			if (a->conns == 0 && (a->fails == 0 || now - a->window_start >= s->cfg.lim.auth_window_ms) &&
-			    (a->misses == 0 || now - a->miss_start >= s->cfg.lim.room_window_ms)) {
-				*pp = a->hl.next;
-				free(a);
-				s->addrs.count--;
-			} else {
-				pp = &a->hl.next;
-			}
-		}
-	}
+	addr_forget(s, false);
 }
 
 /* The machine can make IPv6 sockets at all. */
@@ -779,6 +904,13 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	uv_timer_start(&s->sweep, on_sweep, sweep_ms, sweep_ms);
 	if (!cfg->multi && server__add_room(s, HOST_ROOM) == NULL) {
 		snprintf(why, whylen, "out of memory");
+		server_close(s, NULL, NULL);
+		return -1;
+	}
+	/* From now on log lines go through a writer thread: a stderr nobody reads must not stall
+	 * the loop. */
+	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, "wizwar server", SLOG_CAP)) == NULL) {
+		snprintf(why, whylen, "cannot start the log writer (no thread or memory)");
 		server_close(s, NULL, NULL);
 		return -1;
 	}
@@ -1105,6 +1237,9 @@ server__unref(struct server *s)
 		pconn_scratch_free(s->pscratch);
 		free(s->bind);
 		free(s->log_dir);
+		/* Its last lines (the stop, the rooms closed) go out if the log is read; a log
+		 * nobody reads costs the stop SLOG_FLUSH_MS at most. */
+		slog_destroy(s->slog, SLOG_FLUSH_MS);
 		free(s);
 		if (cb)
 			cb(ud);

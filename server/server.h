@@ -38,11 +38,19 @@ struct server_limits {
 	unsigned auth_window_ms;     /* ... in this window, then refused for the rest of it (60 s) */
 	unsigned room_misses;        /* unknown room codes from one address per window (10) ... */
 	unsigned room_window_ms;     /* ... in this window, then refused for the rest of it (60 s) */
+	/* Token buckets per IPv4 address or IPv6 /64: a burst, then one more every so often; a burst
+	 * of 0 is no limit. Handshakes started (each connection accepted) ... */
+	unsigned hs_burst;           /* (30) */
+	unsigned hs_every_ms;        /* (1000: 60 a minute) */
+	/* ... and rooms made on a multi-room server. */
+	unsigned room_burst;         /* (16: as many as the address may hold connections) */
+	unsigned room_every_ms;      /* (120000: 30 an hour) */
 	unsigned lobby_idle_ms;      /* a multi-room server's lobby with no message but HEARTBEATs is closed (10 min) */
 	unsigned frames_per_s;       /* frames one connection may send per second (20000) ... */
 	unsigned inflated_per_s;     /* ... and payload bytes after inflating (256 KiB) */
 	unsigned chat_burst;         /* chat lines per connection per chat window (8) ... */
 	unsigned chat_window_ms;     /* (10 s) */
+	size_t log_chat_until;       /* a duel's chat is refused once its turn log holds this much text (2 MiB, TLOG_CHAT_UNTIL) */
 	unsigned grace_ms;           /* how long a dropped player's seat is held in a duel (120 s) */
 	unsigned lobby_hold_ms;      /* between duels (the first too), a seat dropped without BYE is held (30 s, at most grace_ms) */
 	unsigned close_ms;           /* how long a dropped peer may take to read its last bytes (2 s) */
@@ -82,6 +90,14 @@ struct server_config {
 };
 
 void server_config_default(struct server_config *c);
+
+/* A line on the server's log (stderr, unless quiet), queued for its writer thread: never
+ * blocks the loop, however slowly the log is read. */
+void server_say(struct server *s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 
 /* Create and start listening. 0, or -1 with a reason. */
 WW_COLD int server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen);

@@ -313,6 +313,7 @@ kick(struct tlog *t)
 static void
 put(struct tlog *t, const char *s, size_t n)
 {
+	t->total += n;
 	if (t->path == NULL || t->failed || n == 0)
 		return;
 	if (t->plen + n > t->pcap) {
@@ -391,6 +392,7 @@ tlog_open_prefix(struct tlog *t, uv_loop_t *loop, const char *path, const char *
 	if (set_path(t, loop, NULL, why, whylen) != 0)
 		return -1;
 	keep_text(t, prefix, len);
+	t->total = len;
 	if (path == NULL)
 		return 0;
 	size_t n = strlen(path) + 5;
@@ -460,6 +462,12 @@ tlog_chat(struct tlog *t, int p, const char *text)
 		keep_text(t, buf, (size_t)n);
 		put(t, buf, (size_t)n);
 	}
+}
+
+bool
+tlog_chat_full(const struct tlog *t, size_t until)
+{
+	return t->total >= until;
 }
 
 void

@@ -47,6 +47,7 @@ struct tlog {
 	uint8_t *rec;    /* everything written so far, as records (tlog.c); tlog_text() renders them */
 	size_t rlen, rcap;
 	size_t len;      /* bytes of text the records render to */
+	size_t total;    /* bytes of text of the whole log (a resumed one's prefix too), kept or not */
 	bool overflow;   /* text passed PROTO_LOG_MAX: no longer kept in memory */
 	bool failed;     /* a disk write failed: the duel goes on, the log is incomplete */
 	bool started;    /* the file has been created (by the first write) */
@@ -77,6 +78,15 @@ int tlog_open_prefix(struct tlog *t, uv_loop_t *loop, const char *path, const ch
 /* Append lines, in memory; tlog_write() hands them to the disk. */
 void tlog_cmd(struct tlog *t, int p, const struct cmd *c, const struct game *after, bool turn_ended);
 void tlog_chat(struct tlog *t, int p, const char *text);
+/* A duel's log takes chat only while its text is under a cap (struct server_limits
+ * log_chat_until, by default TLOG_CHAT_UNTIL): past it a chat line
+ * is refused (room.c tells its player why), so that a duel chatted through for hours still
+ * resumes and is revealed. Commands are not capped: TURN_LIMIT bounds them (a whole duel's
+ * commands and hashes are well under 1 MiB). So a log stays under TLOG_CHAT_UNTIL + one chat
+ * line + the commands, below PROTO_LOG_MAX (4 MiB, revealed at END) and far below the 16 MiB
+ * a resume reads. */
+#define TLOG_CHAT_UNTIL (2u << 20)
+bool tlog_chat_full(const struct tlog *t, size_t until);
 void tlog_end(struct tlog *t, const struct game *g);
 void tlog_comment(struct tlog *t, const char *text);
 /* The whole log written so far, as text (malloc'd, NUL-terminated, *len bytes), or NULL

@@ -82,6 +82,35 @@ PROTO="$(sed -n 's/^#define PROTO_VERSION \([0-9]*\).*/\1/p' "$WIZWAR_SRCDIR/pro
 refused "version mismatch" "version mismatch: this client has protocol version $PROTO, the server 99" \
     "127.0.0.1:$(cat "$TMPD/v2.port")"
 
+# ---- a clear-text ERROR before the handshake (anyone on the path can send one): said as unauthenticated ----
+cat >"$TMPD/clear.py" <<'EOF'
+import socket
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(4)
+print(l.getsockname()[1], flush=True)
+text = b"go to evil.example"
+# ERROR (0x41) in clear, as docs/protocol.md's example: code 7, fatal, the text with its length.
+payload = bytes([0, 7, 1, len(text)]) + text
+while True:
+    c, _ = l.accept()
+    c.recv(4096)
+    c.sendall(bytes([0x41, len(payload)]) + payload)
+    c.close()
+EOF
+python3 "$TMPD/clear.py" >"$TMPD/clear.port" &
+PIDS+=($!)
+wait_file '^[0-9]+$' "$TMPD/clear.port"
+CPORT="$(cat "$TMPD/clear.port")"
+refused "clear-text ERROR" "before the encrypted channel \(unauthenticated\): go to evil\.example$" \
+    "127.0.0.1:$CPORT"
+XDG_STATE_HOME="$TMPD/clearbot" "$WIZWAR" bot "127.0.0.1:$CPORT" --games 1 >/dev/null 2>"$TMPD/clearbot.err"
+RC=$?
+grep -qE 'before the encrypted channel \(unauthenticated\): go to evil\.example' "$TMPD/clearbot.err" ||
+	fail "bot: a clear-text ERROR not said as unauthenticated: $(cat "$TMPD/clearbot.err")"
+[ "$RC" = 1 ] || fail "bot: exit $RC after a clear-text ERROR"
+ok "bot: a clear-text ERROR is said as unauthenticated, exit 1"
+
 # ---- a closed terminal in a duel is a drop: the same command again takes the seat back ----
 XDG_STATE_HOME="$TMPD/dot" "$WIZWAR" bot "127.0.0.1:$PORT" --new-room --name Dot --think 300 --games 1 >"$TMPD/d.out" 2>"$TMPD/d.err" &
 BOT=$!

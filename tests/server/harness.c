@@ -21,6 +21,10 @@ th_config(struct server_config *c)
 	c->quiet = getenv("WIZWAR_TEST_VERBOSE") == NULL;
 	c->lim.tick_ms = 50;
 	c->lim.max_conns_per_addr = 64;
+	/* Every test peer is on 127.0.0.1, and many make rooms quickly: the rate limits are off
+	 * but in the tests of them (server/limits, "rate_*"). */
+	c->lim.hs_burst = 0;
+	c->lim.room_burst = 0;
 	c->identity = th_identity();
 }
 
@@ -312,6 +316,23 @@ raw_start_small(struct th *t, struct raw *r)
 	cr_assert_geq(fd, 0);
 	/* A small receive window, so that the kernel holds little for it. */
 	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	uv_tcp_init(&t->loop, &r->tcp);
+	cr_assert_eq(uv_tcp_open(&r->tcp, fd), 0);
+	raw_go(t, r);
+}
+
+void
+raw_start_from(struct th *t, struct raw *r, const char *src)
+{
+	struct sockaddr_in a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	raw_begin(t, r);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(uv_ip4_addr(src, 0, &a), 0);
+	/* On Linux all of 127/8 is this machine: 127.0.0.2 is another address for the server's
+	 * per-address limits. */
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0, "cannot bind %s", src);
 	uv_tcp_init(&t->loop, &r->tcp);
 	cr_assert_eq(uv_tcp_open(&r->tcp, fd), 0);
 	raw_go(t, r);

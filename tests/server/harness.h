@@ -64,6 +64,8 @@ struct raw {
 void raw_start(struct th *t, struct raw *r);
 /* The same with a small receive buffer (a peer that does not read fills up soon). */
 void raw_start_small(struct th *t, struct raw *r);
+/* The same from another source address of this machine (127.0.0.2: another address). */
+void raw_start_from(struct th *t, struct raw *r, const char *src);
 void raw_send(struct raw *r, const void *p, size_t n);
 void raw_hello(struct raw *r);
 void raw_join(struct raw *r, const char *name, const char *room);

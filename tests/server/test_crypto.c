@@ -6,11 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include <criterion/criterion.h>
 #include <zlib.h>
 
 #include "harness.h"
+#include "known.h"
 
 static bool
 closed(void *ud)
@@ -876,4 +879,54 @@ Test(crypto, a_changed_record_drops_the_link)
 	pconn_finish(c);
 	free(s);
 	free(c);
+}
+
+/* A fingerprint accepted on purpose rewrites known_servers through a new file renamed over it.
+ * A symlink planted where a fixed "known_servers.tmp" was written (a shared or restored state
+ * folder) must not be followed: what it points to stays as it was, the file is rewritten, and no
+ * temporary file is left. */
+Test(crypto, known_servers_rewrite_follows_no_planted_symlink)
+{
+	char dir[] = "/tmp/wizwar-known.XXXXXX", path[256], tmp[256], victim[256], old[64], why[256], buf[256];
+	int line;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/known_servers", dir);
+	snprintf(tmp, sizeof tmp, "%s/known_servers.tmp", dir);
+	snprintf(victim, sizeof victim, "%s/precious", dir);
+	cr_assert_not_null(f = fopen(victim, "w"));
+	fputs("precious\n", f);
+	fclose(f);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs("# kept\nexample.org:7727 aaaaaaaaaaaaaaaaaaaaaaaaaa\nother:1 cccccccccccccccccccccccccc\n", f);
+	fclose(f);
+	cr_assert_eq(symlink(victim, tmp), 0);
+
+	cr_expect_eq(known_check(path, "example.org:7727", "bbbbbbbbbbbbbbbbbbbbbbbbbb", true, old, sizeof old, &line, why,
+	                         sizeof why), KNOWN_MATCH, "%s", why);
+	cr_assert_not_null(f = fopen(victim, "r"));
+	cr_expect_not_null(fgets(buf, sizeof buf, f));
+	fclose(f);
+	cr_expect_str_eq(buf, "precious\n", "the symlink's target was written through");
+	struct stat st;
+	cr_expect_eq(lstat(path, &st), 0);
+	cr_expect(S_ISREG(st.st_mode), "known_servers is no longer a plain file");
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	cr_expect_eq(known_check(path, "example.org:7727", "bbbbbbbbbbbbbbbbbbbbbbbbbb", false, old, sizeof old, &line,
+	                         why, sizeof why), KNOWN_MATCH, "not rewritten");
+	cr_expect_eq(known_check(path, "other:1", "cccccccccccccccccccccccccc", false, old, sizeof old, &line, why,
+	                         sizeof why), KNOWN_MATCH, "another line lost");
+	/* Nothing left but the three names: the file, the planted link (left alone), its target. */
+	int n = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	cr_expect_eq(n, 3, "%d names in the folder: a temporary file left behind?", n);
+	unlink(tmp);
+	unlink(victim);
+	unlink(path);
+	rmdir(dir);
 }

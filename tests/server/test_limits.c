@@ -466,3 +466,93 @@ Test(limits, grace_must_fit_welcome)
 	th_server(&t, &c);
 	th_finish(&t);
 }
+
+/* A duel's chat is capped by its turn log's size (the issue: one peer holding both seats of an
+ * untimed duel chatted a log past the 16 MiB a resume reads). A player who says 400 lines of
+ * 200 bytes at the start of a duel with a 32 KiB cap: the lines up to the cap are relayed and
+ * logged, the rest refused with a non-fatal LIMIT that says why; the duel plays on to its end,
+ * both players verify it, and the log on disk loads, its chat the lines relayed. */
+struct chatter {
+	int said, echoes, capped, other_errors;
+	char why[PROTO_REASON_BYTES + 1];
+};
+
+static void
+chatter_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct chatter *ch = ud;
+	char text[201];
+
+	if (m->type == WIRE_START && ch->said == 0) {
+		for (int i = 0; i < 400; i++) {
+			memset(text, 'a' + i % 26, 200);
+			text[200] = '\0';
+			cr_assert_eq(net_chat(b->net, text), 0);
+			ch->said++;
+		}
+	}
+	if (m->type == WIRE_CHAT && m->u.chat.from == net_player(b->net))
+		ch->echoes++;
+	if (m->type == WIRE_ERROR && m->u.error.code == PERR_LIMIT && !m->u.error.fatal) {
+		ch->capped++;
+		snprintf(ch->why, sizeof ch->why, "%s", m->u.error.text);
+	} else if (m->type == WIRE_ERROR && m->u.error.code < PERR_REFUSED_BASE) {
+		ch->other_errors++;
+	}
+}
+
+static bool
+both_closed(void *ud)
+{
+	struct netbot *b = ud;
+	return b[0].closed && b[1].closed;
+}
+
+Test(limits, a_duels_chat_is_capped_and_its_log_still_loads)
+{
+	static struct netbot b[2];
+	static struct chatter ch;
+	static struct drop_rec d;
+	static struct tlog_resume res;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+	char dir[] = "/tmp/wizwar-chatcap.XXXXXX", why[256], path[512];
+	int lines = 0;
+
+	cr_assert_not_null(mkdtemp(dir));
+	limits_setup(&t, &c, &d);
+	c.multi = false;
+	c.log_dir = dir;
+	c.lim.chat_burst = 1000000;
+	c.lim.log_chat_until = 32 * 1024;
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "chatty", BOT_NORMAL, 5, 1);
+	th_bot_config(&t, &cb, "quiet", BOT_NORMAL, 6, 1);
+	ca.ud = &ch;
+	ca.on_msg = chatter_msg;
+	ca.think_ms = cb.think_ms = 5;
+	th_bot(&t, &b[0], &ca);
+	th_bot(&t, &b[1], &cb);
+	th_run(&t, 60000, both_closed, b);
+	cr_assert(!t.timed_out, "the duel did not end");
+	cr_expect_eq(b[0].verified, 1, "%s", b[0].last_why);
+	cr_expect_eq(b[1].verified, 1, "%s", b[1].last_why);
+	cr_expect_eq(ch.other_errors, 0);
+	cr_expect_gt(ch.echoes, 100, "only %d lines relayed before the cap", ch.echoes);
+	cr_expect_lt(ch.echoes, 200, "%d lines of 200 bytes relayed under a 32 KiB cap", ch.echoes);
+	cr_expect_eq(ch.echoes + ch.capped, ch.said, "%d said, %d relayed, %d refused", ch.said, ch.echoes, ch.capped);
+	cr_expect(strstr(ch.why, "full of chat") != NULL, "refused with '%s'", ch.why);
+	cr_assert_not_null(server_last_log(t.srv), "no log on disk");
+	snprintf(path, sizeof path, "%s", server_last_log(t.srv));
+	th_finish(&t);
+	cr_assert_eq(tlog_load(path, &res, why, sizeof why), 0, "%s", why);
+	cr_expect(res.ended);
+	for (const char *p = res.text; (p = strstr(p, "\nchat 0 ")) != NULL; p++)
+		lines++;
+	cr_expect_eq(lines, ch.echoes, "%d chat lines in the log, %d relayed", lines, ch.echoes);
+	cr_expect_lt(res.len, 32 * 1024 + 512 + 256 * 1024, "a log of %zu bytes", res.len);
+	tlog_resume_free(&res);
+	unlink(path);
+	rmdir(dir);
+}
