@@ -13,6 +13,7 @@
 #define UPDATE_MSG_MAX 64
 #define CLOCK_TICK_MS 200 /* the clock's second changes within a fifth of a second of the true one */
 #define CLOCK_WARN_S 10   /* the last seconds: the clock stands out and the bell rings once */
+#define INTERRUPT_CONFIRM_MS 3000 /* a second Ctrl-C this soon after the first confirms the forfeit */
 
 /* What waits in the queue, in the order it happened: a view, a note, or the end's reveal. */
 enum upd_kind { UQ_VIEW, UQ_STATUS, UQ_REVEAL };
@@ -201,6 +202,28 @@ on_poll(uv_poll_t *p, int status, int events)
 	read_keys(a);
 }
 
+/* Ctrl-C in a running duel asks as Q does, since leaving forfeits it; a second Ctrl-C within
+ * INTERRUPT_CONFIRM_MS says yes (a person who means it presses it twice, and a script's signal
+ * still ends the program). Anywhere else (the lobby, the end, a replay) it leaves at once.
+ * Returns true when the program should leave now. */
+static bool
+interrupt_confirms(struct app *a)
+{
+	struct state *st = &a->st;
+	uint64_t now = uv_now(a->cfg.loop);
+
+	if (a->cfg.on_key || !st->have_view || st->view.result != RESULT_NONE || st->offline || st->allseeing)
+		return true;
+	if (st->mode == MODE_QUIT && st->quit_by_interrupt && now - a->interrupt_at <= INTERRUPT_CONFIRM_MS)
+		return true;
+	st->mode = MODE_QUIT;
+	st->quit_by_interrupt = true;
+	a->interrupt_at = now;
+	if (!a->animating)
+		screen_draw(a);
+	return false;
+}
+
 static void
 on_signal(uv_signal_t *s, int signum)
 {
@@ -216,6 +239,8 @@ on_signal(uv_signal_t *s, int signum)
 		screen_draw(a);
 		break;
 	case SIGINT:
+		if (!interrupt_confirms(a))
+			break;
 		app_quit(a, 130);
 		break;
 	default:
@@ -234,18 +259,26 @@ clock_update(struct app *a)
 
 	if (a->st.turn_time > 0 && st->have_view && st->view.result == RESULT_NONE && !st->offline) {
 		uint64_t now = uv_now(a->cfg.loop);
-		if (st->view.turn_no != a->clock_turn) {
+		/* clock_started: the first view's turn (0 on a new duel, any after a resume) is a new
+		 * turn too, whatever clock_turn held before. */
+		if (!a->clock_started || st->view.turn_no != a->clock_turn) {
+			a->clock_started = true;
 			a->clock_turn = st->view.turn_no;
 			a->turn_began = now;
 			a->clock_warned = false;
+			a->clock_unknown = false;
 		}
 		uint64_t spent = (now - a->turn_began) / 1000;
 		left = spent >= (uint64_t)st->turn_time ? 0 : st->turn_time - (int)spent;
+		if (a->clock_unknown)
+			left = STATE_CLOCK_UNKNOWN;
 		if (left <= CLOCK_WARN_S && !a->clock_warned && state_my_turn(st)) {
 			a->clock_warned = true;
 			if (a->cfg.screen && a->screen_on)
 				a->cfg.screen->flash(a->cfg.screen_ctx);
 		}
+	} else if (st->have_view && st->view.result != RESULT_NONE) {
+		a->clock_started = false; /* a rematch's turn 0 is a new turn even after a duel ended at 0 */
 	}
 	st->clock_left = left;
 }
@@ -258,6 +291,23 @@ on_clock(uv_timer_t *t)
 
 	clock_update(a);
 	if (a->st.clock_left != before && !a->animating)
+		screen_draw(a);
+}
+
+void
+app_clock_resumed(struct app *a)
+{
+	struct state *st = &a->st;
+
+	/* The server gives a player who comes back on its own turn the whole turn again, and lets
+	 * the other's turn run on from when it began, which this client did not see. */
+	a->clock_started = true;
+	a->clock_turn = st->have_view ? st->view.turn_no : 0;
+	a->turn_began = uv_now(a->cfg.loop);
+	a->clock_warned = false;
+	a->clock_unknown = st->have_view && !state_my_turn(st);
+	clock_update(a);
+	if (!a->pumping && !a->animating)
 		screen_draw(a);
 }
 
@@ -456,6 +506,12 @@ app_set_name(struct app *a, int player, const char *name)
 {
 	state_set_name(&a->st, player, name);
 	screen_draw(a);
+}
+
+void
+app_set_seat(struct app *a, int player)
+{
+	state_set_seat(&a->st, player);
 }
 
 void

@@ -105,6 +105,8 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		if (l->name[p][0] && s->app)
 			app_set_name(s->app, p, l->name[p]);
 	if (s->app)
+		app_set_seat(s->app, me);
+	if (s->app)
 		app_set_turn_time(s->app, l->turn_time);
 	if (net_phase(n) != NET_LOBBY)
 		return;
@@ -151,6 +153,8 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	}
 	app_reset_updates(s->app);
 	app_on_update(s->app, v, NULL, 0, NULL, 0);
+	if (resumed)
+		app_clock_resumed(s->app);
 	if (s->practice && !resumed)
 		return;
 	if (net_seed_chosen(n)) {

@@ -763,7 +763,7 @@ draw_header(const struct ui *ui, const struct state *st, int y, int x, int w)
 {
 	const struct view *v = &st->view;
 	char buf[160];
-	int me = st->allseeing ? 0 : v->me, opp = 1 - me;
+	int me = st->allseeing ? 0 : !st->have_view && st->seat >= 0 ? st->seat : v->me, opp = 1 - me;
 	int col = x;
 
 	/* Step 6 of "After Turn": HP changes only when the new view comes in. */
@@ -771,6 +771,11 @@ draw_header(const struct ui *ui, const struct state *st, int y, int x, int w)
 	snprintf(buf, sizeof buf, " HP %d/%d", st->have_view ? v->hp : WIZARD_HP, WIZARD_HP);
 	col += put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
 	col += put_text(y, col, x + w - col, "   vs   ", role_attr(ui, R_DIMTEXT));
+	if (!st->have_view && !st->named[opp]) {
+		/* A room waiting for its second player: say so rather than leave a blank after "vs". */
+		put_text(y, col, x + w - col, "no opponent yet", role_attr(ui, R_DIMTEXT));
+		return;
+	}
 	col += put_text(y, col, 18, st->name[opp], role_attr(ui, R_OPP));
 	snprintf(buf, sizeof buf, " HP %d/%d", st->have_view ? v->opp_hp : WIZARD_HP, WIZARD_HP);
 	put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
@@ -804,7 +809,9 @@ draw_turn(const struct ui *ui, const struct state *st, int y, int x, int w)
 	(void)n;
 	col = x + put_text(y, x, w, buf, role_attr(ui, v->turn == v->me && !st->allseeing ? R_STATUS : R_TEXT));
 	/* The clock, for whoever is to move; in the last ten seconds it stands out. */
-	if (st->clock_left >= 0) {
+	if (st->clock_left == STATE_CLOCK_UNKNOWN) {
+		col += put_text(y, col, x + w - col, "  ?s", role_attr(ui, R_TEXT));
+	} else if (st->clock_left >= 0) {
 		bool hurry = st->clock_left <= 10;
 		snprintf(buf, sizeof buf, "  %ds%s", st->clock_left, hurry && state_my_turn(st) ? " left!" : "");
 		col += put_text(y, col, x + w - col, buf, role_attr(ui, hurry ? R_STATUS : R_TEXT));
@@ -978,7 +985,8 @@ draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
 		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
 		break;
 	case MODE_QUIT:
-		put_text(y, x, w, "Forfeit and quit? y yes, r forfeit but stay, n no", role_attr(ui, R_STATUS));
+		put_text(y, x, w, st->quit_by_interrupt ? "Forfeit and quit? y/^C yes, r forfeit but stay, n no" :
+		    "Forfeit and quit? y yes, r forfeit but stay, n no", role_attr(ui, R_STATUS));
 		break;
 	default:
 		if (st->status[0])
@@ -1026,7 +1034,7 @@ draw_describe(const struct ui *ui, const struct state *st)
 	int a = st->have_view ? v->potion[v->y][v->x] : 0;
 	if (a && y + 1 < ui->rows) {
 		int kind = a - 1 < APPEARANCE_COUNT ? v->kind_of[a - 1] : POTION_NONE;
-		snprintf(buf, sizeof buf, "Underfoot: a %s potion: %s", appearance_name(a - 1),
+		snprintf(buf, sizeof buf, "Underfoot: %s %s potion: %s", state_article(appearance_name(a - 1)), appearance_name(a - 1),
 		    kind != POTION_NONE ? potion_desc(kind) : "unknown");
 		put_text(y + 1, 2, w, buf, appear_attr(ui, a - 1));
 	}
