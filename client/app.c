@@ -509,6 +509,14 @@ app_set_name(struct app *a, int player, const char *name)
 }
 
 void
+app_set_share(struct app *a, const char *text)
+{
+	state_clean_text(a->st.share, sizeof a->st.share, text ? text : "", text ? strlen(text) : 0);
+	if (!a->pumping && !a->animating)
+		screen_draw(a);
+}
+
+void
 app_set_seat(struct app *a, int player)
 {
 	state_set_seat(&a->st, player);

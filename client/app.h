@@ -104,6 +104,9 @@ void app_finish(struct app *a);
 
 /* What a session calls. */
 void app_set_name(struct app *a, int player, const char *name);
+/* A line a person copies whole (the join command while the room waits, the turn log's path at the
+ * end): a screen row of its own, full width, never wrapped. NULL or "" removes it. */
+void app_set_share(struct app *a, const char *text);
 /* My player number, as the lobby says it before the first view does. */
 void app_set_seat(struct app *a, int player);
 /* A new view, the messages meant for this player and the effects on squares it saw before or

@@ -268,8 +268,12 @@ reveal(struct session_net *s, struct net *n)
 		k = snprintf(note + off, sizeof note - off, ".");
 		off += k > 0 ? (size_t)k : 0;
 	}
-	if (s->log_path && off + 20 < sizeof note)
-		snprintf(note + off, sizeof note - off, " Turn log: %s", s->log_path);
+	/* The path on a row of its own under the box, whole, to copy: never wrapped inside it. */
+	if (s->log_path) {
+		char line[sizeof s->app->st.share];
+		snprintf(line, sizeof line, "Turn log: %s", s->log_path);
+		app_set_share(s->app, line);
+	}
 	app_on_reveal(s->app, all, note);
 	free(all);
 }
@@ -351,8 +355,14 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 		return; /* its own server, in this process: only a failure would be news */
 	/* In the log, not in the end box, and before the check's line, which must stay the
 	 * nearest to the box's foot: the box covers the log's upper lines, and a path is long. */
-	if (s->saved > kept)
+	if (s->saved > kept) {
 		status(s, "Turn log: %s", s->saved_path);
+		if (s->app) {
+			char line[sizeof s->saved_path + 16];
+			snprintf(line, sizeof line, "Turn log: %s", s->saved_path);
+			app_set_share(s->app, line);
+		}
+	}
 	if (verified)
 		status(s, "%s: %s. /rematch for another duel.", net_seed_chosen(n) ? "Host checked" : "Fair host", why);
 	else

@@ -17,6 +17,7 @@
 #define STATE_TEXT_MAX 256   /* bytes of one log entry's text, with its NUL */
 #define STATE_LOG_MAX 256    /* entries kept; the screen shows the previous and current round */
 #define STATE_STATUS_MAX 160 /* the one-line note under the map ("no potion here") */
+#define STATE_SHARE_MAX 4200 /* the share line: a path up to PATH_MAX and its words */
 #define STATE_NOTE_MAX 640   /* the end's summary under the result: counts, the opponent's pack, the log's path */
 
 /* What the keys do now. Every prompt returns to the base mode: NORMAL, or OVER once the duel ended. */
@@ -82,6 +83,8 @@ struct state {
 	int nfx;
 	struct fx_square fx[STATE_FX_MAX];
 	char name[PLAYERS][STATE_NAME_MAX]; /* indexed by player number, cleaned */
+	char share[STATE_SHARE_MAX];    /* a line to copy whole (the join command, the turn log's path): a
+	                                   screen row of its own in the lobby and under the end box */
 	bool named[PLAYERS];            /* name[p] was given (a player in that seat), not the default */
 	int seat;                       /* my player number before the first view (the lobby's); -1 unknown */
 	bool allseeing;                 /* a replay's spectator view: view.me is 0, both wizards shown */
