@@ -65,14 +65,23 @@ close_handle(struct app *a, uv_handle_t *h)
 	}
 }
 
+/* The signal handles stay open (unreferenced: they do not keep the loop running) until
+ * app_finish(): a terminal that hangs up sends SIGHUP more than once, and a second one after its
+ * handle closed would kill the process with the default action before its session had flushed
+ * its logs and said how to resume. */
+static void
+close_signals(struct app *a)
+{
+	for (int i = 0; i < 4; i++)
+		close_handle(a, (uv_handle_t *)&a->sig[i]);
+}
+
 static void
 close_all(struct app *a)
 {
 	if (a->poll_on)
 		close_handle(a, (uv_handle_t *)&a->poll);
 	a->poll_on = false;
-	for (int i = 0; i < 4; i++)
-		close_handle(a, (uv_handle_t *)&a->sig[i]);
 	close_handle(a, (uv_handle_t *)&a->anim_timer);
 	close_handle(a, (uv_handle_t *)&a->esc_timer);
 	close_handle(a, (uv_handle_t *)&a->clock_timer);
@@ -597,6 +606,7 @@ app_init(struct app *a, const struct app_config *cfg)
 		a->sig[i].data = a;
 		a->handles_open++;
 		uv_signal_start(&a->sig[i], on_signal, app_signals[i]);
+		uv_unref((uv_handle_t *)&a->sig[i]);
 	}
 	if (a->cfg.input_fd >= 0 && a->cfg.screen) {
 		if (uv_poll_init(a->cfg.loop, &a->poll, a->cfg.input_fd) == 0) {
@@ -627,8 +637,12 @@ app_finish(struct app *a)
 		a->quitting = true;
 		close_all(a);
 	}
+	close_signals(a);
 	if (a->handles_open > 0)
 		uv_run(a->cfg.loop, UV_RUN_DEFAULT);
+	/* The terminal is gone: its further hangups mean nothing, and the caller has logs to close. */
+	if (a->status == 128 + SIGHUP)
+		signal(SIGHUP, SIG_IGN);
 	if (a->cur)
 		update_free(a->cur);
 	a->cur = NULL;

@@ -117,7 +117,7 @@ cmd_join(int argc, char **argv)
 	else if (keep_logs)
 		fprintf(stderr, "wizwar join: neither XDG_STATE_HOME nor HOME is set: the turn logs are not kept "
 		        "(--log-dir DIR keeps them there)\n");
-	r = cmd_net_run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset, save_dir);
+	r = cmd_net_run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset, save_dir, NULL);
 	cmd_net_password_wipe(&pw);
 	seatfile_release(nc.seat_file, &claim);
 	return r;
