@@ -49,7 +49,7 @@ cmd_host(int argc, char **argv)
 	static struct cmd_net_pw pw;
 	static struct auth_identity id;
 	uv_loop_t loop;
-	char dirbuf[4096], why[300], banner[400], addr[64], fp[AUTH_FP_LEN + 1];
+	char dirbuf[4096], why[300], banner[400], share[200], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
 	const char *dir = NULL, *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
 	bool headless = false;
@@ -131,8 +131,9 @@ cmd_host(int argc, char **argv)
 	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.",
 	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "");
 	fprintf(stderr, "wizwar host: %s\n", banner);
-	/* The line to copy, alone on stdout. */
-	printf("wizwar join %s:%d#%s%s\n", addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	/* The line to copy, alone on stdout (and again when the screen closes). */
+	snprintf(share, sizeof share, "wizwar join %s:%d#%s%s", addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	printf("%s\n", share);
 	fflush(stdout);
 	static struct hostctx x;
 	x.srv = srv;
@@ -158,7 +159,7 @@ cmd_host(int argc, char **argv)
 	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
 	nc.token = token;
 	nc.token_len = token_len;
-	rc = cmd_net_run_curses(&loop, &nc, srv, banner, preset, NULL, &x.again); /* the server keeps the log (--log-dir) */
+	rc = cmd_net_run_curses(&loop, &nc, srv, banner, share, preset, NULL, &x.again); /* the server keeps the log (--log-dir) */
 	cmd_net_password_wipe(&pw);
 	return rc;
 }

@@ -487,8 +487,8 @@ curses_key(void *ud, struct net *n, int how, const char *fp)
 }
 
 int
-cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *preset,
-           const char *save_dir, const struct cmd_net_again *again)
+cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *share,
+           const char *preset, const char *save_dir, const struct cmd_net_again *again)
 {
 	static struct session_net sess;
 	struct keys keys;
@@ -543,11 +543,15 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	/* The line to share comes first: it must be on screen before anything the lobby says. */
 	if (banner)
 		app_on_status(app, banner);
+	if (share)
+		app_set_share(app, share);
 	session_net_start(&sess, app, sess.net, srv);
 	status = app_run(app);
 	key_app = NULL;
 	app_finish(app);
 	free(app);
+	if (share)
+		printf("%s\n", share); /* again, whole, where the screen was: to copy after all */
 	if (sess.last_result[0])
 		printf("Last duel: %s%s\n", sess.ended_ok ? "" : "NOT VERIFIED: ", sess.last_result);
 	if (sess.saved == 1)

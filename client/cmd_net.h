@@ -87,11 +87,13 @@ void cmd_net_stopper_done(struct cmd_net_stopper *st);
 /* Run the loop to its end and close it: 0, or 1 (said) when a handle was left open. */
 int cmd_net_finish_loop(uv_loop_t *loop);
 
-/* join and host: the curses client on a network session (srv: host's own server, or NULL; again:
- * host's command line, for the resume command it prints when a duel is left unfinished).
- * The exit status of the command. */
+/* join and host: the curses client on a network session (srv: host's own server, or NULL; share:
+ * the command the other player runs, on a row of its own in the lobby and on stdout again when
+ * the screen closes, or NULL; again: host's command line, for the resume command it prints when
+ * a duel is left unfinished). The exit status of the command. */
 int cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner,
-                       const char *preset, const char *save_dir, const struct cmd_net_again *again);
+                       const char *share, const char *preset, const char *save_dir,
+                       const struct cmd_net_again *again);
 /* --keys PRESET: one of keys.c's presets (keys.conf still applies on top), else said, false. */
 bool cmd_net_keys_arg(const char *name, const char *cmd);
 /* join and host need a terminal on stdin and stdout; false (said) when there is none. */

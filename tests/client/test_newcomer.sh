@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # test_newcomer: what a newcomer met (issue 27), in the real client in tmux over loopback TCP:
-#  1. the header names the missing opponent while a server room waits for one;
+#  1. the header names the missing opponent while a server room waits for one; the join line and the
+#     room code have a row of their own, whole, and are printed again when the screen closes;
 #  2. with --turn-time the clock counts the first turn on both screens (it showed "0s left!");
 #  3. a joiner killed and run again in the opponent's turn does not show time the opponent no
 #     longer has ("?s": that turn began unseen), and counts its own next turn again;
@@ -22,8 +23,11 @@ PORT="$(grep -oE 'port [0-9]+' "$TMPD/server.err" | head -1 | grep -oE '[0-9]+')
 start env XDG_STATE_HOME="$STATE" "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Tess
 wait_for 'Waiting for an opponent'
 expect '^┌─ 25x25 ─+┐ Tess HP 5/5 +vs +no opponent yet' "the header names no opponent while the room waits"
+ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+expect "^wizwar join 127\\.0\\.0\\.1:$PORT --room $ROOM *\$" "the room's join command has a row of its own, whole"
 keys Q
 wait_for 'STTY$' 10
+expect "^wizwar join 127\\.0\\.0\\.1:$PORT --room $ROOM\$" "and is printed again when the screen closes"
 T kill-session -t w
 
 # ==== 2. a timed duel between a host (h) and a joiner (w): the first turn's clock ====
@@ -31,6 +35,7 @@ T new-session -d -s h -x 80 -y 24 \
     "env XDG_STATE_HOME='$STATE/h' '$WIZWAR' host --port 0 --bind 127.0.0.1 --name Hana --turn-time 40; exec sleep 600"
 wait_for 'Hosting on port [0-9]+:' 10 h
 HPORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
+expect "^wizwar join 127\\.0\\.0\\.1:$HPORT#[a-z2-7]+ *\$" "the host's join line has a row of its own, whole"
 start env XDG_STATE_HOME="$STATE/w" "$WIZWAR" join "127.0.0.1:$HPORT" --name Jo
 wait_for 'Round 1: ' 20
 wait_for 'Round 1: ' 20 h
