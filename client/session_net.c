@@ -45,6 +45,7 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	s->me = player;
 	s->joined = true;
 	s->afresh = false;
+	s->last_lobby[0] = '\0'; /* a new seat, or back after a drop: the lobby is said again */
 	if (s->practice || !s->app) /* a WELCOME before the screen is said again once it starts */
 		return;
 	if (s->relinked) {
@@ -74,12 +75,12 @@ lobby_waits(const struct wire_lobby *l, int me, const char *away, bool counting,
 		return buf;
 	}
 	if ((me < 0 || !(l->present & (1u << (1 - me)))) && auto_ready && !mine)
-		return "When an opponent joins, the duel begins after a short countdown (/wait holds it).";
+		return "When an opponent joins, a short countdown starts the duel (/wait holds it).";
 	if (me < 0 || !(l->present & (1u << (1 - me))))
 		return mine ? "You are ready; the duel starts when an opponent joins and is ready." :
 		              "Type /ready to be ready when an opponent joins.";
 	if (counting && !mine)
-		return "The duel begins after a short countdown: /wait holds it, /ready starts it now.";
+		return "A short countdown starts the duel: /wait holds it, /ready starts it now.";
 	if (mine && theirs)
 		return "Both are ready.";
 	if (mine)

@@ -20,14 +20,14 @@ host_then_join() {
 	    "env XDG_STATE_HOME='$STATE/h' '$WIZWAR' host --port 0 --bind 127.0.0.1 --name Hana; exec sleep 600"
 	wait_for 'Hosting on port [0-9]+:' 10 h
 	HPORT="$(grep -oE 'Hosting on port [0-9]+' "$SCREEN" | head -1 | grep -oE '[0-9]+$')"
-	wait_said 'When an opponent joins, the duel begins after a short countdown \(/wait holds it\)' h
+	wait_said 'When an opponent joins, a short countdown starts the duel \(/wait holds it\)' h
 	start env XDG_STATE_HOME="$STATE/w" "$WIZWAR" join "127.0.0.1:$HPORT" --name Jo
 }
 
 # ==== 1. a quick start: the countdown runs out on both screens and the duel begins ====
 host_then_join
 wait_for 'Duel in [1-5] s: /wait holds it, /ready starts it now' 10
-wait_said 'Options: 25x25, FoV on, potions on, no turn timer\. The duel begins after a short countdown' w
+wait_said 'Options: 25x25, FoV on, potions on, no turn timer\. A short countdown starts the duel' w
 ok "the joiner sees the options and the countdown"
 wait_for 'Duel in [1-5] s: /wait holds it' 5 h
 ok "so does the host"

@@ -57,7 +57,8 @@ wait_for 'Round [0-9]+: your move' 10 h
 JPID="$(pgrep -P "$(T display -p -t w '#{pane_pid}')" | head -1)"
 [ -n "$JPID" ] || fail "no joiner process to kill"
 kill -9 "$JPID"
-wait_for 'EXIT=137' 10
+for ((i = 0; i < 100; i++)); do kill -0 "$JPID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$JPID" 2>/dev/null && fail "the joiner outlived kill -9"
 sleep 2
 T kill-session -t w
 start env XDG_STATE_HOME="$STATE/w" "$WIZWAR" join "127.0.0.1:$HPORT" --name Jo
