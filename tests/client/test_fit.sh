@@ -59,6 +59,7 @@ fits "the end box"
 keys x
 wait_for 'The duel is over'
 fits "the status line after a key that does nothing at the end"
+expect 'The duel is over: Q leaves, r rematch, m mirror\.' "the status line is whole (it was cut at 'm mirror rematc')"
 keys Q
 wait_for 'STTY$' 10
 T kill-session -t w
