@@ -98,8 +98,8 @@ cmd_join(int argc, char **argv)
 		nc.create_room = true;
 		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
 		         code);
-		snprintf(share, sizeof share, "wizwar join %s%s%s --room %s%s", addr, have_fp ? "#" : "", have_fp ? fp : "",
-		         code, nc.password ? " --password" : "");
+		/* addr as typed: its #FINGERPRINT, when given, with it. */
+		snprintf(share, sizeof share, "wizwar join %s --room %s%s", addr, code, nc.password ? " --password" : "");
 	}
 	nc.seat_file = cmd_net_seat_path("join", &nc, seatbuf, sizeof seatbuf, &claim);
 	/* seat_path said it on stderr, before the screen: a refusal of the name ends it at once. */
