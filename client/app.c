@@ -13,6 +13,7 @@
 #define UPDATE_MSG_MAX 64
 #define CLOCK_TICK_MS 200 /* the clock's second changes within a fifth of a second of the true one */
 #define CLOCK_WARN_S 10   /* the last seconds: the clock stands out and the bell rings once */
+#define INTERRUPT_CONFIRM_MS 3000 /* a second Ctrl-C this soon after the first confirms the forfeit */
 
 /* What waits in the queue, in the order it happened: a view, a note, or the end's reveal. */
 enum upd_kind { UQ_VIEW, UQ_STATUS, UQ_REVEAL };
@@ -64,14 +65,23 @@ close_handle(struct app *a, uv_handle_t *h)
 	}
 }
 
+/* The signal handles stay open (unreferenced: they do not keep the loop running) until
+ * app_finish(): a terminal that hangs up sends SIGHUP more than once, and a second one after its
+ * handle closed would kill the process with the default action before its session had flushed
+ * its logs and said how to resume. */
+static void
+close_signals(struct app *a)
+{
+	for (int i = 0; i < 4; i++)
+		close_handle(a, (uv_handle_t *)&a->sig[i]);
+}
+
 static void
 close_all(struct app *a)
 {
 	if (a->poll_on)
 		close_handle(a, (uv_handle_t *)&a->poll);
 	a->poll_on = false;
-	for (int i = 0; i < 4; i++)
-		close_handle(a, (uv_handle_t *)&a->sig[i]);
 	close_handle(a, (uv_handle_t *)&a->anim_timer);
 	close_handle(a, (uv_handle_t *)&a->esc_timer);
 	close_handle(a, (uv_handle_t *)&a->clock_timer);
@@ -201,6 +211,28 @@ on_poll(uv_poll_t *p, int status, int events)
 	read_keys(a);
 }
 
+/* Ctrl-C in a running duel asks as Q does, since leaving forfeits it; a second Ctrl-C within
+ * INTERRUPT_CONFIRM_MS says yes (a person who means it presses it twice, and a script's signal
+ * still ends the program). Anywhere else (the lobby, the end, a replay) it leaves at once.
+ * Returns true when the program should leave now. */
+static bool
+interrupt_confirms(struct app *a)
+{
+	struct state *st = &a->st;
+	uint64_t now = uv_now(a->cfg.loop);
+
+	if (a->cfg.on_key || !st->have_view || st->view.result != RESULT_NONE || st->offline || st->allseeing)
+		return true;
+	if (st->mode == MODE_QUIT && st->quit_by_interrupt && now - a->interrupt_at <= INTERRUPT_CONFIRM_MS)
+		return true;
+	st->mode = MODE_QUIT;
+	st->quit_by_interrupt = true;
+	a->interrupt_at = now;
+	if (!a->animating)
+		screen_draw(a);
+	return false;
+}
+
 static void
 on_signal(uv_signal_t *s, int signum)
 {
@@ -216,6 +248,8 @@ on_signal(uv_signal_t *s, int signum)
 		screen_draw(a);
 		break;
 	case SIGINT:
+		if (!interrupt_confirms(a))
+			break;
 		app_quit(a, 130);
 		break;
 	default:
@@ -234,18 +268,26 @@ clock_update(struct app *a)
 
 	if (a->st.turn_time > 0 && st->have_view && st->view.result == RESULT_NONE && !st->offline) {
 		uint64_t now = uv_now(a->cfg.loop);
-		if (st->view.turn_no != a->clock_turn) {
+		/* clock_started: the first view's turn (0 on a new duel, any after a resume) is a new
+		 * turn too, whatever clock_turn held before. */
+		if (!a->clock_started || st->view.turn_no != a->clock_turn) {
+			a->clock_started = true;
 			a->clock_turn = st->view.turn_no;
 			a->turn_began = now;
 			a->clock_warned = false;
+			a->clock_unknown = false;
 		}
 		uint64_t spent = (now - a->turn_began) / 1000;
 		left = spent >= (uint64_t)st->turn_time ? 0 : st->turn_time - (int)spent;
+		if (a->clock_unknown)
+			left = STATE_CLOCK_UNKNOWN;
 		if (left <= CLOCK_WARN_S && !a->clock_warned && state_my_turn(st)) {
 			a->clock_warned = true;
 			if (a->cfg.screen && a->screen_on)
 				a->cfg.screen->flash(a->cfg.screen_ctx);
 		}
+	} else if (st->have_view && st->view.result != RESULT_NONE) {
+		a->clock_started = false; /* a rematch's turn 0 is a new turn even after a duel ended at 0 */
 	}
 	st->clock_left = left;
 }
@@ -258,6 +300,23 @@ on_clock(uv_timer_t *t)
 
 	clock_update(a);
 	if (a->st.clock_left != before && !a->animating)
+		screen_draw(a);
+}
+
+void
+app_clock_resumed(struct app *a)
+{
+	struct state *st = &a->st;
+
+	/* The server gives a player who comes back on its own turn the whole turn again, and lets
+	 * the other's turn run on from when it began, which this client did not see. */
+	a->clock_started = true;
+	a->clock_turn = st->have_view ? st->view.turn_no : 0;
+	a->turn_began = uv_now(a->cfg.loop);
+	a->clock_warned = false;
+	a->clock_unknown = st->have_view && !state_my_turn(st);
+	clock_update(a);
+	if (!a->pumping && !a->animating)
 		screen_draw(a);
 }
 
@@ -459,6 +518,20 @@ app_set_name(struct app *a, int player, const char *name)
 }
 
 void
+app_set_share(struct app *a, const char *text)
+{
+	state_clean_text(a->st.share, sizeof a->st.share, text ? text : "", text ? strlen(text) : 0);
+	if (!a->pumping && !a->animating)
+		screen_draw(a);
+}
+
+void
+app_set_seat(struct app *a, int player)
+{
+	state_set_seat(&a->st, player);
+}
+
+void
 app_on_chat(struct app *a, int from, const char *text)
 {
 	state_log_chat(&a->st, from, text, strlen(text));
@@ -533,6 +606,7 @@ app_init(struct app *a, const struct app_config *cfg)
 		a->sig[i].data = a;
 		a->handles_open++;
 		uv_signal_start(&a->sig[i], on_signal, app_signals[i]);
+		uv_unref((uv_handle_t *)&a->sig[i]);
 	}
 	if (a->cfg.input_fd >= 0 && a->cfg.screen) {
 		if (uv_poll_init(a->cfg.loop, &a->poll, a->cfg.input_fd) == 0) {
@@ -563,8 +637,12 @@ app_finish(struct app *a)
 		a->quitting = true;
 		close_all(a);
 	}
+	close_signals(a);
 	if (a->handles_open > 0)
 		uv_run(a->cfg.loop, UV_RUN_DEFAULT);
+	/* The terminal is gone: its further hangups mean nothing, and the caller has logs to close. */
+	if (a->status == 128 + SIGHUP)
+		signal(SIGHUP, SIG_IGN);
 	if (a->cur)
 		update_free(a->cur);
 	a->cur = NULL;

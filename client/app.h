@@ -81,6 +81,9 @@ struct app {
 	uint64_t turn_began;     /* uv_now() when the turn shown began here */
 	uint32_t clock_turn;     /* the turn number the clock counts for */
 	bool clock_warned;       /* the last-seconds bell has rung for this turn */
+	bool clock_started;      /* clock_turn and turn_began hold a turn seen here */
+	bool clock_unknown;      /* the turn under way began before this client saw it (a resume) */
+	uint64_t interrupt_at;   /* uv_now() of the Ctrl-C that asked "forfeit and quit?" */
 	bool poll_on, screen_on, esc_pending;
 	int handles_open;        /* closed asynchronously; app_finish() waits for them */
 	bool animating, pumping;
@@ -101,6 +104,11 @@ void app_finish(struct app *a);
 
 /* What a session calls. */
 void app_set_name(struct app *a, int player, const char *name);
+/* A line a person copies whole (the join command while the room waits, the turn log's path at the
+ * end): a screen row of its own, full width, never wrapped. NULL or "" removes it. */
+void app_set_share(struct app *a, const char *text);
+/* My player number, as the lobby says it before the first view does. */
+void app_set_seat(struct app *a, int player);
 /* A new view, the messages meant for this player and the effects on squares it saw before or
  * after. Queued: shown in order, each after its effects' pause. */
 void app_on_update(struct app *a, const struct view *after, const struct msg *msgs, int nmsg,
@@ -120,6 +128,12 @@ void app_on_end(struct app *a, const char *why);
 /* Seconds a turn may take in this duel (from the lobby), 0 for none: the clock counts down from
  * when each turn's view arrives here; the server's own timer is what ends the turn. */
 void app_set_turn_time(struct app *a, int seconds);
+
+/* The view just given came with a resume (a reconnect, or a server brought back): the turn under
+ * way began before this client saw it. Its clock counts from now on this player's own turn (the
+ * server gives it the whole turn again) and shows no number on the opponent's (its time is not
+ * known here). */
+void app_clock_resumed(struct app *a);
 
 /* Drop queued updates and any effects pause (a replay viewer seeking elsewhere). */
 void app_reset_updates(struct app *a);

@@ -20,14 +20,23 @@ server_own_host(const char *bound)
 	return bound;
 }
 
+struct hostctx {
+	struct server *srv;
+	struct cmd_net_again again; /* the command line, for the resume command */
+};
+
 static void
 stop_host(void *ud)
 {
-	const char *log = server_duel_log(ud);
+	struct hostctx *x = ud;
+	const char *log = server_duel_log(x->srv);
 
-	if (log)
-		fprintf(stderr, "wizwar host: stopped mid-duel: `wizwar host --headless --resume %s` brings it back\n", log);
-	server_close(ud, NULL, NULL);
+	if (log) {
+		char line[8192];
+		cmd_net_resume_line(line, sizeof line, x->again.cmd, x->again.argc, x->again.argv, x->again.port, log);
+		fprintf(stderr, "wizwar host: stopped mid-duel: `%s` brings it back\n", line);
+	}
+	server_close(x->srv, NULL, NULL);
 }
 
 int
@@ -40,7 +49,7 @@ cmd_host(int argc, char **argv)
 	static struct cmd_net_pw pw;
 	static struct auth_identity id;
 	uv_loop_t loop;
-	char dirbuf[4096], why[300], banner[400], addr[64], fp[AUTH_FP_LEN + 1];
+	char dirbuf[4096], why[300], banner[400], share[200], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
 	const char *dir = NULL, *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
 	bool headless = false;
@@ -122,12 +131,16 @@ cmd_host(int argc, char **argv)
 	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.",
 	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "");
 	fprintf(stderr, "wizwar host: %s\n", banner);
-	/* The line to copy, alone on stdout. */
-	printf("wizwar join %s:%d#%s%s\n", addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	/* The line to copy, alone on stdout (and again when the screen closes). */
+	snprintf(share, sizeof share, "wizwar join %s:%d#%s%s", addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	printf("%s\n", share);
 	fflush(stdout);
+	static struct hostctx x;
+	x.srv = srv;
+	x.again = (struct cmd_net_again){ "host", argc, argv, server_port(srv) };
 	if (headless) {
 		cmd_net_password_wipe(&pw);
-		cmd_net_stopper_init(&st, &loop, stop_host, srv);
+		cmd_net_stopper_init(&st, &loop, stop_host, &x);
 		return cmd_net_finish_loop(&loop);
 	}
 	if (server_reserve_host(srv, name, token, &token_len) != 0) {
@@ -146,7 +159,7 @@ cmd_host(int argc, char **argv)
 	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
 	nc.token = token;
 	nc.token_len = token_len;
-	rc = cmd_net_run_curses(&loop, &nc, srv, banner, preset, NULL); /* the server keeps the log (--log-dir) */
+	rc = cmd_net_run_curses(&loop, &nc, srv, banner, share, preset, NULL, &x.again); /* the server keeps the log (--log-dir) */
 	cmd_net_password_wipe(&pw);
 	return rc;
 }

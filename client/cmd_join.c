@@ -17,7 +17,7 @@ cmd_join(int argc, char **argv)
 	static struct cmd_net_pw pw;
 	uv_loop_t loop;
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
-	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300];
+	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300], share[400];
 	struct seatfile_claim claim = { -1, -1 };
 	const char *addr = NULL, *preset = NULL, *dir = NULL;
 	char dirbuf[4096];
@@ -91,13 +91,15 @@ cmd_join(int argc, char **argv)
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "join", "Password: ", &nc.password))
 		return 1;
 	cmd_net_client_trust(&nc, fp, have_fp, known, sizeof known);
-	banner[0] = '\0';
+	banner[0] = share[0] = '\0';
 	if (new_room) {
 		cmd_net_new_room_code(code);
 		nc.room = code;
 		nc.create_room = true;
 		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
 		         code);
+		/* addr as typed: its #FINGERPRINT, when given, with it. */
+		snprintf(share, sizeof share, "wizwar join %s --room %s%s", addr, code, nc.password ? " --password" : "");
 	}
 	nc.seat_file = cmd_net_seat_path("join", &nc, seatbuf, sizeof seatbuf, &claim);
 	/* seat_path said it on stderr, before the screen: a refusal of the name ends it at once. */
@@ -117,7 +119,7 @@ cmd_join(int argc, char **argv)
 	else if (keep_logs)
 		fprintf(stderr, "wizwar join: neither XDG_STATE_HOME nor HOME is set: the turn logs are not kept "
 		        "(--log-dir DIR keeps them there)\n");
-	r = cmd_net_run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, preset, save_dir);
+	r = cmd_net_run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, share[0] ? share : NULL, preset, save_dir, NULL);
 	cmd_net_password_wipe(&pw);
 	seatfile_release(nc.seat_file, &claim);
 	return r;

@@ -295,6 +295,69 @@ cmd_net_server_option(int argc, char **argv, int *i, struct server_config *cfg, 
 }
 
 
+/* Append one word to buf, quoted for a POSIX shell where it needs it ('...', a ' as '\''). */
+static void
+shell_word(char *buf, size_t len, size_t *off, const char *w)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-#";
+	bool plain = w[0] != '\0' && w[0] != '#' && w[strspn(w, safe)] == '\0';
+	int k;
+
+	k = snprintf(buf + *off, len - *off, " %s", plain ? w : "'");
+	*off += k > 0 && (size_t)k < len - *off ? (size_t)k : len - *off - 1;
+	for (const char *c = w; !plain && *c; c++) {
+		k = snprintf(buf + *off, len - *off, "%s", *c == '\'' ? "'\\''" : (char[]){ *c, '\0' });
+		*off += k > 0 && (size_t)k < len - *off ? (size_t)k : len - *off - 1;
+	}
+	if (!plain) {
+		k = snprintf(buf + *off, len - *off, "'");
+		*off += k > 0 && (size_t)k < len - *off ? (size_t)k : len - *off - 1;
+	}
+}
+
+void
+cmd_net_resume_line(char *buf, size_t len, const char *cmd, int argc, char **argv, int port, const char *log)
+{
+	size_t off = 0;
+	bool ask = false;
+	char num[16];
+	int k = snprintf(buf, len, "wizwar %s", cmd);
+
+	if (len == 0)
+		return;
+	off = k > 0 && (size_t)k < len ? (size_t)k : len - 1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool value = i + 1 < argc;
+		if (strcmp(a, "--resume") == 0) {
+			i += log && value; /* host's takes the log; server's is a flag */
+			continue;
+		}
+		if (strcmp(a, "--port") == 0 && value) {
+			i++;
+			continue;
+		}
+		if (strcmp(a, "--password") == 0) {
+			/* Its value, if any, is never printed: the command asks for it. */
+			if (value && strncmp(argv[i + 1], "--", 2) != 0)
+				i++;
+			ask = true;
+			continue;
+		}
+		shell_word(buf, len, &off, a);
+	}
+	snprintf(num, sizeof num, "%d", port);
+	shell_word(buf, len, &off, "--port");
+	shell_word(buf, len, &off, num);
+	if (ask)
+		shell_word(buf, len, &off, "--password");
+	shell_word(buf, len, &off, "--resume");
+	if (log)
+		shell_word(buf, len, &off, log);
+	if (off + 1 >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
 bool
 cmd_net_text_arg(const char *s, int kind, const char *what)
 {
@@ -424,8 +487,8 @@ curses_key(void *ud, struct net *n, int how, const char *fp)
 }
 
 int
-cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *preset,
-           const char *save_dir)
+cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner, const char *share,
+           const char *preset, const char *save_dir, const struct cmd_net_again *again)
 {
 	static struct session_net sess;
 	struct keys keys;
@@ -480,11 +543,15 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	/* The line to share comes first: it must be on screen before anything the lobby says. */
 	if (banner)
 		app_on_status(app, banner);
+	if (share)
+		app_set_share(app, share);
 	session_net_start(&sess, app, sess.net, srv);
 	status = app_run(app);
 	key_app = NULL;
 	app_finish(app);
 	free(app);
+	if (share)
+		printf("%s\n", share); /* again, whole, where the screen was: to copy after all */
 	if (sess.last_result[0])
 		printf("Last duel: %s%s\n", sess.ended_ok ? "" : "NOT VERIFIED: ", sess.last_result);
 	if (sess.saved == 1)
@@ -501,9 +568,14 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	} else if (status == 128 + SIGHUP && srv == NULL) {
 		fprintf(stderr, "wizwar: the terminal closed; the seat is held: run the same command again to take it back\n");
 	}
-	if (sess.resume_log[0])
-		fprintf(stderr, "wizwar host: the duel is left unfinished: `wizwar host --resume %s` brings it back\n",
-		        sess.resume_log);
+	if (sess.resume_log[0]) {
+		char line[8192];
+		if (again)
+			cmd_net_resume_line(line, sizeof line, again->cmd, again->argc, again->argv, again->port, sess.resume_log);
+		else
+			snprintf(line, sizeof line, "wizwar host --resume %s", sess.resume_log);
+		fprintf(stderr, "wizwar host: the duel is left unfinished: `%s` brings it back\n", line);
+	}
 	if (uv_loop_close(loop) != 0)
 		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
 	return status;

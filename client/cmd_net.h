@@ -58,6 +58,20 @@ void cmd_net_new_room_code(char out[PROTO_ROOM_BYTES + 1]);
 const char *cmd_net_seat_path(const char *cmd, const struct net_config *nc, char *buf, size_t len,
                               struct seatfile_claim *claim);
 
+/* The command line that brings back what this `host` or `server` runs, every option as given
+ * (argv: the command's arguments as its loop read them), shell-quoted: --port the port bound now
+ * (so that --port 0 comes back where its players reconnect), a password given on the command line
+ * asked for instead (never printed), then --resume LOG (host) or --resume (server, log NULL).
+ * Cut short with "..." only past len. */
+void cmd_net_resume_line(char *buf, size_t len, const char *cmd, int argc, char **argv, int port, const char *log);
+/* What cmd_net_resume_line needs, kept for when a duel is left unfinished. */
+struct cmd_net_again {
+	const char *cmd;
+	int argc;
+	char **argv;
+	int port;
+};
+
 /* Signals for the headless commands: the first INT, TERM or HUP (a closed terminal, or a service
  * manager's stop) closes rooms and flushes turn logs, and the command exits 0. */
 #define STOP_SIGNALS 3
@@ -73,10 +87,13 @@ void cmd_net_stopper_done(struct cmd_net_stopper *st);
 /* Run the loop to its end and close it: 0, or 1 (said) when a handle was left open. */
 int cmd_net_finish_loop(uv_loop_t *loop);
 
-/* join and host: the curses client on a network session (srv: host's own server, or NULL).
- * The exit status of the command. */
+/* join and host: the curses client on a network session (srv: host's own server, or NULL; share:
+ * the command the other player runs, on a row of its own in the lobby and on stdout again when
+ * the screen closes, or NULL; again: host's command line, for the resume command it prints when
+ * a duel is left unfinished). The exit status of the command. */
 int cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner,
-                       const char *preset, const char *save_dir);
+                       const char *share, const char *preset, const char *save_dir,
+                       const struct cmd_net_again *again);
 /* --keys PRESET: one of keys.c's presets (keys.conf still applies on top), else said, false. */
 bool cmd_net_keys_arg(const char *name, const char *cmd);
 /* join and host need a terminal on stdin and stdout; false (said) when there is none. */

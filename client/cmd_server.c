@@ -14,6 +14,7 @@
 struct srvctx {
 	struct server *srv;
 	struct cmd_net_stopper st;
+	struct cmd_net_again again; /* the command line, for the resume command */
 };
 
 static void
@@ -24,11 +25,14 @@ stop_server(void *ud)
 	unsigned duels = server_duels_playing(x->srv);
 
 	/* Through the server's log writer: a stderr nobody reads must not stop the stop. */
-	if (duels)
-		server_say(x->srv, "shutting down; %u duel%s left unfinished: `wizwar server --resume` "
-		           "brings %s back", duels, duels == 1 ? "" : "s", duels == 1 ? "it" : "them");
-	else
+	if (duels) {
+		char line[8192];
+		cmd_net_resume_line(line, sizeof line, x->again.cmd, x->again.argc, x->again.argv, x->again.port, NULL);
+		server_say(x->srv, "shutting down; %u duel%s left unfinished: `%s` brings %s back", duels,
+		           duels == 1 ? "" : "s", line, duels == 1 ? "it" : "them");
+	} else {
 		server_say(x->srv, "shutting down");
+	}
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -141,6 +145,7 @@ cmd_server(int argc, char **argv)
 		       asks_password ? " --password" : "");
 		fflush(stdout);
 	}
+	x.again = (struct cmd_net_again){ "server", argc, argv, server_port(x.srv) };
 	cmd_net_stopper_init(&x.st, &loop, stop_server, &x);
 	return cmd_net_finish_loop(&loop);
 }

@@ -16,7 +16,7 @@
 #include "summary.h"
 
 static const char lobby_help[] =
-    "/ready /rematch /mirror /quit /mute /size N /fov /potions on|off /time S /control";
+    "/ready /wait /rematch /mirror /quit /mute /size N /fov /potions on|off /time S /control";
 
 static void
 status(struct session_net *s, const char *fmt, ...)
@@ -45,6 +45,7 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	s->me = player;
 	s->joined = true;
 	s->afresh = false;
+	s->last_lobby[0] = '\0'; /* a new seat, or back after a drop: the lobby is said again */
 	if (s->practice || !s->app) /* a WELCOME before the screen is said again once it starts */
 		return;
 	if (s->relinked) {
@@ -62,7 +63,7 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 /* What the duel waits for, said to this player: the same words whoever left or came. away: the
  * name of an opponent whose link dropped and whose seat the room holds, or NULL. */
 static const char *
-lobby_waits(const struct wire_lobby *l, int me, const char *away)
+lobby_waits(const struct wire_lobby *l, int me, const char *away, bool counting, bool auto_ready)
 {
 	static char buf[160];
 	bool mine = me >= 0 && (l->ready & (1u << me)), theirs = me >= 0 && (l->ready & (1u << (1 - me)));
@@ -73,9 +74,13 @@ lobby_waits(const struct wire_lobby *l, int me, const char *away)
 		                                 "Type /ready to be ready when %s is back.", away);
 		return buf;
 	}
+	if ((me < 0 || !(l->present & (1u << (1 - me)))) && auto_ready && !mine)
+		return "When an opponent joins, a short countdown starts the duel (/wait holds it).";
 	if (me < 0 || !(l->present & (1u << (1 - me))))
 		return mine ? "You are ready; the duel starts when an opponent joins and is ready." :
 		              "Type /ready to be ready when an opponent joins.";
+	if (counting && !mine)
+		return "A short countdown starts the duel: /wait holds it, /ready starts it now.";
 	if (mine && theirs)
 		return "Both are ready.";
 	if (mine)
@@ -94,6 +99,84 @@ known_name(const struct session_net *s, int p)
 	return s->app && p >= 0 && p < PLAYERS && s->app->st.name[p][0] ? s->app->st.name[p] : NULL;
 }
 
+/* ---- the first duel's countdown ---- */
+
+static void
+countdown_note(struct session_net *s)
+{
+	char buf[120];
+
+	snprintf(buf, sizeof buf, "Duel in %d s: /wait holds it, /ready starts it now.", s->countdown_left);
+	if (s->app)
+		app_on_note(s->app, buf);
+}
+
+static void
+on_countdown(uv_timer_t *t)
+{
+	struct session_net *s = t->data;
+
+	if (--s->countdown_left > 0) {
+		countdown_note(s);
+		return;
+	}
+	uv_timer_stop(t);
+	s->countdown_on = false;
+	if (s->app)
+		app_on_note(s->app, NULL);
+	if (s->auto_ready && s->net && net_phase(s->net) == NET_LOBBY) {
+		s->auto_ready = false;
+		net_ready(s->net, true);
+	}
+}
+
+static void
+countdown_start(struct session_net *s)
+{
+	uv_loop_t *loop = s->app ? s->app->cfg.loop : NULL;
+
+	if (s->countdown_on || s->quit || loop == NULL)
+		return;
+	if (!s->countdown_open) {
+		if (uv_timer_init(loop, &s->countdown) != 0)
+			return;
+		s->countdown.data = s;
+		s->countdown_open = true;
+	}
+	s->countdown_on = true;
+	s->countdown_left = LOBBY_COUNTDOWN_S;
+	uv_timer_start(&s->countdown, on_countdown, 1000, 1000);
+	countdown_note(s);
+}
+
+static void
+countdown_stop(struct session_net *s)
+{
+	if (!s->countdown_on)
+		return;
+	s->countdown_on = false;
+	uv_timer_stop(&s->countdown);
+	if (s->app)
+		app_on_note(s->app, NULL);
+}
+
+static void
+on_countdown_closed(uv_handle_t *h)
+{
+	struct session_net *s = h->data;
+
+	s->countdown_open = false;
+}
+
+/* On the way out: the timer's handle closes with the rest. */
+static void
+countdown_close(struct session_net *s)
+{
+	countdown_stop(s);
+	if (s->countdown_open && !uv_is_closing((uv_handle_t *)&s->countdown))
+		uv_close((uv_handle_t *)&s->countdown, on_countdown_closed);
+}
+
 static void
 ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 {
@@ -105,14 +188,33 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		if (l->name[p][0] && s->app)
 			app_set_name(s->app, p, l->name[p]);
 	if (s->app)
+		app_set_seat(s->app, me);
+	if (s->app)
 		app_set_turn_time(s->app, l->turn_time);
 	if (net_phase(n) != NET_LOBBY)
 		return;
+	bool changed = s->lobby_seen && (memcmp(&s->lobby_opt, &l->opt, sizeof l->opt) != 0 || s->lobby_tt != l->turn_time);
+	s->lobby_seen = true;
+	s->lobby_opt = l->opt;
+	s->lobby_tt = l->turn_time;
 	if (s->auto_ready && me >= 0 && !(l->ready & (1u << me))) {
-		/* The first duel starts as soon as both are here; later ones on /rematch. */
-		s->auto_ready = false;
-		net_ready(n, true);
-		return;
+		if (s->practice) {
+			/* Practice's bot has nothing to agree: its duel starts at once. */
+			s->auto_ready = false;
+			net_ready(n, true);
+			return;
+		}
+		/* The first duel starts on its own, after a countdown that lets both read the options;
+		 * a change of options (the server has unreadied both) or /wait stops it. Later duels on
+		 * /rematch. */
+		if (changed) {
+			s->auto_ready = false;
+			countdown_stop(s);
+		} else if (both) {
+			countdown_start(s);
+		} else {
+			countdown_stop(s);
+		}
 	}
 	if (s->practice)
 		return;
@@ -129,10 +231,18 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		snprintf(here, sizeof here, "Waiting for %s to come back.", away);
 	else
 		snprintf(here, sizeof here, "Waiting for an opponent.");
-	status(s, "%s Options: %dx%d, FoV %s, potions %s, %s. %s%s", here,
-	       l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
-	       clock, l->controller == me ? "You control the options. " : "",
-	       lobby_waits(l, me, away));
+	char line[sizeof s->last_lobby];
+	snprintf(line, sizeof line, "%s%s Options: %dx%d, FoV %s, potions %s, %s. %s%s",
+	         changed ? "The options changed. " : "", here,
+	         l->opt.size, l->opt.size, l->opt.fov ? "on" : "off", l->opt.potions ? "on" : "off",
+	         clock, l->controller == me ? "You control the options. " : "",
+	         lobby_waits(l, me, away, s->countdown_on, s->auto_ready));
+	/* Each lobby line once: a LOBBY that changes nothing this player is told (the other's
+	 * READY during the countdown, a repeat) adds no line. */
+	if (!s->app || strcmp(line, s->last_lobby) == 0)
+		return; /* before the screen: session_net_start() says it */
+	snprintf(s->last_lobby, sizeof s->last_lobby, "%s", line);
+	status(s, "%s", line);
 }
 
 static void
@@ -151,6 +261,8 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 	}
 	app_reset_updates(s->app);
 	app_on_update(s->app, v, NULL, 0, NULL, 0);
+	if (resumed)
+		app_clock_resumed(s->app);
 	if (s->practice && !resumed)
 		return;
 	if (net_seed_chosen(n)) {
@@ -264,8 +376,12 @@ reveal(struct session_net *s, struct net *n)
 		k = snprintf(note + off, sizeof note - off, ".");
 		off += k > 0 ? (size_t)k : 0;
 	}
-	if (s->log_path && off + 20 < sizeof note)
-		snprintf(note + off, sizeof note - off, " Turn log: %s", s->log_path);
+	/* The path on a row of its own under the box, whole, to copy: never wrapped inside it. */
+	if (s->log_path) {
+		char line[sizeof s->app->st.share];
+		snprintf(line, sizeof line, "Turn log: %s", s->log_path);
+		app_set_share(s->app, line);
+	}
 	app_on_reveal(s->app, all, note);
 	free(all);
 }
@@ -347,8 +463,14 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 		return; /* its own server, in this process: only a failure would be news */
 	/* In the log, not in the end box, and before the check's line, which must stay the
 	 * nearest to the box's foot: the box covers the log's upper lines, and a path is long. */
-	if (s->saved > kept)
+	if (s->saved > kept) {
 		status(s, "Turn log: %s", s->saved_path);
+		if (s->app) {
+			char line[sizeof s->saved_path + 16];
+			snprintf(line, sizeof line, "Turn log: %s", s->saved_path);
+			app_set_share(s->app, line);
+		}
+	}
 	if (verified)
 		status(s, "%s: %s. /rematch for another duel.", net_seed_chosen(n) ? "Host checked" : "Fair host", why);
 	else
@@ -475,6 +597,7 @@ ev_closed(void *ud, struct net *n)
 
 	(void)n;
 	s->net = NULL;
+	countdown_close(s);
 	if (!s->quit && !s->failed) {
 		s->failed = true;
 		snprintf(s->why, sizeof s->why, "the connection is closed");
@@ -542,6 +665,7 @@ session_net_start(struct session_net *s, struct app *app, struct net *net, struc
 static const char *const lobby_list[] = {
 	"/ready          ready for the duel (it starts when both are)",
 	"/unready        not ready after all",
+	"/wait           hold the first duel's countdown (then /ready)",
 	"/rematch        ready for another duel",
 	"/size N         the controller: level side, odd, 15 to 51",
 	"/fov on|off     the controller: field of view",
@@ -650,11 +774,23 @@ session_net_command(struct session_net *s, const char *text)
 	sscanf(text + 1, "%31s %63s %63s", word, arg, rest);
 	if (strcmp(word, "ready") == 0) {
 		s->unreadied = false;
+		s->auto_ready = false;
+		countdown_stop(s);
 		net_ready(s->net, true);
 	} else if (strcmp(word, "unready") == 0) {
 		s->auto_ready = false;
 		s->unreadied = true;
+		countdown_stop(s);
 		net_ready(s->net, false);
+	} else if (strcmp(word, "wait") == 0) {
+		bool held = s->auto_ready || s->countdown_on;
+		s->auto_ready = false;
+		countdown_stop(s);
+		if (l->ready & (1u << net_player(s->net))) {
+			s->unreadied = true;
+			net_ready(s->net, false);
+		}
+		status(s, "%s Type /ready when you are.", held ? "You hold the start." : "The duel waits for you.");
 	} else if (strcmp(word, "rematch") == 0) {
 		net_rematch(s->net);
 		status(s, "You ask for a rematch.");
@@ -671,6 +807,7 @@ session_net_command(struct session_net *s, const char *text)
 			return true;
 		}
 		s->auto_ready = false;
+		countdown_stop(s);
 		net_options(s->net, &o, tt);
 	} else if (strcmp(word, "mute") == 0 || strcmp(word, "unmute") == 0) {
 		mute(s, l, strcmp(word, "mute") == 0);
@@ -757,6 +894,7 @@ net_quit(void *ctx)
 	if (s->quit)
 		return;
 	s->quit = true;
+	countdown_close(s);
 	/* A closed terminal is a dropped connection, not a resignation: the seat is held and the
 	 * same command run again takes it back. */
 	if (s->net && s->app && s->app->status == 128 + SIGHUP)

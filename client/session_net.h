@@ -12,6 +12,9 @@
 struct server;
 
 #define SESSION_WIND_MS 1000
+/* Before the first duel, once both players are here: the seconds each client waits before it says
+ * READY by itself, for either to read the options, have them changed, or hold the start (/wait). */
+#define LOBBY_COUNTDOWN_S 5
 
 struct session_net {
 	/* read-only */
@@ -29,7 +32,14 @@ struct session_net {
 	uv_timer_t wind;        /* ... once it has taken our BYE (a forfeit in a duel), or after a second */
 	uint64_t wind_since;
 	bool quit, started, srv_closing, wind_open;
-	bool auto_ready;
+	bool auto_ready;        /* before the first duel: ready by itself once the countdown runs out */
+	uv_timer_t countdown;   /* both here before the first duel: a second a tick, LOBBY_COUNTDOWN_S of them */
+	bool countdown_open, countdown_on;
+	int countdown_left;     /* seconds */
+	bool lobby_seen;        /* a LOBBY came: lobby_opt and lobby_tt hold its options */
+	struct options lobby_opt;
+	int lobby_tt;
+	char last_lobby[400];   /* the last lobby line said: the same is not said twice */
 	bool early_start, early_resumed; /* a START came before the screen started */
 	bool played;            /* a duel has started in this session */
 	bool unreadied;         /* the person said /unready (and not /ready since) */

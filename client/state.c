@@ -19,6 +19,7 @@ state_init(struct state *st, const struct keys *keys)
 	snprintf(st->name[0], sizeof st->name[0], "player 1");
 	snprintf(st->name[1], sizeof st->name[1], "player 2");
 	st->clock_left = -1;
+	st->seat = -1;
 }
 
 /* ---- peer text ---- */
@@ -28,6 +29,14 @@ size_t
 state_utf8_next(const char *str, size_t len, uint32_t *cp)
 {
 	return text_utf8_next((const uint8_t *)str, len, cp);
+}
+
+const char *
+state_article(const char *word)
+{
+	/* The words shown after an article are the appearances' colours and the potions' names: a
+	 * leading vowel letter is enough for them (no "hour" or "unicorn" among them). */
+	return word && word[0] && strchr("aeiouAEIOU", word[0]) ? "an" : "a";
 }
 
 bool
@@ -69,8 +78,15 @@ state_set_name(struct state *st, int player, const char *name)
 {
 	if (player < 0 || player >= PLAYERS)
 		return;
-	if (name == NULL || state_clean_text(st->name[player], sizeof st->name[player], name, strlen(name)) == 0)
+	st->named[player] = name != NULL && state_clean_text(st->name[player], sizeof st->name[player], name, strlen(name)) > 0;
+	if (!st->named[player])
 		snprintf(st->name[player], sizeof st->name[player], "player %d", player + 1); /* people count from 1 */
+}
+
+void
+state_set_seat(struct state *st, int player)
+{
+	st->seat = player >= 0 && player < PLAYERS ? player : -1;
 }
 
 /* ---- the log ---- */
@@ -312,7 +328,7 @@ narrate(struct state *st, const struct view *old, bool had_view, uint32_t round)
 	int a = v->potion[v->y][v->x];
 	if (a != 0 && (v->x != old->x || v->y != old->y || old->potion[v->y][v->x] != a)) {
 		int kind = a - 1 < APPEARANCE_COUNT ? v->kind_of[a - 1] : POTION_NONE;
-		note(st, round, "You stand on a %s potion: %s.", appearance_name(a - 1),
+		note(st, round, "You stand on %s %s potion: %s.", state_article(appearance_name(a - 1)), appearance_name(a - 1),
 		    kind != POTION_NONE ? potion_name(kind) : "unknown");
 	}
 }
@@ -674,8 +690,10 @@ key_normal(struct state *st, int action, int raw, struct state_out *out)
 	case ACTION_QUIT:
 		if (st->mode == MODE_OVER || !st->have_view || st->offline)
 			out->kind = OUT_QUIT;
-		else
+		else {
 			st->mode = MODE_QUIT;
+			st->quit_by_interrupt = false;
+		}
 		break;
 	default:
 		if (raw != KEYS_NONE) {
@@ -773,7 +791,7 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 		if (st->mode == MODE_OVER && action != ACTION_CHAT && action != ACTION_HELP && action != ACTION_QUIT &&
 		    action != ACTION_HISTORY && action != ACTION_DESCRIBE &&
 		    action != ACTION_LOG_UP && action != ACTION_LOG_DOWN && action != ACTION_REDRAW) {
-			say(st, "The duel is over: Q leaves, r rematch, m mirror rematch.");
+			say(st, "The duel is over: Q leaves, r rematch, m mirror.");
 			return;
 		}
 		key_normal(st, action, raw, out);

@@ -17,6 +17,7 @@
 #define STATE_TEXT_MAX 256   /* bytes of one log entry's text, with its NUL */
 #define STATE_LOG_MAX 256    /* entries kept; the screen shows the previous and current round */
 #define STATE_STATUS_MAX 160 /* the one-line note under the map ("no potion here") */
+#define STATE_SHARE_MAX 4200 /* the share line: a path up to PATH_MAX and its words */
 #define STATE_NOTE_MAX 640   /* the end's summary under the result: counts, the opponent's pack, the log's path */
 
 /* What the keys do now. Every prompt returns to the base mode: NORMAL, or OVER once the duel ended. */
@@ -31,6 +32,7 @@ enum state_mode {
 	MODE_HISTORY,   /* the whole message log, full screen: [ ] PgUp PgDn scroll, any other key closes */
 	MODE_DESCRIBE,  /* what the offered spells and my potions do; any key closes */
 };
+#define STATE_CLOCK_UNKNOWN (-2) /* clock_left: the turn is timed, its start unseen here */
 #define STATE_LOG_PAGE 10 /* lines [ and ] scroll the log pane: a page of it at 80x24 */
 
 enum log_kind {
@@ -81,11 +83,16 @@ struct state {
 	int nfx;
 	struct fx_square fx[STATE_FX_MAX];
 	char name[PLAYERS][STATE_NAME_MAX]; /* indexed by player number, cleaned */
+	char share[STATE_SHARE_MAX];    /* a line to copy whole (the join command, the turn log's path): a
+	                                   screen row of its own in the lobby and under the end box */
+	bool named[PLAYERS];            /* name[p] was given (a player in that seat), not the default */
+	int seat;                       /* my player number before the first view (the lobby's); -1 unknown */
 	bool allseeing;                 /* a replay's spectator view: view.me is 0, both wizards shown */
 	const char *replay_line;        /* a replay's status and keys, instead of the actions line */
 	const char *help_text;          /* the `?` screen's text; NULL: the key bindings */
 	const char *lobby_help;         /* a network duel: the lobby's /commands, shown by `?` too */
 	bool offline;                   /* the session ended (connection lost): Q leaves at once */
+	bool quit_by_interrupt;         /* MODE_QUIT was asked by Ctrl-C: a second one says yes */
 
 	enum state_mode mode;
 	uint8_t dir_slot;               /* MODE_DIRECTION: the offered slot being cast */
@@ -101,7 +108,8 @@ struct state {
 
 	/* The visible clock: set by the app from its own timer, never by the rules. */
 	int turn_time;                  /* seconds a turn may take; 0: no clock */
-	int clock_left;                 /* seconds left of the turn being played, as counted here; -1: none */
+	int clock_left;                 /* seconds left of the turn being played, as counted here; -1: none;
+	                                   STATE_CLOCK_UNKNOWN: timed, but begun before a resume */
 	uint32_t duels;                 /* rematches in this session: each new duel is marked */
 	bool over_hidden;               /* the GAME OVER box was put away (Esc) */
 	bool revealed;                  /* the view is the end's whole truth (state_reveal) */
@@ -172,6 +180,10 @@ void state_chat_backspace(struct state *st);
 size_t state_clean_text(char *dst, size_t cap, const char *src, size_t len);
 /* May code point cp be shown from a peer? */
 bool state_printable(uint32_t cp);
+/* "a" or "an" before an English word as it is said ("an orange potion", "a yellow one"). */
+const char *state_article(const char *word);
+/* My player number, known from the lobby before any view says it. */
+void state_set_seat(struct state *st, int player);
 /* Decode one UTF-8 code point (strict: shortest form, no surrogates): its length, 0 if broken. */
 size_t state_utf8_next(const char *s, size_t len, uint32_t *cp);
 

@@ -354,17 +354,30 @@ cp_glyph(uint32_t cp)
 	return wcwidth((wchar_t)cp) < 0 ? L'?' : (wchar_t)cp;
 }
 
+#define UI_CUT_MARK L'\u2026' /* HORIZONTAL ELLIPSIS */
+
+/* What ends a text cut to fit: an ellipsis where the locale shows one, else '>'. A cut is
+ * always seen, never a word that silently stops (the 80x24 screen test looks for it). */
+static wchar_t
+cut_mark(void)
+{
+	return wcwidth(UI_CUT_MARK) == 1 ? UI_CUT_MARK : L'>';
+}
+
 /* Draw UTF-8 text at (y, x), at most w columns, printable characters only; a broken byte is
  * skipped. Every string a peer could have chosen (names, chat) reaches the terminal through
- * here. Returns the columns used. */
+ * here. Text longer than w ends in the cut mark. Returns the columns used. */
 static int
 put_text(int y, int x, int w, const char *s, attr_t attr)
 {
 	wchar_t wbuf[512];
+	int cols[512];
 	int n = 0, used = 0;
+	bool cut = false;
 	size_t len = strlen(s);
 
-	for (size_t i = 0; i < len && n < (int)(sizeof wbuf / sizeof wbuf[0]) - 1;) {
+	/* Room is kept for the cut mark and the NUL. */
+	for (size_t i = 0; i < len && n < (int)(sizeof wbuf / sizeof wbuf[0]) - 2;) {
 		uint32_t cp;
 		size_t k = state_utf8_next(s + i, len - i, &cp);
 		if (k == 0) {
@@ -375,10 +388,19 @@ put_text(int y, int x, int w, const char *s, attr_t attr)
 		int cw = cp_cols(cp);
 		if (cw < 0 || (cw == 0 && n == 0))
 			continue;
-		if (used + cw > w)
+		if (used + cw > w) {
+			cut = true;
 			break;
+		}
+		cols[n] = cw;
 		wbuf[n++] = cp_glyph(cp);
 		used += cw;
+	}
+	if (cut && w > 0) {
+		while (n > 0 && used + 1 > w)
+			used -= cols[--n];
+		wbuf[n++] = cut_mark();
+		used++;
 	}
 	if (n == 0 || w <= 0)
 		return 0;
@@ -684,8 +706,14 @@ draw_items(const struct ui *ui, int y, int x0, int w, int max_rows, const struct
 			row++;
 			x = x0;
 		}
-		if (row >= max_rows)
+		if (row >= max_rows) {
+			/* What does not fit is not dropped unseen: the last row ends in the cut mark. */
+			if (draw) {
+				wchar_t mark[2] = { cut_mark(), L'\0' };
+				mvaddnwstr(y + max_rows - 1, x0 + w - 1, mark, 1);
+			}
 			return max_rows;
+		}
 		if (draw) {
 			if (it[i].key[0]) {
 				x += put_text(y + row, x, x0 + w - x, it[i].key, role_attr(ui, R_KEY));
@@ -763,7 +791,7 @@ draw_header(const struct ui *ui, const struct state *st, int y, int x, int w)
 {
 	const struct view *v = &st->view;
 	char buf[160];
-	int me = st->allseeing ? 0 : v->me, opp = 1 - me;
+	int me = st->allseeing ? 0 : !st->have_view && st->seat >= 0 ? st->seat : v->me, opp = 1 - me;
 	int col = x;
 
 	/* Step 6 of "After Turn": HP changes only when the new view comes in. */
@@ -771,6 +799,11 @@ draw_header(const struct ui *ui, const struct state *st, int y, int x, int w)
 	snprintf(buf, sizeof buf, " HP %d/%d", st->have_view ? v->hp : WIZARD_HP, WIZARD_HP);
 	col += put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
 	col += put_text(y, col, x + w - col, "   vs   ", role_attr(ui, R_DIMTEXT));
+	if (!st->have_view && !st->named[opp]) {
+		/* A room waiting for its second player: say so rather than leave a blank after "vs". */
+		put_text(y, col, x + w - col, "no opponent yet", role_attr(ui, R_DIMTEXT));
+		return;
+	}
 	col += put_text(y, col, 18, st->name[opp], role_attr(ui, R_OPP));
 	snprintf(buf, sizeof buf, " HP %d/%d", st->have_view ? v->opp_hp : WIZARD_HP, WIZARD_HP);
 	put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
@@ -804,7 +837,9 @@ draw_turn(const struct ui *ui, const struct state *st, int y, int x, int w)
 	(void)n;
 	col = x + put_text(y, x, w, buf, role_attr(ui, v->turn == v->me && !st->allseeing ? R_STATUS : R_TEXT));
 	/* The clock, for whoever is to move; in the last ten seconds it stands out. */
-	if (st->clock_left >= 0) {
+	if (st->clock_left == STATE_CLOCK_UNKNOWN) {
+		col += put_text(y, col, x + w - col, "  ?s", role_attr(ui, R_TEXT));
+	} else if (st->clock_left >= 0) {
 		bool hurry = st->clock_left <= 10;
 		snprintf(buf, sizeof buf, "  %ds%s", st->clock_left, hurry && state_my_turn(st) ? " left!" : "");
 		col += put_text(y, col, x + w - col, buf, role_attr(ui, hurry ? R_STATUS : R_TEXT));
@@ -978,7 +1013,8 @@ draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
 		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
 		break;
 	case MODE_QUIT:
-		put_text(y, x, w, "Forfeit and quit? y yes, r forfeit but stay, n no", role_attr(ui, R_STATUS));
+		put_text(y, x, w, st->quit_by_interrupt ? "Forfeit and quit? y/^C yes, r forfeit but stay, n no" :
+		    "Forfeit and quit? y yes, r forfeit but stay, n no", role_attr(ui, R_STATUS));
 		break;
 	default:
 		if (st->status[0])
@@ -1026,9 +1062,11 @@ draw_describe(const struct ui *ui, const struct state *st)
 	int a = st->have_view ? v->potion[v->y][v->x] : 0;
 	if (a && y + 1 < ui->rows) {
 		int kind = a - 1 < APPEARANCE_COUNT ? v->kind_of[a - 1] : POTION_NONE;
-		snprintf(buf, sizeof buf, "Underfoot: a %s potion: %s", appearance_name(a - 1),
+		snprintf(buf, sizeof buf, "Underfoot: %s %s potion: %s", state_article(appearance_name(a - 1)), appearance_name(a - 1),
 		    kind != POTION_NONE ? potion_desc(kind) : "unknown");
-		put_text(y + 1, 2, w, buf, appear_attr(ui, a - 1));
+		int lw[3][2], n = wrap(buf, w, lw, 3);
+		for (int j = 0, uy = y + 1; j < n && j < 3 && uy < ui->rows; j++, uy++)
+			put_range(uy, 2 + (j ? 4 : 0), w - (j ? 4 : 0), buf, lw[j][0], lw[j][1], appear_attr(ui, a - 1));
 	}
 }
 
@@ -1054,32 +1092,46 @@ draw_help(const struct ui *ui, const struct state *st)
 	char rebind[300];
 	keys_rebind_note(rebind, sizeof rebind);
 	const char *notes[] = {
-		"A spell marked (aim) asks for a direction: press a move key.",
-		"After the quaff key, 1-9 drinks the potion in that slot.",
+		"A spell marked (aim) asks for a move key; after the quaff key, 1-9 drinks.",
 		"@ you, red @ the opponent, ! potions, * effects; dim: remembered.",
 		rebind,
 		st->lobby_help,
 	};
-	int nnotes = st->lobby_help ? 5 : 4, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
-	int top = 2, bottom = rows - nnotes - 1, y = top, x = 2;
+	/* Every key must fit at 80x24 with the lobby's commands under them (the fit test checks). */
+	int nnotes = st->lobby_help ? 4 : 3, colw = (cols - 4) / 2, keyw = 12, descw = colw - keyw - 2;
+	int noterows = 0;
+	for (int i = 0; i < nnotes; i++)
+		noterows += wrap(notes[i], cols - 4, NULL, 0);
+	int top = 1, bottom = rows - noterows - 1, y = top, x = 2;
 	for (int a = 0; a < ACTION_COUNT; a++) {
-		int lw[4][2];
+		int lw[4][2], kw[4][2];
 		const char *desc = keys_action_desc(a);
-		int n = wrap(desc, descw, lw, 4);
+		keys_list(ui->keys, a, false, list, sizeof list);
+		if (!list[0])
+			snprintf(list, sizeof list, "(none)");
+		/* The keys wrap in their column as the words do in theirs: no key is cut off. */
+		int nd = wrap(desc, descw, lw, 4), nk = wrap(list, keyw, kw, 4);
+		int n = nd > nk ? nd : nk;
 		if (y + n > bottom && x == 2) {
 			y = top;
 			x = 2 + colw;
 		}
-		if (y + n > bottom)
+		if (y + n > bottom) {
+			put_text(bottom - 1, x + colw - 2, 1, "..", role_attr(ui, R_KEY)); /* the cut mark: more than fits */
 			break;
-		keys_list(ui->keys, a, false, list, sizeof list);
-		put_text(y, x, keyw, list[0] ? list : "(none)", role_attr(ui, R_KEY));
-		for (int i = 0; i < n && i < 4; i++)
+		}
+		for (int i = 0; i < nk && i < 4; i++)
+			put_range(y + i, x, keyw, list, kw[i][0], kw[i][1], role_attr(ui, R_KEY));
+		for (int i = 0; i < nd && i < 4; i++)
 			put_range(y + i, x + keyw + 1, descw, desc, lw[i][0], lw[i][1], role_attr(ui, R_TEXT));
 		y += n;
 	}
-	for (int i = 0; i < nnotes; i++)
-		put_text(rows - nnotes + i, 2, cols - 4, notes[i], role_attr(ui, i == 4 ? R_KEY : R_DIMTEXT));
+	/* The notes under the keys, each wrapped at spaces rather than cut at the edge. */
+	for (int i = 0, ny = rows - noterows; i < nnotes; i++) {
+		int lw[4][2], n = wrap(notes[i], cols - 4, lw, 4);
+		for (int j = 0; j < n && j < 4; j++)
+			put_range(ny++, 2, cols - 4, notes[i], lw[j][0], lw[j][1], role_attr(ui, i == 3 ? R_KEY : R_DIMTEXT));
+	}
 }
 
 /* The end: a box over the side panel's spells, potions and actions (which no longer matter), never
@@ -1168,8 +1220,18 @@ ui_draw(struct ui *ui, const struct state *st)
 	layout_of(ui, st, &L);
 	draw_map(ui, st, &L);
 
-	/* The side panel, top to bottom; the log takes what is left, the prompt the last row. */
+	/* The side panel, top to bottom; the log takes what is left, the prompt the last row. A line
+	 * to copy takes the screen's last row, whole width, while it matters: in the lobby (the map
+	 * is empty) and while the end box is shown. */
 	int x = L.sx, w = L.sw, last = ui->rows - 1;
+	bool share = st->share[0] && !st->replay_line &&
+	    (!st->have_view || (st->mode == MODE_OVER && !st->over_hidden));
+	if (share) {
+		move(last, 0);
+		clrtoeol();
+		put_text(last, 0, ui->cols, st->share, role_attr(ui, R_KEY));
+		last--;
+	}
 	y = 0;
 	draw_header(ui, st, y++, x, w);
 	draw_turn(ui, st, y++, x, w);
@@ -1206,7 +1268,9 @@ ui_draw(struct ui *ui, const struct state *st)
 		}
 	} else {
 		n = actions_items(ui, st, items);
-		rows_act = draw_items(ui, y, x, w, 2, items, n, true);
+		/* Two rows, or three where a potion underfoot or rebound keys make more: every action
+		 * the person can take is shown, the log gives up the row. */
+		rows_act = draw_items(ui, y, x, w, 3, items, n, true);
 	}
 	y += rows_act;
 	draw_log(ui, st, y, x, w, last - y);

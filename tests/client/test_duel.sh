@@ -59,7 +59,7 @@ expect 'You lose: you forfeited the duel' "the result"
 expect 'Tess: lost [0-9]+ HP, regained [0-9]+' "a summary of the duel"
 expect 'random bot carried' "what the opponent carried"
 expect 'The map shows the whole level' "the whole level is revealed"
-awk -F'│' '{ print $4 }' "$SCREEN" | tr -d '\n ' | grep -q 'Turnlog:.*practice-0*5\.log' || fail "the end does not say where the log is"
+expect "^Turn log: $LOGS/practice-0*5\\.log\$" "the end says where the log is, whole, on a line of its own"
 ok "where the turn log is"
 # The map's frame (23 columns inside) is whole on every row the box covers.
 for row in 2 3 4 5 6 7 8; do

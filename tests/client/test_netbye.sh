@@ -62,7 +62,7 @@ PIDS+=($!)
 wait_said 'The duel begins' w 15
 sleep 1
 host_stop
-LOG="$(grep -oE 'stopped mid-duel: `wizwar host --headless --resume [^`]+` brings it back' "$TMPD/host3.err" |
+LOG="$(grep -oE 'stopped mid-duel: `wizwar host --headless [^`]*--resume [^`]+` brings it back' "$TMPD/host3.err" |
     sed 's/.*--resume \([^`]*\)`.*/\1/')"
 [ -n "$LOG" ] && [ "$LOG" = "$(ls "$TMPD"/logs/*.log.gz | head -1)" ] ||
 	fail "the stopped host did not say which log brings the duel back: $(cat "$TMPD/host3.err")"
@@ -107,7 +107,7 @@ HAL="$(pgrep -f -- "^[^ ]*wizwar host --bind 127\.0\.0\.1 --port 0 --name Hal" |
 [ -n "$HAL" ] || fail "no host process"
 kill -HUP "$HAL"
 wait_for 'the duel is left unfinished' 10 w
-LOG="$(T capture-pane -p -J -t w | grep -oE 'wizwar host --resume [^`]+` brings it back' | sed 's/^wizwar host --resume //; s/` brings it back$//')"
+LOG="$(T capture-pane -p -J -t w | grep -oE 'wizwar host [^`]*--resume [^`]+` brings it back' | sed 's/^.*--resume //; s/` brings it back$//')"
 [ -n "$LOG" ] && [ -f "$LOG" ] || fail "no log named: '$LOG'"
 ok "the host's terminal closed mid-duel: it names the log that brings the duel back"
 T kill-session -t w

@@ -75,7 +75,7 @@ ok "a control character is not part of a chat line"
 keys '?'
 wait_for 'wizwar: keys'
 expect 'cast spell 1' "help lists the actions"
-expect 'asks for a direction' "help explains directions"
+expect 'asks for a move key' "help explains directions"
 keys Space
 wait_for '── Messages ─'
 ok "any key closes the help"
@@ -158,9 +158,11 @@ grep -q '^chat 0 hello wörld' "$log" || fail "the chat is not in the turn log"
 ok "the turn log replays exactly, chat included"
 T kill-session -t w
 
-# ---- Ctrl-C: a clean exit with the terminal restored ----
+# ---- Ctrl-C: a clean exit with the terminal restored (in a duel it asks first: twice leaves) ----
 start "$WIZWAR" practice --seed 9 --bot random --no-log
 wait_for 'Tess|you HP'
+keys C-c
+wait_for 'Forfeit and quit\?' 5
 keys C-c
 wait_for 'STTY$' 10
 expect '^EXIT=130$' "Ctrl-C exits with 130"

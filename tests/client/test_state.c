@@ -527,6 +527,11 @@ Test(state, the_opponents_hp_and_what_lies_underfoot_are_told)
 	v.kind_of[APPEAR_RED] = POTION_HEALING;
 	state_apply(&st, &v, NULL, 0, NULL, 0);
 	cr_assert_str_eq(last_text(), "You stand on a red potion: Healing.");
+	/* "an" before a vowel (issue 27: "You stand on a orange potion"). */
+	v.x = 8;
+	v.potion[5][8] = APPEAR_ORANGE + 1;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	cr_assert_str_eq(last_text(), "You stand on an orange potion: unknown.");
 }
 
 Test(state, an_opponent_drinking_shows_the_kind_where_i_know_it)

@@ -905,7 +905,8 @@ def part_join(tap, ck, wizwar, tmp, srv):
             be = dict(srv["env"], XDG_STATE_HOME=os.path.join(tmp, "bot3"), HOME=os.path.join(tmp, "bot3"))
             bot = Proc([wizwar, "bot", srv["addr"], "--room", code, "--name", "Rob", "--level", "random",
                         "--think", "0", "--games", "1", "--seed", "3"], be)
-            if t.wait(r"your move", 20):
+            # Not "your move" alone: the lobby's side panel says "Spells offered on your move".
+            if t.wait(r"Round [0-9]+: your move", 30):
                 t.say(CHAT_TYPED)
                 t.wait(r"<Jo> gg", 5)
                 t.keys("Q")

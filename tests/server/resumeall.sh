@@ -119,7 +119,7 @@ duel Eve Fay 21
 sleep 0.5
 kill -TERM "$SRV"
 wait "$SRV" 2>/dev/null
-grep -q 'shutting down; 1 duel left unfinished: `wizwar server --resume` brings it back' "$TMP/srv2.err" ||
+grep -qE 'shutting down; 1 duel left unfinished: `wizwar server [^`]*--resume` brings it back' "$TMP/srv2.err" ||
 	fail "the stop did not say the duel left unfinished"
 # As a server written before the room comment left it: placed by its name, as before.
 LOG3="$(ls -t "$LOGS"/wizwar-"$ROOM"-*.log.gz | head -1)"
