@@ -323,6 +323,8 @@ app_clock_resumed(struct app *a)
 void
 app_set_turn_time(struct app *a, int seconds)
 {
+	int before = a->st.clock_left;
+
 	a->st.turn_time = seconds > 0 ? seconds : 0;
 	if (a->clock_timer.data != a || a->quitting)
 		return;
@@ -331,6 +333,10 @@ app_set_turn_time(struct app *a, int seconds)
 	else
 		uv_timer_stop(&a->clock_timer);
 	clock_update(a);
+	/* Drawn now: the ticks redraw only when the figure changes, and a clock that comes with the
+	 * LOBBY after a resumed START ("?s" from the start) would not change again until the turn ends. */
+	if (a->st.clock_left != before && !a->pumping && !a->animating)
+		screen_draw(a);
 }
 
 /* ---- updates: the plan's "After Turn" ---- */
