@@ -64,14 +64,14 @@ cmd_net_password_option(int argc, char **argv, int *i, struct cmd_net_pw *pw, co
 		pw->file = argv[++*i];
 		return 1;
 	}
-	if (strcmp(a, "--password") != 0)
-		return 0;
-	/* Alone, or before another option: ask. */
-	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
+	/* Its value is optional, so given only as --password=PW (getopt's rule, cli_args); alone, it asks. */
+	if (strcmp(a, "--password") == 0) {
 		pw->ask = true;
 		return 1;
 	}
-	pw->given = argv[++*i];
+	if (strncmp(a, "--password=", 11) != 0)
+		return 0;
+	pw->given = a + 11;
 	if (pw->given[0] == '\0') {
 		fprintf(stderr, "wizwar %s: an empty --password would be no password\n", cmd);
 		return -1;

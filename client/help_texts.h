@@ -8,16 +8,16 @@
 #define PASSWORD_HELP \
     "  --password        ask for the players' password (no echo); also WIZWAR_PASSWORD\n" \
     "  --password-file F read it from the first line of F\n" \
-    "  --password PW     the same, given here: other local users can read it (ps)\n"
+    "  --password=PW     the same, given here (only with '='): other local users can read it (ps)\n"
 #define CLIENT_PASSWORD_HELP \
     "  --password      ask for the host's password, if it set one (no echo); also WIZWAR_PASSWORD\n" \
     "  --password-file F  read it from the first line of F\n" \
-    "  --password PW   the same, given here: other local users can read it (ps)\n"
+    "  --password=PW   the same, given here (only with '='): other local users can read it (ps)\n"
 
 
 /* wizwar host */
 HELP_TEXT(HELP_HOST,
-    "usage: wizwar host [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--size N] [--no-fov]\n"
+    "usage: wizwar host [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--size N] [--no-fov]\n"
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
     "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--lobby-hold SECS] [--headless]\n"
     "                   [--keys PRESET]\n"
@@ -51,7 +51,7 @@ HELP_TEXT(HELP_HOST,
     "                    applies; `wizwar keys --preset PRESET` lists them)\n")
 /* wizwar join */
 HELP_TEXT(HELP_JOIN,
-    "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
+    "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password[=PW]] [--password-file F] [--name NAME]\n"
     "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
     "                   [--log-dir DIR | --no-log]\n"
     "\n"
@@ -95,7 +95,7 @@ HELP_TEXT(HELP_JOIN,
     "the room (the reason on stderr), 2 for bad arguments.\n")
 /* wizwar server */
 HELP_TEXT(HELP_SERVER,
-    "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
+    "usage: wizwar server [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
     "                     [--handshakes-per-min N] [--rooms-per-hour N] [--grace SECS]\n"
     "                     [--lobby-hold SECS] [--resume]\n"
@@ -135,7 +135,7 @@ HELP_TEXT(HELP_SERVER,
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
-    "                  [--level easy|normal|hard|master|random] [--password [PW]] [--password-file F]\n"
+    "                  [--level easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
@@ -165,7 +165,7 @@ HELP_TEXT(HELP_BOT,
     "--games 0, or a host fails its check; 2 for bad arguments.\n")
 /* wizwar practice */
 HELP_TEXT(HELP_PRACTICE,
-    "usage: wizwar practice [--bot easy|normal|hard|random] [--seed S] [--size N] [--no-fov]\n"
+    "usage: wizwar practice [--bot easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"
     "                       [--no-potions] [--name NAME] [--no-log] [--keys PRESET]\n"
     "\n"
     "A duel in this terminal against a bot. You are the white @, the bot the red one; who\n"
