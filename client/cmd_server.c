@@ -102,7 +102,7 @@ cmd_server(int argc, char **argv)
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
 		} else {
-			fprintf(stderr, "wizwar server: unknown or incomplete argument '%s'\n%s", a, server_usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", a, server_usage);
 			return 2;
 		}
 	}
@@ -118,7 +118,7 @@ cmd_server(int argc, char **argv)
 	cmd_net_password_wipe(&pw);
 	sodium_memzero(&id, sizeof id);
 	if (rc != 0) {
-		fprintf(stderr, "wizwar server: %s\n", why);
+		cli_error("%s\n", why);
 		uv_loop_close(&loop);
 		return 1;
 	}
@@ -126,16 +126,16 @@ cmd_server(int argc, char **argv)
 		/* Before the loop runs: no player can reach a room before its duel is back. */
 		int n = server_resume_dir(x.srv, why, sizeof why);
 		if (n < 0) {
-			fprintf(stderr, "wizwar server: --resume: %s\n", why);
+			cli_error("--resume: %s\n", why);
 			server_close(x.srv, NULL, NULL);
 			cmd_net_finish_loop(&loop);
 			return 1;
 		}
-		fprintf(stderr, "wizwar server: %d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
+		cli_error("%d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
 		        cfg.log_dir);
 	}
 	server_fingerprint(x.srv, fp);
-	fprintf(stderr, "wizwar server: listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	cli_error("listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	        cfg.log_dir ? cfg.log_dir : "memory");
 	{

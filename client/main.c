@@ -66,9 +66,9 @@ close_stdout(int status)
 	if (!failed)
 		return status;
 	if (e)
-		fprintf(stderr, "wizwar: cannot write the output: %s\n", strerror(e));
+		cli_error("cannot write the output: %s\n", strerror(e));
 	else
-		fprintf(stderr, "wizwar: cannot write the output\n");
+		cli_error("cannot write the output\n");
 	return status ? status : 1;
 }
 
@@ -103,7 +103,7 @@ run(int argc, char **argv)
 	}
 	if ((sc = lookup(argv[1])) != NULL)
 		return sc->run(argc - 2, argv + 2);
-	fprintf(stderr, "wizwar: unknown command '%s'\n\n", argv[1]);
+	cli_error("unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return 2;
 }

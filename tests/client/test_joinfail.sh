@@ -19,7 +19,7 @@ refused() {
 	shift 2
 	start env XDG_STATE_HOME="${JSTATE:-$STATE}" "$WIZWAR" join "$@"
 	wait_for 'STTY$' 20
-	expect "^wizwar: $re" "$what: the reason"
+	expect "^wizwar join: $re" "$what: the reason"
 	expect '^EXIT=1$' "$what: exit status 1"
 	expect_not 'HP [0-9]/5|GAME OVER|The duel is over|Joined as' "$what: no duel screen"
 	T kill-session -t w

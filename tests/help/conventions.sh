@@ -125,7 +125,7 @@ check "the seed error keeps the 0x" test $rc -eq 2 -a -n "$(grep -F "not '0xFFFF
 if command -v script > /dev/null; then
 	out=$(TERM=no-such-terminal script -qec "$exe practice --no-log" /dev/null 2>&1 </dev/null); rc=$?
 	check "an unknown TERM is reported by wizwar, exit 1" \
-		test $rc -eq 1 -a -n "$(grep -F "wizwar: the terminal type 'no-such-terminal' (TERM)" <<<"$out")"
+		test $rc -eq 1 -a -n "$(grep -F "wizwar practice: the terminal type 'no-such-terminal' (TERM)" <<<"$out")"
 else
 	ok "# SKIP script(1) is missing"
 fi
