@@ -10,12 +10,25 @@
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
+#include "progress.h"
 
 struct srvctx {
 	struct server *srv;
 	struct cmd_net_stopper st;
 	struct cmd_net_again again; /* the command line, for the resume command */
+	struct progress resume; /* --resume reading the log directory */
 };
+
+/* The first call brings the total (the server counts the logs first). */
+static void
+resume_progress(void *ud, unsigned done, unsigned total)
+{
+	struct srvctx *x = ud;
+
+	if (done <= 1)
+		progress_init(&x->resume, stderr, "server --resume", "logs", total);
+	progress_step(&x->resume, done);
+}
 
 static void
 stop_server(void *ud)
@@ -113,6 +126,11 @@ cmd_server(int argc, char **argv)
 	cfg.log_dir = cmd_net_log_dir(dir, dirbuf, sizeof dirbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
+	progress_init(&x.resume, NULL, "server --resume", "logs", 0);
+	if (resume) {
+		cfg.hooks.ud = &x;
+		cfg.hooks.resume_progress = resume_progress;
+	}
 	rc = server_create(&loop, &cfg, &x.srv, why, sizeof why);
 	bool asks_password = cfg.password != NULL; /* the join line says so, as host's does */
 	cmd_net_password_wipe(&pw);
@@ -125,6 +143,7 @@ cmd_server(int argc, char **argv)
 	if (resume) {
 		/* Before the loop runs: no player can reach a room before its duel is back. */
 		int n = server_resume_dir(x.srv, why, sizeof why);
+		progress_finish(&x.resume);
 		if (n < 0) {
 			cli_error("--resume: %s\n", why);
 			server_close(x.srv, NULL, NULL);

@@ -3,7 +3,7 @@
 # test_progress: long work shows a progress line on a terminal and nothing elsewhere. In tmux (stderr a
 # terminal): `selfplay` of 150 games (seconds of work) draws "done of total, rate, time left" in place and
 # erases it at the end, the summary after it starting on a clean line. With stderr a pipe or a file,
-# selfplay, replay --check, replay --list and replay --text print nothing on it.
+# selfplay, replay --check, replay --list, replay --text and server --resume print nothing on it.
 set -u
 WIZWAR="$(realpath "${1:?usage: test_progress.sh PATH-TO-WIZWAR}")"
 . "$(dirname "$0")/tmux_lib.sh"
@@ -49,3 +49,23 @@ ok "replay --list of a big folder with stderr a pipe: nothing on it"
 "$WIZWAR" replay --text "$TMPD/long.log" 2>&1 >/dev/null | cat >"$TMPD/text.err"
 [ -s "$TMPD/text.err" ] && fail "replay --text wrote to stderr: $(head -c 200 "$TMPD/text.err")"
 ok "replay --text: nothing on stderr"
+
+# server --resume over many logs (finished duels, gzip, as a server names them): brought back with stderr
+# a file, nothing of a progress line in it; on a terminal, none left on the screen once it listens.
+mkdir "$TMPD/srvlogs"
+gzip -c "$TMPD"/one/*.log >"$TMPD/one.log.gz"
+for i in $(seq 1 400); do cp "$TMPD/one.log.gz" "$TMPD/srvlogs/wizwar-r$i-20260101-120000-1.log.gz"; done
+"$WIZWAR" server --bind 127.0.0.1 --port 0 --log-dir "$TMPD/srvlogs" --resume >/dev/null 2>"$TMPD/srv.err" &
+SRV=$!
+PIDS+=("$SRV")
+wait_file "listening on" "$TMPD/srv.err" 60
+kill -TERM "$SRV"
+wait "$SRV"
+grep -q "0 unfinished duels brought back" "$TMPD/srv.err" || fail "server --resume did not read the logs: $(cat "$TMPD/srv.err")"
+grep -q "server --resume:" "$TMPD/srv.err" && fail "server --resume wrote a progress line into a file"
+ok "server --resume over 400 logs with stderr a file: nothing of a progress line"
+start "$WIZWAR" server --bind 127.0.0.1 --port 0 --log-dir "$TMPD/srvlogs" --resume
+wait_for "listening on" 60
+expect_not "server --resume: [0-9]+ of" "server --resume on a terminal: no progress line left once it listens"
+expect "^wizwar server: 0 unfinished duels brought back" "its next line starts at the line's start"
+T kill-session -t w
