@@ -131,7 +131,8 @@ HELP_TEXT(HELP_SERVER,
     "                    65535, at most the grace; default 30; 0: not held)\n"
     "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
     "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
-    "                    come back by themselves within the grace, or run the same command again\n")
+    "                    come back by themselves within the grace, or run the same command again\n"
+    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
@@ -206,7 +207,9 @@ HELP_TEXT(HELP_SELFPLAY,
     "  --quiet         print only the summary lines\n"
     "  --size N        level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov        both wizards see the whole level\n"
-    "  --no-potions    no potions on the level nor in inventories\n")
+    "  --no-potions    no potions on the level nor in inventories\n"
+    "\n"
+    "Many games show their progress on stderr when it is a terminal (done, rate, time left).\n")
 /* wizwar replay --check | --text */
 HELP_TEXT(HELP_REPLAY,
     "usage: wizwar replay --check LOG\n"
@@ -216,10 +219,12 @@ HELP_TEXT(HELP_REPLAY,
     "  --check LOG   replay LOG (plain or gzip) and check every state hash; exit 0 if it\n"
     "                replays exactly, 1 with the line where it diverged if not\n"
     "  --text LOG    print the duel turn by turn, as an all-seeing spectator, with the\n"
-    "                chat where it was said\n"
-    "  --list [DIR]  the turn logs in DIR (default $XDG_STATE_HOME/wizwar, where practice,\n"
-    "                join and host keep them), newest first: who played, the size, how it\n"
-    "                ended\n")
+    "                chat where it was said: the players, options and seed first\n"
+    "                (the format: docs/turnlog.md)\n"
+    "  --list [DIR]  the turn logs in DIR (an operand, or --list=DIR; default\n"
+    "                $XDG_STATE_HOME/wizwar, where practice, join and host keep them),\n"
+    "                newest first: who played, the size, how it ended\n"
+    "A long --check or --list shows its progress on stderr when it is a terminal.\n")
 /* wizwar replay LOG (the viewer; also its ? screen) */
 HELP_TEXT(HELP_WATCH,
     "usage: wizwar replay LOG [--view 1|2|all] [--speed 1-6] [--keys PRESET]\n"
