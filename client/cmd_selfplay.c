@@ -187,7 +187,7 @@ cmd_selfplay(int argc, char **argv)
 	}
 	sp.narrate = games == 1 && !quiet;
 	struct progress pg;
-	progress_init(&pg, stderr, "selfplay", "games", (uint64_t)games);
+	progress_init(&pg, sp.narrate ? NULL : stderr, "selfplay", "games", (uint64_t)games); /* one duel narrated: none */
 	for (long i = 0; i < games; i++) {
 		uint64_t s = seed + (uint64_t)i;
 		if (play_one(&sp, s, &g, stdout) != 0) {
