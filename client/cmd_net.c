@@ -336,10 +336,8 @@ cmd_net_resume_line(char *buf, size_t len, const char *cmd, int argc, char **arg
 			i++;
 			continue;
 		}
-		if (strcmp(a, "--password") == 0) {
-			/* Its value, if any, is never printed: the command asks for it. */
-			if (value && strncmp(argv[i + 1], "--", 2) != 0)
-				i++;
+		if (strcmp(a, "--password") == 0 || strncmp(a, "--password=", 11) == 0) {
+			/* Its value (only ever --password=PW, cli_args) is never printed: the command asks for it. */
 			ask = true;
 			continue;
 		}

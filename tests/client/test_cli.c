@@ -8,6 +8,7 @@
 #include <criterion/redirect.h>
 
 #include "cli.h"
+#include "cmd_net.h"
 
 static const char usage[] =
 	"usage: wizwar demo [--port P] [--password[=PW]] [--password-file F] [--quiet] [--list [DIR]]\n"
@@ -130,4 +131,18 @@ Test(cli, refusals_say_why_with_the_command_name, .init = NULL)
 	fflush(stderr);
 	cr_assert_stderr_eq_str("wizwar demo: '--pass' is ambiguous: --password --password-file\n" "usage: wizwar demo [--port P] [--password[=PW]] [--password-file F] [--quiet] [--list [DIR]]\n"
 	                        "                   [--view 1|2|all] [--seed S] HOST\n");
+}
+
+/* The resume command printed when a host stops reads the argv cli_args made: a password given as
+ * --password=PW (the only way to give one) is never printed, only --password, which asks. */
+Test(cli, the_resume_line_keeps_a_password_out)
+{
+	char line[512];
+	static char w0[] = "--password=sesame", w1[] = "--name", w2[] = "Jo";
+	char *argv[] = { w0, w1, w2, NULL };
+
+	cmd_net_resume_line(line, sizeof line, "host", 3, argv, 7000, "/tmp/x.log");
+	cr_assert_null(strstr(line, "sesame"), "%s", line);
+	cr_assert_not_null(strstr(line, " --password"), "%s", line);
+	cr_assert_not_null(strstr(line, "Jo"), "%s", line);
 }
