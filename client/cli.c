@@ -2,7 +2,9 @@
 /* cli: argument parsing, bounded file reading and text narration shared by subcommands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,7 +14,7 @@
 #include "proto.h"
 #include "turnlog.h"
 
-enum { OPT_UNKNOWN, OPT_FLAG, OPT_VALUE };
+enum { OPT_UNKNOWN, OPT_FLAG, OPT_VALUE, OPT_OPTIONAL };
 
 static bool
 opt_char(char c)
@@ -20,96 +22,212 @@ opt_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
 }
 
-/* Does the usage text name option --name (n bytes), and with a value? */
+/* How the usage text writes the option at p ("--name..."), n bytes of name: "--opt[=V]" or
+ * "--opt [V]" has an optional value, "--opt V" (a capital, a digit or choices with '|') a value, anything else
+ * none. */
 static int
-usage_kind(const char *usage, const char *name, size_t n)
+usage_kind_at(const char *p, size_t n)
 {
-	int kind = OPT_UNKNOWN;
+	const char *m = p + 2 + n;
+	size_t mlen = m[0] == ' ' ? strcspn(m + 1, " ]`)\n") : 0;
 
-	if (n == 0)
-		return OPT_UNKNOWN;
-	if ((n == 4 && memcmp(name, "help", 4) == 0) || (n == 7 && memcmp(name, "version", 7) == 0))
-		return OPT_FLAG;
+	if ((m[0] == ' ' && m[1] == '[') || (m[0] == '[' && m[1] == '='))
+		return OPT_OPTIONAL;
+	if (mlen > 0 && ((m[1] >= 'A' && m[1] <= 'Z') || (m[1] >= '0' && m[1] <= '9') || memchr(m + 1, '|', mlen) != NULL))
+		return OPT_VALUE;
+	return OPT_FLAG;
+}
+
+/* The options the usage text names, each once, with the kind its most telling mention gives
+ * (an optional value over a value over none: "--password [PW]" and "--password PW" are one
+ * option whose value is optional). Returns the count, at most max. */
+struct opt_named {
+	char name[32];
+	int kind;
+};
+
+static int
+usage_options(const char *usage, struct opt_named *o, int max)
+{
+	int n = 0;
+
 	for (const char *p = usage; (p = strstr(p, "--")) != NULL; p += 2) {
-		if ((p > usage && (opt_char(p[-1]) || (p[-1] >= 'A' && p[-1] <= 'Z'))) || strncmp(p + 2, name, n) != 0 ||
-		    opt_char(p[2 + n]))
+		size_t k = 0;
+		if (p > usage && (opt_char(p[-1]) || (p[-1] >= 'A' && p[-1] <= 'Z')))
 			continue;
-		const char *m = p + 2 + n;
-		size_t mlen = m[0] == ' ' ? strcspn(m + 1, " ]`)\n") : 0;
-		bool metavar = mlen > 0 && ((m[1] >= 'A' && m[1] <= 'Z') || (m[1] >= '0' && m[1] <= '9') ||
-		                            memchr(m + 1, '|', mlen) != NULL);
-		if (metavar)
-			return OPT_VALUE;
-		kind = OPT_FLAG;
+		while (opt_char(p[2 + k]))
+			k++;
+		if (k == 0 || k >= sizeof o->name || p[2] == '-')
+			continue;
+		int kind = usage_kind_at(p, k), i;
+		for (i = 0; i < n && !(strlen(o[i].name) == k && memcmp(o[i].name, p + 2, k) == 0); i++)
+			;
+		if (i == n) {
+			if (n == max)
+				continue;
+			memcpy(o[n].name, p + 2, k);
+			o[n].name[k] = '\0';
+			o[n++].kind = kind;
+		} else if (kind > o[i].kind) {
+			o[i].kind = kind;
+		}
 	}
-	return kind;
+	return n;
+}
+
+/* The running subcommand's name, for cli_error's prefix. Like a program's name (getprogname),
+ * it is the process's: set once, by the command's first act, cli_args; read by every message
+ * after, down to helpers (cli_int, cli_seed) that do not know which command called them. */
+static const char *running_cmd;
+
+void
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (running_cmd != NULL)
+		fprintf(stderr, "wizwar %s: ", running_cmd);
+	else
+		fputs("wizwar: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* A command line refused: after the reason, the usage, and exit status 2. */
+static int
+refuse(const char *usage)
+{
+	fputs(usage, stderr);
+	return 2;
 }
 
 int
 cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand)
 {
-	/* The rewritten argv: at most two entries per argument, then the names split off "--opt=VALUE". */
+	/* The rewritten argv: at most two entries per argument; "--opt=VALUE" of an option whose
+	 * value is optional is rebuilt, so the argument bytes are counted again for it. */
+	enum { MAX_OPTS = 96 };
 	static char **store;
-	int n = *argc, k = 0, before = 0, i;
-	char **in = *argv, **out, *names;
+	struct opt_named named[MAX_OPTS];
+	struct option longopts[MAX_OPTS + 1];
+	int n = *argc, k = 0, nops = 0, nnamed, c, idx;
+	char **in = *argv, **out, *text;
+	const char *ops[2] = { NULL, NULL };
 	size_t bytes = 0;
 
-	for (i = 0; i < n; i++)
-		bytes += strlen(in[i]) + 1;
+	running_cmd = cmd;
+	nnamed = usage_options(usage, named, MAX_OPTS - 2);
+	strcpy(named[nnamed].name, "help");
+	named[nnamed++].kind = OPT_FLAG;
+	strcpy(named[nnamed].name, "version");
+	named[nnamed++].kind = OPT_FLAG;
+	for (int i = 0; i < nnamed; i++) {
+		static const int has_arg[] = { [OPT_FLAG] = no_argument, [OPT_VALUE] = required_argument,
+		                               [OPT_OPTIONAL] = optional_argument };
+		/* An option's val is its index + 256, out of the way of short options, so that an
+		 * error names it. */
+		longopts[i] = (struct option){ named[i].name, has_arg[named[i].kind], NULL, 256 + i };
+	}
+	longopts[nnamed] = (struct option){ NULL, 0, NULL, 0 };
+
+	for (int i = 0; i < n; i++)
+		bytes += strlen(in[i]) + 3 + sizeof named->name; /* an abbreviation grows to the name */
 	free(store);
-	if ((store = malloc(sizeof *store * (2 * (size_t)n + 1) + bytes)) == NULL) {
-		fprintf(stderr, "wizwar: out of memory\n");
+	/* The argv for getopt_long, its own copy: it permutes what it is given. */
+	if ((store = malloc(sizeof *store * (3 * (size_t)n + 3) + bytes)) == NULL) {
+		cli_error("out of memory\n");
 		return 1;
 	}
+	char **work = store + 2 * n + 2;
+	text = (char *)(work + n + 1);
+	work[0] = (char *)cmd;
+	memcpy(work + 1, in, sizeof *in * (size_t)n);
 	out = store;
-	names = (char *)(store + 2 * n + 1);
-	for (i = 0; i < n && strcmp(in[i], "--") != 0; i++) {
-		char *a = in[i];
-		if (a[0] != '-' || a[1] == '\0') {
-			out[k++] = a; /* an operand, or "-" */
-			before++;
+
+	/* getopt_long's rules, as every GNU command follows them: "-" first returns operands in
+	 * place (and ignores POSIXLY_CORRECT, so no environment changes what a command line
+	 * means); ":" reports a missing value apart from an unknown option. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(n + 1, work, "-:h", longopts, &idx)) != -1) {
+		const char *a = work[optind - 1];
+		if (c == 1) {
+			if (nops < 2)
+				ops[nops] = optarg;
+			nops++;
 			continue;
 		}
-		if (a[1] != '-') {
-			out[k++] = a; /* -h, or a short option the loop refuses */
+		if (c == 'h') {
+			out[k++] = (char *)"--help";
 			continue;
 		}
-		size_t len = strcspn(a + 2, "=");
-		int kind = usage_kind(usage, a + 2, len);
-		if (kind == OPT_UNKNOWN) {
-			out[k++] = a;
-		} else if (a[2 + len] == '=') {
-			if (kind == OPT_FLAG) {
-				fprintf(stderr, "wizwar %s: --%.*s takes no value, not '%s'\n", cmd, (int)len, a + 2, a + 3 + len);
-				return 2;
+		if (c >= 256 && c < 256 + nnamed) {
+			const struct opt_named *o = &named[c - 256];
+			if (strcmp(o->name, "version") == 0) {
+				cli_version(stdout);
+				return 0;
 			}
-			memcpy(names, a, len + 2);
-			names[len + 2] = '\0';
-			out[k++] = names;
-			out[k++] = a + 3 + len;
-			names += len + 3;
-		} else if (strcmp(a, "--version") == 0) {
-			cli_version(stdout);
-			return 0;
+			/* The name in full, an abbreviation being allowed. */
+			size_t len = strlen(o->name);
+			memcpy(text, "--", 2);
+			memcpy(text + 2, o->name, len + 1);
+			if (o->kind == OPT_OPTIONAL && optarg != NULL) {
+				text[len + 2] = '=';
+				memcpy(text + len + 3, optarg, strlen(optarg) + 1);
+			}
+			out[k++] = text;
+			text += strlen(text) + 1;
+			if (o->kind == OPT_VALUE)
+				out[k++] = optarg;
+			continue;
+		}
+		if (c == ':' && optopt >= 256 && optopt < 256 + nnamed) {
+			cli_error("--%s needs a value\n", named[optopt - 256].name);
+			return refuse(usage);
+		}
+		if (c == '?' && optopt >= 256 && optopt < 256 + nnamed) {
+			const char *v = strchr(a, '=');
+			cli_error("--%s takes no value, not '%s'\n", named[optopt - 256].name,
+			        v ? v + 1 : "");
+			return refuse(usage);
+		}
+		if (c == '?' && optopt != 0) {
+			cli_error("unknown option '-%c'\n", optopt);
+			return refuse(usage);
+		}
+		/* An unknown long option, or an abbreviation of several. */
+		size_t len = strcspn(a + 2, "=");
+		int matches = 0;
+		for (int i = 0; i < nnamed; i++)
+			matches += strncmp(named[i].name, a + 2, len) == 0;
+		if (matches > 1) {
+			cli_error("'--%.*s' is ambiguous:", (int)len, a + 2);
+			for (int i = 0; i < nnamed; i++)
+				if (strncmp(named[i].name, a + 2, len) == 0)
+					fprintf(stderr, " --%s", named[i].name);
+			fputc('\n', stderr);
 		} else {
-			out[k++] = a;
-			if (kind == OPT_VALUE && i + 1 < n)
-				out[k++] = in[++i]; /* taken as it is, even "--" or "-x" */
+			cli_error("unknown option '%s'\n", a);
 		}
+		return refuse(usage);
 	}
-	if (i < n) {
-		int after = n - i - 1;
-		if (after > 0 && operand == NULL) {
-			fprintf(stderr, "wizwar %s: takes no operand, not '%s'\n", cmd, in[i + 1]);
-			return 2;
-		}
-		if (after + before > 1) {
-			fprintf(stderr, "wizwar %s: one operand only, not also '%s'\n", cmd, in[n - 1]);
-			return 2;
-		}
-		if (after == 1)
-			*operand = in[n - 1];
+	/* After "--": operands, whatever they look like. */
+	for (; optind < n + 1; optind++) {
+		if (nops < 2)
+			ops[nops] = work[optind];
+		nops++;
 	}
+	if (nops > 0 && operand == NULL) {
+		cli_error("takes no operand, not '%s'\n", ops[0]);
+		return refuse(usage);
+	}
+	if (nops > 1) {
+		cli_error("one operand only, not also '%s'\n", ops[1]);
+		return refuse(usage);
+	}
+	if (nops == 1)
+		*operand = ops[0];
 	out[k] = NULL;
 	*argc = k;
 	*argv = out;
@@ -160,7 +278,7 @@ cli_int(const char *s, long lo, long hi, const char *what, long *out)
 
 	if (cli_int_why(s, lo, hi, what, out, why, sizeof why))
 		return true;
-	fprintf(stderr, "wizwar: %s\n", why);
+	cli_error("%s\n", why);
 	return false;
 }
 
@@ -191,13 +309,13 @@ cli_seed(const char *s, uint64_t *out)
 		base = 16;
 	}
 	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ') {
-		fprintf(stderr, "wizwar: --seed needs a number (decimal, or hex with 0x)\n");
+		cli_error("--seed needs a number (decimal, or hex with 0x)\n");
 		return false;
 	}
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, base);
 	if (errno != 0 || *end != '\0') {
-		fprintf(stderr, "wizwar: --seed must be a 64-bit number (decimal, or hex with 0x), not '%s'\n", typed);
+		cli_error("--seed must be a 64-bit number (decimal, or hex with 0x), not '%s'\n", typed);
 		return false;
 	}
 	*out = (uint64_t)v;
@@ -221,11 +339,11 @@ cli_game_option(int argc, char **argv, int *i, struct options *o)
 		char why[300];
 		int v;
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "wizwar: --size needs a number from %d to %d\n", LEVEL_MIN, LEVEL_MAX);
+			cli_error("--size needs a number from %d to %d\n", LEVEL_MIN, LEVEL_MAX);
 			return -1;
 		}
 		if (!cli_size_why(argv[*i + 1], "--size", &v, why, sizeof why)) {
-			fprintf(stderr, "wizwar: %s\n", why);
+			cli_error("%s\n", why);
 			return -1;
 		}
 		o->size = (uint8_t)v;
@@ -299,7 +417,7 @@ cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 
 	if (cli_read_file_why(path, path, max, buf, len, why, sizeof why) == 0)
 		return 0;
-	fprintf(stderr, "wizwar: %s\n", why);
+	cli_error("%s\n", why);
 	return -1;
 }
 
@@ -353,27 +471,43 @@ cli_state_dir(char *buf, size_t len)
 static const char *const result_text[] = { "", "player 1 wins", "player 2 wins", "a draw" }; /* people count from 1 */
 static const char *const reason_text[] = { "", "killed", "by forfeit", "at the turn limit" };
 
+/* What each command does, as a narration line says it after "  P1 ": one verb per command of
+ * CMD_LIST, so that every kind reads as a sentence and a reader can count them by shape. */
+static const char *const cmd_verb[CMD_COUNT] = {
+	[CMD_STEP] = "steps", [CMD_CAST] = "casts", [CMD_DRINK] = "drinks", [CMD_QUAFF] = "quaffs",
+	[CMD_PICKUP] = "picks up", [CMD_PASS] = "passes", [CMD_RESIGN] = "resigns",
+};
+
+void
+cli_narrate_turn(FILE *out, const struct game *g)
+{
+	fprintf(out, "turn %" PRIu32 ": P%d to move, offered %s, %s, %s\n", g->turn_no + 1, g->turn + 1,
+	    spell_name(g->offered[0]), spell_name(g->offered[1]), spell_name(g->offered[2]));
+}
+
 void
 cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const struct events *ev)
 {
 	char text[160];
+	const char *verb = c->type < CMD_COUNT && cmd_verb[c->type] ? cmd_verb[c->type] : cmd_name(c->type);
 
+	fprintf(out, "  P%d %s", p + 1, verb);
 	switch (c->type) {
 	case CMD_STEP:
-		fprintf(out, "  P%d steps %d to (%d,%d)\n", p + 1, c->dir, g->wiz[p].x, g->wiz[p].y);
+		fprintf(out, " %d to (%d,%d)", c->dir, g->wiz[p].x, g->wiz[p].y);
 		break;
 	case CMD_CAST:
-		fprintf(out, "  P%d casts from slot %d%s", p + 1, c->arg + 1, c->dir ? " towards " : "");
+		fprintf(out, " from slot %d", c->arg + 1);
 		if (c->dir)
-			fprintf(out, "%d", c->dir);
-		fputc('\n', out);
+			fprintf(out, " towards %d", c->dir);
 		break;
 	case CMD_QUAFF:
-		fprintf(out, "  P%d quaffs from slot %d\n", p + 1, c->arg + 1);
+		fprintf(out, " from slot %d", c->arg + 1);
 		break;
 	default:
-		fprintf(out, "  P%d %s\n", p + 1, cmd_name(c->type));
+		break;
 	}
+	fputc('\n', out);
 	for (int i = 0; i < ev->nmsg; i++) {
 		msg_format(&ev->msg[i], text, sizeof text);
 		fprintf(out, "    [%s] %s\n", ev->msg[i].to == 3 ? "both" : ev->msg[i].to == 1 ? "P1" : "P2", text);
@@ -381,8 +515,7 @@ cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const s
 	if (ev->hp_changed)
 		fprintf(out, "    HP now %d / %d\n", g->wiz[0].hp, g->wiz[1].hp);
 	if (ev->turn_ended && g->result == RESULT_NONE)
-		fprintf(out, "turn %" PRIu32 ": P%d to move, offered %s, %s, %s\n", g->turn_no + 1, g->turn + 1,
-		    spell_name(g->offered[0]), spell_name(g->offered[1]), spell_name(g->offered[2]));
+		cli_narrate_turn(out, g);
 	if (g->result != RESULT_NONE && ev->result)
 		fprintf(out, "the duel ends: %s, %s\n", result_text[g->result], reason_text[g->end_reason]);
 }

@@ -27,6 +27,10 @@
  * stays valid until the next call), else the exit status to return at once.
  */
 WW_COLD int cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand);
+/* An error or warning on stderr, as every message of a subcommand reads: "wizwar CMD: " (the
+ * command cli_args last parsed for; "wizwar: " before any), then the printf text as given (its
+ * own '\n' included: a message may go on with the usage). */
+WW_COLD void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Is option `opt` (as "--opt" or "--opt=VALUE") among the options, before any "--"? */
 WW_COLD bool cli_has_option(int argc, char **argv, const char *opt);
 /* "wizwar 0.1.0 (protocol N, rules N)" and a newline: what a peer must share to play, and to replay. */
@@ -65,6 +69,8 @@ WW_COLD bool cli_state_dir(char *buf, size_t len);
 /* Print one replayed or played command and the messages it made, as an all-seeing
  * spectator would read them. */
 void cli_narrate(FILE *out, const struct game *g, int p, const struct cmd *c, const struct events *ev);
+/* "turn N: P1 to move, offered A, B, C": the line that opens each turn of a narration. */
+void cli_narrate_turn(FILE *out, const struct game *g);
 /* Each chat line of a turn log held in memory, in order: its line number (from 1), how
  * many commands come before it, its player and its text as the log has it (a peer's:
  * clean it before a terminal). Chat is not game state, so a replay skips it; this picks

@@ -41,7 +41,7 @@ bot_start(void *ud, struct netbot *b, const struct view *v, bool resumed)
 	(void)b;
 	/* Said on stderr: a killed bot run again (its seat file) is back where the duel is. */
 	if (resumed)
-		fprintf(stderr, "wizwar bot: back in the duel at turn %" PRIu32 "\n", v->turn_no);
+		cli_error("back in the duel at turn %" PRIu32 "\n", v->turn_no);
 }
 
 static void
@@ -92,7 +92,7 @@ bot_key(void *ud, struct net *n, int how, const char *fp)
 {
 	(void)ud;
 	(void)n;
-	fprintf(stderr, "wizwar bot: %s (%s)\n", cmd_net_key_how(how), fp);
+	cli_error("%s (%s)\n", cmd_net_key_how(how), fp);
 }
 
 int
@@ -138,7 +138,7 @@ cmd_bot(int argc, char **argv)
 			new_room = true;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
-				fprintf(stderr, "wizwar bot: --level takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
+				cli_error("--level takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(a, "--name") == 0 && more) {
@@ -166,19 +166,19 @@ cmd_bot(int argc, char **argv)
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
-			fprintf(stderr, "wizwar bot: unknown or incomplete argument '%s'\n%s", a, bot_usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", a, bot_usage);
 			return 2;
 		}
 	}
 	if (addr == NULL) {
-		fprintf(stderr, "wizwar bot: which server? (HOST[:PORT])\n%s", bot_usage);
+		cli_error("which server? (HOST[:PORT])\n%s", bot_usage);
 		return 2;
 	}
 	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
 	if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "bot"))
 		return 2;
 	if (net_parse_hostport(addrbuf, host, sizeof host, &bc.net.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
-		fprintf(stderr, "wizwar bot: %s\n", why);
+		cli_error("%s\n", why);
 		return 2;
 	}
 	bc.net.host = host;
@@ -193,7 +193,7 @@ cmd_bot(int argc, char **argv)
 	if (auth_init() != 0)
 		return 1;
 	if (new_room && bc.net.room) {
-		fprintf(stderr, "wizwar bot: --room or --new-room, not both\n");
+		cli_error("--room or --new-room, not both\n");
 		return 2;
 	}
 	if (new_room) {
@@ -217,7 +217,7 @@ cmd_bot(int argc, char **argv)
 	r = netbot_start(&x.bot, &loop, &bc, why, sizeof why);
 	cmd_net_password_wipe(&pw); /* net keeps its own copy, wiped when it closes */
 	if (r != 0) {
-		fprintf(stderr, "wizwar bot: %s\n", why);
+		cli_error("%s\n", why);
 		uv_loop_close(&loop);
 		seatfile_release(bc.net.seat_file, &claim);
 		return 2;

@@ -34,7 +34,7 @@ stop_host(void *ud)
 	if (log) {
 		char line[8192];
 		cmd_net_resume_line(line, sizeof line, x->again.cmd, x->again.argc, x->again.argv, x->again.port, log);
-		fprintf(stderr, "wizwar host: stopped mid-duel: `%s` brings it back\n", line);
+		cli_error("stopped mid-duel: `%s` brings it back\n", line);
 	}
 	server_close(x->srv, NULL, NULL);
 }
@@ -97,7 +97,7 @@ cmd_host(int argc, char **argv)
 				return 2;
 			preset = argv[i];
 		} else {
-			fprintf(stderr, "wizwar host: unknown or incomplete argument '%s'\n%s", a, host_usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", a, host_usage);
 			return 2;
 		}
 	}
@@ -116,12 +116,12 @@ cmd_host(int argc, char **argv)
 	rc = server_create(&loop, &cfg, &srv, why, sizeof why);
 	sodium_memzero(&id, sizeof id);
 	if (rc != 0) {
-		fprintf(stderr, "wizwar host: %s\n", why);
+		cli_error("%s\n", why);
 		uv_loop_close(&loop);
 		return 1;
 	}
 	if (resume && server_resume_log(srv, resume, why, sizeof why) != 0) {
-		fprintf(stderr, "wizwar host: %s\n", why);
+		cli_error("%s\n", why);
 		server_close(srv, NULL, NULL);
 		cmd_net_finish_loop(&loop);
 		return 1;
@@ -130,7 +130,7 @@ cmd_host(int argc, char **argv)
 	cmd_net_reachable_address(server_bound(srv), addr, sizeof addr);
 	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.",
 	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "");
-	fprintf(stderr, "wizwar host: %s\n", banner);
+	cli_error("%s\n", banner);
 	/* The line to copy, alone on stdout (and again when the screen closes). */
 	snprintf(share, sizeof share, "wizwar join %s:%d#%s%s", addr, server_port(srv), fp, cfg.password ? " --password" : "");
 	printf("%s\n", share);
@@ -144,7 +144,7 @@ cmd_host(int argc, char **argv)
 		return cmd_net_finish_loop(&loop);
 	}
 	if (server_reserve_host(srv, name, token, &token_len) != 0) {
-		fprintf(stderr, "wizwar host: no seat for the host\n");
+		cli_error("no seat for the host\n");
 		server_close(srv, NULL, NULL);
 		cmd_net_finish_loop(&loop);
 		return 1;

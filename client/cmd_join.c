@@ -66,24 +66,24 @@ cmd_join(int argc, char **argv)
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
-			fprintf(stderr, "wizwar join: unknown or incomplete argument '%s'\n%s", a, join_usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", a, join_usage);
 			return 2;
 		}
 	}
 	if (addr == NULL) {
-		fprintf(stderr, "wizwar join: whose game? (HOST[:PORT])\n%s", join_usage);
+		cli_error("whose game? (HOST[:PORT])\n%s", join_usage);
 		return 2;
 	}
 	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
 	if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "join"))
 		return 2;
 	if (net_parse_hostport(addrbuf, host, sizeof host, &nc.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
-		fprintf(stderr, "wizwar join: %s\n", why);
+		cli_error("%s\n", why);
 		return 2;
 	}
 	nc.host = host;
 	if (new_room && nc.room) {
-		fprintf(stderr, "wizwar join: --room or --new-room, not both\n");
+		cli_error("--room or --new-room, not both\n");
 		return 2;
 	}
 	if (!cmd_net_have_terminal("join"))
@@ -117,7 +117,7 @@ cmd_join(int argc, char **argv)
 	else if (keep_logs && cli_state_dir(dirbuf, sizeof dirbuf))
 		save_dir = dirbuf;
 	else if (keep_logs)
-		fprintf(stderr, "wizwar join: neither XDG_STATE_HOME nor HOME is set: the turn logs are not kept "
+		cli_error("neither XDG_STATE_HOME nor HOME is set: the turn logs are not kept "
 		        "(--log-dir DIR keeps them there)\n");
 	r = cmd_net_run_curses(&loop, &nc, NULL, banner[0] ? banner : NULL, share[0] ? share : NULL, preset, save_dir, NULL);
 	cmd_net_password_wipe(&pw);

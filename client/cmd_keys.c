@@ -53,7 +53,7 @@ keys_cmd(int argc, char **argv)
 	struct keys_diag diag;
 	bool missing = false;
 
-	int args = cli_args("keys", "[--preset NAME] [--file PATH]", &argc, &argv, NULL);
+	int args = cli_args("keys", "usage: wizwar keys [--preset NAME] [--file PATH] (--keys NAME: --preset NAME)\n", &argc, &argv, NULL);
 	if (args >= 0)
 		return args;
 	for (int i = 0; i < argc; i++) {
@@ -66,10 +66,10 @@ keys_cmd(int argc, char **argv)
 		} else if ((v = option_value(argc, argv, &i, "--file", &missing)) != NULL) {
 			file = v;
 		} else if (missing) {
-			fprintf(stderr, "wizwar keys: %s needs a value\n", argv[i]);
+			cli_error("%s needs a value\n", argv[i]);
 			return 2;
 		} else {
-			fprintf(stderr, "wizwar keys: unknown argument '%s'\n", argv[i]);
+			cli_error("unknown argument '%s'\n", argv[i]);
 			usage(stderr);
 			return 2;
 		}
@@ -78,7 +78,7 @@ keys_cmd(int argc, char **argv)
 	keys_init(&k);
 	keys_diag_init(&diag);
 	if (preset != NULL && !keys_preset(&k, preset)) {
-		fprintf(stderr, "wizwar keys: unknown preset '%s' (there are", preset);
+		cli_error("unknown preset '%s' (there are", preset);
 		for (int i = 0; keys_preset_name(i) != NULL; i++)
 			fprintf(stderr, "%s %s", i ? "," : "", keys_preset_name(i));
 		fprintf(stderr, ")\n");
@@ -90,10 +90,12 @@ keys_cmd(int argc, char **argv)
 		snprintf(path, sizeof path, "%s", file);
 		int r = keys_load_file(&k, path, &diag);
 		if (r <= 0) {
-			fprintf(stderr, "wizwar keys: %s\n", r == 0 ? "no such file" : diag.msg[0]);
+			/* A file that cannot be read is work that failed (1), not a bad argument (2). */
 			if (r == 0)
-				fprintf(stderr, "  (%s)\n", path);
-			return 2;
+				cli_error("cannot read %s: no such file\n", path);
+			else
+				cli_error("%s\n", diag.msg[0]);
+			return 1;
 		}
 		state = "";
 	} else if (!keys_path_env(path, sizeof path)) {
@@ -106,7 +108,7 @@ keys_cmd(int argc, char **argv)
 	size_t need = keys_format(&k, NULL, 0) + 1;
 	char *text = malloc(need);
 	if (text == NULL) {
-		fprintf(stderr, "wizwar keys: out of memory\n");
+		cli_error("out of memory\n");
 		return 1;
 	}
 	keys_format(&k, text, need);

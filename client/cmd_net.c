@@ -40,11 +40,11 @@ cmd_net_log_dir(const char *given, char *buf, size_t len)
 	if (given) {
 		snprintf(buf, len, "%s", given);
 	} else if (!cli_state_dir(buf, len)) {
-		fprintf(stderr, "wizwar: neither XDG_STATE_HOME nor HOME is set: turn logs stay in memory\n");
+		cli_error("neither XDG_STATE_HOME nor HOME is set: turn logs stay in memory\n");
 		return NULL;
 	}
 	if (cli_make_dirs(buf) != 0) {
-		fprintf(stderr, "wizwar: cannot create %s: %s; turn logs stay in memory\n", buf, strerror(errno));
+		cli_error("cannot create %s: %s; turn logs stay in memory\n", buf, strerror(errno));
 		return NULL;
 	}
 	return buf;
@@ -58,22 +58,22 @@ cmd_net_password_option(int argc, char **argv, int *i, struct cmd_net_pw *pw, co
 
 	if (strcmp(a, "--password-file") == 0) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "wizwar %s: --password-file needs a file\n", cmd);
+			cli_error("--password-file needs a file\n");
 			return -1;
 		}
 		pw->file = argv[++*i];
 		return 1;
 	}
-	if (strcmp(a, "--password") != 0)
-		return 0;
-	/* Alone, or before another option: ask. */
-	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
+	/* Its value is optional, so given only as --password=PW (getopt's rule, cli_args); alone, it asks. */
+	if (strcmp(a, "--password") == 0) {
 		pw->ask = true;
 		return 1;
 	}
-	pw->given = argv[++*i];
+	if (strncmp(a, "--password=", 11) != 0)
+		return 0;
+	pw->given = a + 11;
 	if (pw->given[0] == '\0') {
-		fprintf(stderr, "wizwar %s: an empty --password would be no password\n", cmd);
+		cli_error("an empty --password would be no password\n");
 		return -1;
 	}
 	return 1;
@@ -97,7 +97,7 @@ cmd_net_password_get(struct cmd_net_pw *pw, const char *cmd, const char *prompt,
 	} else if (pw->file) {
 		FILE *f = fopen(pw->file, "r");
 		if (f == NULL || fgets(pw->buf, sizeof pw->buf, f) == NULL) {
-			fprintf(stderr, "wizwar %s: cannot read a password from %s: %s\n", cmd, pw->file,
+			cli_error("cannot read a password from %s: %s\n", pw->file,
 			        f ? "it is empty" : strerror(errno));
 			if (f)
 				fclose(f);
@@ -111,8 +111,8 @@ cmd_net_password_get(struct cmd_net_pw *pw, const char *cmd, const char *prompt,
 		FILE *tty = fopen("/dev/tty", "r+");
 		bool ok;
 		if (tty == NULL) {
-			fprintf(stderr, "wizwar %s: --password with no value asks on the terminal, and there is none: "
-			        "use --password-file or WIZWAR_PASSWORD\n", cmd);
+			cli_error("--password with no value asks on the terminal, and there is none: "
+			        "use --password-file or WIZWAR_PASSWORD\n");
 			return false;
 		}
 		fprintf(tty, "%s", prompt);
@@ -126,7 +126,7 @@ cmd_net_password_get(struct cmd_net_pw *pw, const char *cmd, const char *prompt,
 		fprintf(tty, "\n");
 		fclose(tty);
 		if (!ok) {
-			fprintf(stderr, "wizwar %s: no password read\n", cmd);
+			cli_error("no password read\n");
 			return false;
 		}
 		wipe_line(pw->buf);
@@ -135,7 +135,7 @@ cmd_net_password_get(struct cmd_net_pw *pw, const char *cmd, const char *prompt,
 		*out = env;
 	}
 	if (*out && (*out)[0] == '\0') {
-		fprintf(stderr, "wizwar %s: an empty password would be no password\n", cmd);
+		cli_error("an empty password would be no password\n");
 		return false;
 	}
 	return true;
@@ -155,21 +155,20 @@ cmd_net_server_identity(struct auth_identity *id, const char *cmd)
 	bool created;
 
 	if (!cli_state_dir(dir, sizeof dir)) {
-		fprintf(stderr, "wizwar %s: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the server's key\n",
-		        cmd);
+		cli_error("neither XDG_STATE_HOME nor HOME is set: nowhere to keep the server's key\n");
 		return false;
 	}
 	if (cli_make_dirs(dir) != 0) {
-		fprintf(stderr, "wizwar %s: cannot create %s: %s\n", cmd, dir, strerror(errno));
+		cli_error("cannot create %s: %s\n", dir, strerror(errno));
 		return false;
 	}
 	snprintf(path, sizeof path, "%s/server.key", dir);
 	if (auth_identity_load(id, path, &created, why, sizeof why) != 0) {
-		fprintf(stderr, "wizwar %s: %s\n", cmd, why);
+		cli_error("%s\n", why);
 		return false;
 	}
 	auth_fingerprint(id->kp.pk, fp);
-	fprintf(stderr, "wizwar %s: %s key %s, fingerprint %s\n", cmd, created ? "made a new" : "using the", path, fp);
+	cli_error("%s key %s, fingerprint %s\n", created ? "made a new" : "using the", path, fp);
 	return true;
 }
 
@@ -206,13 +205,13 @@ cmd_net_split_fingerprint(char *addr, char fp[AUTH_FP_LEN + 1], bool *have, cons
 		return true;
 	*hash++ = '\0';
 	if (strlen(hash) != AUTH_FP_LEN) {
-		fprintf(stderr, "wizwar %s: a fingerprint is %d letters and digits, not '%s'\n", cmd, AUTH_FP_LEN, hash);
+		cli_error("a fingerprint is %d letters and digits, not '%s'\n", AUTH_FP_LEN, hash);
 		return false;
 	}
 	for (int i = 0; i < AUTH_FP_LEN; i++) {
 		char c = (char)(hash[i] >= 'A' && hash[i] <= 'Z' ? hash[i] - 'A' + 'a' : hash[i]);
 		if (!((c >= 'a' && c <= 'z') || (c >= '2' && c <= '7'))) {
-			fprintf(stderr, "wizwar %s: '%s' is not a fingerprint (letters a-z and digits 2-7)\n", cmd, hash);
+			cli_error("'%s' is not a fingerprint (letters a-z and digits 2-7)\n", hash);
 			return false;
 		}
 		fp[i] = c;
@@ -337,10 +336,8 @@ cmd_net_resume_line(char *buf, size_t len, const char *cmd, int argc, char **arg
 			i++;
 			continue;
 		}
-		if (strcmp(a, "--password") == 0) {
-			/* Its value, if any, is never printed: the command asks for it. */
-			if (value && strncmp(argv[i + 1], "--", 2) != 0)
-				i++;
+		if (strcmp(a, "--password") == 0 || strncmp(a, "--password=", 11) == 0) {
+			/* Its value (only ever --password=PW, cli_args) is never printed: the command asks for it. */
 			ask = true;
 			continue;
 		}
@@ -363,10 +360,10 @@ cmd_net_text_arg(const char *s, int kind, const char *what)
 {
 	if (!text_check(s, strlen(s), kind)) {
 		if (kind == TEXT_ROOM)
-			fprintf(stderr, "wizwar: %s must be 1 to %d letters, digits, '-' or '_', not '%s'\n", what,
+			cli_error("%s must be 1 to %d letters, digits, '-' or '_', not '%s'\n", what,
 			        PROTO_ROOM_BYTES, s);
 		else
-			fprintf(stderr, "wizwar: %s must be 1 to %d printable characters without outer spaces\n", what,
+			cli_error("%s must be 1 to %d printable characters without outer spaces\n", what,
 			        PROTO_NAME_CHARS);
 		return false;
 	}
@@ -400,22 +397,22 @@ cmd_net_seat_path(const char *cmd, const struct net_config *nc, char *buf, size_
 	struct seatfile_key k = { nc->host, nc->port, nc->room ? nc->room : "", nc->name };
 
 	if (!cli_state_dir(dir, sizeof dir) || cli_make_dirs(dir) != 0) {
-		fprintf(stderr, "wizwar %s: no state directory: a killed client could not take its seat back\n", cmd);
+		cli_error("no state directory: a killed client could not take its seat back\n");
 		return NULL;
 	}
 	if (seatfile_claim(dir, &k, buf, len, claim) < 0) {
 		if (errno == EBUSY)
-			fprintf(stderr, "wizwar %s: %d clients named %s already play on this server and room here: "
-			        "this one keeps no seat file (killed, it could not take its seat back)\n", cmd,
+			cli_error("%d clients named %s already play on this server and room here: "
+			        "this one keeps no seat file (killed, it could not take its seat back)\n",
 			        SEATFILE_SLOTS, nc->name);
 		else
-			fprintf(stderr, "wizwar %s: %s/seats: %s: a killed client could not take its seat back\n", cmd, dir,
+			cli_error("%s/seats: %s: a killed client could not take its seat back\n", dir,
 			        strerror(errno));
 		return NULL;
 	}
 	if (claim->slot > 0)
-		fprintf(stderr, "wizwar %s: another client here is already %s on this server and room: this one does not "
-		        "take its seat (it keeps seat file %d of that name; quit that one to take the seat over)\n", cmd,
+		cli_error("another client here is already %s on this server and room: this one does not "
+		        "take its seat (it keeps seat file %d of that name; quit that one to take the seat over)\n",
 		        nc->name, claim->slot + 1);
 	return buf;
 }
@@ -464,7 +461,7 @@ cmd_net_finish_loop(uv_loop_t *loop)
 {
 	uv_run(loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(loop) != 0) {
-		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+		cli_error("internal error: a libuv handle was left open\n");
 		return 1;
 	}
 	return 0;
@@ -505,14 +502,14 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	session_net_events(&sess, nc);
 	nc->ev.key = curses_key;
 	if ((sess.net = net_create(loop, nc, why, sizeof why)) == NULL) {
-		fprintf(stderr, "wizwar: %s\n", why);
+		cli_error("%s\n", why);
 		if (srv)
 			server_close(srv, NULL, NULL);
 		return cmd_net_finish_loop(loop) ? 1 : 2;
 	}
 	/* No screen before the server has taken us: a join that cannot start says why and exits 1. */
 	if (!session_net_wait_join(&sess, loop)) {
-		fprintf(stderr, "wizwar: %s\n", sess.why);
+		cli_error("%s\n", sess.why);
 		if (sess.net)
 			net_close(sess.net);
 		if (srv)
@@ -529,7 +526,7 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 		.session = &session_net_ops, .session_ctx = &sess, .input_fd = STDIN_FILENO,
 	};
 	if (app_init(app, &ac) != 0) {
-		fprintf(stderr, "wizwar: cannot start the terminal\n");
+		cli_error("cannot start the terminal\n");
 		free(app);
 		net_close(sess.net);
 		if (srv)
@@ -562,11 +559,11 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 		printf("Turn log of the last duel: %s\n", sess.saved_path);
 	if (sess.failed) {
 		/* The session ended under us (the server went, the link could not come back). */
-		fprintf(stderr, "wizwar: %s\n", sess.why);
+		cli_error("%s\n", sess.why);
 		if (status == 0)
 			status = 1;
 	} else if (status == 128 + SIGHUP && srv == NULL) {
-		fprintf(stderr, "wizwar: the terminal closed; the seat is held: run the same command again to take it back\n");
+		cli_error("the terminal closed; the seat is held: run the same command again to take it back\n");
 	}
 	if (sess.resume_log[0]) {
 		char line[8192];
@@ -574,10 +571,10 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 			cmd_net_resume_line(line, sizeof line, again->cmd, again->argc, again->argv, again->port, sess.resume_log);
 		else
 			snprintf(line, sizeof line, "wizwar host --resume %s", sess.resume_log);
-		fprintf(stderr, "wizwar host: the duel is left unfinished: `%s` brings it back\n", line);
+		cli_error("the duel is left unfinished: `%s` brings it back\n", line);
 	}
 	if (uv_loop_close(loop) != 0)
-		fprintf(stderr, "wizwar: internal error: a libuv handle was left open\n");
+		cli_error("internal error: a libuv handle was left open\n");
 	return status;
 }
 
@@ -589,7 +586,7 @@ cmd_net_keys_arg(const char *name, const char *cmd)
 
 	if (keys_preset(&k, name))
 		return true;
-	fprintf(stderr, "wizwar %s: --keys takes", cmd);
+	cli_error("--keys takes");
 	for (int i = 0; keys_preset_name(i) != NULL; i++)
 		fprintf(stderr, "%s %s", i == 0 ? "" : keys_preset_name(i + 1) ? "," : " or", keys_preset_name(i));
 	fprintf(stderr, ", not '%s'\n", name);
@@ -600,7 +597,7 @@ bool
 cmd_net_have_terminal(const char *cmd)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "wizwar %s: needs a terminal (`wizwar bot` plays headless)\n", cmd);
+		cli_error("needs a terminal (`wizwar bot` plays headless)\n");
 		return false;
 	}
 	return true;

@@ -76,7 +76,7 @@ cmd_practice(int argc, char **argv)
 		if (strcmp(argv[i], "--keys") == 0)
 			preset = argv[i + 1];
 	if (keys_setup_preset(&keys, preset, keypath, sizeof keypath, &diag) == -2) {
-		fprintf(stderr, "wizwar practice: --keys takes default, numpad, vi or arrows, not '%s'\n", preset);
+		cli_error("--keys takes default, numpad, vi or arrows, not '%s'\n", preset);
 		return 2;
 	}
 	for (int i = 0; i < argc; i++) {
@@ -90,7 +90,7 @@ cmd_practice(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "--bot") == 0 && i + 1 < argc) {
 			if ((cfg.bot_level = bot_level_lookup(argv[++i])) < 0) {
-				fprintf(stderr, "wizwar practice: --bot takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
+				cli_error("--bot takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
@@ -104,7 +104,7 @@ cmd_practice(int argc, char **argv)
 		} else if (strcmp(argv[i], "--no-log") == 0) {
 			want_log = false;
 		} else {
-			fprintf(stderr, "wizwar practice: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", argv[i], usage);
 			return 2;
 		}
 	}
@@ -114,24 +114,24 @@ cmd_practice(int argc, char **argv)
 		if (cli_state_dir(logdir, sizeof logdir))
 			cfg.log_dir = logdir;
 		else
-			fprintf(stderr, "wizwar practice: neither XDG_STATE_HOME nor HOME is set: no turn log\n");
+			cli_error("neither XDG_STATE_HOME nor HOME is set: no turn log\n");
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "wizwar practice: needs a terminal (try `wizwar selfplay` for headless duels)\n");
+		cli_error("needs a terminal (try `wizwar selfplay` for headless duels)\n");
 		return 1;
 	}
 	setlocale(LC_ALL, "");
 	if (uv_loop_init(&loop) != 0) {
-		fprintf(stderr, "wizwar practice: cannot start the event loop\n");
+		cli_error("cannot start the event loop\n");
 		return 1;
 	}
 	if (practice_init(&prac, &loop, &cfg, err, sizeof err) != 0) {
-		fprintf(stderr, "wizwar practice: %s\n", err);
+		cli_error("%s\n", err);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		goto out;
 	}
 	if ((app = malloc(sizeof *app)) == NULL) {
-		fprintf(stderr, "wizwar practice: out of memory\n");
+		cli_error("out of memory\n");
 		practice_ops.quit(&prac);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		goto out_practice;
@@ -142,7 +142,7 @@ cmd_practice(int argc, char **argv)
 		.session = &practice_ops, .session_ctx = &prac, .input_fd = STDIN_FILENO,
 	};
 	if (app_init(app, &ac) != 0) {
-		fprintf(stderr, "wizwar practice: cannot start the terminal\n");
+		cli_error("cannot start the terminal\n");
 		free(app);
 		app = NULL;
 		practice_ops.quit(&prac);
@@ -159,7 +159,7 @@ cmd_practice(int argc, char **argv)
 		app_finish(app);
 		free(app);
 		app = NULL;
-		fprintf(stderr, "wizwar practice: %s\n", err);
+		cli_error("%s\n", err);
 		goto out_practice;
 	}
 	status = app_run(app);
@@ -181,10 +181,10 @@ out_practice:
 	if (prac.log_path[0])
 		printf("Turn log: %s%s\n", prac.log_path, prac.log_failed ? " (writing it failed)" : "");
 	else if (prac.log_warning[0])
-		fprintf(stderr, "wizwar practice: %s\n", prac.log_warning);
+		cli_error("%s\n", prac.log_warning);
 out:
 	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
 	if (uv_loop_close(&loop) != 0)
-		fprintf(stderr, "wizwar practice: internal error: a libuv handle was left open\n");
+		cli_error("internal error: a libuv handle was left open\n");
 	return status;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "help.h"
 #include "commands.h"
 #include "commands_ui.h"
@@ -71,11 +72,60 @@ narrate(void *ud, const struct game *g, int p, const struct cmd *c, const struct
 	cli_narrate(t->out, g, p, c, ev);
 }
 
+/* --text's header: who played, the options, the seed and the rules, then the first turn's
+ * mover and offered spells, read from the log's own header (through its `start` line,
+ * replayed alone, so the set-up is checked as the whole log's is). Printed after the chat
+ * said before `start`; nothing when the header does not replay (the replay then says why). */
+static void
+print_header(struct text_replay *t, const char *text, size_t len)
+{
+	struct turnlog_replay *h;
+	struct turnlog_line l;
+	char why[128], name[TURNLOG_NAME_MAX];
+	int lineno = 0;
+	size_t pos = 0;
+
+	for (;;) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		if (nl == NULL)
+			return;
+		size_t n = (size_t)(nl - (text + pos));
+		lineno++;
+		if (turnlog_parse_line(text + pos, n, &l, why, sizeof why) != 0)
+			return;
+		pos += n + 1;
+		if (l.kind == TL_START)
+			break;
+	}
+	if ((h = malloc(sizeof *h)) == NULL)
+		return;
+	if (turnlog_replay(text, pos, h, NULL, NULL) == 0) {
+		show_chat(t, lineno);
+		for (int p = 0; p < PLAYERS; p++) {
+			state_clean_text(name, sizeof name, h->hdr.name[p], strlen(h->hdr.name[p]));
+			fprintf(t->out, "P%d: %s\n", p + 1, name);
+		}
+		fprintf(t->out, "size %d, fov %s, potions %s, seed 0x%016" PRIx64 ", rules %d\n", h->hdr.opt.size,
+		    h->hdr.opt.fov ? "on" : "off", h->hdr.opt.potions ? "on" : "off", h->hdr.seed, h->hdr.rules);
+		cli_narrate_turn(t->out, &h->game);
+	}
+	free(h);
+}
+
+/* --check: how far the replay has come, in lines of the log (a long log's commands are many). */
+static void
+check_step(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
+{
+	(void)g, (void)p, (void)c, (void)ev;
+	progress_step(ud, (uint64_t)lineno);
+}
+
 /* --list: the turn logs of a directory, newest first, a line each, from their text alone
  * (not replayed: a listing of many logs stays quick; --check proves one). */
 struct listed {
 	char name[256];
 	time_t mtime;
+	char what[400]; /* its description, or why it could not be read */
 };
 
 static int
@@ -160,10 +210,10 @@ list_logs(const char *dir)
 	struct listed *all = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	char path[4096], what[400];
+	char path[4096];
 
 	if (d == NULL) {
-		fprintf(stderr, "wizwar replay: cannot read %s: %s\n", dir, strerror(errno));
+		cli_error("cannot read %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -190,24 +240,32 @@ list_logs(const char *dir)
 		return 0;
 	}
 	qsort(all, n, sizeof *all, newest_first);
-	printf("Turn logs in %s, newest first (`wizwar replay FILE` to watch one):\n", dir);
+	/* Every log is read before the list is printed, with a progress line while a big folder
+	 * is read: the list then comes whole, never mixed with the progress line. */
+	struct progress pg;
+	progress_init(&pg, stderr, "replay --list", "logs", n);
 	for (size_t i = 0; i < n; i++) {
-		char when[32], *buf;
+		char *buf, why[300];
 		size_t len;
-		struct tm tm;
 		snprintf(path, sizeof path, "%s/%s", dir, all[i].name);
-		if (localtime_r(&all[i].mtime, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm) == 0)
-			snprintf(when, sizeof when, "?");
-		char why[300];
 		if (cli_read_file_why(path, "it", REPLAY_FILE_MAX, &buf, &len, why, sizeof why) != 0) {
-			snprintf(what, sizeof what, "%s", why);
+			snprintf(all[i].what, sizeof all[i].what, "%s", why);
 		} else {
-			describe_log(buf, len, what, sizeof what);
+			describe_log(buf, len, all[i].what, sizeof all[i].what);
 			free(buf);
 		}
+		progress_step(&pg, i + 1);
+	}
+	progress_finish(&pg);
+	printf("Turn logs in %s, newest first (`wizwar replay FILE` to watch one):\n", dir);
+	for (size_t i = 0; i < n; i++) {
+		char when[32];
+		struct tm tm;
+		if (localtime_r(&all[i].mtime, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm) == 0)
+			snprintf(when, sizeof when, "?");
 		printf("%s  ", when);
 		put_name(all[i].name);
-		printf("\n    %s\n", what);
+		printf("\n    %s\n", all[i].what);
 	}
 	free(all);
 	return 0;
@@ -228,34 +286,50 @@ cmd_replay(int argc, char **argv)
 	if (!cli_has_option(argc, argv, "--check") && !cli_has_option(argc, argv, "--text") &&
 	    !cli_has_option(argc, argv, "--list"))
 		return cmd_watch(argc, argv);
-	const char *usage = help_get(HELP_REPLAY);
-	int args = cli_args("replay", usage, &argc, &argv, NULL);
+	const char *usage = help_get(HELP_REPLAY), *operand = NULL, *list = NULL;
+	bool listing = false;
+	int args = cli_args("replay", usage, &argc, &argv, &operand);
 	if (args >= 0)
 		return args;
 	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+		if (strcmp(argv[i], "--help") == 0) {
 			fputs(usage, stdout);
 			return 0;
-		} else if (strcmp(argv[i], "--list") == 0 && !path) {
-			char dir[4096];
-			if (i + 2 < argc) {
-				fprintf(stderr, "wizwar replay: --list takes one directory at most\n%s", usage);
-				return 2;
-			}
-			if (i + 1 < argc)
-				return list_logs(argv[i + 1]);
-			if (!cli_state_dir(dir, sizeof dir)) {
-				fprintf(stderr, "wizwar replay: neither XDG_STATE_HOME nor HOME is set: name the directory\n");
-				return 2;
-			}
-			return list_logs(dir);
-		} else if ((strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--text") == 0) && i + 1 < argc && !path) {
+		} else if (strncmp(argv[i], "--list", 6) == 0 && (argv[i][6] == '\0' || argv[i][6] == '=') && !listing) {
+			listing = true; /* its directory as --list=DIR, or as the operand */
+			list = argv[i][6] == '=' ? argv[i] + 7 : NULL;
+		} else if ((strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--text") == 0) && !path) {
 			text = argv[i][2] == 't';
 			path = argv[++i];
 		} else {
-			fprintf(stderr, "wizwar replay: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			cli_error("'%s' twice, or with another of --check, --text and --list\n%s",
+			        argv[i], usage);
 			return 2;
 		}
+	}
+	if (listing && path == NULL) {
+		char dir[4096];
+		if (list != NULL && operand != NULL) {
+			cli_error("--list takes one directory at most, not also '%s'\n", operand);
+			return 2;
+		}
+		if (list == NULL)
+			list = operand;
+		if (list != NULL)
+			return list_logs(list);
+		if (!cli_state_dir(dir, sizeof dir)) {
+			cli_error("neither XDG_STATE_HOME nor HOME is set: name the directory\n");
+			return 2;
+		}
+		return list_logs(dir);
+	}
+	if (listing) {
+		cli_error("--list goes alone, not with --check or --text\n");
+		return 2;
+	}
+	if (operand != NULL) {
+		cli_error("--%s takes one LOG, not also '%s'\n", text ? "text" : "check", operand);
+		return 2;
 	}
 	if (path == NULL) {
 		fputs(usage, stderr);
@@ -265,18 +339,26 @@ cmd_replay(int argc, char **argv)
 		return 1;
 	if ((r = malloc(sizeof *r)) == NULL) {
 		free(buf);
-		fprintf(stderr, "wizwar: out of memory\n");
+		cli_error("out of memory\n");
 		return 1;
 	}
 	struct text_replay said = { stdout, NULL, 0, 0, 0 };
-	if (text)
+	if (text) {
 		cli_log_chat(buf, len, keep_chat, &said);
-	rc = turnlog_replay(buf, len, r, text ? narrate : NULL, &said);
+		print_header(&said, buf, len);
+	}
+	struct progress pg;
+	uint64_t lines = 0;
+	for (const char *at = buf; (at = memchr(at, '\n', len - (size_t)(at - buf))) != NULL; at++)
+		lines++;
+	progress_init(&pg, text ? NULL : stderr, "replay", "lines", lines);
+	rc = turnlog_replay(buf, len, r, text ? narrate : check_step, text ? (void *)&said : (void *)&pg);
+	progress_finish(&pg);
 	if (text)
 		show_chat(&said, rc != 0 ? r->line : INT32_MAX); /* what was said after the last command */
 	free(said.chat);
 	if (rc != 0) {
-		fprintf(stderr, "%s: %s\n", path, r->error);
+		cli_error("%s: %s\n", path, r->error);
 	} else {
 		printf("%s: replays exactly: %" PRIu32 " command%s, %" PRIu32 " turn%s, %" PRIu32 " hash%s checked, %s%s\n",
 		    path, r->commands, r->commands == 1 ? "" : "s", r->game.turn_no, r->game.turn_no == 1 ? "" : "s",

@@ -9,6 +9,7 @@
 
 #include "bot.h"
 #include "cli.h"
+#include "progress.h"
 #include "help.h"
 #include "commands.h"
 #include "turnlog.h"
@@ -39,7 +40,7 @@ parse_bots(const char *s, int bots[PLAYERS])
 		goto bad;
 	return 0;
 bad:
-	fprintf(stderr, "wizwar: --bots takes two of random, easy, normal, hard, master, as A,B (not '%s')\n", s);
+	cli_error("--bots takes two of random, easy, normal, hard, master, as A,B (not '%s')\n", s);
 	return -1;
 }
 
@@ -53,16 +54,16 @@ open_log(const char *dir, uint64_t seed, const struct selfplay *sp, const struct
 	for (int p = 0; p < PLAYERS; p++)
 		snprintf(h.name[p], sizeof h.name[p], "%s-bot-%d", bot_level_name(sp->bots[p]), p);
 	if ((size_t)snprintf(path, sizeof path, "%s/selfplay-%016" PRIx64 ".log", dir, seed) >= sizeof path) {
-		fprintf(stderr, "wizwar: log directory name too long\n");
+		cli_error("log directory name too long\n");
 		return NULL;
 	}
 	if ((f = fopen(path, "w")) == NULL) {
-		fprintf(stderr, "wizwar: cannot write %s: %s\n", path, strerror(errno));
+		cli_error("cannot write %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
 	if (turnlog_format_header(&h, game_hash(g), buf, sizeof buf) < 0 || fputs(buf, f) == EOF) {
 		fclose(f);
-		fprintf(stderr, "wizwar: cannot write %s\n", path);
+		cli_error("cannot write %s\n", path);
 		return NULL;
 	}
 	return f;
@@ -92,8 +93,7 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 		fprintf(out, "duel seed %" PRIu64 ": %dx%d, FoV %s, potions %s\n", seed, g->opt.size, g->opt.size,
 		    g->opt.fov ? "on" : "off", g->opt.potions ? "on" : "off");
 		cli_draw_level(out, g);
-		fprintf(out, "turn 1: P%d to move, offered %s, %s, %s\n", g->turn + 1, spell_name(g->offered[0]),
-		    spell_name(g->offered[1]), spell_name(g->offered[2]));
+		cli_narrate_turn(out, g);
 	}
 	while (g->result == RESULT_NONE) {
 		int p = g->turn;
@@ -103,7 +103,7 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 			/* The bot judged from its view; a refusal is legal play, so it passes. */
 			c = (struct cmd){ CMD_PASS, 0, 0 };
 			if (game_apply(g, p, &c, &ev) != ERR_OK) {
-				fprintf(stderr, "wizwar: the rules refused a pass: a bug\n");
+				cli_error("the rules refused a pass: a bug\n");
 				abort();
 			}
 		}
@@ -127,7 +127,7 @@ play_one(const struct selfplay *sp, uint64_t seed, struct game *g, FILE *out)
 		turnlog_format_end(g, line, sizeof line);
 		fputs(line, log);
 		if (fclose(log) != 0) {
-			fprintf(stderr, "wizwar: cannot finish the log of seed %" PRIu64 "\n", seed);
+			cli_error("cannot finish the log of seed %" PRIu64 "\n", seed);
 			return -1;
 		}
 	}
@@ -177,27 +177,37 @@ cmd_selfplay(int argc, char **argv)
 		} else if (strcmp(argv[i], "--quiet") == 0) {
 			quiet = true;
 		} else {
-			fprintf(stderr, "wizwar selfplay: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", argv[i], usage);
 			return 2;
 		}
 	}
 	if (sp.logdir && mkdir(sp.logdir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "wizwar: cannot create %s: %s\n", sp.logdir, strerror(errno));
+		cli_error("cannot create %s: %s\n", sp.logdir, strerror(errno));
 		return 1;
 	}
 	sp.narrate = games == 1 && !quiet;
+	struct progress pg;
+	progress_init(&pg, sp.narrate ? NULL : stderr, "selfplay", "games", (uint64_t)games); /* one duel narrated: none */
 	for (long i = 0; i < games; i++) {
 		uint64_t s = seed + (uint64_t)i;
-		if (play_one(&sp, s, &g, stdout) != 0)
+		if (play_one(&sp, s, &g, stdout) != 0) {
+			progress_finish(&pg);
 			return 1;
+		}
 		uint64_t h = game_hash(&g);
 		combined = rng_mix64(combined ^ h);
 		wins[g.result]++;
 		turns += g.turn_no;
-		if (!sp.narrate && (!quiet || games <= 20))
+		if (!sp.narrate && (!quiet || games <= 20)) {
+			progress_clear(&pg); /* stdout may be the same terminal */
 			printf("game %ld seed %" PRIu64 " turns %" PRIu32 " result %s hash %016" PRIx64 "\n", i + 1, s,
 			    g.turn_no, g.result == RESULT_WIN0 ? "win0" : g.result == RESULT_WIN1 ? "win1" : "draw", h);
+			if (pg.out != NULL)
+				fflush(stdout); /* before the progress line is drawn again */
+		}
+		progress_step(&pg, (uint64_t)i + 1);
 	}
+	progress_finish(&pg);
 	/* Players counted from 1, as everywhere a person reads them. */
 	printf("%ld game%s (%s vs %s): P1 won %ld, P2 won %ld, %ld drawn, %.1f turns on average\n", games,
 	    games == 1 ? "" : "s",

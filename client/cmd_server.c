@@ -10,12 +10,25 @@
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
+#include "progress.h"
 
 struct srvctx {
 	struct server *srv;
 	struct cmd_net_stopper st;
 	struct cmd_net_again again; /* the command line, for the resume command */
+	struct progress resume; /* --resume reading the log directory */
 };
+
+/* The first call brings the total (the server counts the logs first). */
+static void
+resume_progress(void *ud, unsigned done, unsigned total)
+{
+	struct srvctx *x = ud;
+
+	if (done <= 1)
+		progress_init(&x->resume, stderr, "server --resume", "logs", total);
+	progress_step(&x->resume, done);
+}
 
 static void
 stop_server(void *ud)
@@ -102,7 +115,7 @@ cmd_server(int argc, char **argv)
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
 		} else {
-			fprintf(stderr, "wizwar server: unknown or incomplete argument '%s'\n%s", a, server_usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", a, server_usage);
 			return 2;
 		}
 	}
@@ -113,29 +126,35 @@ cmd_server(int argc, char **argv)
 	cfg.log_dir = cmd_net_log_dir(dir, dirbuf, sizeof dirbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
+	progress_init(&x.resume, NULL, "server --resume", "logs", 0);
+	if (resume) {
+		cfg.hooks.ud = &x;
+		cfg.hooks.resume_progress = resume_progress;
+	}
 	rc = server_create(&loop, &cfg, &x.srv, why, sizeof why);
 	bool asks_password = cfg.password != NULL; /* the join line says so, as host's does */
 	cmd_net_password_wipe(&pw);
 	sodium_memzero(&id, sizeof id);
 	if (rc != 0) {
-		fprintf(stderr, "wizwar server: %s\n", why);
+		cli_error("%s\n", why);
 		uv_loop_close(&loop);
 		return 1;
 	}
 	if (resume) {
 		/* Before the loop runs: no player can reach a room before its duel is back. */
 		int n = server_resume_dir(x.srv, why, sizeof why);
+		progress_finish(&x.resume);
 		if (n < 0) {
-			fprintf(stderr, "wizwar server: --resume: %s\n", why);
+			cli_error("--resume: %s\n", why);
 			server_close(x.srv, NULL, NULL);
 			cmd_net_finish_loop(&loop);
 			return 1;
 		}
-		fprintf(stderr, "wizwar server: %d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
+		cli_error("%d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
 		        cfg.log_dir);
 	}
 	server_fingerprint(x.srv, fp);
-	fprintf(stderr, "wizwar server: listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	cli_error("listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	        cfg.log_dir ? cfg.log_dir : "memory");
 	{

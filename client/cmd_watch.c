@@ -436,7 +436,7 @@ cmd_watch(int argc, char **argv)
 		} else if (argv[i][0] != '-' && path == NULL) {
 			path = argv[i];
 		} else {
-			fprintf(stderr, "wizwar replay: unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			cli_error("unknown or incomplete argument '%s'\n%s", argv[i], usage);
 			return 2;
 		}
 	}
@@ -448,28 +448,28 @@ cmd_watch(int argc, char **argv)
 		return 1;
 	memset(&w, 0, sizeof w);
 	if ((r = malloc(sizeof *r)) == NULL) {
-		fprintf(stderr, "wizwar replay: out of memory\n");
+		cli_error("out of memory\n");
 		goto out_free;
 	}
 	/* Replay once to check every hash and collect the commands; the viewer trusts them after. */
 	if (turnlog_replay(buf, len, r, collect, &w) != 0) {
-		fprintf(stderr, "%s: %s\n", path, r->error); /* r->error names the line */
+		cli_error("%s: %s\n", path, r->error); /* r->error names the line */
 		goto out_free;
 	}
 	if (w.ncmd != r->commands) {
-		fprintf(stderr, "wizwar replay: out of memory\n");
+		cli_error("out of memory\n");
 		goto out_free;
 	}
 	w.hdr = r->hdr;
 	cli_log_chat(buf, len, keep_chat, &w);
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "wizwar replay: watching needs a terminal (--text prints the duel)\n");
+		cli_error("watching needs a terminal (--text prints the duel)\n");
 		goto out_free;
 	}
 	setlocale(LC_ALL, "");
 	keys_init(&keys);
 	if (preset && !keys_preset(&keys, preset)) {
-		fprintf(stderr, "wizwar replay: --keys takes default, numpad, vi or arrows, not '%s'\n", preset);
+		cli_error("--keys takes default, numpad, vi or arrows, not '%s'\n", preset);
 		return 2;
 	}
 	if (uv_loop_init(&loop) != 0)
@@ -483,7 +483,7 @@ cmd_watch(int argc, char **argv)
 		.on_key = on_key, .on_key_ud = &w,
 	};
 	if (app_init(app, &ac) != 0) {
-		fprintf(stderr, "wizwar replay: cannot start the terminal\n");
+		cli_error("cannot start the terminal\n");
 		free(app);
 		app = NULL;
 		goto out_loop;
@@ -505,7 +505,7 @@ cmd_watch(int argc, char **argv)
 	free(app);
 out_loop:
 	if (uv_loop_close(&loop) != 0)
-		fprintf(stderr, "wizwar replay: internal error: a libuv handle was left open\n");
+		cli_error("internal error: a libuv handle was left open\n");
 out_free:
 	free(r);
 	free(buf);

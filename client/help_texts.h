@@ -8,16 +8,16 @@
 #define PASSWORD_HELP \
     "  --password        ask for the players' password (no echo); also WIZWAR_PASSWORD\n" \
     "  --password-file F read it from the first line of F\n" \
-    "  --password PW     the same, given here: other local users can read it (ps)\n"
+    "  --password=PW     the same, given here (only with '='): other local users can read it (ps)\n"
 #define CLIENT_PASSWORD_HELP \
     "  --password      ask for the host's password, if it set one (no echo); also WIZWAR_PASSWORD\n" \
     "  --password-file F  read it from the first line of F\n" \
-    "  --password PW   the same, given here: other local users can read it (ps)\n"
+    "  --password=PW   the same, given here (only with '='): other local users can read it (ps)\n"
 
 
 /* wizwar host */
 HELP_TEXT(HELP_HOST,
-    "usage: wizwar host [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--size N] [--no-fov]\n"
+    "usage: wizwar host [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--size N] [--no-fov]\n"
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
     "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--lobby-hold SECS] [--headless]\n"
     "                   [--keys PRESET]\n"
@@ -51,7 +51,7 @@ HELP_TEXT(HELP_HOST,
     "                    applies; `wizwar keys --preset PRESET` lists them)\n")
 /* wizwar join */
 HELP_TEXT(HELP_JOIN,
-    "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password [PW]] [--password-file F] [--name NAME]\n"
+    "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password[=PW]] [--password-file F] [--name NAME]\n"
     "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
     "                   [--log-dir DIR | --no-log]\n"
     "\n"
@@ -95,7 +95,7 @@ HELP_TEXT(HELP_JOIN,
     "the room (the reason on stderr), 2 for bad arguments.\n")
 /* wizwar server */
 HELP_TEXT(HELP_SERVER,
-    "usage: wizwar server [--port P] [--bind ADDR] [--password [PW]] [--password-file F] [--log-dir DIR]\n"
+    "usage: wizwar server [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
     "                     [--handshakes-per-min N] [--rooms-per-hour N] [--grace SECS]\n"
     "                     [--lobby-hold SECS] [--resume]\n"
@@ -131,11 +131,12 @@ HELP_TEXT(HELP_SERVER,
     "                    65535, at most the grace; default 30; 0: not held)\n"
     "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
     "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
-    "                    come back by themselves within the grace, or run the same command again\n")
+    "                    come back by themselves within the grace, or run the same command again\n"
+    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
-    "                  [--level easy|normal|hard|master|random] [--password [PW]] [--password-file F]\n"
+    "                  [--level easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
@@ -165,7 +166,7 @@ HELP_TEXT(HELP_BOT,
     "--games 0, or a host fails its check; 2 for bad arguments.\n")
 /* wizwar practice */
 HELP_TEXT(HELP_PRACTICE,
-    "usage: wizwar practice [--bot easy|normal|hard|random] [--seed S] [--size N] [--no-fov]\n"
+    "usage: wizwar practice [--bot easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"
     "                       [--no-potions] [--name NAME] [--no-log] [--keys PRESET]\n"
     "\n"
     "A duel in this terminal against a bot. You are the white @, the bot the red one; who\n"
@@ -206,7 +207,9 @@ HELP_TEXT(HELP_SELFPLAY,
     "  --quiet         print only the summary lines\n"
     "  --size N        level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov        both wizards see the whole level\n"
-    "  --no-potions    no potions on the level nor in inventories\n")
+    "  --no-potions    no potions on the level nor in inventories\n"
+    "\n"
+    "Many games show their progress on stderr when it is a terminal (done, rate, time left).\n")
 /* wizwar replay --check | --text */
 HELP_TEXT(HELP_REPLAY,
     "usage: wizwar replay --check LOG\n"
@@ -216,10 +219,12 @@ HELP_TEXT(HELP_REPLAY,
     "  --check LOG   replay LOG (plain or gzip) and check every state hash; exit 0 if it\n"
     "                replays exactly, 1 with the line where it diverged if not\n"
     "  --text LOG    print the duel turn by turn, as an all-seeing spectator, with the\n"
-    "                chat where it was said\n"
-    "  --list [DIR]  the turn logs in DIR (default $XDG_STATE_HOME/wizwar, where practice,\n"
-    "                join and host keep them), newest first: who played, the size, how it\n"
-    "                ended\n")
+    "                chat where it was said: the players, options and seed first\n"
+    "                (the format: docs/turnlog.md)\n"
+    "  --list [DIR]  the turn logs in DIR (an operand, or --list=DIR; default\n"
+    "                $XDG_STATE_HOME/wizwar, where practice, join and host keep them),\n"
+    "                newest first: who played, the size, how it ended\n"
+    "A long --check or --list shows its progress on stderr when it is a terminal.\n")
 /* wizwar replay LOG (the viewer; also its ? screen) */
 HELP_TEXT(HELP_WATCH,
     "usage: wizwar replay LOG [--view 1|2|all] [--speed 1-6] [--keys PRESET]\n"

@@ -36,9 +36,11 @@ usage(FILE *out)
 	fprintf(out, "usage: wizwar COMMAND [ARGS...]\n       wizwar help [COMMAND]\n       wizwar --version\n\ncommands:\n");
 	for (size_t i = 0; i < NSUB; i++)
 		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-	fprintf(out, "\n'wizwar COMMAND --help' (or 'wizwar help COMMAND') describes each command; every command\n"
-	    "takes --opt=VALUE as well as --opt VALUE, and -- before an operand that starts with '-'.\n"
-	    "See also wizwar(6).\n");
+	fprintf(out, "\n'wizwar COMMAND --help' (or 'wizwar help COMMAND') describes each command. Options follow\n"
+	    "getopt_long's rules: --opt VALUE or --opt=VALUE, an optional value only as --opt=VALUE\n"
+	    "(--password=PW), a prefix that names one option alone (--see for --seed), -- before an\n"
+	    "operand that starts with '-'. Errors read 'wizwar COMMAND: ...'; exit status 0, 1 when the\n"
+	    "work failed, 2 for bad arguments. See also wizwar(6).\n");
 }
 
 static const struct subcommand *
@@ -66,9 +68,9 @@ close_stdout(int status)
 	if (!failed)
 		return status;
 	if (e)
-		fprintf(stderr, "wizwar: cannot write the output: %s\n", strerror(e));
+		cli_error("cannot write the output: %s\n", strerror(e));
 	else
-		fprintf(stderr, "wizwar: cannot write the output\n");
+		cli_error("cannot write the output\n");
 	return status ? status : 1;
 }
 
@@ -103,7 +105,7 @@ run(int argc, char **argv)
 	}
 	if ((sc = lookup(argv[1])) != NULL)
 		return sc->run(argc - 2, argv + 2);
-	fprintf(stderr, "wizwar: unknown command '%s'\n\n", argv[1]);
+	cli_error("unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return 2;
 }

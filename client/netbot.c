@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "netbot.h"
 
 static void
@@ -135,7 +136,7 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 		b->unverified++;
 	snprintf(b->last_why, sizeof b->last_why, "%s", why);
 	if (!b->cfg.quiet && !verified)
-		fprintf(stderr, "wizwar bot: the host could not be verified: %s\n", why);
+		cli_error("the host could not be verified: %s\n", why);
 	if (b->cfg.on_end)
 		b->cfg.on_end(b->cfg.ud, b, e, verified, why);
 	b->ready_sent = b->ready_seen = false;
@@ -171,7 +172,7 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 		b->cut_off = true;
 	snprintf(b->last_why, sizeof b->last_why, "%s", text);
 	if (!b->cfg.quiet)
-		fprintf(stderr, "wizwar bot: %s%s\n", fatal ? "" : "warning: ", text);
+		cli_error("%s%s\n", fatal ? "" : "warning: ", text);
 }
 
 /* A lost link is taken back by net.c (in a duel and in the lobby alike); said on stderr. */
@@ -190,17 +191,17 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 	unsigned hold = net_lobby_hold_secs(n, &known);
 
 	if (up)
-		fprintf(stderr, "wizwar bot: reconnected\n");
+		cli_error("reconnected\n");
 	else if (net_seat_hold_left(n) >= 0 && known && hold == 0)
-		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s; this "
+		cli_error("connection lost (%s): reconnecting, an attempt a second for up to %u s; this "
 		        "server holds no seat dropped in the lobby, so the bot joins the room again as a new player\n", why,
 		        net_reconnect_secs(n));
 	else if (net_seat_hold_left(n) >= 0)
-		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s; the "
+		cli_error("connection lost (%s): reconnecting, an attempt a second for up to %u s; the "
 		        "lobby seat is held %s%u s, then the bot joins the room again as a new player\n", why,
 		        net_reconnect_secs(n), known ? "" : "about ", hold);
 	else
-		fprintf(stderr, "wizwar bot: connection lost (%s): reconnecting, an attempt a second for up to %u s\n", why,
+		cli_error("connection lost (%s): reconnecting, an attempt a second for up to %u s\n", why,
 		        net_reconnect_secs(n));
 }
 

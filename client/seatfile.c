@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "auth.h"
 #include "seatfile.h"
 
@@ -32,8 +34,7 @@ seatfile_path(const char *state_dir, const struct seatfile_key *k, char *buf, si
 		return false;
 	/* A hash, not the key itself: a host name or a player's name is no file name. */
 	auth_token_hash((const uint8_t *)key, strlen(key), h);
-	for (int i = 0; i < 16; i++)
-		snprintf(hexs + 2 * i, 3, "%02x", h[i]);
+	sodium_bin2hex(hexs, sizeof hexs, h, 16);
 	n = snprintf(buf, len, "%s/seats/%s", state_dir, hexs);
 	return n > 0 && (size_t)n < len;
 }
@@ -118,26 +119,18 @@ seatfile_release(const char *path, struct seatfile_claim *claim)
 	claim->fd = claim->slot = -1;
 }
 
-static int
-unhex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Hex digits into bytes, up to max; the count, the end of the digits in *end. */
+/* Lower-case hex digits into bytes, up to max; the count, the end of the digits taken in
+ * *end. The file is ours, written in lower case: anything else ends the digits. */
 static size_t
 unhex_bytes(const char *t, uint8_t *out, size_t max, const char **end)
 {
-	size_t n = 0;
+	size_t n = strspn(t, "0123456789abcdef") / 2, got = 0;
 
-	for (; unhex(t[0]) >= 0 && unhex(t[1]) >= 0 && n < max; t += 2)
-		out[n++] = (uint8_t)(unhex(t[0]) << 4 | unhex(t[1]));
-	*end = t;
-	return n;
+	if (n > max)
+		n = max;
+	if (sodium_hex2bin(out, max, t, 2 * n, NULL, &got, end) != 0)
+		got = 0; /* cannot happen: an even count of digits, and room for them */
+	return got;
 }
 
 bool
@@ -214,15 +207,15 @@ seatfile_save(const char *path, const struct seatfile_key *k, const struct seatf
 		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 			return -1;
 	}
+	/* The longest file fits: 2 x 96 hex digits and a key of at most 511 bytes. */
 	n = (size_t)snprintf(text, sizeof text, "wizwar-seat 2\nkey %s\ntoken ", key);
-	for (size_t i = 0; i < len; i++)
-		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->token[i]);
+	n += strlen(sodium_bin2hex(text + n, sizeof text - n, seat->token, len));
 	n += (size_t)snprintf(text + n, sizeof text - n, "\ncommit %s", seat->has_commit ? "" : "-");
-	for (size_t i = 0; seat->has_commit && i < PROTO_COMMIT_LEN; i++)
-		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->commit[i]);
+	if (seat->has_commit)
+		n += strlen(sodium_bin2hex(text + n, sizeof text - n, seat->commit, PROTO_COMMIT_LEN));
 	n += (size_t)snprintf(text + n, sizeof text - n, "\npart ");
-	for (size_t i = 0; i < PROTO_PART_LEN && seat->have_part; i++)
-		n += (size_t)snprintf(text + n, sizeof text - n, "%02x", seat->part[i]);
+	if (seat->have_part)
+		n += strlen(sodium_bin2hex(text + n, sizeof text - n, seat->part, PROTO_PART_LEN));
 	n += (size_t)snprintf(text + n, sizeof text - n, "%s\nparts %u\n", seat->have_part ? "" : "-",
 	                      (unsigned)(seat->part_bits & 3));
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)

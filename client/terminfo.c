@@ -6,6 +6,7 @@
 #include <term.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "terminfo.h"
 
 bool
@@ -15,7 +16,7 @@ terminfo_check(void)
 
 	if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
 		const char *term = getenv("TERM");
-		fprintf(stderr, "wizwar: the terminal type '%s' (TERM) is not in the terminfo database%s\n",
+		cli_error("the terminal type '%s' (TERM) is not in the terminfo database%s\n",
 		        term && term[0] ? term : "(unset)", err == -1 ? " (no terminfo database was found)" : "");
 		return false;
 	}

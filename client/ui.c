@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "cli.h"
 #include "describe.h"
 #include "potion.h"
 #include "spell.h"
@@ -222,7 +223,7 @@ ui_start(struct ui *ui)
 	if (cup == NULL || cup == (char *)-1) {
 		endwin();
 		const char *t = getenv("TERM");
-		fprintf(stderr, "wizwar: this terminal (TERM=%s) cannot move the cursor; the game needs a full-screen "
+		cli_error("this terminal (TERM=%s) cannot move the cursor; the game needs a full-screen "
 		    "terminal such as xterm, screen, tmux or linux\n", t && t[0] ? t : "unset");
 		return -1;
 	}

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <unictype.h>
+#include <unistr.h>
 
 #include "proto.h"
 #include "text.h"
@@ -25,68 +26,27 @@ min_bytes(int kind)
 	return kind == TEXT_REASON ? 0 : 1;
 }
 
+/* libunistring's decoder is as strict as the protocol asks (RFC 3629): shortest form only,
+ * no surrogates, nothing past U+10FFFF; an incomplete sequence (-2) is as broken as an
+ * invalid one (-1), since a text arrives whole. */
 size_t
 text_utf8_next(const uint8_t *s, size_t len, uint32_t *cp)
 {
-	uint32_t c;
-	size_t n;
+	ucs4_t c;
+	int n;
 
-	if (len == 0)
-		return 0;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		c = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 0; /* a continuation byte, an overlong lead (c0, c1) or past U+10FFFF (f5..ff) */
-	}
-	if (len < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* Shortest form only, no surrogates, nothing past U+10FFFF. */
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) || c > 0x10ffff ||
-	    (c >= 0xd800 && c <= 0xdfff))
+	if (len == 0 || (n = u8_mbtoucr(&c, s, len)) <= 0)
 		return 0;
 	*cp = c;
-	return n;
+	return (size_t)n;
 }
 
 size_t
 text_utf8_put(char *out, uint32_t cp)
 {
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
+	int n = u8_uctomb((uint8_t *)out, cp, 4);
+
+	return n > 0 ? (size_t)n : 0;
 }
 
 /*
@@ -177,14 +137,8 @@ text_clean(char *dst, size_t cap, const char *src, size_t len, int kind)
 	if (kind < 0 || kind >= TEXT_KIND_COUNT)
 		return -1;
 	/* Refuse invalid UTF-8 as a whole: a broken sequence is a broken client. */
-	for (size_t p = 0; p < len;) {
-		uint32_t cp;
-		size_t n = text_utf8_next(u + p, len - p, &cp);
-
-		if (n == 0)
-			return -1;
-		p += n;
-	}
+	if (u8_check(u, len) != NULL)
+		return -1;
 	limit = text_max_bytes(kind);
 	if (limit > cap - 1)
 		limit = cap - 1;

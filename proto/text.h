@@ -53,7 +53,8 @@ int text_clean(char *dst, size_t cap, const char *src, size_t len, int kind);
 /* Decode one UTF-8 code point at s[0..len): its length (1..4), or 0 when invalid. The one
  * decoder of the program: the client's screen and key names use it too. */
 size_t text_utf8_next(const uint8_t *s, size_t len, uint32_t *cp);
-/* Encode code point cp (at most U+10FFFF, not a surrogate) into out[0..4): its length. */
+/* Encode code point cp into out[0..4): its length, or 0 (nothing written) when cp is no
+ * Unicode scalar value (a surrogate, or past U+10FFFF). */
 size_t text_utf8_put(char *out, uint32_t cp);
 
 #endif

@@ -1109,11 +1109,18 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 		snprintf(why, whylen, "%s: %s", s->cfg.log_dir, strerror(errno));
 		return -1;
 	}
+	/* The logs counted first, for the progress hook: reading many takes a while. */
+	unsigned total = 0, seen = 0;
+	while (s->cfg.hooks.resume_progress && (e = readdir(d)) != NULL)
+		total += log_name(e->d_name);
+	rewinddir(d);
 	while ((e = readdir(d)) != NULL) {
 		char path[4400];
 		struct stat st;
 		if (!log_name(e->d_name) || strlen(e->d_name) >= sizeof found->name)
 			continue;
+		if (s->cfg.hooks.resume_progress && seen < total)
+			s->cfg.hooks.resume_progress(s->cfg.hooks.ud, ++seen, total);
 		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, e->d_name);
 		/* A duel left for more than a day is not waited for: its players have long gone
 		 * (and every finished log need not be read again at each start). */

@@ -70,6 +70,9 @@ struct server_hooks {
 	void (*dropped)(void *ud, const struct conn *c, int code, const char *why);
 	/* A duel ended in a room. */
 	void (*ended)(void *ud, struct gameroom *r);
+	/* server_resume_dir's progress: `done` of `total` logs read, each time one is (the command
+	 * draws it on a terminal; the server itself writes no progress). */
+	void (*resume_progress)(void *ud, unsigned done, unsigned total);
 };
 
 struct server_config {

@@ -19,7 +19,7 @@ refused() {
 	shift 2
 	start env XDG_STATE_HOME="${JSTATE:-$STATE}" "$WIZWAR" join "$@"
 	wait_for 'STTY$' 20
-	expect "^wizwar: $re" "$what: the reason"
+	expect "^wizwar join: $re" "$what: the reason"
 	expect '^EXIT=1$' "$what: exit status 1"
 	expect_not 'HP [0-9]/5|GAME OVER|The duel is over|Joined as' "$what: no duel screen"
 	T kill-session -t w
@@ -31,12 +31,12 @@ refused "connection refused" "cannot connect to 127\.0\.0\.1 port $FREE: connect
 refused "unknown host" "cannot find no-such-host\.invalid" "no-such-host.invalid"
 
 # ---- a password host ----
-env XDG_STATE_HOME="$STATE" "$WIZWAR" host --headless --bind 127.0.0.1 --port 0 --password 'old oak' 2>"$TMPD/host.err" &
+env XDG_STATE_HOME="$STATE" "$WIZWAR" host --headless --bind 127.0.0.1 --port 0 --password='old oak' 2>"$TMPD/host.err" &
 PIDS+=($!)
 wait_file 'Hosting on port [0-9]+' "$TMPD/host.err"
 HPORT="$(grep -oE 'Hosting on port [0-9]+' "$TMPD/host.err" | head -1 | grep -oE '[0-9]+$')"
 refused "missing password" "this game needs a password \(--password\)" "127.0.0.1:$HPORT"
-refused "wrong password" "wrong password" "127.0.0.1:$HPORT" --password young-oak
+refused "wrong password" "wrong password" "127.0.0.1:$HPORT" --password=young-oak
 
 # ---- a server of rooms ----
 env XDG_STATE_HOME="$STATE" "$WIZWAR" server --bind 127.0.0.1 --port 0 2>"$TMPD/server.err" &

@@ -974,7 +974,7 @@ Test(cmd, help_and_bad_arguments)
 
 	const char *unknown[] = { "--frob", NULL };
 	cr_assert_eq(run_cmd(out, err, 1, unknown), 2);
-	cr_assert_not_null(strstr(slurp(err), "unknown argument '--frob'"));
+	cr_assert_not_null(strstr(slurp(err), "wizwar keys: unknown option '--frob'"));
 
 	const char *novalue[] = { "--preset", NULL };
 	cr_assert_eq(run_cmd(out, err, 1, novalue), 2);
@@ -988,11 +988,14 @@ Test(cmd, help_and_bad_arguments)
 	cr_assert_eq(run_cmd(out, err, 1, badpreset), 2);
 	cr_assert_not_null(strstr(slurp(err), "unknown preset 'emacs'"));
 
+	/* A file that cannot be read is work that failed: 1, as the man page says, not 2. */
 	const char *nofile[] = { "--file", missing, NULL };
-	cr_assert_eq(run_cmd(out, err, 2, nofile), 2);
+	cr_assert_eq(run_cmd(out, err, 2, nofile), 1);
+	cr_assert_not_null(strstr(slurp(err), "wizwar keys: cannot read"));
 	cr_assert_not_null(strstr(slurp(err), "no such file"));
 
 	const char *dirfile[] = { "--file", tmpdir, NULL };
-	cr_assert_eq(run_cmd(out, err, 2, dirfile), 2);
-	cr_assert_not_null(strstr(slurp(err), "cannot"));
+	cr_assert_eq(run_cmd(out, err, 2, dirfile), 1);
+	cr_assert(strncmp(slurp(err), "wizwar keys: ", 13) == 0);
+	cr_assert_not_null(strstr(slurp(err), "cannot read"));
 }

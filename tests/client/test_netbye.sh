@@ -88,7 +88,7 @@ host_stop
 wait_said 'could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in [0-9]+ s, the last: [^;]*; a server still up gives the duel to the other player once its grace runs out \(600 s after the loss\): run the same command to join the room again' w 20
 T send-keys -t w Q
 wait_for 'STTY$' 10 w
-expect '^wizwar: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in' "the reason on stderr once the terminal is back"
+expect '^wizwar join: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts? in' "the reason on stderr once the terminal is back"
 expect '^EXIT=1$' "given up: exit 1"
 ok "a duel's server gone for good: given up, and told what becomes of the duel, with the host's own grace"
 T kill-session -t w
@@ -134,7 +134,7 @@ expect_not 'Reconnecting|Connection lost' "no reconnecting to a room closed for 
 ok "the host's player left: the joiner is told the room is closed"
 T send-keys -t j Q
 wait_for 'EXIT=' 10 j
-expect '^wizwar: the host left and closed the room$' "the reason on stderr"
+expect '^wizwar join: the host left and closed the room$' "the reason on stderr"
 expect '^EXIT=1$' "exit 1"
 T kill-session -t j
 T kill-session -t w

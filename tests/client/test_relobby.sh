@@ -153,7 +153,7 @@ wait_said 'could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts in 1[0-9] 
 ok "Lea gives up after --reconnect's seconds, with the reason and what to do"
 T send-keys -t w Q
 wait_for 'STTY$' 10 w
-expect '^wizwar: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts in' "the reason on stderr once the terminal is back"
+expect '^wizwar join: could not get back to 127\.0\.0\.1:[0-9]+: [0-9]+ attempts in' "the reason on stderr once the terminal is back"
 expect '^EXIT=1$' "a connection lost for good exits 1"
 expect '^(echo icanon|icanon echo) STTY$' "the terminal is restored"
 ls "$STATE"/wizwar/seats/* >/dev/null 2>&1 && fail "the seat file outlived giving up"

@@ -120,6 +120,45 @@ Test(seatfile, another_key_or_format_is_not_used)
 	cr_expect_not(seatfile_load(path, &key, &out), "a file others may read");
 }
 
+/* The hex of a seat file is read as it is written, in lower case and whole bytes: an upper-case
+ * digit, an odd digit or a token longer than the protocol's ends the digits there, and the
+ * line no longer reads as the format. */
+static bool
+load_text(const char *token)
+{
+	struct seatfile_seat out;
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, "wizwar-seat 2\nkey 127.0.0.1 7727 - Jo\ntoken %s\ncommit -\npart -\nparts 0\n", token);
+	fclose(f);
+	chmod(path, 0600);
+	return seatfile_load(path, &key, &out);
+}
+
+Test(seatfile, hex_as_written_only)
+{
+	struct seatfile_seat in;
+	char tok[2 * PROTO_TOKEN_MAX + 8];
+
+	fill(&in, false);
+	cr_assert_eq(seatfile_save(path, &key, &in), 0); /* makes the seats folder */
+	memset(tok, 'a', 2 * PROTO_TOKEN_MIN);
+	tok[2 * PROTO_TOKEN_MIN] = '\0';
+	cr_expect(load_text(tok), "the shortest token");
+	tok[0] = 'A';
+	cr_expect_not(load_text(tok), "an upper-case digit");
+	tok[0] = 'a';
+	strcat(tok, "a");
+	cr_expect_not(load_text(tok), "an odd digit");
+	memset(tok, 'b', 2 * PROTO_TOKEN_MAX + 2);
+	tok[2 * PROTO_TOKEN_MAX + 2] = '\0';
+	cr_expect_not(load_text(tok), "a token longer than the protocol's");
+	tok[2 * PROTO_TOKEN_MAX] = '\0';
+	cr_expect(load_text(tok), "the longest token");
+	cr_expect_not(load_text(""), "no token");
+}
+
 /* Two clients of one key running at once get two files; a released (or killed) one's file is
  * the next claimer's; the claim's lock file goes with the release. */
 Test(seatfile, a_second_client_of_one_key_claims_another_file)

@@ -4,7 +4,9 @@
 # a flag refuses a value, -- ends the options, --version on every subcommand, `wizwar help CMD`,
 # write errors reported, the seed error quoting what was typed, an unknown TERM reported by
 # wizwar, and `wizwar server` shutting down cleanly on SIGHUP and SIGTERM with 0600 turn logs
-# (two network bots given their options as --opt=VALUE play a duel on it first). TAP output.
+# (two network bots given their options as --opt=VALUE play a duel on it first); getopt_long's rules
+# (abbreviations, an optional value only after '=', operands anywhere) and one error form, "wizwar CMD: ",
+# with exit status 2 for bad arguments and 1 for work that failed, on every subcommand. TAP output.
 # Usage: conventions.sh WIZWAR_EXE
 set -u
 exe=$(realpath "$1")
@@ -64,6 +66,49 @@ done
 out=$("$exe" help no-such 2>&1); rc=$?
 check "wizwar help of an unknown command exits 2" test $rc -eq 2 -a -n "$(grep -F "no command 'no-such'" <<<"$out")"
 
+# getopt_long's rules and one error form, on every subcommand: an unknown option, a flag given a value and
+# a missing value are refused with exit 2 and a message that starts "wizwar CMD: "; a long option may be
+# shortened to a prefix that names it alone.
+for c in "${cmds[@]}"; do
+	out=$("$exe" "$c" --no-such-option 2>&1 </dev/null); rc=$?
+	check "$c: an unknown option: exit 2, 'wizwar $c: unknown option'" \
+		test $rc -eq 2 -a "$(head -n 1 <<<"$out")" = "wizwar $c: unknown option '--no-such-option'"
+	out=$("$exe" "$c" --help=yes 2>&1 </dev/null); rc=$?
+	check "$c: a flag given a value: exit 2, 'wizwar $c: --help takes no value'" \
+		test $rc -eq 2 -a "$(head -n 1 <<<"$out")" = "wizwar $c: --help takes no value, not 'yes'"
+	a=$("$exe" "$c" --help 2>&1)
+	b=$("$exe" "$c" --hel 2>&1); rc=$?
+	check "$c: --hel is --help (an abbreviation)" test $rc -eq 0 -a "$a" = "$b"
+done
+for c in "selfplay --games" "selfplay --seed" "practice --bot" "host --port" "join --name" "bot --level" \
+	"server --max-rooms" "keys --preset" "replay --check"; do
+	# shellcheck disable=SC2086
+	out=$("$exe" $c 2>&1 </dev/null); rc=$?
+	check "wizwar $c (no value): exit 2, 'wizwar ${c%% *}: ${c#* } needs a value'" \
+		test $rc -eq 2 -a "$(head -n 1 <<<"$out")" = "wizwar ${c%% *}: ${c#* } needs a value"
+done
+# Messages of the helpers every command shares carry the command's name too.
+for c in "selfplay --seed=x" "selfplay --size 16" "practice --seed -1" "host --port 70000" "bot --games x h"; do
+	# shellcheck disable=SC2086
+	out=$("$exe" $c 2>&1 </dev/null); rc=$?
+	check "wizwar $c: exit 2, 'wizwar ${c%% *}: '" test $rc -eq 2 -a "${out#"wizwar ${c%% *}: "}" != "$out"
+done
+out=$("$exe" join --pass x 2>&1 </dev/null); rc=$?
+check "an ambiguous abbreviation is refused, naming the options" \
+	test $rc -eq 2 -a "$(head -n 1 <<<"$out")" = "wizwar join: '--pass' is ambiguous: --password --password-file"
+out=$("$exe" bot --password 127.0.0.1:9 --games 1 2>&1 </dev/null); rc=$?
+check "bot --password HOST: HOST is the server, the password is asked for (none without a terminal)" \
+	test $rc -eq 1 -a -z "$(grep -F "which server" <<<"$out")" -a -n "$(grep -F -- "--password with no value asks" <<<"$out")"
+out=$("$exe" bot --password= 127.0.0.1:9 2>&1 </dev/null); rc=$?
+check "bot --password= (empty) is refused" test $rc -eq 2 -a -n "$(grep -F "empty --password" <<<"$out")"
+a=$("$exe" selfplay --games 3 --quiet 2>&1)
+b=$(POSIXLY_CORRECT=1 "$exe" selfplay --quiet --gam=3 2>&1)
+check "options in any order, abbreviated, POSIXLY_CORRECT or not: the same" test -n "$a" -a "$a" = "$b"
+out=$("$exe" keys --file "$tmp/no-such.conf" 2>&1); rc=$?
+check "keys --file MISSING: exit 1 (the man page's 'a file that cannot be read')" \
+	test $rc -eq 1 -a "${out#"wizwar keys: "}" != "$out"
+check "the practice usage names every bot level" test -n "$("$exe" practice --help | grep -F "easy|normal|hard|master|random")"
+
 # Write errors are failures.
 for args in "keys" "--help" "selfplay --games 2" "replay --text $log" "keys --version"; do
 	# shellcheck disable=SC2086
@@ -80,7 +125,7 @@ check "the seed error keeps the 0x" test $rc -eq 2 -a -n "$(grep -F "not '0xFFFF
 if command -v script > /dev/null; then
 	out=$(TERM=no-such-terminal script -qec "$exe practice --no-log" /dev/null 2>&1 </dev/null); rc=$?
 	check "an unknown TERM is reported by wizwar, exit 1" \
-		test $rc -eq 1 -a -n "$(grep -F "wizwar: the terminal type 'no-such-terminal' (TERM)" <<<"$out")"
+		test $rc -eq 1 -a -n "$(grep -F "wizwar practice: the terminal type 'no-such-terminal' (TERM)" <<<"$out")"
 else
 	ok "# SKIP script(1) is missing"
 fi

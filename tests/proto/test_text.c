@@ -158,3 +158,70 @@ Test(text, utf8_next)
 	cr_assert_eq(text_utf8_next((const uint8_t *)"", 0, &cp), 0);
 	cr_assert(!text_allowed(0x1b, TEXT_CHAT) && text_allowed('a', TEXT_CHAT) && !text_allowed('a', 99));
 }
+
+/* The decoder's edges, one by one, as RFC 3629 draws them: the last of each length and the
+ * first past it, overlong forms, surrogates, past U+10FFFF, stray and missing continuation
+ * bytes. The text check and the cleaner must agree with it on each. */
+Test(text, utf8_edges)
+{
+	static const struct {
+		const char *s;
+		size_t len;   /* the first code point's length, 0 when invalid */
+		uint32_t cp;
+	} cases[] = {
+		{ "\x00", 1, 0 },
+		{ "\x7f", 1, 0x7f },
+		{ "\xc2\x80", 2, 0x80 },
+		{ "\xdf\xbf", 2, 0x7ff },
+		{ "\xe0\xa0\x80", 3, 0x800 },
+		{ "\xed\x9f\xbf", 3, 0xd7ff },
+		{ "\xee\x80\x80", 3, 0xe000 },
+		{ "\xef\xbf\xbf", 3, 0xffff },
+		{ "\xf0\x90\x80\x80", 4, 0x10000 },
+		{ "\xf4\x8f\xbf\xbf", 4, 0x10ffff },
+		{ "\xc0\x80", 0, 0 },             /* overlong NUL */
+		{ "\xc1\xbf", 0, 0 },             /* overlong 0x7f */
+		{ "\xe0\x9f\xbf", 0, 0 },         /* overlong 0x7ff */
+		{ "\xf0\x8f\xbf\xbf", 0, 0 },     /* overlong 0xffff */
+		{ "\xed\xa0\x80", 0, 0 },         /* U+D800, a surrogate */
+		{ "\xed\xbf\xbf", 0, 0 },         /* U+DFFF */
+		{ "\xf4\x90\x80\x80", 0, 0 },     /* U+110000 */
+		{ "\xf5\x80\x80\x80", 0, 0 },
+		{ "\xff", 0, 0 },
+		{ "\x80", 0, 0 },                 /* a continuation byte alone */
+		{ "\xc3", 0, 0 },                 /* a lead byte with nothing after it */
+		{ "\xc3\x28", 0, 0 },             /* a lead byte followed by no continuation */
+		{ "\xe2\x82", 0, 0 },
+		{ "\xe2\x28\xa1", 0, 0 },
+		{ "\xf0\x9f\x99", 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const uint8_t *s = (const uint8_t *)cases[i].s;
+		size_t n = cases[i].len ? cases[i].len : strlen(cases[i].s);
+		uint32_t cp = 0xdead;
+		char out[64];
+
+		cr_assert_eq(text_utf8_next(s, n, &cp), cases[i].len, "case %zu", i);
+		if (cases[i].len == 0) {
+			cr_assert(!text_check(cases[i].s, n, TEXT_CHAT), "case %zu", i);
+			cr_assert_eq(text_clean(out, sizeof out, cases[i].s, n, TEXT_CHAT), -1, "case %zu", i);
+			continue;
+		}
+		char enc[4];
+		cr_assert_eq(cp, cases[i].cp, "case %zu", i);
+		cr_assert_eq(text_utf8_put(enc, cp), cases[i].len, "case %zu", i);
+		cr_assert(memcmp(enc, s, cases[i].len) == 0, "case %zu round trip", i);
+	}
+}
+
+Test(text, utf8_put_refuses_what_is_no_scalar_value)
+{
+	char enc[4] = { 'x', 'x', 'x', 'x' };
+
+	cr_assert_eq(text_utf8_put(enc, 0xd800), 0);
+	cr_assert_eq(text_utf8_put(enc, 0xdfff), 0);
+	cr_assert_eq(text_utf8_put(enc, 0x110000), 0);
+	cr_assert_eq(text_utf8_put(enc, 0x1fffff), 0);
+	cr_assert_eq(enc[0], 'x');
+}

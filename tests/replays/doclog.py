@@ -34,7 +34,7 @@ The test (TAP):
    the header, CRLF, a 511-byte line, a long chat line, members split mid-line, trailing bytes after the last
    member, a log stopped between a command and its `=` line), each given to `wizwar replay --check`: it must
    accept exactly what the document accepts (exit 0, its success line) and refuse the rest with exit 1 and
-   "LOG: line N: REASON" exactly as the document gives it; the reader here must give the same verdict at
+   "wizwar replay: LOG: line N: REASON" exactly as the document gives it; the reader here must give the same verdict at
    the same line wherever the document lets a reader without the rules see it. No output may hold a control
    character (0x00-0x1f but the newline, 0x7f), and a refused word holding C1 controls or a bidi override is
    shown with '?' for them, as the document says.
@@ -1169,12 +1169,12 @@ def part_broken(tap, ck, base, limit, server_log):
     # files that cannot be read at all, and bad arguments
     missing = os.path.join(ck.tmp, "no-such.log")
     _, rc, out, err = ck.check(path=missing)
-    want = b"wizwar: cannot open %s: No such file or directory\n" % missing.encode()
+    want = b"wizwar replay: cannot open %s: No such file or directory\n" % missing.encode()
     tap.emit(rc == 1 and out == b"" and err == want,
              "a missing file: exit 1, %s" % err.decode(errors="replace").strip())
     big = gzip_member(b"#\n" * ((64 << 20) // 2 + 1))
     path, rc, out, err = ck.check(big)
-    tap.emit(rc == 1 and out == b"" and err == b"wizwar: %s is larger than 67108864 bytes\n" % path.encode(),
+    tap.emit(rc == 1 and out == b"" and err == b"wizwar replay: %s is larger than 67108864 bytes\n" % path.encode(),
              "a log of more than 64 MiB (a 64 KiB gzip): exit 1, %s" % err.decode(errors="replace").strip())
     p = run([ck.w, "replay", "--check"])
     tap.emit(p.returncode == 2 and p.stdout == b"" and b"usage:" in p.stderr,
@@ -1182,13 +1182,14 @@ def part_broken(tap, ck, base, limit, server_log):
 
 
 def check_case(tap, ck, what, data, line, reason, reader):
-    """One case: line None, an allowed log; else --check must say "LOG: line N: REASON" (reason a string, or a
+    """One case: line None, an allowed log; else --check must say "wizwar replay: LOG: line N: REASON" (reason a string, or a
     pattern where a hash only the rules know is in it), and the reader: 'same' (the same line and reason),
     'line' (the same line, its own words: it cannot know the replay's), 'accepts' (it cannot see it: the
     rules can), 'later' (it cannot see it here, and refuses at a later line or takes it)."""
     path, rc, out, err = ck.check(data)
     shown = (out + err).decode("utf-8", "replace").strip()
-    shown = shown[len(path) + 2:] if shown.startswith(path) else shown
+    prefix = "wizwar replay: " + path
+    shown = shown[len(prefix) + 2:] if shown.startswith(prefix) else shown
     try:
         mine, mine_err = read_log(data), None
     except LogError as e:
@@ -1199,13 +1200,13 @@ def check_case(tap, ck, what, data, line, reason, reader):
                  "%s: allowed: exit 0, %s%s" % (what, shown, "" if mine else " (the reader refuses it: %s)" % mine_err))
         return
     if reason == "cannot read":
-        ok = rc == 1 and err.startswith(b"wizwar: cannot read %s: " % path.encode()) and out == b"" and \
+        ok = rc == 1 and err.startswith(b"wizwar replay: cannot read %s: " % path.encode()) and out == b"" and \
             b": line " not in err and clean_output(err)
         tap.emit(ok, "%s: exit 1, no line number: %s" % (what, shown))
         tap.emit(mine_err is not None and mine_err.reason.startswith("cannot read"),
                  "%s: the reader cannot read it either: %s" % (what, mine_err))
         return
-    head = b"%s: line %d: " % (path.encode(), line)
+    head = b"wizwar replay: %s: line %d: " % (path.encode(), line)
     got = err[len(head):-1].decode("utf-8", "surrogateescape") if err.startswith(head) and err.endswith(b"\n") else None
     same = got is not None and (got == reason if isinstance(reason, str) else bool(reason.fullmatch(got)))
     in_doc = got is not None and any(rx.fullmatch(got) for _, rx in REASONS)

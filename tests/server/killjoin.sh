@@ -38,7 +38,7 @@ finish() {
 trap finish EXIT
 export XDG_STATE_HOME="$TMP/state"
 PW=()
-[ "$MODE" = locked ] && PW=(--password sesame)
+[ "$MODE" = locked ] && PW=(--password=sesame)
 
 die() {
 	echo "FAIL: $*"
@@ -93,7 +93,7 @@ lock_out() {
 	# the kill and the rerun), wait it out and lock the address out again.
 	local out n
 	for _ in $(seq 16); do
-		out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Mallory --password wrong 2>&1)"
+		out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Mallory --password=wrong 2>&1)"
 		n="$(grep -oE 'too many wrong passwords from your address: try again in [0-9]+ s' <<<"$out" |
 		    grep -oE '[0-9]+ s$' | grep -oE '^[0-9]+')"
 		[ -n "$n" ] || continue
@@ -105,7 +105,7 @@ lock_out() {
 fresh_refused() {
 	# Right then, a fresh join with the right password from that address must be refused.
 	local out
-	out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Fresh --password sesame --games 1 2>&1)" &&
+	out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Fresh --password=sesame --games 1 2>&1)" &&
 	    die "a fresh join got in from a locked-out address"
 	grep -q "too many wrong passwords" <<<"$out" || die "a fresh join was refused, but not for the lockout: $out"
 }
