@@ -156,8 +156,10 @@ def main():
                 run(tap, "regen.sh's tests/common/bot.golden step",
                     [os.path.join(build, "tests", "common", "test_common_bot"), "--filter",
                      "bot/hard_decides_as_before_its_caches"], env=dict(env, WIZWAR_REGEN="1"))
+                # Not rules/port (suite port): it compares the program's selfplay with rules_hash, both
+                # outside TARGETS, and says nothing of the new spell that the rest of the suite does not.
                 run(tap, "the rules suite passes with the new spell",
-                    ["meson", "test", "-C", build, "--suite", "rules", "--no-rebuild", "--print-errorlogs"])
+                    ["meson", "test", "-C", build, "--suite", "rules", "--no-suite", "port", "--no-rebuild", "--print-errorlogs"])
     finally:
         if keep:
             print("# scratch tree kept in %s" % scratch)
