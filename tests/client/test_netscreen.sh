@@ -118,7 +118,7 @@ keys r
 wait_for 'GAME OVER'
 expect 'You lose: you forfeited the duel' "the end-of-game screen"
 expect 'Q leaves' "how to leave"
-wait_for 'Fair host: seed made with your part and the other' 10
+wait_for 'Fair host: seed made with your part and the other' 30
 ok "the client checked the revealed seed (its own part and the bot's went in) and log"
 keys C-p # the history: the panel keeps the check's line and drops older notes when full
 wait_for 'Turn log: ' 10

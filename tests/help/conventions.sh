@@ -96,7 +96,8 @@ done
 out=$("$exe" join --pass x 2>&1 </dev/null); rc=$?
 check "an ambiguous abbreviation is refused, naming the options" \
 	test $rc -eq 2 -a "$(head -n 1 <<<"$out")" = "wizwar join: '--pass' is ambiguous: --password --password-file"
-out=$("$exe" bot --password 127.0.0.1:9 --games 1 2>&1 </dev/null); rc=$?
+# setsid: no controlling terminal, so that the password is not asked on the terminal of whoever runs the suite.
+out=$(setsid -w "$exe" bot --password 127.0.0.1:9 --games 1 2>&1 </dev/null); rc=$?
 check "bot --password HOST: HOST is the server, the password is asked for (none without a terminal)" \
 	test $rc -eq 1 -a -z "$(grep -F "which server" <<<"$out")" -a -n "$(grep -F -- "--password with no value asks" <<<"$out")"
 out=$("$exe" bot --password= 127.0.0.1:9 2>&1 </dev/null); rc=$?
@@ -143,7 +144,8 @@ for sig in HUP TERM; do
 		sleep 0.1
 	done
 	# The first asks for a room (its code on its first line), the second joins it by that code.
-	XDG_STATE_HOME="$tmp" "$exe" bot --new-room --level=easy --games=1 --think=0 --seed=1 -- "127.0.0.1:$port" \
+	# Each program under `timeout`: a hang is a failure with the programs' words below, not the suite's limit.
+	XDG_STATE_HOME="$tmp" timeout 60 "$exe" bot --new-room --level=easy --games=1 --think=0 --seed=1 -- "127.0.0.1:$port" \
 		> "$tmp/bot1.out" 2>&1 &
 	b1=$!
 	room=
@@ -152,15 +154,23 @@ for sig in HUP TERM; do
 		[ -n "$room" ] && break
 		sleep 0.1
 	done
-	XDG_STATE_HOME="$tmp" "$exe" bot --room="$room" --level=hard --games=1 --think=0 --seed=2 -- "127.0.0.1:$port" \
+	XDG_STATE_HOME="$tmp" timeout 60 "$exe" bot --room="$room" --level=hard --games=1 --think=0 --seed=2 -- "127.0.0.1:$port" \
 		> "$tmp/bot2.out" 2>&1 &
 	b2=$!
 	wait $b1; r1=$?
 	wait $b2; r2=$?
 	check "SIG$sig: two bots given --opt=VALUE and -- HOST:PORT played a verified duel" \
-		test -n "$port" -a $r1 -eq 0 -a $r2 -eq 0 -a -n "$(grep -F "duel 1:" "$tmp/bot1.out")"
+		test -n "$port" -a $r1 -eq 0 -a $r2 -eq 0 -a -n "$(grep -F "duel 1:" "$tmp/bot1.out")" ||
+		sed 's/^/# /' "$tmp/bot1.out" "$tmp/bot2.out"
 	kill -$sig $srv
+	# The server has 20 s to stop; then it is killed and the check fails.
+	for _ in $(seq 200); do
+		kill -0 $srv 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL $srv 2>/dev/null
 	wait $srv; rc=$?
+	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/server.err"
 	check "SIG$sig: the server shut down cleanly (exit 0)" \
 		test $rc -eq 0 -a -n "$(grep -F "shutting down" "$tmp/server.err")"
 	logs=("$dir"/*.log.gz)
