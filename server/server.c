@@ -81,7 +81,7 @@ server__now(const struct server *s)
 
 /* A line while the server is made (before the loop serves anyone) is written at once, as
  * before: nothing waits on it yet, and a process killed right after its start keeps it. */
-static void
+static void __attribute__((format(printf, 1, 0)))
 log_at_once(const char *fmt, va_list ap)
 {
 	char stamp[32];
@@ -95,7 +95,7 @@ log_at_once(const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 log_line(const struct server *s, const char *fmt, va_list ap)
 {
 	if (s->cfg.quiet)

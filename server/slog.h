@@ -21,7 +21,7 @@ struct slog;
 WW_COLD struct slog *slog_create(int fd, const char *who, size_t cap);
 /* One line, formatted now and queued; never blocks on the descriptor (only on the writer's
  * lock, which the writer never holds while it writes). Dropped and counted when it does not fit. */
-void slog_vline(struct slog *l, const char *fmt, va_list ap);
+void slog_vline(struct slog *l, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Lines dropped so far and not yet reported. */
 unsigned long slog_dropped(struct slog *l);
 /* Write what is held for up to wait_ms, then stop the writer (even in the middle of a write
