@@ -509,6 +509,19 @@ tamper_dropped(void *ud, const struct conn *c, int code, const char *why)
 	tamper_drops.n++;
 }
 
+/* After one link of a's was lost on the way: back by itself, one link lost and taken back, the
+ * duel played to its end on both sides, with one result. */
+static void
+back_and_played(const struct pair *duel)
+{
+	cr_expect_eq(duel->a.links_lost, 1, "links lost: %d (%s)", duel->a.links_lost, duel->a.last_why);
+	cr_expect_eq(duel->a.links_back, 1, "links back: %d", duel->a.links_back);
+	cr_expect_eq(duel->a.games, 1, "the client whose link was lost, its duel: %s", duel->a.last_why);
+	cr_expect_eq(duel->a.verified, 1, "%s", duel->a.last_why);
+	cr_expect_eq(duel->b.games, 1, "%s", duel->b.last_why);
+	cr_expect_eq(duel->a.wins + duel->b.wins + duel->b.draws, 1, "one result, the same on both sides");
+}
+
 /* A bit changed on the way (a tamperer who cannot read the records, or a broken link). On
  * the way up the server finds it, drops that link with CRYPTO and holds the seat; on the way
  * down the client finds it and drops the link itself. Either way the client comes back by
@@ -550,14 +563,8 @@ changed_record(bool down)
 	} else {
 		cr_expect_eq(tp.errors_21, 0, "the server found nothing wrong on its side");
 	}
-	/* Back by itself: one link lost and taken back, the duel played to its end on both sides. */
-	cr_expect_eq(duel.a.links_lost, 1, "links lost: %d (%s)", duel.a.links_lost, duel.a.last_why);
-	cr_expect_eq(duel.a.links_back, 1, "links back: %d", duel.a.links_back);
-	cr_expect_eq(duel.a.games, 1, "the tampered client's duel: %s", duel.a.last_why);
-	cr_expect_eq(duel.a.verified, 1, "%s", duel.a.last_why);
-	cr_expect_eq(duel.b.games, 1, "%s", duel.b.last_why);
+	back_and_played(&duel);
 	cr_expect_eq(duel.b.wins + duel.b.losses + duel.b.draws, 1);
-	cr_expect_eq(duel.a.wins + duel.b.wins + duel.b.draws, 1, "one result, the same on both sides");
 	relay_stop(&rl);
 	th_finish(&t);
 	relay_free(&rl);
@@ -610,12 +617,7 @@ stalled_record(bool down)
 	} else {
 		cr_expect_eq(tamper_drops.n, 0, "the server found nothing wrong on its side");
 	}
-	cr_expect_eq(duel.a.links_lost, 1, "links lost: %d (%s)", duel.a.links_lost, duel.a.last_why);
-	cr_expect_eq(duel.a.links_back, 1, "links back: %d", duel.a.links_back);
-	cr_expect_eq(duel.a.games, 1, "the stalled client's duel: %s", duel.a.last_why);
-	cr_expect_eq(duel.a.verified, 1, "%s", duel.a.last_why);
-	cr_expect_eq(duel.b.games, 1, "%s", duel.b.last_why);
-	cr_expect_eq(duel.a.wins + duel.b.wins + duel.b.draws, 1, "one result, the same on both sides");
+	back_and_played(&duel);
 	relay_stop(&rl);
 	th_finish(&t);
 	relay_free(&rl);
