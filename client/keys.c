@@ -82,7 +82,8 @@ keys_dir(int action)
 	"bind cancel escape\n" \
 	"bind quit Q\n" \
 	"bind history ^P\n" \
-	"bind describe I\n"
+	"bind describe I\n" \
+	"bind look ;\n"
 
 /* The plan's keys. With NumLock off a keypad sends the KEY_A1.. codes, or the cursor keys, Home,
  * End, PgUp, PgDn, Ins and Del, depending on the terminal: all of them are here. */

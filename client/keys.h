@@ -36,7 +36,8 @@
 	X(CANCEL,    "cancel",    "cancel a prompt") \
 	X(QUIT,      "quit",      "quit (asks first during a duel)") \
 	X(HISTORY,   "history",   "full message history") \
-	X(DESCRIBE,  "describe",  "describe spells, potions")
+	X(DESCRIBE,  "describe",  "describe spells, potions") \
+	X(LOOK,      "look",      "look at a square: move keys move the cursor, Esc ends")
 
 enum action {
 	ACTION_NONE = -1,

@@ -345,8 +345,7 @@ state_update_end(struct state *st, const struct view *after, const struct msg *m
 
 	st->view = *after;
 	st->have_view = true;
-	st->anim = false;
-	st->nfx = 0;
+	st->anim = false; /* the effects stay in fx[] until the next update: look tells them */
 	if (was_over && after->result == RESULT_NONE) {
 		/* A rematch: nothing of the last duel's end stays on screen. */
 		if (st->mode == MODE_OVER || st->mode == MODE_QUIT)
@@ -682,6 +681,13 @@ key_normal(struct state *st, int action, int raw, struct state_out *out)
 	case ACTION_DESCRIBE:
 		st->mode = MODE_DESCRIBE;
 		break;
+	case ACTION_LOOK:
+		if (!st->have_view)
+			break;
+		st->mode = MODE_LOOK;
+		st->look_x = st->view.x;
+		st->look_y = st->view.y;
+		break;
 	case ACTION_REDRAW:
 		out->redraw = true;
 		break;
@@ -758,6 +764,23 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 			send_cmd(out, CMD_CAST, st->dir_slot, dir);
 		return;
 	}
+	case MODE_LOOK: {
+		/* Move keys (and the digits, as for a direction) move the cursor over the inside of the
+		 * level; anything else puts it away. Nothing is sent: looking is free, on any turn. */
+		int dir = keys_dir(action);
+		if (dir == DIR_NONE)
+			dir = digit_dir(raw);
+		if (dir == DIR_NONE) {
+			st->mode = state_base_mode(st);
+			return;
+		}
+		int x = st->look_x + dir_dx(dir), y = st->look_y + dir_dy(dir), size = st->view.opt.size;
+		if (x >= 1 && y >= 1 && x < size - 1 && y < size - 1) {
+			st->look_x = (uint8_t)x;
+			st->look_y = (uint8_t)y;
+		}
+		return;
+	}
 	case MODE_INVENTORY:
 		st->mode = state_base_mode(st);
 		if (raw >= '1' && raw <= '9') {
@@ -789,7 +812,7 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 			return;
 		}
 		if (st->mode == MODE_OVER && action != ACTION_CHAT && action != ACTION_HELP && action != ACTION_QUIT &&
-		    action != ACTION_HISTORY && action != ACTION_DESCRIBE &&
+		    action != ACTION_HISTORY && action != ACTION_DESCRIBE && action != ACTION_LOOK &&
 		    action != ACTION_LOG_UP && action != ACTION_LOG_DOWN && action != ACTION_REDRAW) {
 			say(st, "The duel is over: Q leaves, r rematch, m mirror.");
 			return;

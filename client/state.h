@@ -31,6 +31,7 @@ enum state_mode {
 	MODE_OVER,      /* the duel ended: the result is shown, Q leaves */
 	MODE_HISTORY,   /* the whole message log, full screen: [ ] PgUp PgDn scroll, any other key closes */
 	MODE_DESCRIBE,  /* what the offered spells and my potions do; any key closes */
+	MODE_LOOK,      /* a cursor on the map, the square under it told on the prompt line; Esc closes */
 };
 #define STATE_CLOCK_UNKNOWN (-2) /* clock_left: the turn is timed, its start unseen here */
 #define STATE_LOG_PAGE 10 /* lines [ and ] scroll the log pane: a page of it at 80x24 */
@@ -80,7 +81,7 @@ struct state {
 	struct view view;               /* what I know now */
 	struct view prev;               /* what I knew before the last update */
 	bool anim;                      /* between steps 4 and 6 of the plan's "After Turn": draw prev + fx */
-	int nfx;
+	int nfx;                        /* the last update's effects: drawn while anim, kept for look */
 	struct fx_square fx[STATE_FX_MAX];
 	char name[PLAYERS][STATE_NAME_MAX]; /* indexed by player number, cleaned */
 	char share[STATE_SHARE_MAX];    /* a line to copy whole (the join command, the turn log's path): a
@@ -96,6 +97,7 @@ struct state {
 
 	enum state_mode mode;
 	uint8_t dir_slot;               /* MODE_DIRECTION: the offered slot being cast */
+	uint8_t look_x, look_y;         /* MODE_LOOK: the cursor, inside the level's outer wall */
 	char chat[STATE_CHAT_MAX + 1];  /* MODE_CHAT: the line being typed, valid UTF-8 */
 	size_t chat_len;
 	char status[STATE_STATUS_MAX];  /* a short note for the prompt line, cleared by the next key */

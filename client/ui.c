@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "describe.h"
+#include "look.h"
 #include "potion.h"
 #include "spell.h"
 #include "terminfo.h"
@@ -596,9 +597,10 @@ layout_of(const struct ui *ui, const struct state *st, struct layout *L)
 		L->vw = inner;
 	if (L->vh > inner)
 		L->vh = inner;
-	/* Keep the player in view, centred where the level is larger than the pane. */
-	L->offx = L->vw >= inner ? 1 : clampi(v->x - L->vw / 2, 1, size - 1 - L->vw);
-	L->offy = L->vh >= inner ? 1 : clampi(v->y - L->vh / 2, 1, size - 1 - L->vh);
+	/* Keep the player (or the look cursor) in view, centred where the level is larger than the pane. */
+	int cx = st->mode == MODE_LOOK ? st->look_x : v->x, cy = st->mode == MODE_LOOK ? st->look_y : v->y;
+	L->offx = L->vw >= inner ? 1 : clampi(cx - L->vw / 2, 1, size - 1 - L->vw);
+	L->offy = L->vh >= inner ? 1 : clampi(cy - L->vh / 2, 1, size - 1 - L->vh);
 	L->scrolled = L->vw < inner || L->vh < inner;
 	L->sx = L->mapw + 1;
 	L->sw = ui->cols - L->sx;
@@ -684,6 +686,12 @@ draw_map(const struct ui *ui, const struct state *st, const struct layout *L)
 		if (fx >= 0 && fy >= 0 && fx < L->vw && fy < L->vh)
 			put_cell(1 + fy, 1 + fx, '*', fx_attr(ui, st->fx[k].fx));
 	}
+	/* The look cursor: the square in reverse video (seen without colour too). */
+	if (st->mode == MODE_LOOK) {
+		int lx = st->look_x - L->offx, ly = st->look_y - L->offy;
+		if (lx >= 0 && ly >= 0 && lx < L->vw && ly < L->vh)
+			mvchgat(1 + ly, 1 + lx, 1, A_REVERSE | A_BOLD, 0, NULL);
+	}
 }
 
 /* ---- the side panel ---- */
@@ -759,6 +767,7 @@ actions_items(const struct ui *ui, const struct state *st, struct item *it)
 	ITEM(key1(ui, ACTION_CHAT, k, sizeof k), "chat");
 	ITEM(key1(ui, ACTION_HELP, k, sizeof k), "help");
 	ITEM(key1(ui, ACTION_DESCRIBE, k, sizeof k), "spells");
+	ITEM(key1(ui, ACTION_LOOK, k, sizeof k), "look");
 	snprintf(km, sizeof km, "%s%s", key1(ui, ACTION_LOG_UP, k, sizeof k), key1(ui, ACTION_LOG_DOWN, k2, sizeof k2));
 	ITEM(km, "log");
 	ITEM(key1(ui, ACTION_QUIT, k, sizeof k), "%s", over || st->offline ? "leave" : "quit");
@@ -1013,6 +1022,22 @@ draw_prompt(struct ui *ui, const struct state *st, int y, int x, int w)
 		snprintf(buf, sizeof buf, "Quaff which potion? (1-%d; Esc cancels)", st->view.ninv);
 		put_text(y, x, w, buf, role_attr(ui, R_STATUS));
 		break;
+	case MODE_LOOK: {
+		/* Wrapped upwards over the end of the log, 4 rows at most: the whole line is read at 80x24. */
+		char what[STATE_TEXT_MAX];
+		int lines[4][2];
+		look_text(st, st->look_x, st->look_y, what, sizeof what);
+		snprintf(buf, sizeof buf, "Look: %s", what);
+		int n = wrap(buf, w, lines, 4);
+		if (n > 4)
+			n = 4;
+		for (int i = 0; i < n; i++) {
+			move(y - n + 1 + i, x);
+			clrtoeol();
+			put_range(y - n + 1 + i, x, w, buf, lines[i][0], lines[i][1], role_attr(ui, R_STATUS));
+		}
+		break;
+	}
 	case MODE_QUIT:
 		put_text(y, x, w, st->quit_by_interrupt ? "Forfeit and quit? y/^C yes, r forfeit but stay, n no" :
 		    "Forfeit and quit? y yes, r forfeit but stay, n no", role_attr(ui, R_STATUS));

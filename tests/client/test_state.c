@@ -4,6 +4,7 @@
 #include <curses.h>
 #include <string.h>
 
+#include "look.h"
 #include "state.h"
 
 static struct keys keys;
@@ -480,7 +481,7 @@ Test(state, updates_follow_the_plans_after_turn_order)
 	cr_assert_eq(st.log_count, 0);
 	state_update_end(&st, &v, &m, 1);
 	cr_assert_not(st.anim);
-	cr_assert_eq(st.nfx, 0);
+	cr_assert_eq(st.nfx, 2); /* kept, not drawn: look tells them until the next update */
 	cr_assert_eq(st.view.x, 9);
 	cr_assert_eq(st.view.hp, 4);
 	cr_assert_eq(st.prev.x, 5);
@@ -657,4 +658,77 @@ Test(state, counts_take_the_right_word)
 	cr_assert_str_eq(buf, "1 of your potions shatters!");
 	msg_format(&scream, buf, sizeof buf);
 	cr_assert_str_eq(buf, "You scream! 2 potions shatter.");
+}
+
+Test(state, look_moves_a_cursor_and_tells_what_the_view_holds)
+{
+	struct state_out out;
+	char buf[STATE_TEXT_MAX];
+	struct view v;
+
+	my_view(&v);
+	v.potion[5][7] = APPEAR_RED + 1;
+	v.kind_of[APPEAR_RED] = POTION_HEALING;
+	v.potion[9][5] = APPEAR_BLUE + 1;
+	v.cell[9][5] = VCELL_FLOOR; /* remembered, out of view */
+	v.cell[12][12] = VCELL_UNKNOWN;
+	v.opp_state = OPP_SENSED;
+	v.opp_x = 8;
+	v.opp_y = 8;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	state_log_clear(&st);
+
+	press(';', &out);
+	cr_assert_eq(st.mode, MODE_LOOK);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.look_x, 5);
+	cr_assert_eq(st.look_y, 5);
+	look_text(&st, st.look_x, st.look_y, buf, sizeof buf);
+	cr_expect(strstr(buf, "You, HP 5.") == buf, "%s", buf);
+
+	/* Two steps east: a red potion I identified, in view; nothing is sent, the turn is not spent. */
+	press('6', &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	press(KEY_RIGHT, &out);
+	cr_assert_eq(out.kind, OUT_NONE);
+	cr_assert_eq(st.look_x, 7);
+	cr_assert_eq(st.view.steps_left, 5);
+	look_text(&st, st.look_x, st.look_y, buf, sizeof buf);
+	cr_expect_str_eq(buf, "Floor, in view (2 east). A red potion: Healing.");
+
+	look_text(&st, 5, 9, buf, sizeof buf);
+	cr_expect_str_eq(buf, "Floor, remembered (out of view now) (4 south). You saw a blue potion here, not identified.");
+	look_text(&st, 12, 12, buf, sizeof buf);
+	cr_expect_str_eq(buf, "Unknown: you have not seen this square (7 south-east).");
+	look_text(&st, 8, 8, buf, sizeof buf);
+	cr_expect(strstr(buf, "sensed here this turn") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "Take Life needs sight") != NULL, "%s", buf);
+	look_text(&st, 5, 4, buf, sizeof buf);
+	cr_expect_str_eq(buf, "A wall, in view (1 north).");
+	/* The outer wall stops the cursor; Escape puts it away. */
+	for (int i = 0; i < 40; i++)
+		press('8', &out);
+	cr_assert_eq(st.look_y, 1);
+	press(27, &out);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	cr_assert_eq(out.kind, OUT_NONE);
+}
+
+Test(state, look_tells_an_effect_the_last_update_drew)
+{
+	struct state_out out;
+	char buf[STATE_TEXT_MAX];
+	struct view v;
+	struct fx_square fx = { 6, 5, FX_FIRE };
+
+	my_view(&v);
+	state_apply(&st, &v, NULL, 0, &fx, 1);
+	press(';', &out);
+	press('6', &out);
+	look_text(&st, st.look_x, st.look_y, buf, sizeof buf);
+	cr_expect(strstr(buf, "Struck by fire a moment ago.") != NULL, "%s", buf);
+	/* The next update's effects replace it. */
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	look_text(&st, st.look_x, st.look_y, buf, sizeof buf);
+	cr_expect(strstr(buf, "Struck") == NULL, "%s", buf);
 }
