@@ -37,7 +37,7 @@
 	X(QUIT,      "quit",      "quit (asks first during a duel)") \
 	X(HISTORY,   "history",   "full message history") \
 	X(DESCRIBE,  "describe",  "describe spells, potions") \
-	X(LOOK,      "look",      "look at a square: move keys move the cursor, Esc ends")
+	X(LOOK,      "look",      "look at a square (move keys)")
 
 enum action {
 	ACTION_NONE = -1,
