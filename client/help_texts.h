@@ -247,3 +247,25 @@ HELP_TEXT(HELP_PRACTICE_SCREEN,
     "HP, whose move it is and the steps left, the spells offered with their keys, your\n"
     "potions, the keys that do something now, and the messages of this round and the last,\n"
     "with chat. The bottom line is the prompt: chat, a spell's direction, quit.\n")
+/* the `?` screen's second page in a duel: how fighting works (docs/client.md shows it, checked by client/look) */
+HELP_TEXT(HELP_FIGHT,
+    "Every attack takes 1 HP and reaches you unseen: you feel it, not the caster.\n"
+    "\n"
+    "Rays of Cold        Lightning Bolts     Fire Storm, aimed 6 Acid Rain\n"
+    "  *  *  *               ***                   *\n"
+    "   * * *                ***                   **\n"
+    "    ***               *******                 ***               ***\n"
+    "  ***@***             ***@***                @***               *@*\n"
+    "    ***               *******                 ***               ***\n"
+    "   * * *                ***                   **\n"
+    "  *  *  *               ***                   *\n"
+    "8 lines through     a plus 3 wide, each 5-10 steps in a     you and the 8\n"
+    "walls to the edge   arm up to a wall    cone; walls stop it squares around\n"
+    "\n"
+    "Take Life takes 1 HP from an opponent its caster SEES (sensed is not enough)\n"
+    "  and heals the caster 1; nothing resists it. Walls between you shield you.\n"
+    "They find you with Life Detection (\"you feel watched\") and the Telepathy\n"
+    "  potion; Magic Mapping shows them walls, not you. Thunder: Lightning Bolts.\n"
+    "Hide behind walls and off the 8 lines of Rays of Cold; get away with Blink,\n"
+    "  Teleportation or Alter Dungeon. Resistance potions stop their element.\n"
+    "; looks at any square: what you know of it, how far and which way.\n")

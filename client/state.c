@@ -723,6 +723,14 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 		key_chat(st, action, raw, out);
 		return;
 	case MODE_HELP:
+		/* ? again turns to how fighting works (not in the replay viewer, whose help is its own). */
+		if (st->help_page == 0 && !st->help_text && (action == ACTION_HELP || raw == '?')) {
+			st->help_page = 1;
+			return;
+		}
+		st->help_page = 0;
+		st->mode = state_base_mode(st);
+		return;
 	case MODE_DESCRIBE:
 		st->mode = state_base_mode(st);
 		return;

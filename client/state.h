@@ -98,6 +98,7 @@ struct state {
 	enum state_mode mode;
 	uint8_t dir_slot;               /* MODE_DIRECTION: the offered slot being cast */
 	uint8_t look_x, look_y;         /* MODE_LOOK: the cursor, inside the level's outer wall */
+	uint8_t help_page;              /* MODE_HELP: 0 the keys, 1 how to fight (? turns the page) */
 	char chat[STATE_CHAT_MAX + 1];  /* MODE_CHAT: the line being typed, valid UTF-8 */
 	size_t chat_len;
 	char status[STATE_STATUS_MAX];  /* a short note for the prompt line, cleared by the next key */

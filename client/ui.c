@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "describe.h"
+#include "help.h"
 #include "look.h"
 #include "potion.h"
 #include "spell.h"
@@ -1103,7 +1104,19 @@ draw_help(const struct ui *ui, const struct state *st)
 	int rows = ui->rows, cols = ui->cols;
 
 	erase();
-	put_text(0, 2, cols - 4, "wizwar: keys (any key closes this)", role_attr(ui, R_TITLE));
+	if (st->help_page == 1) {
+		put_text(0, 2, cols - 4, "wizwar: how to fight (any key closes this)", role_attr(ui, R_TITLE));
+		const char *s = help_get(HELP_FIGHT);
+		for (int y = 2; *s && y < rows; y++) {
+			const char *nl = strchr(s, '\n');
+			int len = nl ? (int)(nl - s) : (int)strlen(s);
+			put_range(y, 2, cols - 4, s, 0, len, role_attr(ui, R_TEXT));
+			s += len + (nl ? 1 : 0);
+		}
+		return;
+	}
+	put_text(0, 2, cols - 4, st->help_text ? "wizwar: keys (any key closes this)" :
+	    "wizwar: keys (? again: how to fight; any other key closes this)", role_attr(ui, R_TITLE));
 	if (st->help_text) {
 		const char *s = st->help_text;
 		for (int y = 2; *s && y < rows; y++) {

@@ -89,6 +89,29 @@ for d in 6 4 2 8 3 1 9 7; do
 done
 [ "$moved" = 1 ] || fail "no step after look"
 ok "moves act again once look has ended"
+# ? shows the keys, ? again how to fight: the very page docs/client.md shows, row for row.
+keys '?'
+wait_for '\? again: how to fight'
+keys '?'
+wait_for 'wizwar: how to fight'
+python3 - "$SCREEN" "${WIZWAR_SRCDIR:-$HERE/../..}/docs/client.md" <<'PY' || fail "the fight page differs from docs/client.md"
+import sys
+screen = open(sys.argv[1], encoding="utf-8").read().split("\n")
+doc = open(sys.argv[2], encoding="utf-8").read()
+start = doc.index("turns to **how to fight**")
+block = doc[doc.index("```\n", start) + 4:]
+block = block[:block.index("```")].rstrip("\n").split("\n")
+shown = [line[2:].rstrip() for line in screen[2:2 + len(block)]]
+for i, (want, got) in enumerate(zip(block, shown)):
+    if want.rstrip() != got:
+        print("row %d: screen %r, docs %r" % (i + 3, got, want))
+        sys.exit(1)
+if len(block) < 15:
+    sys.exit("the docs' block is only %d rows" % len(block))
+PY
+ok "? twice: how to fight, as docs/client.md shows it, within 80x24"
+keys Space
+wait_gone 'how to fight'
 keys Q y
 wait_for 'STTY$' 10
 expect '^EXIT=0$' "quit"

@@ -732,3 +732,20 @@ Test(state, look_tells_an_effect_the_last_update_drew)
 	look_text(&st, st.look_x, st.look_y, buf, sizeof buf);
 	cr_expect(strstr(buf, "Struck") == NULL, "%s", buf);
 }
+
+Test(state, help_turns_to_how_to_fight_then_closes)
+{
+	struct state_out out;
+
+	start();
+	press('?', &out);
+	cr_assert_eq(st.mode, MODE_HELP);
+	cr_assert_eq(st.help_page, 0);
+	press('?', &out);
+	cr_assert_eq(st.mode, MODE_HELP);
+	cr_assert_eq(st.help_page, 1);
+	press('?', &out);
+	cr_assert_eq(st.mode, MODE_NORMAL);
+	cr_assert_eq(st.help_page, 0);
+	cr_assert_eq(out.kind, OUT_NONE);
+}
