@@ -14,13 +14,6 @@ static const char *const fx_words[FX_COUNT] = {
 #undef X
 };
 
-/* Compass words for a step (dx, dy) reduced to its sign, y growing southwards as on screen. */
-static const char *const compass[3][3] = {
-	{ "north-west", "north", "north-east" },
-	{ "west", "", "east" },
-	{ "south-west", "south", "south-east" },
-};
-
 struct out {
 	char *buf;
 	size_t len, at;
@@ -46,12 +39,6 @@ put(struct out *o, const char *fmt, ...)
 		o->at = o->at + (size_t)n < o->len ? o->at + (size_t)n : o->len - 1;
 }
 
-static int
-sign(int v)
-{
-	return (v > 0) - (v < 0);
-}
-
 /* "3 north-east": how far and which way from me, in moves (a diagonal step is one move). */
 static void
 where(struct out *o, const struct view *v, int x, int y)
@@ -60,7 +47,7 @@ where(struct out *o, const struct view *v, int x, int y)
 	int steps = ax > ay ? ax : ay;
 	if (steps == 0)
 		return;
-	put(o, " (%d %s)", steps, compass[sign(dy) + 1][sign(dx) + 1]);
+	put(o, " (%d %s)", steps, dir_name(dir_toward(dx, dy)));
 }
 
 size_t

@@ -294,6 +294,54 @@ state_effect_turns(const struct state *st, int h)
 	return v->turns_left[h] + (state_my_turn(st) ? 1 : 0);
 }
 
+/* The effects' words, from the rules' own list (FX_LIST). */
+static const char *const fx_words[FX_COUNT] = {
+#define X(id, name) name,
+	FX_LIST(X)
+#undef X
+};
+
+/*
+ * Hurt on the opponent's move: where the player saw the effect, from this update's effect
+ * squares (the server sends only those the player sees, so nothing here is more than the
+ * view holds). Said as a place, never as where the caster stands: a ray seen only to the
+ * north-east may have come from behind a wall to the south-west.
+ */
+static void
+hit_seen(struct state *st, const struct view *old, uint32_t round)
+{
+	int n = 0, off_line = 0, fx = FX_NONE;
+	unsigned dirs = 0;
+	for (int k = 0; k < st->nfx; k++) {
+		int dx = st->fx[k].x - old->x, dy = st->fx[k].y - old->y;
+		if (dx == 0 && dy == 0)
+			continue;
+		n++;
+		if (fx == FX_NONE && st->fx[k].fx < FX_COUNT)
+			fx = st->fx[k].fx;
+		if (dx == 0 || dy == 0 || dx == dy || dx == -dy)
+			dirs |= 1u << dir_toward(dx, dy);
+		else
+			off_line++;
+	}
+	if (n == 0 || fx == FX_NONE)
+		return; /* only my own square, or nothing: the view holds no more than the hit */
+	int first = 0, count = 0;
+	for (int d = 1; d <= 9; d++)
+		if (dirs & (1u << d)) {
+			first = first ? first : d;
+			count++;
+		}
+	if (off_line == 0 && count == 1)
+		note(st, round, "You saw the %s to your %s.", fx_words[fx], dir_name(first));
+	else if (off_line == 0 && count == 2 && (dirs & (1u << (10 - first))))
+		note(st, round, "You saw the %s along the %s to %s line through you.", fx_words[fx], dir_name(first),
+		    dir_name(10 - first));
+	else
+		note(st, round, "You saw the %s on %d squares around you (; looks at them until the next move).",
+		    fx_words[fx], n);
+}
+
 /* What a player sees happen that the rules do not say in words: the opponent's HP (public),
  * what lies underfoot, who moves first, a new duel. Only from the two views. */
 static void
@@ -325,6 +373,8 @@ narrate(struct state *st, const struct view *old, bool had_view, uint32_t round)
 	}
 	if (st->allseeing || v->result != RESULT_NONE)
 		return;
+	if (v->hp < old->hp && old->turn != v->me)
+		hit_seen(st, old, round);
 	int a = v->potion[v->y][v->x];
 	if (a != 0 && (v->x != old->x || v->y != old->y || old->potion[v->y][v->x] != a)) {
 		int kind = a - 1 < APPEARANCE_COUNT ? v->kind_of[a - 1] : POTION_NONE;

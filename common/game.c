@@ -31,6 +31,23 @@ dir_dy(int d)
 	return dir_valid(d) ? ddy[d] : 0;
 }
 
+static const char *const dir_names[10] = { "", "south-west", "south", "south-east", "west", "", "east",
+	"north-west", "north", "north-east" };
+
+const char *
+dir_name(int d)
+{
+	return dir_valid(d) ? dir_names[d] : "";
+}
+
+int
+dir_toward(int dx, int dy)
+{
+	/* The numpad digit of the step (sign dx, sign dy): 5 + sx - 3 sy, y growing southwards. */
+	int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0);
+	return sx == 0 && sy == 0 ? DIR_NONE : 5 + sx - 3 * sy;
+}
+
 static const char *const cmd_names[CMD_COUNT] = {
 #define X(id, name) name,
 	CMD_LIST(X)

@@ -47,6 +47,10 @@ enum dir {
 bool dir_valid(int d);
 int dir_dx(int d);
 int dir_dy(int d);
+/* "north-east" for DIR_NE; "" for anything else. */
+const char *dir_name(int d);
+/* The direction of a step (dx, dy) by their signs (y grows southwards); DIR_NONE for (0, 0). */
+int dir_toward(int dx, int dy);
 
 /* X(ID, name in logs and on the wire, what `arg` means). */
 #define CMD_LIST(X) \

@@ -749,3 +749,37 @@ Test(state, help_turns_to_how_to_fight_then_closes)
 	cr_assert_eq(st.help_page, 0);
 	cr_assert_eq(out.kind, OUT_NONE);
 }
+
+/* Hurt on the opponent's move, with the effect squares an update carries (those I see). */
+static const char *
+hurt_by(const struct fx_square *fx, int nfx, int turn_before)
+{
+	struct view v;
+
+	setup();
+	my_view(&v);
+	v.turn = (uint8_t)turn_before;
+	state_apply(&st, &v, NULL, 0, NULL, 0);
+	state_log_clear(&st);
+	v.turn = 0;
+	v.hp = 4;
+	state_apply(&st, &v, NULL, 0, fx, nfx);
+	return st.log_count ? last_text() : "";
+}
+
+Test(state, a_hit_from_the_dark_says_where_the_effect_was_seen_and_no_more)
+{
+	const struct fx_square east[] = { { 5, 5, FX_COLD }, { 6, 5, FX_COLD }, { 7, 5, FX_COLD } };
+	cr_expect_str_eq(hurt_by(east, 3, 1), "You saw the cold to your east.");
+	const struct fx_square line[] = { { 4, 6, FX_ELEC }, { 5, 5, FX_ELEC }, { 6, 4, FX_ELEC }, { 7, 3, FX_ELEC } };
+	cr_expect_str_eq(hurt_by(line, 4, 1), "You saw the lightning along the south-west to north-east line through you.");
+	const struct fx_square cone[] = { { 5, 5, FX_FIRE }, { 6, 5, FX_FIRE }, { 7, 6, FX_FIRE }, { 7, 4, FX_FIRE },
+		{ 8, 6, FX_FIRE } };
+	cr_expect_str_eq(hurt_by(cone, 5, 1), "You saw the fire on 4 squares around you (; looks at them until the next move).");
+	/* Only my own square seen: nothing more than the hit itself. */
+	const struct fx_square mine[] = { { 5, 5, FX_ACID } };
+	cr_expect(strstr(hurt_by(mine, 1, 1), "You saw") == NULL);
+	/* On my own move (my own Acid Rain): I know where it came from. */
+	const struct fx_square rain[] = { { 4, 4, FX_ACID }, { 5, 5, FX_ACID }, { 6, 6, FX_ACID } };
+	cr_expect(strstr(hurt_by(rain, 3, 0), "You saw") == NULL);
+}
