@@ -34,9 +34,18 @@ static void pump(struct app *a);
 
 /* ---- screen calls through the seam; a NULL table is the null screen ---- */
 
+static const char *
+replay_log(struct app *a)
+{
+	const struct session_ops *s = a->cfg.session;
+	return s && s->replay_log && a->st.have_view && a->st.view.result != RESULT_NONE ? s->replay_log(a->cfg.session_ctx) :
+	    NULL;
+}
+
 static void
 screen_draw(struct app *a)
 {
+	a->st.can_replay = replay_log(a) != NULL; /* the end box offers v only where it works */
 	if (a->cfg.screen && a->screen_on)
 		a->cfg.screen->draw(a->cfg.screen_ctx, &a->st);
 }
@@ -135,6 +144,17 @@ handle_key(struct app *a, int code)
 			a->cfg.session->send_cmd(a->cfg.session_ctx, &out.cmd);
 		app_quit(a, 0);
 		break;
+	case OUT_REPLAY: {
+		/* The viewer runs once this app has closed (its caller asks app_replay_path()). */
+		const char *log = replay_log(a);
+		if (log && strlen(log) < sizeof a->replay) {
+			snprintf(a->replay, sizeof a->replay, "%s", log);
+			app_quit(a, 0);
+		} else {
+			state_log_system(&a->st, "No turn log of this duel to replay.");
+		}
+		break;
+	}
 	case OUT_REMATCH:
 		if (!a->cfg.session || !a->cfg.session->rematch || a->cfg.session->rematch(a->cfg.session_ctx, out.mirror) != 0) {
 			if (!a->cfg.session || !a->cfg.session->rematch)
@@ -660,4 +680,10 @@ app_finish(struct app *a)
 	if (a->screen_on && a->cfg.screen)
 		a->cfg.screen->stop(a->cfg.screen_ctx);
 	a->screen_on = false;
+}
+
+const char *
+app_replay_path(const struct app *a)
+{
+	return a->replay[0] ? a->replay : NULL;
 }

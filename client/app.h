@@ -29,6 +29,9 @@ struct session_ops {
 	/* After the end: another duel; mirror: the same seed with the seats (and so the first mover)
 	 * swapped. NULL: not offered. 0, or -1 (the session said why). */
 	int (*rematch)(void *ctx, bool mirror);
+	/* The turn log of the duel shown, once it is over and complete on disk, for the all-seeing
+	 * replay the end screen offers (v); NULL: none (not kept, or not yet). NULL op: never. */
+	const char *(*replay_log)(void *ctx);
 };
 
 /*
@@ -88,6 +91,7 @@ struct app {
 	int handles_open;        /* closed asynchronously; app_finish() waits for them */
 	bool animating, pumping;
 	struct app_update *cur;  /* the update whose effects are on screen */
+	char replay[4200];       /* v at the end: the log to replay once the app has closed ("" none) */
 	struct app_update *uhead, *utail;
 	int keyq[256];
 	unsigned khead, kcount;
@@ -101,6 +105,8 @@ int app_run(struct app *a);
 void app_quit(struct app *a, int status);
 /* Restore the terminal (also after app_run() returned). Safe twice. */
 void app_finish(struct app *a);
+/* After app_run(): the log the person asked to replay (v at the end), or NULL. */
+const char *app_replay_path(const struct app *a);
 
 /* What a session calls. */
 void app_set_name(struct app *a, int player, const char *name);

@@ -15,6 +15,7 @@
 #include "app.h"
 #include "cli.h"
 #include "cmd_net.h"
+#include "commands_ui.h"
 #include "keys.h"
 #include "session_net.h"
 #include "text.h"
@@ -493,8 +494,10 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	struct ui ui;
 	struct app *app;
 	char keypath[4096], why[300];
+	static char replay[4200]; /* v at the end: the log to watch once the duel screen has closed */
 	int status;
 
+	replay[0] = '\0';
 	memset(&sess, 0, sizeof sess);
 	sess.save_dir = save_dir;
 	keys_diag_init(&diag);
@@ -546,6 +549,8 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	status = app_run(app);
 	key_app = NULL;
 	app_finish(app);
+	if (app_replay_path(app))
+		snprintf(replay, sizeof replay, "%s", app_replay_path(app));
 	free(app);
 	if (share)
 		printf("%s\n", share); /* again, whole, where the screen was: to copy after all */
@@ -575,6 +580,11 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	}
 	if (uv_loop_close(loop) != 0)
 		cli_error("internal error: a libuv handle was left open\n");
+	if (replay[0] && status == 0) {
+		/* v at the end: the duel just played, all-seeing, in the replay viewer. */
+		char *argv_replay[] = { replay, NULL };
+		return cmd_watch(1, argv_replay);
+	}
 	return status;
 }
 

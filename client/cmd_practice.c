@@ -55,6 +55,7 @@ cmd_practice(int argc, char **argv)
 {
 	struct practice_config cfg = { .bot_level = BOT_NORMAL };
 	static struct practice prac; /* large, one per process */
+	static char replay[4200];    /* v at the end: the log to watch once the duel screen has closed */
 	struct keys keys;
 	struct keys_diag diag;
 	struct ui ui;
@@ -176,6 +177,8 @@ out_practice:
 		}
 		state_result_text(&app->st, result, sizeof result);
 		printf("%s\n", result[0] ? result : "The duel was left unfinished.");
+		if (app_replay_path(app))
+			snprintf(replay, sizeof replay, "%s", app_replay_path(app));
 		free(app);
 	}
 	if (prac.log_path[0])
@@ -186,5 +189,10 @@ out:
 	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
 	if (uv_loop_close(&loop) != 0)
 		cli_error("internal error: a libuv handle was left open\n");
+	if (replay[0] && status == 0) {
+		/* v at the end: the duel just played, all-seeing, in the replay viewer. */
+		char *argv_replay[] = { replay, NULL };
+		return cmd_watch(1, argv_replay);
+	}
 	return status;
 }

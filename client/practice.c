@@ -391,6 +391,14 @@ on_restart_poll(uv_timer_t *t)
 	}
 }
 
+static const char *
+practice_replay_log(void *ctx)
+{
+	struct practice *p = ctx;
+
+	return p->have_final && p->log_path[0] && !p->log_failed ? p->log_path : NULL;
+}
+
 static int
 practice_rematch(void *ctx, bool mirror)
 {
@@ -456,4 +464,5 @@ const struct session_ops practice_ops = {
 	.send_chat = practice_send_chat,
 	.quit = practice_quit,
 	.rematch = practice_rematch,
+	.replay_log = practice_replay_log,
 };

@@ -252,6 +252,8 @@ ev_start(void *ud, struct net *n, const struct view *v, bool resumed)
 
 	s->started = true;
 	s->played = true;
+	if (!resumed)
+		s->saved_now = false; /* a new duel: the log kept is the last one's */
 	if (!s->app) {
 		/* Before the screen (a resumed seat's snapshot comes right after WELCOME): shown
 		 * by session_net_start. */
@@ -404,6 +406,7 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 		const char *own = server_last_log(s->srv);
 		if (own && snprintf(s->saved_path, sizeof s->saved_path, "%s", own) < (int)sizeof s->saved_path) {
 			s->saved++;
+			s->saved_now = true;
 			s->saved_seed = e->seed;
 			s->saved_hash = e->hash;
 		}
@@ -443,6 +446,7 @@ save_log(struct session_net *s, struct net *n, const struct wire_end *e)
 	}
 	memcpy(s->saved_path, path, sizeof path);
 	s->saved++;
+	s->saved_now = true;
 	s->saved_seed = e->seed;
 	s->saved_hash = e->hash;
 }
@@ -927,9 +931,20 @@ net_rematch_op(void *ctx, bool mirror)
 	return session_net_command(s, mirror ? "/mirror" : "/rematch") ? 0 : -1;
 }
 
+static const char *
+net_replay_log(void *ctx)
+{
+	struct session_net *s = ctx;
+
+	if (s->practice)
+		return s->log_path;
+	return s->saved_now ? s->saved_path : NULL;
+}
+
 const struct session_ops session_net_ops = {
 	.send_cmd = net_send_cmd,
 	.send_chat = net_send_chat,
 	.quit = net_quit,
 	.rematch = net_rematch_op,
+	.replay_log = net_replay_log,
 };

@@ -67,6 +67,7 @@ struct session_net {
 	char saved_path[4200];  /* the last one kept ("" if none) ... */
 	uint64_t saved_seed, saved_hash; /* ... and its duel: an END told again after a resume is not kept twice */
 	unsigned saved;         /* logs kept in this session */
+	bool saved_now;         /* saved_path is the log of the duel on screen (not of the one before) */
 };
 
 /* Fill the net events of cfg so that they drive s; then net_create(). */

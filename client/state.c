@@ -865,6 +865,11 @@ state_key(struct state *st, int action, int raw, struct state_out *out)
 			say(st, raw == 'm' ? "Mirror rematch asked: the same level, the seats swapped." : "Rematch asked.");
 			return;
 		}
+		if (st->mode == MODE_OVER && raw == 'v' && st->can_replay) {
+			/* Over, v replays the duel all-seeing, whatever v is bound to: the log explains it. */
+			out->kind = OUT_REPLAY;
+			return;
+		}
 		if (st->mode == MODE_OVER && (raw == 27 || action == ACTION_CANCEL)) {
 			st->over_hidden = !st->over_hidden; /* the box, away and back: the map and log are whole */
 			return;

@@ -64,6 +64,7 @@ enum state_out_kind {
 	OUT_CHAT,   /* send `chat` */
 	OUT_QUIT,   /* leave now (after a resign if `cmd` is a resign: OUT_CMD is not set then) */
 	OUT_REMATCH, /* the duel is over: another (`mirror`: the same level with the seats swapped) */
+	OUT_REPLAY, /* the duel is over: leave, and watch its turn log all-seeing */
 };
 
 struct state_out {
@@ -116,6 +117,7 @@ struct state {
 	uint32_t duels;                 /* rematches in this session: each new duel is marked */
 	bool over_hidden;               /* the GAME OVER box was put away (Esc) */
 	bool revealed;                  /* the view is the end's whole truth (state_reveal) */
+	bool can_replay;                /* over, and its turn log is there to replay (v): set by the app */
 	char over_note[STATE_NOTE_MAX]; /* under the result: a summary, what the opponent carried, the log */
 };
 

@@ -20,14 +20,15 @@
 #include "ui.h"
 
 /* ---- last-resort terminal restore ----
- * The only statics of the client: a signal handler and atexit() get no context pointer. What the
- * handler does is async-signal-safe: tcsetattr() and write() of bytes captured at start-up. */
+ * The only statics of the client: a signal handler and atexit() get no context pointer (and curses
+ * itself is one per process). What the handler does is async-signal-safe: tcsetattr() and write() of bytes captured at start-up. */
 
 static struct termios saved_tio;
 static bool saved_tio_ok;
 static volatile sig_atomic_t screen_active;
 static char restore_seq[128];
 static size_t restore_len;
+static bool curses_began; /* initscr() ran: curses is one per process, a second screen resumes it */
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
 static void
@@ -216,26 +217,34 @@ ui_start(struct ui *ui)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return -1;
 	saved_tio_ok = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
-	if (!terminfo_check()) /* before initscr, which would exit on an unknown TERM */
-		return -1;
-	if (initscr() == NULL)
-		return -1;
-	/* A terminal that cannot move the cursor (TERM=dumb) cannot show a map: say so, plainly. */
-	char *cup = tigetstr((char *)"cup");
-	if (cup == NULL || cup == (char *)-1) {
-		endwin();
-		const char *t = getenv("TERM");
-		cli_error("this terminal (TERM=%s) cannot move the cursor; the game needs a full-screen "
-		    "terminal such as xterm, screen, tmux or linux\n", t && t[0] ? t : "unset");
-		return -1;
+	if (curses_began) {
+		/* A second screen in one process (the replay that the end of a duel offers): curses
+		 * resumes after endwin() with a refresh; a second initscr() is not allowed. */
+		reset_prog_mode();
+		refresh();
+	} else {
+		if (!terminfo_check()) /* before initscr, which would exit on an unknown TERM */
+			return -1;
+		if (initscr() == NULL)
+			return -1;
+		/* A terminal that cannot move the cursor (TERM=dumb) cannot show a map: say so, plainly. */
+		char *cup = tigetstr((char *)"cup");
+		if (cup == NULL || cup == (char *)-1) {
+			endwin();
+			const char *t = getenv("TERM");
+			cli_error("this terminal (TERM=%s) cannot move the cursor; the game needs a full-screen "
+			    "terminal such as xterm, screen, tmux or linux\n", t && t[0] ? t : "unset");
+			return -1;
+		}
+		curses_began = true;
+		restore_len = 0;
+		capture("sgr0");
+		capture("cnorm");
+		capture("rmcup");
+		atexit(atexit_restore);
 	}
 	ui->started = true;
 	screen_active = 1;
-	restore_len = 0;
-	capture("sgr0");
-	capture("cnorm");
-	capture("rmcup");
-	atexit(atexit_restore);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = fatal_restore;
 	sa.sa_flags = (int)SA_RESETHAND;
@@ -1189,7 +1198,8 @@ draw_over(const struct ui *ui, const struct state *st, const struct layout *L)
 	nl = st->over_note[0] ? wrap(st->over_note, w - 4, lw, 10) : 0;
 	if (nl > 10)
 		nl = 10;
-	h = 5 + nl + 1;
+	int rp = st->can_replay ? 1 : 0; /* a row offering the all-seeing replay */
+	h = 5 + nl + 1 + rp;
 	attron(role_attr(ui, R_FRAME));
 	for (int r = 0; r < h; r++)
 		mvhline(y + r, x, ' ', w);
@@ -1207,9 +1217,11 @@ draw_over(const struct ui *ui, const struct state *st, const struct layout *L)
 	for (int i = 0; i < nl; i++)
 		put_range(y + 2 + i, x + 2, w - 4, st->over_note, lw[i][0], lw[i][1], role_attr(ui, R_TEXT));
 	put_text(y + 2 + nl, x + 2, w - 4, st->revealed ? "The map shows the whole level." : "", role_attr(ui, R_DIMTEXT));
-	put_text(y + 3 + nl, x + 2, w - 4, st->offline ? "" : "r rematch   m mirror: same level, seats swapped",
+	if (rp)
+		put_text(y + 3 + nl, x + 2, w - 4, "v replays the duel all-seeing: how it went", role_attr(ui, R_KEY));
+	put_text(y + 3 + nl + rp, x + 2, w - 4, st->offline ? "" : "r rematch   m mirror: same level, seats swapped",
 	    role_attr(ui, R_KEY));
-	put_text(y + 4 + nl, x + 2, w - 4, st->offline ? "Esc hides this   Q leaves" : "Esc hides this   Q leaves   Enter chats",
+	put_text(y + 4 + nl + rp, x + 2, w - 4, st->offline ? "Esc hides this   Q leaves" : "Esc hides this   Q leaves   Enter chats",
 	    role_attr(ui, R_DIMTEXT));
 }
 

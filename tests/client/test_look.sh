@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # test_look: the look cursor in the real curses client (tmux, 80x24): ; puts it on me, move keys move it
-# without spending a step, what it says of each square matches what the map draws there, and Esc ends it.
+# without spending a step, what it says of each square matches what the map draws there, and Esc ends it;
+# ? twice shows how to fight as docs/client.md has it; the end offers the all-seeing replay (v).
 set -u
 WIZWAR="${1:?usage: test_look.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/tmux_lib.sh"
 
-start "$WIZWAR" practice --seed 5 --bot random --name Tess --no-log
+start "$WIZWAR" practice --seed 5 --bot random --name Tess
 wait_for 'Round 1: your move, 5 steps left'
 
 # My @ on the map: its row and column on the screen (the map is the pane left of the second │).
@@ -112,7 +113,18 @@ PY
 ok "? twice: how to fight, as docs/client.md shows it, within 80x24"
 keys Space
 wait_gone 'how to fight'
-keys Q y
+# The end offers the duel's all-seeing replay: v opens it in the replay viewer, q leaves.
+keys Q r
+wait_for 'GAME OVER'
+expect 'v replays the duel all-seeing' "the end box offers the all-seeing replay"
+keys v
+wait_for 'all-seeing' 10
+wait_gone 'GAME OVER'
+capture
+echo "--- the replay, opened from the end:"
+cat "$SCREEN"
+expect 'practice-0*5\.log|Tess' "the viewer plays this duel's log"
+keys q
 wait_for 'STTY$' 10
-expect '^EXIT=0$' "quit"
+expect '^EXIT=0$' "the viewer's q leaves, status 0"
 echo "all look tests passed"
