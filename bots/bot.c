@@ -4,7 +4,7 @@
  * One row per level in choose.c's `choosers`; the first four are here:
  *
  *   random  a random legal command: the selfplay and test opponent.
- *   easy    wanders at random. It strikes only when the opponent is in sight and already
+ *   easy    wanders at random. It strikes only when the opponent is in sight (or sensed) and already
  *           inside an offered spell's reach from where it stands, heals when down to 2 HP,
  *           and otherwise picks up what it stands on or passes. It never plans a step.
  *   normal  hunts. It walks a shortest known way to the opponent's square (seen, sensed
@@ -1277,7 +1277,9 @@ bot__choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 
 	b.mind = NULL;
 	brain_init(&b, v, &bot__hard_weights, false, false);
-	if (v->opp_state == OPP_VISIBLE) {
+	/* In sight, or sensed this turn (where it stands is known exactly; Take Life's value
+	 * knows it needs sight). */
+	if (v->opp_state == OPP_VISIBLE || v->opp_state == OPP_SENSED) {
 		for (int i = 0; i < SPELL_OFFERED; i++) {
 			int s = v->offered[i];
 			if (s != SPELL_COLD && s != SPELL_LIGHTNING && s != SPELL_FIRE && s != SPELL_TAKELIFE)
@@ -1302,6 +1304,16 @@ bot__choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 				*out = (struct cmd){ CMD_QUAFF, (uint8_t)i, DIR_NONE };
 				return;
 			}
+	}
+	/* In the end phase the opponent is sensed every turn: easy walks a known shortest way to
+	 * it then, or two easy bots at 51x51 drew three duels in four at the turn limit, lost in
+	 * dead ends their wandering never left (issue 33). */
+	if (v->steps_left > 0 && v->opp_state == OPP_SENSED && v->turn_no >= game_end_phase(v->opt.size)) {
+		goal_map(&b);
+		if ((d = step_to_goal(&b)) != DIR_NONE) {
+			*out = (struct cmd){ CMD_STEP, 0, (uint8_t)d };
+			return;
+		}
 	}
 	if (v->steps_left > 0 && rng_chance(r, 3, 4) && (d = easy_step(v, r)) != DIR_NONE) {
 		*out = (struct cmd){ CMD_STEP, 0, (uint8_t)d };
