@@ -456,8 +456,10 @@ conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t
 }
 
 /* The peer's name for log lines and its key for the limits; *trusted when it is one of the
- * trusted proxies (matched on its whole address, not the /64 the limits use). */
-static void
+ * trusted proxies (matched on its whole address, not the /64 the limits use). false: the peer
+ * is already gone (a connection reset before it was accepted has no peer name: a proxy's
+ * health check that sends its header and closes at once). */
+static bool
 peer_name(struct conn *c, uint8_t addr16[16], bool *trusted)
 {
 	struct sockaddr_storage ss;
@@ -468,7 +470,9 @@ peer_name(struct conn *c, uint8_t addr16[16], bool *trusted)
 
 	memset(addr16, 0, 16);
 	*trusted = false;
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0)
+		return false;
+	{
 		conn__addr_key((const struct sockaddr *)&ss, addr16, host, sizeof host, &port);
 		if (ss.ss_family == AF_INET6) {
 			memcpy(full, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
@@ -480,6 +484,7 @@ peer_name(struct conn *c, uint8_t addr16[16], bool *trusted)
 		           proxy_cidr_match(c->srv->trusted, c->srv->ntrusted, full);
 	}
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+	return true;
 }
 
 /* The per-address checks, once the address is known (at accept, or after a trusted proxy's
@@ -597,7 +602,10 @@ conn__start(struct server *s, int fd)
 	uv_tcp_nodelay(&c->tcp, 1);
 	c->born = c->last_rx = c->last_tx = c->budget_start = server__now(s);
 	s->m.accepted++;
-	peer_name(c, a, &trusted);
+	if (!peer_name(c, a, &trusted)) {
+		conn__close_now(c);
+		return 0;
+	}
 	uv_timer_start(&c->timer, on_tick, s->cfg.lim.tick_ms, s->cfg.lim.tick_ms);
 	if (s->closing) {
 		conn__bye(c, s->bye_reason);
