@@ -58,6 +58,8 @@ proxy_decode(const uint8_t *p, size_t n, struct proxy_hdr *h, size_t *need, char
 
 	memset(h, 0, sizeof *h);
 	*need = PROXY_HDR_LEN;
+	if (n == 0)
+		return PROXY_MORE;
 	if (!proxy_looks_like(p, n)) {
 		snprintf(why, whylen, "not a PROXY protocol v2 header (bad signature)");
 		return PROXY_BROKEN;

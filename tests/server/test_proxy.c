@@ -53,7 +53,7 @@ Test(proxy, an_ipv4_header_names_its_client_and_every_prefix_asks_for_more)
 	cr_expect_eq(h.src_port, 4567);
 	static const uint8_t want[16] = { [10] = 0xff, [11] = 0xff, [12] = 10, [13] = 1, [14] = 2, [15] = 3 };
 	cr_expect_arr_eq(h.src, want, 16);
-	for (size_t k = 1; k < n; k++) {
+	for (size_t k = 0; k < n; k++) {
 		cr_expect_eq(dec(b, k, &h, &need), PROXY_MORE, "prefix %zu", k);
 		cr_expect_eq(need, k < 16 ? 16u : n, "prefix %zu: need %zu", k, need);
 	}
