@@ -75,8 +75,10 @@ metrics_fail_of_code(int code)
 	for (size_t i = 0; i < sizeof fail_codes / sizeof fail_codes[0]; i++)
 		if (fail_codes[i].code == code)
 			return fail_codes[i].why;
-	return code > PERR_OK && code < PERR_AUTH ? METRICS_FAIL_MALFORMED : code == PERR_STATE ? METRICS_FAIL_MALFORMED
-	                                                                                         : METRICS_FAIL_OTHER;
+	/* 1..99: what the decoder found wrong with the bytes; STATE: a message out of turn. */
+	if ((code > PERR_OK && code < PERR_AUTH) || code == PERR_STATE)
+		return METRICS_FAIL_MALFORMED;
+	return METRICS_FAIL_OTHER;
 }
 
 void
@@ -120,10 +122,11 @@ metrics_buf_free(struct metrics_buf *b)
 	memset(b, 0, sizeof *b);
 }
 
-/* Rooms by what a person would call their state. */
-enum { RS_LOBBY, RS_PLAYING, RS_WAITING, RS_ENDED, RS_COUNT };
-static const char *const room_state_label[RS_COUNT] = { "lobby", "playing", "waiting_seat", "ended" };
-static const char *const room_state_text[RS_COUNT] = { "in the lobby", "playing", "waiting for a seat", "ended" };
+/* Rooms by what a person would call their state: each room in exactly one. */
+enum { RS_WAITING, RS_LOBBY, RS_PLAYING, RS_HELD, RS_ENDED, RS_COUNT };
+static const char *const room_state_label[RS_COUNT] = { "waiting_seat", "lobby", "playing", "seat_held", "ended" };
+static const char *const room_state_text[RS_COUNT] = { "waiting for a seat to be taken", "in the lobby", "playing",
+	                                               "waiting for a player to come back", "after a duel" };
 
 /* Walked when asked (a few thousand rooms at most): kept as counters, every state change of a
  * room would have to say so, and one missed would drift for ever. */
@@ -132,14 +135,17 @@ rooms_by_state(const struct server *s, unsigned out[RS_COUNT])
 {
 	memset(out, 0, RS_COUNT * sizeof out[0]);
 	for (const struct gameroom *r = s->rooms; r; r = r->next) {
-		if (r->state == ROOM_PLAYING) {
-			bool away = false;
-			for (int p = 0; p < PLAYERS; p++)
-				away |= r->seat[p].taken && r->seat[p].conn == NULL;
-			out[away ? RS_WAITING : RS_PLAYING]++;
-		} else {
-			out[r->games > 0 ? RS_ENDED : RS_LOBBY]++;
+		bool away = false, free_seat = false;
+		for (int p = 0; p < PLAYERS; p++) {
+			away |= r->seat[p].taken && r->seat[p].conn == NULL;
+			free_seat |= !r->seat[p].taken;
 		}
+		if (r->state == ROOM_PLAYING)
+			out[away ? RS_HELD : RS_PLAYING]++;
+		else if (free_seat)
+			out[RS_WAITING]++;
+		else
+			out[r->games > 0 ? RS_ENDED : RS_LOBBY]++;
 	}
 }
 
@@ -184,8 +190,9 @@ metrics_prometheus(struct server *s, struct metrics_buf *b)
 	metrics_buf_printf(b, "wizwar_connections %u\n", s->nconns);
 	family(b, "wizwar_connections_joined", "gauge", "Game connections that are players in a room now.");
 	metrics_buf_printf(b, "wizwar_connections_joined %llu\n", (unsigned long long)x.joined);
-	family(b, "wizwar_rooms", "gauge", "Rooms now, by state: lobby (no duel yet), playing, waiting_seat "
-	       "(a duel whose player is away, seat held), ended (a duel over, players may rematch).");
+	family(b, "wizwar_rooms", "gauge", "Rooms now, each in one state: waiting_seat (no duel, a seat free), lobby "
+	       "(both seats taken, no duel yet), playing, seat_held (a duel whose player is away), ended (both seats "
+	       "taken after a duel).");
 	for (int i = 0; i < RS_COUNT; i++)
 		metrics_buf_printf(b, "wizwar_rooms{state=\"%s\"} %u\n", room_state_label[i], x.rooms[i]);
 	family(b, "wizwar_duels_started_total", "counter", "Duels started (a resumed duel is not counted again).");
@@ -463,7 +470,7 @@ handle_request(struct hconn *c)
 		return;
 	}
 	*sp1 = *sp2 = '\0';
-	if (strcmp(c->req, "GET") != 0 && strcmp(c->req, "HEAD") != 0) {
+	if (strcmp(c->req, "GET") != 0) {
 		answer_text(c, 405, "Method Not Allowed", "Allow: GET\r\n", "only GET\n");
 		return;
 	}
@@ -476,8 +483,6 @@ handle_request(struct hconn *c)
 	metrics_prometheus(s, &body);
 	if (body.failed)
 		answer_text(c, 500, "Internal Server Error", "", "out of memory\n");
-	else if (strcmp(c->req, "HEAD") == 0)
-		answer(c, 200, "OK", "", "", 0);
 	else
 		answer(c, 200, "OK", "", body.p, body.len);
 	metrics_buf_free(&body);
