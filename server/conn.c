@@ -623,7 +623,7 @@ conn__start(struct server *s, int fd)
 			conn__close_now(c);
 			return 0;
 		}
-		c->pxneed = PROXY_HDR_LEN;
+		c->pxneed = 1;
 		if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0) {
 			conn__close_now(c);
 			return 0;

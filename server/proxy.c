@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* proxy: a strict, bounded decoder of the PROXY protocol v2 header (haproxy's proxy-protocol.txt, 2.2) and the trusted-proxy address list. */
+/* proxy: a strict, bounded decoder of the PROXY protocol header, v2 (binary) and v1 (text) (haproxy's proxy-protocol.txt), and the trusted-proxy address list. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +27,113 @@ static const struct fam_row fams[] = {
 	{ 0x31, 216, false, "a Unix stream socket" },
 };
 
+static const char v1_sig[6] = { 'P', 'R', 'O', 'X', 'Y', ' ' };
+
+static bool
+prefix_of(const uint8_t *p, size_t n, const void *whole, size_t len)
+{
+	return n > 0 && memcmp(p, whole, n < len ? n : len) == 0;
+}
+
 bool
 proxy_looks_like(const uint8_t *p, size_t n)
 {
-	return n > 0 && memcmp(p, sig, n < sizeof sig ? n : sizeof sig) == 0;
+	return prefix_of(p, n, sig, sizeof sig) || prefix_of(p, n, v1_sig, sizeof v1_sig);
+}
+
+/* A port of a v1 line: 0 to 65535 in decimal, no sign, no leading zero. */
+static bool
+v1_port(const char *s, uint16_t *out)
+{
+	unsigned long v = 0;
+
+	if (s[0] == '\0' || strlen(s) > 5 || (s[0] == '0' && s[1] != '\0'))
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (unsigned long)(*s - '0');
+	}
+	if (v > 65535)
+		return false;
+	*out = (uint16_t)v;
+	return true;
+}
+
+/*
+ * Version 1, the text form (haproxy's proxy-protocol.txt, 2.1; what nginx's stream module
+ * sends): "PROXY TCP4|TCP6 SRC DST SPORT DPORT\r\n" with single spaces, or "PROXY UNKNOWN" and
+ * anything up to the CRLF; 107 bytes at most. Its length is known only at its end, so more is
+ * asked for a byte at a time: a reader never takes a byte past the CRLF.
+ */
+#define V1_MAX 107
+
+static int
+decode_v1(const uint8_t *p, size_t n, struct proxy_hdr *h, size_t *need, char *why, size_t whylen)
+{
+	char line[V1_MAX + 1], *f[7];
+	const uint8_t *cr = NULL;
+	int nf = 0;
+
+	for (size_t i = 0; i + 1 < n && i + 1 < V1_MAX; i++)
+		if (p[i] == '\r' && p[i + 1] == '\n') {
+			cr = p + i;
+			break;
+		}
+	if (cr == NULL) {
+		if (n >= V1_MAX) {
+			snprintf(why, whylen, "PROXY v1 line: no CRLF within %d bytes", V1_MAX);
+			return PROXY_BROKEN;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (p[i] < 0x20 && !(p[i] == '\r' && i + 1 == n)) {
+				snprintf(why, whylen, "PROXY v1 line: a control byte");
+				return PROXY_BROKEN;
+			}
+		*need = n + 1;
+		return PROXY_MORE;
+	}
+	size_t len = (size_t)(cr - p);
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x20) {
+			snprintf(why, whylen, "PROXY v1 line: a control byte");
+			return PROXY_BROKEN;
+		}
+	memcpy(line, p, len);
+	line[len] = '\0';
+	h->len = len + 2;
+	*need = h->len;
+	if (strncmp(line, "PROXY UNKNOWN", 13) == 0)
+		return PROXY_DONE; /* the proxy could not tell: its own address stays */
+	for (char *s = line; nf < 7; nf++) {
+		f[nf] = s;
+		if ((s = strchr(s, ' ')) == NULL) {
+			nf++;
+			break;
+		}
+		*s++ = '\0';
+	}
+	struct sockaddr_in6 a6;
+	struct sockaddr_in a4;
+	uint16_t sport, dport;
+	bool v4 = nf == 6 && strcmp(f[1], "TCP4") == 0, v6 = nf == 6 && strcmp(f[1], "TCP6") == 0;
+	if (!(v4 || v6) || !v1_port(f[4], &sport) || !v1_port(f[5], &dport) ||
+	    (v4 && (uv_ip4_addr(f[2], 0, &a4) != 0 || uv_ip4_addr(f[3], 0, &a4) != 0 || strchr(f[2], ':'))) ||
+	    (v6 && (uv_ip6_addr(f[3], 0, &a6) != 0 || uv_ip6_addr(f[2], 0, &a6) != 0 || strchr(f[2], '%') ||
+	            strchr(f[3], '%')))) {
+		snprintf(why, whylen, "PROXY v1 line: not 'PROXY TCP4|TCP6 SRC DST SPORT DPORT' nor 'PROXY UNKNOWN'");
+		return PROXY_BROKEN;
+	}
+	h->has_addr = true;
+	h->src_port = sport;
+	if (v4) {
+		uv_ip4_addr(f[2], 0, &a4);
+		h->src[10] = h->src[11] = 0xff;
+		memcpy(h->src + 12, &a4.sin_addr, 4);
+	} else {
+		memcpy(h->src, &a6.sin6_addr, 16);
+	}
+	return PROXY_DONE;
 }
 
 /* The TLVs after the address block: each whole (type, 16-bit length, value) and nothing left
@@ -58,10 +161,21 @@ proxy_decode(const uint8_t *p, size_t n, struct proxy_hdr *h, size_t *need, char
 
 	memset(h, 0, sizeof *h);
 	*need = PROXY_HDR_LEN;
-	if (n == 0)
+	/* Nothing yet: one byte says which version (v1's shortest line is 15 bytes, shorter than
+	 * v2's fixed part, so 16 may not be asked for before the first byte is known). */
+	if (n == 0) {
+		*need = 1;
 		return PROXY_MORE;
-	if (!proxy_looks_like(p, n)) {
-		snprintf(why, whylen, "not a PROXY protocol v2 header (bad signature)");
+	}
+	if (prefix_of(p, n, v1_sig, sizeof v1_sig)) {
+		if (n < sizeof v1_sig) {
+			*need = n + 1;
+			return PROXY_MORE;
+		}
+		return decode_v1(p, n, h, need, why, whylen);
+	}
+	if (!prefix_of(p, n, sig, sizeof sig)) {
+		snprintf(why, whylen, "not a PROXY protocol header (bad signature)");
 		return PROXY_BROKEN;
 	}
 	if (n < PROXY_HDR_LEN)

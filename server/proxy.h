@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* proxy: a strict, bounded decoder of the PROXY protocol v2 header (haproxy's proxy-protocol.txt, 2.2) and the trusted-proxy address list. */
+/* proxy: a strict, bounded decoder of the PROXY protocol header, v2 (binary) and v1 (text) (haproxy's proxy-protocol.txt), and the trusted-proxy address list. */
 #ifndef WW_SERVER_PROXY_H
 #define WW_SERVER_PROXY_H
 
@@ -32,12 +32,12 @@ struct proxy_hdr {
 /*
  * Decode the header at the start of p (n bytes read so far). PROXY_DONE: *h filled, the header
  * is h->len bytes; PROXY_MORE: *need is how many bytes in all are needed before it can say
- * more (16, then the whole header: a reader never has to read past it); PROXY_BROKEN: why says
- * what is wrong. Nothing but the header is looked at.
+ * more (v2: 16, then the whole header; v1: one more, until its CRLF; a reader never has to
+ * read past it); PROXY_BROKEN: why says what is wrong. Nothing but the header is looked at.
  */
 int proxy_decode(const uint8_t *p, size_t n, struct proxy_hdr *h, size_t *need, char *why, size_t whylen);
 
-/* Whether the first bytes (n of them, any n) may be the start of a v2 header's signature:
+/* Whether the first bytes (n of them, any n) may be the start of a header (v2 or v1):
  * what a server says to a peer it does not trust that sends one. */
 bool proxy_looks_like(const uint8_t *p, size_t n);
 

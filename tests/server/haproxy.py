@@ -124,14 +124,14 @@ def bot(port, *args, password="right", timeout=60):
 
 
 try:
-    print("1..14", flush=True)
+    print("1..15", flush=True)
     with open(f"{tmp}/right", "w") as f:
         f.write("the right one\n")
     with open(f"{tmp}/wrong", "w") as f:
         f.write("not it\n")
     trusting = Server("trusting", "--trusted-proxy", "127.0.0.1/32")
     plain = Server("plain")
-    hp, hp2 = free_port(), free_port()
+    hp, hp1, hp2 = free_port(), free_port(), free_port()
     cfg = f"{tmp}/haproxy.cfg"
     with open(cfg, "w") as f:
         f.write(f"""global
@@ -146,6 +146,11 @@ frontend trusting
     default_backend trusting
 backend trusting
     server s1 127.0.0.1:{trusting.port} send-proxy-v2 check check-send-proxy inter 300
+frontend trusting_v1
+    bind 127.0.0.1:{hp1}
+    default_backend trusting_v1
+backend trusting_v1
+    server s3 127.0.0.1:{trusting.port} send-proxy
 frontend plain
     bind 127.0.0.1:{hp2}
     default_backend plain
@@ -195,6 +200,16 @@ backend plain
     ok("127.0.0.3:" in log and re.search(r"room \S+ created by 127\.0\.0\.3:", log) is not None,
        "and the other's, not haproxy's")
     ok(not re.search(r"127\.0\.0\.1:\d+: dropped", log), "no line blames haproxy's own address")
+    # The text form (v1, haproxy's send-proxy, what nginx's stream module sends) from a third address.
+    v1 = relay("127.0.0.4", hp1)
+    c = subprocess.Popen([W, "bot", f"127.0.0.1:{v1}", "--new-room", "--password-file", f"{tmp}/right", "--name",
+                          "carol"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    procs.append(c)
+    line = c.stdout.readline()
+    c.terminate()
+    time.sleep(0.3)
+    ok("room " in line and re.search(r"room \S+ created by 127\.0\.0\.4:", "".join(trusting.log)) is not None,
+       "a PROXY v1 line (send-proxy) names its client too")
     m = trusting.scrape()
     wp = m.get('wizwar_handshake_failures_total{reason="wrong_password"}', 0)
     ok(wp >= 6, f"metrics: {wp:.0f} wrong_password failures")

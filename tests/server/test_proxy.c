@@ -55,7 +55,7 @@ Test(proxy, an_ipv4_header_names_its_client_and_every_prefix_asks_for_more)
 	cr_expect_arr_eq(h.src, want, 16);
 	for (size_t k = 0; k < n; k++) {
 		cr_expect_eq(dec(b, k, &h, &need), PROXY_MORE, "prefix %zu", k);
-		cr_expect_eq(need, k < 16 ? 16u : n, "prefix %zu: need %zu", k, need);
+		cr_expect_eq(need, k == 0 ? 1u : k < 16 ? 16u : n, "prefix %zu: need %zu", k, need);
 	}
 	/* What follows the header is not the decoder's business. */
 	b[n] = 0x99;
@@ -113,9 +113,6 @@ Test(proxy, hostile_headers_are_broken_with_a_reason)
 	b[11] = 0x0b;
 	cr_expect_eq(dec(b, 11, &h, &need), PROXY_MORE);
 	cr_expect_eq(dec(b, 12, &h, &need), PROXY_BROKEN);
-	/* v1's text is not taken (only v2 is). */
-	memcpy(b, "PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n", 32);
-	cr_expect_eq(dec(b, 32, &h, &need), PROXY_BROKEN);
 	/* Version 1 or 3 in the binary form, a command 2..15. */
 	for (unsigned vc = 0; vc < 256; vc++) {
 		n = hdr(b, (uint8_t)vc, 0x11, body, 12);
@@ -152,6 +149,54 @@ Test(proxy, hostile_headers_are_broken_with_a_reason)
 	cr_expect_eq(dec(b, hdr(b, 0x21, 0x11, t2, sizeof t2), &h, &need), PROXY_BROKEN);
 	uint8_t t3[12 + 4] = { [12] = 0x04, [13] = 0xff, [14] = 0xff };
 	cr_expect_eq(dec(b, hdr(b, 0x21, 0x11, t3, sizeof t3), &h, &need), PROXY_BROKEN);
+}
+
+Test(proxy, version_1_lines)
+{
+	struct proxy_hdr h;
+	size_t need;
+	const char *l = "PROXY TCP4 192.0.2.7 198.51.100.1 56324 7727\r\nHELLO";
+	size_t n = strlen(l) - 5;
+
+	cr_assert_eq(dec((const uint8_t *)l, strlen(l), &h, &need), PROXY_DONE);
+	cr_expect_eq(h.len, n);
+	cr_expect(h.has_addr);
+	cr_expect_eq(h.src[12], 192);
+	cr_expect_eq(h.src[15], 7);
+	cr_expect_eq(h.src_port, 56324);
+	/* Byte by byte: one more each time, never past the CRLF. */
+	for (size_t k = 0; k < n; k++) {
+		cr_expect_eq(dec((const uint8_t *)l, k, &h, &need), PROXY_MORE, "prefix %zu", k);
+		cr_expect_eq(need, k + 1);
+	}
+	l = "PROXY TCP6 2001:db8::1 2001:db8::2 1 2\r\n";
+	cr_assert_eq(dec((const uint8_t *)l, strlen(l), &h, &need), PROXY_DONE);
+	cr_expect_eq(h.src[0], 0x20);
+	cr_expect_eq(h.src[15], 1);
+	l = "PROXY UNKNOWN ffff:f...f:ffff ffff:f...f:ffff 65535 65535\r\n";
+	cr_assert_eq(dec((const uint8_t *)l, strlen(l), &h, &need), PROXY_DONE);
+	cr_expect(!h.has_addr);
+	const char *bad[] = {
+		"PROXY TCP4 1.2.3.4 5.6.7.8 1 2\n", "PROXY TCP4 1.2.3.4  5.6.7.8 1 2\r\n", "PROXY TCP4 1.2.3.4 5.6.7.8 01 2\r\n",
+		"PROXY TCP4 1.2.3.4 5.6.7.8 1 65536\r\n", "PROXY TCP4 ::1 5.6.7.8 1 2\r\n", "PROXY TCP6 1.2.3.4 ::1 1 2\r\n",
+		"PROXY TCP5 1.2.3.4 5.6.7.8 1 2\r\n", "PROXY TCP4 1.2.3.4 5.6.7.8 1 2 3\r\n", "PROXY TCP4 1.2.3.4 5.6.7.8 1\r\n",
+		"PROXY TCP4 1.2.3.4 5.6.7.8 -1 2\r\n", "PROXY TCP4 1.2.3.4\t5.6.7.8 1 2\r\n", "PROXY UNKNOWN\x01\r\n",
+		"PROXY TCP6 fe80::1%lo ::1 1 2\r\n", "proxy TCP4 1.2.3.4 5.6.7.8 1 2\r\n", "PROXYTCP4\r\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		/* Broken at the latest when whole: a reader that fed the prefixes sees the same. */
+		int rc = dec((const uint8_t *)bad[i], strlen(bad[i]), &h, &need);
+		cr_expect(rc == PROXY_BROKEN || (rc == PROXY_MORE && bad[i][strlen(bad[i]) - 2] != '\r'), "'%s' taken", bad[i]);
+	}
+	/* No CRLF within 107 bytes. */
+	char longl[200];
+	memset(longl, 'x', sizeof longl);
+	memcpy(longl, "PROXY UNKNOWN ", 14);
+	cr_expect_eq(dec((const uint8_t *)longl, 106, &h, &need), PROXY_MORE);
+	cr_expect_eq(dec((const uint8_t *)longl, 107, &h, &need), PROXY_BROKEN);
+	longl[105] = '\r';
+	longl[106] = '\n';
+	cr_expect_eq(dec((const uint8_t *)longl, 107, &h, &need), PROXY_DONE);
 }
 
 /* Random bytes behind a real signature: never more than asked for, never past the cap, a
@@ -288,6 +333,25 @@ Test(proxy, a_trusted_proxys_client_is_the_peer_even_byte_by_byte)
 	cr_expect_eq(sc->addr->addr[15], 3);
 	cr_expect_eq(t.srv->m.proxied, 1);
 	cr_expect_eq(t.srv->m.welcomed, 1);
+	raw_close(&r);
+	th_finish(&t);
+}
+
+Test(proxy, a_trusted_proxys_v1_line_names_the_client)
+{
+	struct th t;
+	struct server_config c;
+	static struct raw r;
+	const char *l = "PROXY TCP4 10.9.8.7 127.0.0.1 4000 7727\r\n";
+
+	proxy_setup(&t, &c, true);
+	raw_start(&t, &r);
+	raw_send(&r, l, strlen(l));
+	raw_join(&r, "nginxed", "room1");
+	th_run(&t, 5000, welcomed, &r);
+	cr_assert_eq(r.count[WIRE_WELCOME], 1, "not joined (%d errors: %s)", r.nerrors, r.last_error.u.error.text);
+	cr_expect_str_eq(only_conn(&t)->peer, "10.9.8.7:4000");
+	cr_expect_eq(t.srv->m.proxied, 1);
 	raw_close(&r);
 	th_finish(&t);
 }
