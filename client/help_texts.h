@@ -139,9 +139,9 @@ HELP_TEXT(HELP_SERVER,
     "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics (PORT alone:\n"
     "                    127.0.0.1); an address other than loopback is refused without\n"
     "  --metrics-public  serve them on an address other than loopback anyway\n"
-    "  --trusted-proxy CIDR  a TCP proxy in front (haproxy, nginx) whose PROXY protocol v2 header\n"
-    "                    is required and believed: every limit and log line counts the client it\n"
-    "                    names (repeatable, up to 32; 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8)\n")
+    "  --trusted-proxy CIDR  a TCP proxy in front (haproxy, nginx) whose PROXY protocol header\n"
+    "                    (v2 or v1) is required and believed: every limit and log line counts the client\n"
+    "                    it names (repeatable, up to 32; 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8)\n")
 /* wizwar status */
 HELP_TEXT(HELP_STATUS,
     "usage: wizwar status [--state-dir DIR | --socket PATH] [--prometheus] [--command LINE]\n"
