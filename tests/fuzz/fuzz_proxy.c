@@ -43,7 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(need > n);
 	if (rc != PROXY_DONE)
 		return 0;
-	FUZZ_CHECK(h.len >= PROXY_HDR_LEN && h.len <= n && h.len <= PROXY_MAX);
+	FUZZ_CHECK(h.len >= 15 && h.len <= n && h.len <= PROXY_MAX);
 	FUZZ_CHECK(!(h.local && h.has_addr));
 	for (size_t k = 0; k < h.len; k++) {
 		int r2 = proxy_decode(p, k, &h2, &need2, why, sizeof why);

@@ -68,12 +68,15 @@ def admin(path, data, read_until=b"ok\n", timeout=5):
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(timeout)
     s.connect(path)
-    s.sendall(data)
+    try:
+        s.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # answered and closed before all was sent (busy, a line too long): what it said is still there
     got = b""
     try:
         while not got.endswith(read_until) and (d := s.recv(65536)):
             got += d
-    except socket.timeout:
+    except (socket.timeout, ConnectionResetError):
         pass
     s.close()
     return got.decode(errors="replace")
