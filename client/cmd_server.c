@@ -54,7 +54,7 @@ stop_server(void *ud)
  * servers may share one state directory (tests do), and a server must not fail to start for
  * want of its status socket. */
 static bool
-start_admin(struct server *srv, const char *given)
+start_admin(struct server *srv, const char *given, char *said, size_t saidlen)
 {
 	char path[4200], why[600];
 
@@ -62,7 +62,7 @@ start_admin(struct server *srv, const char *given)
 		return true;
 	if (given == NULL) {
 		if (!cli_state_dir(path, sizeof path - 16) || cli_make_dirs(path) != 0) {
-			cli_error("no state directory: no admin socket (`wizwar status` cannot reach this server)\n");
+			snprintf(said, saidlen, "no state directory: no admin socket (`wizwar status` cannot reach this server)");
 			return true;
 		}
 		strcat(path, "/admin.sock");
@@ -70,15 +70,19 @@ start_admin(struct server *srv, const char *given)
 		snprintf(path, sizeof path, "%s", given);
 	}
 	if (server_admin_start(srv, path, why, sizeof why) != 0) {
-		cli_error("%s%s\n", why, given ? "" : "; running without one (give --admin-socket PATH)");
-		return given == NULL;
+		if (given) {
+			cli_error("%s\n", why);
+			return false;
+		}
+		snprintf(said, saidlen, "%s; running without one (give --admin-socket PATH)", why);
+		return true;
 	}
-	cli_error("admin socket %s (`wizwar status`)\n", path);
+	snprintf(said, saidlen, "admin socket %s (`wizwar status`)", path);
 	return true;
 }
 
 static bool
-start_metrics(struct server *srv, const char *addr, bool public_ok)
+start_metrics(struct server *srv, const char *addr, bool public_ok, char *said, size_t saidlen)
 {
 	char why[600];
 
@@ -86,7 +90,7 @@ start_metrics(struct server *srv, const char *addr, bool public_ok)
 		cli_error("%s\n", why);
 		return false;
 	}
-	cli_error("metrics on %s (port %d), GET /metrics\n", addr, server_metrics_port(srv));
+	snprintf(said, saidlen, "metrics on %s (port %d), GET /metrics", addr, server_metrics_port(srv));
 	return true;
 }
 
@@ -213,7 +217,10 @@ cmd_server(int argc, char **argv)
 		cli_error("%d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
 		        cfg.log_dir);
 	}
-	if (!start_admin(x.srv, admin_path) || (metrics && !start_metrics(x.srv, metrics, metrics_public))) {
+	/* Said after the "listening on" line, which scripts read first for the port. */
+	char admin_said[4300] = "", metrics_said[700] = "";
+	if (!start_admin(x.srv, admin_path, admin_said, sizeof admin_said) ||
+	    (metrics && !start_metrics(x.srv, metrics, metrics_public, metrics_said, sizeof metrics_said))) {
 		server_close(x.srv, NULL, NULL);
 		cmd_net_finish_loop(&loop);
 		return 1;
@@ -222,6 +229,10 @@ cmd_server(int argc, char **argv)
 	cli_error("listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	        cfg.log_dir ? cfg.log_dir : "memory");
+	if (admin_said[0])
+		cli_error("%s\n", admin_said);
+	if (metrics_said[0])
+		cli_error("%s\n", metrics_said);
 	{
 		char addr[64];
 		cmd_net_reachable_address(server_bound(x.srv), addr, sizeof addr);

@@ -77,6 +77,7 @@ class Server:
                 self.metrics = int(m.group(1))
             if m := re.search(r"listening on .* port (\d+)", line):
                 self.port = int(m.group(1))
+            if self.port and self.metrics:
                 break
         assert self.port and self.metrics, "".join(self.log)
         threading.Thread(target=lambda: [self.log.append(l) for l in self.p.stderr], daemon=True).start()

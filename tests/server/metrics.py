@@ -38,6 +38,7 @@ def start_server(*extra):
             mport = int(m.group(1))
         if m := re.search(r"listening on .* port (\d+)", line):
             port = int(m.group(1))
+        if port and (mport or "--metrics" not in extra):
             break
     threading.Thread(target=lambda: [log.append(l) for l in p.stderr], daemon=True).start()
     return p, port, mport, log
