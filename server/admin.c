@@ -146,6 +146,12 @@ client_write(struct aclient *c, const char *p, size_t n)
 	c->queued += n;
 }
 
+static void
+client_say(struct aclient *c, const char *text)
+{
+	client_write(c, text, strlen(text));
+}
+
 /* Data lines with "- " before each, then "ok" or "error: REASON". */
 static void
 reply(struct aclient *c, const struct metrics_buf *data, const char *err)
@@ -164,7 +170,7 @@ reply(struct aclient *c, const struct metrics_buf *data, const char *err)
 	else
 		metrics_buf_printf(&out, "ok\n");
 	if (out.failed)
-		client_write(c, "error: out of memory\n", 21);
+		client_say(c, "error: out of memory\n");
 	else
 		client_write(c, out.p, out.len);
 	metrics_buf_free(&out);
@@ -309,14 +315,14 @@ on_connection(uv_stream_t *l, int status)
 	}
 	if (!peer_allowed(c)) {
 		c->quit = true;
-		client_write(c, "error: permission denied: not the server's user\n", 48);
+		client_say(c, "error: permission denied: not the server's user\n");
 		if (c->queued == 0)
 			client_close(c);
 		return;
 	}
 	if (a->nclients > ADMIN_CLIENTS_MAX) {
 		c->quit = true;
-		client_write(c, "error: busy: too many admin clients at once\n", 44);
+		client_say(c, "error: busy: too many admin clients at once\n");
 		if (c->queued == 0)
 			client_close(c);
 		return;
