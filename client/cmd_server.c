@@ -49,6 +49,51 @@ stop_server(void *ud)
 	server_close(x->srv, NULL, NULL);
 }
 
+/* The admin socket: --admin-socket PATH (its failures stop the start), "none" for no socket,
+ * or by default admin.sock in the state directory, where a failure is only said: several
+ * servers may share one state directory (tests do), and a server must not fail to start for
+ * want of its status socket. */
+static bool
+start_admin(struct server *srv, const char *given, char *said, size_t saidlen)
+{
+	char path[4200], why[600];
+
+	if (given && strcmp(given, "none") == 0)
+		return true;
+	if (given == NULL) {
+		if (!cli_state_dir(path, sizeof path - 16) || cli_make_dirs(path) != 0) {
+			snprintf(said, saidlen, "no state directory: no admin socket (`wizwar status` cannot reach this server)");
+			return true;
+		}
+		strcat(path, "/admin.sock");
+	} else {
+		snprintf(path, sizeof path, "%s", given);
+	}
+	if (server_admin_start(srv, path, why, sizeof why) != 0) {
+		if (given) {
+			cli_error("%s\n", why);
+			return false;
+		}
+		snprintf(said, saidlen, "%s; running without one (give --admin-socket PATH)", why);
+		return true;
+	}
+	snprintf(said, saidlen, "admin socket %s (`wizwar status`)", path);
+	return true;
+}
+
+static bool
+start_metrics(struct server *srv, const char *addr, bool public_ok, char *said, size_t saidlen)
+{
+	char why[600];
+
+	if (server_metrics_start(srv, addr, public_ok, why, sizeof why) != 0) {
+		cli_error("%s\n", why);
+		return false;
+	}
+	snprintf(said, saidlen, "metrics on %s (port %d), GET /metrics", addr, server_metrics_port(srv));
+	return true;
+}
+
 int
 cmd_server(int argc, char **argv)
 {
@@ -61,7 +106,9 @@ cmd_server(int argc, char **argv)
 	const char *dir = NULL;
 	long v;
 	int rc;
-	bool conns_given = false, resume = false;
+	bool conns_given = false, resume = false, metrics_public = false;
+	const char *admin_path = NULL, *metrics = NULL;
+	static struct proxy_cidr trusted[PROXY_TRUSTED_MAX];
 
 	server_config_default(&cfg);
 	cfg.multi = true;
@@ -114,6 +161,23 @@ cmd_server(int argc, char **argv)
 			cfg.lim.room_every_ms = v ? (unsigned)(3600000 / v) : 0;
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
+		} else if (strcmp(a, "--admin-socket") == 0 && more) {
+			admin_path = argv[++i];
+		} else if (strcmp(a, "--metrics") == 0 && more) {
+			metrics = argv[++i];
+		} else if (strcmp(a, "--metrics-public") == 0) {
+			metrics_public = true;
+		} else if (strcmp(a, "--trusted-proxy") == 0 && more) {
+			if (cfg.ntrusted == PROXY_TRUSTED_MAX) {
+				cli_error("--trusted-proxy: at most %d\n", PROXY_TRUSTED_MAX);
+				return 2;
+			}
+			if (!proxy_cidr_parse(argv[++i], &trusted[cfg.ntrusted], why, sizeof why)) {
+				cli_error("--trusted-proxy: %s\n", why);
+				return 2;
+			}
+			cfg.trusted = trusted;
+			cfg.ntrusted++;
 		} else {
 			cli_error("unknown or incomplete argument '%s'\n%s", a, server_usage);
 			return 2;
@@ -153,10 +217,22 @@ cmd_server(int argc, char **argv)
 		cli_error("%d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
 		        cfg.log_dir);
 	}
+	/* Said after the "listening on" line, which scripts read first for the port. */
+	char admin_said[4300] = "", metrics_said[700] = "";
+	if (!start_admin(x.srv, admin_path, admin_said, sizeof admin_said) ||
+	    (metrics && !start_metrics(x.srv, metrics, metrics_public, metrics_said, sizeof metrics_said))) {
+		server_close(x.srv, NULL, NULL);
+		cmd_net_finish_loop(&loop);
+		return 1;
+	}
 	server_fingerprint(x.srv, fp);
 	cli_error("listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	        cfg.log_dir ? cfg.log_dir : "memory");
+	if (admin_said[0])
+		cli_error("%s\n", admin_said);
+	if (metrics_said[0])
+		cli_error("%s\n", metrics_said);
 	{
 		char addr[64];
 		cmd_net_reachable_address(server_bound(x.srv), addr, sizeof addr);

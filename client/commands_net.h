@@ -11,6 +11,8 @@ WW_COLD int cmd_host(int argc, char **argv);
 WW_COLD int cmd_join(int argc, char **argv);
 /* wizwar server: a headless server of many rooms. */
 WW_COLD int cmd_server(int argc, char **argv);
+/* wizwar status: ask a running server through its admin socket. */
+WW_COLD int cmd_status(int argc, char **argv);
 /* wizwar bot HOST[:PORT]: a bot that plays through the protocol. */
 WW_COLD int cmd_bot(int argc, char **argv);
 

@@ -98,7 +98,8 @@ HELP_TEXT(HELP_SERVER,
     "usage: wizwar server [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
     "                     [--handshakes-per-min N] [--rooms-per-hour N] [--grace SECS]\n"
-    "                     [--lobby-hold SECS] [--resume]\n"
+    "                     [--lobby-hold SECS] [--resume] [--admin-socket PATH] [--metrics ADDR:PORT]\n"
+    "                     [--metrics-public] [--trusted-proxy CIDR]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -132,7 +133,29 @@ HELP_TEXT(HELP_SERVER,
     "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
     "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
     "                    come back by themselves within the grace, or run the same command again\n"
-    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n")
+    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n"
+    "  --admin-socket PATH  the local admin socket `wizwar status` reads (0600, this user and root\n"
+    "                    only; default $XDG_STATE_HOME/wizwar/admin.sock; none: no socket)\n"
+    "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics (PORT alone:\n"
+    "                    127.0.0.1); an address other than loopback is refused without\n"
+    "  --metrics-public  serve them on an address other than loopback anyway\n"
+    "  --trusted-proxy CIDR  a TCP proxy in front (haproxy, nginx) whose PROXY protocol header\n"
+    "                    (v2 or v1) is required and believed: every limit and log line counts the client\n"
+    "                    it names (repeatable, up to 32; 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8)\n")
+/* wizwar status */
+HELP_TEXT(HELP_STATUS,
+    "usage: wizwar status [--state-dir DIR | --socket PATH] [--prometheus] [--command LINE]\n"
+    "\n"
+    "Asks a running `wizwar server` of this user, through its local admin socket, how it is doing\n"
+    "and prints it: connections, rooms by state, duels started and finished, commands a second\n"
+    "over the last 10 s, handshakes and their failures by reason, each limit hit, bytes in and\n"
+    "out, the log writer's backlog and dropped lines, uptime. Exit 1 when no server answers.\n"
+    "\n"
+    "  --state-dir DIR   the server's state directory (default $XDG_STATE_HOME/wizwar): its\n"
+    "                    admin.sock\n"
+    "  --socket PATH     the admin socket itself (a server's --admin-socket)\n"
+    "  --prometheus      the same numbers in Prometheus' text format\n"
+    "  --command LINE    send this line of the admin protocol instead (`help` lists them)\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"

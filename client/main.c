@@ -22,6 +22,7 @@ static const struct subcommand {
 	{ "host", cmd_host, "host a duel: a server in this process, played from this terminal" },
 	{ "join", cmd_join, "join a hosted duel (or a room of a server)" },
 	{ "server", cmd_server, "a headless server of many rooms" },
+	{ "status", cmd_status, "how a running server is doing, through its admin socket" },
 	{ "bot", cmd_bot, "a bot that plays over the network" },
 	{ "selfplay", cmd_selfplay, "headless duels between two bots, printed or summarised" },
 	{ "replay", cmd_replay, "watch a turn log, check it, or print it turn by turn" },

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "proxy.h"
 
 struct wreq {
 	uv_write_t req;
@@ -28,6 +29,7 @@ on_close(uv_handle_t *h)
 		if (c->next)
 			c->next->prev = c->prev;
 		pconn_finish(&c->pc);
+		free(c->px);
 		free(c);
 		server__unref(s);
 	}
@@ -95,6 +97,8 @@ on_write(uv_write_t *req, int status)
 }
 
 static void on_tick(uv_timer_t *t);
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
+static void proxy_read(struct conn *c, size_t n);
 
 /* A peer that cannot be written to any more goes at the next turn of the loop, not
  * here: conn__send is called while a room is sending to both seats (from its shared
@@ -178,6 +182,7 @@ conn__write(struct conn *c, size_t len)
 		return 0;
 	if (c->queued + len > s->cfg.lim.max_queued) {
 		server__log(s, "%s: dropped: %zu bytes waiting, it does not read", c->peer, c->queued);
+		metrics_limit_hit(&s->m, METRICS_LIM_WRITE_QUEUE);
 		if (s->cfg.hooks.dropped)
 			s->cfg.hooks.dropped(s->cfg.hooks.ud, c, PERR_TIMEOUT, "write queue full");
 		doom(c);
@@ -209,6 +214,7 @@ conn__write(struct conn *c, size_t len)
 		c->queued += len - done;
 	}
 	c->last_tx = server__now(s);
+	s->m.bytes_out += len;
 	if (s->cfg.hooks.tap)
 		s->cfg.hooks.tap(s->cfg.hooks.ud, c, c->state == CONN_JOINED ? c->seat : -1, s->frame, len);
 	return 0;
@@ -228,13 +234,16 @@ conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
 	conn__send(c, m);
 }
 
+/* fail: the reason a handshake failure is counted under, or -1 for the code's. */
 static void
-drop(struct conn *c, int code, const char *why, bool log)
+drop(struct conn *c, int code, const char *why, bool log, int fail)
 {
 	struct server *s = c->srv;
 
 	if (c->state == CONN_CLOSING)
 		return;
+	if (c->state == CONN_HELLO || c->state == CONN_CHALLENGED)
+		s->m.failed[fail >= 0 ? fail : (int)metrics_fail_of_code(code)]++;
 	if (log)
 		server__log(s, "%s: dropped: %s (%s)", c->peer, proto_strerror(code), why);
 	c->offender = code != PERR_TIMEOUT;
@@ -247,13 +256,13 @@ drop(struct conn *c, int code, const char *why, bool log)
 void
 conn__drop(struct conn *c, int code, const char *why)
 {
-	drop(c, code, why, true);
+	drop(c, code, why, true, -1);
 }
 
 void
 conn__drop_unlogged(struct conn *c, int code, const char *why)
 {
-	drop(c, code, why, false);
+	drop(c, code, why, false, -1);
 }
 
 void
@@ -274,9 +283,15 @@ on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct conn *c = h->data;
 	size_t n;
-	uint8_t *p = pconn_space(&c->pc, &n);
+	uint8_t *p;
 
 	(void)suggested;
+	if (c->px) {
+		/* No more than the header still needs: what follows it is pconn's. */
+		*buf = uv_buf_init((char *)c->px + c->pxlen, (unsigned)(c->pxneed - c->pxlen));
+		return;
+	}
+	p = pconn_space(&c->pc, &n);
 	*buf = uv_buf_init((char *)p, (unsigned)n);
 }
 
@@ -299,6 +314,7 @@ over_budget(struct conn *c)
 	c->budget_frames++;
 	if (c->budget_frames <= l->frames_per_s && bytes - c->budget_bytes <= l->inflated_per_s)
 		return false;
+	metrics_limit_hit(&s->m, METRICS_LIM_FRAMES);
 	if (c->budget_frames > l->frames_per_s)
 		snprintf(why, sizeof why, "more than %u frames in a second", l->frames_per_s);
 	else
@@ -321,8 +337,22 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 	}
 	if (nread == 0)
 		return;
-	pconn_commit(&c->pc, (size_t)nread);
+	s->m.bytes_in += (size_t)nread;
 	c->last_rx = server__now(s);
+	if (c->px) {
+		proxy_read(c, (size_t)nread);
+		return;
+	}
+	/* A PROXY header from an address not trusted: said as what it is, not as bad magic. */
+	if (c->rx == 0 && c->state == CONN_HELLO && proxy_looks_like((const uint8_t *)buf->base, (size_t)nread) &&
+	    nread >= 8) {
+		c->rx += (size_t)nread;
+		drop(c, PERR_STATE, "a PROXY protocol header from an address that is not a trusted proxy (--trusted-proxy)",
+		     true, METRICS_FAIL_PROXY);
+		return;
+	}
+	c->rx += (size_t)nread;
+	pconn_commit(&c->pc, (size_t)nread);
 	while (c->state != CONN_CLOSING && !c->doomed) {
 		int rc = pconn_next(&c->pc, &s->in, &s->err);
 		if (rc == PROTO_MORE)
@@ -360,6 +390,12 @@ on_tick(uv_timer_t *t)
 	if (c->state == CONN_CLOSING) {
 		if (now - c->closing_since >= l->close_ms)
 			conn__close_now(c);
+		return;
+	}
+	if (c->px && now - c->born >= l->proxy_ms) {
+		char why[96];
+		snprintf(why, sizeof why, "no whole PROXY header from the trusted proxy within %u ms", l->proxy_ms);
+		drop(c, PERR_TIMEOUT, why, true, METRICS_FAIL_PROXY);
 		return;
 	}
 	if (c->state != CONN_JOINED && now - c->born >= l->handshake_ms) {
@@ -419,18 +455,113 @@ conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t
 	}
 }
 
-static void
-peer_name(struct conn *c, uint8_t addr16[16])
+/* The peer's name for log lines and its key for the limits; *trusted when it is one of the
+ * trusted proxies (matched on its whole address, not the /64 the limits use). false: the peer
+ * is already gone (a connection reset before it was accepted has no peer name: a proxy's
+ * health check that sends its header and closes at once). */
+static bool
+peer_name(struct conn *c, uint8_t addr16[16], bool *trusted)
 {
 	struct sockaddr_storage ss;
 	int len = sizeof ss;
 	char host[48] = "?";
 	int port = 0;
+	uint8_t full[16] = { 0 };
 
 	memset(addr16, 0, 16);
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+	*trusted = false;
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0)
+		return false;
+	{
 		conn__addr_key((const struct sockaddr *)&ss, addr16, host, sizeof host, &port);
+		if (ss.ss_family == AF_INET6) {
+			memcpy(full, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+		} else if (ss.ss_family == AF_INET) {
+			full[10] = full[11] = 0xff;
+			memcpy(full + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+		}
+		*trusted = c->srv->ntrusted && ss.ss_family != AF_UNSPEC &&
+		           proxy_cidr_match(c->srv->trusted, c->srv->ntrusted, full);
+	}
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+	return true;
+}
+
+/* The per-address checks, once the address is known (at accept, or after a trusted proxy's
+ * header), then reading for the handshake. */
+static void
+admit(struct conn *c, const uint8_t a[16])
+{
+	struct server *s = c->srv;
+	char why[PROTO_REASON_BYTES];
+	bool say;
+
+	if ((c->addr = server__addr_get(s, a)) != NULL)
+		c->addr->conns++;
+	if (c->addr && !server__may_handshake(s, c, why, sizeof why, &say)) {
+		/* A flood from one address is said once (with the first refusal), not once a connection. */
+		if (say)
+			server__log(s, "%s: refusing its address's handshakes for now (more than %u at once, then one "
+			            "every %u ms): %s", c->peer, s->cfg.lim.hs_burst, s->cfg.lim.hs_every_ms, why);
+		metrics_limit_hit(&s->m, METRICS_LIM_HANDSHAKE_RATE);
+		conn__drop_unlogged(c, PERR_LIMIT, why);
+		return;
+	}
+	if (c->addr == NULL || c->addr->conns > s->cfg.lim.max_conns_per_addr) {
+		metrics_limit_hit(&s->m, METRICS_LIM_CONNS_PER_ADDR);
+		conn__drop(c, PERR_SERVER, "too many connections from your address");
+		return;
+	}
+	if (!c->reading && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0) {
+		conn__close_now(c);
+		return;
+	}
+	c->reading = true;
+}
+
+/* Bytes of a trusted proxy's header came in: once it is whole, the client it names is the
+ * peer (its address for the limits, its name for the log), and the handshake begins. */
+static void
+proxy_read(struct conn *c, size_t n)
+{
+	struct server *s = c->srv;
+	struct proxy_hdr h;
+	size_t need;
+	char why[PROTO_REASON_BYTES];
+	uint8_t a[16];
+
+	c->pxlen += n;
+	c->rx += n;
+	int rc = proxy_decode(c->px, c->pxlen, &h, &need, why, sizeof why);
+	if (rc == PROXY_MORE) {
+		c->pxneed = need;
+		return;
+	}
+	if (rc == PROXY_BROKEN) {
+		drop(c, PERR_STATE, why, true, METRICS_FAIL_PROXY);
+		return;
+	}
+	free(c->px);
+	c->px = NULL;
+	if (h.has_addr) {
+		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(h.src_port) };
+		char host[48];
+		int port;
+		memcpy(&sa.sin6_addr, h.src, 16);
+		conn__addr_key((const struct sockaddr *)&sa, a, host, sizeof host, &port);
+		snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+		s->m.proxied++;
+	} else {
+		/* LOCAL (the proxy's health check), UNSPEC, a Unix socket: the proxy itself. */
+		struct sockaddr_storage ss;
+		int len = sizeof ss;
+		char host[48];
+		int port;
+		memset(a, 0, 16);
+		if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+			conn__addr_key((const struct sockaddr *)&ss, a, host, sizeof host, &port);
+	}
+	admit(c, a);
 }
 
 int
@@ -438,8 +569,7 @@ conn__start(struct server *s, int fd)
 {
 	struct conn *c;
 	uint8_t a[16];
-	char why[PROTO_REASON_BYTES];
-	bool say;
+	bool trusted;
 
 	if (!s->pscratch) {
 		struct pconn_config pc = PCONN_CONFIG_DEFAULT;
@@ -471,35 +601,37 @@ conn__start(struct server *s, int fd)
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
 	c->born = c->last_rx = c->last_tx = c->budget_start = server__now(s);
-	peer_name(c, a);
-	if ((c->addr = server__addr_get(s, a)) != NULL)
-		c->addr->conns++;
+	s->m.accepted++;
+	if (!peer_name(c, a, &trusted)) {
+		conn__close_now(c);
+		return 0;
+	}
 	uv_timer_start(&c->timer, on_tick, s->cfg.lim.tick_ms, s->cfg.lim.tick_ms);
 	if (s->closing) {
 		conn__bye(c, s->bye_reason);
 		return 0;
 	}
 	if (s->nconns > s->cfg.lim.max_conns) {
+		metrics_limit_hit(&s->m, METRICS_LIM_SERVER_FULL);
 		conn__drop(c, PERR_SERVER, "the server is full");
 		return 0;
 	}
-	if (c->addr && !server__may_handshake(s, c, why, sizeof why, &say)) {
-		/* A flood from one address is said once (with the first refusal), not once a connection. */
-		if (say)
-			server__log(s, "%s: refusing its address's handshakes for now (more than %u at once, then one "
-			            "every %u ms): %s", c->peer, s->cfg.lim.hs_burst, s->cfg.lim.hs_every_ms, why);
-		conn__drop_unlogged(c, PERR_LIMIT, why);
+	if (trusted) {
+		/* A trusted proxy: its header first, whole, within proxy_ms; the address it names
+		 * is the one every per-address limit counts (admit, from proxy_read). */
+		if ((c->px = malloc(PROXY_MAX)) == NULL) {
+			conn__close_now(c);
+			return 0;
+		}
+		c->pxneed = 1;
+		if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0) {
+			conn__close_now(c);
+			return 0;
+		}
+		c->reading = true;
 		return 0;
 	}
-	if (c->addr == NULL || c->addr->conns > s->cfg.lim.max_conns_per_addr) {
-		conn__drop(c, PERR_SERVER, "too many connections from your address");
-		return 0;
-	}
-	if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0) {
-		conn__close_now(c);
-		return 0;
-	}
-	c->reading = true;
+	admit(c, a);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "game.h"
 #include "gpack.h"
+#include "metrics.h"
 #include "pconn.h"
 #include "server.h"
 #include "tlog.h"
@@ -73,6 +74,11 @@ struct conn {
 	bool offender;             /* dropped for breaking the protocol or a limit (a fatal ERROR other than
 	                            * TIMEOUT): its client knows and does not come back, so no lobby hold */
 	uint64_t born, last_rx, last_tx, closing_since;
+	uint64_t rx;               /* bytes read from it */
+	/* From a trusted proxy, until its PROXY header is whole: the bytes so far (PROXY_MAX), how
+	 * many, and how many the decoder needs; reads are sized so that none goes past the header. */
+	uint8_t *px;
+	size_t pxlen, pxneed;
 	size_t queued;             /* bytes in uv_write requests not yet done */
 	struct wire_who who;       /* CHALLENGED on: from AUTH or RESUME */
 	struct gameroom *room;         /* CHALLENGED: the room asked for (one-room mode); JOINED: its room */
@@ -187,6 +193,11 @@ struct server {
 	uint8_t bye_reason;       /* the BYE said to everyone as it closes: BYE_SHUTDOWN, or BYE_LEAVE (server_close_as) */
 	void (*close_cb)(void *ud);
 	void *close_ud;
+	struct metrics m;          /* counters (metrics.h) */
+	struct admin *admin;       /* the admin socket, or NULL */
+	struct metrics_http *http; /* the --metrics endpoint, or NULL */
+	struct proxy_cidr trusted[PROXY_TRUSTED_MAX];
+	unsigned ntrusted;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
 	struct wire_msg in, out;
 	struct view view, prev;

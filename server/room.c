@@ -911,6 +911,7 @@ start_game(struct gameroom *r)
 	}
 	log_hooks(r);
 	r->state = ROOM_PLAYING;
+	s->m.duels_started++;
 	server__log(s, "room %s: duel %d starts: %s vs %s, %dx%d%s%s%s", r->code, r->games + 1, r->seat[0].name,
 	            r->seat[1].name, r->opt.size, r->opt.size, r->opt.fov ? "" : ", no FoV",
 	            r->opt.potions ? "" : ", no potions", r->log.path ? "" : " (log in memory)");
@@ -1047,6 +1048,7 @@ finish(struct gameroom *r)
 	r->state = ROOM_LOBBY;
 	r->lobby_active = server__now(s);
 	r->games++;
+	s->m.duels_finished++;
 	for (int p = 0; p < PLAYERS; p++) {
 		struct seat *st = &r->seat[p];
 		st->ready = st->rematch = false;
@@ -1102,6 +1104,7 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
 		c->chat_count = 0;
 	}
 	if (++c->chat_count > s->cfg.lim.chat_burst) {
+		metrics_limit_hit(&s->m, METRICS_LIM_CHAT);
 		conn__error(c, PERR_LIMIT, false, "too many chat lines: wait a few seconds");
 		return;
 	}

@@ -16,6 +16,7 @@
 
 #include <sodium.h>
 
+#include "admin.h"
 #include "internal.h"
 #include "slog.h"
 #include "text.h"
@@ -70,6 +71,7 @@ server_config_default(struct server_config *c)
 		.lobby_hold_ms = 30000,
 		.close_ms = 2000,
 		.tick_ms = 500,
+		.proxy_ms = 3000,
 	};
 }
 
@@ -432,6 +434,7 @@ drop_if_blocked(struct server *s, struct conn *c)
 
 	if (!auth_blocked(s, c, &wait_s))
 		return false;
+	metrics_limit_hit(&s->m, METRICS_LIM_WRONG_PASSWORDS);
 	snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
 	conn__drop(c, PERR_AUTH, why);
 	return true;
@@ -458,6 +461,7 @@ drop_if_guessing(struct server *s, struct conn *c, bool miss)
 	}
 	if (a->misses < l->room_misses + (miss ? 1 : 0))
 		return false;
+	metrics_limit_hit(&s->m, METRICS_LIM_ROOM_GUESSES);
 	snprintf(why, sizeof why, "too many unknown room codes from your address: try again in %u s",
 	         (unsigned)((l->room_window_ms - (now - a->miss_start) + 999) / 1000));
 	conn__drop(c, PERR_LIMIT, why);
@@ -501,11 +505,13 @@ room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 		/* A token is spent only on a room made, so the bucket is tried on a copy first. */
 		if (c->addr && !bucket_take(&full, server__now(s), l->room_burst, l->room_every_ms, &wait_ms)) {
 			*code = PERR_LIMIT;
+			metrics_limit_hit(&s->m, METRICS_LIM_ROOM_RATE);
 			*retry_s = (unsigned)((wait_ms + 999) / 1000);
 			return NULL;
 		}
 		if ((r = server__add_room(s, c->who.room)) == NULL) {
 			*code = PERR_ROOM_FULL;
+			metrics_limit_hit(&s->m, METRICS_LIM_ROOMS_FULL);
 			return NULL;
 		}
 		if (c->addr)
@@ -615,12 +621,16 @@ server__handle(struct conn *c, const struct wire_msg *m)
 			on_resume(c, &m->u.resume);
 		else
 			conn__drop(c, PERR_STATE, "expected AUTH or RESUME");
+		if (c->state == CONN_JOINED)
+			c->srv->m.welcomed++;
 		return;
 	case CONN_JOINED:
 		if (m->type == WIRE_HELLO || m->type == WIRE_AUTH || m->type == WIRE_RESUME) {
 			conn__drop(c, PERR_STATE, "already joined");
 			return;
 		}
+		if (m->type == WIRE_CMD)
+			metrics_command(&c->srv->m, server__now(c->srv));
 		room__message(c->room, c, m);
 		return;
 	default:
@@ -672,6 +682,7 @@ shed(struct server *s, int lfd, int err)
 		uv_timer_start(&s->accept_retry, on_accept_retry, ACCEPT_PAUSE_MS, 0);
 	}
 	s->emfile_count += n;
+	s->m.limits[METRICS_LIM_NO_FILES] += n;
 	if (s->emfile_logged != 0 && now - s->emfile_logged < EMFILE_LOG_MS)
 		return;
 	server__log(s, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
@@ -861,6 +872,16 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	s->loop = loop;
 	s->cfg = *cfg;
+	s->m.started_ms = uv_now(loop);
+	if (cfg->ntrusted > PROXY_TRUSTED_MAX) {
+		snprintf(why, whylen, "at most %d trusted proxies", PROXY_TRUSTED_MAX);
+		free(s);
+		return -1;
+	}
+	if (cfg->ntrusted)
+		memcpy(s->trusted, cfg->trusted, cfg->ntrusted * sizeof s->trusted[0]);
+	s->ntrusted = cfg->ntrusted;
+	s->cfg.trusted = NULL;
 	crypto_shorthash_keygen(s->hash_key);
 	if (cfg->multi) /* a one-room host needs a few descriptors, and its process is a player's too */
 		fit_file_limit(s);
@@ -1274,6 +1295,10 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	s->closing = true;
 	s->close_cb = cb;
 	s->close_ud = ud;
+	admin_close(s->admin);
+	metrics_http_close(s->http);
+	s->admin = NULL;
+	s->http = NULL;
 	while (s->rooms)
 		room__destroy(s->rooms);
 	for (struct conn *c = s->conns; c; c = c->next) {
@@ -1286,4 +1311,44 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	uv_close((uv_handle_t *)&s->listener, on_idle_free);
 	uv_close((uv_handle_t *)&s->sweep, on_idle_free);
 	uv_close((uv_handle_t *)&s->accept_retry, on_idle_free);
+}
+
+int
+server_admin_start(struct server *s, const char *path, char *why, size_t whylen)
+{
+	if (s->admin) {
+		snprintf(why, whylen, "the admin socket is already open");
+		return -1;
+	}
+	return admin_start(s, path, &s->admin, why, whylen);
+}
+
+int
+server_metrics_start(struct server *s, const char *addr, bool public_ok, char *why, size_t whylen)
+{
+	struct sockaddr_storage sa;
+	bool loopback;
+
+	if (s->http) {
+		snprintf(why, whylen, "the metrics endpoint is already open");
+		return -1;
+	}
+	if (!metrics_parse_addr(addr, &sa, &loopback, why, whylen))
+		return -1;
+	if (!loopback && !public_ok) {
+		snprintf(why, whylen, "--metrics %s: not a loopback address; the metrics tell anyone who can reach them "
+		         "how busy the server is: give --metrics-public to serve them there anyway", addr);
+		return -1;
+	}
+	if (metrics_http_start(s, (const struct sockaddr *)&sa, &s->http, why, whylen) != 0)
+		return -1;
+	if (!loopback)
+		server__log(s, "warning: metrics served on %s, not a loopback address (--metrics-public)", addr);
+	return 0;
+}
+
+int
+server_metrics_port(const struct server *s)
+{
+	return s->http ? metrics_http_port(s->http) : -1;
 }

@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "auth.h"
+#include "proxy.h"
 #include "game.h"
 #include "proto.h"
 
@@ -55,6 +56,7 @@ struct server_limits {
 	unsigned lobby_hold_ms;      /* between duels (the first too), a seat dropped without BYE is held (30 s, at most grace_ms) */
 	unsigned close_ms;           /* how long a dropped peer may take to read its last bytes (2 s) */
 	unsigned tick_ms;            /* how often each connection's timeouts are checked (500 ms) */
+	unsigned proxy_ms;           /* from accept to the whole PROXY header of a trusted proxy (3 s) */
 };
 
 /* Test and benchmark hooks; all optional. */
@@ -90,6 +92,11 @@ struct server_config {
 	bool quiet;             /* no log lines on stderr */
 	struct server_limits lim;
 	struct server_hooks hooks;
+	/* Proxies whose PROXY protocol v2 header is required and believed (--trusted-proxy): the
+	 * client address it gives replaces theirs for every per-address limit and log line. A
+	 * connection from any other address that starts with a PROXY header is refused. */
+	const struct proxy_cidr *trusted;
+	unsigned ntrusted;           /* at most PROXY_TRUSTED_MAX */
 };
 
 void server_config_default(struct server_config *c);
@@ -137,6 +144,15 @@ void server_close(struct server *s, void (*cb)(void *ud), void *ud);
  * and may be started again, so clients reconnect) or BYE_LEAVE (a host's own player left on purpose:
  * the room is closed for good, and clients do not come back). */
 void server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud);
+
+/* The local admin socket (`wizwar status`) at path, on the server's loop, closed with it: 0,
+ * or -1 with why (the folder not this user's own, another server answering there, ...). */
+WW_COLD int server_admin_start(struct server *s, const char *path, char *why, size_t whylen);
+/* The Prometheus endpoint on "ADDR:PORT", "[V6]:PORT" or "PORT" (127.0.0.1). An address
+ * other than loopback is refused unless public_ok (then the log warns). 0, or -1 with why. */
+WW_COLD int server_metrics_start(struct server *s, const char *addr, bool public_ok, char *why, size_t whylen);
+/* The endpoint's port (port 0 asked: the one given), or -1 when there is none. */
+int server_metrics_port(const struct server *s);
 
 /* Read-only views for tests and the benchmark. */
 struct gameroom *server_room(struct server *s, const char *code); /* one-room mode: code ignored */

@@ -33,6 +33,7 @@ struct slog {
 	char *buf;
 	size_t cap, head, len;     /* the ring: len bytes from head */
 	unsigned long dropped;     /* lines dropped since the last report */
+	unsigned long dropped_all; /* lines dropped since the start (the metrics' count) */
 	bool stop, writing;
 };
 
@@ -192,6 +193,7 @@ slog_vline(struct slog *l, const char *fmt, va_list ap)
 		k = dropped_note(l, note, sizeof note);
 	if (k + n > room_left(l)) {
 		l->dropped++;
+		l->dropped_all++;
 	} else {
 		if (k > 0) {
 			ring_put(l, note, k);
@@ -212,6 +214,15 @@ slog_dropped(struct slog *l)
 	n = l->dropped;
 	pthread_mutex_unlock(&l->mu);
 	return n;
+}
+
+void
+slog_stats(struct slog *l, size_t *held, unsigned long *dropped)
+{
+	pthread_mutex_lock(&l->mu);
+	*held = l->len;
+	*dropped = l->dropped_all;
+	pthread_mutex_unlock(&l->mu);
 }
 
 void

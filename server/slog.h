@@ -24,6 +24,8 @@ WW_COLD struct slog *slog_create(int fd, const char *who, size_t cap);
 void slog_vline(struct slog *l, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Lines dropped so far and not yet reported. */
 unsigned long slog_dropped(struct slog *l);
+/* For the metrics: bytes held, not yet written (the writer's lag), and lines dropped since the start. */
+void slog_stats(struct slog *l, size_t *held, unsigned long *dropped);
 /* Write what is held for up to wait_ms, then stop the writer (even in the middle of a write
  * that does not return) and free it. NULL is fine. */
 void slog_destroy(struct slog *l, unsigned wait_ms);

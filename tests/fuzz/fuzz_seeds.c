@@ -10,6 +10,26 @@
 #include "samples.h"
 #include "script.h"
 
+static void put(const char *dir, const char *target, const char *name, const uint8_t *p, size_t n);
+
+/* fuzz_proxy: byte 0 even, a PROXY v2 header (TCP4, TCP6 with a TLV, LOCAL); odd, a block. */
+static void
+proxy_seeds(const char *dir)
+{
+	static const uint8_t v4[] = { 0, 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a,
+		0x21, 0x11, 0, 12, 10, 1, 2, 3, 127, 0, 0, 1, 0x11, 0xd7, 0x1e, 0x2f, 'H' };
+	static const uint8_t v6[] = { 0, 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a,
+		0x21, 0x21, 0, 43, 0x20, 1, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 1, 0x30, 0x39, 0x1e, 0x2f, 0x04, 0, 4, 'a', 'b', 'c', 'd' };
+	static const uint8_t local[] = { 0, 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a,
+		0x20, 0x00, 0, 0 };
+	put(dir, "fuzz_proxy", "tcp4", v4, sizeof v4);
+	put(dir, "fuzz_proxy", "tcp6-tlv", v6, sizeof v6);
+	put(dir, "fuzz_proxy", "local", local, sizeof local);
+	put(dir, "fuzz_proxy", "cidr4", (const uint8_t *)"\x01" "10.0.0.0/8", 11);
+	put(dir, "fuzz_proxy", "cidr6", (const uint8_t *)"\x01" "2001:db8::/32", 14);
+}
+
 static void
 put(const char *dir, const char *target, const char *name, const uint8_t *p, size_t n)
 {
@@ -275,5 +295,6 @@ main(int argc, char **argv)
 		snprintf(name, sizeof name, "code-%zu", i);
 		put(argv[1], "fuzz_codes", name, (const uint8_t *)codes[i], 1 + strlen(codes[i] + 1));
 	}
+	proxy_seeds(argv[1]);
 	return 0;
 }
