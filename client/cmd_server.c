@@ -58,7 +58,7 @@ cmd_server(int argc, char **argv)
 	static struct auth_identity id;
 	uv_loop_t loop;
 	char dirbuf[4096], why[300], fp[AUTH_FP_LEN + 1];
-	const char *dir = NULL;
+	struct cmd_net_places pl = { NULL, NULL };
 	long v;
 	int rc;
 	bool conns_given = false, resume = false;
@@ -66,6 +66,7 @@ cmd_server(int argc, char **argv)
 	server_config_default(&cfg);
 	cfg.multi = true;
 	cfg.port = NET_DEFAULT_PORT;
+	cfg.log_keep_days = SERVER_LOG_KEEP_DAYS;
 	const char *server_usage = help_get(HELP_SERVER);
 	int args = cli_args("server", server_usage, &argc, &argv, NULL);
 	if (args >= 0)
@@ -73,7 +74,7 @@ cmd_server(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
-		int r = cmd_net_server_option(argc, argv, &i, &cfg, &dir, &pw, "server");
+		int r = cmd_net_server_option(argc, argv, &i, &cfg, &pl, &pw, "server");
 		if (r < 0)
 			return 2;
 		if (r > 0)
@@ -112,6 +113,11 @@ cmd_server(int argc, char **argv)
 				return 2;
 			cfg.lim.room_burst = v < 16 ? (unsigned)v : 16;
 			cfg.lim.room_every_ms = v ? (unsigned)(3600000 / v) : 0;
+		} else if (strcmp(a, "--log-keep") == 0 && more) {
+			/* 0: kept forever; at most a hundred years, which no operator means as a number of days */
+			if (!cli_int(argv[++i], 0, 36500, "--log-keep", &v))
+				return 2;
+			cfg.log_keep_days = (unsigned)v;
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
 		} else {
@@ -120,10 +126,16 @@ cmd_server(int argc, char **argv)
 		}
 	}
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
-	    !cmd_net_server_identity(&id, "server"))
+	    !cmd_net_server_identity(&id, &pl, "server"))
 		return 1;
 	cfg.identity = &id;
-	cfg.log_dir = cmd_net_log_dir(dir, dirbuf, sizeof dirbuf);
+	bool bad_dir;
+	/* An operator's --log-dir that cannot be written is refused at once, not found out later. */
+	cfg.log_dir = cmd_net_log_dir(&pl, true, &bad_dir, dirbuf, sizeof dirbuf);
+	if (bad_dir) {
+		sodium_memzero(&id, sizeof id);
+		return 2;
+	}
 	if (uv_loop_init(&loop) != 0)
 		return 1;
 	progress_init(&x.resume, NULL, "server --resume", "logs", 0);
@@ -152,11 +164,17 @@ cmd_server(int argc, char **argv)
 		}
 		cli_error("%d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
 		        cfg.log_dir);
+	} else if (cfg.log_dir && server_tidy_logs(x.srv, why, sizeof why) < 0) {
+		cli_error("%s\n", why); /* the logs are left as they are; the server runs */
 	}
 	server_fingerprint(x.srv, fp);
-	cli_error("listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	char keep[64] = "";
+	if (cfg.log_dir)
+		snprintf(keep, sizeof keep, cfg.log_keep_days ? ", finished ones kept %u days" : ", kept forever",
+		         cfg.log_keep_days);
+	cli_error("listening on %s port %d%s; turn logs in %s%s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
-	        cfg.log_dir ? cfg.log_dir : "memory");
+	        cfg.log_dir ? cfg.log_dir : "memory", keep);
 	{
 		char addr[64];
 		cmd_net_reachable_address(server_bound(x.srv), addr, sizeof addr);
