@@ -125,17 +125,16 @@ cmd_server(int argc, char **argv)
 			return 2;
 		}
 	}
+	bool bad_dir;
+	/* An operator's --log-dir that cannot be written is refused at once, before a password is
+	 * asked or a key made, not found out at the first duel. */
+	cfg.log_dir = cmd_net_log_dir(&pl, true, &bad_dir, dirbuf, sizeof dirbuf);
+	if (bad_dir)
+		return 2;
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
 	    !cmd_net_server_identity(&id, &pl, "server"))
 		return 1;
 	cfg.identity = &id;
-	bool bad_dir;
-	/* An operator's --log-dir that cannot be written is refused at once, not found out later. */
-	cfg.log_dir = cmd_net_log_dir(&pl, true, &bad_dir, dirbuf, sizeof dirbuf);
-	if (bad_dir) {
-		sodium_memzero(&id, sizeof id);
-		return 2;
-	}
 	if (uv_loop_init(&loop) != 0)
 		return 1;
 	progress_init(&x.resume, NULL, "server --resume", "logs", 0);
