@@ -728,7 +728,12 @@ on_accept_retry(uv_timer_t *t)
 /* A multi-room server: raise the soft limit on open files to the hard one (a service
  * manager's default soft limit is often 1,024, far below what thousands of players need),
  * and fit the caps into what it allows: each connection holds a socket and each playing
- * room its turn log. Said on the log either way. */
+ * room its turn log, open for appending for the whole duel (tlog.h): a full server holds
+ * two connections and a log to a room. FD_SPARE holds the rest: the listener, the reserve,
+ * libuv's own, and what the threadpool opens for a moment (a finished log's compression
+ * reads one file and writes another, the expiry's scan holds four folders: 8 + 4 with
+ * libuv's 4 threads; a UV_THREADPOOL_SIZE far above that wants a larger margin). Said on
+ * the log either way. */
 static void
 fit_file_limit(struct server *s)
 {
