@@ -168,9 +168,11 @@ cmd_server(int argc, char **argv)
 	}
 	server_fingerprint(x.srv, fp);
 	char keep[64] = "";
-	if (cfg.log_dir)
-		snprintf(keep, sizeof keep, cfg.log_keep_days ? ", finished ones kept %u days" : ", kept forever",
-		         cfg.log_keep_days);
+	if (cfg.log_dir && cfg.log_keep_days)
+		snprintf(keep, sizeof keep, ", finished ones kept %u day%s", cfg.log_keep_days,
+		         cfg.log_keep_days == 1 ? "" : "s");
+	else if (cfg.log_dir)
+		snprintf(keep, sizeof keep, ", kept forever");
 	cli_error("listening on %s port %d%s; turn logs in %s%s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	        cfg.log_dir ? cfg.log_dir : "memory", keep);
