@@ -5,6 +5,7 @@
 # logs; a duel's log is plain text in playing/ while it is played and one gzip member in the day's folder once
 # it ends; and a server started with --log-keep 1 removes a finished log older than a day at once, leaving a
 # recent one, a log being played (or left) in playing/, an older server's flat log and the key beside them.
+# HOME=/ (a service's user) makes the state folder /.local/state/wizwar, not //.local/state/wizwar.
 set -u
 W="${1:?usage: logkeep.sh WIZWAR}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-logkeep.XXXXXX")"
@@ -121,4 +122,12 @@ wait_re 'turn logs: 2 finished duels older than 1 day removed' "$TMP/srv2.err" 1
 [ "$(sha256sum <"$ST/server.key")" = "$KEY" ] || fail "the key changed"
 server_stop
 ok "--log-keep 1: finished logs older than a day removed at start (and their empty folder), said; a recent one, a duel under way, a flat log and the key left"
+# ==== 4. HOME=/ (a service's user with no home): the state folder is /.local/state/wizwar, not //.local/... ====
+said="$(env -u XDG_STATE_HOME HOME=/ "$W" replay --list 2>&1)"
+case "$said" in
+*//.local*) fail "HOME=/ makes a path with //: $said" ;;
+*/.local/state/wizwar*) ;;
+*) fail "HOME=/: '$said' names no /.local/state/wizwar" ;;
+esac
+ok "HOME=/: the state folder is /.local/state/wizwar"
 echo "all log keeping tests passed"
