@@ -463,8 +463,8 @@ cli_state_dir(char *buf, size_t len)
 
 	if (x && x[0] == '/')
 		return (size_t)snprintf(buf, len, "%s/wizwar", x) < len;
-	if (h && h[0])
-		return (size_t)snprintf(buf, len, "%s/.local/state/wizwar", h) < len;
+	if (h && h[0]) /* HOME=/ makes /.local/state/wizwar, not //.local/... */
+		return (size_t)snprintf(buf, len, "%s%s.local/state/wizwar", h, h[strlen(h) - 1] == '/' ? "" : "/") < len;
 	return false;
 }
 

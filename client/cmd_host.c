@@ -47,11 +47,12 @@ cmd_host(int argc, char **argv)
 	struct net_config nc;
 	struct cmd_net_stopper st;
 	static struct cmd_net_pw pw;
+	struct cmd_net_places pl = { NULL, NULL };
 	static struct auth_identity id;
 	uv_loop_t loop;
 	char dirbuf[4096], why[300], banner[400], share[200], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
-	const char *dir = NULL, *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
+	const char *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
 	bool headless = false;
 	uint8_t token[PROTO_TOKEN_MAX];
 	size_t token_len;
@@ -68,7 +69,7 @@ cmd_host(int argc, char **argv)
 		bool more = i + 1 < argc;
 		int r = cli_game_option(argc, argv, &i, &cfg.opt);
 		if (r == 0)
-			r = cmd_net_server_option(argc, argv, &i, &cfg, &dir, &pw, "host");
+			r = cmd_net_server_option(argc, argv, &i, &cfg, &pl, &pw, "host");
 		if (r < 0)
 			return 2;
 		if (r > 0)
@@ -107,10 +108,11 @@ cmd_host(int argc, char **argv)
 		return 1;
 	cfg.quiet = !headless; /* the server's log lines would write over the screen */
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "host", "Password for the other player: ", &cfg.password) ||
-	    !cmd_net_server_identity(&id, "host"))
+	    !cmd_net_server_identity(&id, &pl, "host"))
 		return 1;
 	cfg.identity = &id;
-	cfg.log_dir = cmd_net_log_dir(dir, dirbuf, sizeof dirbuf);
+	bool bad_dir;
+	cfg.log_dir = cmd_net_log_dir(&pl, false, &bad_dir, dirbuf, sizeof dirbuf); /* a player's process: logs in memory rather than no duel */
 	if (uv_loop_init(&loop) != 0)
 		return 1;
 	rc = server_create(&loop, &cfg, &srv, why, sizeof why);

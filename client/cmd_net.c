@@ -2,6 +2,7 @@
 /* cmd_net: what the network subcommands share (cmd_net.h): passwords, keys and trust, names, room codes,
  * seat files, signals, and the curses client that join and host run. */
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,18 +35,71 @@ cmd_net_default_name(const char *fallback)
 	return u && u[0] ? u : fallback;
 }
 
-/* --log-dir, else $XDG_STATE_HOME/wizwar, else ~/.local/state/wizwar; created. NULL: none. */
-const char *
-cmd_net_log_dir(const char *given, char *buf, size_t len)
+bool
+cmd_net_state_dir(const struct cmd_net_places *pl, char *buf, size_t len)
 {
-	if (given) {
-		snprintf(buf, len, "%s", given);
-	} else if (!cli_state_dir(buf, len)) {
-		cli_error("neither XDG_STATE_HOME nor HOME is set: turn logs stay in memory\n");
-		return NULL;
+	if (pl->state_dir) {
+		if ((size_t)snprintf(buf, len, "%s", pl->state_dir) >= len) {
+			cli_error("--state-dir: the path is too long\n");
+			return false;
+		}
+		return true;
 	}
-	if (cli_make_dirs(buf) != 0) {
-		cli_error("cannot create %s: %s; turn logs stay in memory\n", buf, strerror(errno));
+	if (!cli_state_dir(buf, len)) {
+		cli_error("neither XDG_STATE_HOME nor HOME is set: give --state-dir DIR\n");
+		return false;
+	}
+	return true;
+}
+
+/* A folder this process may create files in: made if need be, then checked with a file made
+ * and removed (access(2) would answer for the real user, not for what open will do). */
+static int
+writable_dir(const char *dir)
+{
+	char probe[4200];
+	int fd;
+
+	if (cli_make_dirs(dir) != 0)
+		return -1;
+	if ((size_t)snprintf(probe, sizeof probe, "%s/.wizwar-probe-%ld", dir, (long)getpid()) >= sizeof probe) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+		return -1;
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+const char *
+cmd_net_log_dir(const struct cmd_net_places *pl, bool strict, bool *bad, char *buf, size_t len)
+{
+	char state[4096];
+
+	*bad = false;
+	if (pl->log_dir) {
+		if ((size_t)snprintf(buf, len, "%s", pl->log_dir) >= len) {
+			cli_error("--log-dir: the path is too long\n");
+			*bad = strict;
+			return NULL;
+		}
+	} else {
+		if (!cmd_net_state_dir(pl, state, sizeof state)) {
+			cli_error("turn logs stay in memory\n");
+			return NULL;
+		}
+		if ((size_t)snprintf(buf, len, "%s/logs", state) >= len)
+			return NULL;
+	}
+	if (writable_dir(buf) != 0) {
+		if (strict && pl->log_dir) {
+			cli_error("--log-dir %s: cannot write there: %s\n", buf, strerror(errno));
+			*bad = true;
+		} else {
+			cli_error("cannot write in %s: %s; turn logs stay in memory\n", buf, strerror(errno));
+		}
 		return NULL;
 	}
 	return buf;
@@ -148,17 +202,15 @@ cmd_net_password_wipe(struct cmd_net_pw *pw)
 	sodium_memzero(pw->buf, sizeof pw->buf);
 }
 
-/* The server's long-term key: $XDG_STATE_HOME/wizwar/server.key, made on first run. */
+/* The server's long-term key: STATE/server.key, made on first run. */
 bool
-cmd_net_server_identity(struct auth_identity *id, const char *cmd)
+cmd_net_server_identity(struct auth_identity *id, const struct cmd_net_places *pl, const char *cmd)
 {
 	char dir[4096], path[4200], why[600], fp[AUTH_FP_LEN + 1];
 	bool created;
 
-	if (!cli_state_dir(dir, sizeof dir)) {
-		cli_error("neither XDG_STATE_HOME nor HOME is set: nowhere to keep the server's key\n");
+	if (!cmd_net_state_dir(pl, dir, sizeof dir))
 		return false;
-	}
 	if (cli_make_dirs(dir) != 0) {
 		cli_error("cannot create %s: %s\n", dir, strerror(errno));
 		return false;
@@ -261,8 +313,8 @@ port_arg(const char *s, int *port)
 /* The options every command that runs a server takes (host and server): returns 1 if
  * argv[*i] was one (advancing past its value), 0 if not, -1 on a bad value (said). */
 int
-cmd_net_server_option(int argc, char **argv, int *i, struct server_config *cfg, const char **dir, struct cmd_net_pw *pw,
-              const char *cmd)
+cmd_net_server_option(int argc, char **argv, int *i, struct server_config *cfg, struct cmd_net_places *pl,
+                      struct cmd_net_pw *pw, const char *cmd)
 {
 	const char *a = argv[*i];
 	long v;
@@ -278,7 +330,17 @@ cmd_net_server_option(int argc, char **argv, int *i, struct server_config *cfg, 
 	} else if (strcmp(a, "--bind") == 0) {
 		cfg->bind = argv[++*i];
 	} else if (strcmp(a, "--log-dir") == 0) {
-		*dir = argv[++*i];
+		if (argv[++*i][0] == '\0') {
+			cli_error("--log-dir needs a folder, not an empty word\n");
+			return -1;
+		}
+		pl->log_dir = argv[*i];
+	} else if (strcmp(a, "--state-dir") == 0) {
+		if (argv[++*i][0] == '\0') {
+			cli_error("--state-dir needs a folder, not an empty word\n");
+			return -1;
+		}
+		pl->state_dir = argv[*i];
 	} else if (strcmp(a, "--grace") == 0) {
 		if (!cli_int(argv[++*i], 1, PROTO_HOLD_MAX, "--grace", &v)) /* what WELCOME can tell a client */
 			return -1;

@@ -16,8 +16,18 @@
 
 bool cmd_net_is_help(const char *a);  /* --help or -h */
 const char *cmd_net_default_name(const char *fallback); /* $USER, else fallback */
-/* --log-dir, else $XDG_STATE_HOME/wizwar, else ~/.local/state/wizwar; created. NULL: none (said). */
-const char *cmd_net_log_dir(const char *given, char *buf, size_t len);
+/* Where a command that runs a server keeps things: --state-dir (the server's key; by default
+ * $XDG_STATE_HOME/wizwar, else ~/.local/state/wizwar) and --log-dir (turn logs; by default
+ * STATE/logs). NULL: not given. */
+struct cmd_net_places {
+	const char *log_dir, *state_dir;
+};
+/* The state folder: --state-dir, else the default above; false (said) when there is none. */
+bool cmd_net_state_dir(const struct cmd_net_places *pl, char *buf, size_t len);
+/* The log folder, created. NULL: none, logs in memory (said). `strict`: a --log-dir given
+ * that cannot be created or written is an error (said, and *bad set) rather than a duel
+ * logged in memory only. */
+const char *cmd_net_log_dir(const struct cmd_net_places *pl, bool strict, bool *bad, char *buf, size_t len);
 
 /* Where a password comes from: --password PW, --password (ask), --password-file F, or
  * WIZWAR_PASSWORD. The text is kept in one buffer, wiped at exit. */
@@ -34,8 +44,8 @@ int cmd_net_password_option(int argc, char **argv, int *i, struct cmd_net_pw *pw
 bool cmd_net_password_get(struct cmd_net_pw *pw, const char *cmd, const char *prompt, const char **out);
 void cmd_net_password_wipe(struct cmd_net_pw *pw);
 
-/* The server's long-term key: $XDG_STATE_HOME/wizwar/server.key, made on first run. */
-bool cmd_net_server_identity(struct auth_identity *id, const char *cmd);
+/* The server's long-term key: STATE/server.key (cmd_net_state_dir), made on first run. */
+bool cmd_net_server_identity(struct auth_identity *id, const struct cmd_net_places *pl, const char *cmd);
 /* An address others may reach this machine at (the first non-loopback IPv4), for the join line. */
 void cmd_net_reachable_address(const char *bind, char *buf, size_t len);
 /* "HOST[:PORT][#FINGERPRINT]": the fingerprint is cut off into fp (lowercased, checked). */
@@ -46,7 +56,7 @@ void cmd_net_client_trust(struct net_config *nc, const char *fp, bool have_fp, c
 const char *cmd_net_key_how(int how);
 /* The options every command that runs a server takes (host and server): returns 1 if
  * argv[*i] was one (advancing past its value), 0 if not, -1 on a bad value (said). */
-int cmd_net_server_option(int argc, char **argv, int *i, struct server_config *cfg, const char **dir,
+int cmd_net_server_option(int argc, char **argv, int *i, struct server_config *cfg, struct cmd_net_places *pl,
                           struct cmd_net_pw *pw, const char *cmd);
 /* A name (TEXT_NAME) or room code (TEXT_ROOM) from the command line; false (said) when not one. */
 bool cmd_net_text_arg(const char *s, int kind, const char *what);

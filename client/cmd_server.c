@@ -54,14 +54,14 @@ stop_server(void *ud)
  * servers may share one state directory (tests do), and a server must not fail to start for
  * want of its status socket. */
 static bool
-start_admin(struct server *srv, const char *given, char *said, size_t saidlen)
+start_admin(struct server *srv, const struct cmd_net_places *pl, const char *given, char *said, size_t saidlen)
 {
 	char path[4200], why[600];
 
 	if (given && strcmp(given, "none") == 0)
 		return true;
 	if (given == NULL) {
-		if (!cli_state_dir(path, sizeof path - 16) || cli_make_dirs(path) != 0) {
+		if (!cmd_net_state_dir(pl, path, sizeof path - 16) || cli_make_dirs(path) != 0) {
 			snprintf(said, saidlen, "no state directory: no admin socket (`wizwar status` cannot reach this server)");
 			return true;
 		}
@@ -103,7 +103,7 @@ cmd_server(int argc, char **argv)
 	static struct auth_identity id;
 	uv_loop_t loop;
 	char dirbuf[4096], why[300], fp[AUTH_FP_LEN + 1];
-	const char *dir = NULL;
+	struct cmd_net_places pl = { NULL, NULL };
 	long v;
 	int rc;
 	bool conns_given = false, resume = false, metrics_public = false;
@@ -113,6 +113,7 @@ cmd_server(int argc, char **argv)
 	server_config_default(&cfg);
 	cfg.multi = true;
 	cfg.port = NET_DEFAULT_PORT;
+	cfg.log_keep_days = SERVER_LOG_KEEP_DAYS;
 	const char *server_usage = help_get(HELP_SERVER);
 	int args = cli_args("server", server_usage, &argc, &argv, NULL);
 	if (args >= 0)
@@ -120,7 +121,7 @@ cmd_server(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
-		int r = cmd_net_server_option(argc, argv, &i, &cfg, &dir, &pw, "server");
+		int r = cmd_net_server_option(argc, argv, &i, &cfg, &pl, &pw, "server");
 		if (r < 0)
 			return 2;
 		if (r > 0)
@@ -159,6 +160,11 @@ cmd_server(int argc, char **argv)
 				return 2;
 			cfg.lim.room_burst = v < 16 ? (unsigned)v : 16;
 			cfg.lim.room_every_ms = v ? (unsigned)(3600000 / v) : 0;
+		} else if (strcmp(a, "--log-keep") == 0 && more) {
+			/* 0: kept forever; at most a hundred years, which no operator means as a number of days */
+			if (!cli_int(argv[++i], 0, 36500, "--log-keep", &v))
+				return 2;
+			cfg.log_keep_days = (unsigned)v;
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
 		} else if (strcmp(a, "--admin-socket") == 0 && more) {
@@ -183,11 +189,16 @@ cmd_server(int argc, char **argv)
 			return 2;
 		}
 	}
+	bool bad_dir;
+	/* An operator's --log-dir that cannot be written is refused at once, before a password is
+	 * asked or a key made, not found out at the first duel. */
+	cfg.log_dir = cmd_net_log_dir(&pl, true, &bad_dir, dirbuf, sizeof dirbuf);
+	if (bad_dir)
+		return 2;
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
-	    !cmd_net_server_identity(&id, "server"))
+	    !cmd_net_server_identity(&id, &pl, "server"))
 		return 1;
 	cfg.identity = &id;
-	cfg.log_dir = cmd_net_log_dir(dir, dirbuf, sizeof dirbuf);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
 	progress_init(&x.resume, NULL, "server --resume", "logs", 0);
@@ -216,19 +227,27 @@ cmd_server(int argc, char **argv)
 		}
 		cli_error("%d unfinished duel%s brought back from %s\n", n, n == 1 ? "" : "s",
 		        cfg.log_dir);
+	} else if (cfg.log_dir && server_tidy_logs(x.srv, why, sizeof why) < 0) {
+		cli_error("%s\n", why); /* the logs are left as they are; the server runs */
 	}
 	/* Said after the "listening on" line, which scripts read first for the port. */
 	char admin_said[4300] = "", metrics_said[700] = "";
-	if (!start_admin(x.srv, admin_path, admin_said, sizeof admin_said) ||
+	if (!start_admin(x.srv, &pl, admin_path, admin_said, sizeof admin_said) ||
 	    (metrics && !start_metrics(x.srv, metrics, metrics_public, metrics_said, sizeof metrics_said))) {
 		server_close(x.srv, NULL, NULL);
 		cmd_net_finish_loop(&loop);
 		return 1;
 	}
 	server_fingerprint(x.srv, fp);
-	cli_error("listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	char keep[64] = "";
+	if (cfg.log_dir && cfg.log_keep_days)
+		snprintf(keep, sizeof keep, ", finished ones kept %u day%s", cfg.log_keep_days,
+		         cfg.log_keep_days == 1 ? "" : "s");
+	else if (cfg.log_dir)
+		snprintf(keep, sizeof keep, ", kept forever");
+	cli_error("listening on %s port %d%s; turn logs in %s%s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
-	        cfg.log_dir ? cfg.log_dir : "memory");
+	        cfg.log_dir ? cfg.log_dir : "memory", keep);
 	if (admin_said[0])
 		cli_error("%s\n", admin_said);
 	if (metrics_said[0])

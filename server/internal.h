@@ -173,6 +173,7 @@ struct server {
 	struct server_config cfg;
 	struct slog *slog;         /* the log lines' writer thread; NULL when quiet */
 	char *bind, *log_dir;
+	struct logtree_keeper *keeper; /* --log-keep's expiry of finished logs; NULL: kept forever */
 	struct auth_identity id;   /* the long-term key and password salt */
 	char bound[48];            /* the address actually listened on */
 	struct auth_key key;       /* the password key (one room's, or every room's) */

@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "internal.h"
+#include "logtree.h"
 #include "text.h"
 
 static void send_lobby(struct gameroom *r);
@@ -104,11 +105,9 @@ seed_parts(const struct gameroom *r)
 	return bits;
 }
 
-/* Turn-log lines go to the disk this long after their batch's first command, together
- * (or, if the write before them is still running then, as soon as it is done): one write
- * (in libuv's threadpool) for all the commands of that time instead of one each, which at
- * a bot's pace cost more CPU than the commands themselves. A host killed meanwhile loses
- * them (docs/turnlog.md); the players' check allows 2 s. */
+/* Turn-log lines go to the disk this long after their batch's first command, together:
+ * one write(2) for all the commands of that time instead of one each. A host killed
+ * meanwhile loses them (docs/turnlog.md); the players' check allows 2 s. */
 #define ROOM_LOG_BATCH_MS 20
 
 static void
@@ -126,17 +125,6 @@ log_later(struct gameroom *r)
 		uv_timer_start(&r->log_timer, on_log_timer, ROOM_LOG_BATCH_MS, 0);
 }
 
-/* A write is done and lines came meanwhile: they go with their batch's timer, or now if
- * it ran out during the write. */
-static void
-log_again(void *ud)
-{
-	struct gameroom *r = ud;
-
-	if (!uv_is_active((uv_handle_t *)&r->log_timer))
-		tlog_write(&r->log);
-}
-
 /* A write of the turn log failed (off the loop): the duel goes on, its log in memory only. */
 static void
 log_failed(void *ud, const char *why)
@@ -146,15 +134,12 @@ log_failed(void *ud, const char *why)
 	server__log(r->srv, "room %s: %s; the rest of the duel is logged in memory only", r->code, why);
 }
 
-/* After every tlog_open: a failed write is logged, and lines that came during a write
- * wait for the next batch. */
+/* After every tlog_open: a failed write is logged. */
 static void
 log_hooks(struct gameroom *r)
 {
 	r->log.report = log_failed;
 	r->log.report_ud = r;
-	r->log.again = log_again;
-	r->log.again_ud = r;
 }
 
 struct gameroom *
@@ -773,17 +758,19 @@ on_turn_time(uv_timer_t *t)
 
 /* The duel. */
 
-static void
+/* A duel's log while it plays: LOGDIR/playing/wizwar-ROOM-YYYYmmdd-HHMMSS-N.log (logtree.h). */
+static bool
 log_path(struct gameroom *r, char *buf, size_t len)
 {
 	struct server *s = r->srv;
-	char stamp[32];
+	char stamp[32], name[128];
 	time_t t = time(NULL);
 	struct tm tm;
 
 	localtime_r(&t, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "%s/wizwar-%s-%s-%u.log.gz", s->cfg.log_dir, r->code, stamp, ++s->log_seq);
+	snprintf(name, sizeof name, "wizwar-%s-%s-%u.log", r->code, stamp, ++s->log_seq);
+	return logtree_playing_path(buf, len, s->cfg.log_dir, name);
 }
 
 static void
@@ -902,9 +889,8 @@ start_game(struct gameroom *r)
 		r->seat[p].ready = r->seat[p].rematch = false;
 	}
 	log_extra(r, extra, sizeof extra);
-	if (s->cfg.log_dir)
-		log_path(r, path, sizeof path);
-	if (tlog_open(&r->log, s->loop, s->cfg.log_dir ? path : NULL, &h, game_hash(game_of(r)), extra, why,
+	bool on_disk = s->cfg.log_dir && log_path(r, path, sizeof path);
+	if (tlog_open(&r->log, s->loop, on_disk ? path : NULL, &h, game_hash(game_of(r)), extra, why,
 	              sizeof why) != 0) {
 		server__log(s, "room %s: %s; the duel is logged in memory only", r->code, why);
 		tlog_open(&r->log, s->loop, NULL, &h, game_hash(game_of(r)), extra, why, sizeof why);
@@ -1040,8 +1026,22 @@ finish(struct gameroom *r)
 	if ((r->end_log = tlog_text_players(&r->log, &n)) != NULL)
 		r->end_log_len = (uint32_t)n;
 	r->end_turn_time = r->turn_time;
+	/* Compressed, off the loop, into the day's folder of the log tree (logtree.h) once the
+	 * log is closed below; a log resumed from elsewhere (host --resume PATH, no log
+	 * directory) goes beside its plain file, as PATH.gz. */
 	free(r->end_path);
-	r->end_path = r->log.path ? strdup(r->log.path) : NULL; /* NULL too when out of memory: not said */
+	r->end_path = NULL;
+	if (r->log.path) {
+		char keep[4400];
+		if (s->cfg.log_dir && logtree_done_path(keep, sizeof keep, s->cfg.log_dir, time(NULL), r->log.path))
+			r->end_path = strdup(keep);
+		else if ((r->end_path = malloc(strlen(r->log.path) + 4)) != NULL)
+			sprintf(r->end_path, "%s.gz", r->log.path);
+		if (r->end_path == NULL || tlog_keep_as(&r->log, r->end_path) != 0) {
+			free(r->end_path); /* out of memory: not said; the plain log stays */
+			r->end_path = NULL;
+		}
+	}
 	for (int p = 0; p < PLAYERS; p++)
 		send_end(r, p);
 	tlog_close(&r->log);

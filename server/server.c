@@ -18,6 +18,7 @@
 
 #include "admin.h"
 #include "internal.h"
+#include "logtree.h"
 #include "slog.h"
 #include "text.h"
 
@@ -738,7 +739,12 @@ on_accept_retry(uv_timer_t *t)
 /* A multi-room server: raise the soft limit on open files to the hard one (a service
  * manager's default soft limit is often 1,024, far below what thousands of players need),
  * and fit the caps into what it allows: each connection holds a socket and each playing
- * room its turn log. Said on the log either way. */
+ * room its turn log, open for appending for the whole duel (tlog.h): a full server holds
+ * two connections and a log to a room. FD_SPARE holds the rest: the listener, the reserve,
+ * libuv's own, and what the threadpool opens for a moment (a finished log's compression
+ * reads one file and writes another, the expiry's scan holds four folders: 8 + 4 with
+ * libuv's 4 threads; a UV_THREADPOOL_SIZE far above that wants a larger margin). Said on
+ * the log either way. */
 static void
 fit_file_limit(struct server *s)
 {
@@ -830,6 +836,12 @@ listen_on(struct server *s, struct sockaddr_storage *given)
 	s->handles++;
 	s->polling = true;
 	return uv_poll_start(&s->accept_poll, UV_READABLE, on_acceptable);
+}
+
+static void
+keeper_say(void *ud, const char *line)
+{
+	server__log(ud, "%s", line);
 }
 
 static char *
@@ -935,6 +947,9 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 		server_close(s, NULL, NULL);
 		return -1;
 	}
+	/* Finished logs older than --log-keep days go, scanned off the loop at start and hourly. */
+	if (cfg->multi && s->log_dir && cfg->log_keep_days > 0)
+		s->keeper = logtree_keeper_start(loop, s->log_dir, cfg->log_keep_days, keeper_say, s);
 	*out = s;
 	return 0;
 fail_mem:
@@ -1003,14 +1018,15 @@ server_resume_log(struct server *s, const char *path, char *why, size_t whylen)
 	return room__load(s->rooms, path, why, whylen);
 }
 
-/* The room code in a multi-room server's log name, "wizwar-CODE-YYYYMMDD-HHMMSS-N.log.gz"
- * (log_path in room.c), into code; false for any other name. Only a log without a room
- * comment (one written before the comment) is placed by its name. */
+/* The room code in a multi-room server's log name, "wizwar-CODE-YYYYMMDD-HHMMSS-N.log" while
+ * played, ".log.gz" from before logs were plain while played (log_path in room.c), into code;
+ * false for any other name. Only a log without a room comment (one written before the
+ * comment) is placed by its name. */
 static bool
 log_name_code(const char *name, char code[PROTO_ROOM_BYTES + 1])
 {
 	size_t n = strlen(name), end;
-	const char *suffix = ".log.gz";
+	const char *suffix = n > 7 && strcmp(name + n - 7, ".log.gz") == 0 ? ".log.gz" : ".log";
 	int dashes = 0;
 
 	if (n < 7 + strlen(suffix) || strncmp(name, "wizwar-", 7) != 0 ||
@@ -1034,8 +1050,9 @@ log_name_code(const char *name, char code[PROTO_ROOM_BYTES + 1])
 	return true;
 }
 
-/* A name a turn log may have: the server's suffix, whatever a hand made of the rest (and not a
- * rewrite's PATH.tmp, which tlog_open_prefix renames over its log or removes). The name is
+/* A name a turn log may have: the server's suffix (".log", or ".log.gz" from before logs were
+ * plain while played), whatever a hand made of the rest (and not a rewrite's PATH.tmp, which
+ * tlog_open_prefix renames over its log or removes). The name is
  * printed ("not resumed: ..."), so it must be text a terminal shows as it is (TEXT_CHAT: no
  * control, no escape, no bidi mark), as the names the server writes always were. */
 static bool
@@ -1043,13 +1060,16 @@ log_name(const char *name)
 {
 	size_t n = strlen(name);
 
-	return n > 7 && strcmp(name + n - 7, ".log.gz") == 0 && text_check(name, n, TEXT_CHAT);
+	return ((n > 7 && strcmp(name + n - 7, ".log.gz") == 0) || (n > 4 && strcmp(name + n - 4, ".log") == 0)) &&
+	       text_check(name, n, TEXT_CHAT);
 }
 
 #define RESUME_WITHIN_S (24 * 3600)
 
 struct found_log {
 	char name[256];
+	int where;                            /* its folder: resume_dirs */
+	bool stale;                           /* not to be resumed: left a day ago, or not --resume */
 	char code[PROTO_ROOM_BYTES + 1];      /* its room: the comment's, else the name's */
 	char name_code[PROTO_ROOM_BYTES + 1]; /* the name's, "" when it names none */
 	bool ended;
@@ -1112,57 +1132,86 @@ place_log(struct server *s, const char *path, struct found_log *f)
 	}
 }
 
-int
-server_resume_dir(struct server *s, char *why, size_t whylen)
+/* Where server --resume looks: the duels being played (logtree.h), and the log directory itself,
+ * where logs were kept before the tree (flat, each a gzip file also while played). */
+static const char *const resume_dirs[] = { LOGTREE_PLAYING, "" };
+#define RESUME_DIRS (sizeof resume_dirs / sizeof resume_dirs[0])
+
+static void
+resume_path(const struct server *s, const struct found_log *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s%s%s", s->cfg.log_dir, resume_dirs[f->where], resume_dirs[f->where][0] ? "/" : "",
+	         f->name);
+}
+
+static int
+scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 {
 	struct found_log *found = NULL;
 	size_t n = 0, cap = 0;
 	int resumed = 0;
 	struct dirent *e;
 	time_t now = time(NULL);
-	DIR *d;
+	DIR *d[RESUME_DIRS];
+	unsigned total = 0, seen = 0, put_away = 0;
 
 	if (!s->cfg.multi || s->cfg.log_dir == NULL) {
 		snprintf(why, whylen, "only a multi-room server with a log directory resumes its duels");
 		return -1;
 	}
-	if ((d = opendir(s->cfg.log_dir)) == NULL) {
-		snprintf(why, whylen, "%s: %s", s->cfg.log_dir, strerror(errno));
-		return -1;
-	}
-	/* The logs counted first, for the progress hook: reading many takes a while. */
-	unsigned total = 0, seen = 0;
-	while (s->cfg.hooks.resume_progress && (e = readdir(d)) != NULL)
-		total += log_name(e->d_name);
-	rewinddir(d);
-	while ((e = readdir(d)) != NULL) {
-		char path[4400];
-		struct stat st;
-		if (!log_name(e->d_name) || strlen(e->d_name) >= sizeof found->name)
-			continue;
-		if (s->cfg.hooks.resume_progress && seen < total)
-			s->cfg.hooks.resume_progress(s->cfg.hooks.ud, ++seen, total);
-		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, e->d_name);
-		/* A duel left for more than a day is not waited for: its players have long gone
-		 * (and every finished log need not be read again at each start). */
-		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || now - st.st_mtime > RESUME_WITHIN_S)
-			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct found_log *f = realloc(found, ncap * sizeof *f);
-			if (f == NULL)
-				break;
-			found = f;
-			cap = ncap;
+	for (size_t k = 0; k < RESUME_DIRS; k++) {
+		char dir[4200];
+		snprintf(dir, sizeof dir, "%s/%s", s->cfg.log_dir, resume_dirs[k]);
+		/* The log directory itself must be there; playing/ only once a duel was played. */
+		if ((d[k] = opendir(dir)) == NULL && (resume_dirs[k][0] == '\0' || errno != ENOENT)) {
+			snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+			while (k-- > 0)
+				if (d[k])
+					closedir(d[k]);
+			return -1;
 		}
-		snprintf(found[n].name, sizeof found[n].name, "%s", e->d_name);
-		found[n].mtime = st.st_mtime;
-		/* Each log is read once here, whole (most are finished duels, known by their `end`
-		 * line without a replay), for its room: a room's logs are known only once read. */
-		if (place_log(s, path, &found[n]))
-			n++;
+		/* The logs counted first, for the progress hook: reading many takes a while. */
+		while (d[k] && s->cfg.hooks.resume_progress && (e = readdir(d[k])) != NULL)
+			total += log_name(e->d_name);
+		if (d[k])
+			rewinddir(d[k]);
 	}
-	closedir(d);
+	for (size_t k = 0; k < RESUME_DIRS; k++) {
+		while (d[k] && (e = readdir(d[k])) != NULL) {
+			char path[4400];
+			struct stat st;
+			if (!log_name(e->d_name) || strlen(e->d_name) >= sizeof found->name)
+				continue;
+			if (s->cfg.hooks.resume_progress && seen < total)
+				s->cfg.hooks.resume_progress(s->cfg.hooks.ud, ++seen, total);
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct found_log *f = realloc(found, ncap * sizeof *f);
+				if (f == NULL)
+					break;
+				found = f;
+				cap = ncap;
+			}
+			snprintf(found[n].name, sizeof found[n].name, "%s", e->d_name);
+			found[n].where = (int)k;
+			resume_path(s, &found[n], path, sizeof path);
+			/* A duel left for more than a day is not waited for: its players have long gone
+			 * (and every finished log need not be read again at each start). In playing/ it
+			 * is put away (below) once known to be this server's. */
+			if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+			    (k != 0 && (!resume || now - st.st_mtime > RESUME_WITHIN_S)))
+				continue;
+			found[n].mtime = st.st_mtime;
+			/* Each log is read once here, whole (most are finished duels, known by their `end`
+			 * line without a replay), for its room: a room's logs are known only once read. */
+			if (!place_log(s, path, &found[n]))
+				continue;
+			found[n].stale = !resume || now - st.st_mtime > RESUME_WITHIN_S;
+			n++;
+		}
+		if (d[k])
+			closedir(d[k]);
+	}
 	/* Only a room's newest log can be its duel under way: an older unfinished one of the
 	 * same code (a room made again after an earlier stop, or a copy) stays as it is. */
 	if (n > 1)
@@ -1170,11 +1219,28 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 	for (size_t i = 0; i < n; i++) {
 		char path[4400], lwhy[300];
 		struct gameroom *r;
+		resume_path(s, &found[i], path, sizeof path);
+		/* playing/ keeps only the duels of this process: a log of this server's there that
+		 * is not resumed (finished but not yet compressed when the server was killed, an
+		 * older log of a room, one left more than a day, every one without --resume) is put
+		 * away into the tree, compressed, where `wizwar replay` still reads it and --log-keep
+		 * expires it; so that it is never taken for its room's newest duel later, when the
+		 * newer ones have left playing/. */
+		if (found[i].where == 0 && (found[i].stale || found[i].ended ||
+		                            (i > 0 && strcmp(found[i].code, found[i - 1].code) == 0))) {
+			char to[4400];
+			if (logtree_done_path(to, sizeof to, s->cfg.log_dir, found[i].mtime, path)) {
+				tlog_keep_later(s->loop, path, to);
+				put_away++;
+			}
+			continue;
+		}
+		if (found[i].stale)
+			continue;
 		if (i > 0 && strcmp(found[i].code, found[i - 1].code) == 0)
 			continue; /* an older log of the room just seen */
 		if (found[i].ended)
 			continue; /* most logs: a finished duel */
-		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, found[i].name);
 		if ((r = server__add_room(s, found[i].code)) == NULL) {
 			server__log(s, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
 			break;
@@ -1192,7 +1258,22 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 		resumed++;
 	}
 	free(found);
+	if (put_away)
+		server__log(s, "%u turn log%s left in %s/" LOGTREE_PLAYING " and not resumed put away into the tree by date",
+		            put_away, put_away == 1 ? "" : "s", s->cfg.log_dir);
 	return resumed;
+}
+
+int
+server_resume_dir(struct server *s, char *why, size_t whylen)
+{
+	return scan_logs(s, true, why, whylen);
+}
+
+int
+server_tidy_logs(struct server *s, char *why, size_t whylen)
+{
+	return scan_logs(s, false, why, whylen);
 }
 
 struct gameroom *
@@ -1299,6 +1380,8 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	metrics_http_close(s->http);
 	s->admin = NULL;
 	s->http = NULL;
+	logtree_keeper_stop(s->keeper);
+	s->keeper = NULL;
 	while (s->rooms)
 		room__destroy(s->rooms);
 	for (struct conn *c = s->conns; c; c = c->next) {

@@ -77,6 +77,9 @@ struct server_hooks {
 	void (*resume_progress)(void *ud, unsigned done, unsigned total);
 };
 
+/* `wizwar server`'s --log-keep by default: a month of finished duels (docs/server.md says what it costs). */
+#define SERVER_LOG_KEEP_DAYS 30
+
 struct server_config {
 	const char *bind;       /* address to listen on; NULL: every address, IPv6 and IPv4 ("::" dual-stack,
 	                         * or "0.0.0.0" where there is no IPv6) */
@@ -88,7 +91,8 @@ struct server_config {
 	int turn_time;          /* one-room mode: seconds per turn, 0 none */
 	bool seed_fixed;        /* one-room mode: use `seed` for the first duel */
 	uint64_t seed;
-	const char *log_dir;    /* where turn logs go; NULL: kept in memory only */
+	const char *log_dir;    /* where turn logs go (the tree of logtree.h); NULL: kept in memory only */
+	unsigned log_keep_days; /* a multi-room server removes finished logs older than this; 0: never */
 	bool quiet;             /* no log lines on stderr */
 	struct server_limits lim;
 	struct server_hooks hooks;
@@ -136,6 +140,10 @@ int server_resume_log(struct server *s, const char *path, char *why, size_t whyl
  * the same command again). Logs that cannot be resumed are logged and left as they are.
  * The number resumed, or -1 with a reason (no log directory, not multi-room). */
 WW_COLD int server_resume_dir(struct server *s, char *why, size_t whylen);
+/* Multi-room mode without --resume, before anyone joins: the logs a server of this log directory
+ * left in playing/ (logtree.h) are put away into the tree, compressed, as unfinished duels
+ * nobody will resume (a one-room host's are left). 0, or -1 with a reason. */
+WW_COLD int server_tidy_logs(struct server *s, char *why, size_t whylen);
 
 /* Stop listening, say BYE to everyone and close every handle; cb runs when the
  * last one is closed, and s is freed after it. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tlog: writes a duel's turn log as gzip members off the loop, after the updates, and reads one back to resume the duel. */
+/* tlog: appends a duel's turn log as plain text while it plays, compresses it once when it ends, and reads one back to resume. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -140,181 +140,197 @@ tlog_text_players(const struct tlog *t, size_t *len)
 	return text;
 }
 
-/* A write to the file, run in libuv's threadpool: one gzip member, one open, one write, one close. */
-struct tlog_job {
-	uv_work_t work;
-	struct tlog *t;  /* NULL once the log was closed: the job finishes on its own */
-	char *path;
-	char *data;      /* the lines, then (after the work) nothing */
-	size_t len;
-	char *more;      /* lines a closed log left behind: the next member, same job */
-	size_t more_len;
-	bool create;     /* the first write: create (truncate) the file, mode 0600 */
-	char why[320];   /* empty, or why the write failed */
-};
-
-/* Text as one complete gzip member. The window fits the text, so that a member of a
- * few lines costs kilobytes of zlib state for a moment, not a quarter of a megabyte. */
+/* Every byte of data to fd; 0, or an errno. */
 static int
-gz_member(const char *in, size_t n, uint8_t **out, size_t *outlen)
+write_all(int fd, const char *data, size_t n)
 {
-	z_stream z;
-	int wbits = 9;
-
-	while (wbits < 15 && ((size_t)1 << wbits) < n)
-		wbits++;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 6, Z_DEFLATED, wbits + 16, wbits < 15 ? 1 : 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -1;
-	size_t cap = deflateBound(&z, (uLong)n);
-	if ((*out = malloc(cap)) == NULL) {
-		deflateEnd(&z);
-		return -1;
-	}
-	z.next_in = (Bytef *)(uintptr_t)in;
-	z.avail_in = (uInt)n;
-	z.next_out = *out;
-	z.avail_out = (uInt)cap;
-	int rc = deflate(&z, Z_FINISH);
-	*outlen = cap - z.avail_out;
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END) {
-		free(*out);
-		*out = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-/* Append data to path as one member in one write(). A kill can only cut that member short. */
-static int
-append_member(const char *path, bool create, const char *data, size_t len, char *why, size_t whylen)
-{
-	uint8_t *gz = NULL;
-	size_t n = 0, off = 0;
-	int fd, e = 0;
-
-	if (gz_member(data, len, &gz, &n) != 0) {
-		snprintf(why, whylen, "cannot compress the log for %s", path);
-		return -1;
-	}
-	/* 0600: a turn log holds the chat. fchmod as well: a log being rewritten may be older and 0644. */
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0), 0600);
-	if (fd < 0 || (create && fchmod(fd, 0600) != 0))
-		e = errno;
-	while (e == 0 && off < n) {
-		ssize_t w = write(fd, gz + off, n - off);
+	while (n > 0) {
+		ssize_t w = write(fd, data, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			e = w < 0 ? errno : EIO;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (fd >= 0 && close(fd) != 0 && e == 0)
-		e = errno;
-	free(gz);
-	if (e != 0) {
-		snprintf(why, whylen, "cannot write %s: %s", path, strerror(e));
-		return -1;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		data += w;
+		n -= (size_t)w;
 	}
 	return 0;
 }
 
-static void
-job_work(uv_work_t *w)
+/* The parent folders of path, made 0700 (the log tree by date: logtree.h). */
+static int
+make_parents(const char *path)
 {
-	struct tlog_job *j = w->data;
+	char buf[4096];
+	size_t n = strlen(path);
 
-	append_member(j->path, j->create, j->data, j->len, j->why, sizeof j->why);
+	if (n >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i < n; i++) {
+		if (buf[i] != '/')
+			continue;
+		buf[i] = '\0';
+		int bad = mkdir(buf, 0700) != 0 && errno != EEXIST;
+		buf[i] = '/';
+		if (bad)
+			return -1;
+	}
+	return 0;
 }
 
-static void kick(struct tlog *t);
-
-static void
-job_done(uv_work_t *w, int status)
+/* Create (truncate) path for appending, 0600: a turn log holds the chat. fchmod as well: a
+ * file being rewritten may be older and 0644. A missing folder (playing/, removed by hand
+ * while the server runs) is made again. The descriptor, or -1 with errno set. */
+static int
+create_log(const char *path)
 {
-	struct tlog_job *j = w->data;
-	struct tlog *t = j->t;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (status != 0 && !j->why[0])
-		snprintf(j->why, sizeof j->why, "cannot write %s: %s", j->path, uv_strerror(status));
-	free(j->data);
-	j->data = NULL;
-	if (t) {
-		t->job = NULL;
-		if (j->why[0] && !t->failed) {
-			t->failed = true;
-			if (t->report)
-				t->report(t->report_ud, j->why);
-		}
-		free(j->path);
-		free(j);
-		/* Lines that came during the write wait for the owner's next batch: one job per
-		 * batch, not one per command at a bot's pace (each costs a deflate state and an
-		 * open, a write and a close, and wakes the loop when it is done). */
-		if (t->plen && t->again)
-			t->again(t->again_ud);
-		else
-			kick(t);
-		return;
+	if (fd < 0 && errno == ENOENT && make_parents(path) == 0)
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && fchmod(fd, 0600) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
 	}
-	/* The log was closed while this ran: write what it left, then go. */
-	if (!j->why[0] && j->more) {
-		j->data = j->more;
-		j->len = j->more_len;
-		j->more = NULL;
-		j->create = false;
-		if (w->loop && uv_queue_work(w->loop, &j->work, job_work, job_done) == 0)
-			return;
-		free(j->data);
-	}
-	free(j->more);
-	free(j->path);
-	free(j);
+	return fd;
 }
 
-/* Start a job for the pending lines when none is running. */
+/* A write failed: say so once, keep the rest of the duel in memory only. */
 static void
-kick(struct tlog *t)
+fail(struct tlog *t, const char *why)
 {
-	struct tlog_job *j;
+	if (t->failed)
+		return;
+	t->failed = true;
+	if (t->has_fd)
+		close(t->fd);
+	t->has_fd = false;
+	t->plen = 0;
+	if (t->report)
+		t->report(t->report_ud, why);
+}
 
-	if (t->job || t->plen == 0 || t->path == NULL || t->failed)
-		return;
-	if ((j = calloc(1, sizeof *j)) == NULL || (j->path = strdup(t->path)) == NULL) {
-		free(j);
-		t->failed = true;
-		if (t->report)
-			t->report(t->report_ud, "out of memory for the turn log");
-		return;
+/*
+ * A finished duel's log, compressed once: the plain file read whole, deflated at level 9 as
+ * one gzip member into TO.tmp, which is renamed to TO, and then the plain file removed. Run
+ * in libuv's threadpool, once a duel. A process killed meanwhile leaves the plain log (an
+ * `end` line in it), perhaps TO as well: both read as the same finished duel, and `server
+ * --resume` compresses such a leftover again (server.c). Failing leaves the plain log,
+ * which every reader reads as well: nothing is lost, only the bytes are not saved.
+ */
+struct tlog_keeper {
+	uv_work_t work;
+	char *from, *to;
+};
+
+static int
+keep_file(const char *from, const char *to)
+{
+	struct stat st;
+	char *text = NULL, tmp[4200];
+	uint8_t *gz = NULL;
+	z_stream z;
+	int fd, rc = -1;
+	size_t n = 0;
+
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", to) >= sizeof tmp)
+		return -1;
+	if ((fd = open(from, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > TLOG_FILE_MAX ||
+	    (text = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		return -1;
 	}
-	j->t = t;
-	j->data = t->pend;
-	j->len = t->plen;
-	j->create = !t->started;
-	j->work.data = j;
-	t->pend = NULL;
-	t->plen = t->pcap = 0;
-	t->started = true;
-	t->job = j;
-	if (t->loop == NULL) {
-		job_work(&j->work);
-		job_done(&j->work, 0);
-	} else if (uv_queue_work(t->loop, &j->work, job_work, job_done) != 0) {
-		snprintf(j->why, sizeof j->why, "cannot queue a write of %s", j->path);
-		job_done(&j->work, 0);
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, text + n, (size_t)st.st_size - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		goto out;
+	size_t cap = deflateBound(&z, (uLong)n);
+	if ((gz = malloc(cap)) != NULL) {
+		z.next_in = (Bytef *)text;
+		z.avail_in = (uInt)n;
+		z.next_out = gz;
+		z.avail_out = (uInt)cap;
+		if (deflate(&z, Z_FINISH) == Z_STREAM_END)
+			rc = 0;
+	}
+	size_t gzlen = cap - z.avail_out;
+	deflateEnd(&z);
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	if (make_parents(tmp) != 0 || (fd = create_log(tmp)) < 0)
+		goto out;
+	int e = write_all(fd, (const char *)gz, gzlen);
+	if (close(fd) != 0 || e != 0 || rename(tmp, to) != 0) {
+		unlink(tmp);
+		goto out;
+	}
+	unlink(from);
+	rc = 0;
+out:
+	free(gz);
+	free(text);
+	return rc;
+}
+
+static void
+keep_work(uv_work_t *w)
+{
+	struct tlog_keeper *k = w->data;
+
+	keep_file(k->from, k->to);
+}
+
+static void
+keep_done(uv_work_t *w, int status)
+{
+	struct tlog_keeper *k = w->data;
+
+	(void)status;
+	free(k->from);
+	free(k->to);
+	free(k);
+}
+
+void
+tlog_keep_later(uv_loop_t *loop, const char *from, const char *to)
+{
+	struct tlog_keeper *k = calloc(1, sizeof *k);
+
+	if (k == NULL || (k->from = strdup(from)) == NULL || (k->to = strdup(to)) == NULL) {
+		if (k)
+			free(k->from);
+		free(k);
+		return; /* the plain log stays, readable as it is */
+	}
+	k->work.data = k;
+	if (loop == NULL || uv_queue_work(loop, &k->work, keep_work, keep_done) != 0) {
+		keep_work(&k->work);
+		keep_done(&k->work, 0);
 	}
 }
 
 /* One piece of text (a command with its hash line, a chat line, the end line), queued
- * for the disk whole, so that a member never splits it. The callers keep it in memory. */
+ * for the disk whole, so that a write never splits it. The callers keep it in memory. */
 static void
 put(struct tlog *t, const char *s, size_t n)
 {
 	t->total += n;
-	if (t->path == NULL || t->failed || n == 0)
+	if (!t->has_fd || n == 0)
 		return;
 	if (t->plen + n > t->pcap) {
 		size_t cap = t->pcap ? t->pcap : 256;
@@ -322,9 +338,7 @@ put(struct tlog *t, const char *s, size_t n)
 			cap *= 2;
 		char *np = realloc(t->pend, cap);
 		if (np == NULL) {
-			t->failed = true;
-			if (t->report)
-				t->report(t->report_ud, "out of memory for the turn log");
+			fail(t, "out of memory for the turn log");
 			return;
 		}
 		t->pend = np;
@@ -337,7 +351,20 @@ put(struct tlog *t, const char *s, size_t n)
 void
 tlog_write(struct tlog *t)
 {
-	kick(t);
+	char why[320];
+	int e;
+
+	if (!t->has_fd || t->plen == 0)
+		return;
+	/* One write(2) on the loop: it copies the lines into the page cache and returns; no open,
+	 * no compression, no thread. A disk that blocks a write (a full NFS server) would block
+	 * the loop here: docs/server.md says to keep logs on a local disk. */
+	if ((e = write_all(t->fd, t->pend, t->plen)) != 0) {
+		snprintf(why, sizeof why, "cannot write %s: %s", t->path, strerror(e));
+		fail(t, why);
+		return;
+	}
+	t->plen = 0;
 }
 
 static int
@@ -366,21 +393,27 @@ tlog_open(struct tlog *t, uv_loop_t *loop, const char *path, const struct turnlo
 		tlog_close(t);
 		return -1;
 	}
+	if (t->path) {
+		/* The file is made and its header written at once, before START goes out: a host
+		 * killed at any moment of a duel leaves a log to resume from. */
+		if ((t->fd = create_log(t->path)) < 0) {
+			snprintf(why, whylen, "cannot create %s: %s", t->path, strerror(errno));
+			tlog_close(t);
+			return -1;
+		}
+		t->has_fd = true;
+	}
 	keep_text(t, buf, (size_t)n);
 	put(t, buf, (size_t)n);
 	if (extra && extra[0]) {
 		keep_text(t, extra, strlen(extra));
 		put(t, extra, strlen(extra));
 	}
-	if (t->path) {
-		/* The header is written at once, before START goes out: a host killed at
-		 * any moment of a duel leaves a log to resume from. Commands go off the loop. */
-		t->started = true;
-		if (append_member(t->path, true, t->pend, t->plen, why, whylen) != 0) {
-			tlog_close(t);
-			return -1;
-		}
-		t->plen = 0;
+	tlog_write(t);
+	if (t->failed) {
+		snprintf(why, whylen, "cannot write %s", path);
+		tlog_close(t);
+		return -1;
 	}
 	return 0;
 }
@@ -395,31 +428,56 @@ tlog_open_prefix(struct tlog *t, uv_loop_t *loop, const char *path, const char *
 	t->total = len;
 	if (path == NULL)
 		return 0;
-	size_t n = strlen(path) + 5;
-	char *tmp = malloc(n);
-	if (tmp == NULL) {
+	/* A gzip log (a finished one never comes here; an unfinished one is from before logs were
+	 * plain while played) goes on as plain text beside it, without its ".gz". */
+	size_t pn = strlen(path);
+	bool gz = pn > 3 && strcmp(path + pn - 3, ".gz") == 0;
+	char *plain = malloc(pn + 1), *tmp = malloc(pn + 5);
+	int fd = -1, e = 0;
+	if (plain == NULL || tmp == NULL) {
 		snprintf(why, whylen, "out of memory");
-		tlog_close(t);
-		return -1;
+		goto fail;
 	}
-	snprintf(tmp, n, "%s.tmp", path);
+	memcpy(plain, path, pn + 1);
+	if (gz)
+		plain[pn - 3] = '\0';
+	snprintf(tmp, pn + 5, "%s.tmp", plain);
 	/* Only a complete copy replaces the log it was read from. */
-	int bad = append_member(tmp, true, prefix, len, why, whylen);
-	if (bad == 0 && (bad = rename(tmp, path)) != 0)
-		snprintf(why, whylen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	if (bad != 0) {
-		remove(tmp);
-		free(tmp);
-		tlog_close(t);
-		return -1;
+	if ((fd = create_log(tmp)) < 0 || (e = write_all(fd, prefix, len)) != 0) {
+		snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(fd < 0 ? errno : e));
+		goto fail;
 	}
+	if (rename(tmp, plain) != 0) {
+		snprintf(why, whylen, "cannot rename %s to %s: %s", tmp, plain, strerror(errno));
+		goto fail;
+	}
+	if (gz)
+		unlink(path); /* its whole text is in the plain copy now */
 	free(tmp);
-	if ((t->path = strdup(path)) == NULL) {
-		snprintf(why, whylen, "out of memory");
-		tlog_close(t);
-		return -1;
+	t->path = plain;
+	t->fd = fd;
+	t->has_fd = true;
+	return 0;
+fail:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
 	}
-	t->started = true;
+	free(plain);
+	free(tmp);
+	tlog_close(t);
+	return -1;
+}
+
+int
+tlog_keep_as(struct tlog *t, const char *path)
+{
+	char *k = path ? strdup(path) : NULL;
+
+	if (path && k == NULL)
+		return -1;
+	free(t->keep);
+	t->keep = k;
 	return 0;
 }
 
@@ -479,6 +537,7 @@ tlog_end(struct tlog *t, const struct game *g)
 	if (n > 0) {
 		keep_text(t, buf, (size_t)n);
 		put(t, buf, (size_t)n);
+		t->ended = true;
 	}
 }
 
@@ -497,19 +556,27 @@ tlog_comment(struct tlog *t, const char *text)
 void
 tlog_close(struct tlog *t)
 {
-	kick(t);
-	if (t->job) {
-		/* A write is running: it takes what is left and finishes without us. */
-		struct tlog_job *j = t->job;
-		j->t = NULL;
-		if (t->plen && !t->failed) {
-			j->more = t->pend;
-			j->more_len = t->plen;
-			t->pend = NULL;
+	tlog_write(t);
+	if (t->has_fd && close(t->fd) != 0)
+		t->failed = true;
+	/* A finished duel is compressed once, off the loop; an unfinished one (the server
+	 * stopping mid-duel) stays plain, to be resumed. */
+	if (t->path && t->ended && !t->failed) {
+		if (t->keep)
+			tlog_keep_later(t->loop, t->path, t->keep);
+		else {
+			size_t n = strlen(t->path) + 4;
+			char *to = malloc(n);
+			if (to) {
+				snprintf(to, n, "%s.gz", t->path);
+				tlog_keep_later(t->loop, t->path, to);
+			}
+			free(to);
 		}
 	}
 	free(t->pend);
 	free(t->path);
+	free(t->keep);
 	free(t->rec);
 	memset(t, 0, sizeof *t);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tlog: a duel's turn log on disk, gzip-compressed and flushed after every command, and read back to resume. */
+/* tlog: a duel's turn log on disk, plain while it plays and gzip-compressed once it ends, and read back to resume. */
 #ifndef WW_TLOG_H
 #define WW_TLOG_H
 
@@ -16,19 +16,19 @@
 #include "turnlog.h"
 
 /*
- * The file is the text of docs/turnlog.md, gzip-compressed, written as a series of
- * complete gzip members (RFC 1952 allows a file of several; zcat and gzread read
- * them as one text). Lines are kept in memory as the room makes them and handed to
- * the disk by tlog_write() after the command's updates have been written: a job in
- * libuv's threadpool compresses them into one member and appends it with one write()
- * to the file, opened and closed for that write. At most one job per log runs at a
- * time, so members land in order; no file descriptor or zlib stream is held between
- * writes. A command and its turn's hash line are always in one member, so a host
- * killed at any moment leaves a file that reads as whole lines up to its last member,
- * then at most a torn line (a member cut short): the duel resumes at a state it
- * really passed through, perhaps a few commands before the last one sent (those
- * whose member had not reached the file). Besides the standard lines the server keeps
- * what it needs to resume in comments, which every reader ignores:
+ * While the duel plays, the file is the plain text of docs/turnlog.md, appended to: lines
+ * are kept in memory as the room makes them and handed to the disk by tlog_write(), after
+ * the command's updates have been written, as one write(2) on a descriptor the log holds
+ * from tlog_open() to tlog_close(): a command costs no open, no thread and no compression.
+ * A command and its turn's hash line always go in one write, so a host killed at any
+ * moment leaves a file that reads as whole lines up to its last write (at most the lines
+ * of the last batch not yet written are lost; a write(2) to a file is not cut by a kill):
+ * the duel resumes at a state it really passed through. When the duel has ended
+ * (tlog_end) tlog_close() compresses the file once, off the loop, into one gzip member
+ * (tlog_keep_as says where; by default PATH.gz) and removes the plain file. A log closed
+ * before its end (the server stopping mid-duel) stays plain, to be resumed. Besides the
+ * standard lines the server keeps what it needs to resume in comments, which every
+ * reader ignores:
  *   # wizwar-server room CODE        the room's code (a multi-room server's; a one-room host writes none)
  *   # wizwar-server seed-part HEX    the server's part of the seed (its commitment was in START)
  *   # wizwar-server part P HEX       player P's part, when it went into the seed
@@ -40,28 +40,24 @@
  * end), capped at PROTO_LOG_MAX of text: as compact records (a command in 5 bytes, a hash
  * in 13), rendered to the text by tlog_text(), since it grows for the whole duel.
  */
-struct tlog_job;
 struct tlog {
-	uv_loop_t *loop; /* whose threadpool writes; NULL: each tlog_write() writes at once */
-	char *path;      /* NULL: memory only */
+	uv_loop_t *loop; /* whose threadpool compresses the finished log; NULL: tlog_close() does it at once */
+	char *path;      /* the plain file appended to; NULL: memory only */
+	char *keep;      /* where the finished log goes compressed; NULL: PATH.gz */
+	int fd;          /* PATH, open for appending, when has_fd (a zeroed tlog holds none) */
+	bool has_fd;
 	uint8_t *rec;    /* everything written so far, as records (tlog.c); tlog_text() renders them */
 	size_t rlen, rcap;
 	size_t len;      /* bytes of text the records render to */
 	size_t total;    /* bytes of text of the whole log (a resumed one's prefix too), kept or not */
 	bool overflow;   /* text passed PROTO_LOG_MAX: no longer kept in memory */
 	bool failed;     /* a disk write failed: the duel goes on, the log is incomplete */
-	bool started;    /* the file has been created (by the first write) */
+	bool ended;      /* the end line is in: tlog_close() compresses the file */
 	char *pend;      /* lines not yet handed to the disk */
 	size_t plen, pcap;
-	struct tlog_job *job; /* the write in flight, at most one */
 	/* Told (on the loop) when a write fails; the log is then kept in memory only. */
 	void (*report)(void *ud, const char *why);
 	void *report_ud;
-	/* Told (on the loop) when a write is done and lines came meanwhile: the owner calls
-	 * tlog_write() for them when their batch is due, so that a duel played fast makes one
-	 * write a batch, not one a command. NULL: they go at once. */
-	void (*again)(void *ud);
-	void *again_ud;
 };
 
 /* Start a log: the header and the server's comments, written to the new file at once
@@ -72,7 +68,9 @@ int tlog_open(struct tlog *t, uv_loop_t *loop, const char *path, const struct tu
               const char *extra, char *why, size_t whylen);
 /* Start a log with text already written (a resumed duel): `prefix` is written at once
  * to PATH.tmp, which then replaces PATH (only a complete copy replaces the log it was
- * read from); later lines are appended. */
+ * read from); later lines are appended. A PATH ending in ".gz" (an unfinished log from
+ * before logs were plain while played) goes on as plain text without its ".gz", and the
+ * gzip file is removed once the copy is whole. */
 int tlog_open_prefix(struct tlog *t, uv_loop_t *loop, const char *path, const char *prefix, size_t len, char *why,
                      size_t whylen);
 /* Append lines, in memory; tlog_write() hands them to the disk. */
@@ -96,10 +94,15 @@ char *tlog_text(const struct tlog *t, size_t *len);
  * multi-room server's only secret when it has no password; the players know it, but a log is
  * made to be kept and shared, and a room can outlive its duel (a rematch waits in it). */
 char *tlog_text_players(const struct tlog *t, size_t *len);
-/* Hand the lines not yet written to the disk writer; returns at once. */
+/* Write the lines not yet on disk: one write(2), on the caller's thread. */
 void tlog_write(struct tlog *t);
-/* Free the log; lines not yet on disk still go (a job holds them), in order. */
+/* Where the finished log goes, compressed (folders made as needed); 0, or -1 out of memory. */
+int tlog_keep_as(struct tlog *t, const char *path);
+/* Write what is left and close the file; a finished duel's is then compressed (above). */
 void tlog_close(struct tlog *t);
+/* Compress the plain log FROM into the gzip file TO and remove FROM, in loop's threadpool
+ * (at once when loop is NULL): what tlog_close() does with a finished duel's log. */
+void tlog_keep_later(uv_loop_t *loop, const char *from, const char *to);
 
 /* A log's room comment: which of a multi-room server's rooms the duel is in. The comment, not
  * the file's name, is the log's room: a file renamed or copied by hand keeps its comment. */

@@ -52,7 +52,7 @@ T kill-session -t w
 # ==== 2. a shutdown in a duel, then host --resume ====
 host_stop
 PORT=0
-rm -f "$TMPD"/logs/*
+rm -rf "$TMPD"/logs/*
 host_start "$TMPD/host3.err"
 start "$WIZWAR" join "127.0.0.1:$PORT" --name Lea --reconnect 30
 wait_said 'Joined as player 1' w 15
@@ -64,7 +64,7 @@ sleep 1
 host_stop
 LOG="$(grep -oE 'stopped mid-duel: `wizwar host --headless [^`]*--resume [^`]+` brings it back' "$TMPD/host3.err" |
     sed 's/.*--resume \([^`]*\)`.*/\1/')"
-[ -n "$LOG" ] && [ "$LOG" = "$(ls "$TMPD"/logs/*.log.gz | head -1)" ] ||
+[ -n "$LOG" ] && [ "$LOG" = "$(ls "$TMPD"/logs/playing/*.log | head -1)" ] ||
 	fail "the stopped host did not say which log brings the duel back: $(cat "$TMPD/host3.err")"
 wait_said 'Connection lost \(the server is shutting down\): reconnecting to the duel, an attempt a second for up to 30 s\.' w
 ok "SIGTERM of the host in a duel: reconnecting to the duel"

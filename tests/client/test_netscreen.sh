@@ -139,7 +139,8 @@ KEPT=("$STATE"/wizwar/duel-*.log)
 "$WIZWAR" replay --check "${KEPT[0]}" >/dev/null || fail "the kept log does not replay"
 grep -q 'wizwar-server seed-part' "${KEPT[0]}" || fail "the kept log is not the server's: $(head -3 "${KEPT[0]}")"
 grep -q 'wizwar-server room' "${KEPT[0]}" && fail "the kept log names the room"
-zcat "$STATE"/wizwar/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | grep -qx "# wizwar-server room $ROOM1" ||
+sleep 0.3 # the finished duel's log compressed into the day's folder (docs/server.md, "Turn logs")
+zcat "$STATE"/wizwar/logs/[0-9]*/*/*/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | grep -qx "# wizwar-server room $ROOM1" ||
 	fail "the server's own log lost its room comment"
 ok "the revealed log is kept (0600), replays, and names no room (the server's own copy does)"
 keys Q
@@ -149,7 +150,7 @@ expect "^Turn log: ${KEPT[0]}\$" "the client says where the log is"
 expect '^(echo icanon|icanon echo) STTY$' "the terminal is back in cooked mode with echo"
 expect 'Last duel: seed made with your part and the other' "the last duel's check is printed after the screen is restored"
 T kill-session -t w
-log="$(ls "$STATE"/wizwar/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | head -1)"
+log="$(ls "$STATE"/wizwar/logs/[0-9]*/*/*/wizwar-"$ROOM1"-*.log.gz 2>/dev/null | head -1)"
 [ -n "$log" ] || fail "no server turn log for room $ROOM1"
 "$WIZWAR" replay --check "$log" >"$TMPD/check" 2>&1 || { cat "$TMPD/check"; fail "the server's turn log does not replay"; }
 gzip -dc "$log" | grep -q '^chat 0 good luck, Robo$' || fail "the chat is not in the server's turn log"
@@ -288,7 +289,7 @@ wait_for 'Forfeit and quit\?'
 keys r
 wait_for 'GAME OVER'
 keys C-p
-wait_for 'wizwar/wizwar-host-[0-9-]+\.log\.gz' 10
+wait_for 'wizwar/logs/[0-9]{4}/[0-9]{2}/[0-9]{2}/wizwar-host-[0-9-]+' 10 # the rest wraps
 keys q
 wait_gone 'Message history'
 ok "the host is told where its server keeps the duel's log"

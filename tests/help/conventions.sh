@@ -173,7 +173,7 @@ for sig in HUP TERM; do
 	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/server.err"
 	check "SIG$sig: the server shut down cleanly (exit 0)" \
 		test $rc -eq 0 -a -n "$(grep -F "shutting down" "$tmp/server.err")"
-	logs=("$dir"/*.log.gz)
+	logs=("$dir"/[0-9]*/*/*/*.log.gz) # finished: compressed into the tree by date
 	check "SIG$sig: its turn log is complete" test -f "${logs[0]}" -a -n "$(zcat "${logs[0]}" 2>/dev/null | grep "^end ")"
 	check "SIG$sig: its turn log is 0600" test "$(stat -c %a "${logs[0]}")" = 600
 done

@@ -599,11 +599,13 @@ def shutdown(cl, args, sig, what):
         if "--headless" in args:
             # "2 (shutting down) ... a client should come back as after a drop, with RESUME": the host started
             # again from its log on the same port (docs/server.md, "Resuming a killed host").
-            logs = sorted((os.path.getmtime(os.path.join(cl.state, f)), f) for f in os.listdir(cl.state)
-                          if f.startswith("wizwar-host-") and f.endswith(".log.gz"))
+            # A duel left unfinished stays plain in the log directory's playing/ (docs/server.md, "Turn logs").
+            playing = os.path.join(cl.state, "playing")
+            logs = sorted((os.path.getmtime(os.path.join(playing, f)), f) for f in os.listdir(playing)
+                          if f.startswith("wizwar-host-") and f.endswith(".log"))
             e = dict(os.environ, XDG_STATE_HOME=cl.state, HOME=cl.state)
             e.pop("WIZWAR_PASSWORD", None)
-            again = subprocess.Popen([cl.wizwar, "host", "--headless", "--resume", os.path.join(cl.state, logs[-1][1]),
+            again = subprocess.Popen([cl.wizwar, "host", "--headless", "--resume", os.path.join(playing, logs[-1][1]),
                                       "--bind", "127.0.0.1", "--port", str(srv.port), "--log-dir", cl.state],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=e, text=True)
             srv.p = again

@@ -73,13 +73,14 @@ JOIN=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Joe --think 10 --games "$
 : >"$TMP/j.err"
 : >"$TMP/j.out"
 
-current_log() { ls -t "$TMP"/logs/wizwar-"$ROOM"-*.log.gz 2>/dev/null | head -1; }
+# A duel under way: plain in playing/; finished: compressed into the tree by date.
+current_log() { ls -t "$TMP"/logs/playing/wizwar-"$ROOM"-*.log "$TMP"/logs/*/*/*/wizwar-"$ROOM"-*.log.gz 2>/dev/null | head -1; }
 # The last turn the current duel's log has ended (its "= N" lines), 0 before any.
 last_turn() {
 	local log
 	log="$(current_log)"
 	[ -n "$log" ] || { echo 0; return; }
-	gzip -dc "$log" 2>/dev/null | grep -aE '^= [0-9]+ ' | tail -1 | cut -d' ' -f2 | grep -E '^[0-9]+$' || echo 0
+	gzip -dcf "$log" 2>/dev/null | grep -aE '^= [0-9]+ ' | tail -1 | cut -d' ' -f2 | grep -E '^[0-9]+$' || echo 0
 }
 count() { grep -cE -- "$1" "$2"; }
 starts() { count "room $ROOM: duel [0-9]* starts" "$TMP/srv.err"; }
@@ -208,13 +209,14 @@ if [ -n "$OPP" ]; then
 	OPP=""
 fi
 duels=0
-for log in "$TMP"/logs/wizwar-"$ROOM"-*.log.gz; do
+sleep 0.3 # the last duel's log compressed
+for log in "$TMP"/logs/playing/wizwar-"$ROOM"-*.log "$TMP"/logs/*/*/*/wizwar-"$ROOM"-*.log.gz; do
 	[ -e "$log" ] || continue
 	duels=$((duels + 1))
-	"$W" replay --check "$log" >/dev/null 2>&1 || { gzip -dc "$log" | tail -3; die "$log does not replay"; }
-	seat="$(gzip -dc "$log" | grep -aE '^player [01] Joe$' | cut -d' ' -f2)"
+	"$W" replay --check "$log" >/dev/null 2>&1 || { gzip -dcf "$log" | tail -3; die "$log does not replay"; }
+	seat="$(gzip -dcf "$log" | grep -aE '^player [01] Joe$' | cut -d' ' -f2)"
 	# The joiner's forfeit: turns lost (the opponent's leaving in the last duel is not).
-	if gzip -dc "$log" | grep -aqE "^$seat resign$"; then
+	if gzip -dcf "$log" | grep -aqE "^$seat resign$"; then
 		lost=$((lost + 1))
 		echo "$(basename "$log"): the joiner forfeited"
 	fi

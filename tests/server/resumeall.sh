@@ -71,26 +71,29 @@ R2="$ROOM"
 sleep 0.5
 kill -9 "$SRV"
 wait "$SRV" 2>/dev/null
-LOG2="$(ls -t "$LOGS"/wizwar-"$R2"-*.log.gz | head -1)"
-zcat "$LOG2" 2>/dev/null | grep -qx "# wizwar-server room $R2" || fail "no room comment in $LOG2"
+# A duel under way is plain text in playing/ (docs/server.md, "Turn logs").
+LOG2="$(ls -t "$LOGS"/playing/wizwar-"$R2"-*.log | head -1)"
+head -c 14 "$LOG2" | grep -qx 'wizwar-turnlog' || fail "$LOG2 is not plain text while played"
+grep -qx "# wizwar-server room $R2" "$LOG2" || fail "no room comment in $LOG2"
 # A copy of a duel under way whose room comment is broken (a '/' no room code has), under a room's name:
 # refused with the reason, not resumed into the room its name says.
 BADROOM="$LOGS/wizwar-Zz9-20260101-000000-8.log.gz"
-zcat "$LOG2" 2>/dev/null | sed "s|^# wizwar-server room .*|# wizwar-server room $R2/x|" | gzip >"$BADROOM"
+sed "s|^# wizwar-server room .*|# wizwar-server room $R2/x|" "$LOG2" | gzip >"$BADROOM"
 # The same under a name with escapes in it (any name is read for its room comment): never read, so never
 # printed ("not resumed: NAME: ...") to the operator's terminal.
 cp "$BADROOM" "$LOGS/"$'\e[2J\e]0;x\a'"copy.log.gz"
 # An unfinished one-room host's log in the same directory (a `wizwar host` writes no room comment, and
 # names its logs for its room, "host"): `host --resume` brings it back, never a server into a room "host".
 HOSTLOG="$LOGS/wizwar-host-20260101-000000-3.log.gz"
-zcat "$LOG2" 2>/dev/null | grep -v '^# wizwar-server room ' | gzip >"$HOSTLOG"
+grep -v '^# wizwar-server room ' "$LOG2" | gzip >"$HOSTLOG"
 # The second duel's log renamed by hand to another room's name: its comment, not its name, is its room.
-RENAMED="$LOGS/wizwar-elsewhere-20260101-000000-7.log.gz"
+RENAMED="$LOGS/playing/wizwar-elsewhere-20260101-000000-7.log"
 mv "$LOG2" "$RENAMED"
 # An older unfinished log of the first room (as a room made again after an earlier stop leaves): only a room's
-# newest log can be its duel; this one must stay as it is, now and once the newest is finished.
-OLD="$LOGS/wizwar-$R1-20260101-000000-9.log.gz"
-cp "$(ls -t "$LOGS"/wizwar-"$R1"-*.log.gz | head -1)" "$OLD"
+# newest log can be its duel; this one is never resumed, now nor once the newest is finished (put away into
+# the tree at the next start).
+OLD="$LOGS/playing/wizwar-$R1-20260101-000000-9.log"
+cp "$(ls -t "$LOGS"/playing/wizwar-"$R1"-*.log | head -1)" "$OLD"
 touch -d '1 hour ago' "$OLD"
 server_start "$TMP/srv2.err" --resume
 grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail "not two duels brought back"
@@ -102,7 +105,7 @@ grep -q "not resumed: .*wizwar-host-20260101-000000-3\.log\.gz: a one-room host'
 	fail "the one-room host's log was not said to be left to \`host --resume\`"
 grep -qE "not resumed: .*wizwar-Zz9-[0-9-]+\.log\.gz: line [0-9]+: a room comment whose code is not a room code" \
 	"$TMP/srv2.err" || fail "the broken room comment was not refused with its reason"
-grep -q "room $R2: wizwar-elsewhere-20260101-000000-7.log.gz is named for room elsewhere; its room comment says $R2" \
+grep -q "room $R2: wizwar-elsewhere-20260101-000000-7.log is named for room elsewhere; its room comment says $R2" \
 	"$TMP/srv2.err" || fail "the renamed log was not said to go to its comment's room"
 ok "killed with -9 and started again with --resume: both duels back (the renamed log into its comment's room), a broken log and a broken room comment said and left"
 for b in Ann Ben Cat Dan; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
@@ -122,9 +125,9 @@ wait "$SRV" 2>/dev/null
 grep -qE 'shutting down; 1 duel left unfinished: `wizwar server [^`]*--resume` brings it back' "$TMP/srv2.err" ||
 	fail "the stop did not say the duel left unfinished"
 # As a server written before the room comment left it: placed by its name, as before.
-LOG3="$(ls -t "$LOGS"/wizwar-"$ROOM"-*.log.gz | head -1)"
-zcat "$LOG3" | grep -v '^# wizwar-server room ' | gzip >"$LOG3.new" && mv "$LOG3.new" "$LOG3"
-zcat "$LOG3" | grep -q '^# wizwar-server room ' && fail "the room comment is still in $LOG3"
+LOG3="$(ls -t "$LOGS"/playing/wizwar-"$ROOM"-*.log | head -1)"
+grep -v '^# wizwar-server room ' "$LOG3" >"$LOG3.new" && mv "$LOG3.new" "$LOG3"
+grep -q '^# wizwar-server room ' "$LOG3" && fail "the room comment is still in $LOG3"
 server_start "$TMP/srv3.err" --resume
 grep -q 'wizwar server: 1 unfinished duel brought back' "$TMP/srv3.err" ||
 	fail "not one duel brought back (not the finished ones, nor the older unfinished log of a finished room)"
@@ -133,13 +136,26 @@ wait_re "room $ROOM: duel over" "$TMP/srv3.err" 120
 for b in Eve Fay; do wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10; done
 ok "SIGTERM says the duel left unfinished; --resume brings it back by its name (no room comment) and it is played out"
 
+# Finished, each duel's log was compressed once into the day's folder of the tree; playing/ keeps only the
+# older unfinished log nobody resumed.
+sleep 0.5
+# The older unfinished log of the first room was put away there too, unfinished, by the start that did not
+# resume it: playing/ keeps only a server's own duels, so that it cannot pass for its room's newest later.
+grep -q '1 turn log left in .*/playing and not resumed put away into the tree by date' "$TMP/srv2.err" ||
+	fail "the older unfinished log was not said to be put away"
 n=0
-for log in "$LOGS"/wizwar-*-*-*-*.log.gz; do
-	case "$log" in *junk* | */wizwar--* | "$OLD" | "$BADROOM" | "$HOSTLOG") continue ;; esac
+for log in "$LOGS"/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/wizwar-*-*-*-*.log.gz; do
+	[ -e "$log" ] || continue
 	"$W" replay --check "$log" >/dev/null 2>&1 || fail "$log does not replay"
+	[ "$(gzip -l "$log" | wc -l)" = 2 ] || fail "$log is not one gzip member"
+	case "$log" in */"$(basename "$OLD")".gz) zcat "$log" | grep -q '^end ' && fail "the older log was played on"; continue ;; esac
 	n=$((n + 1))
 done
-[ "$n" = 3 ] || fail "$n duel logs, not 3"
-zcat "$RENAMED" | grep -q '^end ' || fail "the renamed log was not continued in place to its end"
-ok "the three logs, each continued in place, replay exactly"
+[ "$n" = 3 ] || fail "$n finished duel logs in the tree, not 3"
+[ -e "$OLD" ] && fail "the older unfinished log is still in playing/"
+left="$(cd "$LOGS/playing" && echo *)"
+[ "$left" = "*" ] || fail "playing/ still holds $left"
+zcat "$LOGS"/[0-9]*/*/*/"$(basename "$RENAMED").gz" | grep -q '^end ' ||
+	fail "the renamed log was not continued in place to its end"
+ok "the three logs, each continued in place and compressed once at its end, replay exactly; playing/ is left empty"
 echo "all --resume tests passed"

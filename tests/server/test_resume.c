@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -13,6 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "harness.h"
+#include "logtree.h"
 
 struct scene {
 	struct th *t;
@@ -440,7 +442,7 @@ host_restart(int kill_after, bool chosen)
 	s.kill_after = kill_after;
 	snprintf(s.dir, sizeof s.dir, "/tmp/wizwar-test-resume-%d-%d", (int)getpid(), kill_after);
 	cr_assert_eq(mkdir(s.dir, 0700), 0);
-	snprintf(s.copy, sizeof s.copy, "%s/killed.log.gz", s.dir);
+	snprintf(s.copy, sizeof s.copy, "%s/killed.log", s.dir); /* plain, as a duel being played is */
 	th_init(&t);
 	th_config(&c);
 	c.log_dir = s.dir;
@@ -474,10 +476,15 @@ host_restart(int kill_after, bool chosen)
 	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
 	cr_expect_eq(s.b.errors, 0, "%s", s.b.last_why);
 	th_finish(&t);
-	/* The continued log is a whole duel that replays exactly. */
+	/* The continued log is a whole duel that replays exactly, compressed once at its end into
+	 * the day's folder of the log tree (the day it ended: now, or just before midnight). */
 	struct tlog_resume *lr = calloc(1, sizeof *lr);
-	char why[300];
-	int rc = tlog_load(s.copy, lr, why, sizeof why);
+	char why[300], done[600];
+	cr_expect_eq(access(s.copy, F_OK), -1, "the plain log is left after the end");
+	for (int back = 0; back < 2; back++)
+		if (logtree_done_path(done, sizeof done, s.dir, time(NULL) - back * 600, s.copy) && access(done, F_OK) == 0)
+			break;
+	int rc = tlog_load(done, lr, why, sizeof why);
 	cr_expect_eq(rc, 0, "%s", why);
 	cr_expect(lr->ended, "the resumed log has no end line");
 	tlog_resume_free(lr);

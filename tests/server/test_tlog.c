@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* server/tlog: the gzip turn log is readable while written, a log cut at any byte resumes at its last whole turn, and so does a writer killed at random moments. */
+/* server/tlog: the turn log is plain while played and one gzip member once finished, a log cut at any byte resumes at its last whole turn, and so does a writer killed at random moments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +36,15 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	struct rng rng[2];
 	struct view v;
 	struct events ev;
-	char path[256], cut[256], why[300];
+	char path[256], done[300], cut[256], why[300];
 	uint32_t turns_at[4096];
 	size_t sizes[4096];
 	int nsync = 0;
 
 	options_default(&h.opt);
-	snprintf(path, sizeof path, "/tmp/wizwar-tlog-%d.log.gz", (int)getpid());
-	snprintf(cut, sizeof cut, "/tmp/wizwar-tlog-%d-cut.log.gz", (int)getpid());
+	snprintf(path, sizeof path, "/tmp/wizwar-tlog-%d.log", (int)getpid());
+	snprintf(done, sizeof done, "%s.gz", path);
+	snprintf(cut, sizeof cut, "/tmp/wizwar-tlog-%d-cut.log", (int)getpid());
 	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
 	uv_loop_t loop;
 	cr_assert_eq(uv_loop_init(&loop), 0);
@@ -65,9 +66,9 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 		if (nsync % 50 == 7)
 			tlog_chat(&t, p, "gg \xc3\xa9t\xc3\xa9");
 		tlog_write(&t);
-		uv_run(&loop, UV_RUN_DEFAULT); /* the write, in the threadpool, done */
-		/* Readable while running: every member is a complete prefix. */
+		/* Plain text while played, each write whole lines: no gzip header, no job. */
 		sizes[nsync] = file_bytes(path, gz, sizeof gz);
+		cr_assert(sizes[nsync] > 2 && gz[0] == 'w' && gz[sizes[nsync] - 1] == '\n');
 		turns_at[nsync++] = g.turn_no;
 	}
 	tlog_end(&t, &g);
@@ -75,13 +76,35 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 	size_t kept_len;
 	char *kept = tlog_text(&t, &kept_len); /* what END reveals, from the records kept in memory */
 	cr_assert_not_null(kept);
-	tlog_close(&t); /* the end line still goes, after the log is freed */
+	tlog_write(&t);
+	size_t total = file_bytes(path, gz, sizeof gz); /* the plain log, whole */
+	cr_assert_eq(gz[0], 'w', "plain until the duel's log is closed");
+	tlog_close(&t); /* then the file is compressed once, in the threadpool */
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
-	size_t total = file_bytes(path, gz, sizeof gz);
+	cr_expect_eq(access(path, F_OK), -1, "the plain log is gone once compressed");
+
+	/* The finished log: one gzip member (a second member's header would follow the first's
+	 * end), whose text is the plain log's, byte for byte. */
+	{
+		static uint8_t z[1 << 20], text[1 << 20];
+		size_t zn = file_bytes(done, z, sizeof z);
+		z_stream zs;
+		memset(&zs, 0, sizeof zs);
+		cr_assert_eq(inflateInit2(&zs, 16 + 15), Z_OK);
+		zs.next_in = z;
+		zs.avail_in = (uInt)zn;
+		zs.next_out = text;
+		zs.avail_out = sizeof text;
+		cr_assert_eq(inflate(&zs, Z_FINISH), Z_STREAM_END);
+		cr_expect_eq(zs.avail_in, 0, "%u bytes after the first gzip member", zs.avail_in);
+		cr_expect_eq(zs.total_out, total);
+		cr_expect(zs.total_out == total && memcmp(text, gz, total) == 0, "the gzip text is the plain log's");
+		inflateEnd(&zs);
+	}
 
 	/* The whole file: a finished duel. */
-	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(tlog_load(done, &lr, why, sizeof why), 0, "%s", why);
 	cr_expect(lr.ended);
 	cr_expect_eq(game_hash(&lr.game), final_hash);
 	/* The text kept in memory is the file's, byte for byte. */
@@ -113,7 +136,7 @@ Test(tlog, every_cut_resumes_or_refuses_cleanly)
 		}
 	}
 	cr_expect_gt(ok, 10);
-	unlink(path);
+	unlink(done);
 	unlink(cut);
 }
 
@@ -164,7 +187,6 @@ kill_play(struct kill_duel *d, struct tlog *t, uv_loop_t *loop, unsigned pause_u
 			if (g.result != RESULT_NONE)
 				tlog_end(t, &g);
 			tlog_write(t);
-			/* As the server's loop does: on to the next command, the write still running. */
 			uv_run(loop, UV_RUN_NOWAIT);
 			if (pause_us)
 				sleep_us((long)pause_us);
@@ -174,14 +196,14 @@ kill_play(struct kill_duel *d, struct tlog *t, uv_loop_t *loop, unsigned pause_u
 
 /* The claim of docs/turnlog.md: a host killed at any moment resumes at a state the duel
  * really passed through. A real process writes a duel's log and is killed (SIGKILL) at
- * random moments, its writes in libuv's threadpool; each log it leaves must load, at one
- * of the duel's states. */
+ * random moments, mid-duel or while its finished log is compressed; each log it leaves
+ * must load, at one of the duel's states. */
 Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
 {
 	static struct kill_duel ref, got;
 	static struct tlog_resume lr;
 	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 91, { "a", "b" } };
-	char path[256], why[300];
+	char path[256], done[300], why[300];
 	struct rng pick;
 	int resumed_mid = 0;
 
@@ -189,7 +211,8 @@ Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
 	cr_assert_gt(ref.n, 50);
 	options_default(&h.opt);
 	rng_seed(&pick, (uint64_t)getpid());
-	snprintf(path, sizeof path, "/tmp/wizwar-tlog-kill-%d.log.gz", (int)getpid());
+	snprintf(path, sizeof path, "/tmp/wizwar-tlog-kill-%d.log", (int)getpid());
+	snprintf(done, sizeof done, "%s.gz", path);
 	for (int round = 0; round < 30; round++) {
 		int ready[2];
 		cr_assert_eq(pipe(ready), 0);
@@ -220,7 +243,10 @@ Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		memset(&lr, 0, sizeof lr);
-		cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "round %d: %s", round, why);
+		/* Plain, or (killed after the end, during or after the compression) both or the gzip. */
+		const char *left = access(path, F_OK) == 0 ? path : done;
+		cr_assert_eq(tlog_load(left, &lr, why, sizeof why), 0, "round %d: %s", round, why);
+		unlink(done);
 		uint64_t hh = game_hash(&lr.game);
 		bool found = false;
 		for (int i = 0; i < ref.n && !found; i++)
@@ -235,15 +261,9 @@ Test(tlog, a_writer_killed_at_random_moments_leaves_a_log_that_resumes)
 	unlink(path);
 }
 
-static void
-count_again(void *ud)
-{
-	++*(int *)ud;
-}
-
-/* Lines made while a write runs wait for their owner's next batch (the server's 20 ms
- * timer), told by `again`: one write a batch, not one a command at a bot's pace. */
-Test(tlog, lines_made_during_a_write_wait_for_the_owner)
+/* A resumed log goes on in place, plain; one from before logs were plain while played (a
+ * gzip file) goes on as plain text beside it, and the gzip file goes once the copy is whole. */
+Test(tlog, a_resumed_gzip_log_goes_on_plain)
 {
 	static struct game g;
 	static struct tlog t;
@@ -251,42 +271,43 @@ Test(tlog, lines_made_during_a_write_wait_for_the_owner)
 	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 78, { "a", "b" } };
 	struct cmd pass = { CMD_PASS, 0, 0 };
 	struct events ev;
-	char path[256], why[300];
-	uv_loop_t loop;
-	int again = 0;
+	char gzpath[300], plain[256], why[300], buf[1024];
+	uint8_t head[2];
 
 	options_default(&h.opt);
-	snprintf(path, sizeof path, "/tmp/wizwar-tlog-again-%d.log.gz", (int)getpid());
+	snprintf(plain, sizeof plain, "/tmp/wizwar-tlog-again-%d.log", (int)getpid());
+	snprintf(gzpath, sizeof gzpath, "%s.gz", plain);
 	cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
-	cr_assert_eq(uv_loop_init(&loop), 0);
-	cr_assert_eq(tlog_open(&t, &loop, path, &h, game_hash(&g), NULL, why, sizeof why), 0, "%s", why);
-	t.again = count_again;
-	t.again_ud = &again;
-	cr_assert_eq(game_apply(&g, g.turn, &pass, &ev), ERR_OK);
-	tlog_cmd(&t, 1 - g.turn, &pass, &g, ev.turn_ended);
-	tlog_write(&t);
-	cr_assert_not_null(t.job, "the first batch is being written");
+	gzFile f = gzopen(gzpath, "wb");
+	cr_assert_not_null(f);
+	int n = turnlog_format_header(&h, game_hash(&g), buf, sizeof buf);
+	gzwrite(f, buf, (unsigned)n);
+	int first = g.turn;
+	cr_assert_eq(game_apply(&g, first, &pass, &ev), ERR_OK);
+	n = turnlog_format_cmd(first, &pass, buf, sizeof buf);
+	if (ev.turn_ended)
+		n += turnlog_format_hash(g.turn_no, game_hash(&g), buf + n, sizeof buf - (size_t)n);
+	gzwrite(f, buf, (unsigned)n);
+	cr_assert_eq(gzclose(f), Z_OK);
+	cr_assert_eq(tlog_load(gzpath, &lr, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(tlog_open_prefix(&t, NULL, gzpath, lr.text, lr.len, why, sizeof why), 0, "%s", why);
+	tlog_resume_free(&lr);
+	cr_expect_eq(access(gzpath, F_OK), -1, "the gzip log is replaced");
+	cr_expect_str_eq(t.path, plain);
 	for (int i = 0; i < 3; i++) {
 		int p = g.turn;
 		cr_assert_eq(game_apply(&g, p, &pass, &ev), ERR_OK);
 		tlog_cmd(&t, p, &pass, &g, ev.turn_ended);
+		tlog_write(&t);
 	}
-	uv_run(&loop, UV_RUN_DEFAULT);
-	cr_assert_eq(again, 1, "the owner is told once that lines wait");
-	cr_assert_null(t.job, "no write started by itself");
-	cr_assert_gt(t.plen, 0, "the three commands wait");
-	tlog_write(&t);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	cr_assert_eq(t.plen, 0);
-	cr_assert_eq(again, 1);
-	tlog_close(&t);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	cr_assert_eq(uv_loop_close(&loop), 0);
-	cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "%s", why);
+	tlog_close(&t); /* not ended: it stays plain, to be resumed */
+	cr_assert_eq(file_bytes(plain, head, sizeof head), 2);
+	cr_expect_eq(head[0], 'w', "plain text");
+	cr_assert_eq(tlog_load(plain, &lr, why, sizeof why), 0, "%s", why);
 	cr_expect_eq(game_hash(&lr.game), game_hash(&g), "all four commands on disk");
 	cr_expect_eq(lr.game.turn_no, g.turn_no);
 	tlog_resume_free(&lr);
-	unlink(path);
+	unlink(plain);
 }
 
 /* Logs written before the writer went off the loop are one gzip stream, flushed after every
