@@ -1274,6 +1274,8 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	s->closing = true;
 	s->close_cb = cb;
 	s->close_ud = ud;
+	if (s->cfg.hooks.closing)
+		s->cfg.hooks.closing(s->cfg.hooks.ud);
 	while (s->rooms)
 		room__destroy(s->rooms);
 	for (struct conn *c = s->conns; c; c = c->next) {
