@@ -56,8 +56,8 @@ void lan_txt_parse(struct lan_duel *d, const char *const *kv, const size_t *len,
 /* Bytes from the network as printable text: anything but printable ASCII becomes '?', cut to
  * out_len - 1 bytes. */
 void lan_clean(char *out, size_t out_len, const char *in, size_t in_len);
-/* Add d to the list (n of max), merging it with the same instance seen on another interface or
- * protocol (the first address is kept). False when the list is full. */
+/* Add d to the list (n of max), merging it with the same instance and fingerprint seen on another
+ * interface or protocol (the first address is kept). False when the list is full. */
 bool lan_list_add(struct lan_duel *list, size_t *n, size_t max, const struct lan_duel *d);
 /* The usable duels called `name`: how many, and the first in *first (-1: none). */
 int lan_list_named(const struct lan_duel *list, size_t n, const char *name, int *first);

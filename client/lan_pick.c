@@ -144,9 +144,11 @@ bool
 lan_list_add(struct lan_duel *list, size_t *n, size_t max, const struct lan_duel *d)
 {
 	for (size_t i = 0; i < *n; i++)
-		if (strcmp(list[i].instance, d->instance) == 0) {
+		if (strcmp(list[i].instance, d->instance) == 0 && strcmp(list[i].fp, d->fp) == 0) {
 			/* The same service through another interface or protocol: one duel. A changed
-			 * record (the duel got full) replaces what it said, not where it is. */
+			 * record (the duel got full) replaces what it said, not where it is. Another key
+			 * under the same instance name (two links, a forger on one) stays apart: two
+			 * duels of one name, which is not guessed between. */
 			char addr[sizeof list[i].addr];
 			memcpy(addr, list[i].addr, sizeof addr);
 			list[i] = *d;
@@ -188,7 +190,6 @@ lan_list_line(char *buf, size_t len, int number, const struct lan_duel *d)
 	char as[LAN_INSTANCE_MAX + 20] = "";
 	if (strcmp(inst, d->name) != 0)
 		snprintf(as, sizeof as, " (announced as '%s')", inst);
-	snprintf(buf, len, "%3d  %-16.64s%s on %.40s (%s port %d), %s%s, key %.8s...", number, d->name, as, host, d->addr,
-	         d->port, d->server ? "a server of rooms" : d->wanted ? "waiting for a player" : "full",
-	         d->password ? ", password asked" : "", d->fp);
+	snprintf(buf, len, "%3d  %-12.64s%s on %.40s (%s port %d): %s%s, key %.8s", number, d->name, as, host, d->addr,
+	         d->port, d->server ? "server" : d->wanted ? "waiting" : "full", d->password ? ", password" : "", d->fp);
 }

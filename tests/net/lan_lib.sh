@@ -23,6 +23,7 @@ lan_need() {
 
 lan_down() {
 	local p
+	[ -S "${LAN_T:-/nonexistent}/tmux" ] && tmux -S "$LAN_T/tmux" kill-server 2>/dev/null
 	for p in "${lan_pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done

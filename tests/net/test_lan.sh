@@ -14,7 +14,7 @@ lan_need
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; return 1; fi; }
 show() { sed 's/^/# /' "$@"; }
 # wait_for CMD SECS: until CMD succeeds (every 0.1 s).
 wait_for() {
@@ -26,7 +26,7 @@ wait_for() {
 	return 1
 }
 proto=$("$W" --version | sed -n 's/.*(protocol \([0-9]*\),.*/\1/p')
-echo "1..15"
+echo "1..17"
 
 lan_up
 unset WIZWAR_PASSWORD
@@ -80,6 +80,23 @@ check "two duels called alice: bot --lan alice refuses to guess, and says why (e
 	 grep -qF "$LAN_IP_A:$portA#$fpA" "$LAN_T/dup.out" && grep -qF ":$portM#$fpM" "$LAN_T/dup.out"' || show "$LAN_T/dup.out"
 lan_stop pub1
 
+# A person in B: `wizwar join` with no address, in tmux, lists the duels found and joins the one chosen.
+tm() { tmux -S "$LAN_T/tmux" -f /dev/null "$@"; }
+screen() { tm capture-pane -p -t w >"$LAN_T/screen" 2>/dev/null; grep -qE -- "$1" "$LAN_T/screen"; }
+nsenter --net="/run/netns/$LAN_B" -- tmux -S "$LAN_T/tmux" -f /dev/null new-session -d -s w -x 100 -y 30 \
+	"env DBUS_SYSTEM_BUS_ADDRESS=unix:path=$LAN_T/B/bus XDG_STATE_HOME=$LAN_T/B/state $W join --name dave --no-log; echo EXIT=\$?; sleep 60"
+wait_for 'screen "Join which\\? \\(1-1, Enter for none\\)"' 10
+cp "$LAN_T/screen" "$LAN_T/screen.list"
+check "join with no address lists the duel of A: name, machine, address, waiting, key" \
+	'grep -qE "^ +1  alice +on wwA[0-9]*\.local \($LAN_IP_A port $portA\): waiting, key ${fpA:0:8}$" "$LAN_T/screen.list"' ||
+	show "$LAN_T/screen.list"
+tm send-keys -t w 1 Enter
+lan_bg botA2 A "$W" bot "127.0.0.1:$portA#$fpA" --games 1 --think 20 --name erin
+check "the duel chosen is joined: the curses client's duel begins" 'wait_for "screen \"The duel begins\"" 20' ||
+	show "$LAN_T/screen"
+tm kill-server 2>/dev/null
+lan_stop botA2
+
 # The real host stops: its announcement goes with it.
 lan_stop hostA
 check "the host stopped, its announcement is gone (avahi-browse in B)" \
@@ -108,5 +125,5 @@ lan_stop srvA
 check "the server stopped, its announcement is gone" \
 	'wait_for "! lan_seen_b \"$LAN_IP_A\" >/dev/null" 5'
 
-[ "$n" = 15 ] || echo "not ok - ran $n checks of 15"
-[ "$failed" = 0 ] && [ "$n" = 15 ]
+[ "$n" = 17 ] || echo "not ok - ran $n checks of 17"
+[ "$failed" = 0 ] && [ "$n" = 17 ]
