@@ -120,8 +120,11 @@ lan_choose(const char *want, unsigned ms, char *addr, size_t addrlen, char fp[AU
 			/* Two of one name: one may be forged, and only the host knows which key is theirs. */
 			cli_error("%d duels on the LAN are called '%s'; not guessing which is the real one:\n", count, want);
 			for (size_t i = 0; i < n; i++)
-				if (list[i].usable && strcmp(list[i].name, want) == 0)
-					fprintf(stderr, "  %s:%d#%s (on %.40s)\n", list[i].addr, list[i].port, list[i].fp, list[i].host);
+				if (list[i].usable && strcmp(list[i].name, want) == 0) {
+					char host[41];
+					lan_clean(host, sizeof host, list[i].host, strlen(list[i].host));
+					fprintf(stderr, "  %s:%d#%s (on %s)\n", list[i].addr, list[i].port, list[i].fp, host);
+				}
 			cli_error("ask the host for their fingerprint and join by address: wizwar join ADDR:PORT#FINGERPRINT\n");
 			return 1;
 		}
