@@ -88,7 +88,7 @@ publish(struct lan_ad *ad, AvahiClient *c)
 
 	if (ad->withdrawn || ad->instance == NULL)
 		return;
-	if (ad->group == NULL && avahi_entry_group_new(c, group_cb, ad) == NULL)
+	if (ad->group == NULL && (ad->group = avahi_entry_group_new(c, group_cb, ad)) == NULL)
 		return;
 	if (!avahi_entry_group_is_empty(ad->group))
 		return;
