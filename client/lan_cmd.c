@@ -154,8 +154,10 @@ lan_choose(const char *want, unsigned ms, char *addr, size_t addrlen, char fp[AU
 					       list[usable[k]].name);
 					j = k;
 				}
-		if (nusable == 0)
+		if (nusable == 0) {
+			cli_error("none of them can be joined (the reasons above)\n");
 			return 1;
+		}
 		if (!isatty(STDIN_FILENO)) {
 			cli_error("no terminal to ask which: wizwar join --lan NAME\n");
 			return 2;

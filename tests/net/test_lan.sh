@@ -5,7 +5,7 @@
 # with a bot in A; the duel is withdrawn while full; a forged announcement in B (a real host with its own key
 # behind `avahi-publish`) is refused: the same name twice is not guessed between, and the real host's
 # fingerprint copied onto the forger's address fails the handshake; the announcement is gone once the host
-# stops; `server --announce` too. Needs root (exit 77 otherwise). TAP output. Usage: test_lan.sh WIZWAR
+# stops; `server --announce` too; without avahi-daemon, one line says so and the address form works. Needs root (exit 77 otherwise). TAP output. Usage: test_lan.sh WIZWAR
 set -u
 W=$1
 here=$(dirname "$0")
@@ -26,7 +26,7 @@ wait_for() {
 	return 1
 }
 proto=$("$W" --version | sed -n 's/.*(protocol \([0-9]*\),.*/\1/p')
-echo "1..17"
+echo "1..19"
 
 lan_up
 unset WIZWAR_PASSWORD
@@ -125,5 +125,25 @@ lan_stop srvA
 check "the server stopped, its announcement is gone" \
 	'wait_for "! lan_seen_b \"$LAN_IP_A\" >/dev/null" 5'
 
-[ "$n" = 17 ] || echo "not ok - ran $n checks of 17"
-[ "$failed" = 0 ] && [ "$n" = 17 ]
+# No avahi-daemon in B (stopped): one line says so and names the address form, which still works.
+lan_stop avahiB
+in_b "$W" bot --lan alice --games 1 >"$LAN_T/nodaemon.out" 2>&1; rx=$?
+check "without avahi-daemon, bot --lan says so in one line (exit 1)" \
+	'[ $rx = 1 ] && [ "$(wc -l <"$LAN_T/nodaemon.out")" = 1 ] &&
+	 grep -qF "no avahi-daemon is running here" "$LAN_T/nodaemon.out" && grep -qF "wizwar join HOST[:PORT]" "$LAN_T/nodaemon.out"' ||
+	show "$LAN_T/nodaemon.out"
+lan_bg hostN B "$W" host --headless --port 0 --name nell --log-dir "$LAN_T/B/logs2"
+wait_for 'grep -q "^wizwar join" "$LAN_T/hostN.out"' 10
+lineN=$(grep "^wizwar join" "$LAN_T/hostN.out")
+addrN=127.0.0.1:$(sed -n 's/^wizwar join [^:]*:\([0-9]*#.*\)/\1/p' <<<"$lineN")
+in_b "$W" bot "$addrN" --games 1 --think 0 --name n1 >"$LAN_T/n1.out" 2>&1 &
+p1=$!
+in_b "$W" bot "$addrN" --games 1 --think 0 --name n2 >"$LAN_T/n2.out" 2>&1; r2=$?
+wait $p1; r1=$?
+check "without avahi-daemon, a host says it is not announced and plays by address" \
+	'grep -qF "not announced on the LAN: no avahi-daemon is running here" "$LAN_T/hostN.out" && [ $r1 = 0 ] && [ $r2 = 0 ] &&
+	 grep -q "^duel 1: " "$LAN_T/n1.out"' || show "$LAN_T/hostN.out" "$LAN_T/n1.out" "$LAN_T/n2.out"
+lan_stop hostN
+
+[ "$n" = 19 ] || echo "not ok - ran $n checks of 19"
+[ "$failed" = 0 ] && [ "$n" = 19 ]
