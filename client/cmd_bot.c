@@ -11,6 +11,7 @@
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
+#include "lan.h"
 #include "netbot.h"
 #include "text.h"
 
@@ -105,7 +106,9 @@ cmd_bot(int argc, char **argv)
 	char host[256], why[300], namebuf[64], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1];
 	struct seatfile_claim claim = { -1, -1 };
-	const char *addr = NULL;
+	const char *addr = NULL, *lan = NULL;
+	static char lan_addr[LAN_ADDR_MAX + 16], lan_label[LAN_NAME_MAX + 40]; /* kept by bc.net */
+	bool lan_pw = false;
 	bool have_seed = false, have_fp, new_room = false;
 	long v;
 	int r;
@@ -134,6 +137,10 @@ cmd_bot(int argc, char **argv)
 			if (!cmd_net_text_arg(argv[++i], TEXT_ROOM, "--room"))
 				return 2;
 			bc.net.room = argv[i];
+		} else if (strcmp(a, "--lan") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--lan"))
+				return 2;
+			lan = argv[i];
 		} else if (strcmp(a, "--new-room") == 0) {
 			new_room = true;
 		} else if (strcmp(a, "--level") == 0 && more) {
@@ -170,12 +177,24 @@ cmd_bot(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (addr == NULL) {
-		cli_error("which server? (HOST[:PORT])\n%s", bot_usage);
+	if (addr == NULL && lan == NULL) {
+		cli_error("which server? (HOST[:PORT], or --lan NAME)\n%s", bot_usage);
 		return 2;
 	}
+	if (addr && lan) {
+		cli_error("an address or --lan NAME, not both\n");
+		return 2;
+	}
+	if (lan) {
+		if ((r = lan_choose(lan, LAN_BROWSE_MS, lan_addr, sizeof lan_addr, fp, &lan_pw, lan_label, sizeof lan_label)))
+			return r;
+		addr = lan_addr;
+		bc.net.fingerprint_from = lan_label;
+	}
 	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
-	if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "bot"))
+	if (lan)
+		have_fp = true; /* lan_choose's */
+	else if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "bot"))
 		return 2;
 	if (net_parse_hostport(addrbuf, host, sizeof host, &bc.net.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
 		cli_error("%s\n", why);

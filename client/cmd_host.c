@@ -10,6 +10,7 @@
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
+#include "lan.h"
 #include "text.h"
 
 static const char *
@@ -53,7 +54,8 @@ cmd_host(int argc, char **argv)
 	char dirbuf[4096], why[300], banner[400], share[200], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
 	const char *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
-	bool headless = false;
+	bool headless = false, announce = true;
+	static struct lan_host lan; /* the duel's DNS-SD announcement (lan_cmd.c) */
 	uint8_t token[PROTO_TOKEN_MAX];
 	size_t token_len;
 	long v;
@@ -91,6 +93,8 @@ cmd_host(int argc, char **argv)
 			name = argv[i];
 		} else if (strcmp(a, "--resume") == 0 && more) {
 			resume = argv[++i];
+		} else if (strcmp(a, "--no-announce") == 0) {
+			announce = false;
 		} else if (strcmp(a, "--headless") == 0) {
 			headless = true;
 		} else if (strcmp(a, "--keys") == 0 && more) {
@@ -113,6 +117,8 @@ cmd_host(int argc, char **argv)
 	cfg.identity = &id;
 	bool bad_dir;
 	cfg.log_dir = cmd_net_log_dir(&pl, false, &bad_dir, dirbuf, sizeof dirbuf); /* a player's process: logs in memory rather than no duel */
+	if (announce)
+		lan_host_hook(&lan, &cfg);
 	if (uv_loop_init(&loop) != 0)
 		return 1;
 	rc = server_create(&loop, &cfg, &srv, why, sizeof why);
@@ -137,6 +143,8 @@ cmd_host(int argc, char **argv)
 	snprintf(share, sizeof share, "wizwar join %s:%d#%s%s", addr, server_port(srv), fp, cfg.password ? " --password" : "");
 	printf("%s\n", share);
 	fflush(stdout);
+	if (announce)
+		lan_host_start(&lan, &loop, srv, name, cfg.password != NULL);
 	static struct hostctx x;
 	x.srv = srv;
 	x.again = (struct cmd_net_again){ "host", argc, argv, server_port(srv) };

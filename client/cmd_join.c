@@ -8,6 +8,7 @@
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
+#include "lan.h"
 #include "text.h"
 
 int
@@ -19,7 +20,8 @@ cmd_join(int argc, char **argv)
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300], share[400];
 	struct seatfile_claim claim = { -1, -1 };
-	const char *addr = NULL, *preset = NULL, *dir = NULL;
+	const char *addr = NULL, *preset = NULL, *dir = NULL, *lan = NULL;
+	static char lan_addr[LAN_ADDR_MAX + 16], lan_label[LAN_NAME_MAX + 40]; /* kept by nc */
 	char dirbuf[4096];
 	bool have_fp, new_room = false, keep_logs = true;
 	int r;
@@ -48,6 +50,10 @@ cmd_join(int argc, char **argv)
 			if (!cmd_net_text_arg(argv[++i], TEXT_ROOM, "--room"))
 				return 2;
 			nc.room = argv[i];
+		} else if (strcmp(a, "--lan") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--lan"))
+				return 2;
+			lan = argv[i];
 		} else if (strcmp(a, "--new-room") == 0) {
 			new_room = true;
 		} else if (strcmp(a, "--log-dir") == 0 && more) {
@@ -70,12 +76,26 @@ cmd_join(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (addr == NULL) {
-		cli_error("whose game? (HOST[:PORT])\n%s", join_usage);
+	bool lan_pw = false;
+	if (addr && lan) {
+		cli_error("an address or --lan NAME, not both\n");
 		return 2;
 	}
+	/* No address: the duels announced on the LAN; the fingerprint announced is pinned as a typed one. */
+	if (addr == NULL) {
+		if (!cmd_net_have_terminal("join"))
+			return 1;
+		if ((r = lan_choose(lan, LAN_BROWSE_MS, lan_addr, sizeof lan_addr, fp, &lan_pw, lan_label, sizeof lan_label)))
+			return r;
+		addr = lan_addr;
+		nc.fingerprint_from = lan_label;
+		if (lan_pw && !pw.given && !pw.file && !getenv("WIZWAR_PASSWORD"))
+			pw.ask = true;
+	}
 	snprintf(addrbuf, sizeof addrbuf, "%s", addr);
-	if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "join"))
+	if (nc.fingerprint_from)
+		have_fp = true; /* lan_choose's */
+	else if (!cmd_net_split_fingerprint(addrbuf, fp, &have_fp, "join"))
 		return 2;
 	if (net_parse_hostport(addrbuf, host, sizeof host, &nc.port, NET_DEFAULT_PORT, why, sizeof why) != 0) {
 		cli_error("%s\n", why);

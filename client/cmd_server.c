@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -10,13 +11,16 @@
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
+#include "lan.h"
 #include "progress.h"
+#include "text.h"
 
 struct srvctx {
 	struct server *srv;
 	struct cmd_net_stopper st;
 	struct cmd_net_again again; /* the command line, for the resume command */
 	struct progress resume; /* --resume reading the log directory */
+	struct lan_host lan;    /* --announce: on the LAN (lan_cmd.c) */
 };
 
 /* The first call brings the total (the server counts the logs first). */
@@ -46,6 +50,7 @@ stop_server(void *ud)
 	} else {
 		server_say(x->srv, "shutting down");
 	}
+	lan_host_stop(&x->lan);
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -106,7 +111,7 @@ cmd_server(int argc, char **argv)
 	struct cmd_net_places pl = { NULL, NULL };
 	long v;
 	int rc;
-	bool conns_given = false, resume = false, metrics_public = false;
+	bool conns_given = false, resume = false, metrics_public = false, announce = false;
 	const char *admin_path = NULL, *metrics = NULL;
 	static struct proxy_cidr trusted[PROXY_TRUSTED_MAX];
 
@@ -184,6 +189,8 @@ cmd_server(int argc, char **argv)
 			}
 			cfg.trusted = trusted;
 			cfg.ntrusted++;
+		} else if (strcmp(a, "--announce") == 0) {
+			announce = true;
 		} else {
 			cli_error("unknown or incomplete argument '%s'\n%s", a, server_usage);
 			return 2;
@@ -258,6 +265,14 @@ cmd_server(int argc, char **argv)
 		printf("wizwar join %s:%d#%s --new-room%s\n", addr, server_port(x.srv), fp,
 		       asks_password ? " --password" : "");
 		fflush(stdout);
+	}
+	if (announce) {
+		/* Under this machine's name: a server has no player's name to show. */
+		char host[LAN_NAME_MAX + 1] = "";
+		if (gethostname(host, sizeof host - 1) != 0 || !text_check(host, strlen(host), TEXT_NAME))
+			snprintf(host, sizeof host, "server");
+		x.lan.server = true;
+		lan_host_start(&x.lan, &loop, x.srv, host, asks_password);
 	}
 	x.again = (struct cmd_net_again){ "server", argc, argv, server_port(x.srv) };
 	cmd_net_stopper_init(&x.st, &loop, stop_server, &x);

@@ -21,7 +21,7 @@ HELP_TEXT(HELP_HOST,
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
     "                   [--log-dir DIR] [--state-dir DIR] [--resume LOG] [--grace SECS]\n"
     "                   [--lobby-hold SECS] [--headless]\n"
-    "                   [--keys PRESET]\n"
+    "                   [--keys PRESET] [--no-announce]\n"
     "\n"
     "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
     "the controller: the options are yours (and the other player's after you hand control\n"
@@ -29,6 +29,10 @@ HELP_TEXT(HELP_HOST,
     "start, `wizwar join ADDRESS:PORT#FINGERPRINT`: the fingerprint is this host's key, kept in\n"
     "$XDG_STATE_HOME/wizwar/server.key (made on first run; --state-dir), so that nobody can\n"
     "stand in between.\n"
+    "On the local network the duel is also announced (DNS-SD, through avahi-daemon): players\n"
+    "there run `wizwar join` with no address and pick it. The announcement holds your name,\n"
+    "the port, the key's fingerprint, whether a password is asked: nothing secret. It is\n"
+    "withdrawn while the duel is full and when the host stops.\n"
     "\n"
     "  --port P          TCP port to listen on (default 7727; 0 picks a free one)\n"
     "  --bind ADDR       listen on ADDR only, and connect your own client to it (default:\n"
@@ -52,11 +56,12 @@ HELP_TEXT(HELP_HOST,
     "                    65535, at most the grace; default 30; 0: not held)\n"
     "  --headless        no terminal: serve the room only; the first to join controls it\n"
     "  --keys PRESET     start from key preset default, numpad, vi or arrows (keys.conf still\n"
-    "                    applies; `wizwar keys --preset PRESET` lists them)\n")
+    "                    applies; `wizwar keys --preset PRESET` lists them)\n"
+    "  --no-announce     do not announce the duel on the local network\n")
 /* wizwar join */
 HELP_TEXT(HELP_JOIN,
-    "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password[=PW]] [--password-file F] [--name NAME]\n"
-    "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
+    "usage: wizwar join [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--password[=PW]] [--password-file F]\n"
+    "                   [--name NAME] [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
     "                   [--log-dir DIR | --no-log]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
@@ -67,6 +72,11 @@ HELP_TEXT(HELP_JOIN,
     "                  it: checked, nothing asked, and remembered. Without it the first key seen\n"
     "                  is remembered in $XDG_STATE_HOME/wizwar/known_servers (trust on first\n"
     "                  use) and a different one later stops the join.\n"
+    "  (no address)    look on the local network for 3 s (DNS-SD, through avahi-daemon), list\n"
+    "                  the duels announced there (name, machine, waiting or full, password) and\n"
+    "                  join the one chosen; its announced fingerprint is checked as if typed\n"
+    "  --lan NAME      join the duel announced on the local network by the host called NAME,\n"
+    "                  without asking; two announced under one name are refused, not guessed\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     your name, 1 to 16 characters (default: $USER, else guest)\n"
     "  --room CODE     an existing room of a `wizwar server` (letters, digits, '-', '_', up to 16)\n"
@@ -104,7 +114,7 @@ HELP_TEXT(HELP_SERVER,
     "                     [--max-per-addr N] [--lobby-idle SECS] [--handshakes-per-min N]\n"
     "                     [--rooms-per-hour N] [--grace SECS] [--lobby-hold SECS] [--resume]\n"
     "                     [--admin-socket PATH] [--metrics ADDR:PORT] [--metrics-public]\n"
-    "                     [--trusted-proxy CIDR]\n"
+    "                     [--trusted-proxy CIDR] [--announce]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -150,7 +160,9 @@ HELP_TEXT(HELP_SERVER,
     "  --metrics-public  serve them on an address other than loopback anyway\n"
     "  --trusted-proxy CIDR  a TCP proxy in front (haproxy, nginx) whose PROXY protocol header\n"
     "                    (v2 or v1) is required and believed: every limit and log line counts the client\n"
-    "                    it names (repeatable, up to 32; 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8)\n")
+    "                    it names (repeatable, up to 32; 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8)\n"
+    "  --announce        announce the server on the local network (DNS-SD, through avahi-daemon),\n"
+    "                    under this machine's name: `wizwar join` with no address lists it\n")
 /* wizwar status */
 HELP_TEXT(HELP_STATUS,
     "usage: wizwar status [--state-dir DIR | --socket PATH] [--prometheus] [--command LINE]\n"
@@ -167,7 +179,7 @@ HELP_TEXT(HELP_STATUS,
     "  --command LINE    send this line of the admin protocol instead (`help` lists them)\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
-    "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
+    "usage: wizwar bot [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--room CODE | --new-room]\n"
     "                  [--level easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
     "\n"
@@ -177,6 +189,8 @@ HELP_TEXT(HELP_BOT,
     "\n"
     "  #FINGERPRINT    the server's key fingerprint, checked as `wizwar join` does (without it:\n"
     "                  trust on first use, $XDG_STATE_HOME/wizwar/known_servers)\n"
+    "  --lan NAME      the duel announced on the local network by the host called NAME, as\n"
+    "                  `wizwar join --lan NAME` finds it\n"
     "  --room CODE     an existing room of a `wizwar server`\n"
     "  --new-room      ask the server for a new room; prints `room CODE: ...` once it is made\n"
     "  --level L       random, easy, normal, hard or master (default normal)\n"

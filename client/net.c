@@ -378,9 +378,9 @@ net__check_server_key(struct net *n)
 	} else if (n->fingerprint) {
 		if (strcmp(fp, n->fingerprint) != 0) {
 			net__fail(n, PERR_HOSTKEY, true,
-			     "THE SERVER'S KEY IS NOT THE ONE GIVEN: %s shows key %s, but the join line said %s. "
+			     "THE SERVER'S KEY IS NOT THE ONE GIVEN: %s shows key %s, but %s said %s. "
 			     "Someone may be in the middle of this connection, or the line was mistyped. Not joining.",
-			     label, fp, n->fingerprint);
+			     label, fp, n->cfg.fingerprint_from ? n->cfg.fingerprint_from : "the join line", n->fingerprint);
 			return -1;
 		}
 		if (n->known_file &&

@@ -78,6 +78,7 @@ struct net_config {
 	 * known_file. After the first join the key is pinned for every reconnection. */
 	const uint8_t *server_key;
 	const char *fingerprint;
+	const char *fingerprint_from; /* where it came from, for a refusal: NULL "the join line" (kept: static) */
 	const char *known_file;
 	int role;                   /* enum wire_role */
 	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */

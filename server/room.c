@@ -238,6 +238,16 @@ room_games_played(const struct gameroom *r)
 	return r->games;
 }
 
+int
+room_seats_taken(const struct gameroom *r)
+{
+	int n = 0;
+
+	for (int p = 0; p < PLAYERS; p++)
+		n += r->seat[p].taken;
+	return n;
+}
+
 /* The view a seat was last sent is kept at its level's size: the fields around the two
  * grids, then the grids' first `size` rows of `size` cells (1.4 KiB at 25x25, where a
  * struct view, sized for the largest level, is 5 KiB). view_build zeroes the rest. */

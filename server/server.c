@@ -1382,6 +1382,8 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	s->http = NULL;
 	logtree_keeper_stop(s->keeper);
 	s->keeper = NULL;
+	if (s->cfg.hooks.closing)
+		s->cfg.hooks.closing(s->cfg.hooks.ud);
 	while (s->rooms)
 		room__destroy(s->rooms);
 	for (struct conn *c = s->conns; c; c = c->next) {

@@ -75,6 +75,9 @@ struct server_hooks {
 	/* server_resume_dir's progress: `done` of `total` logs read, each time one is (the command
 	 * draws it on a terminal; the server itself writes no progress). */
 	void (*resume_progress)(void *ud, unsigned done, unsigned total);
+	/* server_close has begun (once): what lives beside the server on its loop (a LAN
+	 * announcement) goes with it. */
+	void (*closing)(void *ud);
 };
 
 /* `wizwar server`'s --log-keep by default: a month of finished duels (docs/server.md says what it costs). */
@@ -173,6 +176,8 @@ unsigned server_duels_playing(const struct server *s);
 const struct game *room_game(const struct gameroom *r);
 bool room_playing(const struct gameroom *r);
 int room_games_played(const struct gameroom *r);
+/* Seats held by a player, connected or not (0 to PLAYERS): a host's LAN announcement says whether one is free. */
+int room_seats_taken(const struct gameroom *r);
 /* One-room mode: the turn log on disk of the duel under way, which `host --resume` would
  * bring back; NULL when no duel is under way, its log is in memory, or not one-room. */
 const char *server_duel_log(struct server *s);
