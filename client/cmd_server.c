@@ -10,6 +10,7 @@
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
+#include "portmap_cli.h"
 #include "progress.h"
 
 struct srvctx {
@@ -17,6 +18,7 @@ struct srvctx {
 	struct cmd_net_stopper st;
 	struct cmd_net_again again; /* the command line, for the resume command */
 	struct progress resume; /* --resume reading the log directory */
+	struct portmap_cli map; /* --upnp: the router's forwarding of our port */
 };
 
 /* The first call brings the total (the server counts the logs first). */
@@ -46,6 +48,7 @@ stop_server(void *ud)
 	} else {
 		server_say(x->srv, "shutting down");
 	}
+	portmap_cli_stop(&x->map);
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -61,7 +64,8 @@ cmd_server(int argc, char **argv)
 	const char *dir = NULL;
 	long v;
 	int rc;
-	bool conns_given = false, resume = false;
+	bool conns_given = false, resume = false, upnp = false;
+	unsigned methods = 0;
 
 	server_config_default(&cfg);
 	cfg.multi = true;
@@ -112,6 +116,8 @@ cmd_server(int argc, char **argv)
 				return 2;
 			cfg.lim.room_burst = v < 16 ? (unsigned)v : 16;
 			cfg.lim.room_every_ms = v ? (unsigned)(3600000 / v) : 0;
+		} else if (strcmp(a, "--upnp") == 0) {
+			upnp = true;
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
 		} else {
@@ -119,6 +125,8 @@ cmd_server(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (upnp && !portmap_cli_methods(&methods))
+		return 2;
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
 	    !cmd_net_server_identity(&id, "server"))
 		return 1;
@@ -165,6 +173,10 @@ cmd_server(int argc, char **argv)
 		fflush(stdout);
 	}
 	x.again = (struct cmd_net_again){ "server", argc, argv, server_port(x.srv) };
+	x.map = (struct portmap_cli){ .srv = x.srv, .tail = asks_password ? " --new-room --password" : " --new-room" };
+	memcpy(x.map.fp, fp, sizeof fp);
+	if (upnp)
+		portmap_cli_start(&x.map, &loop, methods); /* never waited for: it serves meanwhile */
 	cmd_net_stopper_init(&x.st, &loop, stop_server, &x);
 	return cmd_net_finish_loop(&loop);
 }

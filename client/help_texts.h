@@ -20,7 +20,7 @@ HELP_TEXT(HELP_HOST,
     "usage: wizwar host [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--size N] [--no-fov]\n"
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
     "                   [--log-dir DIR] [--resume LOG] [--grace SECS] [--lobby-hold SECS] [--headless]\n"
-    "                   [--keys PRESET]\n"
+    "                   [--keys PRESET] [--no-upnp]\n"
     "\n"
     "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
     "the controller: the options are yours (and the other player's after you hand control\n"
@@ -48,7 +48,13 @@ HELP_TEXT(HELP_HOST,
     "                    65535, at most the grace; default 30; 0: not held)\n"
     "  --headless        no terminal: serve the room only; the first to join controls it\n"
     "  --keys PRESET     start from key preset default, numpad, vi or arrows (keys.conf still\n"
-    "                    applies; `wizwar keys --preset PRESET` lists them)\n")
+    "                    applies; `wizwar keys --preset PRESET` lists them)\n"
+    "  --no-upnp         do not ask the router to forward the port. By default the host asks it\n"
+    "                    (UPnP-IGD, then NAT-PMP; 2 s each, never waited for: the LAN plays at\n"
+    "                    once), prints the join line with the router's public address, renews\n"
+    "                    the mapping while it runs and removes it when it stops. Where no router\n"
+    "                    answers or its address is private (carrier-grade NAT), it says so: then\n"
+    "                    meet at a `wizwar server` both players can reach\n")
 /* wizwar join */
 HELP_TEXT(HELP_JOIN,
     "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password[=PW]] [--password-file F] [--name NAME]\n"
@@ -98,7 +104,7 @@ HELP_TEXT(HELP_SERVER,
     "usage: wizwar server [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
     "                     [--handshakes-per-min N] [--rooms-per-hour N] [--grace SECS]\n"
-    "                     [--lobby-hold SECS] [--resume]\n"
+    "                     [--lobby-hold SECS] [--resume] [--upnp]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -132,7 +138,10 @@ HELP_TEXT(HELP_SERVER,
     "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
     "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
     "                    come back by themselves within the grace, or run the same command again\n"
-    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n")
+    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n"
+    "  --upnp            ask the router to forward the port (UPnP-IGD, then NAT-PMP), as `wizwar\n"
+    "                    host` does: the log gives the public join line, or why there is none;\n"
+    "                    renewed while it runs, removed when it stops\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
