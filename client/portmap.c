@@ -302,24 +302,26 @@ out:
 	return r;
 }
 
+/* What the gateway did, after "NAT-PMP: the gateway A.B.C.D ". */
 static const char *
 natpmp_why(int r)
 {
 	static const struct { int code; const char *text; } texts[] = {
-		{ NATPMP_TRYAGAIN, "no answer" },
-		{ NATPMP_ERR_CANNOTGETGATEWAY, "no default gateway" },
-		{ NATPMP_ERR_NOGATEWAYSUPPORT, "the gateway does not speak it" },
-		{ NATPMP_ERR_NOTAUTHORIZED, "not authorized (refused)" },
-		{ NATPMP_ERR_NETWORKFAILURE, "the router's own network is down" },
-		{ NATPMP_ERR_OUTOFRESOURCES, "the router is out of mappings" },
-		{ NATPMP_ERR_UNSUPPORTEDOPCODE, "not supported by the router" },
-		{ NATPMP_ERR_INVALIDARGS, "an answer that makes no sense" },
+		{ NATPMP_TRYAGAIN, "did not answer in time" },
+		{ NATPMP_ERR_NOGATEWAYSUPPORT, "does not answer it (nothing listens there)" },
+		{ NATPMP_ERR_RECVFROM, "does not answer it (nothing listens there)" },
+		{ NATPMP_ERR_NOTAUTHORIZED, "refused (not authorized)" },
+		{ NATPMP_ERR_NETWORKFAILURE, "says its own network is down" },
+		{ NATPMP_ERR_OUTOFRESOURCES, "is out of mappings" },
+		{ NATPMP_ERR_UNSUPPORTEDOPCODE, "does not support mappings" },
+		{ NATPMP_ERR_UNSUPPORTEDVERSION, "speaks another version" },
+		{ NATPMP_ERR_INVALIDARGS, "gave an answer that makes no sense" },
 	};
 
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
 		if (texts[i].code == r)
 			return texts[i].text;
-	return "an error";
+	return "failed";
 }
 
 static bool
@@ -329,8 +331,12 @@ natpmp_map(struct portmap *pm, bool first)
 	char gw[INET_ADDRSTRLEN] = "the gateway";
 	int r = natpmp_request(pm, pm->cfg.lease_s, first, &resp, gw, sizeof gw);
 
+	if (r == NATPMP_ERR_CANNOTGETGATEWAY) {
+		why_add(pm, "NAT-PMP: no default gateway");
+		return false;
+	}
 	if (r != 0) {
-		why_add(pm, "NAT-PMP: %s from %s%s", natpmp_why(r), gw, r == NATPMP_TRYAGAIN ? " in time" : "");
+		why_add(pm, "NAT-PMP: the gateway %s %s", gw, natpmp_why(r));
 		return false;
 	}
 	if (resp.pnu.newportmapping.mappedpublicport == 0 || resp.pnu.newportmapping.privateport != pm->cfg.port) {
