@@ -213,6 +213,35 @@ for method in upnp natpmp; do
 	ok "$method: SIGTERM: the host removed its mapping before it exited (miniupnpd's chains are empty)"
 done
 
+# ==== 2b. a hostile router: it sends the mapped port to another machine ====
+# An impostor on the LAN (10.77.1.3, its own key) runs a host; the router, instead of the mapping it reported,
+# forwards 7727 to it. The bot outside, given the real host's public line, is refused by the key check.
+in_lan ip addr add 10.77.1.3/24 dev lan0
+ip netns exec "$LAN" env XDG_STATE_HOME="$TMPD/state-impostor" "$WIZWAR" host --headless --no-upnp --bind 10.77.1.3 \
+	--port 7729 --log-dir "$TMPD/logs" >"$TMPD/impostor.out" 2>"$TMPD/impostor.err" &
+IMP=$!
+PIDS+=("$IMP")
+wait_re '^wizwar join 10\.77\.1\.3:7729#' "$TMPD/impostor.out" 10
+PM=upnp
+host_start host-real
+lan_line="$(head -1 "$TMPD/host-real.out")"
+fp="${lan_line##*#}"
+wait_re "^wizwar join 11\.77\.0\.1:7727#$fp\$" "$TMPD/host-real.out" 10
+in_rtr nft insert rule inet wwnat prerouting iifname rext0 tcp dport 7727 dnat ip to 10.77.1.3:7729 &&
+	in_rtr nft insert rule inet wwfilter forward ip daddr 10.77.1.3 tcp dport 7729 accept || fail "nft: the hostile rule"
+ip netns exec "$OUT" env XDG_STATE_HOME="$TMPD/state-victim" "$WIZWAR" bot "11.77.0.1:7727#$fp" --name victim \
+	--games 1 --reconnect 1 >"$TMPD/victim.out" 2>"$TMPD/victim.err"
+rc=$?
+[ "$rc" != 0 ] || fail "the bot played with an impostor"
+grep -q "THE SERVER'S KEY IS NOT THE ONE GIVEN: 11.77.0.1:7727 shows key" "$TMPD/victim.err" ||
+	fail "the bot did not say the key is not the one given"
+grep -q 'joins room' "$TMPD/impostor.err" && fail "the bot joined the impostor's room"
+ok "hostile router: the port forwarded to an impostor; the bot outside refuses its key (exit $rc: $(tail -1 "$TMPD/victim.err"))"
+in_rtr nft flush chain inet wwnat prerouting && in_rtr nft add rule inet wwnat prerouting jump prerouting_miniupnpd
+kill -TERM "$HOST" "$IMP"
+wait "$HOST" || fail "the host exited $? on SIGTERM"
+wait "$IMP"
+
 # ==== 3. server --upnp: mapped, and removed on SIGHUP ====
 ip netns exec "$LAN" env XDG_STATE_HOME="$TMPD/state-srv" "$WIZWAR" server --upnp --port 7728 --log-dir "$TMPD/logs" \
 	>"$TMPD/server.out" 2>"$TMPD/server.err" &
