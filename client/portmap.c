@@ -176,9 +176,15 @@ upnp_add(struct portmap *pm)
 static bool
 upnp_map(struct portmap *pm)
 {
+	/* upnpDiscover() would wait its delay once for each of four types in turn where nobody answers:
+	 * ask for a gateway of either version (an IGDv2 answers for v1 too) and any root device, within
+	 * wait_ms in all. */
+	static const char *const types[] = { "urn:schemas-upnp-org:device:InternetGatewayDevice:1",
+	                                     "upnp:rootdevice", NULL };
 	int err = 0, r;
 	char ext[40] = "";
-	struct UPNPDev *devs = upnpDiscover((int)pm->cfg.wait_ms, NULL, NULL, 0, 0, 2, &err);
+	struct UPNPDev *devs = upnpDiscoverDevices((const char *const *)types, (int)pm->cfg.wait_ms / 2, NULL, NULL,
+	                                           0, 0, 2, &err, 0);
 
 	if (devs == NULL) {
 		why_add(pm, "UPnP-IGD: no router answered in %.1f s", pm->cfg.wait_ms / 1000.0);

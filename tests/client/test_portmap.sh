@@ -31,7 +31,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "not root: cannot create the network namespaces this test needs: skipped"
 	exit 77
 fi
-for c in ip nft /usr/sbin/miniupnpd; do
+for c in ip nft tmux /usr/sbin/miniupnpd; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is missing (bash .ci/deps test installs it)"; exit 1; }
 done
 
@@ -42,6 +42,7 @@ RTR="wwpm$ID-rtr"
 OUT="wwpm$ID-out"
 TMPD="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-portmap.XXXXXX")"
 PIDS=()
+TSOCK="wizwar-portmap-$ID"
 cleanup() {
 	local p
 	for p in "${PIDS[@]}"; do
@@ -50,6 +51,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 	done
+	tmux -L "$TSOCK" kill-server >/dev/null 2>&1
 	ip netns del "$LAN" 2>/dev/null
 	ip netns del "$RTR" 2>/dev/null
 	ip netns del "$OUT" 2>/dev/null
@@ -268,6 +270,7 @@ table inet wwsilent {
 }
 EOF2
 PM=both
+t0=$SECONDS
 host_start host-none
 lan_line="$(head -1 "$TMPD/host-none.out")"
 fp="${lan_line##*#}"
@@ -276,6 +279,7 @@ bot1=$BOT
 bot "$LAN" lan-none2 "10.77.1.2:7727#$fp"
 wait_re 'No port mapping \(UPnP-IGD: no router answered in 2\.0 s; NAT-PMP: the gateway 10\.77\.1\.1 did not answer in time\): players outside this network cannot reach this host\. The LAN works; from outside, meet at a `wizwar server` both players can reach' \
 	"$TMPD/host-none.err" 15
+[ $((SECONDS - t0)) -le 8 ] || fail "the router was given up on only after $((SECONDS - t0)) s (2 s a method)"
 [ "$(grep -c 'No port mapping' "$TMPD/host-none.err")" = 1 ] || fail "said more than once"
 [ "$(wc -l <"$TMPD/host-none.out")" = 1 ] || fail "a second join line without a router"
 ok "no router: one line says why (both methods) and names a \`wizwar server\`; only the LAN join line"
@@ -299,4 +303,39 @@ grep -qiE 'router|port mapping' "$TMPD/host-off.err" && fail "--no-upnp still sp
 kill -TERM "$HOST"
 wait "$HOST"
 ok "--no-upnp: no mapping asked for, and nothing said about it"
+# ==== 6. the host on its terminal (tmux): the router's answer on screen, removed on Q and on SIGHUP ====
+tm() { tmux -L "$TSOCK" -f /dev/null "$@"; }
+screen_wait() { # screen_wait REGEX: until the pane shows it (10 s)
+	local i
+	for ((i = 0; i < 200; i++)); do
+		tm capture-pane -p -J -t w >"$TMPD/screen" 2>/dev/null
+		grep -qE -- "$1" "$TMPD/screen" && return 0
+		sleep 0.05
+	done
+	cat "$TMPD/screen"
+	fail "waited 10 s for /$1/ on the host's screen"
+}
+tm new-session -d -s keep -x 80 -y 24 "exec sleep 600"
+for how in Q HUP; do
+	tm new-session -d -s w -x 100 -y 30 "ip netns exec $LAN env XDG_STATE_HOME=$TMPD/state-host WIZWAR_PORTMAP=upnp \
+		$WIZWAR host --name Hana --log-dir $TMPD/logs; echo EXIT=\$?; exec sleep 600"
+	screen_wait 'The router \(UPnP-IGD\) forwards 11\.77\.0\.1:7727 to port 7727 here'
+	screen_wait 'wizwar join 11\.77\.0\.1:7727#[a-z2-7]{26}'
+	[ "$(mapped_rules 7727)" -ge 1 ] || fail "curses host: no DNAT rule for 7727"
+	ok "host on a terminal ($how): the router's answer in its messages, the public join line on the share row"
+	if [ "$how" = Q ]; then
+		tm send-keys -t w Q
+		screen_wait '^EXIT=0$'
+		grep -qE '^wizwar join 11\.77\.0\.1:7727#[a-z2-7]{26}$' "$TMPD/screen" ||
+			fail "the public join line is not printed again when the screen closes"
+	else
+		# The pane's shell runs `ip netns exec`, which becomes env, then wizwar: its one child.
+		kill -HUP "$(ps -o pid= --ppid "$(tm display -p -t w '#{pane_pid}')")"
+		screen_wait '^EXIT=[0-9]+$'
+	fi
+	[ "$(mapped_rules 7727)" = 0 ] || fail "curses host ($how): the mapping outlived the host"
+	ok "host on a terminal, left with $how: the mapping is removed before it exits"
+	tm kill-session -t w
+done
+
 echo "all port mapping tests passed"
