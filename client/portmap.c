@@ -125,6 +125,9 @@ portmap_private4(const char *dotted)
 
 /* Worker side. */
 
+#if defined(WW_HAVE_UPNP) || defined(WW_HAVE_NATPMP)
+static void why_add(struct portmap *pm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void
 why_add(struct portmap *pm, const char *fmt, ...)
 {
@@ -153,6 +156,7 @@ take_external(struct portmap *pm, const char *said)
 	inet_ntop(AF_INET, &a, pm->rep.external, sizeof pm->rep.external);
 	return true;
 }
+#endif
 
 #ifdef WW_HAVE_UPNP
 static int
