@@ -11,6 +11,7 @@
 #include "commands_net.h"
 #include "help.h"
 #include "lan.h"
+#include "portmap_cli.h"
 #include "text.h"
 
 static const char *
@@ -24,6 +25,7 @@ server_own_host(const char *bound)
 struct hostctx {
 	struct server *srv;
 	struct cmd_net_again again; /* the command line, for the resume command */
+	struct portmap_cli map;     /* the router's forwarding of our port, unless --no-upnp */
 };
 
 static void
@@ -37,7 +39,14 @@ stop_host(void *ud)
 		cmd_net_resume_line(line, sizeof line, x->again.cmd, x->again.argc, x->again.argv, x->again.port, log);
 		cli_error("stopped mid-duel: `%s` brings it back\n", line);
 	}
+	portmap_cli_stop(&x->map);
 	server_close(x->srv, NULL, NULL);
+}
+
+static void
+stop_map(void *ud)
+{
+	portmap_cli_stop(&((struct hostctx *)ud)->map);
 }
 
 int
@@ -51,11 +60,13 @@ cmd_host(int argc, char **argv)
 	struct cmd_net_places pl = { NULL, NULL };
 	static struct auth_identity id;
 	uv_loop_t loop;
-	char dirbuf[4096], why[300], banner[400], share[200], addr[64], fp[AUTH_FP_LEN + 1];
+	char dirbuf[4096], why[300], share[200], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
 	const char *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
-	bool headless = false, announce = true;
+	bool headless = false, announce = true, upnp = true;
 	static struct lan_host lan; /* the duel's DNS-SD announcement (lan_cmd.c) */
+	static char banner[1400]; /* with the router's answer, when it comes before the screen */
+	unsigned methods = 0;
 	uint8_t token[PROTO_TOKEN_MAX];
 	size_t token_len;
 	long v;
@@ -95,6 +106,8 @@ cmd_host(int argc, char **argv)
 			resume = argv[++i];
 		} else if (strcmp(a, "--no-announce") == 0) {
 			announce = false;
+		} else if (strcmp(a, "--no-upnp") == 0) {
+			upnp = false;
 		} else if (strcmp(a, "--headless") == 0) {
 			headless = true;
 		} else if (strcmp(a, "--keys") == 0 && more) {
@@ -106,6 +119,8 @@ cmd_host(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (upnp && !portmap_cli_methods(&methods))
+		return 2;
 	if (!text_check(name, strlen(name), TEXT_NAME))
 		name = "host";
 	if (!headless && !cmd_net_have_terminal("host"))
@@ -148,6 +163,12 @@ cmd_host(int argc, char **argv)
 	static struct hostctx x;
 	x.srv = srv;
 	x.again = (struct cmd_net_again){ "host", argc, argv, server_port(srv) };
+	x.map = (struct portmap_cli){ .srv = srv, .screen = !headless, .tail = cfg.password ? " --password" : "",
+	                              .share = share, .share_len = sizeof share, .banner = banner,
+	                              .banner_len = sizeof banner };
+	memcpy(x.map.fp, fp, sizeof fp);
+	if (upnp)
+		portmap_cli_start(&x.map, &loop, methods); /* never waited for: the LAN plays meanwhile */
 	if (headless) {
 		cmd_net_password_wipe(&pw);
 		cmd_net_stopper_init(&st, &loop, stop_host, &x);
@@ -155,6 +176,7 @@ cmd_host(int argc, char **argv)
 	}
 	if (server_reserve_host(srv, name, token, &token_len) != 0) {
 		cli_error("no seat for the host\n");
+		portmap_cli_stop(&x.map);
 		server_close(srv, NULL, NULL);
 		cmd_net_finish_loop(&loop);
 		return 1;
@@ -169,6 +191,7 @@ cmd_host(int argc, char **argv)
 	nc.server_key = server_public_key(srv); /* its own server: nothing to ask */
 	nc.token = token;
 	nc.token_len = token_len;
+	cmd_net_curses_on_close(stop_map, &x);
 	rc = cmd_net_run_curses(&loop, &nc, srv, banner, share, preset, NULL, &x.again); /* the server keeps the log (--log-dir) */
 	cmd_net_password_wipe(&pw);
 	return rc;

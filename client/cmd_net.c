@@ -533,6 +533,35 @@ cmd_net_finish_loop(uv_loop_t *loop)
 /* join and host: the curses client on a network session. */
 
 static struct app *key_app; /* for the key check's line, which comes once the app runs */
+static void (*own_close)(void *ud); /* cmd_net_curses_on_close */
+static void *own_close_ud;
+
+void
+cmd_net_curses_on_close(void (*fn)(void *ud), void *ud)
+{
+	own_close = fn;
+	own_close_ud = ud;
+}
+
+bool
+cmd_net_curses_show(const char *status, const char *share)
+{
+	if (key_app == NULL)
+		return false;
+	if (share)
+		app_set_share(key_app, share);
+	app_on_status(key_app, status);
+	return true;
+}
+
+static void
+close_own(void *ud)
+{
+	(void)ud;
+	if (own_close)
+		own_close(own_close_ud);
+	own_close = NULL;
+}
 
 static void
 curses_key(void *ud, struct net *n, int how, const char *fp)
@@ -565,9 +594,11 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 	keys_diag_init(&diag);
 	keys_setup_preset(&keys, preset, keypath, sizeof keypath, &diag); /* the preset was checked (keys_arg) */
 	session_net_events(&sess, nc);
+	sess.on_settled = close_own; /* before the server closes */
 	nc->ev.key = curses_key;
 	if ((sess.net = net_create(loop, nc, why, sizeof why)) == NULL) {
 		cli_error("%s\n", why);
+		close_own(NULL);
 		if (srv)
 			server_close(srv, NULL, NULL);
 		return cmd_net_finish_loop(loop) ? 1 : 2;
@@ -577,6 +608,7 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 		cli_error("%s\n", sess.why);
 		if (sess.net)
 			net_close(sess.net);
+		close_own(NULL);
 		if (srv)
 			server_close(srv, NULL, NULL);
 		cmd_net_finish_loop(loop);
@@ -594,6 +626,7 @@ cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, c
 		cli_error("cannot start the terminal\n");
 		free(app);
 		net_close(sess.net);
+		close_own(NULL);
 		if (srv)
 			server_close(srv, NULL, NULL);
 		cmd_net_finish_loop(loop);

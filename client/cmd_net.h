@@ -104,6 +104,12 @@ int cmd_net_finish_loop(uv_loop_t *loop);
 int cmd_net_run_curses(uv_loop_t *loop, struct net_config *nc, struct server *srv, const char *banner,
                        const char *share, const char *preset, const char *save_dir,
                        const struct cmd_net_again *again);
+/* host's port mapping beside the curses client (portmap.c): fn(ud) runs once when the host's own server
+ * is about to close (the player quits, a signal, or the client could not start), and
+ * cmd_net_curses_show puts a status line (and a new share row, if not NULL) on the screen; false
+ * while there is no screen yet. */
+void cmd_net_curses_on_close(void (*fn)(void *ud), void *ud);
+bool cmd_net_curses_show(const char *status, const char *share);
 /* --keys PRESET: one of keys.c's presets (keys.conf still applies on top), else said, false. */
 bool cmd_net_keys_arg(const char *name, const char *cmd);
 /* join and host need a terminal on stdin and stdout; false (said) when there is none. */

@@ -12,6 +12,7 @@
 #include "commands_net.h"
 #include "help.h"
 #include "lan.h"
+#include "portmap_cli.h"
 #include "progress.h"
 #include "text.h"
 
@@ -21,6 +22,7 @@ struct srvctx {
 	struct cmd_net_again again; /* the command line, for the resume command */
 	struct progress resume; /* --resume reading the log directory */
 	struct lan_host lan;    /* --announce: on the LAN (lan_cmd.c) */
+	struct portmap_cli map; /* --upnp: the router's forwarding of our port */
 };
 
 /* The first call brings the total (the server counts the logs first). */
@@ -51,6 +53,7 @@ stop_server(void *ud)
 		server_say(x->srv, "shutting down");
 	}
 	lan_host_stop(&x->lan);
+	portmap_cli_stop(&x->map);
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -111,9 +114,10 @@ cmd_server(int argc, char **argv)
 	struct cmd_net_places pl = { NULL, NULL };
 	long v;
 	int rc;
-	bool conns_given = false, resume = false, metrics_public = false, announce = false;
+	bool conns_given = false, resume = false, metrics_public = false, announce = false, upnp = false;
 	const char *admin_path = NULL, *metrics = NULL;
 	static struct proxy_cidr trusted[PROXY_TRUSTED_MAX];
+	unsigned methods = 0;
 
 	server_config_default(&cfg);
 	cfg.multi = true;
@@ -170,6 +174,8 @@ cmd_server(int argc, char **argv)
 			if (!cli_int(argv[++i], 0, 36500, "--log-keep", &v))
 				return 2;
 			cfg.log_keep_days = (unsigned)v;
+		} else if (strcmp(a, "--upnp") == 0) {
+			upnp = true;
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
 		} else if (strcmp(a, "--admin-socket") == 0 && more) {
@@ -201,6 +207,7 @@ cmd_server(int argc, char **argv)
 	 * asked or a key made, not found out at the first duel. */
 	cfg.log_dir = cmd_net_log_dir(&pl, true, &bad_dir, dirbuf, sizeof dirbuf);
 	if (bad_dir)
+	if (upnp && !portmap_cli_methods(&methods))
 		return 2;
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
 	    !cmd_net_server_identity(&id, &pl, "server"))
@@ -275,6 +282,10 @@ cmd_server(int argc, char **argv)
 		lan_host_start(&x.lan, &loop, x.srv, host, asks_password);
 	}
 	x.again = (struct cmd_net_again){ "server", argc, argv, server_port(x.srv) };
+	x.map = (struct portmap_cli){ .srv = x.srv, .tail = asks_password ? " --new-room --password" : " --new-room" };
+	memcpy(x.map.fp, fp, sizeof fp);
+	if (upnp)
+		portmap_cli_start(&x.map, &loop, methods); /* never waited for: it serves meanwhile */
 	cmd_net_stopper_init(&x.st, &loop, stop_server, &x);
 	return cmd_net_finish_loop(&loop);
 }

@@ -21,7 +21,7 @@ HELP_TEXT(HELP_HOST,
     "                   [--no-potions] [--seed S] [--turn-time SECS] [--name NAME]\n"
     "                   [--log-dir DIR] [--state-dir DIR] [--resume LOG] [--grace SECS]\n"
     "                   [--lobby-hold SECS] [--headless]\n"
-    "                   [--keys PRESET] [--no-announce]\n"
+    "                   [--keys PRESET] [--no-announce] [--no-upnp]\n"
     "\n"
     "Hosts a duel: a server for one game in this process, played from this terminal. You are\n"
     "the controller: the options are yours (and the other player's after you hand control\n"
@@ -57,7 +57,13 @@ HELP_TEXT(HELP_HOST,
     "  --headless        no terminal: serve the room only; the first to join controls it\n"
     "  --keys PRESET     start from key preset default, numpad, vi or arrows (keys.conf still\n"
     "                    applies; `wizwar keys --preset PRESET` lists them)\n"
-    "  --no-announce     do not announce the duel on the local network\n")
+    "  --no-announce     do not announce the duel on the local network\n"
+    "  --no-upnp         do not ask the router to forward the port. By default the host asks it\n"
+    "                    (UPnP-IGD, then NAT-PMP; 2 s each, never waited for: the LAN plays at\n"
+    "                    once), prints the join line with the router's public address, renews\n"
+    "                    the mapping while it runs and removes it when it stops. Where no router\n"
+    "                    answers or its address is private (carrier-grade NAT), it says so: then\n"
+    "                    meet at a `wizwar server` both players can reach\n")
 /* wizwar join */
 HELP_TEXT(HELP_JOIN,
     "usage: wizwar join [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--password[=PW]] [--password-file F]\n"
@@ -114,7 +120,7 @@ HELP_TEXT(HELP_SERVER,
     "                     [--max-per-addr N] [--lobby-idle SECS] [--handshakes-per-min N]\n"
     "                     [--rooms-per-hour N] [--grace SECS] [--lobby-hold SECS] [--resume]\n"
     "                     [--admin-socket PATH] [--metrics ADDR:PORT] [--metrics-public]\n"
-    "                     [--trusted-proxy CIDR] [--announce]\n"
+    "                     [--trusted-proxy CIDR] [--announce] [--upnp]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -162,7 +168,10 @@ HELP_TEXT(HELP_SERVER,
     "                    (v2 or v1) is required and believed: every limit and log line counts the client\n"
     "                    it names (repeatable, up to 32; 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8)\n"
     "  --announce        announce the server on the local network (DNS-SD, through avahi-daemon),\n"
-    "                    under this machine's name: `wizwar join` with no address lists it\n")
+    "                    under this machine's name: `wizwar join` with no address lists it\n"
+    "  --upnp            ask the router to forward the port (UPnP-IGD, then NAT-PMP), as `wizwar\n"
+    "                    host` does: the log gives the public join line, or why there is none;\n"
+    "                    renewed while it runs, removed when it stops\n")
 /* wizwar status */
 HELP_TEXT(HELP_STATUS,
     "usage: wizwar status [--state-dir DIR | --socket PATH] [--prometheus] [--command LINE]\n"
