@@ -81,29 +81,28 @@ server__now(const struct server *s)
 
 /* A line while the server is made (before the loop serves anyone) is written at once, as
  * before: nothing waits on it yet, and a process killed right after its start keeps it. */
-static void __attribute__((format(printf, 1, 0)))
-log_at_once(const char *fmt, va_list ap)
+static void __attribute__((format(printf, 4, 0)))
+log_at_once(int level, const char *room, const char *peer, const char *fmt, va_list ap)
 {
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
+	char prefix[160];
+	struct timespec now;
 
-	localtime_r(&t, &tm);
-	strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-	fprintf(stderr, "wizwar server %s: ", stamp);
+	clock_gettime(CLOCK_REALTIME, &now);
+	slog_prefix(prefix, sizeof prefix, &now, slog_fd_is_journal(STDERR_FILENO), level, room, peer);
+	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
 
-static void __attribute__((format(printf, 2, 0)))
-log_line(const struct server *s, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 5, 0)))
+log_line(const struct server *s, int level, const char *room, const char *peer, const char *fmt, va_list ap)
 {
 	if (s->cfg.quiet)
 		return;
 	if (s->slog)
-		slog_vline(s->slog, fmt, ap);
+		slog_vline(s->slog, level, room, peer, fmt, ap);
 	else
-		log_at_once(fmt, ap);
+		log_at_once(level, room, peer, fmt, ap);
 }
 
 void
@@ -112,7 +111,17 @@ server__log(const struct server *s, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_line(s, fmt, ap);
+	log_line(s, LOG_INFO, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+server__event(const struct server *s, int level, const char *room, const char *peer, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(s, level, room, peer, fmt, ap);
 	va_end(ap);
 }
 
@@ -122,7 +131,17 @@ server_say(struct server *s, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_line(s, fmt, ap);
+	log_line(s, LOG_NOTICE, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+server_log(struct server *s, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(s, level, NULL, NULL, fmt, ap);
 	va_end(ap);
 }
 
@@ -510,7 +529,7 @@ room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 		}
 		if (c->addr)
 			c->addr->room_full = full;
-		server__log(s, "room %s created by %s", r->code, c->peer);
+		server__event(s, LOG_INFO, r->code, c->peer, "room %s created", r->code);
 	}
 	if (r == NULL)
 		*code = create ? PERR_NO_ROOM : PERR_RESUME;
@@ -594,7 +613,7 @@ server__handle(struct conn *c, const struct wire_msg *m)
 		conn__close_now(c);
 		return;
 	case WIRE_ERROR:
-		server__log(c->srv, "%s: says: %s (%s)", c->peer, proto_strerror(m->u.error.code), m->u.error.text);
+		server__event(c->srv, LOG_INFO, c->room ? c->room->code : NULL, c->peer, "says: %s (%s)", proto_strerror(m->u.error.code), m->u.error.text);
 		if (m->u.error.fatal)
 			conn__close_now(c);
 		return;
@@ -674,7 +693,7 @@ shed(struct server *s, int lfd, int err)
 	s->emfile_count += n;
 	if (s->emfile_logged != 0 && now - s->emfile_logged < EMFILE_LOG_MS)
 		return;
-	server__log(s, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
+	server__event(s, LOG_WARNING, NULL, NULL, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
 	            "(ulimit -n) or lower --max-conns", uv_strerror(uv_translate_sys_error(err)), s->emfile_count,
 	            s->emfile_count == 1 ? "" : "s");
 	s->emfile_logged = now ? now : 1;
@@ -697,7 +716,7 @@ on_acceptable(uv_poll_t *p, int status, int events)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 			if (conn__start(s, fd) != 0) {
 				close(fd);
-				server__log(s, "accept: out of memory");
+				server__event(s, LOG_ERR, NULL, NULL, "accept: out of memory");
 			}
 			if (s->closing)
 				return;
@@ -708,7 +727,7 @@ on_acceptable(uv_poll_t *p, int status, int events)
 		if (errno == EMFILE || errno == ENFILE)
 			shed(s, lfd, errno);
 		else if (errno != EAGAIN && errno != EWOULDBLOCK)
-			server__log(s, "accept: %s", uv_strerror(uv_translate_sys_error(errno)));
+			server__event(s, LOG_ERR, NULL, NULL, "accept: %s", uv_strerror(uv_translate_sys_error(errno)));
 		return;
 	}
 }
@@ -745,7 +764,7 @@ fit_file_limit(struct server *s)
 	}
 	need = (rlim_t)l->max_conns + l->max_rooms + FD_SPARE;
 	if (rl.rlim_cur != was)
-		server__log(s, "file limit raised from %llu to %llu (the hard limit)", (unsigned long long)was,
+		server__event(s, LOG_NOTICE, NULL, NULL, "file limit raised from %llu to %llu (the hard limit)", (unsigned long long)was,
 		            (unsigned long long)rl.rlim_cur);
 	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
 		return;
@@ -756,7 +775,7 @@ fit_file_limit(struct server *s)
 	unsigned conns = rl.rlim_cur > FD_SPARE + l->max_rooms + 1 ? (unsigned)(rl.rlim_cur - FD_SPARE - l->max_rooms) : 1;
 	if (l->max_conns > conns)
 		l->max_conns = conns;
-	server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
+	server__event(s, LOG_WARNING, NULL, NULL, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
 	            "(ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns, l->max_rooms);
 }
 
@@ -909,7 +928,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	/* From now on log lines go through a writer thread: a stderr nobody reads must not stall
 	 * the loop. */
-	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, "wizwar server", SLOG_CAP)) == NULL) {
+	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, SLOG_CAP)) == NULL) {
 		snprintf(why, whylen, "cannot start the log writer (no thread or memory)");
 		server_close(s, NULL, NULL);
 		return -1;
@@ -1074,7 +1093,7 @@ place_log(struct server *s, const char *path, struct found_log *f)
 	case TLOG_ROOM_BAD:
 		/* A finished duel has nothing to resume, broken or not. */
 		if (!pk.ended)
-			server__log(s, "not resumed: %s: %s", path, pk.room.why);
+			server__event(s, LOG_WARNING, NULL, NULL, "not resumed: %s: %s", path, pk.room.why);
 		return false;
 	default:
 		/* No comment, and named for the one-room host's room: a `wizwar host`'s log (host and
@@ -1083,7 +1102,7 @@ place_log(struct server *s, const char *path, struct found_log *f)
 		 * carried the comment since it was added, a room named "host" too. */
 		if (named && strcmp(f->name_code, HOST_ROOM) == 0) {
 			if (!pk.ended)
-				server__log(s, "not resumed: %s: a one-room host's duel (`wizwar host --resume` brings it back)", path);
+				server__event(s, LOG_WARNING, NULL, NULL, "not resumed: %s: a one-room host's duel (`wizwar host --resume` brings it back)", path);
 			return false;
 		}
 		memcpy(f->code, f->name_code, sizeof f->code);
@@ -1155,19 +1174,19 @@ server_resume_dir(struct server *s, char *why, size_t whylen)
 			continue; /* most logs: a finished duel */
 		snprintf(path, sizeof path, "%s/%s", s->cfg.log_dir, found[i].name);
 		if ((r = server__add_room(s, found[i].code)) == NULL) {
-			server__log(s, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
+			server__event(s, LOG_WARNING, NULL, NULL, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
 			break;
 		}
 		if (room__load(r, path, lwhy, sizeof lwhy) != 0) {
 			room__destroy(r);
 			if (strstr(lwhy, "that duel is over") == NULL)
-				server__log(s, "not resumed: %s", lwhy);
+				server__event(s, LOG_WARNING, NULL, NULL, "not resumed: %s", lwhy);
 			continue;
 		}
 		/* Said, since the operator may not expect it: the comment won over the name. */
 		if (found[i].name_code[0] && strcmp(found[i].name_code, found[i].code) != 0)
-			server__log(s, "room %s: %s is named for room %s; its room comment says %s", found[i].code,
-			            found[i].name, found[i].name_code, found[i].code);
+			server__event(s, LOG_NOTICE, found[i].code, NULL, "%s is named for room %s; its room comment says %s",
+			              found[i].name, found[i].name_code, found[i].code);
 		resumed++;
 	}
 	free(found);

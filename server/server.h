@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <syslog.h>
 
 #include <uv.h>
 
@@ -95,12 +96,15 @@ struct server_config {
 void server_config_default(struct server_config *c);
 
 /* A line on the server's log (stderr, unless quiet), queued for its writer thread: never
- * blocks the loop, however slowly the log is read. */
+ * blocks the loop, however slowly the log is read. At level notice. */
 void server_say(struct server *s, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/* The same at `level`, a syslog priority (<syslog.h>'s LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO,
+ * LOG_DEBUG): docs/server.md, "Log lines". */
+void server_log(struct server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Create and start listening. 0, or -1 with a reason. */
 WW_COLD int server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen);

@@ -52,7 +52,7 @@ duel() {
 	"$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name "$2" --think 60 --games 1 --seed "$(($3 + 1))" \
 	    >"$TMP/$2.out" 2>"$TMP/$2.err" &
 	PIDS+=($!)
-	wait_re "room $ROOM: duel [0-9]+ starts" "$SRV_ERR" 10
+	wait_re "room=$ROOM duel [0-9]+ starts" "$SRV_ERR" 10
 }
 
 mkdir -p "$LOGS"
@@ -129,7 +129,7 @@ server_start "$TMP/srv3.err" --resume
 grep -q 'wizwar server: 1 unfinished duel brought back' "$TMP/srv3.err" ||
 	fail "not one duel brought back (not the finished ones, nor the older unfinished log of a finished room)"
 for b in Eve Fay; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
-wait_re "room $ROOM: duel over" "$TMP/srv3.err" 120
+wait_re "room=$ROOM duel over" "$TMP/srv3.err" 120
 for b in Eve Fay; do wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10; done
 ok "SIGTERM says the duel left unfinished; --resume brings it back by its name (no room comment) and it is played out"
 
