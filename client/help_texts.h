@@ -95,10 +95,10 @@ HELP_TEXT(HELP_JOIN,
     "the room (the reason on stderr), 2 for bad arguments.\n")
 /* wizwar server */
 HELP_TEXT(HELP_SERVER,
-    "usage: wizwar server [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--log-dir DIR]\n"
-    "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
-    "                     [--handshakes-per-min N] [--rooms-per-hour N] [--grace SECS]\n"
-    "                     [--lobby-hold SECS] [--resume]\n"
+    "usage: wizwar server [--config FILE] [--port P] [--bind ADDR] [--password[=PW]] [--password-file F]\n"
+    "                     [--log-dir DIR] [--max-rooms N] [--max-conns N] [--max-per-addr N]\n"
+    "                     [--lobby-idle SECS] [--handshakes-per-min N] [--rooms-per-hour N]\n"
+    "                     [--grace SECS] [--lobby-hold SECS] [--resume]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -108,6 +108,10 @@ HELP_TEXT(HELP_SERVER,
     "fingerprint printed at the start. A neutral server is the place for a duel between\n"
     "strangers: a host's own process sees the whole game.\n"
     "\n"
+    "  --config FILE     settings from FILE, one a line: an option's name without its --, a\n"
+    "                    space and its value (`max-rooms 500`, `password-file /etc/wizwar/pw`);\n"
+    "                    # comments; the command line wins (the service reads\n"
+    "                    /etc/wizwar/server.conf; none is read without --config)\n"
     "  --port P          TCP port (default 7727)\n"
     "  --bind ADDR       listen on ADDR only (default: every address, IPv6 and IPv4)\n"
     PASSWORD_HELP
@@ -132,7 +136,13 @@ HELP_TEXT(HELP_SERVER,
     "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
     "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
     "                    come back by themselves within the grace, or run the same command again\n"
-    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n")
+    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n"
+    "\n"
+    "Signals: INT and TERM stop it (duels left unfinished come back with --resume); HUP reads the\n"
+    "--config file again and applies the limits and the password (the log says what it applied and\n"
+    "what needs a restart; a bad file changes nothing); USR1 logs a status line. Log lines on\n"
+    "stderr: `2026-11-27T23:15:02.123Z notice room=CODE peer=ADDR:PORT text` (UTC; error, warning,\n"
+    "notice, info or debug), with syslog priorities <3>..<7> in front when stderr is the journal.\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"

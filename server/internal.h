@@ -171,6 +171,7 @@ struct server {
 	struct auth_identity id;   /* the long-term key and password salt */
 	char bound[48];            /* the address actually listened on */
 	struct auth_key key;       /* the password key (one room's, or every room's) */
+	struct auth_key old_key;   /* the one before a reload changed it: still proves a RESUME (server_set_password_key) */
 	struct conn *conns;
 	struct gameroom *rooms;
 	/* Rooms by code and addresses by key, in chained hash tables keyed with SipHash

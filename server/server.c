@@ -585,7 +585,10 @@ on_resume(struct conn *c, const struct wire_resume *m)
 
 	if (!take_who(c, &m->who))
 		return;
-	if (!auth_check(room_key(s), pconn_hash(&c->pc), m->token, m->token_len, m->proof)) {
+	/* A seat's token is its secret: a player who joined under the password before a reload
+	 * changed it (server_set_password_key) takes its seat back with that one. */
+	if (!auth_check(room_key(s), pconn_hash(&c->pc), m->token, m->token_len, m->proof) &&
+	    !(s->old_key.set && auth_check(&s->old_key, pconn_hash(&c->pc), m->token, m->token_len, m->proof))) {
 		if (drop_if_blocked(s, c))
 			return;
 		server__auth_failed(s, c);
@@ -944,6 +947,52 @@ fail_mem:
 	return -1;
 }
 
+int
+server_set_limits(struct server *s, const struct server_limits *lim, char *why, size_t whylen)
+{
+	uint64_t sweep_ms;
+
+	if (lim->grace_ms < 1 || lim->grace_ms > PROTO_HOLD_MAX * 1000u) {
+		snprintf(why, whylen, "the grace must be 1 to %d seconds", PROTO_HOLD_MAX);
+		return -1;
+	}
+	bool idle_changed = lim->lobby_idle_ms != s->cfg.lim.lobby_idle_ms;
+	s->cfg.lim = *lim;
+	if (s->cfg.multi)
+		fit_file_limit(s);
+	/* The sweep's period follows the lobby's idle limit (server_create). */
+	if (idle_changed) {
+		sweep_ms = lim->lobby_idle_ms / 10 < 10000 ? lim->lobby_idle_ms / 10 : 10000;
+		if (sweep_ms < 50)
+			sweep_ms = 50;
+		uv_timer_start(&s->sweep, on_sweep, sweep_ms, sweep_ms);
+	}
+	return 0;
+}
+
+const struct server_limits *
+server_get_limits(const struct server *s)
+{
+	return &s->cfg.lim;
+}
+
+bool
+server_set_password_key(struct server *s, const struct auth_key *k)
+{
+	if (k->set == s->key.set && (!k->set || sodium_memcmp(k->k, s->key.k, sizeof k->k) == 0))
+		return false;
+	auth_key_wipe(&s->old_key);
+	s->old_key = s->key;
+	s->key = *k;
+	return true;
+}
+
+const uint8_t *
+server_password_salt(const struct server *s)
+{
+	return s->id.salt;
+}
+
 const char *
 server_bound(const struct server *s)
 {
@@ -1259,6 +1308,7 @@ server__unref(struct server *s)
 		if (s->reserve_fd >= 0)
 			close(s->reserve_fd);
 		auth_key_wipe(&s->key);
+		auth_key_wipe(&s->old_key);
 		sodium_memzero(&s->id, sizeof s->id);
 		pconn_scratch_free(s->pscratch);
 		free(s->bind);

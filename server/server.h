@@ -112,6 +112,17 @@ int server_port(const struct server *s);
 /* The server's public key (what a client pins) and its fingerprint. */
 const uint8_t *server_public_key(const struct server *s);
 void server_fingerprint(const struct server *s, char out[AUTH_FP_LEN + 1]);
+/* A reload (SIGHUP, docs/server.md): the limits in force from now on, checked as server_create
+ * checks them and fitted to the file limit again; connections and rooms there are stay (a lower
+ * cap refuses new ones only). 0, or -1 with a reason, nothing changed. */
+WW_COLD int server_set_limits(struct server *s, const struct server_limits *lim, char *why, size_t whylen);
+const struct server_limits *server_get_limits(const struct server *s);
+/* The password key for every join from now on (auth_key_derive over server_password_salt's salt,
+ * which the caller does off the loop: Argon2id takes a while). The key before stays good for a
+ * RESUME, so that a player of a running duel still takes its seat back. False when k is the key
+ * in force (nothing changed). */
+WW_COLD bool server_set_password_key(struct server *s, const struct auth_key *k);
+const uint8_t *server_password_salt(const struct server *s);
 /* The address it listens on, as bound ("::" when dual-stack). */
 const char *server_bound(const struct server *s);
 
