@@ -113,7 +113,7 @@ take_line(struct conf *c, char *line, size_t n, int lineno, const char *usage, c
 	char *name = line, *end = line;
 	while (name_char(*end))
 		end++;
-	if (*end != '\0' && !blank(*end)) {
+	if ((*end != '\0' && !blank(*end)) || *name == '-') {
 		snprintf(why, whylen, "%s:%d: a setting is NAME VALUE (an option of `wizwar server --help` without its "
 		         "--), not '%.60s'", path, lineno, name);
 		return -1;
