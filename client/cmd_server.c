@@ -417,6 +417,11 @@ cmd_server(int argc, char **argv)
 	char dirbuf[4096], why[2048], fp[AUTH_FP_LEN + 1];
 	int rc;
 
+	/* Until the loop's handlers take them (uv_signal_start, below), HUP and USR1 are ignored, not
+	 * fatal: a `systemctl reload` during a slow start (a password key, --resume reading many logs)
+	 * must not kill the server, and the file is being read anyway. */
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
 	x.usage = help_get(HELP_SERVER);
 	int args = cli_args("server", x.usage, &argc, &argv, NULL);
 	if (args >= 0)

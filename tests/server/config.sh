@@ -4,8 +4,9 @@
 # file stops the start with its file and line; the command line wins over the file; SIGUSR1 logs a status
 # line and leaves the server running; SIGHUP during a duel between two `wizwar bot`s applies a changed limit,
 # says that a changed port needs a restart, and the duel is played to its verified end with nobody dropped;
-# a bad file at SIGHUP changes nothing and says why; every log line has the documented shape (docs/server.md,
-# "Log lines"), with syslog priorities when stderr is the stream JOURNAL_STREAM names; SIGTERM stops it.
+# a bad file at SIGHUP changes nothing and says why; a password file set by SIGHUP is asked of new joins;
+# every log line has the documented shape (docs/server.md, "Log lines"), with syslog priorities when stderr
+# is the stream JOURNAL_STREAM names; SIGTERM stops it.
 set -u
 W="${1:?usage: config.sh WIZWAR}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-config.XXXXXX")"
@@ -110,6 +111,23 @@ wait_re "room=$ROOM duel over" "$ERR" 10
 grep -qE 'dropped|did not come back' "$ERR" && fail "a player was dropped: $(grep -E 'dropped|did not come back' "$ERR")"
 kill -0 "$SRV" 2>/dev/null || fail "the server is gone"
 ok "the duel went on through the reloads to its verified end, nobody dropped"
+
+# 6b. A password set by SIGHUP: a join without it is refused, one with it gets its room.
+printf 'pass phrase\n' > "$TMP/pw"
+printf 'max-rooms 70\nmax-per-addr 12\nbind 127.0.0.1\nport 1\nlobby-idle 300\npassword-file %s\n' "$TMP/pw" > "$CONF"
+kill -HUP "$SRV"
+wait_re "notice reloaded $CONF: applied: password-file;" "$ERR" 10
+wait_re 'notice reload: the password changed: joins need the new one' "$ERR" 20
+WIZWAR_PASSWORD= timeout 20 "$W" bot "127.0.0.1:$PORT" --new-room --games 1 --reconnect 1 > "$TMP/nopw.out" 2> "$TMP/nopw.err"
+rc=$?
+[ $rc -eq 1 ] && grep -qiE "password" "$TMP/nopw.err" && ! grep -q "^room " "$TMP/nopw.out" || fail "a join without the new password: exit $rc"
+"$W" bot "127.0.0.1:$PORT" --new-room --games 1 --password-file "$TMP/pw" > "$TMP/pw.out" 2> "$TMP/pw.err" &
+PWB=$!
+PIDS+=("$PWB")
+wait_re '^room ' "$TMP/pw.out" 10
+kill "$PWB"
+wait "$PWB"
+ok "SIGHUP applies a password file: a join without it is refused, one with it makes its room"
 
 # 7. SIGTERM stops it (exit 0); then every line of its stderr has the documented shape, except the command's
 # own lines before the server ran (its key).

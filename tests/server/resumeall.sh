@@ -102,11 +102,11 @@ grep -q "not resumed: .*wizwar-host-20260101-000000-3\.log\.gz: a one-room host'
 	fail "the one-room host's log was not said to be left to \`host --resume\`"
 grep -qE "not resumed: .*wizwar-Zz9-[0-9-]+\.log\.gz: line [0-9]+: a room comment whose code is not a room code" \
 	"$TMP/srv2.err" || fail "the broken room comment was not refused with its reason"
-grep -q "room $R2: wizwar-elsewhere-20260101-000000-7.log.gz is named for room elsewhere; its room comment says $R2" \
+grep -q "room=$R2 wizwar-elsewhere-20260101-000000-7.log.gz is named for room elsewhere; its room comment says $R2" \
 	"$TMP/srv2.err" || fail "the renamed log was not said to go to its comment's room"
 ok "killed with -9 and started again with --resume: both duels back (the renamed log into its comment's room), a broken log and a broken room comment said and left"
 for b in Ann Ben Cat Dan; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
-for r in "$R1" "$R2"; do wait_re "room $r: duel over" "$TMP/srv2.err" 120; done
+for r in "$R1" "$R2"; do wait_re "room=$r duel over" "$TMP/srv2.err" 120; done
 for b in Ann Ben Cat Dan; do
 	wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10
 	grep -qE 'NOT VERIFIED|forfeit' "$TMP/$b.out" && fail "$b: $(tail -1 "$TMP/$b.out")"
