@@ -108,8 +108,10 @@ cli_error(const char *fmt, ...)
 	if (capture_buf != NULL) {
 		/* Appended, the command's name left out (the server's log line says whose it is). */
 		size_t used = strlen(capture_buf);
-		if (running_where != NULL && used + 1 < capture_len)
-			used += (size_t)snprintf(capture_buf + used, capture_len - used, "%s: ", running_where) ;
+		if (running_where != NULL && used + 1 < capture_len) {
+			snprintf(capture_buf + used, capture_len - used, "%s: ", running_where);
+			used = strlen(capture_buf);
+		}
 		if (used + 1 < capture_len) {
 			va_start(ap, fmt);
 			vsnprintf(capture_buf + used, capture_len - used, fmt, ap);

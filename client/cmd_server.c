@@ -44,7 +44,7 @@ struct srvctx {
 	const char *usage;
 	const char *config;     /* --config FILE, or NULL */
 	struct conf started;    /* the file as read at the start: what a restart-only setting is compared with */
-	struct conf current;    /* the file as last applied (the start, or the last good SIGHUP) */
+	struct conf current;    /* the file of the last good SIGHUP (none yet: the start's) */
 	struct srvopts next;    /* a reload's reading */
 	struct derive derive;
 	unsigned reloads;
@@ -239,24 +239,28 @@ derive_done(uv_work_t *req, int status)
 	d->busy = false;
 }
 
-/* The password the reloaded options name (unless the command line gave one: it wins), in force
- * once derived. False (said into the capture) when it cannot be had. */
+/* Which password the reloaded options give, read now (a password file again): *skip when the
+ * command line gives one (it wins), else *pw (NULL: none). False (said into the capture) when it
+ * cannot be had. */
 static bool
-reload_password(struct srvctx *x, struct srvopts *o)
+reload_password_get(struct srvctx *x, struct srvopts *o, const char **pw, bool *skip)
 {
-	const char *pw;
+	*pw = NULL;
+	*skip = cli_has_option(x->again.argc, x->again.argv, "--password") ||
+	        cli_has_option(x->again.argc, x->again.argv, "--password-file");
+	return *skip || cmd_net_password_get(&o->pw, "server", "", pw);
+}
 
-	if (cli_has_option(x->again.argc, x->again.argv, "--password") ||
-	    cli_has_option(x->again.argc, x->again.argv, "--password-file"))
-		return true;
-	if (!cmd_net_password_get(&o->pw, "server", "", &pw))
-		return false;
+/* The password in force: none at once, another once derived off the loop. */
+static void
+reload_password_apply(struct srvctx *x, const char *pw)
+{
 	if (pw == NULL) {
 		struct auth_key none;
 		auth_key_derive(&none, NULL, server_password_salt(x->srv));
 		if (server_set_password_key(x->srv, &none))
 			server_log(x->srv, LOG_NOTICE, "reload: the password is gone: rooms ask for none from now on");
-		return true;
+		return;
 	}
 	struct derive *d = &x->derive;
 	snprintf(d->pw, sizeof d->pw, "%s", pw);
@@ -266,10 +270,8 @@ reload_password(struct srvctx *x, struct srvopts *o)
 	if (uv_queue_work(x->st.sig[0].loop, &d->req, derive_work, derive_done) != 0) {
 		sodium_memzero(d->pw, sizeof d->pw);
 		d->busy = false;
-		cli_error("cannot start deriving the password key\n");
-		return false;
+		server_log(x->srv, LOG_ERR, "reload: cannot start deriving the password key; the password is unchanged");
 	}
-	return true;
 }
 
 /* Append ", NAME" (or "NAME" first) to a list being built for a log line. */
@@ -310,6 +312,25 @@ changed_names(const struct conf *a, const struct conf *b, const char **out, int 
 		}
 }
 
+/* The names changed from `from` to `to` that SIGHUP applies (live) or not, listed in `into`, or in
+ * `kept` when the command line gives them (it wins); both lists len bytes. */
+static void
+list_changes(const struct srvctx *x, const struct conf *from, const struct conf *to, bool live, char *into,
+             char *kept, size_t len)
+{
+	const char *names[2 * CONF_MAX_SETTINGS];
+	char opt[64];
+	int n;
+
+	changed_names(from, to, names, &n, 2 * CONF_MAX_SETTINGS);
+	for (int i = 0; i < n; i++) {
+		if (live_setting(names[i]) != live)
+			continue;
+		snprintf(opt, sizeof opt, "--%s", names[i]);
+		list_add(cli_has_option(x->again.argc, x->again.argv, opt) ? kept : into, len, names[i]);
+	}
+}
+
 /* SIGHUP: read the file again and apply what can change under running duels; a file that does not
  * read or parse changes nothing. Everything is said on the log. On the loop: the file is at most
  * CONF_MAX_BYTES, a password file one line. */
@@ -318,8 +339,6 @@ reload(struct srvctx *x)
 {
 	static struct conf nc;
 	char why[2048], cmdline_kept[512] = "", applied[512] = "", restart[512] = "";
-	const char *names[2 * CONF_MAX_SETTINGS];
-	int n;
 
 	if (x->config == NULL) {
 		server_log(x->srv, LOG_NOTICE, "SIGHUP: started without --config, so there is no file to read again; "
@@ -336,41 +355,30 @@ reload(struct srvctx *x)
 		return;
 	}
 	struct srvopts *o = &x->next;
+	const char *pw = NULL;
+	bool pw_skip = true;
 	opts_default(o);
+	/* Everything read and checked before anything is applied: a mistake changes nothing. */
 	cli_error_capture(why, sizeof why);
-	int rc = take_file(o, &nc) == 0 && take_command_line(o, x->again.argc, x->again.argv, x->usage) == 0 ? 0 : -1;
-	if (rc == 0 && server_set_limits(x->srv, &o->cfg.lim, why + strlen(why), sizeof why - strlen(why)) != 0)
-		rc = -1;
-	if (rc == 0 && !reload_password(x, o))
-		rc = -1;
+	int rc = take_file(o, &nc) == 0 && take_command_line(o, x->again.argc, x->again.argv, x->usage) == 0 &&
+	         reload_password_get(x, o, &pw, &pw_skip) ? 0 : -1;
 	cli_error_capture(NULL, 0);
-	cmd_net_password_wipe(&o->pw);
+	if (rc == 0 && server_set_limits(x->srv, &o->cfg.lim, why, sizeof why) != 0)
+		rc = -1;
 	if (rc != 0) {
+		cmd_net_password_wipe(&o->pw);
 		why[strcspn(why, "\n")] = '\0';
 		server_log(x->srv, LOG_WARNING, "reload: %s; nothing changed", why);
 		conf_free(&nc);
 		return;
 	}
+	if (!pw_skip)
+		reload_password_apply(x, pw);
+	cmd_net_password_wipe(&o->pw);
 	/* Live settings against the last applied file; the others against the file the server
 	 * started with, which is what runs until a restart. */
-	changed_names(&x->current, &nc, names, &n, 2 * CONF_MAX_SETTINGS);
-	for (int i = 0; i < n; i++) {
-		char opt[64];
-		snprintf(opt, sizeof opt, "--%s", names[i]);
-		if (!live_setting(names[i]))
-			continue;
-		list_add(cli_has_option(x->again.argc, x->again.argv, opt) ? cmdline_kept : applied,
-		         cli_has_option(x->again.argc, x->again.argv, opt) ? sizeof cmdline_kept : sizeof applied, names[i]);
-	}
-	changed_names(&x->started, &nc, names, &n, 2 * CONF_MAX_SETTINGS);
-	for (int i = 0; i < n; i++) {
-		char opt[64];
-		snprintf(opt, sizeof opt, "--%s", names[i]);
-		if (live_setting(names[i]))
-			continue;
-		list_add(cli_has_option(x->again.argc, x->again.argv, opt) ? cmdline_kept : restart,
-		         cli_has_option(x->again.argc, x->again.argv, opt) ? sizeof cmdline_kept : sizeof restart, names[i]);
-	}
+	list_changes(x, x->reloads ? &x->current : &x->started, &nc, true, applied, cmdline_kept, sizeof applied);
+	list_changes(x, &x->started, &nc, false, restart, cmdline_kept, sizeof restart);
 	x->reloads++;
 	server_log(x->srv, LOG_NOTICE, "reloaded %s: applied: %s; not applied, they need a restart: %s; the command "
 	           "line's value kept: %s", x->config, applied[0] ? applied : "none", restart[0] ? restart : "none",
@@ -440,11 +448,6 @@ cmd_server(int argc, char **argv)
 		}
 		if (take_file(&o, &x.started) != 0)
 			return 2;
-		/* Read once more for the reloads to compare with (the first is cut into o's strings). */
-		if (conf_read(&x.current, x.config, x.usage, file_refused, why, sizeof why) != 0) {
-			cli_error("%s\n", why);
-			return 2;
-		}
 	}
 	if (take_command_line(&o, argc, argv, x.usage) != 0)
 		return 2;

@@ -98,6 +98,10 @@ wait_re "^<4>[0-9T:.-]+Z warning reload: $CONF:2: max-rooms again \(first set on
 printf 'max-rooms 0\n' > "$CONF"
 kill -HUP "$SRV"
 wait_re "warning reload: $CONF:1: --max-rooms must be a number from 1 to 100000, not '0'; nothing changed" "$ERR" 10
+# Every setting read before one is applied: a password file that cannot be read leaves max-rooms as it was.
+printf 'max-rooms 90\npassword-file %s/none\n' "$TMP" > "$CONF"
+kill -HUP "$SRV"
+wait_re "warning reload: cannot read a password from $TMP/none: No such file or directory; nothing changed" "$ERR" 10
 kill -USR1 "$SRV"
 wait_re 'max-rooms 70, max-per-addr 4; 1 reload since' "$ERR" 10
 ok "a bad file at SIGHUP changes nothing and is said with its file and line, at warning"
