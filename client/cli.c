@@ -79,19 +79,67 @@ usage_options(const char *usage, struct opt_named *o, int max)
  * it is the process's: set once, by the command's first act, cli_args; read by every message
  * after, down to helpers (cli_int, cli_seed) that do not know which command called them. */
 static const char *running_cmd;
+/* Where the arguments being parsed come from ("FILE:LINE"), and where messages go instead of
+ * stderr: the same process-wide standing as running_cmd (cli_error_at, cli_error_capture). */
+static const char *running_where;
+static char *capture_buf;
+static size_t capture_len;
+
+void
+cli_error_at(const char *where)
+{
+	running_where = where;
+}
+
+void
+cli_error_capture(char *buf, size_t len)
+{
+	capture_buf = len > 0 ? buf : NULL;
+	capture_len = len;
+	if (capture_buf)
+		capture_buf[0] = '\0';
+}
 
 void
 cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (capture_buf != NULL) {
+		/* Appended, the command's name left out (the server's log line says whose it is). */
+		size_t used = strlen(capture_buf);
+		if (running_where != NULL && used + 1 < capture_len) {
+			snprintf(capture_buf + used, capture_len - used, "%s: ", running_where);
+			used = strlen(capture_buf);
+		}
+		if (used + 1 < capture_len) {
+			va_start(ap, fmt);
+			vsnprintf(capture_buf + used, capture_len - used, fmt, ap);
+			va_end(ap);
+		}
+		return;
+	}
 	if (running_cmd != NULL)
 		fprintf(stderr, "wizwar %s: ", running_cmd);
 	else
 		fputs("wizwar: ", stderr);
+	if (running_where != NULL)
+		fprintf(stderr, "%s: ", running_where);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+}
+
+int
+cli_option_kind(const char *usage, const char *name)
+{
+	struct opt_named named[96];
+	int n = usage_options(usage, named, 96);
+
+	for (int i = 0; i < n; i++)
+		if (strcmp(named[i].name, name) == 0)
+			return named[i].kind == OPT_FLAG ? CLI_OPT_FLAG : named[i].kind == OPT_VALUE ? CLI_OPT_VALUE : CLI_OPT_OPTIONAL;
+	return CLI_OPT_UNKNOWN;
 }
 
 /* A command line refused: after the reason, the usage, and exit status 2. */

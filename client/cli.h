@@ -31,6 +31,15 @@ WW_COLD int cli_args(const char *cmd, const char *usage, int *argc, char ***argv
  * command cli_args last parsed for; "wizwar: " before any), then the printf text as given (its
  * own '\n' included: a message may go on with the usage). */
 WW_COLD void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where the arguments parsed next come from, said by cli_error after the command's name:
+ * "FILE:LINE" while a configuration file's line is parsed (conf.c), NULL for the command line. */
+WW_COLD void cli_error_at(const char *where);
+/* cli_error's messages into buf (len bytes, emptied now, appended to, always NUL-terminated)
+ * instead of stderr, until called again with len 0: a running server logs them instead. */
+WW_COLD void cli_error_capture(char *buf, size_t len);
+/* What the usage text says of option `name` (without "--"): one of these. */
+enum { CLI_OPT_UNKNOWN, CLI_OPT_FLAG, CLI_OPT_VALUE, CLI_OPT_OPTIONAL };
+WW_COLD int cli_option_kind(const char *usage, const char *name);
 /* Is option `opt` (as "--opt" or "--opt=VALUE") among the options, before any "--"? */
 WW_COLD bool cli_has_option(int argc, char **argv, const char *opt);
 /* "wizwar 0.1.0 (protocol N, rules N)" and a newline: what a peer must share to play, and to replay. */

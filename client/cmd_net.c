@@ -489,7 +489,7 @@ on_signal(uv_signal_t *h, int signum)
 		return;
 	st->fired = true;
 	st->signum = signum;
-	for (int i = 0; i < STOP_SIGNALS; i++)
+	for (int i = 0; i < st->nsig; i++)
 		uv_close((uv_handle_t *)&st->sig[i], NULL);
 	st->stop(st->ud);
 }
@@ -499,10 +499,18 @@ cmd_net_stopper_init(struct cmd_net_stopper *st, uv_loop_t *loop, void (*stop)(v
 {
 	static const int signums[STOP_SIGNALS] = { SIGINT, SIGTERM, SIGHUP };
 
+	cmd_net_stopper_init_on(st, loop, stop, ud, signums, STOP_SIGNALS);
+}
+
+void
+cmd_net_stopper_init_on(struct cmd_net_stopper *st, uv_loop_t *loop, void (*stop)(void *), void *ud,
+                        const int *signums, int n)
+{
 	st->stop = stop;
 	st->ud = ud;
 	st->fired = false;
-	for (int i = 0; i < STOP_SIGNALS; i++) {
+	st->nsig = n < STOP_SIGNALS ? n : STOP_SIGNALS;
+	for (int i = 0; i < st->nsig; i++) {
 		uv_signal_init(loop, &st->sig[i]);
 		st->sig[i].data = st;
 		uv_signal_start(&st->sig[i], on_signal, signums[i]);
@@ -515,7 +523,7 @@ cmd_net_stopper_done(struct cmd_net_stopper *st)
 	if (st->fired)
 		return;
 	st->fired = true;
-	for (int i = 0; i < STOP_SIGNALS; i++)
+	for (int i = 0; i < st->nsig; i++)
 		uv_close((uv_handle_t *)&st->sig[i], NULL);
 }
 

@@ -87,12 +87,17 @@ struct cmd_net_again {
 #define STOP_SIGNALS 3
 struct cmd_net_stopper {
 	uv_signal_t sig[STOP_SIGNALS];
+	int nsig;
 	int signum;             /* the one that fired */
 	void (*stop)(void *ud);
 	void *ud;
 	bool fired;
 };
 void cmd_net_stopper_init(struct cmd_net_stopper *st, uv_loop_t *loop, void (*stop)(void *), void *ud);
+/* The same on the signals given (at most STOP_SIGNALS): `wizwar server` stops on INT and TERM, and
+ * reloads on HUP (a service manager's reload, not a closed terminal: it has none). */
+void cmd_net_stopper_init_on(struct cmd_net_stopper *st, uv_loop_t *loop, void (*stop)(void *), void *ud,
+                             const int *signums, int n);
 void cmd_net_stopper_done(struct cmd_net_stopper *st);
 /* Run the loop to its end and close it: 0, or 1 (said) when a handle was left open. */
 int cmd_net_finish_loop(uv_loop_t *loop);

@@ -115,9 +115,9 @@ HELP_TEXT(HELP_JOIN,
     "the room (the reason on stderr), 2 for bad arguments.\n")
 /* wizwar server */
 HELP_TEXT(HELP_SERVER,
-    "usage: wizwar server [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--log-dir DIR]\n"
-    "                     [--state-dir DIR] [--log-keep DAYS] [--max-rooms N] [--max-conns N]\n"
-    "                     [--max-per-addr N] [--lobby-idle SECS] [--handshakes-per-min N]\n"
+    "usage: wizwar server [--config FILE] [--port P] [--bind ADDR] [--password[=PW]] [--password-file F]\n"
+    "                     [--log-dir DIR] [--state-dir DIR] [--log-keep DAYS] [--max-rooms N]\n"
+    "                     [--max-conns N] [--max-per-addr N] [--lobby-idle SECS] [--handshakes-per-min N]\n"
     "                     [--rooms-per-hour N] [--grace SECS] [--lobby-hold SECS] [--resume]\n"
     "                     [--admin-socket PATH] [--metrics ADDR:PORT] [--metrics-public]\n"
     "                     [--trusted-proxy CIDR] [--announce] [--upnp]\n"
@@ -130,6 +130,10 @@ HELP_TEXT(HELP_SERVER,
     "at the start. A neutral server is the place for a duel between strangers: a host's own\n"
     "process sees the whole game.\n"
     "\n"
+    "  --config FILE     settings from FILE, one a line: an option's name without its --, a\n"
+    "                    space and its value (`max-rooms 500`, `password-file /etc/wizwar/pw`);\n"
+    "                    # comments; the command line wins (the service reads\n"
+    "                    /etc/wizwar/server.conf; none is read without --config)\n"
     "  --port P          TCP port (default 7727)\n"
     "  --bind ADDR       listen on ADDR only (default: every address, IPv6 and IPv4)\n"
     PASSWORD_HELP
@@ -171,7 +175,13 @@ HELP_TEXT(HELP_SERVER,
     "                    under this machine's name: `wizwar join` with no address lists it\n"
     "  --upnp            ask the router to forward the port (UPnP-IGD, then NAT-PMP), as `wizwar\n"
     "                    host` does: the log gives the public join line, or why there is none;\n"
-    "                    renewed while it runs, removed when it stops\n")
+    "                    renewed while it runs, removed when it stops\n"
+    "\n"
+    "Signals: INT and TERM stop it (duels left unfinished come back with --resume); HUP reads the\n"
+    "--config file again and applies the limits and the password (the log says what it applied and\n"
+    "what needs a restart; a bad file changes nothing); USR1 logs a status line. Log lines on\n"
+    "stderr: `2026-11-27T23:15:02.123Z notice room=CODE peer=ADDR:PORT text` (UTC; error, warning,\n"
+    "notice, info or debug), with syslog priorities <3>..<7> in front when stderr is the journal.\n")
 /* wizwar status */
 HELP_TEXT(HELP_STATUS,
     "usage: wizwar status [--state-dir DIR | --socket PATH] [--prometheus] [--command LINE]\n"

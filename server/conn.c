@@ -139,7 +139,7 @@ conn__send(struct conn *c, const struct wire_msg *m)
 		}
 		/* Our own message would not encode: a server bug, never the peer's fault,
 		 * but the deflate stream may be out of step now, so this peer goes. */
-		server__log(s, "%s: cannot send %s: %s", c->peer, wire_name(m->type), s->err.why);
+		server__event(s, LOG_WARNING, c->room ? c->room->code : NULL, c->peer, "cannot send %s: %s", wire_name(m->type), s->err.why);
 		doom(c);
 		return -1;
 	}
@@ -181,7 +181,8 @@ conn__write(struct conn *c, size_t len)
 	if (len == 0)
 		return 0;
 	if (c->queued + len > s->cfg.lim.max_queued) {
-		server__log(s, "%s: dropped: %zu bytes waiting, it does not read", c->peer, c->queued);
+		server__event(s, LOG_NOTICE, c->room ? c->room->code : NULL, c->peer, "dropped: %zu bytes waiting, it does not read",
+		              c->queued);
 		metrics_limit_hit(&s->m, METRICS_LIM_WRITE_QUEUE);
 		if (s->cfg.hooks.dropped)
 			s->cfg.hooks.dropped(s->cfg.hooks.ud, c, PERR_TIMEOUT, "write queue full");
@@ -245,7 +246,8 @@ drop(struct conn *c, int code, const char *why, bool log, int fail)
 	if (c->state == CONN_HELLO || c->state == CONN_CHALLENGED)
 		s->m.failed[fail >= 0 ? fail : (int)metrics_fail_of_code(code)]++;
 	if (log)
-		server__log(s, "%s: dropped: %s (%s)", c->peer, proto_strerror(code), why);
+		server__event(s, LOG_NOTICE, c->room ? c->room->code : NULL, c->peer, "dropped: %s (%s)", proto_strerror(code),
+		              why);
 	c->offender = code != PERR_TIMEOUT;
 	if (s->cfg.hooks.dropped)
 		s->cfg.hooks.dropped(s->cfg.hooks.ud, c, code, why);
@@ -501,8 +503,8 @@ admit(struct conn *c, const uint8_t a[16])
 	if (c->addr && !server__may_handshake(s, c, why, sizeof why, &say)) {
 		/* A flood from one address is said once (with the first refusal), not once a connection. */
 		if (say)
-			server__log(s, "%s: refusing its address's handshakes for now (more than %u at once, then one "
-			            "every %u ms): %s", c->peer, s->cfg.lim.hs_burst, s->cfg.lim.hs_every_ms, why);
+			server__event(s, LOG_WARNING, NULL, c->peer, "refusing its address's handshakes for now (more than %u at "
+			              "once, then one every %u ms): %s", s->cfg.lim.hs_burst, s->cfg.lim.hs_every_ms, why);
 		metrics_limit_hit(&s->m, METRICS_LIM_HANDSHAKE_RATE);
 		conn__drop_unlogged(c, PERR_LIMIT, why);
 		return;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <syslog.h>
 
 #include <uv.h>
 
@@ -177,6 +178,7 @@ struct server {
 	struct auth_identity id;   /* the long-term key and password salt */
 	char bound[48];            /* the address actually listened on */
 	struct auth_key key;       /* the password key (one room's, or every room's) */
+	struct auth_key old_key;   /* the one before a reload changed it: still proves a RESUME (server_set_password_key) */
 	struct conn *conns;
 	struct gameroom *rooms;
 	/* Rooms by code and addresses by key, in chained hash tables keyed with SipHash
@@ -215,6 +217,11 @@ struct server {
 };
 
 uint64_t server__now(const struct server *s);
+/* A log line (slog.h's format): its level (<syslog.h>'s LOG_ERR to LOG_DEBUG), the room's code
+ * and the peer's address when the event has them (NULL when not), and the event in words. */
+void server__event(const struct server *s, int level, const char *room, const char *peer, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* The same at level info with no room or peer. */
 void server__log(const struct server *s, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
 	__attribute__((format(printf, 2, 3)))

@@ -131,7 +131,7 @@ log_failed(void *ud, const char *why)
 {
 	struct gameroom *r = ud;
 
-	server__log(r->srv, "room %s: %s; the rest of the duel is logged in memory only", r->code, why);
+	server__event(r->srv, LOG_ERR, r->code, NULL, "%s; the rest of the duel is logged in memory only", why);
 }
 
 /* After every tlog_open: a failed write is logged. */
@@ -529,7 +529,7 @@ room__join(struct gameroom *r, struct conn *c)
 	c->seat = p;
 	c->state = CONN_JOINED;
 	r->lobby_active = server__now(s);
-	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p + 1,
+	server__event(s, LOG_INFO, r->code, c->peer, "%s joins room %s as player %d%s", st->name, r->code, p + 1,
 	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
 	send_lobby(r);
@@ -601,8 +601,8 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		 * killed client's socket the kernel has not closed yet). It gets BYE "replaced" and
 		 * does not come back on its own (docs/server.md, "Dropped connections"). */
 		struct conn *old = st->conn;
-		server__log(s, "%s: %s's seat in room %s was still held by %s: replaced", c->peer, st->name, r->code,
-		            old->peer);
+		server__event(s, LOG_NOTICE, r->code, c->peer, "%s's seat in room %s was still held by %s: replaced", st->name,
+		              r->code, old->peer);
 		st->conn = NULL;
 		old->room = NULL;
 		old->seat = -1;
@@ -625,7 +625,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 		uv_timer_stop(&st->grace);
 		st->grace_on = false;
 	}
-	server__log(s, "%s: %s is back in room %s as player %d", c->peer, st->name, r->code, p + 1);
+	server__event(s, LOG_INFO, r->code, c->peer, "%s is back in room %s as player %d", st->name, r->code, p + 1);
 	send_welcome(r, p);
 	/* START before LOBBY: a client that sees the lobby first would think it is between duels. */
 	if (r->state == ROOM_PLAYING) {
@@ -668,7 +668,7 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		return;
 	if (r->state == ROOM_PLAYING) {
 		unsigned secs = hold_secs(s->cfg.lim.grace_ms);
-		server__log(s, "room %s: %s dropped; the seat is held %u s", r->code, st->name, secs);
+		server__event(s, LOG_INFO, r->code, NULL, "%s dropped; the seat is held %u s", st->name, secs);
 		st->grace_on = true;
 		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
 		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);
@@ -687,7 +687,7 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		 * back by itself says READY again. After a duel the drop may have come just as END
 		 * went out, before it was read: that END is owed to it again. */
 		unsigned ms = lobby_hold_ms(s);
-		server__log(s, "room %s: %s dropped %s; the seat is held %u s%s", r->code, st->name,
+		server__event(s, LOG_INFO, r->code, NULL, "%s dropped %s; the seat is held %u s%s", st->name,
 		            st->post_duel ? "after the duel" : "in the lobby", hold_secs(ms),
 		            st->post_duel ? " for its END" : "");
 		st->end_pending = st->post_duel;
@@ -699,7 +699,7 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 		send_lobby(r);
 		return;
 	}
-	server__log(s, "room %s: %s left", r->code, st->name);
+	server__event(s, LOG_INFO, r->code, NULL, "%s left", st->name);
 	free_seat(r, p);
 	end_release(r);
 	for (int i = 0; i < PLAYERS; i++)
@@ -724,12 +724,12 @@ on_grace(uv_timer_t *t)
 			continue;
 		st->grace_on = false;
 		if (r->state == ROOM_PLAYING && game_of(r)->result == RESULT_NONE) {
-			server__log(r->srv, "room %s: %s did not come back: forfeit", r->code, st->name);
+			server__event(r->srv, LOG_NOTICE, r->code, NULL, "%s did not come back: forfeit", st->name);
 			apply(r, p, &resign, MSG_NONE);
 		} else if (st->taken && !st->conn) {
 			/* Away when the duel ended, or dropped in the lobby without BYE, and not back
 			 * in time: the seat is free. */
-			server__log(r->srv, "room %s: %s did not come back; the seat is free", r->code, st->name);
+			server__event(r->srv, LOG_INFO, r->code, NULL, "%s did not come back; the seat is free", st->name);
 			free_seat(r, p);
 			end_release(r);
 			for (int i = 0; i < PLAYERS; i++)
@@ -762,7 +762,7 @@ on_turn_time(uv_timer_t *t)
 
 	if (r->state != ROOM_PLAYING || game_of(r)->result != RESULT_NONE)
 		return;
-	server__log(r->srv, "room %s: time is up for player %d", r->code, game_of(r)->turn + 1);
+	server__event(r->srv, LOG_INFO, r->code, NULL, "time is up for player %d", game_of(r)->turn + 1);
 	apply(r, game_of(r)->turn, &pass, MSG_TIME_UP);
 }
 
@@ -857,7 +857,7 @@ start_game(struct gameroom *r)
 		r->seat[p].end_pending = r->seat[p].post_duel = false;
 	mirror = r->games > 0 && r->seat[0].rematch && r->seat[0].mirror && r->seat[1].rematch && r->seat[1].mirror;
 	if (mirror) {
-		server__log(s, "room %s: a mirror rematch: seed %016" PRIx64 " again, the seats swapped", r->code, r->seed);
+		server__event(s, LOG_INFO, r->code, NULL, "a mirror rematch: seed %016" PRIx64 " again, the seats swapped", r->seed);
 		swap_seats(r);
 	}
 	r->seat[0].mirror = r->seat[1].mirror = false;
@@ -883,7 +883,7 @@ start_game(struct gameroom *r)
 	new_server_part(r);
 	if ((err = game_init(game_of(r), &r->opt, r->seed)) != ERR_OK || game_keep(r) != 0) {
 		s->game_of = NULL; /* the last duel's game, still packed, is the room's */
-		server__log(s, "room %s: cannot start: %s", r->code, err != ERR_OK ? err_text(err) : "out of memory");
+		server__event(s, LOG_ERR, r->code, NULL, "cannot start: %s", err != ERR_OK ? err_text(err) : "out of memory");
 		return -1;
 	}
 	h.seed = r->seed;
@@ -902,17 +902,17 @@ start_game(struct gameroom *r)
 	bool on_disk = s->cfg.log_dir && log_path(r, path, sizeof path);
 	if (tlog_open(&r->log, s->loop, on_disk ? path : NULL, &h, game_hash(game_of(r)), extra, why,
 	              sizeof why) != 0) {
-		server__log(s, "room %s: %s; the duel is logged in memory only", r->code, why);
+		server__event(s, LOG_ERR, r->code, NULL, "%s; the duel is logged in memory only", why);
 		tlog_open(&r->log, s->loop, NULL, &h, game_hash(game_of(r)), extra, why, sizeof why);
 	}
 	log_hooks(r);
 	r->state = ROOM_PLAYING;
 	s->m.duels_started++;
-	server__log(s, "room %s: duel %d starts: %s vs %s, %dx%d%s%s%s", r->code, r->games + 1, r->seat[0].name,
+	server__event(s, LOG_NOTICE, r->code, NULL, "duel %d starts: %s vs %s, %dx%d%s%s%s", r->games + 1, r->seat[0].name,
 	            r->seat[1].name, r->opt.size, r->opt.size, r->opt.fov ? "" : ", no FoV",
 	            r->opt.potions ? "" : ", no potions", r->log.path ? "" : " (log in memory)");
 	if (r->log.path)
-		server__log(s, "room %s: turn log %s", r->code, r->log.path);
+		server__event(s, LOG_INFO, r->code, NULL, "turn log %s", r->log.path);
 	for (int p = 0; p < PLAYERS; p++)
 		send_start(r, p, false);
 	arm_turn(r);
@@ -950,7 +950,7 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 	if (game_keep(r) != 0) {
 		/* The game stays as it was before this command, which nobody has seen or logged:
 		 * both players are dropped, to come back (RESUME) to it and send their command again. */
-		server__log(s, "room %s: out of memory for the game; both players dropped", r->code);
+		server__event(s, LOG_ERR, r->code, NULL, "out of memory for the game; both players dropped");
 		for (int q = 0; q < PLAYERS; q++)
 			if (r->seat[q].conn)
 				conn__drop(r->seat[q].conn, PERR_NOMEM, "out of memory on the server");
@@ -1026,7 +1026,7 @@ finish(struct gameroom *r)
 
 	uv_timer_stop(&r->turn_timer);
 	tlog_end(&r->log, game_of(r));
-	server__log(s, "room %s: duel over after %" PRIu32 " turns: %s", r->code, game_of(r)->turn_no,
+	server__event(s, LOG_NOTICE, r->code, NULL, "duel over after %" PRIu32 " turns: %s", game_of(r)->turn_no,
 	            res[game_of(r)->result & 3]);
 	/* The log text is revealed at END, now and to a player who comes back later. */
 	free(r->end_log);
@@ -1072,7 +1072,7 @@ finish(struct gameroom *r)
 			/* Away when the duel ended and still within its grace: the seat, its token
 			 * and its END wait for it (room__resume) until the grace runs out. */
 			st->end_pending = true;
-			server__log(s, "room %s: %s is away; its seat is held for the end", r->code, st->name);
+			server__event(s, LOG_INFO, r->code, NULL, "%s is away; its seat is held for the end", st->name);
 		} else {
 			/* Forfeited: the seat is free again. */
 			free_seat(r, p);
@@ -1246,7 +1246,7 @@ room__sweep_idle(struct server *s)
 				         (s->cfg.lim.lobby_idle_ms + 999) / 1000);
 			conn__drop(c, PERR_TIMEOUT, why);
 		}
-		server__log(s, "room %s: the lobby was idle; closed", r->code);
+		server__event(s, LOG_INFO, r->code, NULL, "the lobby was idle; closed");
 		room__destroy(r);
 	}
 }
@@ -1322,7 +1322,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
 		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);
 	}
-	server__log(s, "resumed %s at turn %" PRIu32 "%s; waiting %u s for the players", path, game_of(r)->turn_no,
+	server__event(s, LOG_NOTICE, r->code, NULL, "resumed %s at turn %" PRIu32 "%s; waiting %u s for the players", path, game_of(r)->turn_no,
 	            lr->torn ? " (a torn last command was dropped)" : "", (s->cfg.lim.grace_ms + 999) / 1000);
 	rc = 0;
 out:

@@ -84,29 +84,28 @@ server__now(const struct server *s)
 
 /* A line while the server is made (before the loop serves anyone) is written at once, as
  * before: nothing waits on it yet, and a process killed right after its start keeps it. */
-static void __attribute__((format(printf, 1, 0)))
-log_at_once(const char *fmt, va_list ap)
+static void __attribute__((format(printf, 4, 0)))
+log_at_once(int level, const char *room, const char *peer, const char *fmt, va_list ap)
 {
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
+	char prefix[160];
+	struct timespec now;
 
-	localtime_r(&t, &tm);
-	strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-	fprintf(stderr, "wizwar server %s: ", stamp);
+	clock_gettime(CLOCK_REALTIME, &now);
+	slog_prefix(prefix, sizeof prefix, &now, slog_fd_is_journal(STDERR_FILENO), level, room, peer);
+	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
 
-static void __attribute__((format(printf, 2, 0)))
-log_line(const struct server *s, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 5, 0)))
+log_line(const struct server *s, int level, const char *room, const char *peer, const char *fmt, va_list ap)
 {
 	if (s->cfg.quiet)
 		return;
 	if (s->slog)
-		slog_vline(s->slog, fmt, ap);
+		slog_vline(s->slog, level, room, peer, fmt, ap);
 	else
-		log_at_once(fmt, ap);
+		log_at_once(level, room, peer, fmt, ap);
 }
 
 void
@@ -115,7 +114,17 @@ server__log(const struct server *s, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_line(s, fmt, ap);
+	log_line(s, LOG_INFO, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+server__event(const struct server *s, int level, const char *room, const char *peer, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(s, level, room, peer, fmt, ap);
 	va_end(ap);
 }
 
@@ -125,7 +134,17 @@ server_say(struct server *s, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_line(s, fmt, ap);
+	log_line(s, LOG_NOTICE, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+server_log(struct server *s, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(s, level, NULL, NULL, fmt, ap);
 	va_end(ap);
 }
 
@@ -517,7 +536,7 @@ room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 		}
 		if (c->addr)
 			c->addr->room_full = full;
-		server__log(s, "room %s created by %s", r->code, c->peer);
+		server__event(s, LOG_INFO, r->code, c->peer, "room %s created", r->code);
 	}
 	if (r == NULL)
 		*code = create ? PERR_NO_ROOM : PERR_RESUME;
@@ -573,7 +592,10 @@ on_resume(struct conn *c, const struct wire_resume *m)
 
 	if (!take_who(c, &m->who))
 		return;
-	if (!auth_check(room_key(s), pconn_hash(&c->pc), m->token, m->token_len, m->proof)) {
+	/* A seat's token is its secret: a player who joined under the password before a reload
+	 * changed it (server_set_password_key) takes its seat back with that one. */
+	if (!auth_check(room_key(s), pconn_hash(&c->pc), m->token, m->token_len, m->proof) &&
+	    !(s->old_key.set && auth_check(&s->old_key, pconn_hash(&c->pc), m->token, m->token_len, m->proof))) {
 		if (drop_if_blocked(s, c))
 			return;
 		server__auth_failed(s, c);
@@ -601,7 +623,7 @@ server__handle(struct conn *c, const struct wire_msg *m)
 		conn__close_now(c);
 		return;
 	case WIRE_ERROR:
-		server__log(c->srv, "%s: says: %s (%s)", c->peer, proto_strerror(m->u.error.code), m->u.error.text);
+		server__event(c->srv, LOG_INFO, c->room ? c->room->code : NULL, c->peer, "says: %s (%s)", proto_strerror(m->u.error.code), m->u.error.text);
 		if (m->u.error.fatal)
 			conn__close_now(c);
 		return;
@@ -686,7 +708,7 @@ shed(struct server *s, int lfd, int err)
 	s->m.limits[METRICS_LIM_NO_FILES] += n;
 	if (s->emfile_logged != 0 && now - s->emfile_logged < EMFILE_LOG_MS)
 		return;
-	server__log(s, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
+	server__event(s, LOG_WARNING, NULL, NULL, "accept: %s: %u connection%s closed unread since the last report; raise the file limit "
 	            "(ulimit -n) or lower --max-conns", uv_strerror(uv_translate_sys_error(err)), s->emfile_count,
 	            s->emfile_count == 1 ? "" : "s");
 	s->emfile_logged = now ? now : 1;
@@ -709,7 +731,7 @@ on_acceptable(uv_poll_t *p, int status, int events)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 			if (conn__start(s, fd) != 0) {
 				close(fd);
-				server__log(s, "accept: out of memory");
+				server__event(s, LOG_ERR, NULL, NULL, "accept: out of memory");
 			}
 			if (s->closing)
 				return;
@@ -720,7 +742,7 @@ on_acceptable(uv_poll_t *p, int status, int events)
 		if (errno == EMFILE || errno == ENFILE)
 			shed(s, lfd, errno);
 		else if (errno != EAGAIN && errno != EWOULDBLOCK)
-			server__log(s, "accept: %s", uv_strerror(uv_translate_sys_error(errno)));
+			server__event(s, LOG_ERR, NULL, NULL, "accept: %s", uv_strerror(uv_translate_sys_error(errno)));
 		return;
 	}
 }
@@ -762,7 +784,7 @@ fit_file_limit(struct server *s)
 	}
 	need = (rlim_t)l->max_conns + l->max_rooms + FD_SPARE;
 	if (rl.rlim_cur != was)
-		server__log(s, "file limit raised from %llu to %llu (the hard limit)", (unsigned long long)was,
+		server__event(s, LOG_NOTICE, NULL, NULL, "file limit raised from %llu to %llu (the hard limit)", (unsigned long long)was,
 		            (unsigned long long)rl.rlim_cur);
 	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
 		return;
@@ -773,7 +795,7 @@ fit_file_limit(struct server *s)
 	unsigned conns = rl.rlim_cur > FD_SPARE + l->max_rooms + 1 ? (unsigned)(rl.rlim_cur - FD_SPARE - l->max_rooms) : 1;
 	if (l->max_conns > conns)
 		l->max_conns = conns;
-	server__log(s, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
+	server__event(s, LOG_WARNING, NULL, NULL, "the file limit (%llu open files) holds %u connections and %u rooms: raise the hard limit "
 	            "(ulimit -Hn, LimitNOFILE=) for more", (unsigned long long)rl.rlim_cur, l->max_conns, l->max_rooms);
 }
 
@@ -942,7 +964,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	}
 	/* From now on log lines go through a writer thread: a stderr nobody reads must not stall
 	 * the loop. */
-	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, "wizwar server", SLOG_CAP)) == NULL) {
+	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, SLOG_CAP)) == NULL) {
 		snprintf(why, whylen, "cannot start the log writer (no thread or memory)");
 		server_close(s, NULL, NULL);
 		return -1;
@@ -959,6 +981,52 @@ fail_mem:
 	free(s->log_dir);
 	free(s);
 	return -1;
+}
+
+int
+server_set_limits(struct server *s, const struct server_limits *lim, char *why, size_t whylen)
+{
+	uint64_t sweep_ms;
+
+	if (lim->grace_ms < 1 || lim->grace_ms > PROTO_HOLD_MAX * 1000u) {
+		snprintf(why, whylen, "the grace must be 1 to %d seconds", PROTO_HOLD_MAX);
+		return -1;
+	}
+	bool idle_changed = lim->lobby_idle_ms != s->cfg.lim.lobby_idle_ms;
+	s->cfg.lim = *lim;
+	if (s->cfg.multi)
+		fit_file_limit(s);
+	/* The sweep's period follows the lobby's idle limit (server_create). */
+	if (idle_changed) {
+		sweep_ms = lim->lobby_idle_ms / 10 < 10000 ? lim->lobby_idle_ms / 10 : 10000;
+		if (sweep_ms < 50)
+			sweep_ms = 50;
+		uv_timer_start(&s->sweep, on_sweep, sweep_ms, sweep_ms);
+	}
+	return 0;
+}
+
+const struct server_limits *
+server_get_limits(const struct server *s)
+{
+	return &s->cfg.lim;
+}
+
+bool
+server_set_password_key(struct server *s, const struct auth_key *k)
+{
+	if (k->set == s->key.set && (!k->set || sodium_memcmp(k->k, s->key.k, sizeof k->k) == 0))
+		return false;
+	auth_key_wipe(&s->old_key);
+	s->old_key = s->key;
+	s->key = *k;
+	return true;
+}
+
+const uint8_t *
+server_password_salt(const struct server *s)
+{
+	return s->id.salt;
 }
 
 const char *
@@ -1115,7 +1183,7 @@ place_log(struct server *s, const char *path, struct found_log *f)
 	case TLOG_ROOM_BAD:
 		/* A finished duel has nothing to resume, broken or not. */
 		if (!pk.ended)
-			server__log(s, "not resumed: %s: %s", path, pk.room.why);
+			server__event(s, LOG_WARNING, NULL, NULL, "not resumed: %s: %s", path, pk.room.why);
 		return false;
 	default:
 		/* No comment, and named for the one-room host's room: a `wizwar host`'s log (host and
@@ -1124,7 +1192,7 @@ place_log(struct server *s, const char *path, struct found_log *f)
 		 * carried the comment since it was added, a room named "host" too. */
 		if (named && strcmp(f->name_code, HOST_ROOM) == 0) {
 			if (!pk.ended)
-				server__log(s, "not resumed: %s: a one-room host's duel (`wizwar host --resume` brings it back)", path);
+				server__event(s, LOG_WARNING, NULL, NULL, "not resumed: %s: a one-room host's duel (`wizwar host --resume` brings it back)", path);
 			return false;
 		}
 		memcpy(f->code, f->name_code, sizeof f->code);
@@ -1242,19 +1310,19 @@ scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 		if (found[i].ended)
 			continue; /* most logs: a finished duel */
 		if ((r = server__add_room(s, found[i].code)) == NULL) {
-			server__log(s, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
+			server__event(s, LOG_WARNING, NULL, NULL, "resuming: no room for another game (%u rooms); %s left as it is", s->nrooms, path);
 			break;
 		}
 		if (room__load(r, path, lwhy, sizeof lwhy) != 0) {
 			room__destroy(r);
 			if (strstr(lwhy, "that duel is over") == NULL)
-				server__log(s, "not resumed: %s", lwhy);
+				server__event(s, LOG_WARNING, NULL, NULL, "not resumed: %s", lwhy);
 			continue;
 		}
 		/* Said, since the operator may not expect it: the comment won over the name. */
 		if (found[i].name_code[0] && strcmp(found[i].name_code, found[i].code) != 0)
-			server__log(s, "room %s: %s is named for room %s; its room comment says %s", found[i].code,
-			            found[i].name, found[i].name_code, found[i].code);
+			server__event(s, LOG_NOTICE, found[i].code, NULL, "%s is named for room %s; its room comment says %s",
+			              found[i].name, found[i].name_code, found[i].code);
 		resumed++;
 	}
 	free(found);
@@ -1342,6 +1410,7 @@ server__unref(struct server *s)
 		if (s->reserve_fd >= 0)
 			close(s->reserve_fd);
 		auth_key_wipe(&s->key);
+		auth_key_wipe(&s->old_key);
 		sodium_memzero(&s->id, sizeof s->id);
 		pconn_scratch_free(s->pscratch);
 		free(s->bind);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <syslog.h>
 
 #include <uv.h>
 
@@ -109,12 +110,15 @@ struct server_config {
 void server_config_default(struct server_config *c);
 
 /* A line on the server's log (stderr, unless quiet), queued for its writer thread: never
- * blocks the loop, however slowly the log is read. */
+ * blocks the loop, however slowly the log is read. At level notice. */
 void server_say(struct server *s, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/* The same at `level`, a syslog priority (<syslog.h>'s LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO,
+ * LOG_DEBUG): docs/server.md, "Log lines". */
+void server_log(struct server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Create and start listening. 0, or -1 with a reason. */
 WW_COLD int server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen);
@@ -122,6 +126,17 @@ int server_port(const struct server *s);
 /* The server's public key (what a client pins) and its fingerprint. */
 const uint8_t *server_public_key(const struct server *s);
 void server_fingerprint(const struct server *s, char out[AUTH_FP_LEN + 1]);
+/* A reload (SIGHUP, docs/server.md): the limits in force from now on, checked as server_create
+ * checks them and fitted to the file limit again; connections and rooms there are stay (a lower
+ * cap refuses new ones only). 0, or -1 with a reason, nothing changed. */
+WW_COLD int server_set_limits(struct server *s, const struct server_limits *lim, char *why, size_t whylen);
+const struct server_limits *server_get_limits(const struct server *s);
+/* The password key for every join from now on (auth_key_derive over server_password_salt's salt,
+ * which the caller does off the loop: Argon2id takes a while). The key before stays good for a
+ * RESUME, so that a player of a running duel still takes its seat back. False when k is the key
+ * in force (nothing changed). */
+WW_COLD bool server_set_password_key(struct server *s, const struct auth_key *k);
+const uint8_t *server_password_salt(const struct server *s);
 /* The address it listens on, as bound ("::" when dual-stack). */
 const char *server_bound(const struct server *s);
 

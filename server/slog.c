@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,7 +27,7 @@
  */
 struct slog {
 	int fd;
-	char who[32];
+	bool journal;              /* fd is the journal's stream: lines start with "<N>" */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t more;       /* bytes to write, or stop */
@@ -37,14 +39,59 @@ struct slog {
 	bool stop, writing;
 };
 
-static void
-stamp_now(char *out, size_t n)
-{
-	time_t t = time(NULL);
-	struct tm tm;
+/* The levels, by syslog priority: what a line says after its time. */
+static const char *const level_name[] = {
+	[LOG_ERR] = "error", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info",
+	[LOG_DEBUG] = "debug",
+};
 
-	localtime_r(&t, &tm);
-	strftime(out, n, "%H:%M:%S", &tm);
+const char *
+slog_level_name(int level)
+{
+	return level >= LOG_ERR && level <= LOG_DEBUG ? level_name[level] : "info";
+}
+
+bool
+slog_fd_is_journal(int fd)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	int used = 0;
+
+	/* systemd sets "DEV:INO" of the stream it gave as stdout/stderr; a descriptor that is no
+	 * longer that stream (redirected by a wrapper) must not get the prefixes. */
+	if (js == NULL || sscanf(js, "%llu:%llu%n", &dev, &ino, &used) != 2 || js[used] != '\0')
+		return false;
+	return fstat(fd, &st) == 0 && (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+size_t
+slog_prefix(char *out, size_t n, const struct timespec *now, bool journal, int level, const char *room,
+            const char *peer)
+{
+	struct tm tm;
+	char stamp[32];
+	int k;
+
+	if (level < LOG_ERR || level > LOG_DEBUG)
+		level = LOG_INFO;
+	gmtime_r(&now->tv_sec, &tm);
+	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+	/* "<N>" for the journal, which takes it off and keeps N as the line's priority. */
+	char pri[4] = { '<', (char)('0' + level), '>', '\0' };
+	k = snprintf(out, n, "%s%s.%03ldZ %s%s%s%s%s ", journal ? pri : "", stamp, now->tv_nsec / 1000000L,
+	             level_name[level], room ? " room=" : "", room ? room : "", peer ? " peer=" : "", peer ? peer : "");
+	return k > 0 && (size_t)k < n ? (size_t)k : 0;
+}
+
+static void
+stamp_now(const struct slog *l, int level, char *out, size_t n)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	slog_prefix(out, n, &now, l->journal, level, NULL, NULL);
 }
 
 static size_t
@@ -69,11 +116,11 @@ ring_put(struct slog *l, const char *p, size_t n)
 static size_t
 dropped_note(struct slog *l, char *out, size_t n)
 {
-	char stamp[16];
+	char stamp[64];
 	int k;
 
-	stamp_now(stamp, sizeof stamp);
-	k = snprintf(out, n, "%s %s: %lu log line%s dropped: the log (stderr) was not being read\n", l->who, stamp,
+	stamp_now(l, LOG_WARNING, stamp, sizeof stamp);
+	k = snprintf(out, n, "%s%lu log line%s dropped: the log (stderr) was not being read\n", stamp,
 	             l->dropped, l->dropped == 1 ? "" : "s");
 	return k > 0 && (size_t)k < n ? (size_t)k : 0;
 }
@@ -82,7 +129,7 @@ static void *
 writer(void *arg)
 {
 	struct slog *l = arg;
-	char note[128];
+	char note[160];
 
 	/* Cancellable only inside write(2): slog_destroy cancels a writer stuck there, and
 	 * nowhere else may it stop (it would leave the lock held). */
@@ -140,7 +187,7 @@ writer(void *arg)
 }
 
 struct slog *
-slog_create(int fd, const char *who, size_t cap)
+slog_create(int fd, size_t cap)
 {
 	struct slog *l = calloc(1, sizeof *l);
 
@@ -150,7 +197,7 @@ slog_create(int fd, const char *who, size_t cap)
 	}
 	l->fd = fd;
 	l->cap = cap;
-	snprintf(l->who, sizeof l->who, "%s", who);
+	l->journal = slog_fd_is_journal(fd);
 	pthread_mutex_init(&l->mu, NULL);
 	pthread_cond_init(&l->more, NULL);
 	pthread_cond_init(&l->drained, NULL);
@@ -166,15 +213,15 @@ slog_create(int fd, const char *who, size_t cap)
 }
 
 void
-slog_vline(struct slog *l, const char *fmt, va_list ap)
+slog_vline(struct slog *l, int level, const char *room, const char *peer, const char *fmt, va_list ap)
 {
-	char line[LINE_MAX_BYTES], note[128], stamp[16];
+	char line[LINE_MAX_BYTES], note[160];
+	struct timespec now;
 	size_t n, k = 0;
 	int m;
 
-	stamp_now(stamp, sizeof stamp);
-	m = snprintf(line, sizeof line, "%s %s: ", l->who, stamp);
-	n = m > 0 ? (size_t)m : 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = slog_prefix(line, sizeof line / 2, &now, l->journal, level, room, peer);
 	m = vsnprintf(line + n, sizeof line - n, fmt, ap);
 	if (m < 0)
 		m = 0;

@@ -11,7 +11,7 @@
 #  2. SIGTERM: the host removes the mapping before it exits (the chains are empty, NAT-PMP's lease gone).
 # Then, with miniupnpd stopped: the host says in one line that no router answered and why, names the way
 # that works (a `wizwar server`), and a bot in the LAN still plays a duel with it; --no-upnp asks nothing
-# and says nothing of it; `server --upnp` maps its port too and removes it on SIGHUP.
+# and says nothing of it; `server --upnp` maps its port too and removes it on SIGTERM (SIGHUP reloads a server).
 # Not root (no namespaces): exit 77, a skip (CI runs as root, where it must run).
 set -u
 WIZWAR="${1:?usage: test_portmap.sh PATH-TO-WIZWAR}"
@@ -244,7 +244,7 @@ kill -TERM "$HOST" "$IMP"
 wait "$HOST" || fail "the host exited $? on SIGTERM"
 wait "$IMP"
 
-# ==== 3. server --upnp: mapped, and removed on SIGHUP ====
+# ==== 3. server --upnp: mapped, and removed on SIGTERM (a server reloads on SIGHUP) ====
 ip netns exec "$LAN" env XDG_STATE_HOME="$TMPD/state-srv" "$WIZWAR" server --upnp --port 7728 --log-dir "$TMPD/logs" \
 	>"$TMPD/server.out" 2>"$TMPD/server.err" &
 SRV=$!
@@ -252,10 +252,10 @@ PIDS+=("$SRV")
 wait_re '^wizwar join 11\.77\.0\.1:7728#[a-z2-7]+ --new-room$' "$TMPD/server.out" 15
 [ "$(mapped_rules 7728)" -ge 1 ] || fail "server --upnp: no DNAT rule for 7728"
 ok "server --upnp: the router forwards its port, and the public join line (with --new-room) is printed"
-kill -HUP "$SRV"
-wait "$SRV" || fail "server exited $? on SIGHUP"
-[ "$(mapped_rules 7728)" = 0 ] || fail "server --upnp: the mapping outlived SIGHUP"
-ok "server --upnp: SIGHUP removes the mapping"
+kill -TERM "$SRV"
+wait "$SRV" || fail "server exited $? on SIGTERM"
+[ "$(mapped_rules 7728)" = 0 ] || fail "server --upnp: the mapping outlived SIGTERM"
+ok "server --upnp: SIGTERM removes the mapping"
 
 # ==== 4. no router: said in one line, and the LAN plays meanwhile ====
 # miniupnpd stopped, and the router silent (its SSDP and NAT-PMP ports dropped, not refused): each method

@@ -35,7 +35,7 @@ TWIN=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Twin --think 80 --games 1
 "${TWIN[@]}" >"$TMP/a.out" 2>"$TMP/a.err" &
 A=$!
 PIDS+=("$A")
-wait_file "room $ROOM: duel [0-9]+ starts" "$TMP/srv.err" 10
+wait_file "room=$ROOM duel [0-9]+ starts" "$TMP/srv.err" 10
 sleep 0.5 # its START is in: its seat file is written
 
 "${TWIN[@]}" >"$TMP/b.out" 2>"$TMP/b.err"
@@ -57,7 +57,7 @@ grep -q 'replaced' "$TMP/srv.err" && fail "the join took the first one's seat: $
 T kill-session -t w
 ok "a second Twin's join is told why it does not take the seat, and is refused"
 
-(($(count "room $ROOM: duel over" "$TMP/srv.err") == 0)) || fail "the duel ended before the kill (too short)"
+(($(count "room=$ROOM duel over" "$TMP/srv.err") == 0)) || fail "the duel ended before the kill (too short)"
 kill -9 "$A"
 wait "$A" 2>/dev/null
 sleep 0.1
@@ -88,11 +88,11 @@ ZED=("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Zed --think 80 --games 0 -
 "${ZED[@]}" >"$TMP/z.out" 2>"$TMP/z.err" &
 Z=$!
 PIDS+=("$Z")
-wait_file "room $ROOM: duel [0-9]+ starts" "$TMP/srv.err" 10
+wait_file "room=$ROOM duel [0-9]+ starts" "$TMP/srv.err" 10
 sleep 0.3
 kill -9 "$Z"
 wait "$Z" 2>/dev/null
-wait_file "room $ROOM: Zed did not come back" "$TMP/srv.err" 10
+wait_file "room=$ROOM Zed did not come back" "$TMP/srv.err" 10
 "${ZED[@]}" >>"$TMP/z.out" 2>>"$TMP/z.err" &
 Z=$!
 PIDS+=("$Z")

@@ -83,8 +83,8 @@ last_turn() {
 	gzip -dcf "$log" 2>/dev/null | grep -aE '^= [0-9]+ ' | tail -1 | cut -d' ' -f2 | grep -E '^[0-9]+$' || echo 0
 }
 count() { grep -cE -- "$1" "$2"; }
-starts() { count "room $ROOM: duel [0-9]* starts" "$TMP/srv.err"; }
-overs() { count "room $ROOM: duel over" "$TMP/srv.err"; }
+starts() { count "room=$ROOM duel [0-9]* starts" "$TMP/srv.err"; }
+overs() { count "room=$ROOM duel over" "$TMP/srv.err"; }
 backs() { count 'back in the duel at turn' "$TMP/j.err"; }
 fresh_joins() { count 'Joe joins room' "$TMP/srv.err"; }
 results() { count '^duel [0-9]+: ' "$TMP/j.out"; }

@@ -52,7 +52,7 @@ duel() {
 	"$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name "$2" --think 60 --games 1 --seed "$(($3 + 1))" \
 	    >"$TMP/$2.out" 2>"$TMP/$2.err" &
 	PIDS+=($!)
-	wait_re "room $ROOM: duel [0-9]+ starts" "$SRV_ERR" 10
+	wait_re "room=$ROOM duel [0-9]+ starts" "$SRV_ERR" 10
 }
 
 mkdir -p "$LOGS"
@@ -105,11 +105,11 @@ grep -q "not resumed: .*wizwar-host-20260101-000000-3\.log\.gz: a one-room host'
 	fail "the one-room host's log was not said to be left to \`host --resume\`"
 grep -qE "not resumed: .*wizwar-Zz9-[0-9-]+\.log\.gz: line [0-9]+: a room comment whose code is not a room code" \
 	"$TMP/srv2.err" || fail "the broken room comment was not refused with its reason"
-grep -q "room $R2: wizwar-elsewhere-20260101-000000-7.log is named for room elsewhere; its room comment says $R2" \
+grep -q "room=$R2 wizwar-elsewhere-20260101-000000-7.log is named for room elsewhere; its room comment says $R2" \
 	"$TMP/srv2.err" || fail "the renamed log was not said to go to its comment's room"
 ok "killed with -9 and started again with --resume: both duels back (the renamed log into its comment's room), a broken log and a broken room comment said and left"
 for b in Ann Ben Cat Dan; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
-for r in "$R1" "$R2"; do wait_re "room $r: duel over" "$TMP/srv2.err" 120; done
+for r in "$R1" "$R2"; do wait_re "room=$r duel over" "$TMP/srv2.err" 120; done
 for b in Ann Ben Cat Dan; do
 	wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10
 	grep -qE 'NOT VERIFIED|forfeit' "$TMP/$b.out" && fail "$b: $(tail -1 "$TMP/$b.out")"
@@ -132,7 +132,7 @@ server_start "$TMP/srv3.err" --resume
 grep -q 'wizwar server: 1 unfinished duel brought back' "$TMP/srv3.err" ||
 	fail "not one duel brought back (not the finished ones, nor the older unfinished log of a finished room)"
 for b in Eve Fay; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done
-wait_re "room $ROOM: duel over" "$TMP/srv3.err" 120
+wait_re "room=$ROOM duel over" "$TMP/srv3.err" 120
 for b in Eve Fay; do wait_re '^duel 1: .*log verified' "$TMP/$b.out" 10; done
 ok "SIGTERM says the duel left unfinished; --resume brings it back by its name (no room comment) and it is played out"
 

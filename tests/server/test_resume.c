@@ -127,6 +127,71 @@ Test(resume, drop_and_come_back)
 	th_finish(&t);
 }
 
+/* A reload changes the password (server_set_password_key, what SIGHUP does) in mid-duel: the player
+ * who drops right after comes back to its seat with the password it joined with, and the duel goes on;
+ * a new join needs the new one. */
+static void
+a_msg_rekey(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct scene *s = ud;
+	bool was = s->dropped;
+
+	a_msg(ud, b, m);
+	if (s->dropped && !was) {
+		struct auth_key k;
+		cr_assert_eq(auth_key_derive(&k, "the new one", server_password_salt(s->t->srv)), 0);
+		cr_expect(server_set_password_key(s->t->srv, &k), "the new key is taken as a change");
+		cr_expect_not(server_set_password_key(s->t->srv, &k), "the same key again is no change");
+		auth_key_wipe(&k);
+	}
+}
+
+static bool
+late_closed(void *ud)
+{
+	return ((struct netbot *)ud)->closed;
+}
+
+Test(resume, a_reloaded_password_keeps_the_duels_players)
+{
+	static struct scene s;
+	static struct netbot late;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb, cl;
+
+	memset(&s, 0, sizeof s);
+	s.t = &t;
+	s.drop_after = 40;
+	th_init(&t);
+	th_config(&c);
+	c.password = "the old one";
+	th_server(&t, &c);
+	th_bot_config(&t, &ca, "flaky", BOT_NORMAL, 1, 1);
+	th_bot_config(&t, &cb, "steady", BOT_NORMAL, 2, 1);
+	ca.net.password = cb.net.password = "the old one";
+	ca.ud = cb.ud = &s;
+	ca.on_msg = a_msg_rekey;
+	cb.on_msg = b_msg;
+	th_bot(&t, &s.a, &ca);
+	th_bot(&t, &s.b, &cb);
+	th_run(&t, 60000, both_closed, &s);
+	cr_assert(s.dropped, "the duel ended before the drop");
+	cr_expect_eq(s.resumed_starts, 1, "the dropped player did not come back: %s", s.a.last_why);
+	cr_expect_eq(s.peer_back, 1);
+	cr_expect_eq(s.a.verified, 1, "%s", s.a.last_why);
+	cr_expect_eq(s.b.verified, 1, "%s", s.b.last_why);
+	cr_expect_eq(s.a.errors, 0, "%s", s.a.last_why);
+	/* A new player with the old password is refused now. */
+	th_bot_config(&t, &cl, "late", BOT_NORMAL, 3, 1);
+	cl.net.password = "the old one";
+	th_bot(&t, &late, &cl);
+	th_run(&t, 20000, late_closed, &late);
+	cr_expect(strstr(late.last_why, "password") != NULL, "%s", late.last_why);
+	cr_expect_eq(late.games, 0);
+	th_finish(&t);
+}
+
 Test(resume, no_return_is_a_forfeit)
 {
 	static struct scene s;
