@@ -4,7 +4,9 @@
 #   C sources and headers:        /* SPDX-License-Identifier: MIT */      as line 1
 #   scripts (with a #! line):     # SPDX-License-Identifier: MIT          as line 2
 #   meson.build, meson_options.txt and other files read by a tool: the # form as line 1
-# TAP output, one test per file. Usage: spdx.sh SOURCE_ROOT
+# And no tracked text file holds a merge's conflict markers (a line starting <<<<<<< or >>>>>>> and a space:
+# a merge once committed two into the docs).
+# TAP output, one test per file, and one for the markers. Usage: spdx.sh SOURCE_ROOT
 set -u
 root=${1:-.}
 cd "$root" || exit 1
@@ -40,5 +42,11 @@ for f in "${files[@]}"; do
 	fi
 done
 [ $n -gt 0 ] || notok "no source file found under $root"
+marked=$(grep -lIE '^(<<<<<<<|>>>>>>>) ' -- "${files[@]}" 2>/dev/null | head -5 | tr '\n' ' ')
+if [ -z "$marked" ]; then
+	ok "no conflict markers in ${#files[@]} files"
+else
+	notok "conflict markers left by a merge in: $marked"
+fi
 echo "1..$n"
 exit $((failed > 0))
