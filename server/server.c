@@ -70,6 +70,10 @@ server_config_default(struct server_config *c)
 		.lobby_hold_ms = 30000,
 		.close_ms = 2000,
 		.tick_ms = 500,
+		.spect_max = 256,
+		.spect_queued = 64 * 1024,
+		.spect_tick_ms = 100,
+		.spect_chat_lines = 20,
 	};
 }
 
@@ -486,6 +490,8 @@ take_who(struct conn *c, const struct wire_who *w)
 		return false;
 	}
 	c->who = *w;
+	if (w->role == ROLE_SPECTATOR)
+		c->who.create = false; /* a spectator watches a room; it never makes one */
 	return true;
 }
 
