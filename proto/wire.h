@@ -32,7 +32,7 @@
 	X(HELLO,     0x10, WIRE_C2S,  1, 8,  255,               hello)     \
 	X(CHALLENGE, 0x11, WIRE_S2C,  1, 8,  255,               challenge) \
 	X(AUTH,      0x12, WIRE_C2S,  1, 37, 115,               auth)      \
-	X(WELCOME,   0x13, WIRE_S2C,  1, 23, 39,                welcome)   \
+	X(WELCOME,   0x13, WIRE_S2C,  1, 7,  39,                welcome)   \
 	X(LOBBY,     0x20, WIRE_S2C,  0, 44, 172,               lobby)     \
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
 	X(READY,     0x22, WIRE_C2S,  0, 1,  33,                ready)     \
