@@ -56,7 +56,7 @@ update_line(struct spectate *w)
 		         i->delay == 1 ? "" : "s");
 	else if (w->have_info)
 		snprintf(what, sizeof what, "nothing until the duel is over");
-	snprintf(w->line, sizeof w->line, "Spectator%s%s: %s; %u watching\n%s\nEnter chat (spectators only)  [ ] log  ? help  q quit",
+	snprintf(w->line, sizeof w->line, "Spectator%s%s: %s; %u watching\n%s\nEnter chat (spectators only)  [ ] log  ? help  Q quit",
 	         w->room[0] ? " in room " : "", w->room, what, w->have_info ? (unsigned)i->count : 0u,
 	         w->app->st.have_view && w->app->st.view.result == RESULT_NONE ? "Live." :
 	         w->app->st.have_view ? "The duel is over: everything is shown." : "No view yet.");
@@ -147,8 +147,10 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 
 	(void)n;
 	if (fatal) {
+		/* Said once, by app_on_end when the link has closed (or a note while it is tried again). */
 		w->last_code = code;
 		snprintf(w->last_why, sizeof w->last_why, "%s", text);
+		return;
 	}
 	app_on_status(w->app, text);
 }

@@ -265,7 +265,8 @@ HELP_TEXT(HELP_SPECTATE,
     "                  (default 130): a server restarted with --resume takes spectators back\n"
     "  --keys PRESET   key preset default, numpad, vi or arrows\n"
     "\n"
-    "Keys: Enter chats with the other spectators; [ ] scroll the log; ? help; q quits.\n")
+    "Keys: Enter chats with the other spectators; [ ] scroll the log; ? help; Q quits (then y\n"
+    "while the duel runs: a spectator forfeits nothing).\n")
 /* the end of `wizwar practice --help`, after the key bindings */
 HELP_TEXT(HELP_PRACTICE_SCREEN,
     "\nThe screen: the map on the left (@ you, red @ the opponent, ! potions in their colour,\n"

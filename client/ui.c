@@ -872,6 +872,10 @@ draw_spells(const struct ui *ui, const struct state *st, int y, int x, int w)
 	int half = (w - 7) / 2;
 
 	put_text(y, x, 7, "Spells", role_attr(ui, R_TITLE));
+	if (st->spectator && st->have_view && v->result == RESULT_NONE && v->offered[0] == SPELL_NONE) {
+		put_text(y, x + 7, w - 7, "not shown to spectators", role_attr(ui, R_DIMTEXT));
+		return 1;
+	}
 	if (!state_my_turn(st) || st->allseeing) {
 		if (st->allseeing && st->have_view && v->result == RESULT_NONE) {
 			int col = x + 7;
@@ -1250,7 +1254,9 @@ ui_draw(struct ui *ui, const struct state *st)
 		put_text(y, x + 8, w - 8, st->have_view ? "none in this duel" : "", role_attr(ui, R_DIMTEXT));
 		rows_pot = 1;
 	} else if (st->view.ninv == 0) {
-		put_text(y, x + 8, w - 8, "none carried", role_attr(ui, R_DIMTEXT));
+		/* A spectator is not shown what a wizard carries (but at the end, all of it). */
+		put_text(y, x + 8, w - 8, st->spectator && st->view.result == RESULT_NONE ? "not shown to spectators" :
+		         "none carried", role_attr(ui, R_DIMTEXT));
 		rows_pot = 1;
 	} else {
 		n = potion_items(ui, st, items);

@@ -280,11 +280,9 @@ on_tick(uv_timer_t *t)
 
 	if (r->dying)
 		return;
-	/* The players hear the count at most once a tick, however fast spectators come and go. */
-	if (sp->info_dirty) {
-		sp->info_dirty = false;
-		info_players(r);
-	}
+	/* Everyone hears the count at most once a tick, however fast spectators come and go. */
+	if (sp->info_dirty)
+		info_all(r);
 	if (sp->dirty && sp->head)
 		send_frame(r);
 }
