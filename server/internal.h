@@ -293,6 +293,7 @@ void spect__started(struct gameroom *r);   /* a duel began (START sent to the pl
 void spect__applied(struct gameroom *r, const struct events *ev); /* after the players' updates went */
 void spect__ended(struct gameroom *r);     /* the duel is over: everything may be shown */
 void spect__info_to(struct gameroom *r, struct conn *c); /* SPECT_INFO to one connection */
+void spect__joined(struct gameroom *r, struct conn *c);  /* a player joined: SPECT_INFO if there is news */
 void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
 void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
 void room__sweep_idle(struct server *s);

@@ -564,7 +564,7 @@ room__join(struct gameroom *r, struct conn *c)
 	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
 	send_lobby(r);
-	spect__info_to(r, c);
+	spect__joined(r, c);
 	return PERR_OK;
 }
 

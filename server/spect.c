@@ -250,6 +250,18 @@ spect__info_to(struct gameroom *r, struct conn *c)
 	conn__send(c, m);
 }
 
+/* A player who joins hears the spectator options only when there is something to say: someone
+ * watches, or the room left the defaults (allowed, shared). A room nobody watches sends its
+ * players nothing about spectators, as a protocol 6 room did. */
+void
+spect__joined(struct gameroom *r, struct conn *c)
+{
+	const struct spect_room *sp = &r->sp;
+
+	if (sp->count > 0 || !sp->allowed || sp->mode != SPECT_SHARED)
+		spect__info_to(r, c);
+}
+
 static void
 info_players(struct gameroom *r)
 {

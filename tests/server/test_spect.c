@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <criterion/criterion.h>
 
@@ -507,4 +508,206 @@ Test(spect, leaks_over_whole_duels, .timeout = 600)
 	unsigned rounds = e ? (unsigned)strtoul(e, NULL, 10) : 1;
 
 	run_set(sets, sizeof sets / sizeof sets[0], rounds ? rounds : 1);
+}
+
+/* ---- a flood of spectators ---- */
+
+struct flood {
+	struct th *t;
+	struct netbot a, b;
+	struct net *n[4];
+	bool closed[4];
+	int code[4];
+	unsigned chats_heard, limits, slow_dropped, welcomed;
+	bool chatted;
+};
+
+static int
+flood_index(struct flood *f, struct net *n)
+{
+	for (int i = 0; i < 4; i++)
+		if (f->n[i] == n)
+			return i;
+	return -1;
+}
+
+static void
+flood_welcome(void *ud, struct net *n, int player, bool controller)
+{
+	struct flood *f = ud;
+
+	(void)n;
+	(void)player;
+	(void)controller;
+	/* Once the three are in, the first says more lines than a room's spectators may. */
+	if (++f->welcomed == 3 && !f->chatted) {
+		f->chatted = true;
+		for (int i = 0; i < 6; i++) {
+			char line[32];
+			snprintf(line, sizeof line, "line %d", i);
+			net_spect_chat(f->n[0], line);
+		}
+	}
+}
+
+static void
+flood_chat(void *ud, struct net *n, const char *name, const char *text)
+{
+	struct flood *f = ud;
+
+	(void)name;
+	(void)text;
+	if (n == f->n[1])
+		f->chats_heard++;
+}
+
+static void
+flood_error(void *ud, struct net *n, int code, bool fatal, const char *text)
+{
+	struct flood *f = ud;
+	int i = flood_index(f, n);
+
+	(void)text;
+	if (fatal && i >= 0)
+		f->code[i] = code;
+	if (!fatal && code == PERR_LIMIT && i == 0)
+		f->limits++;
+}
+
+static void
+flood_closed(void *ud, struct net *n)
+{
+	struct flood *f = ud;
+	int i = flood_index(f, n);
+
+	if (i >= 0)
+		f->closed[i] = true;
+}
+
+static void
+flood_dropped(void *ud, const struct conn *c, int code, const char *why)
+{
+	struct flood *f = ud;
+
+	(void)c;
+	if (code == PERR_LIMIT && strstr(why, "too slow"))
+		f->slow_dropped++;
+}
+
+/* A slow link for every spectator: the server's send buffer to it made small (4 KiB), so that
+ * what the one that never reads leaves unread is queued by the server soon, not by the kernel. */
+static void
+flood_tap(void *ud, const struct conn *c, int seat, const uint8_t *bytes, size_t n)
+{
+	uv_os_fd_t fd;
+	int small = 4096;
+
+	(void)ud;
+	(void)seat;
+	(void)bytes;
+	(void)n;
+	if (c->spect && uv_fileno((const uv_handle_t *)&c->tcp, &fd) == 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+}
+
+static bool
+flood_done(void *ud)
+{
+	struct flood *f = ud;
+
+	if (f->a.closed && f->b.closed && f->closed[3]) {
+		for (int i = 0; i < 3; i++)
+			if (!f->closed[i] && f->n[i])
+				net_close(f->n[i]);
+		return f->closed[0] && f->closed[1] && f->closed[2];
+	}
+	return false;
+}
+
+static bool
+three_in(void *ud)
+{
+	struct flood *f = ud;
+
+	return f->welcomed >= 3;
+}
+
+static bool
+flood_started(void *ud)
+{
+	struct flood *f = ud;
+
+	return f->welcomed >= 3 && f->closed[3];
+}
+
+Test(spect, a_spectator_flood_is_bounded, .timeout = 300)
+{
+	static struct flood f;
+	static struct raw slow;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&f, 0, sizeof f);
+	memset(&slow, 0, sizeof slow);
+	f.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.seed_fixed = true;
+	c.seed = 77;
+	c.opt.size = 51;
+	c.opt.fov = false; /* the whole level in every frame: large ones, for the slow reader */
+	c.lim.spect_max = 4;
+	c.lim.spect_chat_lines = 4;
+	c.lim.spect_queued = 2048;
+	c.lim.spect_tick_ms = 1;
+	c.hooks.ud = &f;
+	c.hooks.dropped = flood_dropped;
+	c.hooks.tap = flood_tap;
+	th_server(&t, &c);
+	/* A spectator that joins and then reads nothing, with a small receive buffer. */
+	raw_start_small(&t, &slow);
+	slow.deaf = slow.spectator = true;
+	raw_join_as(&slow, "slow", "host", false);
+	for (int i = 0; i < 4; i++) {
+		struct net_config nc;
+		char why[256];
+		static char name[4][16];
+		net_config_default(&nc);
+		snprintf(name[i], sizeof name[i], "w%d", i);
+		nc.host = "127.0.0.1";
+		nc.port = t.port;
+		nc.name = name[i];
+		nc.role = ROLE_SPECTATOR;
+		nc.server_key = server_public_key(t.srv);
+		nc.verify = false;
+		nc.ud = &f;
+		nc.ev.welcome = flood_welcome;
+		nc.ev.spect_chat = flood_chat;
+		nc.ev.error = flood_error;
+		nc.ev.closed = flood_closed;
+		/* The fourth once the three (and the slow one) are in: it is the one over the cap. */
+		if (i == 3)
+			th_run(&t, 20000, three_in, &f);
+		cr_assert_not_null(f.n[i] = net_create(&t.loop, &nc, why, sizeof why), "%s", why);
+	}
+	th_run(&t, 20000, flood_started, &f);
+	/* Then the duel, watched. */
+	/* Random bots: a long duel, many frames for the slow one to leave unread. */
+	th_bot_config(&t, &ca, "alice", BOT_RANDOM, 5, 1);
+	th_bot_config(&t, &cb, "bob", BOT_RANDOM, 6, 1);
+	ca.think_ms = cb.think_ms = 1;
+	th_bot(&t, &f.a, &ca);
+	th_bot(&t, &f.b, &cb);
+	cr_expect_eq(f.welcomed, 3);
+	cr_expect(f.closed[3], "a fifth watcher was let in");
+	cr_expect_eq(f.code[3], PERR_ROOM_FULL, "the one over the cap: code %d", f.code[3]);
+	th_run(&t, 120000, flood_done, &f);
+	cr_expect_eq(f.a.verified, 1, "alice: %s", f.a.last_why);
+	cr_expect_eq(f.b.verified, 1, "bob: %s", f.b.last_why);
+	cr_expect_eq(f.chats_heard, 4, "the room's spectators said %u lines, 4 allowed", f.chats_heard);
+	cr_expect_eq(f.limits, 2, "%u lines refused, 2 expected", f.limits);
+	cr_expect_eq(f.slow_dropped, 1, "the spectator that does not read was not dropped");
+	raw_close(&slow);
+	th_finish(&t);
 }
