@@ -138,6 +138,7 @@ struct spect_room {
 	struct spect_held held[SPECT_DELAY_MAX + 1]; /* a ring, by turn_no % (SPECT_DELAY_MAX + 1) */
 	uint8_t *last;             /* the frame last sent (the snapshot a newcomer gets), a payload */
 	size_t last_len;
+	struct conn *cursor;       /* the next spectator `last` goes to (spect.c, fan_out); NULL: all have it */
 };
 
 struct gameroom {

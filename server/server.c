@@ -72,7 +72,7 @@ server_config_default(struct server_config *c)
 		.tick_ms = 500,
 		.spect_max = 256,
 		.spect_queued = 64 * 1024,
-		.spect_tick_ms = 100,
+		.spect_tick_ms = 200,
 		.spect_chat_lines = 20,
 	};
 }

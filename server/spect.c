@@ -42,6 +42,7 @@ held_clear(struct spect_room *sp, bool last)
 	}
 	if (!last)
 		return;
+	sp->cursor = NULL; /* a fan-out of the frame freed here stops */
 	free(sp->last);
 	sp->last = NULL;
 	sp->last_len = 0;
@@ -61,6 +62,7 @@ spect__finish(struct gameroom *r)
 		conn__bye(c, r->srv->closing ? r->srv->bye_reason : BYE_SHUTDOWN);
 	}
 	sp->head = NULL;
+	sp->cursor = NULL;
 	sp->count = 0;
 	held_clear(sp, true);
 	uv_timer_stop(&sp->timer);
@@ -84,7 +86,7 @@ arm(struct gameroom *r)
 {
 	struct spect_room *sp = &r->sp;
 
-	if (!r->dying && !uv_is_active((uv_handle_t *)&sp->timer))
+	if (!r->dying && !uv_is_active((uv_handle_t *)&sp->timer) && !sp->cursor)
 		uv_timer_start(&sp->timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
 }
 
@@ -205,6 +207,49 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
 		broadcast(r, m->type, s->spayload, len);
 }
 
+/*
+ * The last frame to the spectators from sp->cursor on, SPECT_SLICE of them, then the loop's
+ * other work (a player's command waiting on its socket) before the next slice: a thousand
+ * spectators never hold a player's update up for more than one slice's sends. A spectator
+ * that joins meanwhile has had the frame as its snapshot; one that leaves moves the cursor on.
+ */
+#define SPECT_SLICE 64
+
+static void on_slice(uv_timer_t *t);
+
+static void
+fan_out(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	int n = 0;
+
+	while (sp->cursor && n++ < SPECT_SLICE) {
+		struct conn *c = sp->cursor;
+		sp->cursor = c->snext;
+		if (c->queued > s->cfg.lim.spect_queued) {
+			conn__drop_unlogged(c, PERR_LIMIT, "a spectator too slow to keep up");
+			continue;
+		}
+		conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+	}
+	if (sp->cursor && !r->dying)
+		uv_timer_start(&sp->timer, on_slice, 0, 0);
+}
+
+static void
+on_slice(uv_timer_t *t)
+{
+	struct gameroom *r = t->data;
+
+	if (r->dying)
+		return;
+	fan_out(r);
+	/* A frame that came due while the last one went out waits for the next tick. */
+	if (!r->sp.cursor && (r->sp.dirty || r->sp.info_dirty))
+		uv_timer_start(&r->sp.timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
+}
+
 /* Send the current frame to all when it differs from the last one sent. */
 static void
 send_frame(struct gameroom *r)
@@ -219,12 +264,14 @@ send_frame(struct gameroom *r)
 	if (sp->last && sp->last_len == len && memcmp(sp->last, s->spayload, len) == 0)
 		return;
 	uint8_t *nb = realloc(sp->last, len);
-	if (nb != NULL) {
-		sp->last = nb;
-		memcpy(sp->last, s->spayload, len);
-		sp->last_len = len;
-	}
-	broadcast(r, WIRE_SPECT_VIEW, s->spayload, len);
+	if (nb == NULL)
+		return; /* the next frame, then */
+	sp->last = nb;
+	memcpy(sp->last, s->spayload, len);
+	sp->last_len = len;
+	/* From the newest spectator on, a slice at a time (fan_out). */
+	sp->cursor = sp->head;
+	fan_out(r);
 }
 
 static void
@@ -330,9 +377,13 @@ spect__applied(struct gameroom *r, const struct events *ev)
 void
 spect__ended(struct gameroom *r)
 {
-	/* Right away, not at the tick: the room may close with the duel. */
-	if (r->sp.head)
+	/* Right away, not at the tick (in slices, as every frame). A room that closes with its duel
+	 * has sent the first slice; its spectators are told BYE (spect__finish). */
+	if (r->sp.head) {
+		uv_timer_stop(&r->sp.timer);
+		r->sp.cursor = NULL;
 		send_frame(r);
+	}
 	held_clear(&r->sp, false);
 }
 
@@ -389,6 +440,8 @@ spect__conn_lost(struct gameroom *r, struct conn *c)
 {
 	if (!c->spect)
 		return;
+	if (r->sp.cursor == c)
+		r->sp.cursor = c->snext;
 	unlink_conn(&r->sp, c);
 	c->spect = false;
 	r->sp.info_dirty = true;
