@@ -150,8 +150,23 @@ refuse(const char *usage)
 	return 2;
 }
 
+static int parse_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand,
+                      const char **second);
+
 int
 cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand)
+{
+	return parse_args(cmd, usage, argc, argv, operand, NULL);
+}
+
+int
+cli_args2(const char *cmd, const char *usage, int *argc, char ***argv, const char **first, const char **second)
+{
+	return parse_args(cmd, usage, argc, argv, first, second);
+}
+
+static int
+parse_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand, const char **second)
 {
 	/* The rewritten argv: at most two entries per argument; "--opt=VALUE" of an option whose
 	 * value is optional is rebuilt, so the argument bytes are counted again for it. */
@@ -161,7 +176,7 @@ cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char
 	struct option longopts[MAX_OPTS + 1];
 	int n = *argc, k = 0, nops = 0, nnamed, c, idx;
 	char **in = *argv, **out, *text;
-	const char *ops[2] = { NULL, NULL };
+	const char *ops[3] = { NULL, NULL, NULL };
 	size_t bytes = 0;
 
 	running_cmd = cmd;
@@ -201,7 +216,7 @@ cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char
 	while ((c = getopt_long(n + 1, work, "-:h", longopts, &idx)) != -1) {
 		const char *a = work[optind - 1];
 		if (c == 1) {
-			if (nops < 2)
+			if (nops < 3)
 				ops[nops] = optarg;
 			nops++;
 			continue;
@@ -262,7 +277,7 @@ cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char
 	}
 	/* After "--": operands, whatever they look like. */
 	for (; optind < n + 1; optind++) {
-		if (nops < 2)
+		if (nops < 3)
 			ops[nops] = work[optind];
 		nops++;
 	}
@@ -270,12 +285,15 @@ cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char
 		cli_error("takes no operand, not '%s'\n", ops[0]);
 		return refuse(usage);
 	}
-	if (nops > 1) {
-		cli_error("one operand only, not also '%s'\n", ops[1]);
+	if (nops > (second ? 2 : 1)) {
+		cli_error(second ? "two operands at most, not also '%s'\n" : "one operand only, not also '%s'\n",
+		          second ? ops[2] : ops[1]);
 		return refuse(usage);
 	}
-	if (nops == 1)
+	if (nops >= 1)
 		*operand = ops[0];
+	if (nops == 2)
+		*second = ops[1];
 	out[k] = NULL;
 	*argc = k;
 	*argv = out;

@@ -27,6 +27,9 @@
  * stays valid until the next call), else the exit status to return at once.
  */
 WW_COLD int cli_args(const char *cmd, const char *usage, int *argc, char ***argv, const char **operand);
+/* The same for a command of two operands (wizwar watch SERVER ROOM): each NULL when not given. */
+WW_COLD int cli_args2(const char *cmd, const char *usage, int *argc, char ***argv, const char **first,
+                      const char **second);
 /* An error or warning on stderr, as every message of a subcommand reads: "wizwar CMD: " (the
  * command cli_args last parsed for; "wizwar: " before any), then the printf text as given (its
  * own '\n' included: a message may go on with the usage). */

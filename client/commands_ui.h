@@ -9,5 +9,7 @@
 WW_COLD int cmd_practice(int argc, char **argv);
 /* wizwar replay LOG: watch a recorded duel interactively (the lead routes plain `replay LOG` here). */
 WW_COLD int cmd_watch(int argc, char **argv);
+/* wizwar watch SERVER [ROOM]: a live duel as a spectator (cmd_spectate.c). */
+WW_COLD int cmd_spectate(int argc, char **argv);
 
 #endif

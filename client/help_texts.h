@@ -305,6 +305,33 @@ HELP_TEXT(HELP_WATCH,
     "  v             cycle the viewpoint: all-seeing, player 1, player 2\n"
     "  [  ]          scroll the message log\n"
     "  ?             this help;   q  Esc  quit\n")
+/* wizwar watch: a live duel as a spectator (cmd_spectate.c) */
+HELP_TEXT(HELP_SPECTATE,
+    "usage: wizwar watch HOST[:PORT][#FINGERPRINT] [ROOM] [--password[=PW]] [--password-file F]\n"
+    "                    [--name NAME] [--reconnect SECS] [--keys PRESET]\n"
+    "\n"
+    "Watches a live duel as a spectator: a room of `wizwar server` (ROOM, its code), or the duel of\n"
+    "a `wizwar host` (no ROOM). The same encrypted channel as a player's, the server's key checked\n"
+    "the same way. What you see is the room's choice, never yours, and the server sends nothing\n"
+    "more:\n"
+    "  shared          (the default) live, only what both players know: the cells both have seen,\n"
+    "                  a wizard where the other one knows it, both HPs; you cannot tell either\n"
+    "                  player anything the other one does not already know\n"
+    "  delayed         one player's view, K turns behind (the server holds the frames)\n"
+    "  after           nothing while the duel runs, everything once it is over\n"
+    "Once a duel is over every spectator sees all of it. Players choose with /spectators (off,\n"
+    "shared, delayed K [1|2], after) and see how many watch; they never see spectators' chat.\n"
+    "\n"
+    "  HOST[:PORT]     the server's or host's name or address, and port (default 7727)\n"
+    "  #FINGERPRINT    the server's key fingerprint; without it, trust on first use (as join)\n"
+    CLIENT_PASSWORD_HELP
+    "  --name NAME     the name other spectators see by your chat (default: $USER, else guest)\n"
+    "  --reconnect SECS  how long a lost connection is tried again, one attempt a second\n"
+    "                  (default 130): a server restarted with --resume takes spectators back\n"
+    "  --keys PRESET   key preset default, numpad, vi or arrows\n"
+    "\n"
+    "Keys: Enter chats with the other spectators; [ ] scroll the log; ? help; Q quits (then y\n"
+    "while the duel runs: a spectator forfeits nothing).\n")
 /* the end of `wizwar practice --help`, after the key bindings */
 HELP_TEXT(HELP_PRACTICE_SCREEN,
     "\nThe screen: the map on the left (@ you, red @ the opponent, ! potions in their colour,\n"

@@ -258,6 +258,34 @@ net_chat(struct net *n, const char *text)
 }
 
 int
+net_spect_set(struct net *n, bool allowed, int mode, int delay, int player)
+{
+	n->out.type = WIRE_SPECT_SET;
+	memset(&n->out.u.sset, 0, sizeof n->out.u.sset);
+	n->out.u.sset.allowed = allowed;
+	n->out.u.sset.mode = (uint8_t)mode;
+	n->out.u.sset.delay = (uint8_t)delay;
+	n->out.u.sset.player = (uint8_t)player;
+	return net_send(n, &n->out);
+}
+
+int
+net_spect_chat(struct net *n, const char *text)
+{
+	n->out.type = WIRE_SPECT_CHAT;
+	memset(&n->out.u.schat, 0, sizeof n->out.u.schat);
+	if (text == NULL || text_clean(n->out.u.schat.text, sizeof n->out.u.schat.text, text, strlen(text), TEXT_CHAT) <= 0)
+		return -1;
+	return net_send(n, &n->out);
+}
+
+bool
+net_spectator(const struct net *n)
+{
+	return n->joined && n->player == WELCOME_SPECTATOR;
+}
+
+int
 net_options(struct net *n, const struct options *o, int turn_time)
 {
 	n->out.type = WIRE_OPTIONS;

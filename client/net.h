@@ -60,6 +60,11 @@ struct net_events {
 	void (*closed)(void *ud, struct net *n);
 	/* The server's key was checked: how (enum net_key_how) and its fingerprint. */
 	void (*key)(void *ud, struct net *n, int how, const char *fingerprint);
+	/* Spectators (a spectator's client, role ROLE_SPECTATOR): a frame of the view the room
+	 * allows, a line from another spectator; both roles: the room's spectator options and count. */
+	void (*spect_view)(void *ud, struct net *n, const struct wire_sview *v);
+	void (*spect_chat)(void *ud, struct net *n, const char *name, const char *text);
+	void (*spect_info)(void *ud, struct net *n, const struct wire_sinfo *i);
 	/* Tests: every byte received, and every message decoded. */
 	void (*rx)(void *ud, struct net *n, const uint8_t *bytes, size_t len);
 	void (*msg)(void *ud, struct net *n, const struct wire_msg *m);
@@ -129,6 +134,12 @@ int net_chat(struct net *n, const char *text);
 int net_options(struct net *n, const struct options *o, int turn_time);
 int net_ready(struct net *n, bool ready);
 int net_control(struct net *n);
+/* A player: the room's spectator options (allowed false: off, and those watching go). */
+int net_spect_set(struct net *n, bool allowed, int mode, int delay, int player);
+/* A spectator: a line to the other spectators (never to a player). */
+int net_spect_chat(struct net *n, const char *text);
+/* Joined as a spectator (WELCOME said so). */
+bool net_spectator(const struct net *n);
 int net_rematch(struct net *n);
 /* A mirror rematch: the same seed with the seats swapped, when both players ask for one (a plain
  * rematch from either gives a new seed). */

@@ -242,6 +242,38 @@ on_chat(struct net *n, const struct wire_msg *m)
 	return true;
 }
 
+/* What only a spectator is sent: a player's client that gets one drops the link, so that no
+ * spectator's line can ever be shown to a player, whatever a server does. */
+static bool
+on_spect_view(struct net *n, const struct wire_msg *m)
+{
+	if (!net_spectator(n))
+		return false;
+	if (n->cfg.ev.spect_view)
+		n->cfg.ev.spect_view(n->cfg.ud, n, &m->u.sview);
+	return true;
+}
+
+static bool
+on_spect_chat(struct net *n, const struct wire_msg *m)
+{
+	if (!net_spectator(n) || m->u.schat.name[0] == '\0')
+		return false;
+	if (n->cfg.ev.spect_chat)
+		n->cfg.ev.spect_chat(n->cfg.ud, n, m->u.schat.name, m->u.schat.text);
+	return true;
+}
+
+static bool
+on_spect_info(struct net *n, const struct wire_msg *m)
+{
+	if (!n->joined)
+		return false;
+	if (n->cfg.ev.spect_info)
+		n->cfg.ev.spect_info(n->cfg.ud, n, &m->u.sinfo);
+	return true;
+}
+
 static bool
 on_peer(struct net *n, const struct wire_msg *m)
 {
@@ -352,6 +384,9 @@ static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_HEARTBEAT] = on_heartbeat,
 	[WIRE_BYE] = on_bye,
 	[WIRE_PEER] = on_peer,
+	[WIRE_SPECT_VIEW] = on_spect_view,
+	[WIRE_SPECT_CHAT] = on_spect_chat,
+	[WIRE_SPECT_INFO] = on_spect_info,
 };
 
 bool

@@ -16,7 +16,7 @@
 #include "summary.h"
 
 static const char lobby_help[] =
-    "/ready /wait /rematch /mirror /quit /mute /size N /fov /potions on|off /time S /control";
+    "/ready /wait /rematch /mirror /quit /mute /size N /fov /potions on|off /time S /control /spectators";
 
 static void
 status(struct session_net *s, const char *fmt, ...)
@@ -312,6 +312,37 @@ ev_chat(void *ud, struct net *n, int from, const char *text)
 	}
 	if (s->app)
 		app_on_chat(s->app, from, text);
+}
+
+/* The room's spectator options and count: the header shows how many watch. A change of the
+ * options (not of the count) is said in the log. */
+static void
+ev_spect_info(void *ud, struct net *n, const struct wire_sinfo *i)
+{
+	struct session_net *s = ud;
+	struct state *st;
+
+	(void)n;
+	if (s->app == NULL)
+		return;
+	st = &s->app->st;
+	if (s->spect_told && (i->allowed != s->spect_last.allowed || i->mode != s->spect_last.mode ||
+	                      i->delay != s->spect_last.delay || i->player != s->spect_last.player)) {
+		if (!i->allowed)
+			status(s, "Spectators are off.");
+		else if (i->mode == SPECT_SHARED)
+			status(s, "Spectators see only what both players know, live.");
+		else if (i->mode == SPECT_DELAYED)
+			status(s, "Spectators see player %u's view, %u turn%s behind.", i->player + 1u, i->delay,
+			       i->delay == 1 ? "" : "s");
+		else
+			status(s, "Spectators see nothing until the duel is over.");
+	}
+	s->spect_last = *i;
+	s->spect_told = true;
+	st->spect_off = !i->allowed;
+	st->watchers = i->count;
+	app_redraw(s->app);
 }
 
 static void
@@ -621,6 +652,7 @@ session_net_events(struct session_net *s, struct net_config *cfg)
 	cfg->ev.update = ev_update;
 	cfg->ev.chat = ev_chat;
 	cfg->ev.peer = ev_peer;
+	cfg->ev.spect_info = ev_spect_info;
 	cfg->ev.end = ev_end;
 	cfg->ev.error = ev_error;
 	cfg->ev.link = ev_link;
@@ -677,6 +709,8 @@ static const char *const lobby_list[] = {
 	"/time SECS      the controller: seconds per turn, 0 to 3600 (0: no limit)",
 	"/control        the controller: hand control of the options over",
 	"/mute           hide the other player's chat (/unmute shows it again)",
+	"/spectators off either player, any time: no spectators (those watching go)",
+	"/spectators shared|after|delayed K [1|2]  the controller, between duels: what they see",
 	"/quit           leave (a duel in progress is forfeited)",
 };
 
@@ -751,6 +785,41 @@ mute(struct session_net *s, const struct wire_lobby *l, bool on)
 	status(s, "Chat from %s is hidden from now on (/unmute shows it again).", s->muted);
 }
 
+/* /spectators off | shared | after | delayed K [1|2]: the room's spectator options (the server
+ * says who may: anyone turns them off, the controller sets the rest between duels). */
+static void
+spectators(struct session_net *s, const char *arg, const char *rest, const char *text)
+{
+	long k = 0, who = 1;
+	char w3[16] = "";
+	int mode;
+
+	if (strcmp(arg, "off") == 0 && !rest[0]) {
+		net_spect_set(s->net, false, SPECT_SHARED, 0, 0);
+		return;
+	}
+	if ((strcmp(arg, "shared") == 0 || strcmp(arg, "on") == 0) && !rest[0]) {
+		mode = SPECT_SHARED;
+	} else if (strcmp(arg, "after") == 0 && !rest[0]) {
+		mode = SPECT_AFTER;
+	} else if (strcmp(arg, "delayed") == 0) {
+		char why[160];
+		sscanf(text, "%*s %*s %*s %15s", w3);
+		if (!cli_int_why(rest[0] ? rest : NULL, SPECT_DELAY_MIN, SPECT_DELAY_MAX, "/spectators delayed", &k, why,
+		                 sizeof why) ||
+		    (w3[0] && !cli_int_why(w3, 1, PLAYERS, "/spectators delayed K", &who, why, sizeof why))) {
+			status(s, "%s", why);
+			return;
+		}
+		mode = SPECT_DELAYED;
+	} else {
+		status(s, "/spectators takes off, shared, after, or delayed K [1|2] (K turns, player 1 or 2), "
+		          "not '%s%s%s'", arg, rest[0] ? " " : "", rest);
+		return;
+	}
+	net_spect_set(s->net, true, mode, mode == SPECT_DELAYED ? (int)k : 0, mode == SPECT_DELAYED ? (int)who - 1 : 0);
+}
+
 bool
 session_net_command(struct session_net *s, const char *text)
 {
@@ -813,6 +882,8 @@ session_net_command(struct session_net *s, const char *text)
 		s->auto_ready = false;
 		countdown_stop(s);
 		net_options(s->net, &o, tt);
+	} else if (strcmp(word, "spectators") == 0) {
+		spectators(s, arg, rest, text);
 	} else if (strcmp(word, "mute") == 0 || strcmp(word, "unmute") == 0) {
 		mute(s, l, strcmp(word, "mute") == 0);
 	} else if (strcmp(word, "quit") == 0) {

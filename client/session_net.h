@@ -36,6 +36,8 @@ struct session_net {
 	uv_timer_t countdown;   /* both here before the first duel: a second a tick, LOBBY_COUNTDOWN_S of them */
 	bool countdown_open, countdown_on;
 	int countdown_left;     /* seconds */
+	bool spect_told;        /* a SPECT_INFO came: spect_last is the room's spectator options */
+	struct wire_sinfo spect_last;
 	bool lobby_seen;        /* a LOBBY came: lobby_opt and lobby_tt hold its options */
 	struct options lobby_opt;
 	int lobby_tt;

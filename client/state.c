@@ -20,6 +20,8 @@ state_init(struct state *st, const struct keys *keys)
 	snprintf(st->name[1], sizeof st->name[1], "player 2");
 	st->clock_left = -1;
 	st->seat = -1;
+	st->me_state = OPP_VISIBLE;
+	st->watchers = -1;
 }
 
 /* ---- peer text ---- */

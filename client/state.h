@@ -91,6 +91,12 @@ struct state {
 	int seat;                       /* my player number before the first view (the lobby's); -1 unknown */
 	bool allseeing;                 /* a replay's spectator view: view.me is 0, both wizards shown */
 	const char *replay_line;        /* a replay's status and keys, instead of the actions line */
+	bool spectator;                 /* a live duel watched (wizwar watch): allseeing's layout, no commands */
+	uint8_t me_state;               /* where wizard view.me is known (enum opp_state): a spectator's shared
+	                                   view may not know it; OPP_VISIBLE otherwise */
+	int watchers;                   /* a player: how many watch this room (-1: not told); a spectator's
+	                                   count is in its replay_line */
+	bool spect_off;                 /* a player: the room allows no spectators */
 	const char *help_text;          /* the `?` screen's text; NULL: the key bindings */
 	const char *lobby_help;         /* a network duel: the lobby's /commands, shown by `?` too */
 	bool offline;                   /* the session ended (connection lost): Q leaves at once */

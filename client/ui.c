@@ -688,8 +688,9 @@ draw_map(const struct ui *ui, const struct state *st, const struct layout *L)
 		if (ox >= 0 && oy >= 0 && ox < L->vw && oy < L->vh)
 			put_cell(1 + oy, 1 + ox, '@', role_attr(ui, v->opp_state == OPP_REMEMBERED ? R_OPP_OLD : R_OPP));
 	}
-	if (px >= 0 && py >= 0 && px < L->vw && py < L->vh)
-		put_cell(1 + py, 1 + px, '@', role_attr(ui, R_ME));
+	/* A spectator's shared view shows wizard 0 only where player 1 knows it. */
+	if (st->me_state != OPP_UNKNOWN && px >= 0 && py >= 0 && px < L->vw && py < L->vh)
+		put_cell(1 + py, 1 + px, '@', role_attr(ui, st->me_state == OPP_REMEMBERED ? R_OPP_OLD : R_ME));
 	/* Effects over everything. */
 	for (int k = 0; k < st->nfx && st->anim; k++) {
 		int fx = st->fx[k].x - L->offx, fy = st->fx[k].y - L->offy;
@@ -826,7 +827,14 @@ draw_header(const struct ui *ui, const struct state *st, int y, int x, int w)
 	}
 	col += put_text(y, col, 18, st->name[opp], role_attr(ui, R_OPP));
 	snprintf(buf, sizeof buf, " HP %d/%d", st->have_view ? v->opp_hp : WIZARD_HP, WIZARD_HP);
-	put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
+	col += put_text(y, col, x + w - col, buf, role_attr(ui, R_TEXT));
+	/* A player sees whether anyone watches (a spectator's count is on its own status line). */
+	if (st->spect_off)
+		put_text(y, col, x + w - col, "   no spectators", role_attr(ui, R_DIMTEXT));
+	else if (st->watchers > 0) {
+		snprintf(buf, sizeof buf, "   %d watching", st->watchers);
+		put_text(y, col, x + w - col, buf, role_attr(ui, R_DIMTEXT));
+	}
 }
 
 static void
@@ -883,6 +891,10 @@ draw_spells(const struct ui *ui, const struct state *st, int y, int x, int w)
 	int half = (w - 7) / 2;
 
 	put_text(y, x, 7, "Spells", role_attr(ui, R_TITLE));
+	if (st->spectator && st->have_view && v->result == RESULT_NONE && v->offered[0] == SPELL_NONE) {
+		put_text(y, x + 7, w - 7, "not shown to spectators", role_attr(ui, R_DIMTEXT));
+		return 1;
+	}
 	if (!state_my_turn(st) || st->allseeing) {
 		if (st->allseeing && st->have_view && v->result == RESULT_NONE) {
 			int col = x + 7;
@@ -1292,7 +1304,9 @@ ui_draw(struct ui *ui, const struct state *st)
 		put_text(y, x + 8, w - 8, st->have_view ? "none in this duel" : "", role_attr(ui, R_DIMTEXT));
 		rows_pot = 1;
 	} else if (st->view.ninv == 0) {
-		put_text(y, x + 8, w - 8, "none carried", role_attr(ui, R_DIMTEXT));
+		/* A spectator is not shown what a wizard carries (but at the end, all of it). */
+		put_text(y, x + 8, w - 8, st->spectator && st->view.result == RESULT_NONE ? "not shown to spectators" :
+		         "none carried", role_attr(ui, R_DIMTEXT));
 		rows_pot = 1;
 	} else {
 		n = potion_items(ui, st, items);

@@ -172,7 +172,11 @@ clear_ok(int sender, int type)
 static bool
 never_deflated(int type)
 {
-	return type == WIRE_CHAT || type == WIRE_LOBBY;
+	/* CHAT, LOBBY and SPECT_CHAT carry text a peer chose (CRIME). SPECT_VIEW and SPECT_INFO
+	 * go to many spectators alike: made once, they are sealed as they are for each one
+	 * (pconn_send_payload), since a deflate per spectator would cost more than the rest. */
+	return type == WIRE_CHAT || type == WIRE_LOBBY || type == WIRE_SPECT_CHAT || type == WIRE_SPECT_VIEW ||
+	       type == WIRE_SPECT_INFO;
 }
 
 static void
@@ -288,13 +292,69 @@ pconn_flush(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto
 	return seal(c, out, cap, len, e);
 }
 
+/* A payload already encoded (buf, plen bytes) as one frame of `type`: deflated when that is on,
+ * then sealed, or kept while corked. The secure half of pconn_send. */
+static int
+frame_out(struct pconn *c, int type, const uint8_t *buf, size_t plen, uint8_t *out, size_t cap, size_t *len,
+          struct proto_err *e)
+{
+	size_t flen, used = 0, more;
+	bool deflated = false;
+	uint8_t *fb, hdr[PROTO_HEADER_MAX];
+	int hl;
+
+	/* The frame's payload is built at the end of out, then joins the corked frames or
+	 * goes, behind its header, to out + 2 to be sealed there in place. Only the server
+	 * deflates (protocol 4): a client's frames are commands and small, and a server
+	 * that never inflates needs no inflate state per connection. */
+	fb = out + cap - PCONN_RECORD_MAX + PROTO_HEADER_MAX;
+	if (c->side == PCONN_SERVER && c->joined && plen >= c->cfg.deflate_min && !never_deflated(type)) {
+		if (zstream_deflate(&c->z, buf, plen, fb, PROTO_FRAME_MAX, &flen, e) < 0)
+			return PROTO_BROKEN;
+		deflated = true;
+		/* Per frame, a deflated payload that came out no smaller is sent as
+		 * it is; a stream cannot take back what it has deflated. */
+		if (c->cfg.zmode == ZSTREAM_FRAME && flen >= plen)
+			deflated = false;
+	}
+	if (!deflated) {
+		if (plen > PROTO_FRAME_MAX)
+			return proto__fail(e, PERR_TOO_BIG, "send: %s of %zu bytes", wire_name(type), plen);
+		memcpy(fb, buf, plen);
+		flen = plen;
+	}
+	if ((hl = frame_header(hdr, type, deflated, flen)) < 0)
+		return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", flen);
+	if (c->corked || c->ob_len > 0) {
+		if (c->ob_len + (size_t)hl + flen > PCONN_RECORD_MAX && seal(c, out, cap - PCONN_RECORD_MAX, &used, e) < 0)
+			return PROTO_BROKEN;
+		if (ob_reserve(c, (size_t)hl + flen, e) < 0)
+			return PROTO_BROKEN;
+		memcpy(c->ob + c->ob_len, hdr, (size_t)hl);
+		memcpy(c->ob + c->ob_len + hl, fb, flen);
+		c->ob_len += (size_t)hl + flen;
+		more = 0;
+		if (!c->corked && seal(c, out + used, cap - used, &more, e) < 0)
+			return PROTO_BROKEN;
+	} else {
+		/* out + 2 .. out + 2 + hl + flen lies below fb: out holds two records. */
+		memcpy(out + 2, hdr, (size_t)hl);
+		memmove(out + 2 + hl, fb, flen);
+		if (seal_at(c, out + 2, (size_t)hl + flen, out, cap, &more, e) < 0)
+			return PROTO_BROKEN;
+	}
+	c->payload_out += plen;
+	c->frames_out++;
+	*len = used + more;
+	return 0;
+}
+
 int
 pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len,
            struct proto_err *e)
 {
-	size_t plen, flen, used = 0, more;
-	bool deflated = false;
-	uint8_t *fb, *buf, hdr[PROTO_HEADER_MAX];
+	size_t plen;
+	uint8_t *buf;
 	int hl;
 
 	*len = 0;
@@ -329,52 +389,25 @@ pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, 
 	}
 	if (wire_encode(m, buf, sizeof c->scr->buf, &plen, e) < 0)
 		return PROTO_BROKEN;
-	/* The frame's payload is built at the end of out, then joins the corked frames or
-	 * goes, behind its header, to out + 2 to be sealed there in place. Only the server
-	 * deflates (protocol 4): a client's frames are commands and small, and a server
-	 * that never inflates needs no inflate state per connection. */
-	fb = out + cap - PCONN_RECORD_MAX + PROTO_HEADER_MAX;
-	if (c->side == PCONN_SERVER && c->joined && plen >= c->cfg.deflate_min && !never_deflated(m->type)) {
-		if (zstream_deflate(&c->z, buf, plen, fb, PROTO_FRAME_MAX, &flen, e) < 0)
-			return PROTO_BROKEN;
-		deflated = true;
-		/* Per frame, a deflated payload that came out no smaller is sent as
-		 * it is; a stream cannot take back what it has deflated. */
-		if (c->cfg.zmode == ZSTREAM_FRAME && flen >= plen)
-			deflated = false;
-	}
-	if (!deflated) {
-		if (plen > PROTO_FRAME_MAX)
-			return proto__fail(e, PERR_TOO_BIG, "send: %s of %zu bytes", wire_name(m->type), plen);
-		memcpy(fb, buf, plen);
-		flen = plen;
-	}
-	if ((hl = frame_header(hdr, m->type, deflated, flen)) < 0)
-		return proto__fail(e, PERR_TOO_BIG, "send: frame of %zu bytes", flen);
-	if (c->corked || c->ob_len > 0) {
-		if (c->ob_len + (size_t)hl + flen > PCONN_RECORD_MAX && seal(c, out, cap - PCONN_RECORD_MAX, &used, e) < 0)
-			return PROTO_BROKEN;
-		if (ob_reserve(c, (size_t)hl + flen, e) < 0)
-			return PROTO_BROKEN;
-		memcpy(c->ob + c->ob_len, hdr, (size_t)hl);
-		memcpy(c->ob + c->ob_len + hl, fb, flen);
-		c->ob_len += (size_t)hl + flen;
-		more = 0;
-		if (!c->corked && seal(c, out + used, cap - used, &more, e) < 0)
-			return PROTO_BROKEN;
-	} else {
-		/* out + 2 .. out + 2 + hl + flen lies below fb: out holds two records. */
-		memcpy(out + 2, hdr, (size_t)hl);
-		memmove(out + 2 + hl, fb, flen);
-		if (seal_at(c, out + 2, (size_t)hl + flen, out, cap, &more, e) < 0)
-			return PROTO_BROKEN;
-	}
-	c->payload_out += plen;
-	c->frames_out++;
+	if (frame_out(c, m->type, buf, plen, out, cap, len, e) < 0)
+		return PROTO_BROKEN;
 	if (c->side == PCONN_SERVER && m->type == WIRE_WELCOME)
 		c->joined = true;
-	*len = used + more;
 	return 0;
+}
+
+int
+pconn_send_payload(struct pconn *c, int type, const uint8_t *payload, size_t plen, uint8_t *out, size_t cap,
+                   size_t *len, struct proto_err *e)
+{
+	*len = 0;
+	if (!wire_known(type) || !may_send(c->side, type) || !c->secure || !c->joined || wire_before_join(type))
+		return proto__fail(e, PERR_STATE, "send: %s as a payload", wire_name(type));
+	if (plen < wire_min(type) || plen > wire_max(type))
+		return proto__fail(e, PERR_TOO_BIG, "send: %s of %zu bytes", wire_name(type), plen);
+	if (cap < PCONN_FRAME_MAX)
+		return proto__fail(e, PERR_BUFFER, "send: no room");
+	return frame_out(c, type, payload, plen, out, cap, len, e);
 }
 
 /* Free space at the end of rxb, grown to hold `want` bytes in all (at most one largest record). */

@@ -149,6 +149,11 @@ const uint8_t *pconn_hash(const struct pconn *c);
  * and the connection must close. */
 int pconn_send(struct pconn *c, const struct wire_msg *m, uint8_t *out, size_t cap, size_t *len,
                struct proto_err *e);
+/* The same for a payload already encoded (wire_encode), once the peer has joined: what goes
+ * alike to many peers is encoded once (a spectator's frame). Never deflated unless the type
+ * may be; 0 and *len, or PROTO_BROKEN. */
+int pconn_send_payload(struct pconn *c, int type, const uint8_t *payload, size_t plen, uint8_t *out, size_t cap,
+                       size_t *len, struct proto_err *e);
 /* Cork: keep frames to seal several in one record (one tag for all), until flush. */
 void pconn_cork(struct pconn *c);
 /* Seal what is kept into one record (nothing when nothing is) and uncork. 0 and *len, or PROTO_BROKEN. */

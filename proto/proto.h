@@ -13,7 +13,7 @@
  * both versions; the frame header, HELLO's first 8 bytes, CHALLENGE's first 8
  * bytes and ERROR are frozen so that this refusal is readable by every version.
  */
-#define PROTO_VERSION 6 /* 6: records are padded to a few sizes, and one begun must end within PROTO_RECORD_MS; 5: WELCOME carries the server's lobby hold and duel grace; 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
+#define PROTO_VERSION 7 /* 7: spectators (SPECT_* messages 0x50..0x5f, the spectator role, WELCOME without a seat); 6: records are padded to a few sizes, and one begun must end within PROTO_RECORD_MS; 5: WELCOME carries the server's lobby hold and duel grace; 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
 
 /* "WZWR": the first four payload bytes of HELLO and CHALLENGE. */
 #define PROTO_MAGIC 0x575a5752u
@@ -93,7 +93,8 @@
 	X(BAD_OPTIONS,    107, "options refused") \
 	X(SERVER,         108, "server error") \
 	X(LIMIT,          109, "too much, too fast: a rate limit") \
-	X(NO_ROOM,        110, "no room with that code")
+	X(NO_ROOM,        110, "no room with that code") \
+	X(NO_SPECTATORS,  111, "the players of this room do not allow spectators")
 
 enum perr {
 #define X(id, num, text) PERR_##id = (num),

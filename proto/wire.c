@@ -208,7 +208,7 @@ wire_version_refusal(const struct proto_err *e, char *buf, size_t len)
 static int
 put_who(struct proto__w *w, const struct wire_who *x, struct proto_err *e)
 {
-	if (x->role > ROLE_BOT)
+	if (x->role > ROLE_MAX)
 		BAD("who: role %u", x->role);
 	proto__put_u8(w, (uint8_t)(x->role | (x->create ? HELLO_CREATE : 0)));
 	if (put_text(w, x->name, sizeof x->name, TEXT_NAME, e) < 0 ||
@@ -224,7 +224,7 @@ get_who(struct proto__r *r, struct wire_who *x, struct proto_err *e)
 		return proto__fail(e, PERR_TRUNCATED, "who: truncated");
 	x->create = (x->role & HELLO_CREATE) != 0;
 	x->role &= (uint8_t)~HELLO_CREATE;
-	if (x->role > ROLE_BOT)
+	if (x->role > ROLE_MAX)
 		BAD("who: role %u", x->role);
 	if (get_text(r, x->name, sizeof x->name, TEXT_NAME, "name", e) < 0 ||
 	    get_text(r, x->room, sizeof x->room, TEXT_ROOM, "room", e) < 0)
@@ -321,12 +321,21 @@ dec_AUTH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	return 0;
 }
 
+/* A player has a seat and a token; a spectator (WELCOME_SPECTATOR) neither, nor control. */
+static bool
+welcome_ok(unsigned player, bool controller, unsigned token_len)
+{
+	if (player == WELCOME_SPECTATOR)
+		return !controller && token_len == 0;
+	return player < PLAYERS && token_len >= PROTO_TOKEN_MIN && token_len <= PROTO_TOKEN_MAX;
+}
+
 static int
 enc_WELCOME(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
 	const struct wire_welcome *c = &m->u.welcome;
 
-	if (c->player >= PLAYERS || c->token_len < PROTO_TOKEN_MIN || c->token_len > PROTO_TOKEN_MAX)
+	if (!welcome_ok(c->player, c->controller, c->token_len))
 		BAD("welcome: player %u, token %u bytes", c->player, c->token_len);
 	if (c->grace < 1 || c->hold > c->grace)
 		BAD("welcome: lobby hold %u s, grace %u s", c->hold, c->grace);
@@ -346,7 +355,7 @@ dec_WELCOME(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	uint8_t flags;
 
 	NEED(proto__get_u8(r, &c->player) && proto__get_u8(r, &flags) && proto__get_u8(r, &c->token_len));
-	if (c->player >= PLAYERS || flags > 1 || c->token_len < PROTO_TOKEN_MIN || c->token_len > PROTO_TOKEN_MAX)
+	if (flags > 1 || !welcome_ok(c->player, flags & 1, c->token_len))
 		BAD("welcome: player %u, flags 0x%x, token %u bytes", c->player, flags, c->token_len);
 	c->controller = flags & 1;
 	NEED(proto__get(r, c->token, c->token_len));
@@ -770,6 +779,145 @@ dec_PEER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	NEED(proto__get_u8(r, &p->player) && proto__get_u8(r, &p->state) && proto__get_u16(r, &p->seconds));
 	if (p->player >= PLAYERS || p->state > PEER_GONE)
 		BAD("peer: player %u, state %u", p->player, p->state);
+	return 0;
+}
+
+/* ---- spectators ---- */
+
+static int
+enc_SPECT_VIEW(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_sview *v = &m->u.sview;
+
+	if (v->kind >= SPECT_KIND_COUNT || v->me_state > OPP_REMEMBERED || v->delay > SPECT_DELAY_MAX ||
+	    ((v->kind == SPECT_KIND_PLAYER0 || v->kind == SPECT_KIND_PLAYER1) != (v->delay > 0)))
+		BAD("spect view: kind %u, wizard 1 %u, delay %u", v->kind, v->me_state, v->delay);
+	proto__put_var(w, v->cmds);
+	proto__put_u8(w, v->kind);
+	proto__put_u8(w, v->me_state);
+	proto__put_u8(w, v->delay);
+	return update__write(w, &v->view, e);
+}
+
+static int
+dec_SPECT_VIEW(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_sview *v = &m->u.sview;
+	int rc = proto__get_var(r, &v->cmds);
+
+	if (rc <= 0)
+		return proto__fail(e, rc ? PERR_VARINT : PERR_TRUNCATED, "spect view: commands");
+	NEED(proto__get_u8(r, &v->kind) && proto__get_u8(r, &v->me_state) && proto__get_u8(r, &v->delay));
+	/* A delay goes with one player's view, and only there. */
+	if (v->kind >= SPECT_KIND_COUNT || v->me_state > OPP_REMEMBERED || v->delay > SPECT_DELAY_MAX ||
+	    ((v->kind == SPECT_KIND_PLAYER0 || v->kind == SPECT_KIND_PLAYER1) != (v->delay > 0)))
+		BAD("spect view: kind %u, wizard 1 %u, delay %u", v->kind, v->me_state, v->delay);
+	return update__read(r, &v->view, e);
+}
+
+static int
+enc_SPECT_CHAT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_schat *c = &m->u.schat;
+
+	if (c->name[0] != '\0' && put_text(w, c->name, sizeof c->name, TEXT_NAME, e) < 0)
+		return PROTO_BROKEN;
+	if (c->name[0] == '\0')
+		proto__put_u8(w, 0);
+	return put_text(w, c->text, sizeof c->text, TEXT_CHAT, e);
+}
+
+static int
+dec_SPECT_CHAT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_schat *c = &m->u.schat;
+
+	/* The name may be empty (a client's line); a name present is a clean one. */
+	if (proto__r_left(r) > 0 && r->p[r->pos] == 0) {
+		r->pos++;
+	} else if (get_text(r, c->name, sizeof c->name, TEXT_NAME, "spect chat name", e) < 0) {
+		return PROTO_BROKEN;
+	}
+	if (get_text(r, c->text, sizeof c->text, TEXT_CHAT, "spect chat", e) < 0)
+		return PROTO_BROKEN;
+	if (c->text[0] == '\0')
+		BAD("spect chat: empty line");
+	return 0;
+}
+
+/* SPECT_SET and SPECT_INFO share their first three bytes: flags (1 allowed, 2 player 1), mode, delay. */
+static bool
+sset_ok(bool allowed, unsigned mode, unsigned delay, unsigned player)
+{
+	(void)allowed;
+	if (mode >= SPECT_MODE_COUNT || player >= PLAYERS)
+		return false;
+	/* One encoding per setting: a delay and a player only for the delayed view. */
+	if (mode == SPECT_DELAYED)
+		return delay >= SPECT_DELAY_MIN && delay <= SPECT_DELAY_MAX;
+	return delay == 0 && player == 0;
+}
+
+static int
+put_sset(struct proto__w *w, bool allowed, unsigned mode, unsigned delay, unsigned player, struct proto_err *e)
+{
+	if (!sset_ok(allowed, mode, delay, player))
+		BAD("spectators: mode %u, delay %u, player %u", mode, delay, player);
+	proto__put_u8(w, (uint8_t)((allowed ? 1u : 0u) | (player ? 2u : 0u)));
+	proto__put_u8(w, (uint8_t)mode);
+	proto__put_u8(w, (uint8_t)delay);
+	return 0;
+}
+
+static int
+get_sset(struct proto__r *r, bool *allowed, uint8_t *mode, uint8_t *delay, uint8_t *player, struct proto_err *e)
+{
+	uint8_t flags;
+
+	if (!proto__get_u8(r, &flags) || !proto__get_u8(r, mode) || !proto__get_u8(r, delay))
+		return proto__fail(e, PERR_TRUNCATED, "spectators: truncated");
+	*allowed = flags & 1;
+	*player = (flags >> 1) & 1;
+	if (flags > 3 || !sset_ok(*allowed, *mode, *delay, *player))
+		BAD("spectators: flags 0x%x, mode %u, delay %u", flags, *mode, *delay);
+	return 0;
+}
+
+static int
+enc_SPECT_SET(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_sset *x = &m->u.sset;
+
+	return put_sset(w, x->allowed, x->mode, x->delay, x->player, e);
+}
+
+static int
+dec_SPECT_SET(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_sset *x = &m->u.sset;
+
+	return get_sset(r, &x->allowed, &x->mode, &x->delay, &x->player, e);
+}
+
+static int
+enc_SPECT_INFO(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_sinfo *x = &m->u.sinfo;
+
+	if (put_sset(w, x->allowed, x->mode, x->delay, x->player, e) < 0)
+		return PROTO_BROKEN;
+	proto__put_u16(w, x->count);
+	return 0;
+}
+
+static int
+dec_SPECT_INFO(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_sinfo *x = &m->u.sinfo;
+
+	if (get_sset(r, &x->allowed, &x->mode, &x->delay, &x->player, e) < 0)
+		return PROTO_BROKEN;
+	NEED(proto__get_u16(r, &x->count));
 	return 0;
 }
 

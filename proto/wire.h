@@ -9,6 +9,7 @@
 
 #include "game.h"
 #include "proto.h"
+#include "spect.h"
 #include "update.h"
 
 /* Who sends a message type. */
@@ -21,7 +22,8 @@
  * The single source of the enum, the name table, the size limits checked on
  * every frame (after inflating) and the encode/decode dispatch. Codes are in
  * ranges, as tmux numbers its messages:
- *   0x10..0x1f handshake, 0x20..0x2f lobby, 0x30..0x3f game, 0x40..0x4f control.
+ *   0x10..0x1f handshake, 0x20..0x2f lobby, 0x30..0x3f game, 0x40..0x4f control,
+ *   0x50..0x5f spectators.
  * "before join" marks what may cross before the server accepts the player
  * (WELCOME); everything else before that drops the peer.
  * Don't forget to bump PROTO_VERSION if any of these change!
@@ -30,7 +32,7 @@
 	X(HELLO,     0x10, WIRE_C2S,  1, 8,  255,               hello)     \
 	X(CHALLENGE, 0x11, WIRE_S2C,  1, 8,  255,               challenge) \
 	X(AUTH,      0x12, WIRE_C2S,  1, 37, 115,               auth)      \
-	X(WELCOME,   0x13, WIRE_S2C,  1, 23, 39,                welcome)   \
+	X(WELCOME,   0x13, WIRE_S2C,  1, 7,  39,                welcome)   \
 	X(LOBBY,     0x20, WIRE_S2C,  0, 44, 172,               lobby)     \
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
 	X(READY,     0x22, WIRE_C2S,  0, 1,  33,                ready)     \
@@ -46,7 +48,11 @@
 	X(HEARTBEAT, 0x42, WIRE_BOTH, 1, 0,  0,                 none)      \
 	X(RESUME,    0x43, WIRE_C2S,  1, 54, 148,               resume)    \
 	X(BYE,       0x44, WIRE_BOTH, 1, 1,  1,                 bye)       \
-	X(PEER,      0x45, WIRE_S2C,  0, 4,  4,                 peer)
+	X(PEER,      0x45, WIRE_S2C,  0, 4,  4,                 peer)      \
+	X(SPECT_VIEW, 0x50, WIRE_S2C, 0, 5,  PROTO_PAYLOAD_MAX, sview)     \
+	X(SPECT_CHAT, 0x51, WIRE_BOTH, 0, 2, PROTO_NAME_BYTES + PROTO_CHAT_BYTES + 2, schat) \
+	X(SPECT_SET,  0x52, WIRE_C2S, 0, 3,  3,                 sset)      \
+	X(SPECT_INFO, 0x53, WIRE_S2C, 0, 5,  5,                 sinfo)
 
 enum wire_type {
 #define X(id, code, dir, pre, min, max, member) WIRE_##id = (code),
@@ -54,7 +60,10 @@ enum wire_type {
 #undef X
 };
 
-enum wire_role { ROLE_PLAYER = 0, ROLE_BOT = 1 };
+/* ROLE_SPECTATOR joins a room to watch it (WELCOME.player is WELCOME_SPECTATOR, no token). */
+enum wire_role { ROLE_PLAYER = 0, ROLE_BOT = 1, ROLE_SPECTATOR = 2 };
+#define ROLE_MAX ROLE_SPECTATOR
+#define WELCOME_SPECTATOR 0xff /* WELCOME.player for a spectator, who has no seat and no token */
 #define HELLO_CREATE 0x80 /* in the role byte of AUTH/RESUME's "who": create the room (a multi-room server) */
 
 /* BYE reasons: X(ID, text). */
@@ -217,6 +226,38 @@ struct wire_peer {
 	uint16_t seconds;     /* PEER_DROPPED: left to come back */
 };
 
+/* SPECT_VIEW: what a spectator is shown (common/spect.h), whole every time: the first one is the
+ * snapshot a late spectator starts from, and a frame needs no earlier one. */
+struct wire_sview {
+	uint32_t cmds;        /* commands of the duel applied when this was true */
+	uint8_t kind;         /* enum spect_kind */
+	uint8_t me_state;     /* enum opp_state: where wizard 0 is known (view.x, view.y) */
+	uint8_t delay;        /* SPECT_KIND_PLAYER*: whole turns behind the duel; else 0 */
+	struct update view;   /* from update_blank(), receiver 0 */
+};
+
+/* SPECT_CHAT: a spectator's line, to the room's other spectators only, never to a player. */
+struct wire_schat {
+	char name[PROTO_NAME_BYTES + 1]; /* who said it; "" from a client (the server fills it in) */
+	char text[PROTO_CHAT_BYTES + 1];
+};
+
+/* SPECT_SET (a player): the room's spectator options. `allowed` 0 any player may send at any
+ * time; the rest only the controller, between duels (docs/server.md, "Spectators"). */
+struct wire_sset {
+	bool allowed;
+	uint8_t mode;         /* enum spect_mode */
+	uint8_t delay;        /* SPECT_DELAYED: turns, SPECT_DELAY_MIN..MAX (which player: below) */
+	uint8_t player;       /* SPECT_DELAYED: whose view (0 or 1) */
+};
+
+/* SPECT_INFO: the room's spectator options and how many watch, to players and spectators. */
+struct wire_sinfo {
+	bool allowed;
+	uint8_t mode, delay, player;
+	uint16_t count;
+};
+
 /* A decoded message: a tag and plain data (no pointers), about 20 KiB: keep it off small stacks. */
 struct wire_msg {
 	uint8_t type; /* enum wire_type */
@@ -239,6 +280,10 @@ struct wire_msg {
 		struct wire_resume resume;
 		struct wire_bye bye;
 		struct wire_peer peer;
+		struct wire_sview sview;
+		struct wire_schat schat;
+		struct wire_sset sset;
+		struct wire_sinfo sinfo;
 		uint8_t none; /* CONTROL, HEARTBEAT: no payload */
 	} u;
 };

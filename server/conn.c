@@ -146,6 +146,22 @@ conn__send(struct conn *c, const struct wire_msg *m)
 	return conn__write(c, len);
 }
 
+int
+conn__send_payload(struct conn *c, int type, const uint8_t *payload, size_t plen)
+{
+	struct server *s = c->srv;
+	size_t len;
+
+	if (c->doomed || c->state != CONN_JOINED || uv_is_closing((uv_handle_t *)&c->tcp))
+		return -1;
+	if (pconn_send_payload(&c->pc, type, payload, plen, s->frame, sizeof s->frame, &len, &s->err) != 0) {
+		server__log(s, "%s: cannot send %s: %s", c->peer, wire_name(type), s->err.why);
+		doom(c);
+		return -1;
+	}
+	return conn__write(c, len);
+}
+
 /* Frames sent until conn__flush() share one record (one tag). */
 void
 conn__cork(struct conn *c)

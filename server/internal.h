@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "pconn.h"
 #include "server.h"
+#include "spect.h"
 #include "tlog.h"
 #include "update.h"
 #include "view.h"
@@ -83,7 +84,9 @@ struct conn {
 	size_t queued;             /* bytes in uv_write requests not yet done */
 	struct wire_who who;       /* CHALLENGED on: from AUTH or RESUME */
 	struct gameroom *room;         /* CHALLENGED: the room asked for (one-room mode); JOINED: its room */
-	int seat;                  /* JOINED: 0 or 1; else -1 */
+	int seat;                  /* JOINED: 0 or 1; else -1 (a spectator too) */
+	bool spect;                /* JOINED as a spectator (spect.c): on its room's list, no seat */
+	struct conn *snext, *sprev; /* that list */
 	unsigned chat_count;
 	uint64_t chat_window;
 	unsigned budget_frames;    /* frames and inflated bytes in the current second */
@@ -117,6 +120,32 @@ struct seat {
 	bool last_valid;
 	uint8_t *last;             /* the view this seat was last sent, packed to its level's size (room.c) */
 	size_t last_len;
+};
+
+/* A frame held for a delayed view (spect.c): the view at the end of a turn, encoded, sent
+ * once the duel is `delay` turns further on. */
+struct spect_held {
+	uint32_t turn_no;          /* the turns completed when it was true */
+	uint8_t *buf;              /* a SPECT_VIEW payload */
+	size_t len;
+};
+
+/* A room's spectators and the options its players chose for them (server/spect.c). */
+struct spect_room {
+	struct conn *head;         /* the spectators, newest first */
+	unsigned count;
+	bool allowed;
+	uint8_t mode, delay, player; /* enum spect_mode; SPECT_DELAYED: turns and whose view */
+	uv_timer_t timer;          /* the tick that sends what changed; timer.data = room */
+	bool dirty;                /* a command was applied since the last frame */
+	uint32_t cmds;             /* commands of the duel applied so far (a frame says which state it shows) */
+	bool info_dirty;           /* the count changed since the players were told */
+	uint64_t chat_start;       /* the spectators' chat of this room: lines in this window ... */
+	unsigned chat_lines;       /* ... (a line goes to every spectator: the room is limited, not only each) */
+	struct spect_held held[SPECT_DELAY_MAX + 1]; /* a ring, by turn_no % (SPECT_DELAY_MAX + 1) */
+	uint8_t *last;             /* the frame last sent (the snapshot a newcomer gets), a payload */
+	size_t last_len;
+	struct conn *cursor;       /* the next spectator `last` goes to (spect.c, fan_out); NULL: all have it */
 };
 
 struct gameroom {
@@ -161,6 +190,7 @@ struct gameroom {
 	 * room.c's game_of() unpacks it into the server's scratch. NULL before the first duel. */
 	uint8_t *packed;
 	size_t packed_len, packed_cap;
+	struct spect_room sp;
 };
 
 struct server {
@@ -214,6 +244,10 @@ struct server {
 	/* Every connection's pconn works in this (a payload, the deflater): a connection
 	 * keeps only its deflate history. Made with the first connection. */
 	struct pconn_scratch *pscratch;
+	/* spect.c: the spectators' frame being made (a view each side and the payload). */
+	struct spect_view sview;
+	struct view sv0, sv1;
+	uint8_t spayload[PROTO_PAYLOAD_MAX];
 };
 
 uint64_t server__now(const struct server *s);
@@ -241,6 +275,8 @@ void server__auth_failed(struct server *s, struct conn *c);
 int conn__start(struct server *s, int fd);
 void conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port);
 int conn__send(struct conn *c, const struct wire_msg *m);
+/* A payload already encoded (the same frame to many spectators): 0, or -1 (not sent). */
+int conn__send_payload(struct conn *c, int type, const uint8_t *payload, size_t len);
 void conn__cork(struct conn *c);
 int conn__flush(struct conn *c);
 void conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
@@ -263,6 +299,23 @@ void room__conn_lost(struct gameroom *r, struct conn *c);
 int room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
 WW_COLD int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
 bool room__empty(const struct gameroom *r);
+/* game_of() for spect.c: the room's game, unpacked into the server's scratch. */
+struct game *room__game(struct gameroom *r);
+
+/* Spectators (spect.c). */
+void spect__init(struct gameroom *r);      /* in room__create: one more handle (the tick) */
+void spect__finish(struct gameroom *r);    /* in room__destroy: every spectator is told BYE */
+int spect__join(struct gameroom *r, struct conn *c); /* PERR_OK, or why not */
+void spect__message(struct gameroom *r, struct conn *c, const struct wire_msg *m);
+void spect__conn_lost(struct gameroom *r, struct conn *c);
+void spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m); /* a player's SPECT_SET */
+void spect__started(struct gameroom *r);   /* a duel began (START sent to the players) */
+void spect__applied(struct gameroom *r, const struct events *ev); /* after the players' updates went */
+void spect__ended(struct gameroom *r);     /* the duel is over: everything may be shown */
+void spect__info_to(struct gameroom *r, struct conn *c); /* SPECT_INFO to one connection */
+void spect__joined(struct gameroom *r, struct conn *c);  /* a player joined: SPECT_INFO if there is news */
+void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
+void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
 void room__sweep_idle(struct server *s);
 
 #endif

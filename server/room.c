@@ -173,6 +173,7 @@ room__create(struct server *s, const char *code)
 		r->seat[i].grace.data = r;
 	}
 	r->handles = 2 + PLAYERS;
+	spect__init(r);
 	s->handles++;
 	return r;
 }
@@ -184,6 +185,7 @@ room__destroy(struct gameroom *r)
 		return;
 	r->dying = true;
 	server__room_gone(r->srv, r);
+	spect__finish(r);
 	for (int i = 0; i < PLAYERS; i++) {
 		struct conn *c = r->seat[i].conn;
 		if (c) {
@@ -207,6 +209,7 @@ room__destroy(struct gameroom *r)
 		last_drop(&r->seat[i]);
 	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
 	uv_close((uv_handle_t *)&r->log_timer, on_timer_closed);
+	uv_close((uv_handle_t *)&r->sp.timer, on_timer_closed);
 	for (int i = 0; i < PLAYERS; i++)
 		uv_close((uv_handle_t *)&r->seat[i].grace, on_timer_closed);
 }
@@ -303,6 +306,12 @@ last_drop(struct seat *st)
 	st->last_valid = false;
 }
 
+struct game *
+room__game(struct gameroom *r)
+{
+	return game_of(r);
+}
+
 /* Sending. */
 
 static void
@@ -325,39 +334,54 @@ send_peer(struct gameroom *r, int to, int player, int state, unsigned seconds)
 }
 
 static void
+lobby_fill(struct gameroom *r, struct wire_msg *m)
+{
+	memset(&m->u.lobby, 0, sizeof m->u.lobby);
+	m->type = WIRE_LOBBY;
+	m->u.lobby.opt = r->opt;
+	m->u.lobby.turn_time = (uint16_t)r->turn_time;
+	m->u.lobby.controller = (uint8_t)(r->controller < 0 ? 0 : r->controller);
+	for (int i = 0; i < PLAYERS; i++) {
+		const struct seat *st = &r->seat[i];
+		/* LOBBY names only connected players; a held seat shows as absent. */
+		if (!st->taken || !st->conn)
+			continue;
+		snprintf(m->u.lobby.name[i], sizeof m->u.lobby.name[i], "%s", st->name);
+		m->u.lobby.present |= (uint8_t)((st->conn != NULL) << i);
+		m->u.lobby.ready |= (uint8_t)(st->ready << i);
+		m->u.lobby.bots |= (uint8_t)(st->bot << i);
+		m->u.lobby.rematch |= (uint8_t)(st->rematch << i);
+	}
+	/* During a duel, its commitment and parts; between duels, the next one's. */
+	if (r->state == ROOM_PLAYING) {
+		m->u.lobby.parts = r->parts;
+		memcpy(m->u.lobby.commit, r->commit, sizeof r->commit);
+	} else {
+		m->u.lobby.parts = (uint8_t)seed_parts(r);
+		memcpy(m->u.lobby.commit, r->next_commit, sizeof r->next_commit);
+	}
+}
+
+void
+room__lobby_to(struct gameroom *r, struct conn *c)
+{
+	struct wire_msg *m = &r->srv->out;
+
+	lobby_fill(r, m);
+	conn__send(c, m);
+}
+
+static void
 send_lobby(struct gameroom *r)
 {
 	struct wire_msg *m = &r->srv->out;
 
-	for (int to = 0; to < PLAYERS; to++) {
-		if (!r->seat[to].conn)
-			continue;
-		memset(&m->u.lobby, 0, sizeof m->u.lobby);
-		m->type = WIRE_LOBBY;
-		m->u.lobby.opt = r->opt;
-		m->u.lobby.turn_time = (uint16_t)r->turn_time;
-		m->u.lobby.controller = (uint8_t)(r->controller < 0 ? 0 : r->controller);
-		for (int i = 0; i < PLAYERS; i++) {
-			const struct seat *st = &r->seat[i];
-			/* LOBBY names only connected players; a held seat shows as absent. */
-			if (!st->taken || !st->conn)
-				continue;
-			snprintf(m->u.lobby.name[i], sizeof m->u.lobby.name[i], "%s", st->name);
-			m->u.lobby.present |= (uint8_t)((st->conn != NULL) << i);
-			m->u.lobby.ready |= (uint8_t)(st->ready << i);
-			m->u.lobby.bots |= (uint8_t)(st->bot << i);
-			m->u.lobby.rematch |= (uint8_t)(st->rematch << i);
-		}
-		/* During a duel, its commitment and parts; between duels, the next one's. */
-		if (r->state == ROOM_PLAYING) {
-			m->u.lobby.parts = r->parts;
-			memcpy(m->u.lobby.commit, r->commit, sizeof r->commit);
-		} else {
-			m->u.lobby.parts = (uint8_t)seed_parts(r);
-			memcpy(m->u.lobby.commit, r->next_commit, sizeof r->next_commit);
-		}
-		conn__send(r->seat[to].conn, m);
-	}
+	lobby_fill(r, m);
+	for (int to = 0; to < PLAYERS; to++)
+		if (r->seat[to].conn)
+			conn__send(r->seat[to].conn, m);
+	/* The spectators hear who plays too (the same message, encoded once). */
+	spect__send_all(r, m);
 }
 
 /* How long a seat dropped without BYE is held in the lobby, in ms: lobby_hold_ms, never longer
@@ -508,6 +532,8 @@ room__join(struct gameroom *r, struct conn *c)
 
 	if (r->dying)
 		return PERR_SERVER;
+	if (c->who.role == ROLE_SPECTATOR)
+		return spect__join(r, c);
 	for (int i = 0; i < PLAYERS; i++)
 		if (r->seat[i].taken && strcmp(r->seat[i].name, c->who.name) == 0)
 			return PERR_NAME_TAKEN;
@@ -533,6 +559,7 @@ room__join(struct gameroom *r, struct conn *c)
 	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
 	send_lobby(r);
+	spect__joined(r, c);
 	return PERR_OK;
 }
 
@@ -659,6 +686,10 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 	struct server *s = r->srv;
 	int p = c->seat;
 
+	if (c->spect) {
+		spect__conn_lost(r, c);
+		return;
+	}
 	if (p < 0 || p >= PLAYERS || r->seat[p].conn != c)
 		return;
 	struct seat *st = &r->seat[p];
@@ -915,6 +946,7 @@ start_game(struct gameroom *r)
 		server__event(s, LOG_INFO, r->code, NULL, "turn log %s", r->log.path);
 	for (int p = 0; p < PLAYERS; p++)
 		send_start(r, p, false);
+	spect__started(r);
 	arm_turn(r);
 	return 0;
 }
@@ -975,8 +1007,10 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 	 * record also carries END, the log and LOBBY, which need its line: it waits for them. */
 	if (!over)
 		flush_all(to);
-	if (!r->dying)
+	if (!r->dying) {
 		tlog_cmd(&r->log, p, c, game_of(r), ev.turn_ended); /* in memory: END reveals it */
+		spect__applied(r, &ev); /* after the players' updates: a flag, and a frame at the tick */
+	}
 	if (over) {
 		finish(r);
 		flush_all(to);
@@ -1054,6 +1088,7 @@ finish(struct gameroom *r)
 	}
 	for (int p = 0; p < PLAYERS; p++)
 		send_end(r, p);
+	spect__ended(r);
 	tlog_close(&r->log);
 	r->state = ROOM_LOBBY;
 	r->lobby_active = server__now(s);
@@ -1142,8 +1177,16 @@ room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 	int p = c->seat;
 	bool lobby = r->state == ROOM_LOBBY;
 
+	if (c->spect) {
+		/* A spectator keeps no lobby alive and reaches no player. */
+		spect__message(r, c, m);
+		return;
+	}
 	r->lobby_active = server__now(r->srv);
 	switch (m->type) {
+	case WIRE_SPECT_SET:
+		spect__set(r, c, &m->u.sset);
+		return;
 	case WIRE_CMD:
 		on_cmd(r, c, &m->u.cmd);
 		return;
@@ -1253,6 +1296,19 @@ room__sweep_idle(struct server *s)
 
 /* Resuming a duel from its log. */
 
+/* How many commands a resumed log holds, for the spectators' frames (cold: once per resume). */
+static uint32_t
+log_commands(const char *text, size_t len)
+{
+	struct turnlog_replay *t = malloc(sizeof *t);
+	uint32_t n = 0;
+
+	if (t != NULL && turnlog_replay(text, len, t, NULL, NULL) == 0)
+		n = t->commands;
+	free(t);
+	return n;
+}
+
 int
 room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 {
@@ -1298,6 +1354,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		goto out;
 	}
 	log_hooks(r);
+	r->sp.cmds = log_commands(lr->text, lr->len);
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;
 	r->seed_fixed = false;

@@ -73,6 +73,10 @@ server_config_default(struct server_config *c)
 		.close_ms = 2000,
 		.tick_ms = 500,
 		.proxy_ms = 3000,
+		.spect_max = 256,
+		.spect_queued = 64 * 1024,
+		.spect_tick_ms = 200,
+		.spect_chat_lines = 20,
 	};
 }
 
@@ -510,6 +514,8 @@ take_who(struct conn *c, const struct wire_who *w)
 		return false;
 	}
 	c->who = *w;
+	if (w->role == ROLE_SPECTATOR)
+		c->who.create = false; /* a spectator watches a room; it never makes one */
 	return true;
 }
 

@@ -58,6 +58,13 @@ struct server_limits {
 	unsigned close_ms;           /* how long a dropped peer may take to read its last bytes (2 s) */
 	unsigned tick_ms;            /* how often each connection's timeouts are checked (500 ms) */
 	unsigned proxy_ms;           /* from accept to the whole PROXY header of a trusted proxy (3 s) */
+	/* Spectators (server/spect.c): per room (256), the bytes one may have waiting before it is
+	 * dropped as too slow (64 KiB), how often a live view goes out at most (200 ms), and chat
+	 * lines of all the spectators of one room per chat window (20). */
+	unsigned spect_max;
+	size_t spect_queued;
+	unsigned spect_tick_ms;
+	unsigned spect_chat_lines;
 };
 
 /* Test and benchmark hooks; all optional. */

@@ -32,8 +32,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(wire_encode(&m, buf, sizeof buf, &len, &e) == 0);
 	FUZZ_CHECK(wire_decode(data[0], buf, len, &again, &e) == 0);
 	FUZZ_CHECK(memcmp(&m, &again, wire_decoded_size(data[0])) == 0); /* what a decode of that type sets */
-	if (m.type == WIRE_UPDATE || m.type == WIRE_START) {
-		const struct update *u = m.type == WIRE_UPDATE ? &m.u.update : &m.u.start.view;
+	if (m.type == WIRE_UPDATE || m.type == WIRE_START || m.type == WIRE_SPECT_VIEW) {
+		const struct update *u = m.type == WIRE_UPDATE ? &m.u.update :
+		                         m.type == WIRE_START ? &m.u.start.view : &m.u.sview.view;
 		struct view v;
 
 		update_blank(&v);

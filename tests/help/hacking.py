@@ -16,7 +16,7 @@ import tempfile
 MAX_FILES = 5
 # The rules suite's programs (tests/common/meson.build) and doc_rules.
 TARGETS = ["test_common_" + t for t in ("level", "fov", "rules", "spells", "potions", "effects", "view",
-                                        "turnlog", "bot", "mind", "describe", "gpack")] + ["doc_rules"]
+                                        "turnlog", "bot", "mind", "describe", "gpack", "spect")] + ["doc_rules"]
 APPLY = re.compile(r"^<!-- apply (\S+): (.*) -->$")
 STEP = re.compile(r"^\d+\. `([^`]+)`")
 

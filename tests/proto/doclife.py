@@ -166,7 +166,7 @@ def malformed(cl):
         cl.emit(len(got) == 1 and len(e) == 1 and e[0][:2] == (104, 1) and fate == "closed",
                 "AUTH in clear before HELLO: %s in clear, then %s" % (e or got, fate))
         # After the join, in records: one fatal ERROR in a record, then the close.
-        for what, pt, want in (("an unknown type 0x50", frame(0x50, b""), 4),
+        for what, pt, want in (("an unknown type 0x7e", frame(0x7e, b""), 4),
                                ("START (a server's type) from a client", frame(T_START, b""), 5),
                                ("CMD of 3 bytes (its most is 2)", frame(T_CMD, b"\x05\x00\x00"), 3),
                                ("HELLO inside a record", frame(T_HELLO, hello()), 104),

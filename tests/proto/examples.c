@@ -11,6 +11,7 @@
 
 #include "auth.h"
 #include "docblock.h"
+#include "spect.h"
 #include "layout.h"
 #include "pconn.h"
 #include "update.h"
@@ -753,6 +754,64 @@ gen_examples(FILE *o)
 	block(o, "END payload: player 1 won, killed; the host's seed of the example above, its server part 00 ... 1f, "
 	      "parts bits 02, player 0's part zeros, player 1's 20 ... 3f; hash 0123456789abcdef; 9000 bytes of log",
 	      payload, len);
+
+	fprintf(o, "### Spectators\n\n");
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_AUTH;
+	wire_who_init(&m.u.auth.who, "Ada", "duel-1", ROLE_SPECTATOR);
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "AUTH payload of a spectator: role 2, name \"Ada\", room \"duel-1\", a proof of zeros (no password)",
+	      payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_WELCOME;
+	m.u.welcome.player = WELCOME_SPECTATOR;
+	m.u.welcome.grace = 120;
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "WELCOME payload to a spectator: player ff, no control, no token, hold 0, grace 120 s", payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_SPECT_SET;
+	m.u.sset = (struct wire_sset){ true, SPECT_DELAYED, 3, 1 };
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "SPECT_SET payload: spectators allowed, player 1's view 3 turns behind", payload, len);
+	m.u.sset = (struct wire_sset){ false, SPECT_SHARED, 0, 0 };
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "SPECT_SET payload: /spectators off", payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_SPECT_INFO;
+	m.u.sinfo = (struct wire_sinfo){ true, SPECT_SHARED, 0, 0, 12 };
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "SPECT_INFO payload: allowed, the shared view, 12 watching", payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_SPECT_CHAT;
+	strcpy(m.u.schat.text, "gl");
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "SPECT_CHAT payload from a spectator's client: no name, \"gl\"", payload, len);
+	strcpy(m.u.schat.name, "Ada");
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "SPECT_CHAT payload from the server to the other spectators: \"Ada\" said \"gl\"", payload, len);
+	{
+		/* The shared view of the duel above after its first step: what both players know. */
+		struct view v0, v1, nothing;
+		static struct spect_view sv;
+
+		view_build(&g, 0, &v0);
+		view_build(&g, 1, &v1);
+		spect_shared(&v0, &v1, &sv);
+		update_blank(&nothing);
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_SPECT_VIEW;
+		m.u.sview.cmds = 1;
+		m.u.sview.kind = sv.kind;
+		m.u.sview.me_state = sv.me_state;
+		if (update_make(&nothing, &sv.v, NULL, 0, &m.u.sview.view, NULL) != 0)
+			return -1;
+		wire_encode(&m, payload, sizeof payload, &len, NULL);
+		fprintf(o, "The spectators of that duel with the shared view, after its first command: both players "
+		           "know of the level, where each is known to the other, both HPs: %zu bytes: `cmds` 1, kind 0 (shared), wizard 0 "
+		           "state %u, delay 0, then an UPDATE payload of the whole view (fields 0x%x).\n\n",
+		        len, sv.me_state, (unsigned)m.u.sview.view.has);
+		block(o, "SPECT_VIEW payload", payload, len);
+	}
 	pconn_finish(&cli);
 	pconn_finish(&srv);
 	pconn_finish(&gs);

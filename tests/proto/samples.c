@@ -5,6 +5,7 @@
 
 #include "bot.h"
 #include "samples.h"
+#include "spect.h"
 #include "update.h"
 
 const int sample_types[] = {
@@ -65,6 +66,62 @@ game_update(uint64_t seed, int cmds, struct update *u, uint8_t *first)
 	free(ev);
 }
 
+/* A spectator's frame from a duel of this seed after some random commands: shared, one
+ * player's (delayed), or everything, by the seed. */
+static void
+spect_sample(uint64_t seed, struct wire_sview *out)
+{
+	struct game *g = malloc(sizeof *g);
+	struct view *v = malloc(3 * sizeof *v);
+	struct spect_view *sv = malloc(sizeof *sv);
+	struct options o = { (uint8_t)(15 + 2 * (seed % 19)), seed % 3 != 1, seed % 4 != 2 };
+	struct rng br;
+	int cmds = (int)(seed % 37);
+
+	if (!g || !v || !sv)
+		abort();
+	if (seed % 5 == 0)
+		o.size = 25;
+	if (game_init(g, &o, seed) != ERR_OK)
+		abort();
+	rng_seed(&br, seed);
+	for (int i = 0; i < cmds && !g->result; i++) {
+		struct cmd c;
+		int p = g->turn;
+
+		view_build(g, p, &v[0]);
+		bot_choose(&v[0], BOT_RANDOM, &br, &c);
+		if (game_apply(g, p, &c, NULL) != ERR_OK) {
+			c = (struct cmd){ CMD_PASS, 0, 0 };
+			game_apply(g, p, &c, NULL);
+		}
+	}
+	view_build(g, 0, &v[0]);
+	view_build(g, 1, &v[1]);
+	switch (seed % 4) {
+	case 0:
+	case 3:
+		spect_shared(&v[0], &v[1], sv);
+		break;
+	case 1:
+		spect_of_player(&v[seed % 8 == 1], seed % 8 == 1, sv);
+		break;
+	default:
+		spect_all(g, sv);
+		break;
+	}
+	out->cmds = (uint32_t)cmds;
+	out->kind = sv->kind;
+	out->me_state = sv->me_state;
+	out->delay = (uint8_t)(sv->kind == SPECT_KIND_PLAYER0 || sv->kind == SPECT_KIND_PLAYER1 ? 1 + seed % SPECT_DELAY_MAX : 0);
+	update_blank(&v[2]);
+	if (update_make(&v[2], &sv->v, NULL, 0, &out->view, NULL) != 0)
+		abort();
+	free(g);
+	free(v);
+	free(sv);
+}
+
 int
 sample_msg(int type, uint64_t seed, struct wire_msg *m)
 {
@@ -101,6 +158,14 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		/* The grace from 1 s to the most a u16 says; the lobby hold from none to all of it. */
 		m->u.welcome.grace = (uint16_t)(seed % 3 == 0 ? PROTO_HOLD_MAX : 1 + (k * 97) % 600);
 		m->u.welcome.hold = (uint16_t)(seed % 4 == 0 ? 0 : seed % 4 == 1 ? m->u.welcome.grace : m->u.welcome.grace / 4);
+		if (seed % 13 == 12) {
+			/* A spectator's: no seat, no token, no control. */
+			m->u.welcome.player = WELCOME_SPECTATOR;
+			m->u.welcome.controller = false;
+			m->u.welcome.token_len = 0;
+			memset(m->u.welcome.token, 0, sizeof m->u.welcome.token);
+			m->u.welcome.hold = 0;
+		}
 		break;
 	case WIRE_LOBBY:
 		m->u.lobby.opt = (struct options){ (uint8_t)(LEVEL_MIN + 2 * (k % 19)), seed % 3 != 0, seed % 2 == 0 };
@@ -194,6 +259,28 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		m->u.peer.state = (uint8_t)(k % 3);
 		m->u.peer.seconds = (uint16_t)(m->u.peer.state == PEER_DROPPED ? 120 - k % 120 : 0);
 		break;
+	case WIRE_SPECT_VIEW:
+		spect_sample(seed, &m->u.sview);
+		break;
+	case WIRE_SPECT_CHAT:
+		/* A client's line has no name; the server's names the spectator who said it. */
+		if (seed % 3 != 2)
+			strcpy(m->u.schat.name, names[(k + 1) % 6]);
+		strcpy(m->u.schat.text, chats[k % 6]);
+		break;
+	case WIRE_SPECT_SET:
+	case WIRE_SPECT_INFO: {
+		bool allowed = seed % 5 != 4;
+		uint8_t mode = (uint8_t)(seed % SPECT_MODE_COUNT);
+		uint8_t delay = (uint8_t)(mode == SPECT_DELAYED ? SPECT_DELAY_MIN + k % SPECT_DELAY_MAX : 0);
+		uint8_t player = (uint8_t)(mode == SPECT_DELAYED ? (k / 3) & 1 : 0);
+		if (type == WIRE_SPECT_SET) {
+			m->u.sset = (struct wire_sset){ allowed, mode, delay, player };
+		} else {
+			m->u.sinfo = (struct wire_sinfo){ allowed, mode, delay, player, (uint16_t)(seed % 3 == 0 ? 0 : k * 7 % 1500) };
+		}
+		break;
+	}
 	default:
 		return -1;
 	}

@@ -235,7 +235,7 @@ raw_take(struct raw *r, const uint8_t *p, size_t n)
 				static struct wire_msg m;
 				memset(&m, 0, sizeof m);
 				m.type = WIRE_AUTH; /* no password: the proof is not checked */
-				wire_who_init(&m.u.auth.who, r->name, r->room, ROLE_PLAYER);
+				wire_who_init(&m.u.auth.who, r->name, r->room, r->spectator ? ROLE_SPECTATOR : ROLE_PLAYER);
 				m.u.auth.who.create = r->create;
 				raw_msg(r, &m);
 				if (r->deaf) {

@@ -49,6 +49,7 @@ struct raw {
 	bool connected, eof, closed;
 	bool join, deaf;           /* answer CHALLENGE with AUTH; then stop reading */
 	bool create;               /* AUTH asks a multi-room server to make the room */
+	bool spectator;            /* AUTH with the spectator's role */
 	char name[PROTO_NAME_BYTES + 1], room[PROTO_ROOM_BYTES + 1];
 	bool broken;               /* what it got stopped decoding */
 	int nmsgs, nerrors;

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/* spect: a room's spectators: the view its players allow, made once and sent to all of them after the players, held frames, their own chat. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/*
+ * What a spectator is shown is decided here and only here, from the views common/view.c
+ * builds for the players (common/spect.c combines them); nothing a spectator sends chooses
+ * it. Three rules keep the players first:
+ *   - a frame is made after the players' updates of a command have been written (apply()
+ *     calls spect__applied after its flush), and only at the room's tick (spect_tick_ms):
+ *     a command costs the room one flag; a run of commands between ticks, one frame;
+ *   - a frame is encoded once and the same payload is sealed for each spectator
+ *     (pconn_send_payload: no deflate, no second encoding);
+ *   - a spectator with more than spect_queued bytes waiting is dropped, never waited for:
+ *     every write is libuv's, which never blocks.
+ */
+
+static void on_tick(uv_timer_t *t);
+
+void
+spect__init(struct gameroom *r)
+{
+	struct spect_room *sp = &r->sp;
+
+	sp->allowed = true;
+	sp->mode = SPECT_SHARED;
+	uv_timer_init(r->srv->loop, &sp->timer);
+	sp->timer.data = r;
+	r->handles++;
+}
+
+static void
+held_clear(struct spect_room *sp, bool last)
+{
+	for (int i = 0; i <= SPECT_DELAY_MAX; i++) {
+		free(sp->held[i].buf);
+		sp->held[i].buf = NULL;
+		sp->held[i].len = 0;
+	}
+	if (!last)
+		return;
+	sp->cursor = NULL; /* a fan-out of the frame freed here stops */
+	free(sp->last);
+	sp->last = NULL;
+	sp->last_len = 0;
+}
+
+void
+spect__finish(struct gameroom *r)
+{
+	struct spect_room *sp = &r->sp;
+	struct conn *c, *next;
+
+	for (c = sp->head; c; c = next) {
+		next = c->snext;
+		c->snext = c->sprev = NULL;
+		c->room = NULL;
+		c->spect = false;
+		conn__bye(c, r->srv->closing ? r->srv->bye_reason : BYE_SHUTDOWN);
+	}
+	sp->head = NULL;
+	sp->cursor = NULL;
+	sp->count = 0;
+	held_clear(sp, true);
+	uv_timer_stop(&sp->timer);
+}
+
+static void
+unlink_conn(struct spect_room *sp, struct conn *c)
+{
+	if (c->sprev)
+		c->sprev->snext = c->snext;
+	else
+		sp->head = c->snext;
+	if (c->snext)
+		c->snext->sprev = c->sprev;
+	c->snext = c->sprev = NULL;
+	sp->count--;
+}
+
+static void
+arm(struct gameroom *r)
+{
+	struct spect_room *sp = &r->sp;
+
+	if (!r->dying && !uv_is_active((uv_handle_t *)&sp->timer) && !sp->cursor)
+		uv_timer_start(&sp->timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
+}
+
+/* ---- frames ---- */
+
+/* Encode what s->sview holds as a SPECT_VIEW payload into s->spayload. 0 and *len, or -1. */
+static int
+encode(struct gameroom *r, uint8_t delay, size_t *len)
+{
+	struct server *s = r->srv;
+	struct wire_msg *m = &s->out;
+
+	update_blank(&s->prev);
+	m->type = WIRE_SPECT_VIEW;
+	m->u.sview.cmds = r->sp.cmds;
+	m->u.sview.kind = s->sview.kind;
+	m->u.sview.me_state = s->sview.me_state;
+	m->u.sview.delay = delay;
+	if (update_make(&s->prev, &s->sview.v, NULL, 0, &m->u.sview.view, &s->err) != 0 ||
+	    wire_encode(m, s->spayload, sizeof s->spayload, len, &s->err) != 0) {
+		server__log(s, "room %s: cannot make a spectator's frame: %s", r->code, s->err.why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What a spectator may see now, as a payload in s->spayload: 0 and *len (0: nothing to show
+ * yet). Once a duel is over everything is shown whatever the mode: nothing is left to hide.
+ */
+static int
+current(struct gameroom *r, size_t *len)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	struct game *g;
+
+	*len = 0;
+	if (r->packed == NULL)
+		return 0; /* no duel yet */
+	g = room__game(r);
+	if (g->result != RESULT_NONE) {
+		spect_all(g, &s->sview);
+		return encode(r, 0, len);
+	}
+	switch (sp->mode) {
+	case SPECT_SHARED:
+		view_build(g, 0, &s->sv0);
+		view_build(g, 1, &s->sv1);
+		spect_shared(&s->sv0, &s->sv1, &s->sview);
+		return encode(r, 0, len);
+	case SPECT_DELAYED: {
+		/* The newest frame held that is `delay` turns old: the one of turn_no - delay. */
+		if (g->turn_no < sp->delay)
+			return 0;
+		uint32_t want = g->turn_no - sp->delay;
+		const struct spect_held *h = &sp->held[want % (SPECT_DELAY_MAX + 1)];
+		if (h->buf == NULL || h->turn_no != want)
+			return 0;
+		memcpy(s->spayload, h->buf, h->len);
+		*len = h->len;
+		return 0;
+	}
+	default:
+		return 0; /* SPECT_AFTER: nothing before the end */
+	}
+}
+
+/* Keep a delayed view's frame of the turn that just ended (or the duel's start). */
+static void
+hold_turn(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	struct game *g = room__game(r);
+	size_t len;
+
+	if (sp->mode != SPECT_DELAYED || !sp->allowed)
+		return;
+	view_build(g, sp->player, &s->sv0);
+	spect_of_player(&s->sv0, sp->player, &s->sview);
+	if (encode(r, sp->delay, &len) != 0)
+		return;
+	struct spect_held *h = &sp->held[g->turn_no % (SPECT_DELAY_MAX + 1)];
+	uint8_t *nb = realloc(h->buf, len);
+	if (nb == NULL)
+		return; /* that turn is not shown: the next one is */
+	h->buf = nb;
+	memcpy(h->buf, s->spayload, len);
+	h->len = len;
+	h->turn_no = g->turn_no;
+}
+
+/* The same payload to every spectator; one too slow to keep up is dropped. */
+static void
+broadcast(struct gameroom *r, int type, const uint8_t *p, size_t len)
+{
+	struct server *s = r->srv;
+	struct conn *c, *next;
+
+	for (c = r->sp.head; c; c = next) {
+		next = c->snext;
+		if (c->queued > s->cfg.lim.spect_queued) {
+			conn__drop_unlogged(c, PERR_LIMIT, "a spectator too slow to keep up");
+			continue;
+		}
+		conn__send_payload(c, type, p, len);
+	}
+}
+
+void
+spect__send_all(struct gameroom *r, const struct wire_msg *m)
+{
+	struct server *s = r->srv;
+	size_t len;
+
+	if (r->sp.head && wire_encode(m, s->spayload, sizeof s->spayload, &len, &s->err) == 0)
+		broadcast(r, m->type, s->spayload, len);
+}
+
+/*
+ * The last frame to the spectators from sp->cursor on, SPECT_SLICE of them, then the loop's
+ * other work (a player's command waiting on its socket) before the next slice: a thousand
+ * spectators never hold a player's update up for more than one slice's sends. A spectator
+ * that joins meanwhile has had the frame as its snapshot; one that leaves moves the cursor on.
+ */
+#define SPECT_SLICE 64
+
+static void on_slice(uv_timer_t *t);
+
+static void
+fan_out(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	int n = 0;
+
+	while (sp->cursor && n++ < SPECT_SLICE) {
+		struct conn *c = sp->cursor;
+		sp->cursor = c->snext;
+		if (c->queued > s->cfg.lim.spect_queued) {
+			conn__drop_unlogged(c, PERR_LIMIT, "a spectator too slow to keep up");
+			continue;
+		}
+		conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+	}
+	if (sp->cursor && !r->dying)
+		uv_timer_start(&sp->timer, on_slice, 0, 0);
+}
+
+static void
+on_slice(uv_timer_t *t)
+{
+	struct gameroom *r = t->data;
+
+	if (r->dying)
+		return;
+	fan_out(r);
+	/* A frame that came due while the last one went out waits for the next tick. */
+	if (!r->sp.cursor && (r->sp.dirty || r->sp.info_dirty))
+		uv_timer_start(&r->sp.timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
+}
+
+/* Send the current frame to all when it differs from the last one sent. */
+static void
+send_frame(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	size_t len;
+
+	sp->dirty = false;
+	if (current(r, &len) != 0 || len == 0)
+		return;
+	if (sp->last && sp->last_len == len && memcmp(sp->last, s->spayload, len) == 0)
+		return;
+	uint8_t *nb = realloc(sp->last, len);
+	if (nb == NULL)
+		return; /* the next frame, then */
+	sp->last = nb;
+	memcpy(sp->last, s->spayload, len);
+	sp->last_len = len;
+	/* From the newest spectator on, a slice at a time (fan_out). */
+	sp->cursor = sp->head;
+	fan_out(r);
+}
+
+static void
+info_fill(struct gameroom *r, struct wire_msg *m)
+{
+	struct spect_room *sp = &r->sp;
+
+	memset(&m->u.sinfo, 0, sizeof m->u.sinfo);
+	m->type = WIRE_SPECT_INFO;
+	m->u.sinfo.allowed = sp->allowed;
+	m->u.sinfo.mode = sp->mode;
+	m->u.sinfo.delay = sp->mode == SPECT_DELAYED ? sp->delay : 0;
+	m->u.sinfo.player = sp->mode == SPECT_DELAYED ? sp->player : 0;
+	m->u.sinfo.count = (uint16_t)(sp->count > 65535 ? 65535 : sp->count);
+}
+
+void
+spect__info_to(struct gameroom *r, struct conn *c)
+{
+	struct wire_msg *m = &r->srv->out;
+
+	info_fill(r, m);
+	conn__send(c, m);
+}
+
+/* A player who joins hears the spectator options only when there is something to say: someone
+ * watches, or the room left the defaults (allowed, shared). A room nobody watches sends its
+ * players nothing about spectators, as a protocol 6 room did. */
+void
+spect__joined(struct gameroom *r, struct conn *c)
+{
+	const struct spect_room *sp = &r->sp;
+
+	if (sp->count > 0 || !sp->allowed || sp->mode != SPECT_SHARED)
+		spect__info_to(r, c);
+}
+
+static void
+info_players(struct gameroom *r)
+{
+	for (int p = 0; p < PLAYERS; p++)
+		if (r->seat[p].conn)
+			spect__info_to(r, r->seat[p].conn);
+}
+
+/* The options changed: everyone hears them (the count too). */
+static void
+info_all(struct gameroom *r)
+{
+	struct server *s = r->srv;
+	size_t len;
+
+	info_players(r);
+	info_fill(r, &s->out);
+	if (wire_encode(&s->out, s->spayload, sizeof s->spayload, &len, &s->err) == 0)
+		broadcast(r, WIRE_SPECT_INFO, s->spayload, len);
+	r->sp.info_dirty = false;
+}
+
+static void
+on_tick(uv_timer_t *t)
+{
+	struct gameroom *r = t->data;
+	struct spect_room *sp = &r->sp;
+
+	if (r->dying)
+		return;
+	/* Everyone hears the count at most once a tick, however fast spectators come and go. */
+	if (sp->info_dirty)
+		info_all(r);
+	if (sp->dirty && sp->head)
+		send_frame(r);
+}
+
+/* ---- the room's events ---- */
+
+void
+spect__started(struct gameroom *r)
+{
+	struct spect_room *sp = &r->sp;
+
+	held_clear(sp, true);
+	sp->cmds = 0;
+	hold_turn(r);
+	sp->dirty = true;
+	if (sp->head)
+		arm(r);
+}
+
+void
+spect__applied(struct gameroom *r, const struct events *ev)
+{
+	struct spect_room *sp = &r->sp;
+
+	sp->cmds++;
+	if (ev->turn_ended)
+		hold_turn(r);
+	sp->dirty = true;
+	if (sp->head)
+		arm(r);
+}
+
+void
+spect__ended(struct gameroom *r)
+{
+	/* Right away, not at the tick (in slices, as every frame). A room that closes with its duel
+	 * has sent the first slice; its spectators are told BYE (spect__finish). */
+	if (r->sp.head) {
+		uv_timer_stop(&r->sp.timer);
+		r->sp.cursor = NULL;
+		send_frame(r);
+	}
+	held_clear(&r->sp, false);
+}
+
+/* ---- spectators ---- */
+
+int
+spect__join(struct gameroom *r, struct conn *c)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	struct wire_msg *m = &s->out;
+	size_t len;
+
+	if (r->dying)
+		return PERR_SERVER;
+	if (!sp->allowed)
+		return PERR_NO_SPECTATORS;
+	if (sp->count >= s->cfg.lim.spect_max)
+		return PERR_ROOM_FULL;
+	c->room = r;
+	c->seat = -1;
+	c->spect = true;
+	c->state = CONN_JOINED;
+	c->sprev = NULL;
+	c->snext = sp->head;
+	if (sp->head)
+		sp->head->sprev = c;
+	sp->head = c;
+	sp->count++;
+	sp->info_dirty = true;
+	arm(r);
+	server__log(s, "%s: %s watches room %s (%u watching)", c->peer, c->who.name, r->code, sp->count);
+	memset(&m->u.welcome, 0, sizeof m->u.welcome);
+	m->type = WIRE_WELCOME;
+	m->u.welcome.player = WELCOME_SPECTATOR;
+	m->u.welcome.grace = (uint16_t)((s->cfg.lim.grace_ms + 999) / 1000);
+	conn__send(c, m);
+	/* Who plays (names, options), the room's spectator options, then the view at once: a late
+	 * spectator's first frame is the current state in one message, not a replay. */
+	conn__cork(c);
+	room__lobby_to(r, c);
+	spect__info_to(r, c);
+	if (sp->last && !sp->dirty) {
+		conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+	} else if (current(r, &len) == 0 && len > 0) {
+		conn__send_payload(c, WIRE_SPECT_VIEW, s->spayload, len);
+	}
+	conn__flush(c);
+	return PERR_OK;
+}
+
+void
+spect__conn_lost(struct gameroom *r, struct conn *c)
+{
+	if (!c->spect)
+		return;
+	if (r->sp.cursor == c)
+		r->sp.cursor = c->snext;
+	unlink_conn(&r->sp, c);
+	c->spect = false;
+	r->sp.info_dirty = true;
+	arm(r);
+}
+
+static void
+on_chat(struct gameroom *r, struct conn *c, const struct wire_schat *in)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	struct wire_msg *out = &s->out;
+	uint64_t now = server__now(s);
+	size_t len;
+
+	if (now - c->chat_window >= s->cfg.lim.chat_window_ms) {
+		c->chat_window = now;
+		c->chat_count = 0;
+	}
+	if (++c->chat_count > s->cfg.lim.chat_burst) {
+		conn__error(c, PERR_LIMIT, false, "too many chat lines: wait a few seconds");
+		return;
+	}
+	/* A line goes to every spectator: the room as a whole says only so many per window. */
+	if (now - sp->chat_start >= s->cfg.lim.chat_window_ms) {
+		sp->chat_start = now;
+		sp->chat_lines = 0;
+	}
+	if (++sp->chat_lines > s->cfg.lim.spect_chat_lines) {
+		conn__error(c, PERR_LIMIT, false, "the spectators' chat is busy: wait a few seconds");
+		return;
+	}
+	memset(&out->u.schat, 0, sizeof out->u.schat);
+	out->type = WIRE_SPECT_CHAT;
+	snprintf(out->u.schat.name, sizeof out->u.schat.name, "%s", c->who.name);
+	snprintf(out->u.schat.text, sizeof out->u.schat.text, "%s", in->text);
+	if (wire_encode(out, s->spayload, sizeof s->spayload, &len, &s->err) != 0)
+		return;
+	/* Only the spectators' list: a player's connection is never on it. */
+	broadcast(r, WIRE_SPECT_CHAT, s->spayload, len);
+}
+
+void
+spect__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
+{
+	switch (m->type) {
+	case WIRE_SPECT_CHAT:
+		on_chat(r, c, &m->u.schat);
+		return;
+	case WIRE_BYE:
+		return; /* server__handle closes it */
+	default:
+		conn__drop(c, PERR_STATE, "a spectator may only chat with other spectators");
+		return;
+	}
+}
+
+void
+spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m)
+{
+	struct server *s = r->srv;
+	struct spect_room *sp = &r->sp;
+	int p = c->seat;
+
+	if (!m->allowed) {
+		/* Either player, at any time: the spectators go at once. */
+		struct conn *x, *next;
+		sp->allowed = false;
+		server__log(s, "room %s: %s turns spectators off", r->code, r->seat[p].name);
+		for (x = sp->head; x; x = next) {
+			next = x->snext;
+			conn__drop_unlogged(x, PERR_NO_SPECTATORS, "the players turned spectators off");
+		}
+		held_clear(sp, true);
+		info_all(r);
+		return;
+	}
+	if (r->controller != p) {
+		conn__error(c, PERR_NOT_CONTROLLER, false, "only the controller lets spectators in or sets their view");
+		return;
+	}
+	if (r->state != ROOM_LOBBY) {
+		/* A view changed during a duel could add up to more than either one. */
+		conn__error(c, PERR_STATE, false, "the spectators' view changes only between duels");
+		return;
+	}
+	sp->allowed = true;
+	sp->mode = m->mode;
+	sp->delay = m->mode == SPECT_DELAYED ? m->delay : 0;
+	sp->player = m->mode == SPECT_DELAYED ? m->player : 0;
+	held_clear(sp, true);
+	server__log(s, "room %s: spectators %s", r->code,
+	            sp->mode == SPECT_SHARED ? "see what both players know" :
+	            sp->mode == SPECT_DELAYED ? "see one player's view, delayed" : "see the duel once it is over");
+	info_all(r);
+}

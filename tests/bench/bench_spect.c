@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/* bench_spect: what N spectators of one duel cost the server a command, side by side with none, the players' own update latency beside it, and a late spectator's first frame. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <signal.h>
+
+#include "bot.h"
+#include "net.h"
+#include "netbot.h"
+#include "procstat.h"
+#include "server.h"
+
+/*
+ * Rounds of two duels each in fresh rooms of one server (its own process, as shipped but with
+ * room for the crowd): one watched by nobody, one by N spectators who joined before it began
+ * (alternating, so that the load of a shared machine falls on both alike). For each: the
+ * server's CPU time over the duel divided by its commands, and each command's time from the
+ * player's send to its own UPDATE (p50, p99). Mid-duel, one more spectator comes: the time from
+ * its connect to its first frame, and that frame's size. Goals (issue 32): at most 20 µs a
+ * command more with 1,000 spectators; the players' p99 not worse; the first frame within
+ * 50 ms and 8 KiB. Usage: bench_spect [N [ROUNDS]] (1000, 3).
+ */
+
+static struct auth_identity server_id;
+
+static pid_t
+spawn_server(int *port)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) != 0)
+		exit(1);
+	if ((pid = fork()) == 0) {
+		uv_loop_t loop;
+		struct server_config c;
+		struct server *s;
+		char why[256];
+
+		close(fds[0]);
+		uv_loop_init(&loop);
+		server_config_default(&c);
+		c.bind = "127.0.0.1";
+		c.multi = true;
+		c.quiet = true;
+		c.lim.max_conns = 200000;
+		c.lim.max_conns_per_addr = 200000;
+		c.lim.hs_burst = 0;
+		c.lim.room_burst = 0;
+		c.lim.spect_max = 100000;
+		c.identity = &server_id;
+		if (server_create(&loop, &c, &s, why, sizeof why) != 0) {
+			fprintf(stderr, "bench_spect: %s\n", why);
+			_exit(1);
+		}
+		int p = server_port(s);
+		if (write(fds[1], &p, sizeof p) != sizeof p)
+			_exit(1);
+		close(fds[1]);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], port, sizeof *port) != sizeof *port)
+		exit(1);
+	close(fds[0]);
+	return pid;
+}
+
+/* CPU time of a whole process, every thread, in ns (the scheduler's own accounting). */
+static uint64_t
+cpu_ns(pid_t pid)
+{
+	char path[96];
+	uint64_t sum = 0;
+	uv_fs_t req;
+	uv_dirent_t ent;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if (uv_fs_scandir(NULL, &req, path, 0, NULL) < 0)
+		return 0;
+	while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+		char p2[160];
+		unsigned long long ns;
+		FILE *f;
+		snprintf(p2, sizeof p2, "%s/%s/schedstat", path, ent.name);
+		if ((f = fopen(p2, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	uv_fs_req_cleanup(&req);
+	return sum;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double
+pct_us(uint64_t *v, size_t n, double p)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_u64);
+	return (double)v[(size_t)(p * (double)(n - 1) + 0.5)] / 1000.0;
+}
+
+#define SAMPLES_MAX 200000
+
+struct duel {
+	uv_loop_t *loop;
+	int port;
+	char room[32];
+	struct netbot a, b;
+	struct rng rng[2];
+	uint64_t t0[2];
+	uint64_t *samples;
+	size_t nsamples;
+	uint64_t commands;
+	pid_t server;
+	uint64_t win_cpu0, win_cpu1, win_cmd0, win_cmd1; /* the steady window: from command 20 to the last but one */
+	uint64_t prev_cpu, prev_cmd;
+	struct net **spect;
+	int nspect, welcomed, closed;
+	struct net *late;
+	uint64_t late_t0, late_first_ns;
+	size_t late_bytes;
+	bool late_started;
+	bool a_joined;
+};
+
+struct botref {
+	struct duel *d;
+	int i;
+};
+
+static bool
+d_choose(void *ud, struct netbot *b, const struct view *v, struct cmd *out)
+{
+	struct botref *r = ud;
+
+	(void)b;
+	bot_choose(v, BOT_NORMAL, &r->d->rng[r->i], out);
+	r->d->t0[r->i] = uv_hrtime();
+	return true;
+}
+
+static void late_join(struct duel *d);
+
+static void
+d_msg(void *ud, struct netbot *b, const struct wire_msg *m)
+{
+	struct botref *r = ud;
+	struct duel *d = r->d;
+
+	(void)b;
+	if (m->type == WIRE_WELCOME && r->i == 0)
+		d->a_joined = true;
+	if ((m->type != WIRE_UPDATE && m->type != WIRE_ERROR) || d->t0[r->i] == 0)
+		return;
+	d->commands++;
+	/* The window: from the 20th command to the one before the last (whose apply also ends the
+	 * duel: END, the whole truth to every spectator, the lobby), measured apart. */
+	{
+		uint64_t now = cpu_ns(d->server);
+		if (d->commands == 20) {
+			d->win_cpu0 = now;
+			d->win_cmd0 = d->commands;
+		}
+		d->win_cpu1 = d->prev_cpu;
+		d->win_cmd1 = d->prev_cmd;
+		d->prev_cpu = now;
+		d->prev_cmd = d->commands;
+	}
+	if (d->nsamples < SAMPLES_MAX)
+		d->samples[d->nsamples++] = uv_hrtime() - d->t0[r->i];
+	d->t0[r->i] = 0;
+	if (d->commands == 30 && !d->late_started)
+		late_join(d);
+}
+
+static void
+s_welcome(void *ud, struct net *n, int player, bool controller)
+{
+	struct duel *d = ud;
+
+	(void)player;
+	(void)controller;
+	if (n != d->late)
+		d->welcomed++;
+}
+
+static void
+s_view(void *ud, struct net *n, const struct wire_sview *v)
+{
+	struct duel *d = ud;
+	struct wire_msg m;
+	uint8_t buf[PROTO_PAYLOAD_MAX];
+	size_t len = 0;
+
+	if (n != d->late || d->late_first_ns)
+		return;
+	d->late_first_ns = uv_hrtime() - d->late_t0;
+	m.type = WIRE_SPECT_VIEW;
+	m.u.sview = *v;
+	if (wire_encode(&m, buf, sizeof buf, &len, NULL) == 0)
+		d->late_bytes = len;
+	net_close(n);
+}
+
+static void
+s_closed(void *ud, struct net *n)
+{
+	struct duel *d = ud;
+
+	if (n != d->late)
+		d->closed++;
+}
+
+static struct net *
+spectator(struct duel *d, const char *name)
+{
+	struct net_config nc;
+	char why[256];
+	struct net *n;
+
+	net_config_default(&nc);
+	nc.host = "127.0.0.1";
+	nc.port = d->port;
+	nc.name = name;
+	nc.room = d->room;
+	nc.role = ROLE_SPECTATOR;
+	nc.server_key = server_id.kp.pk;
+	nc.verify = false;
+	nc.ud = d;
+	nc.ev.welcome = s_welcome;
+	nc.ev.spect_view = s_view;
+	nc.ev.closed = s_closed;
+	if ((n = net_create(d->loop, &nc, why, sizeof why)) == NULL) {
+		fprintf(stderr, "bench_spect: %s\n", why);
+		exit(1);
+	}
+	return n;
+}
+
+/* The crowd: N spectators in a process of their own, so that decoding their frames does not
+ * slow the players' loop here. It writes one byte once all are in, and stops at SIGTERM. */
+static pid_t
+spawn_crowd(int port, const char *room, int n)
+{
+	int fds[2];
+	pid_t pid;
+	char b;
+
+	if (pipe(fds) != 0)
+		exit(1);
+	if ((pid = fork()) == 0) {
+		uv_loop_t loop;
+		struct duel *d = calloc(1, sizeof *d);
+
+		close(fds[0]);
+		uv_loop_init(&loop);
+		d->loop = &loop;
+		d->port = port;
+		snprintf(d->room, sizeof d->room, "%s", room);
+		d->nspect = n;
+		d->spect = calloc((size_t)n + 1, sizeof *d->spect);
+		for (int i = 0; i < n; i++) {
+			char name[16];
+			snprintf(name, sizeof name, "s%d", i);
+			d->spect[i] = spectator(d, name);
+		}
+		while (d->welcomed < n)
+			uv_run(&loop, UV_RUN_ONCE);
+		if (write(fds[1], "k", 1) != 1)
+			_exit(1);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &b, 1) != 1) {
+		fprintf(stderr, "bench_spect: the crowd did not get in\n");
+		exit(1);
+	}
+	close(fds[0]);
+	return pid;
+}
+
+static void
+late_join(struct duel *d)
+{
+	d->late_started = true;
+	d->late_t0 = uv_hrtime();
+	d->late = spectator(d, "late");
+}
+
+static void
+bot(struct duel *d, struct netbot *b, struct botref *r, const char *name, bool create)
+{
+	struct netbot_config bc;
+	char why[256];
+
+	memset(&bc, 0, sizeof bc);
+	net_config_default(&bc.net);
+	bc.net.host = "127.0.0.1";
+	bc.net.port = d->port;
+	bc.net.name = name;
+	bc.net.room = d->room;
+	bc.net.create_room = create;
+	bc.net.server_key = server_id.kp.pk;
+	bc.level = BOT_NORMAL;
+	bc.seed = (uint64_t)r->i + 1;
+	bc.games = 1;
+	bc.ready = true;
+	bc.quiet = true;
+	bc.ud = r;
+	bc.choose = d_choose;
+	bc.on_msg = d_msg;
+	if (netbot_start(b, d->loop, &bc, why, sizeof why) != 0) {
+		fprintf(stderr, "bench_spect: %s\n", why);
+		exit(1);
+	}
+}
+
+/* Run the loop until cond holds (checked every 5 ms). */
+static void
+run_until(uv_loop_t *loop, bool (*cond)(struct duel *), struct duel *d)
+{
+	while (!cond(d))
+		uv_run(loop, UV_RUN_ONCE);
+}
+
+static bool a_in(struct duel *d) { return d->a_joined; }
+static bool over(struct duel *d) { return d->a.closed && d->b.closed; }
+static bool all_gone(struct duel *d) { return d->closed >= d->nspect && (!d->late || d->late_first_ns); }
+
+struct sresult {
+	double us_per_cmd, us_duel, p50, p99, first_ms;
+	size_t first_bytes;
+	uint64_t commands;
+};
+
+static void
+one_duel(uv_loop_t *loop, pid_t server, int port, int nspect, int k, struct sresult *res)
+{
+	/* Each duel's own: its bots' handles may still be closing when the next one begins (a
+	 * benchmark leaks these few KiB a duel rather than wait for them). */
+	struct duel *dp = calloc(1, sizeof *dp);
+	struct botref *ra = calloc(1, sizeof *ra), *rb = calloc(1, sizeof *rb);
+#define d (*dp)
+	d.loop = loop;
+	d.port = port;
+	snprintf(d.room, sizeof d.room, "b%d-%d", nspect, k);
+	d.samples = calloc(SAMPLES_MAX, sizeof *d.samples);
+	d.nspect = nspect;
+	d.server = server;
+	d.spect = calloc((size_t)nspect + 1, sizeof *d.spect);
+	rng_seed(&d.rng[0], 100 + (uint64_t)k);
+	rng_seed(&d.rng[1], 200 + (uint64_t)k);
+	*ra = (struct botref){ &d, 0 };
+	*rb = (struct botref){ &d, 1 };
+	bot(&d, &d.a, ra, "alice", true);
+	run_until(loop, a_in, &d);
+	pid_t crowd = nspect ? spawn_crowd(port, d.room, nspect) : 0;
+	uint64_t c0 = cpu_ns(server);
+	bot(&d, &d.b, rb, "bob", false);
+	run_until(loop, over, &d);
+	uint64_t c1 = cpu_ns(server);
+	if (crowd) {
+		kill(crowd, SIGKILL);
+		waitpid(crowd, NULL, 0);
+	}
+	d.nspect = 0;
+	run_until(loop, all_gone, &d);
+	res->commands = d.commands;
+	res->us_per_cmd = d.win_cmd1 > d.win_cmd0 ? (double)(d.win_cpu1 - d.win_cpu0) / 1000.0 /
+	                                              (double)(d.win_cmd1 - d.win_cmd0) : 0;
+	res->us_duel = (double)(c1 - c0) / 1000.0;
+	res->p50 = pct_us(d.samples, d.nsamples, 0.5);
+	res->p99 = pct_us(d.samples, d.nsamples, 0.99);
+	res->first_ms = (double)d.late_first_ns / 1e6;
+	res->first_bytes = d.late_bytes;
+	free(d.samples);
+#undef d
+}
+
+int
+main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1000, rounds = argc > 2 ? atoi(argv[2]) : 3, port;
+	struct rlimit rl;
+	uv_loop_t loop;
+	char la0[16], la1[16];
+	double base = 0, with = 0, worst_first = 0, b99 = 0, w99 = 0;
+	size_t worst_bytes = 0;
+	int bad = 0;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (auth_init() != 0)
+		return 1;
+	auth_identity_new(&server_id);
+	pid_t server = spawn_server(&port);
+	uv_loop_init(&loop);
+	loadavg(la0, sizeof la0);
+	for (int k = 0; k < rounds; k++) {
+		struct sresult r0, r1;
+		one_duel(&loop, server, port, 0, k, &r0);
+		one_duel(&loop, server, port, n, k, &r1);
+		printf("round %d: none %5.1f µs/command (%" PRIu64 " commands, %.1f ms the whole duel, own update p50 %.0f "
+		       "p99 %.0f µs); %d spectators %5.1f µs/command (%" PRIu64 ", %.1f ms, p50 %.0f p99 %.0f µs); late first "
+		       "frame %.1f ms, %zu bytes\n",
+		       k + 1, r0.us_per_cmd, r0.commands, r0.us_duel / 1000, r0.p50, r0.p99, n, r1.us_per_cmd, r1.commands,
+		       r1.us_duel / 1000, r1.p50, r1.p99, r1.first_ms, r1.first_bytes);
+		fflush(stdout);
+		base += r0.us_per_cmd;
+		with += r1.us_per_cmd;
+		b99 += r0.p99;
+		w99 += r1.p99;
+		if (r1.first_ms > worst_first)
+			worst_first = r1.first_ms;
+		if (r1.first_bytes > worst_bytes)
+			worst_bytes = r1.first_bytes;
+	}
+	loadavg(la1, sizeof la1);
+	double extra = (with - base) / rounds;
+	printf("spectators: %d of one duel cost the server %.1f µs a command more (%.1f vs %.1f, mean of %d rounds; goal "
+	       "at most 20); the players' own update p99 %.0f vs %.0f µs; a late spectator's first frame within %.1f ms "
+	       "(goal 50), %zu bytes (goal 8192); load average %s -> %s\n",
+	       n, extra, with / rounds, base / rounds, rounds, w99 / rounds, b99 / rounds, worst_first, worst_bytes, la0, la1);
+	bad = extra > 20 || worst_bytes > 8192;
+	kill(server, SIGTERM);
+	waitpid(server, NULL, 0);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_loop_close(&loop);
+	/* The latency goal is said, not enforced: on a machine shared by many, a millisecond's
+	 * stall is the neighbours'; the CPU figure and the size are this server's own. */
+	return bad;
+}

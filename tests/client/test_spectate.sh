@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test_spectate: `wizwar watch SERVER ROOM`, the real curses client as a spectator in tmux over loopback TCP.
+# Lea plays in one terminal (join --new-room), a bot is her opponent; Ada and Bob watch in two more.
+#  1. The spectators see the duel as the room allows (the default: what both players know): both names and
+#     HPs, the round, the map, the status line naming the view and how many watch; Lea's header counts them.
+#  2. Ada's chat reaches Bob and never Lea.
+#  3. Lea turns spectators off (/spectators off): both spectators are told so and a new one is refused.
+set -u
+WIZWAR="${1:?usage: test_spectate.sh PATH-TO-WIZWAR}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+. "$HERE/tmux_lib.sh"
+
+"$WIZWAR" server --bind 127.0.0.1 --port 0 --log-dir "$TMPD/logs" >"$TMPD/srv.out" 2>"$TMPD/srv.err" &
+PIDS+=($!)
+wait_file 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/srv.err"
+PORT="$(grep -oE 'port [0-9]+' "$TMPD/srv.err" | head -1 | grep -oE '[0-9]+')"
+
+start "$WIZWAR" join "127.0.0.1:$PORT" --new-room --name Lea
+wait_for 'Waiting for an opponent'
+ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
+[ -n "$ROOM" ] || fail "no room code on the screen"
+"$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM" --name Rob --think 100 >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
+PIDS+=($!)
+say_to w '/ready'
+wait_for 'Round 1' 20
+
+# ==== 1. two spectators ====
+T new-session -d -s a -x 80 -y 24 "'$WIZWAR' watch 127.0.0.1:$PORT $ROOM --name Ada; echo EXIT=\$?; exec sleep 600"
+T new-session -d -s b -x 80 -y 24 "'$WIZWAR' watch 127.0.0.1:$PORT $ROOM --name Bob; echo EXIT=\$?; exec sleep 600"
+wait_said 'Spectator in room [0-9a-z-]+: shared view: only what both players know; 2 watching' a 15
+capture a
+expect 'Lea HP 5/5 +vs +Rob HP 5/5' "the spectator's header: both names and HPs"
+expect 'Round 1: (Lea|Rob) to move' "whose move it is"
+expect 'Spells not shown to spectators' "no player's spells"
+expect_not '^│[^│]*@' "no wizard on the map: neither player has seen the other"
+wait_said 'You see what both players know\.' a
+ok "the spectator's log says which view it has"
+wait_for 'Rob HP 5/5 +2 watching' 10 w
+ok "the player's header counts the spectators"
+
+# ==== 2. spectator chat ====
+say_to a 'psst Lea, he is behind the wall'
+wait_said '<Ada> psst Lea, he is behind the wall' b
+ok "Bob hears Ada"
+sleep 0.5
+join_panel w
+if grep -q 'psst' "$JOINED"; then
+	fail "Lea's screen shows a spectator's chat"
+fi
+ok "Lea never sees it"
+
+# ==== 3. spectators off ====
+say_to w '/spectators off'
+wait_said 'the players turned spectators off' a
+wait_said 'the players turned spectators off' b
+ok "both spectators are told the players turned them off"
+wait_for 'no spectators' 10 w
+ok "Lea's header says no spectators"
+T new-session -d -s c -x 80 -y 24 "'$WIZWAR' watch 127.0.0.1:$PORT $ROOM --name Cy; echo EXIT=\$?; exec sleep 600"
+wait_said 'do not allow spectators' c 15
+ok "a new spectator is refused"
+T send-keys -t a Q
+wait_for 'EXIT=' 10 a
+expect 'EXIT=0' "Q leaves a room that turned spectators off"
+T send-keys -t c Q
+wait_for 'EXIT=' 10 c
+ok "the refused one leaves too"
+echo "all spectate screen tests passed"
