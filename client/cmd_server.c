@@ -11,6 +11,8 @@
 #include "commands_net.h"
 #include "help.h"
 #include "progress.h"
+#include "text.h"
+#include "store.h"
 
 struct srvctx {
 	struct server *srv;
@@ -58,10 +60,11 @@ cmd_server(int argc, char **argv)
 	static struct auth_identity id;
 	uv_loop_t loop;
 	char dirbuf[4096], why[300], fp[AUTH_FP_LEN + 1];
-	const char *dir = NULL;
+	const char *dir = NULL, *store_file = NULL, *free_name = NULL;
+	char storebuf[4200];
 	long v;
 	int rc;
-	bool conns_given = false, resume = false;
+	bool conns_given = false, resume = false, no_store = false;
 
 	server_config_default(&cfg);
 	cfg.multi = true;
@@ -114,11 +117,48 @@ cmd_server(int argc, char **argv)
 			cfg.lim.room_every_ms = v ? (unsigned)(3600000 / v) : 0;
 		} else if (strcmp(a, "--resume") == 0) {
 			resume = true;
+		} else if (strcmp(a, "--store") == 0 && more) {
+			store_file = argv[++i];
+		} else if (strcmp(a, "--no-store") == 0) {
+			no_store = true;
+		} else if (strcmp(a, "--free-name") == 0 && more) {
+			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--free-name"))
+				return 2;
+			free_name = argv[i];
 		} else {
 			cli_error("unknown or incomplete argument '%s'\n%s", a, server_usage);
 			return 2;
 		}
 	}
+	if (no_store && (store_file || free_name)) {
+		cli_error("--no-store with --store or --free-name: which store?\n");
+		return 2;
+	}
+	if (!no_store && store_file == NULL) {
+		if (!cli_state_dir(dirbuf, sizeof dirbuf) || cli_make_dirs(dirbuf) != 0 ||
+		    (size_t)snprintf(storebuf, sizeof storebuf, "%s/server.db", dirbuf) >= sizeof storebuf) {
+			cli_error("no state folder (XDG_STATE_HOME, HOME) for the store: names are not owned (--store FILE)\n");
+			no_store = true;
+		} else {
+			store_file = storebuf;
+		}
+	}
+	if (free_name) {
+		/* Offline, and safe beside a running server on the same file: SQLite's locks order the two,
+		 * and the server reads the name's owner afresh at every join. */
+		bool freed;
+		if (store_free_name(store_file, free_name, &freed, why, sizeof why) != 0) {
+			cli_error("%s\n", why);
+			return 1;
+		}
+		printf("%s: the name '%s' %s\n", store_file, free_name, freed ? "is free now" : "was not owned");
+		return 0;
+	}
+	if (!no_store && !store_built) {
+		cli_error("built without SQLite: names are not owned on this server\n");
+		no_store = true;
+	}
+	cfg.store_path = no_store ? NULL : store_file;
 	if (auth_init() != 0 || !cmd_net_password_get(&pw, "server", "Password for every room: ", &cfg.password) ||
 	    !cmd_net_server_identity(&id, "server"))
 		return 1;
@@ -154,9 +194,10 @@ cmd_server(int argc, char **argv)
 		        cfg.log_dir);
 	}
 	server_fingerprint(x.srv, fp);
-	cli_error("listening on %s port %d%s; turn logs in %s\n", server_bound(x.srv),
+	cli_error("listening on %s port %d%s; turn logs in %s; %s%s\n", server_bound(x.srv),
 	        server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
-	        cfg.log_dir ? cfg.log_dir : "memory");
+	        cfg.log_dir ? cfg.log_dir : "memory", cfg.store_path ? "names owned by keys in " : "names not owned",
+	        cfg.store_path ? cfg.store_path : "");
 	{
 		char addr[64];
 		cmd_net_reachable_address(server_bound(x.srv), addr, sizeof addr);

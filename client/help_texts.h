@@ -53,7 +53,7 @@ HELP_TEXT(HELP_HOST,
 HELP_TEXT(HELP_JOIN,
     "usage: wizwar join HOST[:PORT][#FINGERPRINT] [--password[=PW]] [--password-file F] [--name NAME]\n"
     "                   [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
-    "                   [--log-dir DIR | --no-log]\n"
+    "                   [--log-dir DIR | --no-log] [--key FILE]\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
     "after the first two messages is encrypted, and the server proves it holds its key.\n"
@@ -77,6 +77,9 @@ HELP_TEXT(HELP_JOIN,
     "  --log-dir DIR   where the turn log of each duel is kept, as the host revealed it at the\n"
     "                  end (default $XDG_STATE_HOME/wizwar): duel-SEED.log, for `wizwar replay`\n"
     "  --no-log        keep no turn log\n"
+    "  --key FILE      your key (default $XDG_STATE_HOME/wizwar/id.key, made on first use, 0600):\n"
+    "                  proven to the server, which gives your name to the first key that uses it\n"
+    "                  (`wizwar id` shows its fingerprint)\n"
     "\n"
     "At the chat prompt (Enter): /ready, /wait, /rematch, /mute (the other player's chat), /quit;\n"
     "the controller also /size N, /fov on|off, /potions on|off, /time SECS and /control; ? lists\n"
@@ -98,7 +101,8 @@ HELP_TEXT(HELP_SERVER,
     "usage: wizwar server [--port P] [--bind ADDR] [--password[=PW]] [--password-file F] [--log-dir DIR]\n"
     "                     [--max-rooms N] [--max-conns N] [--max-per-addr N] [--lobby-idle SECS]\n"
     "                     [--handshakes-per-min N] [--rooms-per-hour N] [--grace SECS]\n"
-    "                     [--lobby-hold SECS] [--resume]\n"
+    "                     [--lobby-hold SECS] [--resume] [--store FILE | --no-store]\n"
+    "       wizwar server --free-name NAME [--store FILE]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -132,12 +136,19 @@ HELP_TEXT(HELP_SERVER,
     "  --resume          bring back the duels this server's log directory holds unfinished (a\n"
     "                    server stopped or killed mid-duel, within the last 24 h): their players\n"
     "                    come back by themselves within the grace, or run the same command again\n"
-    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n")
+    "                    (many logs: a progress line on stderr while they are read, on a terminal)\n"
+    "  --store FILE      the SQLite file of players' keys and the names they own (default\n"
+    "                    $XDG_STATE_HOME/wizwar/server.db): a name belongs to the first key that\n"
+    "                    used it here, and another key asking for it is refused\n"
+    "  --no-store        no store: names are not owned (as in a build without SQLite)\n"
+    "  --free-name NAME  free a name in the store, so that any key may take it, and exit (safe\n"
+    "                    while a server runs on the same file)\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot HOST[:PORT][#FINGERPRINT] [--room CODE | --new-room]\n"
     "                  [--level easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
+    "                  [--key FILE]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
@@ -157,6 +168,8 @@ HELP_TEXT(HELP_BOT,
     "  --mirror        ask for a mirror rematch (the same level, the seats swapped) after each\n"
     "                  duel that was not one, a plain one after a mirror: each level is played\n"
     "                  from both seats; it happens only if the other player asks for a mirror too\n"
+    "  --key FILE      the bot's key (default $XDG_STATE_HOME/wizwar/bot.key, made on first use,\n"
+    "                  0600; `wizwar id --bot` shows it): its names on a server are this key's\n"
     "\n"
     "A lost connection, in a duel or in the lobby, is resumed by itself. From the join on the\n"
     "resume token is kept in $XDG_STATE_HOME/wizwar/seats: the same command run again after a\n"
@@ -164,6 +177,21 @@ HELP_TEXT(HELP_BOT,
     "played or it is stopped (SIGINT, SIGTERM, SIGHUP); 1 when the join fails, the connection is\n"
     "lost for good (the reason on stderr) before its --games are played, or at any time with\n"
     "--games 0, or a host fails its check; 2 for bad arguments.\n")
+/* wizwar id */
+HELP_TEXT(HELP_ID,
+    "usage: wizwar id [--bot] [--key FILE]\n"
+    "\n"
+    "Prints the fingerprint of your key, the one `wizwar join` proves to every server (inside\n"
+    "the encrypted channel: an eavesdropper does not see it). On a `wizwar server` a name belongs\n"
+    "to the first key that used it; the fingerprint is how an operator tells players apart. The\n"
+    "key is made on first use: $XDG_STATE_HOME/wizwar/id.key, mode 0600 (a key file that others\n"
+    "may read is refused, as ssh refuses one). Lost, it is a new player: its names stay taken\n"
+    "until the server's operator frees them (`wizwar server --free-name NAME`).\n"
+    "\n"
+    "  --bot       the network bots' key instead ($XDG_STATE_HOME/wizwar/bot.key)\n"
+    "  --key FILE  the key in FILE (made there if there is none)\n"
+    "Output: `fingerprint FP` and `file PATH`, one a line. Exit status 0; 1 when the key cannot\n"
+    "be read or made (the reason on stderr); 2 for bad arguments.\n")
 /* wizwar practice */
 HELP_TEXT(HELP_PRACTICE,
     "usage: wizwar practice [--bot easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"

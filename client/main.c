@@ -23,6 +23,7 @@ static const struct subcommand {
 	{ "join", cmd_join, "join a hosted duel (or a room of a server)" },
 	{ "server", cmd_server, "a headless server of many rooms" },
 	{ "bot", cmd_bot, "a bot that plays over the network" },
+	{ "id", cmd_id, "the fingerprint of your key, which owns your names on a server" },
 	{ "selfplay", cmd_selfplay, "headless duels between two bots, printed or summarised" },
 	{ "replay", cmd_replay, "watch a turn log, check it, or print it turn by turn" },
 	{ "keys", keys_cmd, "print the key bindings in force and where they came from" },

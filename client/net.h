@@ -79,6 +79,10 @@ struct net_config {
 	const uint8_t *server_key;
 	const char *fingerprint;
 	const char *known_file;
+	/* The client's long-term key (ident.h), proven to the server by IDENT at every connection;
+	 * NULL: a fresh key made for this net alone (in-process games, tests): the server sees a
+	 * new player each run. Copied: the caller's may go. */
+	const struct auth_ident *ident;
 	int role;                   /* enum wire_role */
 	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */
 	size_t token_len;

@@ -321,6 +321,24 @@ dec_AUTH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	return 0;
 }
 
+/* IDENT: the key and the signature, as they are; the server verifies the signature (auth_ident_verify),
+ * the decoder only the length. */
+static int
+enc_IDENT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	(void)e;
+	proto__put(w, m->u.ident.key, PROTO_IDENT_KEY_LEN);
+	proto__put(w, m->u.ident.sig, PROTO_IDENT_SIG_LEN);
+	return 0;
+}
+
+static int
+dec_IDENT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	NEED(proto__get(r, m->u.ident.key, PROTO_IDENT_KEY_LEN) && proto__get(r, m->u.ident.sig, PROTO_IDENT_SIG_LEN));
+	return 0;
+}
+
 static int
 enc_WELCOME(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {

@@ -16,6 +16,7 @@
 #include "gpack.h"
 #include "pconn.h"
 #include "server.h"
+#include "store.h"
 #include "tlog.h"
 #include "update.h"
 #include "view.h"
@@ -23,7 +24,9 @@
 
 enum conn_state {
 	CONN_HELLO,      /* waiting for HELLO */
-	CONN_CHALLENGED, /* CHALLENGE sent, waiting for AUTH or RESUME */
+	CONN_CHALLENGED, /* CHALLENGE sent, waiting for IDENT */
+	CONN_KNOWN,      /* IDENT verified: the client's key is known; waiting for AUTH or RESUME */
+	CONN_CLAIMING,   /* AUTH taken, its name being claimed in the store (off the loop) */
 	CONN_JOINED,     /* WELCOME sent: a player in a room */
 	CONN_CLOSING,    /* dropped; its last bytes are going out */
 };
@@ -74,7 +77,9 @@ struct conn {
 	                            * TIMEOUT): its client knows and does not come back, so no lobby hold */
 	uint64_t born, last_rx, last_tx, closing_since;
 	size_t queued;             /* bytes in uv_write requests not yet done */
-	struct wire_who who;       /* CHALLENGED on: from AUTH or RESUME */
+	struct wire_who who;       /* CLAIMING on: from AUTH or RESUME */
+	uint8_t ident[PROTO_IDENT_KEY_LEN]; /* KNOWN on: the client's long-term key, proven by IDENT */
+	struct store_req *claim;   /* CLAIMING: the store's request; cancelled if the conn goes first */
 	struct gameroom *room;         /* CHALLENGED: the room asked for (one-room mode); JOINED: its room */
 	int seat;                  /* JOINED: 0 or 1; else -1 */
 	unsigned chat_count;
@@ -168,6 +173,7 @@ struct server {
 	struct slog *slog;         /* the log lines' writer thread; NULL when quiet */
 	char *bind, *log_dir;
 	struct auth_identity id;   /* the long-term key and password salt */
+	struct store *store;       /* names owned by keys (store.c); NULL: names are not owned */
 	char bound[48];            /* the address actually listened on */
 	struct auth_key key;       /* the password key (one room's, or every room's) */
 	struct conn *conns;

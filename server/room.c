@@ -534,7 +534,9 @@ room__join(struct gameroom *r, struct conn *c)
 	c->seat = p;
 	c->state = CONN_JOINED;
 	r->lobby_active = server__now(s);
-	server__log(s, "%s: %s joins room %s as player %d%s", c->peer, st->name, r->code, p + 1,
+	char fp[AUTH_FP_LEN + 1];
+	auth_fingerprint(c->ident, fp);
+	server__log(s, "%s: %s (key %s) joins room %s as player %d%s", c->peer, st->name, fp, r->code, p + 1,
 	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
 	send_lobby(r);

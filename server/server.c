@@ -327,6 +327,10 @@ server__conn_gone(struct conn *c)
 	if (c->gone)
 		return;
 	c->gone = true;
+	if (c->claim) { /* its answer must not find the conn freed */
+		store_cancel(c->claim);
+		c->claim = NULL;
+	}
 	s->nconns--;
 	if (c->addr)
 		c->addr->conns--;
@@ -517,14 +521,49 @@ room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 	return r;
 }
 
+/* IDENT: the client's long-term key, proven over this channel's handshake hash. A signature
+ * made for another channel (a replay), by another key, or over anything else does not verify. */
+static void
+on_ident(struct conn *c, const struct wire_ident *m)
+{
+	if (!auth_ident_verify(m->key, pconn_hash(&c->pc), m->sig)) {
+		conn__drop(c, PERR_IDENT, "your key's proof does not verify for this connection");
+		return;
+	}
+	memcpy(c->ident, m->key, PROTO_IDENT_KEY_LEN);
+	c->state = CONN_KNOWN;
+}
+
+static void join_room(struct conn *c);
+
+/* The store's answer to a name claim, on the loop (never called for a conn that went first:
+ * server__conn_gone cancels it). */
+static void
+on_claimed(void *ud, int result)
+{
+	struct conn *c = ud;
+	char why[PROTO_REASON_BYTES + PROTO_NAME_BYTES]; /* cut to PROTO_REASON_BYTES by wire_error_init */
+
+	c->claim = NULL;
+	if (c->state != CONN_CLAIMING)
+		return;
+	if (result == STORE_TAKEN) {
+		snprintf(why, sizeof why, "the name '%s' belongs to another player's key here: choose another name",
+		         c->who.name);
+		conn__drop(c, PERR_NAME_OWNED, why);
+		return;
+	}
+	if (result != STORE_OK) {
+		conn__drop(c, PERR_SERVER, "the server's store cannot answer now: try again in a moment");
+		return;
+	}
+	join_room(c);
+}
+
 static void
 on_auth(struct conn *c, const struct wire_auth *a)
 {
 	struct server *s = c->srv;
-	struct gameroom *r;
-	int code = PERR_OK;
-	unsigned retry_s = 0;
-	char why[PROTO_REASON_BYTES];
 
 	if (!take_who(c, &a->who))
 		return;
@@ -537,6 +576,27 @@ on_auth(struct conn *c, const struct wire_auth *a)
 	}
 	if (s->cfg.multi && drop_if_guessing(s, c, false))
 		return;
+	if (s->store == NULL) {
+		join_room(c);
+		return;
+	}
+	/* The name must be this key's before WELCOME; the store answers off the loop, and the
+	 * conn waits (CLAIMING) with every other connection still served meanwhile. */
+	c->state = CONN_CLAIMING;
+	if ((c->claim = store_claim_name(s->store, c->ident, c->who.name, on_claimed, c)) == NULL)
+		conn__drop(c, PERR_NOMEM, "out of memory");
+}
+
+/* AUTH accepted (its name this key's, where names are owned): the room, made or found, then the seat. */
+static void
+join_room(struct conn *c)
+{
+	struct server *s = c->srv;
+	struct gameroom *r;
+	int code = PERR_OK;
+	unsigned retry_s = 0;
+	char why[PROTO_REASON_BYTES];
+
 	if ((r = room_for(c, true, &code, &retry_s)) == NULL) {
 		if (code == PERR_NO_ROOM) {
 			if (drop_if_guessing(s, c, true))
@@ -609,6 +669,13 @@ server__handle(struct conn *c, const struct wire_msg *m)
 			conn__drop(c, PERR_STATE, "expected HELLO");
 		return;
 	case CONN_CHALLENGED:
+		/* Protocol 7: the key first, always; an AUTH without it is an older client's or a downgrade's. */
+		if (m->type == WIRE_IDENT)
+			on_ident(c, &m->u.ident);
+		else
+			conn__drop(c, PERR_STATE, "expected IDENT (the client's key) first");
+		return;
+	case CONN_KNOWN:
 		if (m->type == WIRE_AUTH)
 			on_auth(c, &m->u.auth);
 		else if (m->type == WIRE_RESUME)
@@ -616,8 +683,11 @@ server__handle(struct conn *c, const struct wire_msg *m)
 		else
 			conn__drop(c, PERR_STATE, "expected AUTH or RESUME");
 		return;
+	case CONN_CLAIMING:
+		conn__drop(c, PERR_STATE, "message not expected before WELCOME");
+		return;
 	case CONN_JOINED:
-		if (m->type == WIRE_HELLO || m->type == WIRE_AUTH || m->type == WIRE_RESUME) {
+		if (m->type == WIRE_HELLO || m->type == WIRE_AUTH || m->type == WIRE_RESUME || m->type == WIRE_IDENT) {
 			conn__drop(c, PERR_STATE, "already joined");
 			return;
 		}
@@ -897,6 +967,16 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 		server_close(s, NULL, NULL);
 		return -1;
 	}
+	/* Opening and migrating block once, here, before anything is served; from now on the
+	 * store's work runs on its own thread (store.h). */
+	s->cfg.store_path = NULL;
+	if (cfg->store_path) {
+		if (store_open(loop, cfg->store_path, &s->store, why, whylen) != 0) {
+			server_close(s, NULL, NULL);
+			return -1;
+		}
+		s->handles++;
+	}
 	/* Often enough that an idle lobby goes within a tenth of its limit (tests use short ones). */
 	sweep_ms = cfg->lim.lobby_idle_ms / 10 < 10000 ? cfg->lim.lobby_idle_ms / 10 : 10000;
 	if (sweep_ms < 50)
@@ -948,6 +1028,12 @@ const uint8_t *
 server_public_key(const struct server *s)
 {
 	return s->id.kp.pk;
+}
+
+bool
+server_names_owned(const struct server *s)
+{
+	return s->store != NULL;
 }
 
 void
@@ -1259,6 +1345,12 @@ on_idle_free(uv_handle_t *h)
 	server__unref(h->data);
 }
 
+static void
+on_store_closed(void *ud)
+{
+	server__unref(ud);
+}
+
 void
 server_close(struct server *s, void (*cb)(void *ud), void *ud)
 {
@@ -1280,6 +1372,11 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 		if (c->state != CONN_CLOSING)
 			conn__bye(c, s->bye_reason);
 		conn__close_now(c);
+	}
+	if (s->store) { /* after the conns: each cancelled its claim as it went */
+		struct store *st = s->store;
+		s->store = NULL;
+		store_close(st, on_store_closed, s);
 	}
 	if (s->polling)
 		uv_close((uv_handle_t *)&s->accept_poll, on_idle_free);

@@ -106,6 +106,37 @@ def check_password_example(doc):
              k.hex()[:16], name, mine.hex()[:16]))
 
 
+def check_ident_example(doc):
+    """The document's IDENT example checked with another Ed25519 (python3-cryptography): the key it shows is
+    the fixed seed's, the frame holds it, and its signature verifies over "wizwar-ident-1" || h, and not over
+    another channel's h."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from cryptography.exceptions import InvalidSignature
+    seed = bytes(range(0x81, 0xa1))
+    pk = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    shown = doc_example(doc, "The client's Ed25519 public key")
+    h = doc_example(doc, "The handshake hash h")
+    fr = doc_example(doc, "... its frame, the record's plaintext before its padding (98")
+    r = Reader(fr)
+    t, n = r.u8(), r.varint()
+    body = r.take(n)
+    r.end()
+    key, sig = body[:32], body[32:]
+    ok = t == 0x14 and n == 96 and key == pk == shown
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(sig, b"wizwar-ident-1" + h)
+    except InvalidSignature:
+        ok = False
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(sig, b"wizwar-ident-1" + bytes(64))
+        ok = False  # a signature good for another channel would be a replayable one
+    except InvalidSignature:
+        pass
+    return (ok, "the document's IDENT example: the key of seed 81..a0 is %s..., and its signature verifies over "
+            "\"wizwar-ident-1\" || h (python3-cryptography), and not over another h" % pk.hex()[:16])
+
+
 class Client:
     """What the tests share: the tables, versions, the server's address and key, the TAP output."""
 
@@ -780,6 +811,7 @@ def main():
     t0 = time.monotonic()
     try:
         cl.emit(*check_password_example(cl.doc))
+        cl.emit(*check_ident_example(cl.doc))
     except (Fail, Broken, ValueError) as e:
         cl.emit(False, "the password example: %s" % e)
     for part in (password_server, lockout_server, lobby_pair, host_room):

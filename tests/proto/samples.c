@@ -93,6 +93,10 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		if (seed)
 			fill(m->u.auth.proof, PROTO_PROOF_LEN, &r);
 		break;
+	case WIRE_IDENT:
+		fill(m->u.ident.key, PROTO_IDENT_KEY_LEN, &r);
+		fill(m->u.ident.sig, PROTO_IDENT_SIG_LEN, &r);
+		break;
 	case WIRE_WELCOME:
 		m->u.welcome.player = (uint8_t)(seed & 1);
 		m->u.welcome.controller = !(seed & 1);

@@ -169,6 +169,16 @@ mitm_take(struct hop *p, int from, const uint8_t *b, size_t n)
 				memcpy(salt, p->msg.u.challenge.salt, sizeof salt);
 				wire_challenge_init(&p->msg, salt, pw);
 			}
+			if (p->msg.type == WIRE_IDENT && from == 0) {
+				/* The victim's IDENT is bound to the victim's channel with the MITM, and the
+				 * server refuses it relayed (test_ident.c): the most a MITM can do is show a key
+				 * of its own, signed over its own channel with the server. */
+				static struct auth_ident own;
+				if (own.pk[0] == 0 && own.pk[1] == 0)
+					auth_ident_new(&own);
+				memcpy(p->msg.u.ident.key, own.pk, PROTO_IDENT_KEY_LEN);
+				auth_ident_sign(&own, pconn_hash(out), p->msg.u.ident.sig);
+			}
 			if (p->msg.type == WIRE_AUTH || p->msg.type == WIRE_RESUME)
 				p->rl->proofs_forwarded++;
 			if (pconn_send(out, &p->msg, p->frame, sizeof p->frame, &len, &e) == 0)
