@@ -58,6 +58,16 @@ struct addr_entry {
 	bool hs_said;             /* its handshakes are being refused, and the log said so */
 };
 
+/* A client key the server counts (server.c): its wrong passwords, and whether it proved the
+ * password here before. Made only on a server with a password, at a key's first proof or failure. */
+struct key_entry {
+	struct hlink hl;           /* in server.keys */
+	uint8_t key[PROTO_IDENT_KEY_LEN];
+	unsigned fails;
+	uint64_t window_start;
+	bool proven;               /* proved the password: its address's lockout does not stop it */
+};
+
 /* One TCP peer. The struct hangs off tcp.data and timer.data; it is freed only
  * when both handles are closed. */
 struct conn {
@@ -182,7 +192,7 @@ struct server {
 	 * (crypto_shorthash) under a random key: a peer chooses room codes and may choose
 	 * addresses, and must not be able to make one chain hold them all. Each table
 	 * doubles when it holds more entries than buckets. */
-	struct htab room_codes, addrs;
+	struct htab room_codes, addrs, keys;
 	uint8_t hash_key[16];
 	unsigned nconns, nrooms;
 	uint64_t emfile_logged;    /* when "too many open files" was last logged ... */

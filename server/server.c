@@ -388,6 +388,67 @@ server__may_handshake(struct server *s, struct conn *c, char *why, size_t whylen
 	return false;
 }
 
+/*
+ * Keys counted as addresses are (issue 31: once the key is known, the key is what counts): on a
+ * server with a password, each key's wrong passwords have a window of their own, so a guesser
+ * that moves from address to address with one key is still stopped; and a key that proved the
+ * password here passes its address's lockout, so a player behind a NAT is never locked out by
+ * someone else's guesses there (OpenSSH's rule: a valid credential is not locked out by others'
+ * failures). A fresh key costs nothing, so the address's limit stays what stops a guesser with
+ * many keys. Remembered at most as many keys as addresses; a full table forgets those with no
+ * open window that never proved the password.
+ */
+static bool
+key_idle(const struct server *s, const struct key_entry *k, uint64_t now)
+{
+	return !k->proven && (k->fails == 0 || now - k->window_start >= s->cfg.lim.auth_window_ms);
+}
+
+static void
+key_forget(struct server *s)
+{
+	uint64_t now = server__now(s);
+
+	for (unsigned i = 0; i < s->keys.n; i++) {
+		struct hlink **pp = &s->keys.b[i];
+		while (*pp) {
+			struct key_entry *k = HLINK_ENTRY(*pp, struct key_entry, hl);
+			if (key_idle(s, k, now)) {
+				*pp = k->hl.next;
+				free(k);
+				s->keys.count--;
+			} else {
+				pp = &k->hl.next;
+			}
+		}
+	}
+}
+
+/* The entry of a client key; NULL when there is none (create false), no memory or no room. */
+static struct key_entry *
+key_get(struct server *s, const uint8_t key[PROTO_IDENT_KEY_LEN], bool create)
+{
+	struct key_entry *e;
+	uint64_t h = hash_bytes(s, key, PROTO_IDENT_KEY_LEN);
+
+	if (s->keys.n) {
+		for (struct hlink *l = *htab_chain(&s->keys, h); l; l = l->next) {
+			e = HLINK_ENTRY(l, struct key_entry, hl);
+			if (l->hash == h && memcmp(e->key, key, PROTO_IDENT_KEY_LEN) == 0)
+				return e;
+		}
+	}
+	if (!create)
+		return NULL;
+	if (s->keys.count >= addrs_max(s))
+		key_forget(s);
+	if (s->keys.count >= addrs_max(s) || !htab_reserve(&s->keys) || (e = calloc(1, sizeof *e)) == NULL)
+		return NULL;
+	memcpy(e->key, key, PROTO_IDENT_KEY_LEN);
+	htab_add(&s->keys, &e->hl, h);
+	return e;
+}
+
 /* Per-address wrong-password counting: a window opens at the first failure. */
 static bool
 auth_blocked(struct server *s, struct conn *c, unsigned *wait_s)
@@ -405,15 +466,30 @@ auth_blocked(struct server *s, struct conn *c, unsigned *wait_s)
 	return true;
 }
 
+static bool
+room_key_set(const struct server *s)
+{
+	return s->key.set;
+}
+
 void
 server__auth_failed(struct server *s, struct conn *c)
 {
 	struct addr_entry *a = c->addr;
 
+	struct key_entry *k = room_key_set(s) && conn_ident(c) ? key_get(s, c->ident, true) : NULL;
+	uint64_t now = server__now(s);
+
+	if (k) {
+		if (k->fails && now - k->window_start >= s->cfg.lim.auth_window_ms)
+			k->fails = 0;
+		if (k->fails++ == 0)
+			k->window_start = now;
+	}
 	if (a == NULL)
 		return;
 	if (a->fails == 0)
-		a->window_start = server__now(s);
+		a->window_start = now;
 	a->fails++;
 }
 
@@ -433,12 +509,32 @@ drop_if_blocked(struct server *s, struct conn *c)
 {
 	unsigned wait_s;
 	char why[PROTO_REASON_BYTES];
+	struct key_entry *k = room_key_set(s) && conn_ident(c) ? key_get(s, c->ident, false) : NULL;
+	uint64_t now = server__now(s);
 
-	if (!auth_blocked(s, c, &wait_s))
+	if (k && k->fails && now - k->window_start >= s->cfg.lim.auth_window_ms)
+		k->fails = 0;
+	if (k && k->fails >= s->cfg.lim.auth_fails) {
+		snprintf(why, sizeof why, "too many wrong passwords from your key: try again in %u s",
+		         (unsigned)((s->cfg.lim.auth_window_ms - (now - k->window_start) + 999) / 1000));
+		conn__drop(c, PERR_AUTH, why);
+		return true;
+	}
+	if ((k && k->proven) || !auth_blocked(s, c, &wait_s))
 		return false;
 	snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
 	conn__drop(c, PERR_AUTH, why);
 	return true;
+}
+
+/* A key that proved the password: its address's lockout no longer stops it. */
+static void
+key_proven(struct server *s, struct conn *c)
+{
+	struct key_entry *k;
+
+	if (room_key_set(s) && (k = key_get(s, c->ident, true)) != NULL)
+		k->proven = true;
 }
 
 /* Unknown room codes per address: a window opens at the first; past the limit the address
@@ -574,6 +670,7 @@ on_auth(struct conn *c, const struct wire_auth *a)
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
 	}
+	key_proven(s, c);
 	if (s->cfg.multi && drop_if_guessing(s, c, false))
 		return;
 	if (s->store == NULL) {
@@ -633,6 +730,7 @@ on_resume(struct conn *c, const struct wire_resume *m)
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
 	}
+	key_proven(s, c);
 	/* An unknown token is not counted as a wrong guess: a token is 32 random bytes that
 	 * nobody guesses, and the clients of a server restarted without --resume each come back
 	 * with one, several behind one address (a NAT), which must not lock that address out. */
@@ -838,6 +936,7 @@ on_sweep(uv_timer_t *t)
 
 	room__sweep_idle(s);
 	addr_forget(s, false);
+	key_forget(s);
 }
 
 /* The machine can make IPv6 sockets at all. */
@@ -1321,6 +1420,15 @@ server__unref(struct server *s)
 				l = n;
 			}
 		}
+		for (unsigned i = 0; i < s->keys.n; i++) {
+			struct hlink *l = s->keys.b[i];
+			while (l) {
+				struct hlink *n = l->next;
+				free(HLINK_ENTRY(l, struct key_entry, hl));
+				l = n;
+			}
+		}
+		free(s->keys.b);
 		free(s->addrs.b);
 		free(s->room_codes.b);
 		if (s->reserve_fd >= 0)

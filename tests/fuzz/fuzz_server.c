@@ -104,6 +104,19 @@ join(uv_loop_t *loop, struct script_peer *p, const char *name, bool create)
 {
 	static struct wire_msg m;
 
+	static struct auth_ident id;
+
+	/* IDENT first (protocol 7): a fixed key, signed over this channel. */
+	if (id.pk[0] == 0 && id.pk[31] == 0) {
+		uint8_t seed[AUTH_IDENT_SEED_LEN];
+		memset(seed, 0x17, sizeof seed);
+		auth_ident_from_seed(&id, seed);
+	}
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_IDENT;
+	memcpy(m.u.ident.key, id.pk, PROTO_IDENT_KEY_LEN);
+	auth_ident_sign(&id, pconn_hash(&p->pc), m.u.ident.sig);
+	script_peer_msg(p, &m);
 	memset(&m, 0, sizeof m);
 	m.type = WIRE_AUTH; /* no password: the proof is all zeros and not checked */
 	wire_who_init(&m.u.auth.who, name, "fz", ROLE_PLAYER);

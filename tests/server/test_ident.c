@@ -471,3 +471,66 @@ Test(store, migrations_from_empty_and_from_the_version_before)
 	temp_store_rm(path);
 	cr_assert_eq(uv_loop_close(&loop), 0);
 }
+
+/* ---- wrong passwords counted per key too ---- */
+
+static void
+auth_with(struct th *t, struct raw *r, const char *src, const struct auth_ident *id, const char *name, bool right)
+{
+	static struct wire_msg m;
+
+	if (src)
+		raw_start_from(t, r, src);
+	else
+		raw_start(t, r);
+	r->id = *id;
+	raw_hello(r);
+	th_run(t, 10000, raw_challenged, r);
+	cr_assert_eq(r->count[WIRE_CHALLENGE], 1);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_AUTH;
+	wire_who_init(&m.u.auth.who, name, "pw-room", ROLE_PLAYER);
+	m.u.auth.who.create = true;
+	if (right)
+		auth_proof(&t->srv->key, pconn_hash(&r->pc), name, strlen(name), m.u.auth.proof);
+	else
+		auth_random(m.u.auth.proof, PROTO_PROOF_LEN);
+	raw_msg(r, &m);
+	th_run(t, 10000, raw_settled, r);
+}
+
+Test(ident, a_proven_key_passes_its_address_lockout_and_a_guessing_key_is_stopped_anywhere, .timeout = 60)
+{
+	static struct raw player, guess[3], stranger, back, moved;
+	static struct auth_ident kp, kg, ks;
+	struct th t;
+	struct server_config c;
+
+	auth_ident_new(&kp);
+	auth_ident_new(&kg);
+	auth_ident_new(&ks);
+	th_init(&t);
+	th_config(&c);
+	c.multi = true;
+	c.password = "old oak";
+	c.lim.auth_fails = 2;
+	c.lim.auth_window_ms = 60000;
+	th_server(&t, &c);
+
+	auth_with(&t, &player, NULL, &kp, "Nimue", true);
+	cr_assert_eq(player.count[WIRE_WELCOME], 1, "the password was refused");
+	/* Someone else behind the same address guesses: the address is locked out. */
+	for (int i = 0; i < 2; i++) {
+		auth_with(&t, &guess[i], NULL, &kg, "Guesser", false);
+		expect_refused(&guess[i], PERR_AUTH, "wrong password");
+	}
+	auth_with(&t, &stranger, NULL, &ks, "Stranger", true);
+	expect_refused(&stranger, PERR_AUTH, "too many wrong passwords from your address");
+	/* The player who proved the password is not locked out by those guesses. */
+	auth_with(&t, &back, NULL, &kp, "Nimue-again", true); /* Nimue is still in the room */
+	cr_expect_eq(back.count[WIRE_WELCOME], 1, "a proven key was locked out by another key's guesses");
+	/* The guessing key, moved to another address, is stopped there too, even with the right password. */
+	auth_with(&t, &moved, "127.0.0.2", &kg, "Guesser", true);
+	expect_refused(&moved, PERR_AUTH, "too many wrong passwords from your key");
+	th_finish(&t);
+}
