@@ -131,6 +131,7 @@ struct wire_ident {
 struct wire_welcome {
 	uint8_t player;       /* 0 or 1 */
 	bool controller;
+	bool names_owned;     /* this server gives a name to the first key that used it (a store) */
 	uint8_t token_len;    /* PROTO_TOKEN_MIN..PROTO_TOKEN_MAX */
 	uint8_t token[PROTO_TOKEN_MAX];
 	/* The server's own figures, so that a client says them rather than guess a default:

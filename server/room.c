@@ -394,6 +394,7 @@ send_welcome(struct gameroom *r, int p)
 	m->type = WIRE_WELCOME;
 	m->u.welcome.player = (uint8_t)p;
 	m->u.welcome.controller = r->controller == p;
+	m->u.welcome.names_owned = server_names_owned(s);
 	m->u.welcome.token_len = st->token_len;
 	memcpy(m->u.welcome.token, st->token, st->token_len);
 	/* This server's own figures, every time (join, resume, control handed over, a mirror

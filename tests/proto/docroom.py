@@ -457,7 +457,7 @@ def password_server(cl):
         p, _ = until(c, "WELCOME", skip=())
         w = parse_welcome(p)
         lobby = parse_lobby(until(c, "LOBBY", skip=())[0])
-        cl.emit(w["player"] == 0 and w["flags"] == 1 and lobby["names"][0] == name,
+        cl.emit(w["player"] == 0 and w["flags"] & 1 == 1 and lobby["names"][0] == name,
                 "the right password (%r, its UTF-8 bytes): admitted, WELCOME player %d (controller), LOBBY names %r" %
                 (PASSWORD, w["player"], lobby["names"][0]))
         me, token = w["player"], w["token"]
@@ -621,7 +621,7 @@ def lobby_pair(cl):
         a.send(T_READY, b"\x01" + os.urandom(32))
         lb = parse_lobby(next_of(b, "LOBBY"))
         next_of(a, "LOBBY")
-        cl.emit(wb["player"] == 1 and wb["flags"] == 0 and lb["ready"] == 1,
+        cl.emit(wb["player"] == 1 and wb["flags"] & 1 == 0 and lb["ready"] == 1,
                 "a second player joins without the create bit: player 1, not the controller; the first is ready")
         drop(a)
         peer = parse_peer(next_of(b, "PEER"))
@@ -636,7 +636,7 @@ def lobby_pair(cl):
         lb = parse_lobby(next_of(a, "LOBBY"))
         peer = parse_peer(next_of(b, "PEER"))
         lb_b = parse_lobby(next_of(b, "LOBBY"))
-        cl.emit(w["player"] == 0 and w["flags"] == 1 and w["token"] == wa["token"] and lb["connected"] == 3
+        cl.emit(w["player"] == 0 and w["flags"] & 1 == 1 and w["token"] == wa["token"] and lb["connected"] == 3
                 and lb["ready"] == 0 and lb["controller"] == 0 and peer == (0, 1, 0) and lb_b == lb,
                 "RESUME in the lobby: WELCOME (player 0, the controller, the same token), LOBBY (back, not ready); "
                 "the other gets PEER %r (back) and that LOBBY" % (peer,))
@@ -679,7 +679,7 @@ def host_room(cl):
         w = parse_welcome(until(c, "WELCOME", skip=())[0])
         lobby = parse_lobby(until(c, "LOBBY", skip=())[0])
         me, token = w["player"], w["token"]
-        cl.emit(me == 0 and w["flags"] == 1 and lobby["controller"] == 0,
+        cl.emit(me == 0 and w["flags"] & 1 == 1 and lobby["controller"] == 0,
                 "host --headless: the right password, any room code: player 0, the controller")
         c.send(T_CONTROL, b"")
         p, _ = until(c, "ERROR")
