@@ -512,6 +512,13 @@ drop_if_blocked(struct server *s, struct conn *c)
 	struct key_entry *k = room_key_set(s) && conn_ident(c) ? key_get(s, c->ident, false) : NULL;
 	uint64_t now = server__now(s);
 
+	/* The address's lockout first (what an operator and the tests have always seen), unless the
+	 * key proved the password; then the key's own, from any address. */
+	if (!(k && k->proven) && auth_blocked(s, c, &wait_s)) {
+		snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
+		conn__drop(c, PERR_AUTH, why);
+		return true;
+	}
 	if (k && k->fails && now - k->window_start >= s->cfg.lim.auth_window_ms)
 		k->fails = 0;
 	if (k && k->fails >= s->cfg.lim.auth_fails) {
@@ -520,11 +527,7 @@ drop_if_blocked(struct server *s, struct conn *c)
 		conn__drop(c, PERR_AUTH, why);
 		return true;
 	}
-	if ((k && k->proven) || !auth_blocked(s, c, &wait_s))
-		return false;
-	snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
-	conn__drop(c, PERR_AUTH, why);
-	return true;
+	return false;
 }
 
 /* A key that proved the password: its address's lockout no longer stops it. */
