@@ -537,8 +537,8 @@ room__join(struct gameroom *r, struct conn *c)
 	r->lobby_active = server__now(s);
 	char fp[AUTH_FP_LEN + 1];
 	auth_fingerprint(c->ident, fp);
-	server__log(s, "%s: %s (key %s) joins room %s as player %d%s", c->peer, st->name, fp, r->code, p + 1,
-	            r->controller == p ? " (controller)" : "");
+	server__log(s, "%s: %s joins room %s as player %d%s, key %s", c->peer, st->name, r->code, p + 1,
+	            r->controller == p ? " (controller)" : "", fp);
 	send_welcome(r, p);
 	send_lobby(r);
 	return PERR_OK;

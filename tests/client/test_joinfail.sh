@@ -59,7 +59,7 @@ ROOM="$(head -1 "$TMPD/a.out" | cut -d' ' -f2 | tr -d :)"
 # with the bot's own key the name passes the store and meets the room's own rule. (A build without
 # SQLite owns no names: its server says so at start.)
 if grep -q 'names owned by keys' "$TMPD/server.err"; then
-	refused "name owned by another key" "the name 'Ada' belongs to another player's key here: choose another name" \
+	refused "name owned by another key" "the name 'Ada' belongs to another player's key here" \
 		"127.0.0.1:$PORT" --room "$ROOM" --name Ada
 fi
 refused "name in use" "that name is in use in this room" "127.0.0.1:$PORT" --room "$ROOM" --name Ada \
