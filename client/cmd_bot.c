@@ -8,6 +8,7 @@
 
 #include "bot.h"
 #include "cli.h"
+#include "ident.h"
 #include "cmd_net.h"
 #include "commands_net.h"
 #include "help.h"
@@ -104,6 +105,8 @@ cmd_bot(int argc, char **argv)
 	static struct cmd_net_pw pw;
 	uv_loop_t loop;
 	char host[256], why[300], namebuf[64], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
+	const char *key_file = NULL;
+	static struct auth_ident ident;
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1];
 	struct seatfile_claim claim = { -1, -1 };
 	const char *addr = NULL, *lan = NULL;
@@ -170,6 +173,8 @@ cmd_bot(int argc, char **argv)
 			bc.net.reconnect_for_ms = (unsigned)v * 1000;
 		} else if (strcmp(a, "--mirror") == 0) {
 			bc.mirror = true;
+		} else if (strcmp(a, "--key") == 0 && more) {
+			key_file = argv[++i];
 		} else if (a[0] != '-' && addr == NULL) {
 			addr = a;
 		} else {
@@ -209,8 +214,9 @@ cmd_bot(int argc, char **argv)
 		snprintf(namebuf, sizeof namebuf, "%s-bot", bot_level_name(bc.level));
 		bc.net.name = namebuf;
 	}
-	if (auth_init() != 0)
+	if (auth_init() != 0 || !ident_get(key_file, IDENT_BOT, &ident))
 		return 1;
+	bc.net.ident = &ident; /* net_create copies it */
 	if (new_room && bc.net.room) {
 		cli_error("--room or --new-room, not both\n");
 		return 2;

@@ -9,6 +9,7 @@
 #include "commands_net.h"
 #include "help.h"
 #include "lan.h"
+#include "ident.h"
 #include "text.h"
 
 int
@@ -20,8 +21,9 @@ cmd_join(int argc, char **argv)
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300], share[400];
 	struct seatfile_claim claim = { -1, -1 };
-	const char *addr = NULL, *preset = NULL, *dir = NULL, *lan = NULL;
+	const char *addr = NULL, *preset = NULL, *dir = NULL, *lan = NULL, *key_file = NULL;
 	static char lan_addr[LAN_ADDR_MAX + 16], lan_label[LAN_NAME_MAX + 40]; /* kept by nc */
+	static struct auth_ident ident;
 	char dirbuf[4096];
 	bool have_fp, new_room = false, keep_logs = true;
 	int r;
@@ -56,6 +58,8 @@ cmd_join(int argc, char **argv)
 			lan = argv[i];
 		} else if (strcmp(a, "--new-room") == 0) {
 			new_room = true;
+		} else if (strcmp(a, "--key") == 0 && more) {
+			key_file = argv[++i];
 		} else if (strcmp(a, "--log-dir") == 0 && more) {
 			dir = argv[++i];
 		} else if (strcmp(a, "--no-log") == 0) {
@@ -108,8 +112,10 @@ cmd_join(int argc, char **argv)
 	}
 	if (!cmd_net_have_terminal("join"))
 		return 1;
-	if (auth_init() != 0 || !cmd_net_password_get(&pw, "join", "Password: ", &nc.password))
+	if (auth_init() != 0 || !ident_get(key_file, IDENT_PLAYER, &ident) ||
+	    !cmd_net_password_get(&pw, "join", "Password: ", &nc.password))
 		return 1;
+	nc.ident = &ident; /* net_create copies it */
 	cmd_net_client_trust(&nc, fp, have_fp, known, sizeof known);
 	banner[0] = share[0] = '\0';
 	if (new_room) {

@@ -17,6 +17,7 @@
 #include "lan.h"
 #include "portmap_cli.h"
 #include "progress.h"
+#include "store.h"
 #include "text.h"
 
 /* What the options set, from the file and then the command line: made afresh at the start and
@@ -29,6 +30,8 @@ struct srvopts {
 	bool conns_given, resume;
 	const char *admin_path, *metrics; /* --admin-socket, --metrics */
 	bool metrics_public, announce, upnp;
+	const char *store_file, *free_name; /* --store FILE, --free-name NAME */
+	bool no_store;
 	struct proxy_cidr trusted[PROXY_TRUSTED_MAX]; /* --trusted-proxy; cfg.trusted points here */
 };
 
@@ -68,7 +71,7 @@ static const char *const live_settings[] = {
 	"lobby-hold", "password", "password-file", NULL,
 };
 /* Options with no meaning in a file. */
-static const char *const file_refused[] = { "config", NULL };
+static const char *const file_refused[] = { "config", "free-name", NULL };
 
 static bool
 live_setting(const char *name)
@@ -146,6 +149,14 @@ take_option(int argc, char **argv, int *i, struct srvopts *o)
 		o->upnp = true;
 	} else if (strcmp(a, "--announce") == 0) {
 		o->announce = true;
+	} else if (strcmp(a, "--store") == 0 && more) {
+		o->store_file = argv[++*i];
+	} else if (strcmp(a, "--no-store") == 0) {
+		o->no_store = true;
+	} else if (strcmp(a, "--free-name") == 0 && more) {
+		if (!cmd_net_text_arg(argv[++*i], TEXT_NAME, "--free-name"))
+			return -1;
+		o->free_name = argv[*i];
 	} else if (strcmp(a, "--admin-socket") == 0 && more) {
 		o->admin_path = argv[++*i];
 	} else if (strcmp(a, "--metrics") == 0 && more) {
@@ -545,6 +556,40 @@ cmd_server(int argc, char **argv)
 		return 2;
 	if (o.upnp && !portmap_cli_methods(&methods))
 		return 2;
+	static char storebuf[4200];
+	const char *store_file = o.store_file;
+	bool no_store = o.no_store;
+	if (no_store && (store_file || o.free_name)) {
+		cli_error("--no-store with --store or --free-name: which store?\n");
+		return 2;
+	}
+	if (!no_store && store_file == NULL) {
+		char sd[4096];
+		if (!cmd_net_state_dir(&o.pl, sd, sizeof sd) || cli_make_dirs(sd) != 0 ||
+		    (size_t)snprintf(storebuf, sizeof storebuf, "%s/server.db", sd) >= sizeof storebuf) {
+			cli_error("no state folder (XDG_STATE_HOME, HOME, --state-dir) for the store: names are not owned "
+			          "(--store FILE)\n");
+			no_store = true;
+		} else {
+			store_file = storebuf;
+		}
+	}
+	if (o.free_name) {
+		/* Offline, and safe beside a running server on the same file: SQLite's locks order the two,
+		 * and the server reads the name's owner afresh at every join. */
+		bool freed;
+		if (store_free_name(store_file, o.free_name, &freed, why, sizeof why) != 0) {
+			cli_error("%s\n", why);
+			return 1;
+		}
+		printf("%s: the name '%s' %s\n", store_file, o.free_name, freed ? "is free now" : "was not owned");
+		return 0;
+	}
+	if (!no_store && !store_built) {
+		cli_error("built without SQLite: names are not owned on this server\n");
+		no_store = true;
+	}
+	cfg.store_path = no_store ? NULL : store_file;
 	if (auth_init() != 0 || !cmd_net_password_get(&o.pw, "server", "Password for every room: ", &cfg.password) ||
 	    !cmd_net_server_identity(&id, &o.pl, "server"))
 		return 1;
@@ -595,9 +640,11 @@ cmd_server(int argc, char **argv)
 		         cfg.log_keep_days == 1 ? "" : "s");
 	else if (cfg.log_dir)
 		snprintf(keep, sizeof keep, ", kept forever");
-	server_log(x.srv, LOG_NOTICE, "listening on %s port %d%s; turn logs in %s%s%s%s", server_bound(x.srv),
+	server_log(x.srv, LOG_NOTICE, "listening on %s port %d%s; turn logs in %s%s; %s%s%s%s", server_bound(x.srv),
 	           server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
-	           cfg.log_dir ? cfg.log_dir : "memory", keep, x.config ? "; settings from " : "", x.config ? x.config : "");
+	           cfg.log_dir ? cfg.log_dir : "memory", keep,
+	           cfg.store_path ? "names owned by keys in " : "names not owned", cfg.store_path ? cfg.store_path : "",
+	           x.config ? "; settings from " : "", x.config ? x.config : "");
 	if (admin_said[0])
 		server_log(x.srv, LOG_NOTICE, "%s", admin_said);
 	if (metrics_said[0])

@@ -15,5 +15,7 @@ WW_COLD int cmd_server(int argc, char **argv);
 WW_COLD int cmd_status(int argc, char **argv);
 /* wizwar bot HOST[:PORT]: a bot that plays through the protocol. */
 WW_COLD int cmd_bot(int argc, char **argv);
+/* wizwar id: the fingerprint of this player's key (client/ident.h). */
+WW_COLD int cmd_id(int argc, char **argv);
 
 #endif

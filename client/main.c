@@ -25,6 +25,7 @@ static const struct subcommand {
 	{ "status", cmd_status, "how a running server is doing, through its admin socket" },
 	{ "bot", cmd_bot, "a bot that plays over the network" },
 	{ "watch", cmd_spectate, "watch a live duel as a spectator, as its players allow" },
+	{ "id", cmd_id, "the fingerprint of your key, which owns your names on a server" },
 	{ "selfplay", cmd_selfplay, "headless duels between two bots, printed or summarised" },
 	{ "replay", cmd_replay, "watch a turn log, check it, or print it turn by turn" },
 	{ "keys", keys_cmd, "print the key bindings in force and where they came from" },

@@ -85,6 +85,7 @@ unref(struct net *n)
 		n->cfg.ev.closed(n->cfg.ud, n);
 	pconn_finish(&n->pc);
 	auth_key_wipe(&n->key);
+	auth_ident_wipe(&n->ident);
 	if (n->password) {
 		sodium_memzero(n->password, strlen(n->password));
 		free(n->password);
@@ -792,6 +793,11 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	}
 	if (cfg->key)
 		n->key = *cfg->key;
+	if (cfg->ident)
+		n->ident = *cfg->ident;
+	else
+		auth_ident_new(&n->ident);
+	n->cfg.ident = NULL;
 	n->password = cfg->password && cfg->password[0] ? strdup(cfg->password) : NULL;
 	n->fingerprint = cfg->fingerprint ? strdup(cfg->fingerprint) : NULL;
 	n->known_file = cfg->known_file ? strdup(cfg->known_file) : NULL;
@@ -839,6 +845,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	}
 	return n;
 fail:
+	auth_ident_wipe(&n->ident);
 	free(n->password);
 	free(n->fingerprint);
 	free(n->known_file);

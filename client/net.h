@@ -85,6 +85,10 @@ struct net_config {
 	const char *fingerprint;
 	const char *fingerprint_from; /* where it came from, for a refusal: NULL "the join line" (kept: static) */
 	const char *known_file;
+	/* The client's long-term key (ident.h), proven to the server by IDENT at every connection;
+	 * NULL: a fresh key made for this net alone (in-process games, tests): the server sees a
+	 * new player each run. Copied: the caller's may go. */
+	const struct auth_ident *ident;
 	int role;                   /* enum wire_role */
 	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */
 	size_t token_len;

@@ -30,6 +30,7 @@ struct net {
 	char *password, *fingerprint, *known_file;
 	bool room_given;
 	struct auth_key key;     /* set once derived under the server's salt */
+	struct auth_ident ident; /* this client's long-term key, proven by IDENT */
 	uint8_t pinned[PROTO_KEY_LEN]; /* the server's key once checked: every reconnection must show it */
 	bool has_pin;
 	int phase;

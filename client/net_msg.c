@@ -40,6 +40,11 @@ on_challenge(struct net *n, const struct wire_msg *m)
 	}
 	if (!c->password)
 		auth_key_wipe(&n->key); /* proofs of zeros: the server checks none */
+	/* The key first (protocol 7), signed over this channel's handshake hash: good for no other. */
+	n->out.type = WIRE_IDENT;
+	memcpy(n->out.u.ident.key, n->ident.pk, PROTO_IDENT_KEY_LEN);
+	auth_ident_sign(&n->ident, h, n->out.u.ident.sig);
+	net__send_msg(n, &n->out);
 	if (n->token_len) {
 		n->out.type = WIRE_RESUME;
 		wire_who_init(&n->out.u.resume.who, n->name, n->room, n->cfg.role);

@@ -13,7 +13,7 @@
  * both versions; the frame header, HELLO's first 8 bytes, CHALLENGE's first 8
  * bytes and ERROR are frozen so that this refusal is readable by every version.
  */
-#define PROTO_VERSION 7 /* 7: spectators (SPECT_* messages 0x50..0x5f, the spectator role, WELCOME without a seat); 6: records are padded to a few sizes, and one begun must end within PROTO_RECORD_MS; 5: WELCOME carries the server's lobby hold and duel grace; 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
+#define PROTO_VERSION 7 /* 7: spectators (SPECT_* messages 0x50..0x5f, the spectator role, WELCOME without a seat), and the client proves a long-term key (IDENT) before AUTH or RESUME, a name may belong to a key; 6: records are padded to a few sizes, and one begun must end within PROTO_RECORD_MS; 5: WELCOME carries the server's lobby hold and duel grace; 4: the seed is drawn from the server's committed part and the players' parts, and a client never deflates; 3: UPDATE messages carry their argument count; 2 is the encrypted handshake */
 
 /* "WZWR": the first four payload bytes of HELLO and CHALLENGE. */
 #define PROTO_MAGIC 0x575a5752u
@@ -41,6 +41,8 @@
 #define PROTO_HASH_LEN 64         /* the Noise handshake hash (BLAKE2b) */
 #define PROTO_PW_SALT_LEN 16      /* crypto_pwhash_SALTBYTES */
 #define PROTO_PROOF_LEN 32
+#define PROTO_IDENT_KEY_LEN 32    /* a client's Ed25519 public key (crypto_sign_PUBLICKEYBYTES) */
+#define PROTO_IDENT_SIG_LEN 64    /* an Ed25519 signature (crypto_sign_BYTES) */
 #define PROTO_TOKEN_MIN 16
 #define PROTO_TOKEN_MAX 32
 #define PROTO_COMMIT_LEN 32
@@ -83,6 +85,7 @@
 	X(CRYPTO,         21, "the handshake or an encrypted record does not verify") \
 	X(RECORD,         22, "bad encrypted record length") \
 	X(HOSTKEY,        23, "the server's key is not the one expected") \
+	X(IDENT,          24, "the client's key proof does not verify") \
 	X(AUTH,           100, "authentication failed") \
 	X(ROOM_FULL,      101, "the room is full") \
 	X(NAME_TAKEN,     102, "that name is in use in this room") \
@@ -94,7 +97,8 @@
 	X(SERVER,         108, "server error") \
 	X(LIMIT,          109, "too much, too fast: a rate limit") \
 	X(NO_ROOM,        110, "no room with that code") \
-	X(NO_SPECTATORS,  111, "the players of this room do not allow spectators")
+	X(NO_SPECTATORS,  111, "the players of this room do not allow spectators") \
+	X(NAME_OWNED,     120, "that name belongs to another player's key on this server")
 
 enum perr {
 #define X(id, num, text) PERR_##id = (num),

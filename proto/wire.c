@@ -330,6 +330,24 @@ welcome_ok(unsigned player, bool controller, unsigned token_len)
 	return player < PLAYERS && token_len >= PROTO_TOKEN_MIN && token_len <= PROTO_TOKEN_MAX;
 }
 
+/* IDENT: the key and the signature, as they are; the server verifies the signature (auth_ident_verify),
+ * the decoder only the length. */
+static int
+enc_IDENT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	(void)e;
+	proto__put(w, m->u.ident.key, PROTO_IDENT_KEY_LEN);
+	proto__put(w, m->u.ident.sig, PROTO_IDENT_SIG_LEN);
+	return 0;
+}
+
+static int
+dec_IDENT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	NEED(proto__get(r, m->u.ident.key, PROTO_IDENT_KEY_LEN) && proto__get(r, m->u.ident.sig, PROTO_IDENT_SIG_LEN));
+	return 0;
+}
+
 static int
 enc_WELCOME(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 {
@@ -340,7 +358,7 @@ enc_WELCOME(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	if (c->grace < 1 || c->hold > c->grace)
 		BAD("welcome: lobby hold %u s, grace %u s", c->hold, c->grace);
 	proto__put_u8(w, c->player);
-	proto__put_u8(w, c->controller ? 1 : 0);
+	proto__put_u8(w, (uint8_t)((c->controller ? 1 : 0) | (c->names_owned ? 2 : 0)));
 	proto__put_u8(w, c->token_len);
 	proto__put(w, c->token, c->token_len);
 	proto__put_u16(w, c->hold);
@@ -355,9 +373,10 @@ dec_WELCOME(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	uint8_t flags;
 
 	NEED(proto__get_u8(r, &c->player) && proto__get_u8(r, &flags) && proto__get_u8(r, &c->token_len));
-	if (flags > 1 || !welcome_ok(c->player, flags & 1, c->token_len))
+	if (flags > 3 || !welcome_ok(c->player, flags & 1, c->token_len))
 		BAD("welcome: player %u, flags 0x%x, token %u bytes", c->player, flags, c->token_len);
 	c->controller = flags & 1;
+	c->names_owned = (flags & 2) != 0;
 	NEED(proto__get(r, c->token, c->token_len));
 	/* A seat is held a while in a duel (a grace of 0 would forfeit it at the drop), and a
 	 * server never holds a lobby seat longer than a duel's. */

@@ -33,6 +33,7 @@
 	X(CHALLENGE, 0x11, WIRE_S2C,  1, 8,  255,               challenge) \
 	X(AUTH,      0x12, WIRE_C2S,  1, 37, 115,               auth)      \
 	X(WELCOME,   0x13, WIRE_S2C,  1, 7,  39,                welcome)   \
+	X(IDENT,     0x14, WIRE_C2S,  1, 96, 96,                ident)     \
 	X(LOBBY,     0x20, WIRE_S2C,  0, 44, 172,               lobby)     \
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
 	X(READY,     0x22, WIRE_C2S,  0, 1,  33,                ready)     \
@@ -129,9 +130,17 @@ struct wire_auth {
 	uint8_t proof[PROTO_PROOF_LEN];
 };
 
+/* IDENT: the client's long-term Ed25519 key and its signature over the handshake hash (auth_ident_sign),
+ * sent first inside the channel, before AUTH or RESUME (docs/protocol.md, "Identity"). */
+struct wire_ident {
+	uint8_t key[PROTO_IDENT_KEY_LEN];
+	uint8_t sig[PROTO_IDENT_SIG_LEN];
+};
+
 struct wire_welcome {
 	uint8_t player;       /* 0 or 1 */
 	bool controller;
+	bool names_owned;     /* this server gives a name to the first key that used it (a store) */
 	uint8_t token_len;    /* PROTO_TOKEN_MIN..PROTO_TOKEN_MAX */
 	uint8_t token[PROTO_TOKEN_MAX];
 	/* The server's own figures, so that a client says them rather than guess a default:
@@ -266,6 +275,7 @@ struct wire_msg {
 		struct wire_challenge challenge;
 		struct wire_auth auth;
 		struct wire_welcome welcome;
+		struct wire_ident ident;
 		struct wire_lobby lobby;
 		struct wire_options options;
 		struct wire_ready ready;

@@ -184,6 +184,61 @@ auth_fingerprint(const uint8_t pk[PROTO_KEY_LEN], char out[AUTH_FP_LEN + 1])
 }
 
 void
+auth_ident_new(struct auth_ident *id)
+{
+	_Static_assert(sizeof id->sk == crypto_sign_SECRETKEYBYTES, "ed25519 secret key");
+	_Static_assert(PROTO_IDENT_KEY_LEN == crypto_sign_PUBLICKEYBYTES, "ed25519 public key");
+	_Static_assert(PROTO_IDENT_SIG_LEN == crypto_sign_BYTES, "ed25519 signature");
+	crypto_sign_keypair(id->pk, id->sk);
+}
+
+void
+auth_ident_from_seed(struct auth_ident *id, const uint8_t seed[AUTH_IDENT_SEED_LEN])
+{
+	_Static_assert(AUTH_IDENT_SEED_LEN == crypto_sign_SEEDBYTES, "ed25519 seed");
+	crypto_sign_seed_keypair(id->pk, id->sk, seed);
+}
+
+void
+auth_ident_seed(const struct auth_ident *id, uint8_t seed[AUTH_IDENT_SEED_LEN])
+{
+	crypto_sign_ed25519_sk_to_seed(seed, id->sk);
+}
+
+void
+auth_ident_wipe(struct auth_ident *id)
+{
+	sodium_memzero(id, sizeof *id);
+}
+
+/* The signed message: the domain, then the hash; nothing of it is secret. */
+static void
+ident_message(const uint8_t hash[PROTO_HASH_LEN], uint8_t out[sizeof AUTH_IDENT_DOMAIN - 1 + PROTO_HASH_LEN])
+{
+	memcpy(out, AUTH_IDENT_DOMAIN, sizeof AUTH_IDENT_DOMAIN - 1);
+	memcpy(out + sizeof AUTH_IDENT_DOMAIN - 1, hash, PROTO_HASH_LEN);
+}
+
+void
+auth_ident_sign(const struct auth_ident *id, const uint8_t hash[PROTO_HASH_LEN], uint8_t sig[PROTO_IDENT_SIG_LEN])
+{
+	uint8_t msg[sizeof AUTH_IDENT_DOMAIN - 1 + PROTO_HASH_LEN];
+
+	ident_message(hash, msg);
+	crypto_sign_detached(sig, NULL, msg, sizeof msg, id->sk);
+}
+
+bool
+auth_ident_verify(const uint8_t pk[PROTO_IDENT_KEY_LEN], const uint8_t hash[PROTO_HASH_LEN],
+                  const uint8_t sig[PROTO_IDENT_SIG_LEN])
+{
+	uint8_t msg[sizeof AUTH_IDENT_DOMAIN - 1 + PROTO_HASH_LEN];
+
+	ident_message(hash, msg);
+	return crypto_sign_verify_detached(sig, msg, sizeof msg, pk) == 0;
+}
+
+void
 auth_random(void *buf, size_t n)
 {
 	randombytes_buf(buf, n);

@@ -62,6 +62,30 @@ WW_COLD int auth_identity_load(struct auth_identity *id, const char *path, bool 
 #define AUTH_FP_LEN 26
 void auth_fingerprint(const uint8_t pk[PROTO_KEY_LEN], char out[AUTH_FP_LEN + 1]);
 
+/*
+ * A client's long-term identity (issue 31): an Ed25519 key pair (crypto_sign). The client proves it
+ * inside the channel with IDENT: a signature over AUTH_IDENT_DOMAIN || the Noise handshake hash, so
+ * the proof is good for this one channel (the hash binds both ephemerals and the server's key) and
+ * never a signature over anything else this key signs. Its fingerprint is auth_fingerprint() of the
+ * public key, as a server's is.
+ */
+#define AUTH_IDENT_DOMAIN "wizwar-ident-1"
+#define AUTH_IDENT_SEED_LEN 32
+struct auth_ident {
+	uint8_t pk[PROTO_IDENT_KEY_LEN];
+	uint8_t sk[64]; /* crypto_sign_SECRETKEYBYTES: the seed then the public key */
+};
+/* A fresh key pair, or the pair of a 32-byte seed (the key file holds the seed). */
+void auth_ident_new(struct auth_ident *id);
+void auth_ident_from_seed(struct auth_ident *id, const uint8_t seed[AUTH_IDENT_SEED_LEN]);
+void auth_ident_seed(const struct auth_ident *id, uint8_t seed[AUTH_IDENT_SEED_LEN]);
+void auth_ident_wipe(struct auth_ident *id);
+void auth_ident_sign(const struct auth_ident *id, const uint8_t hash[PROTO_HASH_LEN], uint8_t sig[PROTO_IDENT_SIG_LEN]);
+/* Does sig prove pk over this handshake hash? False for a bad signature, a small-order or
+ * non-canonical key (libsodium refuses them). */
+bool auth_ident_verify(const uint8_t pk[PROTO_IDENT_KEY_LEN], const uint8_t hash[PROTO_HASH_LEN],
+                       const uint8_t sig[PROTO_IDENT_SIG_LEN]);
+
 /* Unpredictable bytes (nonces, tokens, salts, seeds). */
 void auth_random(void *buf, size_t n);
 uint64_t auth_random64(void);

@@ -653,6 +653,12 @@ conn__start(struct server *s, int fd)
 	return 0;
 }
 
+const uint8_t *
+conn_ident(const struct conn *c)
+{
+	return c->state == CONN_KNOWN || c->state == CONN_CLAIMING || c->state == CONN_JOINED ? c->ident : NULL;
+}
+
 int
 conn_seat(const struct conn *c)
 {

@@ -19,6 +19,7 @@
 #include "pconn.h"
 #include "server.h"
 #include "spect.h"
+#include "store.h"
 #include "tlog.h"
 #include "update.h"
 #include "view.h"
@@ -26,7 +27,9 @@
 
 enum conn_state {
 	CONN_HELLO,      /* waiting for HELLO */
-	CONN_CHALLENGED, /* CHALLENGE sent, waiting for AUTH or RESUME */
+	CONN_CHALLENGED, /* CHALLENGE sent, waiting for IDENT */
+	CONN_KNOWN,      /* IDENT verified: the client's key is known; waiting for AUTH or RESUME */
+	CONN_CLAIMING,   /* AUTH taken, its name being claimed in the store (off the loop) */
 	CONN_JOINED,     /* WELCOME sent: a player in a room */
 	CONN_CLOSING,    /* dropped; its last bytes are going out */
 };
@@ -58,6 +61,16 @@ struct addr_entry {
 	bool hs_said;             /* its handshakes are being refused, and the log said so */
 };
 
+/* A client key the server counts (server.c): its wrong passwords, and whether it proved the
+ * password here before. Made only on a server with a password, at a key's first proof or failure. */
+struct key_entry {
+	struct hlink hl;           /* in server.keys */
+	uint8_t key[PROTO_IDENT_KEY_LEN];
+	unsigned fails;
+	uint64_t window_start;
+	bool proven;               /* proved the password: its address's lockout does not stop it */
+};
+
 /* One TCP peer. The struct hangs off tcp.data and timer.data; it is freed only
  * when both handles are closed. */
 struct conn {
@@ -82,7 +95,9 @@ struct conn {
 	uint8_t *px;
 	size_t pxlen, pxneed;
 	size_t queued;             /* bytes in uv_write requests not yet done */
-	struct wire_who who;       /* CHALLENGED on: from AUTH or RESUME */
+	struct wire_who who;       /* CLAIMING on: from AUTH or RESUME */
+	uint8_t ident[PROTO_IDENT_KEY_LEN]; /* KNOWN on: the client's long-term key, proven by IDENT */
+	struct store_req *claim;   /* CLAIMING: the store's request; cancelled if the conn goes first */
 	struct gameroom *room;         /* CHALLENGED: the room asked for (one-room mode); JOINED: its room */
 	int seat;                  /* JOINED: 0 or 1; else -1 (a spectator too) */
 	bool spect;                /* JOINED as a spectator (spect.c): on its room's list, no seat */
@@ -206,6 +221,7 @@ struct server {
 	char *bind, *log_dir;
 	struct logtree_keeper *keeper; /* --log-keep's expiry of finished logs; NULL: kept forever */
 	struct auth_identity id;   /* the long-term key and password salt */
+	struct store *store;       /* names owned by keys (store.c); NULL: names are not owned */
 	char bound[48];            /* the address actually listened on */
 	struct auth_key key;       /* the password key (one room's, or every room's) */
 	struct auth_key old_key;   /* the one before a reload changed it: still proves a RESUME (server_set_password_key) */
@@ -215,7 +231,7 @@ struct server {
 	 * (crypto_shorthash) under a random key: a peer chooses room codes and may choose
 	 * addresses, and must not be able to make one chain hold them all. Each table
 	 * doubles when it holds more entries than buckets. */
-	struct htab room_codes, addrs;
+	struct htab room_codes, addrs, keys;
 	uint8_t hash_key[16];
 	unsigned nconns, nrooms;
 	uint64_t emfile_logged;    /* when "too many open files" was last logged ... */

@@ -413,6 +413,7 @@ send_welcome(struct gameroom *r, int p)
 	m->type = WIRE_WELCOME;
 	m->u.welcome.player = (uint8_t)p;
 	m->u.welcome.controller = r->controller == p;
+	m->u.welcome.names_owned = server_names_owned(s);
 	m->u.welcome.token_len = st->token_len;
 	memcpy(m->u.welcome.token, st->token, st->token_len);
 	/* This server's own figures, every time (join, resume, control handed over, a mirror
@@ -555,8 +556,10 @@ room__join(struct gameroom *r, struct conn *c)
 	c->seat = p;
 	c->state = CONN_JOINED;
 	r->lobby_active = server__now(s);
-	server__event(s, LOG_INFO, r->code, c->peer, "%s joins room %s as player %d%s", st->name, r->code, p + 1,
-	            r->controller == p ? " (controller)" : "");
+	char fp[AUTH_FP_LEN + 1];
+	auth_fingerprint(c->ident, fp);
+	server__event(s, LOG_INFO, r->code, c->peer, "%s joins room %s as player %d%s, key %s", st->name, r->code, p + 1,
+	            r->controller == p ? " (controller)" : "", fp);
 	send_welcome(r, p);
 	send_lobby(r);
 	spect__joined(r, c);

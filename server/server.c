@@ -353,6 +353,10 @@ server__conn_gone(struct conn *c)
 	if (c->gone)
 		return;
 	c->gone = true;
+	if (c->claim) { /* its answer must not find the conn freed */
+		store_cancel(c->claim);
+		c->claim = NULL;
+	}
 	s->nconns--;
 	if (c->addr)
 		c->addr->conns--;
@@ -410,6 +414,67 @@ server__may_handshake(struct server *s, struct conn *c, char *why, size_t whylen
 	return false;
 }
 
+/*
+ * Keys counted as addresses are (issue 31: once the key is known, the key is what counts): on a
+ * server with a password, each key's wrong passwords have a window of their own, so a guesser
+ * that moves from address to address with one key is still stopped; and a key that proved the
+ * password here passes its address's lockout, so a player behind a NAT is never locked out by
+ * someone else's guesses there (OpenSSH's rule: a valid credential is not locked out by others'
+ * failures). A fresh key costs nothing, so the address's limit stays what stops a guesser with
+ * many keys. Remembered at most as many keys as addresses; a full table forgets those with no
+ * open window that never proved the password.
+ */
+static bool
+key_idle(const struct server *s, const struct key_entry *k, uint64_t now)
+{
+	return !k->proven && (k->fails == 0 || now - k->window_start >= s->cfg.lim.auth_window_ms);
+}
+
+static void
+key_forget(struct server *s)
+{
+	uint64_t now = server__now(s);
+
+	for (unsigned i = 0; i < s->keys.n; i++) {
+		struct hlink **pp = &s->keys.b[i];
+		while (*pp) {
+			struct key_entry *k = HLINK_ENTRY(*pp, struct key_entry, hl);
+			if (key_idle(s, k, now)) {
+				*pp = k->hl.next;
+				free(k);
+				s->keys.count--;
+			} else {
+				pp = &k->hl.next;
+			}
+		}
+	}
+}
+
+/* The entry of a client key; NULL when there is none (create false), no memory or no room. */
+static struct key_entry *
+key_get(struct server *s, const uint8_t key[PROTO_IDENT_KEY_LEN], bool create)
+{
+	struct key_entry *e;
+	uint64_t h = hash_bytes(s, key, PROTO_IDENT_KEY_LEN);
+
+	if (s->keys.n) {
+		for (struct hlink *l = *htab_chain(&s->keys, h); l; l = l->next) {
+			e = HLINK_ENTRY(l, struct key_entry, hl);
+			if (l->hash == h && memcmp(e->key, key, PROTO_IDENT_KEY_LEN) == 0)
+				return e;
+		}
+	}
+	if (!create)
+		return NULL;
+	if (s->keys.count >= addrs_max(s))
+		key_forget(s);
+	if (s->keys.count >= addrs_max(s) || !htab_reserve(&s->keys) || (e = calloc(1, sizeof *e)) == NULL)
+		return NULL;
+	memcpy(e->key, key, PROTO_IDENT_KEY_LEN);
+	htab_add(&s->keys, &e->hl, h);
+	return e;
+}
+
 /* Per-address wrong-password counting: a window opens at the first failure. */
 static bool
 auth_blocked(struct server *s, struct conn *c, unsigned *wait_s)
@@ -427,15 +492,30 @@ auth_blocked(struct server *s, struct conn *c, unsigned *wait_s)
 	return true;
 }
 
+static bool
+room_key_set(const struct server *s)
+{
+	return s->key.set;
+}
+
 void
 server__auth_failed(struct server *s, struct conn *c)
 {
 	struct addr_entry *a = c->addr;
 
+	struct key_entry *k = room_key_set(s) && conn_ident(c) ? key_get(s, c->ident, true) : NULL;
+	uint64_t now = server__now(s);
+
+	if (k) {
+		if (k->fails && now - k->window_start >= s->cfg.lim.auth_window_ms)
+			k->fails = 0;
+		if (k->fails++ == 0)
+			k->window_start = now;
+	}
 	if (a == NULL)
 		return;
 	if (a->fails == 0)
-		a->window_start = server__now(s);
+		a->window_start = now;
 	a->fails++;
 }
 
@@ -455,13 +535,37 @@ drop_if_blocked(struct server *s, struct conn *c)
 {
 	unsigned wait_s;
 	char why[PROTO_REASON_BYTES];
+	struct key_entry *k = room_key_set(s) && conn_ident(c) ? key_get(s, c->ident, false) : NULL;
+	uint64_t now = server__now(s);
 
-	if (!auth_blocked(s, c, &wait_s))
-		return false;
-	metrics_limit_hit(&s->m, METRICS_LIM_WRONG_PASSWORDS);
-	snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
-	conn__drop(c, PERR_AUTH, why);
-	return true;
+	/* The address's lockout first (what an operator and the tests have always seen), unless the
+	 * key proved the password; then the key's own, from any address. */
+	if (!(k && k->proven) && auth_blocked(s, c, &wait_s)) {
+		metrics_limit_hit(&s->m, METRICS_LIM_WRONG_PASSWORDS);
+		snprintf(why, sizeof why, "too many wrong passwords from your address: try again in %u s", wait_s);
+		conn__drop(c, PERR_AUTH, why);
+		return true;
+	}
+	if (k && k->fails && now - k->window_start >= s->cfg.lim.auth_window_ms)
+		k->fails = 0;
+	if (k && k->fails >= s->cfg.lim.auth_fails) {
+		metrics_limit_hit(&s->m, METRICS_LIM_WRONG_PASSWORDS);
+		snprintf(why, sizeof why, "too many wrong passwords from your key: try again in %u s",
+		         (unsigned)((s->cfg.lim.auth_window_ms - (now - k->window_start) + 999) / 1000));
+		conn__drop(c, PERR_AUTH, why);
+		return true;
+	}
+	return false;
+}
+
+/* A key that proved the password: its address's lockout no longer stops it. */
+static void
+key_proven(struct server *s, struct conn *c)
+{
+	struct key_entry *k;
+
+	if (room_key_set(s) && (k = key_get(s, c->ident, true)) != NULL)
+		k->proven = true;
 }
 
 /* Unknown room codes per address: a window opens at the first; past the limit the address
@@ -549,14 +653,49 @@ room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 	return r;
 }
 
+/* IDENT: the client's long-term key, proven over this channel's handshake hash. A signature
+ * made for another channel (a replay), by another key, or over anything else does not verify. */
+static void
+on_ident(struct conn *c, const struct wire_ident *m)
+{
+	if (!auth_ident_verify(m->key, pconn_hash(&c->pc), m->sig)) {
+		conn__drop(c, PERR_IDENT, "your key's proof does not verify for this connection");
+		return;
+	}
+	memcpy(c->ident, m->key, PROTO_IDENT_KEY_LEN);
+	c->state = CONN_KNOWN;
+}
+
+static void join_room(struct conn *c);
+
+/* The store's answer to a name claim, on the loop (never called for a conn that went first:
+ * server__conn_gone cancels it). */
+static void
+on_claimed(void *ud, int result)
+{
+	struct conn *c = ud;
+	char why[PROTO_REASON_BYTES + PROTO_NAME_BYTES]; /* cut to PROTO_REASON_BYTES by wire_error_init */
+
+	c->claim = NULL;
+	if (c->state != CONN_CLAIMING)
+		return;
+	if (result == STORE_TAKEN) {
+		snprintf(why, sizeof why, "the name '%s' belongs to another player's key here: choose another name",
+		         c->who.name);
+		conn__drop(c, PERR_NAME_OWNED, why);
+		return;
+	}
+	if (result != STORE_OK) {
+		conn__drop(c, PERR_SERVER, "the server's store cannot answer now: try again in a moment");
+		return;
+	}
+	join_room(c);
+}
+
 static void
 on_auth(struct conn *c, const struct wire_auth *a)
 {
 	struct server *s = c->srv;
-	struct gameroom *r;
-	int code = PERR_OK;
-	unsigned retry_s = 0;
-	char why[PROTO_REASON_BYTES];
 
 	if (!take_who(c, &a->who))
 		return;
@@ -567,8 +706,30 @@ on_auth(struct conn *c, const struct wire_auth *a)
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
 	}
+	key_proven(s, c);
 	if (s->cfg.multi && drop_if_guessing(s, c, false))
 		return;
+	if (s->store == NULL) {
+		join_room(c);
+		return;
+	}
+	/* The name must be this key's before WELCOME; the store answers off the loop, and the
+	 * conn waits (CLAIMING) with every other connection still served meanwhile. */
+	c->state = CONN_CLAIMING;
+	if ((c->claim = store_claim_name(s->store, c->ident, c->who.name, on_claimed, c)) == NULL)
+		conn__drop(c, PERR_NOMEM, "out of memory");
+}
+
+/* AUTH accepted (its name this key's, where names are owned): the room, made or found, then the seat. */
+static void
+join_room(struct conn *c)
+{
+	struct server *s = c->srv;
+	struct gameroom *r;
+	int code = PERR_OK;
+	unsigned retry_s = 0;
+	char why[PROTO_REASON_BYTES];
+
 	if ((r = room_for(c, true, &code, &retry_s)) == NULL) {
 		if (code == PERR_NO_ROOM) {
 			if (drop_if_guessing(s, c, true))
@@ -608,6 +769,7 @@ on_resume(struct conn *c, const struct wire_resume *m)
 		conn__drop(c, PERR_AUTH, "wrong password");
 		return;
 	}
+	key_proven(s, c);
 	/* An unknown token is not counted as a wrong guess: a token is 32 random bytes that
 	 * nobody guesses, and the clients of a server restarted without --resume each come back
 	 * with one, several behind one address (a NAT), which must not lock that address out. */
@@ -644,6 +806,13 @@ server__handle(struct conn *c, const struct wire_msg *m)
 			conn__drop(c, PERR_STATE, "expected HELLO");
 		return;
 	case CONN_CHALLENGED:
+		/* Protocol 7: the key first, always; an AUTH without it is an older client's or a downgrade's. */
+		if (m->type == WIRE_IDENT)
+			on_ident(c, &m->u.ident);
+		else
+			conn__drop(c, PERR_STATE, "expected IDENT (the client's key) first");
+		return;
+	case CONN_KNOWN:
 		if (m->type == WIRE_AUTH)
 			on_auth(c, &m->u.auth);
 		else if (m->type == WIRE_RESUME)
@@ -653,8 +822,11 @@ server__handle(struct conn *c, const struct wire_msg *m)
 		if (c->state == CONN_JOINED)
 			c->srv->m.welcomed++;
 		return;
+	case CONN_CLAIMING:
+		conn__drop(c, PERR_STATE, "message not expected before WELCOME");
+		return;
 	case CONN_JOINED:
-		if (m->type == WIRE_HELLO || m->type == WIRE_AUTH || m->type == WIRE_RESUME) {
+		if (m->type == WIRE_HELLO || m->type == WIRE_AUTH || m->type == WIRE_RESUME || m->type == WIRE_IDENT) {
 			conn__drop(c, PERR_STATE, "already joined");
 			return;
 		}
@@ -813,6 +985,7 @@ on_sweep(uv_timer_t *t)
 
 	room__sweep_idle(s);
 	addr_forget(s, false);
+	key_forget(s);
 }
 
 /* The machine can make IPv6 sockets at all. */
@@ -958,6 +1131,16 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 		server_close(s, NULL, NULL);
 		return -1;
 	}
+	/* Opening and migrating block once, here, before anything is served; from now on the
+	 * store's work runs on its own thread (store.h). */
+	s->cfg.store_path = NULL;
+	if (cfg->store_path) {
+		if (store_open(loop, cfg->store_path, &s->store, why, whylen) != 0) {
+			server_close(s, NULL, NULL);
+			return -1;
+		}
+		s->handles++;
+	}
 	/* Often enough that an idle lobby goes within a tenth of its limit (tests use short ones). */
 	sweep_ms = cfg->lim.lobby_idle_ms / 10 < 10000 ? cfg->lim.lobby_idle_ms / 10 : 10000;
 	if (sweep_ms < 50)
@@ -1058,6 +1241,12 @@ const uint8_t *
 server_public_key(const struct server *s)
 {
 	return s->id.kp.pk;
+}
+
+bool
+server_names_owned(const struct server *s)
+{
+	return s->store != NULL;
 }
 
 void
@@ -1411,6 +1600,15 @@ server__unref(struct server *s)
 				l = n;
 			}
 		}
+		for (unsigned i = 0; i < s->keys.n; i++) {
+			struct hlink *l = s->keys.b[i];
+			while (l) {
+				struct hlink *n = l->next;
+				free(HLINK_ENTRY(l, struct key_entry, hl));
+				l = n;
+			}
+		}
+		free(s->keys.b);
 		free(s->addrs.b);
 		free(s->room_codes.b);
 		if (s->reserve_fd >= 0)
@@ -1434,6 +1632,12 @@ static void
 on_idle_free(uv_handle_t *h)
 {
 	server__unref(h->data);
+}
+
+static void
+on_store_closed(void *ud)
+{
+	server__unref(ud);
 }
 
 void
@@ -1465,6 +1669,11 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 		if (c->state != CONN_CLOSING)
 			conn__bye(c, s->bye_reason);
 		conn__close_now(c);
+	}
+	if (s->store) { /* after the conns: each cancelled its claim as it went */
+		struct store *st = s->store;
+		s->store = NULL;
+		store_close(st, on_store_closed, s);
 	}
 	if (s->polling)
 		uv_close((uv_handle_t *)&s->accept_poll, on_idle_free);

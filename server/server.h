@@ -104,6 +104,8 @@ struct server_config {
 	uint64_t seed;
 	const char *log_dir;    /* where turn logs go (the tree of logtree.h); NULL: kept in memory only */
 	unsigned log_keep_days; /* a multi-room server removes finished logs older than this; 0: never */
+	const char *store_path; /* the SQLite store (store.h): a name belongs to the first key that used it;
+	                         * NULL (or a build without SQLite): names are not owned */
 	bool quiet;             /* no log lines on stderr */
 	struct server_limits lim;
 	struct server_hooks hooks;
@@ -207,5 +209,9 @@ const char *server_duel_log(struct server *s);
  * the next one ends); NULL when none has, its log was in memory, or not one-room. */
 const char *server_last_log(struct server *s);
 int conn_seat(const struct conn *c);
+/* The client's long-term key, proven by IDENT before AUTH or RESUME (every joined connection has one). */
+const uint8_t *conn_ident(const struct conn *c);
+/* Whether names are owned here (a store is open). */
+bool server_names_owned(const struct server *s);
 
 #endif

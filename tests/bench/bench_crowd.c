@@ -62,6 +62,8 @@ struct client {
 };
 
 struct crowd {
+	struct auth_ident id; /* the crowd's one key (IDENT) */
+	bool have_id;
 	uv_loop_t *loop;
 	struct client **cl;
 	int n;                    /* clients */
@@ -215,6 +217,15 @@ on_message(struct client *c, const struct wire_msg *m)
 			drop(c, "not the server's key");
 			return;
 		}
+		/* IDENT first (protocol 7): one key for the whole crowd, made once; its names are its own. */
+		if (!C.have_id) {
+			auth_ident_new(&C.id);
+			C.have_id = true;
+		}
+		C.out.type = WIRE_IDENT;
+		memcpy(C.out.u.ident.key, C.id.pk, PROTO_IDENT_KEY_LEN);
+		auth_ident_sign(&C.id, pconn_hash(&c->pc), C.out.u.ident.sig);
+		send_msg(c, &C.out);
 		memset(&none, 0, sizeof none); /* no password: a proof of zeros */
 		C.out.type = WIRE_AUTH;
 		{

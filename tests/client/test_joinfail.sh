@@ -55,7 +55,15 @@ XDG_STATE_HOME="$TMPD/ada" "$WIZWAR" bot "127.0.0.1:$PORT" --new-room --name Ada
 PIDS+=($!)
 wait_file '^room ' "$TMPD/a.out"
 ROOM="$(head -1 "$TMPD/a.out" | cut -d' ' -f2 | tr -d :)"
-refused "name in use" "that name is in use in this room" "127.0.0.1:$PORT" --room "$ROOM" --name Ada
+# Ada's name belongs to the bot's key on this server (its store): another key is refused at once;
+# with the bot's own key the name passes the store and meets the room's own rule. (A build without
+# SQLite owns no names: its server says so at start.)
+if grep -q 'names owned by keys' "$TMPD/server.err"; then
+	refused "name owned by another key" "the name 'Ada' belongs to another player's key here" \
+		"127.0.0.1:$PORT" --room "$ROOM" --name Ada
+fi
+refused "name in use" "that name is in use in this room" "127.0.0.1:$PORT" --room "$ROOM" --name Ada \
+	--key "$TMPD/ada/wizwar/bot.key"
 XDG_STATE_HOME="$TMPD/bea" "$WIZWAR" bot "127.0.0.1:$PORT" --room "$ROOM" --name Bea --think 400 --games 1 >"$TMPD/b.out" 2>"$TMPD/b.err" &
 PIDS+=($!)
 wait_file "duel 1 starts" "$TMPD/server.err"

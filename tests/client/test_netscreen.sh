@@ -214,6 +214,11 @@ def frame():
             pending.append((t, pt[i + h:i + h + n]))
             i += h + n
     return pending.pop(0)
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+key = Ed25519PrivateKey.generate()                    # IDENT: a key of its own, signed over h
+h = bytes(hs.symmetricstate.get_handshake_hash())
+send(0x14, key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw) + key.sign(b"wizwar-ident-1" + h))
 send(0x12, bytes([0]) + str8(b"Mallory") + str8(room) + bytes(32))   # AUTH: no password
 t, p = frame(); assert t == 0x13, t                  # WELCOME
 print("joined as player", p[0], flush=True)

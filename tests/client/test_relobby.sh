@@ -92,7 +92,7 @@ say_to w '/size 17'
 say_to w '/time 30'
 wait_said 'Options: 17x17, FoV on, potions on, 30 seconds a turn\. You control the options\.' w
 T new-session -d -s h -x 80 -y 24 \
-    "env XDG_STATE_HOME='$TMPD/max' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
+    "env XDG_STATE_HOME='$TMPD/max' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max --key '$TMPD/max.key'; exec sleep 600"
 wait_said 'Joined as player 2' h 15
 say_to h '/unready'
 say_to w '/ready'
@@ -233,7 +233,7 @@ lobby_pair() {
 	ROOM="$(grep -oE 'New room [0-9a-z-]+' "$SCREEN" | head -1 | cut -d' ' -f3)"
 	say_to w '/size 17' # Lea is not ready
 	T new-session -d -s h -x 80 -y 24 \
-	    "env XDG_STATE_HOME='$TMPD/max$n' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max; exec sleep 600"
+	    "env XDG_STATE_HOME='$TMPD/max$n' '$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Max --key '$TMPD/max.key'; exec sleep 600"
 	wait_said 'Joined as player 2' h 15
 	say_to h '/unready'
 }

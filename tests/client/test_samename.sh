@@ -49,8 +49,9 @@ kill -0 "$A" 2>/dev/null || fail "the first Twin is gone"
 echo "ok - a second Twin from the same state directory is refused, and does not take the first one's seat"
 
 # The same with a person's `join`: told, refused, the seat untouched (the refusal ends the screen: what is left
-# on the terminal is said).
-T new-session -d -s w -x 100 -y 30 "$W join 127.0.0.1:$PORT --room $ROOM --name Twin; sleep 60"
+# on the terminal is said). With the bots' key: with its own (id.key), the server's store would refuse the name
+# as another key's before the room is looked at (client/id tests that).
+T new-session -d -s w -x 100 -y 30 "$W join 127.0.0.1:$PORT --room $ROOM --name Twin --key $XDG_STATE_HOME/wizwar/bot.key; sleep 60"
 wait_for 'another client here is already Twin on this server and room' 10
 wait_for 'that name is in use in this room' 10
 grep -q 'replaced' "$TMP/srv.err" && fail "the join took the first one's seat: $(grep replaced "$TMP/srv.err")"

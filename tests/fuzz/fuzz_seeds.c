@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "auth.h"
 #include "pconn.h"
 #include "samples.h"
 #include "script.h"
@@ -283,6 +284,22 @@ main(int argc, char **argv)
 		put(argv[1], "fuzz_noise", "msg2", buf, 1 + WIRE_CHALLENGE_NOISE);
 		buf[0] = 2;
 		put(argv[1], "fuzz_noise", "record", buf, 1 + 40);
+		/* fuzz_ident: a hash and a real IDENT signed over it; the same over another hash; short, long. */
+		{
+			struct auth_ident id;
+			uint8_t seed[AUTH_IDENT_SEED_LEN], in[PROTO_HASH_LEN + PROTO_IDENT_KEY_LEN + PROTO_IDENT_SIG_LEN + 1];
+			auth_init();
+			memset(seed, 0x29, sizeof seed);
+			auth_ident_from_seed(&id, seed);
+			memset(in, 0x61, PROTO_HASH_LEN);
+			memcpy(in + PROTO_HASH_LEN, id.pk, PROTO_IDENT_KEY_LEN);
+			auth_ident_sign(&id, in, in + PROTO_HASH_LEN + PROTO_IDENT_KEY_LEN);
+			put(argv[1], "fuzz_ident", "signed", in, sizeof in - 1);
+			in[0] ^= 1;
+			put(argv[1], "fuzz_ident", "other-hash", in, sizeof in - 1);
+			put(argv[1], "fuzz_ident", "short", in, sizeof in - 2);
+			put(argv[1], "fuzz_ident", "long", in, sizeof in);
+		}
 	}
 	for (int k = 0; k < 4; k++) {
 		snprintf(name, sizeof name, "stream-%d", k);

@@ -573,7 +573,7 @@ def play(stream, tables):
             player, flags, token = r.u8(), r.u8(), r.take(r.u8())
             hold, grace = r.u16(), r.u16()
             r.end()
-            if player > 1 or flags > 1 or not 16 <= len(token) <= 32:
+            if player > 1 or flags > 3 or not 16 <= len(token) <= 32:
                 raise Broken("WELCOME: player, flags or token length")
             if not 1 <= grace or hold > grace:
                 raise Broken("WELCOME: a grace of 0, or a lobby hold longer than the grace")

@@ -26,11 +26,11 @@ sys.path.insert(0, HERE)
 # The Noise (python3-dissononce; skipped, exit 77, without it), the fingerprint and the framing
 # of noise_interop.py, the test's other client from the document; then docclient's decoding half.
 from noise_interop import (HandshakeState, SymmetricState, CipherState, NXHandshakePattern,  # noqa: E402
-                           ChaChaPolyCipher, X25519DH, Blake2bHash, fingerprint, frame)
+                           ChaChaPolyCipher, X25519DH, Blake2bHash, fingerprint, frame, ident_payload)
 import docclient  # noqa: E402  (the decoding half, from the document alone)
 from docclient import Broken, Reader, View, apply_update, Tables, seed_commit, seed_mix  # noqa: E402
 
-T_HELLO, T_CHALLENGE, T_AUTH, T_WELCOME = 0x10, 0x11, 0x12, 0x13
+T_HELLO, T_CHALLENGE, T_AUTH, T_WELCOME, T_IDENT = 0x10, 0x11, 0x12, 0x13, 0x14
 T_LOBBY, T_OPTIONS, T_READY, T_CONTROL, T_REMATCH = 0x20, 0x21, 0x22, 0x23, 0x24
 T_START, T_CMD, T_UPDATE, T_END, T_LOG_CHUNK = 0x30, 0x31, 0x32, 0x33, 0x34
 T_CHAT, T_ERROR, T_HEARTBEAT, T_RESUME, T_BYE, T_PEER = 0x40, 0x41, 0x42, 0x43, 0x44, 0x45
@@ -54,10 +54,21 @@ def str8(b):
     return bytes([len(b)]) + b
 
 
+_PLAYER_KEY = []
+
+
+def player_key():
+    """This process's Ed25519 key: one player, whose names a server's store gives to it alone."""
+    if not _PLAYER_KEY:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        _PLAYER_KEY.append(Ed25519PrivateKey.generate())
+    return _PLAYER_KEY[0]
+
+
 class Conn:
     """One connection: records, frames, the server's deflate stream."""
 
-    def __init__(self, tables, port, fp, proto, rules, log, password_key=None):
+    def __init__(self, tables, port, fp, proto, rules, log, password_key=None, ident_key=None, ident=True):
         self.t = tables
         self.log = log
         self.s = socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT)
@@ -93,6 +104,11 @@ class Conn:
             raise Fail("the server's key has fingerprint %s, not %s" % (fingerprint(pk), fp))
         self.h = bytes(self.hs.symmetricstate.get_handshake_hash())
         self.tx, self.rx = cs[0], cs[1]
+        # "Identity": the first record holds IDENT, this client's Ed25519 key signed over h (this
+        # process's key unless another is given).
+        if ident:
+            self.ident = ident_payload(self.h, ident_key or player_key())
+            self.send(T_IDENT, self.ident)
 
     def proof(self, data):
         """AUTH's proof (data: the name) or RESUME's (data: the token): BLAKE2b-256 keyed with K of h || data;

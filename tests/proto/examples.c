@@ -446,6 +446,28 @@ gen_examples(FILE *o)
 		block(o, "The handshake hash h both ends now share", pconn_hash(&cli), PROTO_HASH_LEN);
 		block(o, "Transport key client -> server (the first of Split())", cli.tx.k, NOISE_KEY_LEN);
 		block(o, "Transport key server -> client", cli.rx.k, NOISE_KEY_LEN);
+		{
+			/* IDENT: a fixed Ed25519 seed 81 82 ... a0; Ed25519 signatures are deterministic,
+			 * so the example is the same on every run. */
+			uint8_t seed[AUTH_IDENT_SEED_LEN];
+			struct auth_ident id;
+			char ifp[AUTH_FP_LEN + 1];
+
+			fixed(seed, 0x81);
+			auth_ident_from_seed(&id, seed);
+			auth_fingerprint(id.pk, ifp);
+			block(o, "The client's Ed25519 public key (from the fixed seed 81 82 ... a0)", id.pk, sizeof id.pk);
+			fprintf(o, "Its fingerprint (`wizwar id`): `%s`.\n\n", ifp);
+			memset(&m, 0, sizeof m);
+			m.type = WIRE_IDENT;
+			memcpy(m.u.ident.key, id.pk, PROTO_IDENT_KEY_LEN);
+			auth_ident_sign(&id, pconn_hash(&cli), m.u.ident.sig);
+			auth_ident_wipe(&id);
+			fprintf(o, "IDENT: that key, and its Ed25519 signature over the 14 ASCII bytes `wizwar-ident-1` "
+			           "followed by h:\n\n");
+			if (show_record(o, &cli, &srv, &m, "... the record on the wire: length, then, with nonce 0") != 0)
+				return -1;
+		}
 		if (auth_key_derive(&key, "old oak", salt) != 0)
 			return -1;
 		block(o, "crypto_pwhash(\"old oak\", salt c0 ... cf, Argon2id, interactive limits): the password key",
@@ -456,7 +478,7 @@ gen_examples(FILE *o)
 		auth_proof(&key, pconn_hash(&cli), "Merlin", 6, m.u.auth.proof);
 		fprintf(o, "AUTH from \"Merlin\" to room \"lobby\" as a player, with the proof "
 		           "BLAKE2b-256(key = the password key; h || \"Merlin\"):\n\n");
-		if (show_record(o, &cli, &srv, &m, "... the record on the wire: length, then, with nonce 0") != 0)
+		if (show_record(o, &cli, &srv, &m, "... the record on the wire: length, then, with nonce 1") != 0)
 			return -1;
 		memset(&m, 0, sizeof m);
 		m.type = WIRE_WELCOME;

@@ -7,7 +7,7 @@ For random keys, prologues and payloads, dissononce plays both roles of
 Noise_NX_25519_ChaChaPoly_BLAKE2b and every byte (both messages, the payload, the
 handshake hash, one transport message each way) must equal what noise_vector prints.
 With WIZWAR_EXE, a dissononce client also joins a real `wizwar server` over loopback:
-HELLO, CHALLENGE (its static key checked against the printed fingerprint), AUTH in a
+HELLO, CHALLENGE (its static key checked against the printed fingerprint), IDENT and AUTH in a
 record, WELCOME and LOBBY back. Exit 77 (skipped) when dissononce is not installed.
 """
 import base64, hashlib, os, socket, subprocess, sys, tempfile, time
@@ -95,6 +95,16 @@ def frame(t, payload):
     return bytes([t]) + (bytes([n]) if n < 0x80 else bytes([0x80 | (n & 0x7f), n >> 7])) + payload
 
 
+def ident_payload(h, key=None):
+    """IDENT's payload (docs/protocol.md, "Identity"): an Ed25519 public key, then its signature of
+    b"wizwar-ident-1" || h. Made with python3-cryptography, not libsodium: a second implementation."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    key = key or Ed25519PrivateKey.generate()
+    pk = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return pk + key.sign(b"wizwar-ident-1" + h)
+
+
 def recv_exact(s, n):
     b = b""
     while len(b) < n:
@@ -143,7 +153,8 @@ def live(wizwar):
         auth = bytes([0x80, len(name)]) + name + bytes([len(room)]) + room + bytes(32)
         # docs/protocol.md, "Padding": a record's plaintext is its frames, then zeros to 240 bytes
         # (the first size; 1008, 4080 and 16386 hold more), and a 00 where a type would be starts them.
-        pt = frame(0x12, auth)
+        # IDENT (0x14) first, then AUTH, both in this one record.
+        pt = frame(0x14, ident_payload(h)) + frame(0x12, auth)
         ct = cs[0].encrypt_with_ad(b"", pt + bytes(240 - len(pt)))
         s.sendall(len(ct).to_bytes(2, "big") + ct)
         got = []

@@ -150,9 +150,14 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		if (seed)
 			fill(m->u.auth.proof, PROTO_PROOF_LEN, &r);
 		break;
+	case WIRE_IDENT:
+		fill(m->u.ident.key, PROTO_IDENT_KEY_LEN, &r);
+		fill(m->u.ident.sig, PROTO_IDENT_SIG_LEN, &r);
+		break;
 	case WIRE_WELCOME:
 		m->u.welcome.player = (uint8_t)(seed & 1);
 		m->u.welcome.controller = !(seed & 1);
+		m->u.welcome.names_owned = seed % 5 == 1;
 		m->u.welcome.token_len = (uint8_t)(PROTO_TOKEN_MIN + k % (PROTO_TOKEN_MAX - PROTO_TOKEN_MIN + 1));
 		fill(m->u.welcome.token, m->u.welcome.token_len, &r);
 		/* The grace from 1 s to the most a u16 says; the lobby hold from none to all of it. */

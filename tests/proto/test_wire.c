@@ -191,8 +191,8 @@ Test(wire, handshake_refusals)
 
 		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* player 2 */
 		w[0] = 0;
-		w[1] = 2;
-		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* flags */
+		w[1] = 4;
+		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* flags: bit 0 controller, bit 1 names owned */
 		w[1] = 0;
 		w[2] = 15;
 		refused(WIRE_WELCOME, w, sizeof w, PERR_RANGE, __LINE__); /* token too short */

@@ -231,6 +231,14 @@ raw_take(struct raw *r, const uint8_t *p, size_t n)
 				r->last_error = r->in;
 				r->nerrors++;
 			}
+			if (r->in.type == WIRE_CHALLENGE && !r->no_ident) {
+				static struct wire_msg m;
+				memset(&m, 0, sizeof m);
+				m.type = WIRE_IDENT;
+				memcpy(m.u.ident.key, r->id.pk, PROTO_IDENT_KEY_LEN);
+				auth_ident_sign(&r->id, pconn_hash(&r->pc), m.u.ident.sig);
+				raw_msg(r, &m);
+			}
 			if (r->in.type == WIRE_CHALLENGE && r->join) {
 				static struct wire_msg m;
 				memset(&m, 0, sizeof m);
@@ -283,6 +291,7 @@ static void
 raw_begin(struct th *t, struct raw *r)
 {
 	memset(r, 0, sizeof *r);
+	auth_ident_new(&r->id); /* set another after raw_start, before the loop runs, to choose the key */
 	pconn_init(&r->pc, PCONN_CLIENT);
 	r->tcp.data = r;
 	r->creq.data = r;

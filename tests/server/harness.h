@@ -41,6 +41,7 @@ int th_raw_connect(int port);
 /* A raw TCP peer on the loop: sends what it is told, keeps what it gets, notes EOF.
  * It also reads what it gets as a client would (its own pconn), so that it can go
  * through the encrypted handshake: raw_hello() sends HELLO (and then it is secure),
+ * every CHALLENGE is answered with IDENT (its key `id`, unless no_ident),
  * raw_join() also answers CHALLENGE with AUTH; raw_msg() sends a message through
  * the channel (in clear before it is secure, which the server refuses for most). */
 struct raw {
@@ -50,6 +51,8 @@ struct raw {
 	bool join, deaf;           /* answer CHALLENGE with AUTH; then stop reading */
 	bool create;               /* AUTH asks a multi-room server to make the room */
 	bool spectator;            /* AUTH with the spectator's role */
+	bool no_ident;             /* do not send IDENT after CHALLENGE (tests of its refusal) */
+	struct auth_ident id;      /* the key IDENT proves (a fresh one per raw_start; tests may set it) */
 	char name[PROTO_NAME_BYTES + 1], room[PROTO_ROOM_BYTES + 1];
 	bool broken;               /* what it got stopped decoding */
 	int nmsgs, nerrors;

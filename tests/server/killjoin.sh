@@ -11,7 +11,9 @@
 #             the joiner joins once and stays for every duel (--games 0, rematching); before each
 #             kill five wrong passwords from its address lock it out again (if the last lockout has
 #             run out, or has less than 10 s to go), and a fresh join with the right password must
-#             be refused right then; the rerun's resume token must still get the seat back.
+#             be refused right then; the rerun's resume token must still get the seat back. The
+#             guesser and the fresh joiner have keys of their own (--key): the joiner's key proved
+#             the password, and a proven key passes its address's lockout.
 #
 # Per kill, the rerun must come back into the duel (its seat file, a RESUME), at the turn the duel was at:
 #   duplicated: it came back at a turn before the one the server's log had reached at the kill;
@@ -94,7 +96,7 @@ lock_out() {
 	# the kill and the rerun), wait it out and lock the address out again.
 	local out n
 	for _ in $(seq 16); do
-		out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Mallory --password=wrong 2>&1)"
+		out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Mallory --password=wrong --key "$TMP/mallory.key" 2>&1)"
 		n="$(grep -oE 'too many wrong passwords from your address: try again in [0-9]+ s' <<<"$out" |
 		    grep -oE '[0-9]+ s$' | grep -oE '^[0-9]+')"
 		[ -n "$n" ] || continue
@@ -106,7 +108,7 @@ lock_out() {
 fresh_refused() {
 	# Right then, a fresh join with the right password from that address must be refused.
 	local out
-	out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Fresh --password=sesame --games 1 2>&1)" &&
+	out="$("$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Fresh --password=sesame --games 1 --key "$TMP/fresh.key" 2>&1)" &&
 	    die "a fresh join got in from a locked-out address"
 	grep -q "too many wrong passwords" <<<"$out" || die "a fresh join was refused, but not for the lockout: $out"
 }

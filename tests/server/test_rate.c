@@ -101,8 +101,13 @@ Test(rate, a_room_flood_from_one_address_leaves_room_for_others)
 	cr_expect_eq(other.count[WIRE_WELCOME], 1, "another address could not make a room");
 	cr_expect_eq(server_room_count(t.srv), 5);
 
+	/* One of the rooms made (which ones were is the order their handshakes ended in). */
+	int some = 0;
+	while (some < FLOOD - 1 && flood[some].count[WIRE_WELCOME] == 0)
+		some++;
+	snprintf(room, sizeof room, "flood-%d", some);
 	raw_start(&t, &joiner);
-	raw_join_as(&joiner, "second", "flood-0", false);
+	raw_join_as(&joiner, "second", room, false);
 	th_run(&t, 5000, all_settled, &(struct many){ &joiner, 1 });
 	cr_expect_eq(joiner.count[WIRE_WELCOME], 1, "joining a room counted as making one");
 	th_finish(&t);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* store: the server's database (SQLite, WAL): players' keys and the names they own, worked off the loop by one thread. */
+#ifndef WW_STORE_H
+#define WW_STORE_H
+
+#include "cold.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "proto.h"
+
+/*
+ * One SQLite file in the server's state folder (docs/server.md, "The store"). Every statement
+ * blocks (a disk, or another process holding the file's lock for up to STORE_BUSY_MS), so none
+ * runs on the loop: a store owns one thread and one connection, takes requests in order from a
+ * queue, and hands each answer back on the loop through a uv_async_t. Opening (and migrating)
+ * blocks, once, before the server serves; the offline functions below are for commands that
+ * run no loop (`wizwar server --free-name`).
+ *
+ * The schema has a version (the table schema_version, one row per step applied) and grows by
+ * migrations: an ordered table of SQL steps in store.c, each applied in its own transaction.
+ * Later features (ratings, results, bans) add their tables as further steps.
+ */
+#define STORE_BUSY_MS 5000 /* how long a statement waits for another holder of the file's lock */
+
+/* 1 when built with SQLite (meson feature `sqlite`), else 0: names are then not owned. */
+extern const int store_built;
+
+struct store;
+struct store_req;
+
+enum store_result {
+	STORE_OK = 0,      /* done: the name is this key's (now, or already) */
+	STORE_TAKEN = 1,   /* the name belongs to another key */
+	STORE_FAILED = -1, /* the database failed (busy past STORE_BUSY_MS, a full disk): say so, own nothing */
+};
+
+/* Open or create the file (0600) and migrate it to the newest schema; `loop` gets the answers.
+ * Blocks (run it at start). 0, or -1 with a reason (not built with SQLite, not a database, a
+ * schema newer than this build's). */
+WW_COLD int store_open(uv_loop_t *loop, const char *path, struct store **out, char *why, size_t whylen);
+/* Finish the request being worked (bounded by STORE_BUSY_MS), drop the rest unanswered, close
+ * the file; cb(ud) once the last handle is closed and the store freed. */
+void store_close(struct store *st, void (*cb)(void *ud), void *ud);
+
+/* Claim `name` for `key`, first come first served (names compare without ASCII case): cb(ud,
+ * result) on the loop. The request lives until its answer; store_cancel (on the loop, before the
+ * answer) means cb is never called. NULL: out of memory (nothing will be called). */
+typedef void (*store_claim_cb)(void *ud, int result);
+struct store_req *store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name,
+                                   store_claim_cb cb, void *ud);
+void store_cancel(struct store_req *q);
+/* Requests waiting or being worked (tests). */
+unsigned store_pending(const struct store *st);
+
+/* Offline, on a file no loop holds open (or one a running server holds: SQLite's locks keep
+ * both right). Free a name: *freed says whether it was owned. 0, or -1 with a reason. */
+WW_COLD int store_free_name(const char *path, const char *name, bool *freed, char *why, size_t whylen);
+/* Who owns a name: *owned, and its key. 0, or -1 with a reason. */
+WW_COLD int store_name_owner(const char *path, const char *name, bool *owned, uint8_t key[PROTO_IDENT_KEY_LEN],
+                             char *why, size_t whylen);
+/* The schema version of a file (0: empty), and the newest this build knows. */
+WW_COLD int store_schema_version(const char *path, int *version, char *why, size_t whylen);
+int store_schema_newest(void);
+/* Tests: create or migrate a file to `version` exactly (an older schema, to test the migrations). */
+WW_COLD int store_migrate_to(const char *path, int version, char *why, size_t whylen);
+
+#endif
