@@ -259,7 +259,8 @@ drop(struct conn *c, int code, const char *why, bool log, int fail)
 
 	if (c->state == CONN_CLOSING)
 		return;
-	if (c->state == CONN_HELLO || c->state == CONN_CHALLENGED)
+	/* Every state before WELCOME is the handshake's: HELLO, CHALLENGED, KNOWN (IDENT taken), CLAIMING. */
+	if (c->state < CONN_JOINED)
 		s->m.failed[fail >= 0 ? fail : (int)metrics_fail_of_code(code)]++;
 	if (log)
 		server__event(s, LOG_NOTICE, c->room ? c->room->code : NULL, c->peer, "dropped: %s (%s)", proto_strerror(code),

@@ -555,6 +555,7 @@ room__join(struct gameroom *r, struct conn *c)
 	c->room = r;
 	c->seat = p;
 	c->state = CONN_JOINED;
+	c->srv->m.welcomed++;
 	r->lobby_active = server__now(s);
 	char fp[AUTH_FP_LEN + 1];
 	auth_fingerprint(c->ident, fp);
@@ -650,6 +651,7 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 	c->room = r;
 	c->seat = p;
 	c->state = CONN_JOINED;
+	c->srv->m.welcomed++;
 	bool held = st->grace_on;
 	if (st->grace_on) {
 		uv_timer_stop(&st->grace);

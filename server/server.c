@@ -819,9 +819,7 @@ server__handle(struct conn *c, const struct wire_msg *m)
 			on_resume(c, &m->u.resume);
 		else
 			conn__drop(c, PERR_STATE, "expected AUTH or RESUME");
-		if (c->state == CONN_JOINED)
-			c->srv->m.welcomed++;
-		return;
+		return; /* welcomed is counted where the state becomes JOINED (a claim may end later, off the loop) */
 	case CONN_CLAIMING:
 		conn__drop(c, PERR_STATE, "message not expected before WELCOME");
 		return;

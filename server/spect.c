@@ -407,6 +407,7 @@ spect__join(struct gameroom *r, struct conn *c)
 	c->seat = -1;
 	c->spect = true;
 	c->state = CONN_JOINED;
+	c->srv->m.welcomed++;
 	c->sprev = NULL;
 	c->snext = sp->head;
 	if (sp->head)

@@ -119,9 +119,11 @@ def relay(src, dst_port):
     return ls.getsockname()[1]
 
 
-def bot(port, *args, password="right", timeout=60):
+def bot(port, *args, password="right", key="stranger", timeout=60):
+    # Each client a key of its own (`--key`): a server counts wrong passwords per key as well as per address.
     return subprocess.run([W, "bot", f"127.0.0.1:{port}", "--password-file", f"{tmp}/{password}", "--think", "0",
-                           "--reconnect", "1", *args], env=env, capture_output=True, text=True, timeout=timeout)
+                           "--reconnect", "1", "--key", f"{tmp}/{key}.key", *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
 
 
 try:
@@ -180,7 +182,7 @@ backend plain
 
     # The other client, through the same proxy: joins and plays a whole duel.
     a = subprocess.Popen([W, "bot", f"127.0.0.1:{other}", "--new-room", "--password-file", f"{tmp}/right",
-                          "--think", "0", "--games", "1", "--name", "alice"], env=env, stdout=subprocess.PIPE,
+                          "--think", "0", "--games", "1", "--name", "alice", "--key", f"{tmp}/alice.key"], env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     procs.append(a)
     code = None
@@ -189,27 +191,27 @@ backend plain
             code = m.group(1)
             break
     ok(code is not None, f"the other client makes room {code} through the proxy")
-    b = bot(other, "--room", code or "none", "--games", "1", "--name", "bob", timeout=120)
+    b = bot(other, "--room", code or "none", "--games", "1", "--name", "bob", key="bob", timeout=120)
     a.wait(120)
     ok(b.returncode == 0 and a.returncode == 0, f"and plays a whole duel there (exit {a.returncode}, {b.returncode})"
        + (b.stderr[-200:] if b.returncode else ""))
 
     time.sleep(0.5)
     log = "".join(trusting.log)
-    ok(re.search(r"127\.0\.0\.2:\d+: dropped: authentication failed \(wrong password\)", log) is not None,
+    ok(re.search(r"peer=127\.0\.0\.2:\d+ dropped: authentication failed \(wrong password\)", log) is not None,
        "the server's log names the stranger's own address")
-    ok("127.0.0.3:" in log and re.search(r"room \S+ created by 127\.0\.0\.3:", log) is not None,
+    ok("127.0.0.3:" in log and re.search(r"peer=127\.0\.0\.3:\d+ room \S+ created", log) is not None,
        "and the other's, not haproxy's")
-    ok(not re.search(r"127\.0\.0\.1:\d+: dropped", log), "no line blames haproxy's own address")
+    ok(not re.search(r"peer=127\.0\.0\.1:\d+ dropped", log), "no line blames haproxy's own address")
     # The text form (v1, haproxy's send-proxy, what nginx's stream module sends) from a third address.
     v1 = relay("127.0.0.4", hp1)
     c = subprocess.Popen([W, "bot", f"127.0.0.1:{v1}", "--new-room", "--password-file", f"{tmp}/right", "--name",
-                          "carol"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                          "carol", "--key", f"{tmp}/carol.key"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs.append(c)
     line = c.stdout.readline()
     c.terminate()
     time.sleep(0.3)
-    ok("room " in line and re.search(r"room \S+ created by 127\.0\.0\.4:", "".join(trusting.log)) is not None,
+    ok("room " in line and re.search(r"peer=127\.0\.0\.4:\d+ room \S+ created", "".join(trusting.log)) is not None,
        "a PROXY v1 line (send-proxy) names its client too")
     m = trusting.scrape()
     wp = m.get('wizwar_handshake_failures_total{reason="wrong_password"}', 0)

@@ -246,10 +246,12 @@ raw_take(struct raw *r, const uint8_t *p, size_t n)
 				wire_who_init(&m.u.auth.who, r->name, r->room, r->spectator ? ROLE_SPECTATOR : ROLE_PLAYER);
 				m.u.auth.who.create = r->create;
 				raw_msg(r, &m);
-				if (r->deaf) {
-					uv_read_stop((uv_stream_t *)&r->tcp);
-					return;
-				}
+				r->sent_auth = true;
+			}
+			if (r->in.type == WIRE_WELCOME && r->deaf) {
+				/* Joined: from now on it reads nothing (a spectator or player that does not read). */
+				uv_read_stop((uv_stream_t *)&r->tcp);
+				return;
 			}
 		}
 		if (rc == PROTO_BROKEN)

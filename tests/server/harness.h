@@ -48,7 +48,8 @@ struct raw {
 	uv_tcp_t tcp;
 	uv_connect_t creq;
 	bool connected, eof, closed;
-	bool join, deaf;           /* answer CHALLENGE with AUTH; then stop reading */
+	bool join, deaf;           /* answer CHALLENGE with AUTH; deaf: stop reading once WELCOME came */
+	bool sent_auth;            /* join: the AUTH has gone out */
 	bool create;               /* AUTH asks a multi-room server to make the room */
 	bool spectator;            /* AUTH with the spectator's role */
 	bool no_ident;             /* do not send IDENT after CHALLENGE (tests of its refusal) */

@@ -73,13 +73,13 @@ wait_re '^room ' "$TMP/a.out" 10 || fail "no room"
 ROOM="$(head -1 "$TMP/a.out" | cut -d' ' -f2 | tr -d :)"
 "$W" bot "127.0.0.1:$PORT" --room "$ROOM" --name Ben --think 40 --games 1 --seed 4 >"$TMP/b.out" 2>"$TMP/b.err" &
 PIDS+=($!)
-wait_re "room $ROOM: duel 1 starts" "$TMP/srv1.err" 10 || fail "no duel"
+wait_re "room=$ROOM duel 1 starts" "$TMP/srv1.err" 10 || fail "no duel"
 sleep 0.5
 PLAYING=("$ST"/logs/playing/wizwar-"$ROOM"-*.log)
 [ -f "${PLAYING[0]}" ] || fail "no log in playing/: $(ls -R "$ST/logs")"
 [ "$(head -c 14 "${PLAYING[0]}")" = wizwar-turnlog ] || fail "the log of a duel being played is not plain text"
 [ "$(stat -c %a "${PLAYING[0]}")" = 600 ] || fail "the log is mode $(stat -c %a "${PLAYING[0]}")"
-wait_re "room $ROOM: duel over" "$TMP/srv1.err" 120 || fail "the duel did not end"
+wait_re "room=$ROOM duel over" "$TMP/srv1.err" 120 || fail "the duel did not end"
 wait_re '^duel 1: .*log verified' "$TMP/a.out" 10 || fail "Ann did not verify the duel"
 sleep 0.5
 DONE=("$ST"/logs/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/wizwar-"$ROOM"-*.log.gz)
