@@ -149,7 +149,7 @@ perfstat_start(struct perfstat *ps, pid_t pid)
 	ps->child = -1;
 	if (getenv("BENCH_NO_PERF"))
 		return;
-	snprintf(ps->path, sizeof ps->path, "/tmp/wizwar-perfstat-%d", (int)getpid());
+	snprintf(ps->path, sizeof ps->path, "/tmp/wizwar-perfstat-%d-%d", (int)getpid(), (int)pid);
 	snprintf(spid, sizeof spid, "%d", (int)pid);
 	if ((ps->child = fork()) == 0) {
 		FILE *devnull = freopen("/dev/null", "w", stderr);
