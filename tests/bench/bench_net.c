@@ -214,11 +214,28 @@ struct lat {
 	uv_loop_t loop;
 };
 
+/* BENCH_NET_GAP_MS=N: the clients wait N ms before each command (and each ping-pong), so that
+ * the server's timers run between commands (the turn log's 20 ms batch goes to the disk after
+ * every command, as at a human pace) instead of commands following each other at once. */
+static unsigned gap_ms;
+
+static void
+gap(void)
+{
+	struct timespec ts = { (time_t)(gap_ms / 1000), (long)(gap_ms % 1000) * 1000000L };
+
+	if (gap_ms)
+		nanosleep(&ts, NULL);
+}
+
 static void
 lat_send(struct lat *l, struct net *n, const struct cmd *c)
 {
 	int fd[2] = { net_fd(l->n[0]), net_fd(l->n[1]) };
-	bool quiet = sockets_quiet(fd);
+	bool quiet;
+
+	gap();
+	quiet = sockets_quiet(fd);
 
 	l->got = 0;
 	l->t0 = uv_hrtime();
@@ -529,6 +546,7 @@ pp_send(struct pp *p)
 	int fd[2];
 	bool quiet;
 
+	gap();
 	for (int i = 0; i < 2; i++) {
 		uv_os_fd_t f;
 		uv_fileno((uv_handle_t *)&p->c[i], &f);
@@ -648,6 +666,8 @@ latency(int port, pid_t server)
 	/* BENCH_NET_BURN=N: N processes spinning on the CPU beside the run, a load that is the
 	 * same on every machine and run ("under load"); without it, whatever the machine has. */
 	int nburn = getenv("BENCH_NET_BURN") ? atoi(getenv("BENCH_NET_BURN")) : 0;
+
+	gap_ms = getenv("BENCH_NET_GAP_MS") ? (unsigned)atoi(getenv("BENCH_NET_GAP_MS")) : 0;
 	pid_t burn[16];
 
 	for (int i = 0; i < nburn && i < 16; i++)
@@ -695,8 +715,8 @@ latency(int port, pid_t server)
 	char la[16];
 	loadavg(la, sizeof la);
 	printf("latency: command to both clients, %zu commands (turn logs %s) and %zu ping-pongs in %d alternating "
-	       "blocks; load %s -> %s; %d spinning beside (BENCH_NET_BURN)\n", l.nsamples,
-	       log_dir_used ? "on disk" : "in memory", p.nsamples, LAT_BLOCKS, la0, la, nburn);
+	       "blocks; load %s -> %s; %d spinning beside (BENCH_NET_BURN), %u ms between commands (BENCH_NET_GAP_MS)\n",
+	       l.nsamples, log_dir_used ? "on disk" : "in memory", p.nsamples, LAT_BLOCKS, la0, la, nburn, gap_ms);
 	printf("  arrival at both (%zu and %zu samples: the sockets quiet when the command went out):\n", l.narr, p.narr);
 	printf("    wizwar server: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a command\n", am, a99,
 	       pct(l.arr, l.narr, 1.0), (double)cpu_w / 1000.0 / (double)(l.nsamples ? l.nsamples : 1));
