@@ -586,7 +586,9 @@ cmd_server(int argc, char **argv)
 		return 0;
 	}
 	if (!no_store && !store_built) {
-		cli_error("built without SQLite: names are not owned on this server\n");
+		/* Said at once only to who asked for a store; the start line says "names not owned" anyway. */
+		if (o.store_file)
+			cli_error("built without SQLite: names are not owned on this server (--store %s ignored)\n", o.store_file);
 		no_store = true;
 	}
 	cfg.store_path = no_store ? NULL : store_file;

@@ -214,6 +214,7 @@ struct server {
 	uv_poll_t accept_poll;     /* the listener's descriptor: accepting is ours (server.c, on_acceptable) */
 	uv_timer_t sweep;
 	uv_timer_t accept_retry;   /* out of descriptors with no reserve: accepting paused */
+	uv_timer_t tick;           /* every tick_ms: every connection's timeouts (conn__tick_all) */
 	int reserve_fd;            /* closed to accept (and close) when out of descriptors, then reopened */
 	bool polling;
 	struct server_config cfg;
@@ -305,6 +306,7 @@ void conn__drop(struct conn *c, int code, const char *why);
 void conn__drop_unlogged(struct conn *c, int code, const char *why);
 void conn__bye(struct conn *c, int reason);
 void conn__close_now(struct conn *c);
+void conn__tick_all(struct server *s);
 
 struct gameroom *room__create(struct server *s, const char *code);
 void room__destroy(struct gameroom *r);

@@ -986,6 +986,12 @@ on_sweep(uv_timer_t *t)
 	key_forget(s);
 }
 
+static void
+on_tick(uv_timer_t *t)
+{
+	conn__tick_all(t->data);
+}
+
 /* The machine can make IPv6 sockets at all. */
 static bool
 have_ipv6(void)
@@ -1118,10 +1124,12 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	uv_tcp_init(loop, &s->listener);
 	uv_timer_init(loop, &s->sweep);
 	uv_timer_init(loop, &s->accept_retry);
+	uv_timer_init(loop, &s->tick);
 	s->listener.data = s;
 	s->sweep.data = s;
 	s->accept_retry.data = s;
-	s->handles = 3;
+	s->tick.data = s;
+	s->handles = 4;
 	s->reserve_fd = reserve_open();
 	if ((rc = listen_on(s, &ss)) != 0) {
 		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind ? s->bind : "any address", cfg->port,
@@ -1144,6 +1152,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	if (sweep_ms < 50)
 		sweep_ms = 50;
 	uv_timer_start(&s->sweep, on_sweep, sweep_ms, sweep_ms);
+	uv_timer_start(&s->tick, on_tick, cfg->lim.tick_ms, cfg->lim.tick_ms);
 	if (!cfg->multi && server__add_room(s, HOST_ROOM) == NULL) {
 		snprintf(why, whylen, "out of memory");
 		server_close(s, NULL, NULL);
@@ -1582,7 +1591,7 @@ server_last_log(struct server *s)
 }
 
 /* Closing: every connection and room goes, then the two handles, then the struct.
- * s->handles counts the listener, the sweep timer, and every connection and room
+ * s->handles counts the listener, its timers, and every connection and room
  * whose memory is not yet freed. */
 void
 server__unref(struct server *s)
@@ -1678,6 +1687,7 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	uv_close((uv_handle_t *)&s->listener, on_idle_free);
 	uv_close((uv_handle_t *)&s->sweep, on_idle_free);
 	uv_close((uv_handle_t *)&s->accept_retry, on_idle_free);
+	uv_close((uv_handle_t *)&s->tick, on_idle_free);
 }
 
 int

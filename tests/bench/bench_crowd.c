@@ -56,6 +56,7 @@ struct client {
 	int me;                   /* seat, -1 before WELCOME */
 	bool welcomed, playing, ready_sent, gone;
 	uint64_t t_connect, t_welcome, t_cmd, due;
+	uint64_t last_tx;         /* when this client last sent anything (its heartbeats) */
 	struct rng rng;
 	struct view view;
 	struct pconn pc;          /* large: last */
@@ -72,7 +73,9 @@ struct crowd {
 	int welcomed, started, dropped, refused, connect_failed;
 	char last_error[200];
 	bool measuring;
+	double rate;              /* commands a second a duel (1: a human's pace) */
 	uint64_t commands;
+	uint64_t ends;            /* END messages read (two a finished duel) */
 	uint64_t *lat, *lag;
 	size_t nlat, nlag, cap;
 	uint64_t *admit;          /* per client: connect to WELCOME, ns */
@@ -109,6 +112,7 @@ send_msg(struct client *c, const struct wire_msg *m)
 		snprintf(C.last_error, sizeof C.last_error, "cannot send %s: %s", wire_name(m->type), C.err.why);
 		return;
 	}
+	c->last_tx = now_ns();
 	b = uv_buf_init((char *)C.frame, (unsigned)len);
 	n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
 	if (n == (int)len)
@@ -172,6 +176,27 @@ on_pace(uv_timer_t *t)
 	send_cmd(c);
 }
 
+/* A player waiting through the opponent's turns sends nothing; the server drops a peer
+ * silent for 45 s, so each client says HEARTBEAT after 15 s of silence, as the real
+ * client does (client/net.c): one crowd-wide timer, every 5 s, looks at them all. */
+#define HEARTBEAT_MS 15000
+#define HEARTBEAT_CHECK_MS 5000
+
+static void
+on_heartbeats(uv_timer_t *t)
+{
+	uint64_t now = now_ns();
+
+	(void)t;
+	for (int i = 0; i < C.n; i++) {
+		struct client *c = C.cl[i];
+		if (c && c->welcomed && !c->gone && now - c->last_tx >= (uint64_t)HEARTBEAT_MS * 1000000) {
+			C.out.type = WIRE_HEARTBEAT;
+			send_msg(c, &C.out);
+		}
+	}
+}
+
 /* My turn and nothing out: the next command after a human's pause. */
 static void
 consider(struct client *c)
@@ -182,7 +207,7 @@ consider(struct client *c)
 	if (c->gone || !c->playing || v->result != RESULT_NONE || v->turn != v->me || c->t_cmd ||
 	    uv_is_active((uv_handle_t *)&c->pace))
 		return;
-	ms = PACE_MIN_MS + rng_below(&c->rng, PACE_SPAN_MS + 1);
+	ms = (uint64_t)((double)(PACE_MIN_MS + rng_below(&c->rng, PACE_SPAN_MS + 1)) / C.rate + 0.5);
 	c->due = now_ns() + ms * 1000000;
 	uv_timer_start(&c->pace, on_pace, ms, 0);
 }
@@ -280,6 +305,7 @@ on_message(struct client *c, const struct wire_msg *m)
 		consider(c);
 		return;
 	case WIRE_END:
+		C.ends++;
 		/* The next duel: a rematch at once (the log that follows is not checked here). */
 		uv_timer_stop(&c->pace);
 		c->t_cmd = 0;
@@ -530,19 +556,198 @@ close_all(void)
 	free(C.cl);
 }
 
+/* What the benchmark was asked (main's options). */
+struct opts {
+	unsigned warm, secs, sample, ramp_secs;
+	double rate;
+	bool ramp;
+};
+
+static struct opts opt = { 5, 10, 0, 10, 1.0, false };
+
+/* One measured window of play: the crowd's figures and the server's, from /proc and perf. */
+struct window {
+	double span, per_s, paced;
+	double p50_ms, p99_ms, max_ms, lag99_ms;
+	double s_cpu, c_cpu; /* server (its CPU clock) and crowd CPU seconds */
+	double s_cpu_stat;   /* the server's utime + stime from /proc/PID/stat */
+	long ctxt;           /* the server's context switches, every thread (/proc) */
+	long syscalls, cs;   /* from perf stat, -1 if not available */
+	long rss_kib, anon_kib, fds;
+	int playing;
+	uint64_t commands;
+};
+
+/* The soak's samples: the server's resident memory and descriptors every --sample seconds. */
+struct sample {
+	double t;
+	long rss_kib, anon_kib, fds;
+	uint64_t duels_ended;
+};
+static struct sample *samples;
+static size_t nsamples;
+
 static int
-round_of(const char *wizwar, int duels, unsigned warm_s, unsigned secs)
+playing_duels(void)
 {
+	int playing = 0;
+
+	for (int i = 0; i < C.n; i += 2)
+		playing += C.cl[i]->playing && !C.cl[i]->gone && !C.cl[i + 1]->gone;
+	return playing;
+}
+
+/* SECS seconds of play measured; with SAMPLE, the server's RSS and descriptors read (and
+ * printed) every SAMPLE seconds into samples[]. */
+static void
+measure(const struct server_proc *sp, int duels, unsigned secs, unsigned sample, struct window *w)
+{
+	clockid_t srv_clock;
+	struct perfstat ps;
+
+	(void)duels;
+	memset(w, 0, sizeof *w);
+	if (clock_getcpuclockid(sp->pid, &srv_clock) != 0)
+		srv_clock = CLOCK_PROCESS_CPUTIME_ID; /* cannot happen for a live child */
+	free(samples);
+	samples = NULL;
+	nsamples = 0;
+	if (sample && (samples = calloc(secs / sample + 2, sizeof *samples)) == NULL)
+		sample = 0;
+	perfstat_start(&ps, sp->pid);
+	run_for(300, NULL); /* perf attaches to every thread; the crowd plays on meanwhile */
+	C.measuring = true;
+	C.nlat = C.nlag = 0;
+	C.commands = 0;
+	long ctxt0 = proc_ctxt(sp->pid);
+	double st0 = proc_cpu_s(sp->pid);
+	double s0 = cpu_clock_s(srv_clock), b0 = self_cpu_s();
+	uint64_t m0 = now_ns();
+	for (unsigned done = 0; done < secs;) {
+		unsigned step = sample && secs - done > sample ? sample : secs - done;
+		run_for((uint64_t)step * 1000, NULL);
+		done += step;
+		if (sample) {
+			struct sample *x = &samples[nsamples++];
+			x->t = (double)(now_ns() - m0) / 1e9;
+			x->rss_kib = rss_kib(sp->pid);
+			x->anon_kib = status_kib(sp->pid, "RssAnon");
+			x->fds = proc_fds(sp->pid);
+			x->duels_ended = C.ends / 2;
+			printf("  soak %6.0f s: server RSS %ld KiB (anon %ld), %ld descriptors, %d duels playing, %" PRIu64
+			       " commands, %" PRIu64 " duels ended\n", x->t, x->rss_kib, x->anon_kib, x->fds, playing_duels(),
+			       C.commands, x->duels_ended);
+		}
+	}
+	w->span = (double)(now_ns() - m0) / 1e9;
+	w->s_cpu = cpu_clock_s(srv_clock) - s0;
+	w->c_cpu = self_cpu_s() - b0;
+	w->s_cpu_stat = proc_cpu_s(sp->pid) - st0;
+	w->ctxt = proc_ctxt(sp->pid) - ctxt0;
+	C.measuring = false;
+	perfstat_stop(&ps, &w->syscalls, &w->cs);
+	w->commands = C.commands;
+	w->per_s = (double)C.commands / w->span;
+	w->playing = playing_duels();
+	w->paced = w->playing * C.rate;
+	w->p50_ms = pct_ms(C.lat, C.nlat, 0.5);
+	w->p99_ms = pct_ms(C.lat, C.nlat, 0.99);
+	w->max_ms = pct_ms(C.lat, C.nlat, 1.0);
+	w->lag99_ms = pct_ms(C.lag, C.nlag, 0.99);
+	w->rss_kib = rss_kib(sp->pid);
+	w->anon_kib = status_kib(sp->pid, "RssAnon");
+	w->fds = proc_fds(sp->pid);
+}
+
+static void
+print_window(int duels, const char *tag, const struct window *w, long rss_idle)
+{
+	double n = w->commands ? (double)w->commands : 1;
+	char la[16], sc[48], cs[48];
+
+	loadavg(la, sizeof la);
+	if (w->syscalls >= 0)
+		snprintf(sc, sizeof sc, "%.2f", (double)w->syscalls / n);
+	else
+		snprintf(sc, sizeof sc, "n/a (no perf)");
+	if (w->cs >= 0)
+		snprintf(cs, sizeof cs, "%.2f", (double)w->cs / n);
+	else
+		snprintf(cs, sizeof cs, "n/a");
+	printf("crowd %5d duels%s: %d playing, %.0f commands/s (paced for %.0f), own update median %.2f ms, p99 %.2f ms, "
+	       "max %.1f ms; pace timers late p99 %.2f ms; server CPU %.1f%% of a core, crowd CPU %.1f%%; server RSS %ld "
+	       "MiB (%ld idle, %.0f KiB a duel), %ld descriptors; %d refused; load %s\n",
+	       duels, tag, w->playing, w->per_s, w->paced, w->p50_ms, w->p99_ms, w->max_ms, w->lag99_ms,
+	       100.0 * w->s_cpu / w->span, 100.0 * w->c_cpu / w->span, w->rss_kib / 1024, rss_idle / 1024,
+	       (double)(w->rss_kib - rss_idle) / duels, w->fds, C.refused, la);
+	printf("  a command on the server: CPU %.1f µs (clock; %.1f µs from /proc stat utime+stime), %s system calls, "
+	       "%s context switches (perf), %.2f context switches (/proc, every thread)\n",
+	       w->s_cpu * 1e6 / n, w->s_cpu_stat * 1e6 / n, sc, cs, (double)w->ctxt / n);
+}
+
+/* The soak's verdict. The settling is the first third of the samples, and at least until
+ * as many duels have ended as are played (the random bots' duels run 1,000 to 1,700
+ * commands, some 20 minutes at a command a second: until the first ones end, every room
+ * holds a growing turn log and none has yet kept a finished one); after it, resident
+ * memory must stay within 5% + 2 MiB of the first settled sample, at every sample, and
+ * the descriptors within 8 + 1% of the duels. A run too short to settle has no verdict:
+ * it fails, saying so. */
+static int
+soak_verdict(int duels)
+{
+	size_t first = nsamples / 3;
+	long rss_ref, fd_ref, rss_max = 0, fd_max = 0;
+	double slope;
+
+	while (first < nsamples && samples[first].duels_ended < (uint64_t)duels)
+		first++;
+	if (nsamples < 3 || first + 3 > nsamples) {
+		printf("soak: %zu samples, %" PRIu64 " of %d duels ended: too short to settle, no verdict (run it longer "
+		       "or faster, SOAK_RATE): FAIL\n", nsamples, nsamples ? samples[nsamples - 1].duels_ended : 0, duels);
+		return -1;
+	}
+	rss_ref = samples[first].rss_kib;
+	fd_ref = samples[first].fds;
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
+	for (size_t i = first; i < nsamples; i++) {
+		if (samples[i].rss_kib > rss_max)
+			rss_max = samples[i].rss_kib;
+		if (samples[i].fds > fd_max)
+			fd_max = samples[i].fds;
+		sx += samples[i].t;
+		sy += (double)samples[i].rss_kib;
+		sxx += samples[i].t * samples[i].t;
+		sxy += samples[i].t * (double)samples[i].rss_kib;
+		k++;
+	}
+	slope = k * sxx - sx * sx != 0 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) * 3600.0 : 0; /* KiB an hour */
+	long rss_tol = rss_ref / 20 + 2048, fd_tol = 8 + duels / 100;
+	bool rss_ok = rss_max <= rss_ref + rss_tol, fd_ok = fd_max <= fd_ref + fd_tol;
+	printf("soak %d duels, %.0f s: after %.0f s settling, RSS %ld KiB at first, at most %ld (tolerance +%ld), "
+	       "trend %+.0f KiB an hour: %s; descriptors %ld at first, at most %ld (tolerance +%ld): %s\n",
+	       duels, samples[nsamples - 1].t, samples[first].t, rss_ref, rss_max, rss_tol, slope,
+	       rss_ok ? "flat" : "GROWS", fd_ref, fd_max, fd_tol, fd_ok ? "no growth" : "GROWS");
+	printf("soak: %s\n", rss_ok && fd_ok ? "PASS" : "FAIL");
+	return rss_ok && fd_ok ? 0 : -1;
+}
+
+static int
+round_of(const char *wizwar, int duels)
+{
+	bool failed = false;
 	struct server_proc sp;
 	struct rusage ru;
 	clockid_t srv_clock;
-	char la0[16], la1[16], la2[16];
+	char la0[16];
 	uint64_t t0;
 	int naddr;
 
 	memset(&C.welcomed, 0, sizeof C - offsetof(struct crowd, welcomed));
 	C.n = duels * 2;
-	C.cap = (size_t)duels * (warm_s + secs + 10) + 1000;
+	C.rate = opt.rate;
+	/* samples of one window: its commands, with room for the pace's spread */
+	C.cap = (size_t)(1.6 * duels * (opt.ramp ? 64 : opt.rate) *
+	                 ((opt.secs > opt.ramp_secs ? opt.secs : opt.ramp_secs) + 5)) + 1000;
 	C.lat = calloc(C.cap, sizeof *C.lat);
 	C.lag = calloc(C.cap, sizeof *C.lag);
 	C.admit = calloc((size_t)C.n, sizeof *C.admit);
@@ -558,6 +763,10 @@ round_of(const char *wizwar, int duels, unsigned warm_s, unsigned secs)
 	loadavg(la0, sizeof la0);
 	long rss_idle = rss_kib(sp.pid);
 	double s_cpu0 = cpu_clock_s(srv_clock), c_cpu0 = self_cpu_s();
+
+	uv_timer_t beats;
+	uv_timer_init(C.loop, &beats);
+	uv_timer_start(&beats, on_heartbeats, HEARTBEAT_CHECK_MS, HEARTBEAT_CHECK_MS);
 
 	/* 1. Everyone at once. */
 	naddr = (C.n + PER_ADDR - 1) / PER_ADDR;
@@ -585,32 +794,33 @@ round_of(const char *wizwar, int duels, unsigned warm_s, unsigned secs)
 
 	/* 2. Play at a human pace. */
 	run_for(ADMIT_LIMIT_MS, all_started);
-	run_for((uint64_t)warm_s * 1000, NULL);
-	loadavg(la1, sizeof la1);
-	C.measuring = true;
-	C.nlat = C.nlag = 0;
-	C.commands = 0;
+	run_for((uint64_t)opt.warm * 1000, NULL);
 	int drop0 = C.dropped;
-	double s0 = cpu_clock_s(srv_clock), b0 = self_cpu_s();
-	uint64_t m0 = now_ns();
-	run_for((uint64_t)secs * 1000, NULL);
-	double span = (double)(now_ns() - m0) / 1e9;
-	double s1 = cpu_clock_s(srv_clock), b1 = self_cpu_s();
-	C.measuring = false;
-	long rss = rss_kib(sp.pid);
-	loadavg(la2, sizeof la2);
-	int playing = 0;
-	for (int i = 0; i < C.n; i += 2)
-		playing += C.cl[i]->playing && !C.cl[i]->gone && !C.cl[i + 1]->gone;
-	printf("crowd %5d duels: %d playing, %.0f commands/s (paced for %d), own update median %.2f ms, p99 %.2f ms, "
-	       "max %.1f ms; pace timers late p99 %.2f ms; server CPU %.1f%% of a core (%.0f µs a command), crowd CPU "
-	       "%.1f%%; server RSS %ld MiB (%ld idle, %.0f KiB a duel); %d refused, %d dropped; load %s -> %s\n",
-	       duels, playing, (double)C.commands / span, playing, pct_ms(C.lat, C.nlat, 0.5), pct_ms(C.lat, C.nlat, 0.99),
-	       pct_ms(C.lat, C.nlat, 1.0), pct_ms(C.lag, C.nlag, 0.99), 100.0 * (s1 - s0) / span,
-	       C.commands ? (s1 - s0) * 1e6 / (double)C.commands : 0.0, 100.0 * (b1 - b0) / span, rss / 1024,
-	       rss_idle / 1024, (double)(rss - rss_idle) / duels, C.refused, C.dropped - drop0, la1, la2);
+	struct window w;
+	measure(&sp, duels, opt.secs, opt.sample, &w);
+	print_window(duels, "", &w, rss_idle);
+	if (opt.sample && soak_verdict(duels) != 0)
+		failed = true;
+	if (opt.sample && C.dropped > drop0) {
+		/* Fewer players hold fewer descriptors and less memory: a soak that lost some proves nothing. */
+		printf("soak: %d players dropped during the soak: FAIL\n", C.dropped - drop0);
+		failed = true;
+	}
 	if (C.dropped > drop0)
 		printf("  last drop: %s\n", C.last_error);
+	/* 3. The ceiling of one loop: the pace raised by half again each step until the own
+	 * update's p99 passes 100 ms or the commands answered fall behind the pace. */
+	for (double r = opt.rate * 1.5; opt.ramp && r <= 64; r *= 1.5) {
+		char tag[32];
+		C.rate = r;
+		run_for(3000, NULL);
+		measure(&sp, duels, opt.ramp_secs, 0, &w);
+		snprintf(tag, sizeof tag, " at %.2f a second a duel", r);
+		print_window(duels, tag, &w, rss_idle);
+		if (w.p99_ms > 100 || w.per_s < 0.9 * w.paced)
+			break;
+	}
+	uv_close((uv_handle_t *)&beats, NULL);
 	close_all();
 	stop_server(&sp, &ru);
 	printf("crowd %5d duels: server process in all: CPU %.2f s user + %.2f s system, max RSS %ld MiB\n", duels,
@@ -620,23 +830,28 @@ round_of(const char *wizwar, int duels, unsigned warm_s, unsigned secs)
 	free(C.lat);
 	free(C.lag);
 	free(C.admit);
-	return welcomed == C.n ? 0 : 1;
+	return welcomed == C.n && !failed ? 0 : 1;
 }
 
 static const char usage[] =
-    "usage: bench_crowd WIZWAR [DUELS...] [--warm S] [--secs S] [--tmp DIR] [--arg ARG]...\n"
+    "usage: bench_crowd WIZWAR [DUELS...] [--warm S] [--secs S] [--rate R] [--ramp [S]] [--sample S]\n"
+    "                  [--tmp DIR] [--arg ARG]...\n"
     "Runs `WIZWAR server` afresh for each number of duels (default 250): all 2 x DUELS players\n"
-    "connect at once, then play at one command a second a duel; SECS measured (default 10)\n"
-    "after a warm-up of S (default 5). The server's key and turn logs go to a directory made\n"
-    "in DIR (default /tmp) and removed after; --arg passes ARG on to `WIZWAR server`. Exits 1\n"
-    "if a connection was not admitted.\n";
+    "connect at once, then play at R commands a second a duel (default 1); SECS measured\n"
+    "(default 10) after a warm-up of S (default 5): the own update's median and p99, and the\n"
+    "server's CPU, system calls and context switches a command (perf stat where it works).\n"
+    "--ramp: then the pace raised by half again each step (S seconds each, default 10) until the\n"
+    "p99 passes 100 ms or the pace is not kept: the ceiling of one loop. --sample S: the soak:\n"
+    "the server's RSS and descriptors read every S seconds, and a verdict (exit 1 if either grows\n"
+    "after the first third). The server's key and turn logs go to a directory made in DIR\n"
+    "(default /tmp) and removed after; --arg passes ARG on to `WIZWAR server`. Exits 1 if a\n"
+    "connection was not admitted.\n";
 
 int
 main(int argc, char **argv)
 {
 	static uv_loop_t loop;
 	struct rlimit rl;
-	unsigned warm = 5, secs = 10;
 	int sizes[16], nsizes = 0, rc = 0;
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
@@ -645,13 +860,22 @@ main(int argc, char **argv)
 	}
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc)
-			warm = (unsigned)atoi(argv[++i]);
+			opt.warm = (unsigned)atoi(argv[++i]);
+		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc && atof(argv[i + 1]) > 0)
+			opt.rate = atof(argv[++i]);
+		else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
+			opt.sample = (unsigned)atoi(argv[++i]);
+		else if (strcmp(argv[i], "--ramp") == 0) {
+			opt.ramp = true;
+			if (i + 1 < argc && argv[i + 1][0] != '-' && atoi(argv[i + 1]) > 0 && atoi(argv[i + 1]) < 600)
+				opt.ramp_secs = (unsigned)atoi(argv[++i]);
+		}
 		else if (strcmp(argv[i], "--arg") == 0 && i + 1 < argc && nextra < 8)
 			extra_args[nextra++] = argv[++i];
 		else if (strcmp(argv[i], "--tmp") == 0 && i + 1 < argc)
 			tmp_dir = argv[++i];
 		else if (strcmp(argv[i], "--secs") == 0 && i + 1 < argc)
-			secs = (unsigned)atoi(argv[++i]);
+			opt.secs = (unsigned)atoi(argv[++i]);
 		else if (atoi(argv[i]) > 0 && nsizes < 16)
 			sizes[nsizes++] = atoi(argv[i]);
 		else {
@@ -673,7 +897,7 @@ main(int argc, char **argv)
 	uv_loop_init(&loop);
 	C.loop = &loop;
 	for (int k = 0; k < nsizes; k++)
-		if (round_of(argv[1], sizes[k], warm, secs) != 0)
+		if (round_of(argv[1], sizes[k]) != 0)
 			rc = 1;
 	uv_loop_close(&loop);
 	return rc;

@@ -214,11 +214,28 @@ struct lat {
 	uv_loop_t loop;
 };
 
+/* BENCH_NET_GAP_MS=N: the clients wait N ms before each command (and each ping-pong), so that
+ * the server's timers run between commands (the turn log's 20 ms batch goes to the disk after
+ * every command, as at a human pace) instead of commands following each other at once. */
+static unsigned gap_ms;
+
+static void
+gap(void)
+{
+	struct timespec ts = { (time_t)(gap_ms / 1000), (long)(gap_ms % 1000) * 1000000L };
+
+	if (gap_ms)
+		nanosleep(&ts, NULL);
+}
+
 static void
 lat_send(struct lat *l, struct net *n, const struct cmd *c)
 {
 	int fd[2] = { net_fd(l->n[0]), net_fd(l->n[1]) };
-	bool quiet = sockets_quiet(fd);
+	bool quiet;
+
+	gap();
+	quiet = sockets_quiet(fd);
 
 	l->got = 0;
 	l->t0 = uv_hrtime();
@@ -529,6 +546,7 @@ pp_send(struct pp *p)
 	int fd[2];
 	bool quiet;
 
+	gap();
 	for (int i = 0; i < 2; i++) {
 		uv_os_fd_t f;
 		uv_fileno((uv_handle_t *)&p->c[i], &f);
@@ -644,9 +662,30 @@ latency(int port, pid_t server)
 	pid_t pp_server = spawn_pingpong(&pp_port);
 	uint64_t cpu_w = 0, cpu_p = 0;
 	size_t block = LAT_SAMPLES / LAT_BLOCKS;
+	char la0[16];
+	/* BENCH_NET_BURN=N: N processes spinning on the CPU beside the run, a load that is the
+	 * same on every machine and run ("under load"); without it, whatever the machine has. */
+	int nburn = getenv("BENCH_NET_BURN") ? atoi(getenv("BENCH_NET_BURN")) : 0;
 
+	gap_ms = getenv("BENCH_NET_GAP_MS") ? (unsigned)atoi(getenv("BENCH_NET_GAP_MS")) : 0;
+	pid_t burn[16];
+
+	for (int i = 0; i < nburn && i < 16; i++)
+		if ((burn[i] = fork()) == 0)
+			for (volatile unsigned long x = 0;; x++)
+				;
+	loadavg(la0, sizeof la0);
 	lat_open(&l, port);
 	pp_open(&p, pp_port);
+	/* Both servers counted by perf over the whole run: each is idle while the other's block runs. */
+	struct perfstat ps_w, ps_p;
+	long sc_w, cs_w, sc_p, cs_p, cx_w = proc_ctxt(server), cx_p = proc_ctxt(pp_server);
+	perfstat_start(&ps_w, server);
+	perfstat_start(&ps_p, pp_server);
+	{
+		struct timespec ts = { 0, 300000000 }; /* for perf to attach to every thread */
+		nanosleep(&ts, NULL);
+	}
 	/* Alternating blocks, so that both see the same machine (its load drifts). */
 	for (int b = 0; b < LAT_BLOCKS; b++) {
 		uint64_t c0 = cpu_ns(server);
@@ -656,6 +695,15 @@ latency(int port, pid_t server)
 		pp_block(&p, block);
 		cpu_p += cpu_ns(pp_server) - c0;
 	}
+	perfstat_stop(&ps_w, &sc_w, &cs_w);
+	perfstat_stop(&ps_p, &sc_p, &cs_p);
+	cx_w = proc_ctxt(server) - cx_w;
+	cx_p = proc_ctxt(pp_server) - cx_p;
+	for (int i = 0; i < nburn && i < 16; i++)
+		if (burn[i] > 0) {
+			kill(burn[i], SIGKILL);
+			waitpid(burn[i], NULL, 0);
+		}
 	lat_close(&l);
 	pp_close(&p);
 	kill(pp_server, SIGKILL);
@@ -667,13 +715,26 @@ latency(int port, pid_t server)
 	char la[16];
 	loadavg(la, sizeof la);
 	printf("latency: command to both clients, %zu commands (turn logs %s) and %zu ping-pongs in %d alternating "
-	       "blocks; load %s\n", l.nsamples, log_dir_used ? "on disk" : "in memory", p.nsamples, LAT_BLOCKS, la);
+	       "blocks; load %s -> %s; %d spinning beside (BENCH_NET_BURN), %u ms between commands (BENCH_NET_GAP_MS)\n",
+	       l.nsamples, log_dir_used ? "on disk" : "in memory", p.nsamples, LAT_BLOCKS, la0, la, nburn, gap_ms);
 	printf("  arrival at both (%zu and %zu samples: the sockets quiet when the command went out):\n", l.narr, p.narr);
 	printf("    wizwar server: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a command\n", am, a99,
 	       pct(l.arr, l.narr, 1.0), (double)cpu_w / 1000.0 / (double)(l.nsamples ? l.nsamples : 1));
 	printf("    bare libuv ping-pong: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a round\n", qm, q99,
 	       pct(p.arr, p.narr, 1.0), (double)cpu_p / 1000.0 / (double)(p.nsamples ? p.nsamples : 1));
 	printf("    ratio wizwar / ping-pong: median %.2fx, p99 %.2fx\n", am / qm, a99 / q99);
+	{
+		double nw = (double)(l.nsamples ? l.nsamples : 1), np = (double)(p.nsamples ? p.nsamples : 1);
+		if (sc_w >= 0 && sc_p >= 0)
+			printf("    a command on the server: %.2f system calls, %.2f context switches (perf); the ping-pong's a "
+			       "round: %.2f, %.2f\n", (double)sc_w / nw, (double)cs_w / nw, (double)sc_p / np,
+			       (double)cs_p / np);
+		printf("    context switches (/proc, every thread): %.2f a command; the ping-pong's %.2f a round\n",
+		       (double)cx_w / nw, (double)cx_p / np);
+	}
+	if (nburn == 0 && (atof(la0) >= 0.5 || atof(la) >= 0.5))
+		printf("  WARNING: load %s -> %s: a figure under load; the idle figure needs a load average under 0.5 "
+		       "(uptime) all through\n", la0, la);
 	printf("  applied by both (read, decrypted, inflated, update_apply, view hashed; both clients on one loop):\n");
 	printf("    wizwar: median %.0f µs, p99 %.0f µs; ping-pong: median %.0f µs, p99 %.0f µs; "
 	       "ratio: median %.2fx, p99 %.2fx\n", wm, w99, pm, p99, wm / pm, w99 / p99);
