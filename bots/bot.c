@@ -29,7 +29,7 @@
  *           Rays of Cold and Lightning Bolts at a lost opponent. Without that, a set of
  *           one square behind a wall (the opponent at 1 HP) made master cast Navigate
  *           with Fire Storm in hand; with it master won 77.1% of the issue's 1,000 duels
- *           against hard at 25x25, 71.3% before (docs/benchmarks.md, "Aimed at the
+ *           against hard at 25x25, 71.3% before (docs/bots.md, "Aimed at the
  *           mind's squares").
  *
  * No level keeps memory between calls: a turn is several calls (steps, then an action),
@@ -65,7 +65,7 @@
 #define MIND_AIM (LEVEL_MAX * LEVEL_MAX) /* and aim every spell at them when they are this few: always (0: never) */
 #endif
 #ifndef MIND_AIM_DANGER
-#define MIND_AIM_DANGER 0 /* 1: and fear their sight at the end of my turn (not kept: docs/benchmarks.md) */
+#define MIND_AIM_DANGER 0 /* 1: and fear their sight at the end of my turn (not kept: docs/bots.md, "Master: what was measured") */
 #endif
 
 static const uint8_t dirs8[8] = { DIR_N, DIR_NE, DIR_E, DIR_SE, DIR_S, DIR_SW, DIR_W, DIR_NW };

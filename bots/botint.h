@@ -8,7 +8,7 @@
 
 /* The numbers hard weighs its plans by, in hundredths of a hit unless said otherwise: one
  * table, so that a tuning run (tests/bench/bench_tune.c) can play hard with other numbers
- * against hard itself, for master's own plans. None found was better (docs/benchmarks.md,
+ * against hard itself, for master's own plans. None found was better (docs/bots.md,
  * "A mind between calls"): master plans by hard's. */
 struct bot__weights {
 	float hurt[3];              /* a hit taken at 1 HP or less, at 2 HP, at more */

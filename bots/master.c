@@ -42,13 +42,13 @@
  *      When the opponent is lost, the rollouts rarely meet it and the means tie, so hard's
  *      first plan is taken without a search.
  *
- * Measured and left off (knobs below, 0 by default; docs/benchmarks.md, 2026-11-26: none
+ * Measured and left off (knobs below, 0 by default; docs/bots.md, "Master: what was measured": none
  * moved the win rate out of its noise, 189 and 190 of the same 300 duels): the opponent's
  * offer and dice drawn again after my command, the same for every plan (CRN_OFFER); the
  * measured odds of winning as the worth (WORTH_V); hard's first plan left only for one
  * better by PAIRED_Z standard errors round by round; the escapes as candidates at low HP
  * (ESCAPE_HP); one candidate per first command (DISTINCT_FIRST). Measured later that day
- * (docs/benchmarks.md, "The turns that begin with the opponent lost"), 0 by default too:
+ * (docs/bots.md, "The turns that begin with the opponent lost"), 0 by default too:
  * searching the lost turns with play-outs of LOST_TURNS turns (hard for both sides) lost
  * 11 points (113 against 135 of the same 200 duels: the search, blind to what a sight or
  * a Life Detection is worth over a few turns, drops hard's way of looking for the

@@ -20,14 +20,14 @@
  * and what it cost: every action (not the steps) by what it was (the spell it became, the
  * kind of potion drunk, a pickup, a pass), how many of each changed anyone's HP, and the
  * hit points each side lost and gained by each, per duel, in the duels the measured player
- * won and in those it did not; printed at the end (docs/benchmarks.md, "Where the hit
+ * won and in those it did not; printed at the end (docs/bots.md, "Where the hit
  * points go").
  *
  * With BENCH_MASTER_PHASE set, it also prints how the duels that reached the end phase (turn
  * END_PHASE_PER_SIDE x SIZE, from which each wizard senses the other every turn) ended, by
  * both HPs as it began, and how many of the others the measured player won: run it for
  * hard against hard (PLAYER hard) too, and the measured player's end phase compares with
- * what hard makes of the same HPs (docs/benchmarks.md, "The end phase").
+ * what hard makes of the same HPs (docs/bots.md, "The end phase").
  *
  * With BENCH_MASTER_REPEAT="SEED TURN N", the measured player's first call at that turn of
  * that duel is made N times more (not counted), for a profiler to see one slow call.
