@@ -59,18 +59,18 @@ Test(lan, hostile_values_are_refused)
 		const char *kv[8];
 		const char *why;
 	} bad[] = {
-		{ { "proto=1", "kind=host", "name=a", "pw=0", "wait=1", "fp=" FP }, "protocol 1" },
-		{ { "proto=99999999999", "kind=host", "name=a", "pw=0", "wait=1", "fp=" FP }, "protocol" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=hosts", "name=a", "pw=0", "wait=1", "fp=" FP }, "kind" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=a\033[2J", "pw=0", "wait=1", "fp=" FP }, "name" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=", "pw=0", "wait=1", "fp=" FP }, "name" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=\xff\xfe", "pw=0", "wait=1", "fp=" FP }, "name" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=a", "pw=yes", "wait=1", "fp=" FP }, "pw or wait" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=a", "pw=0", "wait=", "fp=" FP }, "pw or wait" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=a", "pw=0", "wait=1", "fp=ABCDEFGHIJKLMNOPQRSTUVWXYZ" },
+		{ { "proto=1", "kind=host", "name=a", "pw=0", "wait=1", ("fp=" FP) }, "protocol 1" },
+		{ { "proto=99999999999", "kind=host", "name=a", "pw=0", "wait=1", ("fp=" FP) }, "protocol" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=hosts", "name=a", "pw=0", "wait=1", ("fp=" FP) }, "kind" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=a\033[2J", "pw=0", "wait=1", ("fp=" FP) }, "name" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=", "pw=0", "wait=1", ("fp=" FP) }, "name" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=\xff\xfe", "pw=0", "wait=1", ("fp=" FP) }, "name" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=a", "pw=yes", "wait=1", ("fp=" FP) }, "pw or wait" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=a", "pw=0", "wait=", ("fp=" FP) }, "pw or wait" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=a", "pw=0", "wait=1", "fp=ABCDEFGHIJKLMNOPQRSTUVWXYZ" },
 		  "fingerprint" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=a", "pw=0", "wait=1", "fp=" FP "a" }, "fingerprint" },
-		{ { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=a", "pw=0", "wait=1" }, "fingerprint" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=a", "pw=0", "wait=1", ("fp=" FP "a") }, "fingerprint" },
+		{ { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=a", "pw=0", "wait=1" }, "fingerprint" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		size_t n = 0;
@@ -80,14 +80,14 @@ Test(lan, hostile_values_are_refused)
 		cr_assert(!d.usable, "case %zu was taken", i);
 		cr_assert(strstr(d.why, bad[i].why), "case %zu: '%s'", i, d.why);
 	}
-	const char *ok[] = { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=a", "pw=0", "wait=1", "fp=" FP };
+	const char *ok[] = { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=a", "pw=0", "wait=1", ("fp=" FP) };
 	cr_assert(!parse(0, ok, 6).usable, "no port");
 	cr_assert(parse(7727, ok, 6).usable);
 }
 
 Test(lan, first_value_of_a_key_counts_and_keys_fold_case)
 {
-	const char *kv[] = { "FP=" FP, "fp=bbbbbbbbbbbbbbbbbbbbbbbbbb", "proto=" XSTR(PROTO_VERSION), "Kind=host",
+	const char *kv[] = { ("FP=" FP), "fp=bbbbbbbbbbbbbbbbbbbbbbbbbb", ("proto=" XSTR(PROTO_VERSION)), "Kind=host",
 		             "name=a", "name=mallory", "pw=0", "wait=1", "junk", "=x" };
 	struct lan_duel d = parse(1, kv, 10);
 
@@ -100,7 +100,7 @@ Test(lan, shown_text_is_printable_and_bounded)
 {
 	char out[8], line[400];
 	struct lan_duel d;
-	const char *kv[] = { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=alice", "pw=0", "wait=1", "fp=" FP };
+	const char *kv[] = { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=alice", "pw=0", "wait=1", ("fp=" FP) };
 
 	lan_clean(out, sizeof out, "a\033[2J\nzzzzzz", 12);
 	cr_assert_str_eq(out, "a?[2J?z");
@@ -120,8 +120,8 @@ Test(lan, list_merges_one_service_and_counts_names)
 	struct lan_duel list[3], d;
 	size_t n = 0;
 	int first;
-	const char *kv[] = { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=alice", "pw=0", "wait=1", "fp=" FP };
-	const char *kv2[] = { "proto=" XSTR(PROTO_VERSION), "kind=host", "name=alice", "pw=0", "wait=1",
+	const char *kv[] = { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=alice", "pw=0", "wait=1", ("fp=" FP) };
+	const char *kv2[] = { ("proto=" XSTR(PROTO_VERSION)), "kind=host", "name=alice", "pw=0", "wait=1",
 		              "fp=bbbbbbbbbbbbbbbbbbbbbbbbbb" };
 
 	d = parse(1, kv, 6);
