@@ -189,7 +189,10 @@ struct gameroom {
 	uint64_t lobby_active;     /* the last message other than a HEARTBEAT from a member, or a join */
 	int host_seat;             /* one-room mode: the hosting player's seat, -1 none */
 	uv_timer_t turn_timer;     /* turn_timer.data = room */
-	uv_timer_t log_timer;      /* turn-log lines wait for it to go to the disk together */
+	/* New turn-log lines: the room waits in the server's list for the end of the loop
+	 * iteration (s->log_check), where every waiting room's lines go out in one write each. */
+	struct gameroom *log_next, **log_pprev;
+	bool log_queued;
 	int handles;               /* open timers; freed at 0 once dying */
 	bool dying;
 	struct tlog log;
@@ -215,6 +218,8 @@ struct server {
 	uv_timer_t sweep;
 	uv_timer_t accept_retry;   /* out of descriptors with no reserve: accepting paused */
 	uv_timer_t tick;           /* every tick_ms: every connection's timeouts (conn__tick_all) */
+	uv_check_t log_check;      /* after each loop iteration's I/O: the turn-log lines of s->log_rooms */
+	struct gameroom *log_rooms; /* rooms with turn-log lines not yet written (room__log_flush) */
 	int reserve_fd;            /* closed to accept (and close) when out of descriptors, then reopened */
 	bool polling;
 	struct server_config cfg;
@@ -310,6 +315,10 @@ void conn__tick_all(struct server *s);
 
 struct gameroom *room__create(struct server *s, const char *code);
 void room__destroy(struct gameroom *r);
+/* The log_check's pass: every waiting room's turn-log lines, one write a room. */
+void room__log_flush(struct server *s);
+/* A room has turn-log lines: write them at the end of this loop iteration. */
+void server__log_soon(struct server *s);
 int room__join(struct gameroom *r, struct conn *c);
 int room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m);
 void room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m);

@@ -987,6 +987,22 @@ on_sweep(uv_timer_t *t)
 }
 
 static void
+on_log_check(uv_check_t *h)
+{
+	struct server *s = h->data;
+
+	room__log_flush(s);
+	uv_check_stop(h); /* started again by the next room with lines (server__log_soon) */
+}
+
+void
+server__log_soon(struct server *s)
+{
+	if (!s->closing && !uv_is_active((uv_handle_t *)&s->log_check))
+		uv_check_start(&s->log_check, on_log_check);
+}
+
+static void
 on_tick(uv_timer_t *t)
 {
 	conn__tick_all(t->data);
@@ -1125,11 +1141,13 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	uv_timer_init(loop, &s->sweep);
 	uv_timer_init(loop, &s->accept_retry);
 	uv_timer_init(loop, &s->tick);
+	uv_check_init(loop, &s->log_check);
+	s->log_check.data = s;
 	s->listener.data = s;
 	s->sweep.data = s;
 	s->accept_retry.data = s;
 	s->tick.data = s;
-	s->handles = 4;
+	s->handles = 5;
 	s->reserve_fd = reserve_open();
 	if ((rc = listen_on(s, &ss)) != 0) {
 		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind ? s->bind : "any address", cfg->port,
@@ -1688,6 +1706,7 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	uv_close((uv_handle_t *)&s->sweep, on_idle_free);
 	uv_close((uv_handle_t *)&s->accept_retry, on_idle_free);
 	uv_close((uv_handle_t *)&s->tick, on_idle_free);
+	uv_close((uv_handle_t *)&s->log_check, on_idle_free);
 }
 
 int
