@@ -46,12 +46,14 @@ check "avahi-browse in B sees the duel of A with its TXT record" \
 	 grep -qF ";$LAN_IP_A;$portA;" "$LAN_T/seen1"' || show "$LAN_T/seen1"
 
 # bot --lan alice in B joins it by name; a bot in A joins by address; they play one whole duel.
-lan_bg botB B "$W" bot --lan alice --games 1 --think 20 --name bob --seed 1
+lan_bg botB B "$W" bot --lan alice --games 1 --think 60 --name bob --seed 1
 wait_for 'grep -q "joining" "$LAN_T/botB.out"' 10
 check "bot --lan alice in B finds the host in A with its fingerprint pinned" \
 	'grep -qF "joining '"'"'alice'"'"' found on the LAN at $LAN_IP_A:$portA (key $fpA)" "$LAN_T/botB.out"' || show "$LAN_T/botB.out"
-lan_bg botA A "$W" bot "127.0.0.1:$portA#$fpA" --games 1 --think 20 --name carol --seed 2
-# Full: withdrawn (avahi-browse in B no longer resolves it) while the duel is played.
+lan_bg botA A "$W" bot "127.0.0.1:$portA#$fpA" --games 1 --think 60 --name carol --seed 2
+# Full: withdrawn (avahi-browse in B no longer resolves it) while the duel is played; 60 ms a move keeps the
+# duel several seconds long, so that a loaded machine still sees the withdrawal before its end (at 20 ms a
+# 17-turn duel lasted 1.3 s, and a run missed it).
 check "the duel is withdrawn from the LAN while it is full" \
 	'wait_for "! lan_seen_b \"$LAN_IP_A\" >\"$LAN_T/seen2\"" 60' || show "$LAN_T/seen2" "$LAN_T/hostA.out"
 wait "$(cat "$LAN_T/botB.pid")"; rb=$?
