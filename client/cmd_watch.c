@@ -12,6 +12,7 @@
 #include "help.h"
 #include "commands_ui.h"
 #include "keys.h"
+#include "spect.h"
 #include "turnlog.h"
 #include "ui.h"
 #include "view.h"
@@ -105,39 +106,14 @@ keep_chat(void *ud, int lineno, uint32_t cmds, int player, const char *text)
 /* ---- views ---- */
 
 /* Everything, as a spectator: the whole level in sight, both wizards, every potion known. */
+/* Everything, as a spectator sees it once a duel is over: the rules' own all-seeing view (common/spect.c). */
 static void
 view_all(const struct game *g, struct view *v)
 {
-	const struct wizard *w0 = &g->wiz[0], *w1 = &g->wiz[1];
-	int size = g->level.size;
+	static struct spect_view sv; /* a view is 5 KiB: not on the stack; one viewer a process */
 
-	memset(v, 0, sizeof *v);
-	v->opt = g->opt;
-	v->me = 0;
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++) {
-			v->cell[y][x] = (uint8_t)((g->level.cell[y][x] == CELL_WALL ? VCELL_WALL : VCELL_FLOOR) | VCELL_VISIBLE);
-			v->potion[y][x] = g->potion[y][x];
-		}
-	v->x = w0->x;
-	v->y = w0->y;
-	v->hp = w0->hp;
-	v->opp_hp = w1->hp;
-	v->opp_state = OPP_VISIBLE;
-	v->opp_x = w1->x;
-	v->opp_y = w1->y;
-	v->ninv = w0->ninv;
-	memcpy(v->inv, w0->inv, sizeof v->inv);
-	memcpy(v->kind_of, g->kind_of, sizeof v->kind_of);
-	v->intrinsics = w0->intrinsics;
-	v->turn = g->turn;
-	v->turn_no = g->turn_no;
-	v->steps_left = g->result == RESULT_NONE ? g->steps_left : 0;
-	memcpy(v->offered, g->offered, sizeof v->offered);
-	if (g->result != RESULT_NONE)
-		memset(v->offered, SPELL_NONE, sizeof v->offered);
-	v->result = g->result;
-	v->end_reason = g->end_reason;
+	spect_all(g, &sv);
+	*v = sv.v;
 }
 
 static void
