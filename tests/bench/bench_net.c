@@ -103,49 +103,6 @@ cpu_s(pid_t pid)
 
 /* CPU time of a whole process, every thread (the server's threadpool writes its logs), in
  * nanoseconds: the scheduler's own accounting (/proc/PID/task/TID/schedstat), not ticks. */
-static uint64_t
-cpu_ns(pid_t pid)
-{
-	char path[96];
-	uint64_t sum = 0;
-	uv_fs_t req;
-	uv_dirent_t ent;
-
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	if (uv_fs_scandir(NULL, &req, path, 0, NULL) < 0)
-		return 0;
-	while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-		char p2[160];
-		unsigned long long ns;
-		FILE *f;
-		snprintf(p2, sizeof p2, "%s/%s/schedstat", path, ent.name);
-		if ((f = fopen(p2, "r")) == NULL)
-			continue;
-		if (fscanf(f, "%llu", &ns) == 1)
-			sum += ns;
-		fclose(f);
-	}
-	uv_fs_req_cleanup(&req);
-	return sum;
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double
-pct(uint64_t *v, size_t n, double p)
-{
-	if (n == 0)
-		return 0;
-	qsort(v, n, sizeof *v, cmp_u64);
-	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-	return (double)v[i] / 1000.0; /* ns -> µs */
-}
-
 /* Part 1: latency. Two clients in one room with FoV off; the commands are steps and passes only,
  * so that every command changes both players' views: one UPDATE to each, and the sample is the
  * time from sending the command until both have theirs. Beside it, in the same run and in
@@ -688,12 +645,12 @@ latency(int port, pid_t server)
 	}
 	/* Alternating blocks, so that both see the same machine (its load drifts). */
 	for (int b = 0; b < LAT_BLOCKS; b++) {
-		uint64_t c0 = cpu_ns(server);
+		uint64_t c0 = proc_cpu_ns(server);
 		lat_block(&l, block);
-		cpu_w += cpu_ns(server) - c0;
-		c0 = cpu_ns(pp_server);
+		cpu_w += proc_cpu_ns(server) - c0;
+		c0 = proc_cpu_ns(pp_server);
 		pp_block(&p, block);
-		cpu_p += cpu_ns(pp_server) - c0;
+		cpu_p += proc_cpu_ns(pp_server) - c0;
 	}
 	perfstat_stop(&ps_w, &sc_w, &cs_w);
 	perfstat_stop(&ps_p, &sc_p, &cs_p);
@@ -708,10 +665,10 @@ latency(int port, pid_t server)
 	pp_close(&p);
 	kill(pp_server, SIGKILL);
 	waitpid(pp_server, NULL, 0);
-	double am = pct(l.arr, l.narr, 0.5), a99 = pct(l.arr, l.narr, 0.99);
-	double qm = pct(p.arr, p.narr, 0.5), q99 = pct(p.arr, p.narr, 0.99);
-	double wm = pct(l.samples, l.nsamples, 0.5), w99 = pct(l.samples, l.nsamples, 0.99);
-	double pm = pct(p.samples, p.nsamples, 0.5), p99 = pct(p.samples, p.nsamples, 0.99);
+	double am = proc_pct_us(l.arr, l.narr, 0.5), a99 = proc_pct_us(l.arr, l.narr, 0.99);
+	double qm = proc_pct_us(p.arr, p.narr, 0.5), q99 = proc_pct_us(p.arr, p.narr, 0.99);
+	double wm = proc_pct_us(l.samples, l.nsamples, 0.5), w99 = proc_pct_us(l.samples, l.nsamples, 0.99);
+	double pm = proc_pct_us(p.samples, p.nsamples, 0.5), p99 = proc_pct_us(p.samples, p.nsamples, 0.99);
 	char la[16];
 	loadavg(la, sizeof la);
 	printf("latency: command to both clients, %zu commands (turn logs %s) and %zu ping-pongs in %d alternating "
@@ -719,9 +676,9 @@ latency(int port, pid_t server)
 	       l.nsamples, log_dir_used ? "on disk" : "in memory", p.nsamples, LAT_BLOCKS, la0, la, nburn, gap_ms);
 	printf("  arrival at both (%zu and %zu samples: the sockets quiet when the command went out):\n", l.narr, p.narr);
 	printf("    wizwar server: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a command\n", am, a99,
-	       pct(l.arr, l.narr, 1.0), (double)cpu_w / 1000.0 / (double)(l.nsamples ? l.nsamples : 1));
+	       proc_pct_us(l.arr, l.narr, 1.0), (double)cpu_w / 1000.0 / (double)(l.nsamples ? l.nsamples : 1));
 	printf("    bare libuv ping-pong: median %.0f µs, p99 %.0f µs, max %.0f µs; server CPU %.1f µs a round\n", qm, q99,
-	       pct(p.arr, p.narr, 1.0), (double)cpu_p / 1000.0 / (double)(p.nsamples ? p.nsamples : 1));
+	       proc_pct_us(p.arr, p.narr, 1.0), (double)cpu_p / 1000.0 / (double)(p.nsamples ? p.nsamples : 1));
 	printf("    ratio wizwar / ping-pong: median %.2fx, p99 %.2fx\n", am / qm, a99 / q99);
 	{
 		double nw = (double)(l.nsamples ? l.nsamples : 1), np = (double)(p.nsamples ? p.nsamples : 1);
@@ -878,7 +835,7 @@ rooms(int nrooms)
 	printf("rooms %4d: %7.0f commands/s (paced for about %.0f), own update median %6.0f µs p99 %7.0f µs; "
 	       "server CPU %4.1f%% of a core (%.0f µs a command; bots %3.0f%%), RSS %ld KiB (+%.0f KiB per room); "
 	       "load %s -> %s\n",
-	       nrooms, (double)f.commands / secs, want, pct(f.samples, f.nsamples, 0.5), pct(f.samples, f.nsamples, 0.99),
+	       nrooms, (double)f.commands / secs, want, proc_pct_us(f.samples, f.nsamples, 0.5), proc_pct_us(f.samples, f.nsamples, 0.99),
 	       100.0 * (c1 - c0) / secs, f.commands ? (c1 - c0) * 1e6 / (double)f.commands : 0.0,
 	       100.0 * (b1 - b0) / secs, rss1, (double)(rss1 - rss0) / nrooms, la0, la1);
 	fflush(stdout);

@@ -74,49 +74,6 @@ spawn_server(int *port)
 	return pid;
 }
 
-/* CPU time of a whole process, every thread, in ns (the scheduler's own accounting). */
-static uint64_t
-cpu_ns(pid_t pid)
-{
-	char path[96];
-	uint64_t sum = 0;
-	uv_fs_t req;
-	uv_dirent_t ent;
-
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	if (uv_fs_scandir(NULL, &req, path, 0, NULL) < 0)
-		return 0;
-	while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-		char p2[160];
-		unsigned long long ns;
-		FILE *f;
-		snprintf(p2, sizeof p2, "%s/%s/schedstat", path, ent.name);
-		if ((f = fopen(p2, "r")) == NULL)
-			continue;
-		if (fscanf(f, "%llu", &ns) == 1)
-			sum += ns;
-		fclose(f);
-	}
-	uv_fs_req_cleanup(&req);
-	return sum;
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double
-pct_us(uint64_t *v, size_t n, double p)
-{
-	if (n == 0)
-		return 0;
-	qsort(v, n, sizeof *v, cmp_u64);
-	return (double)v[(size_t)(p * (double)(n - 1) + 0.5)] / 1000.0;
-}
-
 #define SAMPLES_MAX 200000
 
 struct duel {
@@ -174,7 +131,7 @@ d_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 	/* The window: from the 20th command to the one before the last (whose apply also ends the
 	 * duel: END, the whole truth to every spectator, the lobby), measured apart. */
 	{
-		uint64_t now = cpu_ns(d->server);
+		uint64_t now = proc_cpu_ns(d->server);
 		if (d->commands == 20) {
 			d->win_cpu0 = now;
 			d->win_cmd0 = d->commands;
@@ -374,10 +331,10 @@ one_duel(uv_loop_t *loop, pid_t server, int port, int nspect, int k, struct sres
 	bot(&d, &d.a, ra, "alice", true);
 	run_until(loop, a_in, &d);
 	pid_t crowd = nspect ? spawn_crowd(port, d.room, nspect) : 0;
-	uint64_t c0 = cpu_ns(server);
+	uint64_t c0 = proc_cpu_ns(server);
 	bot(&d, &d.b, rb, "bob", false);
 	run_until(loop, over, &d);
-	uint64_t c1 = cpu_ns(server);
+	uint64_t c1 = proc_cpu_ns(server);
 	if (crowd) {
 		kill(crowd, SIGKILL);
 		waitpid(crowd, NULL, 0);
@@ -388,8 +345,8 @@ one_duel(uv_loop_t *loop, pid_t server, int port, int nspect, int k, struct sres
 	res->us_per_cmd = d.win_cmd1 > d.win_cmd0 ? (double)(d.win_cpu1 - d.win_cpu0) / 1000.0 /
 	                                              (double)(d.win_cmd1 - d.win_cmd0) : 0;
 	res->us_duel = (double)(c1 - c0) / 1000.0;
-	res->p50 = pct_us(d.samples, d.nsamples, 0.5);
-	res->p99 = pct_us(d.samples, d.nsamples, 0.99);
+	res->p50 = proc_pct_us(d.samples, d.nsamples, 0.5);
+	res->p99 = proc_pct_us(d.samples, d.nsamples, 0.99);
 	res->first_ms = (double)d.late_first_ns / 1e6;
 	res->first_bytes = d.late_bytes;
 	free(d.samples);

@@ -3,6 +3,7 @@
 #ifndef WIZWAR_BENCH_PROCSTAT_H
 #define WIZWAR_BENCH_PROCSTAT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,53 @@ perfstat_stop(struct perfstat *ps, long *syscalls, long *cs)
 	}
 	fclose(f);
 	unlink(ps->path);
+}
+
+/* CPU time of a whole process, every thread (a server's threadpool too), in nanoseconds: the
+ * scheduler's own accounting (/proc/PID/task/TID/schedstat), not ticks. 0 if unreadable. */
+static inline uint64_t
+proc_cpu_ns(pid_t pid)
+{
+	char path[96];
+	uint64_t sum = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char p2[400];
+		unsigned long long ns;
+		FILE *f;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p2, sizeof p2, "%s/%s/schedstat", path, e->d_name);
+		if ((f = fopen(p2, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+static inline int
+proc_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The p-quantile (0..1) of n samples in nanoseconds, in microseconds; sorts v. */
+static inline double
+proc_pct_us(uint64_t *v, size_t n, double p)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, proc_cmp_u64);
+	return (double)v[(size_t)(p * (double)(n - 1) + 0.5)] / 1000.0;
 }
 
 #endif
