@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "cli.h"
@@ -119,15 +120,38 @@ cli_error(const char *fmt, ...)
 		}
 		return;
 	}
-	if (running_cmd != NULL)
-		fprintf(stderr, "wizwar %s: ", running_cmd);
-	else
-		fputs("wizwar: ", stderr);
-	if (running_where != NULL)
-		fprintf(stderr, "%s: ", running_where);
+	/* One write for the whole message: a server's own log lines come from its log thread on the same
+	 * stderr, and a line written in pieces would be cut by one of them. */
+	char head[300];
+	int hn = snprintf(head, sizeof head, "wizwar%s%s: %s%s", running_cmd ? " " : "",
+	                  running_cmd ? running_cmd : "", running_where ? running_where : "",
+	                  running_where ? ": " : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int bn = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	if (hn < 0 || bn < 0)
+		return;
+	if ((size_t)hn >= sizeof head)
+		hn = (int)sizeof head - 1;
+	size_t len = (size_t)hn + (size_t)bn;
+	char small[4096], *line = len < sizeof small ? small : malloc(len + 1);
+	if (line == NULL)
+		return;
+	memcpy(line, head, (size_t)hn);
+	va_start(ap, fmt);
+	vsnprintf(line + hn, (size_t)bn + 1, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(STDERR_FILENO, line + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	if (line != small)
+		free(line);
 }
 
 int
