@@ -14,6 +14,8 @@ enum bot_level {
 	BOT_NORMAL,
 	BOT_HARD,
 	BOT_MASTER, /* searches: hard's plans played out over guesses consistent with the view */
+	BOT_NOVICE, /* below easy, for a first duel: strikes half the time it could, never heals; last so
+	             * that the levels' numbers (and every duel recorded with them) stay as they were */
 	BOT_LEVEL_COUNT
 };
 

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* choose: the bots' one way in: which chooser plays each level (bot.c's four, master.c's search). */
+/* choose: the bots' one way in: which chooser plays each level (bot.c's five, master.c's search). */
 #include <string.h>
 
 #include "bot.h"
 #include "botint.h"
 
 /* The levels' names, as --bot, --level and turn logs spell them. */
-static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master" };
+static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master",
+	"novice" };
 
 const char *
 bot_level_name(int level)
@@ -38,6 +39,7 @@ static const choose_fn choosers[BOT_LEVEL_COUNT] = {
 	[BOT_NORMAL] = bot__choose_normal,
 	[BOT_HARD] = bot__choose_hard,
 	[BOT_MASTER] = choose_master,
+	[BOT_NOVICE] = bot__choose_novice,
 };
 
 void

@@ -91,7 +91,7 @@ cmd_practice(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "--bot") == 0 && i + 1 < argc) {
 			if ((cfg.bot_level = bot_level_lookup(argv[++i])) < 0) {
-				cli_error("--bot takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
+				cli_error("--bot takes random, novice, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {

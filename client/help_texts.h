@@ -210,7 +210,7 @@ HELP_TEXT(HELP_STATUS,
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--room CODE | --new-room]\n"
-    "                  [--level easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
+    "                  [--level novice|easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
     "                  [--key FILE]\n"
     "\n"
@@ -224,7 +224,7 @@ HELP_TEXT(HELP_BOT,
     "                  `wizwar join --lan NAME` finds it\n"
     "  --room CODE     an existing room of a `wizwar server`\n"
     "  --new-room      ask the server for a new room; prints `room CODE: ...` once it is made\n"
-    "  --level L       random, easy, normal, hard or master (default normal)\n"
+    "  --level L       random, novice, easy, normal, hard or master (default normal)\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"
     "  --games N       duels to play, then leave (default 0: until stopped)\n"
@@ -260,14 +260,14 @@ HELP_TEXT(HELP_ID,
     "be read or made (the reason on stderr); 2 for bad arguments.\n")
 /* wizwar practice */
 HELP_TEXT(HELP_PRACTICE,
-    "usage: wizwar practice [--bot easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"
+    "usage: wizwar practice [--bot novice|easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"
     "                       [--no-potions] [--name NAME] [--no-log] [--keys PRESET]\n"
     "\n"
     "A duel in this terminal against a bot. You are the white @, the bot the red one; who\n"
     "moves first the seed decides. Each turn: move up to 5 squares, then cast one of the three\n"
     "spells offered, drink or pick up the potion underfoot, quaff one you carry, or end the turn.\n"
     "\n"
-    "  --bot LEVEL   the opponent: random, easy, normal, hard or master (default normal)\n"
+    "  --bot LEVEL   the opponent: random, novice, easy, normal, hard or master (default normal)\n"
     "  --seed S      the duel's seed, decimal or 0x hex (default: a random one)\n"
     "  --size N      level side, odd, 15 to 51 (default 25; larger levels scroll at 80x24)\n"
     "  --no-fov      both wizards see the whole level\n"
@@ -297,7 +297,7 @@ HELP_TEXT(HELP_SELFPLAY,
     "  --games N       how many duels (1 to 1000000; default 1)\n"
     "  --seed S        seed of the first duel, decimal or 0x hex (default 1); duel i uses S+i\n"
     "  --log DIR       write each duel's turn log to DIR/selfplay-SEED.log\n"
-    "  --bots A,B      the two players: random, easy, normal, hard or master (default random,random)\n"
+    "  --bots A,B      the two players: random, novice, easy, normal, hard or master (default random,random)\n"
     "  --quiet         print only the summary lines\n"
     "  --size N        level side, odd, 15 to 51 (default 25)\n"
     "  --no-fov        both wizards see the whole level\n"
