@@ -16,6 +16,7 @@
 #include "commands_ui.h"
 #include "keys.h"
 #include "practice.h"
+#include "tutorial.h"
 #include "ui.h"
 
 
@@ -50,20 +51,169 @@ print_help(const struct keys *k)
 	fputs(help_get(HELP_PRACTICE_SCREEN), stdout);
 }
 
+/* The tutorial's guide between the app and the practice session: it sees each command sent. */
+struct guided {
+	struct practice *prac;
+	struct tutorial *tut;
+};
+
+static int
+guided_send_cmd(void *ctx, const struct cmd *c)
+{
+	struct guided *g = ctx;
+	int rc = practice_ops.send_cmd(g->prac, c);
+
+	if (rc == 0)
+		tutorial_sent(g->tut, c);
+	return rc;
+}
+
+static int
+guided_send_chat(void *ctx, const char *utf8)
+{
+	return practice_ops.send_chat(((struct guided *)ctx)->prac, utf8);
+}
+
+static void
+guided_quit(void *ctx)
+{
+	practice_ops.quit(((struct guided *)ctx)->prac);
+}
+
+static int
+guided_rematch(void *ctx, bool mirror)
+{
+	return practice_ops.rematch(((struct guided *)ctx)->prac, mirror);
+}
+
+static const char *
+guided_replay_log(void *ctx)
+{
+	return practice_ops.replay_log(((struct guided *)ctx)->prac);
+}
+
+static const struct session_ops guided_ops = {
+	.send_cmd = guided_send_cmd,
+	.send_chat = guided_send_chat,
+	.quit = guided_quit,
+	.rematch = guided_rematch,
+	.replay_log = guided_replay_log,
+};
+
+static void
+guided_state(void *ud, struct state *st)
+{
+	tutorial_watch(ud, st);
+}
+
+/* The duel itself, practice's or the tutorial's (tut != NULL): the person's screen, the server and
+ * the bot on one loop. Returns the exit status. */
+static int
+run(const struct practice_config *cfg, struct keys *keys, const struct keys_diag *diag, struct tutorial *tut)
+{
+	static struct practice prac; /* large, one per process */
+	static char replay[4200];    /* v at the end: the log to watch once the duel screen has closed */
+	struct guided guided = { &prac, tut };
+	struct ui ui;
+	struct app *app = NULL;
+	uv_loop_t loop;
+	char err[256];
+	int status = 1;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_error("needs a terminal (try `wizwar selfplay` for headless duels)\n");
+		return 1;
+	}
+	setlocale(LC_ALL, "");
+	if (uv_loop_init(&loop) != 0) {
+		cli_error("cannot start the event loop\n");
+		return 1;
+	}
+	if (practice_init(&prac, &loop, cfg, err, sizeof err) != 0) {
+		cli_error("%s\n", err);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		goto out;
+	}
+	if ((app = malloc(sizeof *app)) == NULL) {
+		cli_error("out of memory\n");
+		practice_ops.quit(&prac);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		goto out_practice;
+	}
+	ui_init(&ui, keys);
+	struct app_config ac = {
+		.loop = &loop, .keys = keys, .screen = &ui_screen_ops, .screen_ctx = &ui,
+		.session = &practice_ops, .session_ctx = &prac, .input_fd = STDIN_FILENO,
+	};
+	if (tut) {
+		ac.session = &guided_ops;
+		ac.session_ctx = &guided;
+		ac.on_state = guided_state;
+		ac.on_state_ud = tut;
+	}
+	if (app_init(app, &ac) != 0) {
+		cli_error("cannot start the terminal\n");
+		free(app);
+		app = NULL;
+		practice_ops.quit(&prac);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		goto out_practice;
+	}
+	for (unsigned i = 0; i < diag->n; i++)
+		app_on_status(app, diag->msg[i]);
+	if (prac.log_warning[0])
+		app_on_status(app, prac.log_warning);
+	if (practice_start(&prac, app, err, sizeof err) != 0) {
+		app_quit(app, 1);
+		app_run(app);
+		app_finish(app);
+		free(app);
+		app = NULL;
+		cli_error("%s\n", err);
+		goto out_practice;
+	}
+	status = app_run(app);
+	app_finish(app);
+out_practice:
+	practice_finish(&prac);
+	if (app) {
+		char result[200];
+		/* The server's own end of the duel when it ended (a forfeit on the way out never reached the
+		 * screen), else the last view shown. */
+		if (prac.have_final) {
+			app->st.view = prac.final;
+			app->st.have_view = true;
+		}
+		state_result_text(&app->st, result, sizeof result);
+		printf("%s\n", result[0] ? result : "The duel was left unfinished.");
+		if (app_replay_path(app))
+			snprintf(replay, sizeof replay, "%s", app_replay_path(app));
+		free(app);
+	}
+	if (prac.log_path[0])
+		printf("Turn log: %s%s\n", prac.log_path, prac.log_failed ? " (writing it failed)" : "");
+	else if (prac.log_warning[0])
+		cli_error("%s\n", prac.log_warning);
+out:
+	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
+	if (uv_loop_close(&loop) != 0)
+		cli_error("internal error: a libuv handle was left open\n");
+	if (replay[0] && status == 0) {
+		/* v at the end: the duel just played, all-seeing, in the replay viewer. */
+		char *argv_replay[] = { replay, NULL };
+		return cmd_watch(1, argv_replay);
+	}
+	return status;
+}
+
 int
 cmd_practice(int argc, char **argv)
 {
 	struct practice_config cfg = { .bot_level = BOT_NORMAL };
-	static struct practice prac; /* large, one per process */
-	static char replay[4200];    /* v at the end: the log to watch once the duel screen has closed */
 	struct keys keys;
 	struct keys_diag diag;
-	struct ui ui;
-	struct app *app = NULL;
-	uv_loop_t loop;
-	char keypath[4096], logdir[4096], err[256];
+	char keypath[4096], logdir[4096];
 	bool have_seed = false, want_log = true;
-	int status = 1;
 
 	const char *preset = NULL;
 	options_default(&cfg.opt);
@@ -117,82 +267,52 @@ cmd_practice(int argc, char **argv)
 		else
 			cli_error("neither XDG_STATE_HOME nor HOME is set: no turn log\n");
 	}
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		cli_error("needs a terminal (try `wizwar selfplay` for headless duels)\n");
-		return 1;
+	return run(&cfg, &keys, &diag, NULL);
+}
+
+int
+cmd_tutorial(int argc, char **argv)
+{
+	/* A fixed small duel against the weakest thinking bot, the person moving first (tutorial.h
+	 * says why this seed). */
+	struct practice_config cfg = { .bot_level = BOT_NOVICE, .seed = TUTORIAL_SEED };
+	static struct tutorial tut;
+	struct keys keys;
+	struct keys_diag diag;
+	char keypath[4096], logdir[4096];
+	const char *preset = NULL, *usage = help_get(HELP_TUTORIAL);
+	bool want_log = true;
+
+	options_default(&cfg.opt);
+	cfg.opt.size = TUTORIAL_SIZE;
+	keys_diag_init(&diag);
+	int args = cli_args("tutorial", usage, &argc, &argv, NULL);
+	if (args >= 0)
+		return args;
+	for (int i = 0; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--keys") == 0)
+			preset = argv[i + 1];
+	if (keys_setup_preset(&keys, preset, keypath, sizeof keypath, &diag) == -2) {
+		cli_error("--keys takes default, numpad, vi or arrows, not '%s'\n", preset);
+		return 2;
 	}
-	setlocale(LC_ALL, "");
-	if (uv_loop_init(&loop) != 0) {
-		cli_error("cannot start the event loop\n");
-		return 1;
-	}
-	if (practice_init(&prac, &loop, &cfg, err, sizeof err) != 0) {
-		cli_error("%s\n", err);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		goto out;
-	}
-	if ((app = malloc(sizeof *app)) == NULL) {
-		cli_error("out of memory\n");
-		practice_ops.quit(&prac);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		goto out_practice;
-	}
-	ui_init(&ui, &keys);
-	struct app_config ac = {
-		.loop = &loop, .keys = &keys, .screen = &ui_screen_ops, .screen_ctx = &ui,
-		.session = &practice_ops, .session_ctx = &prac, .input_fd = STDIN_FILENO,
-	};
-	if (app_init(app, &ac) != 0) {
-		cli_error("cannot start the terminal\n");
-		free(app);
-		app = NULL;
-		practice_ops.quit(&prac);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		goto out_practice;
-	}
-	for (unsigned i = 0; i < diag.n; i++)
-		app_on_status(app, diag.msg[i]);
-	if (prac.log_warning[0])
-		app_on_status(app, prac.log_warning);
-	if (practice_start(&prac, app, err, sizeof err) != 0) {
-		app_quit(app, 1);
-		app_run(app);
-		app_finish(app);
-		free(app);
-		app = NULL;
-		cli_error("%s\n", err);
-		goto out_practice;
-	}
-	status = app_run(app);
-	app_finish(app);
-out_practice:
-	practice_finish(&prac);
-	if (app) {
-		char result[200];
-		/* The server's own end of the duel when it ended (a forfeit on the way out never reached the
-		 * screen), else the last view shown. */
-		if (prac.have_final) {
-			app->st.view = prac.final;
-			app->st.have_view = true;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
+			cfg.name = argv[++i];
+		} else if (strcmp(argv[i], "--keys") == 0 && i + 1 < argc) {
+			i++; /* read above */
+		} else if (strcmp(argv[i], "--no-log") == 0) {
+			want_log = false;
+		} else {
+			cli_error("unknown or incomplete argument '%s'\n%s", argv[i], usage);
+			return 2;
 		}
-		state_result_text(&app->st, result, sizeof result);
-		printf("%s\n", result[0] ? result : "The duel was left unfinished.");
-		if (app_replay_path(app))
-			snprintf(replay, sizeof replay, "%s", app_replay_path(app));
-		free(app);
 	}
-	if (prac.log_path[0])
-		printf("Turn log: %s%s\n", prac.log_path, prac.log_failed ? " (writing it failed)" : "");
-	else if (prac.log_warning[0])
-		cli_error("%s\n", prac.log_warning);
-out:
-	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
-	if (uv_loop_close(&loop) != 0)
-		cli_error("internal error: a libuv handle was left open\n");
-	if (replay[0] && status == 0) {
-		/* v at the end: the duel just played, all-seeing, in the replay viewer. */
-		char *argv_replay[] = { replay, NULL };
-		return cmd_watch(1, argv_replay);
-	}
-	return status;
+	if (want_log && cli_state_dir(logdir, sizeof logdir))
+		cfg.log_dir = logdir;
+	tutorial_init(&tut);
+	return run(&cfg, &keys, &diag, &tut);
 }

@@ -258,6 +258,27 @@ HELP_TEXT(HELP_ID,
     "  --key FILE  the key in FILE (made there if there is none)\n"
     "Output: `fingerprint FP` and `file PATH`, one a line. Exit status 0; 1 when the key cannot\n"
     "be read or made (the reason on stderr); 2 for bad arguments.\n")
+/* wizwar tutorial */
+HELP_TEXT(HELP_TUTORIAL,
+    "usage: wizwar tutorial [--name NAME] [--no-log] [--keys PRESET]\n"
+    "\n"
+    "A first duel with a guide, for a new player: the same duel every time (15x15, seed 95,\n"
+    "you move first) against the novice bot, the weakest that plays to win. Above the\n"
+    "messages the guide asks for one thing at a time and moves on when the rules show it done:\n"
+    "  1 move: step onto another square\n"
+    "  2 look: open look mode (;) and move its cursor off your wizard\n"
+    "  3 cast: cast one of the three spells offered (the turn ends with it)\n"
+    "  4 potions: drink a potion you had not identified, which names its kind\n"
+    "  5 find: have the opponent in sight, or sensed (Life Detection, Telepathy)\n"
+    "  6 win\n"
+    "A step done early counts when it happens. Lost? r plays another duel against the same bot\n"
+    "and the steps done stay done. Then: wizwar practice --bot novice, and up the levels.\n"
+    "\n"
+    "  --name NAME   your name on the screen and in the log (default: you)\n"
+    "  --no-log      do not write a turn log (else practice-000000000000005f.log, as practice)\n"
+    "  --keys PRESET start from key preset default, numpad, vi or arrows (keys.conf still applies);\n"
+    "                the guide names the keys in force\n"
+    "Needs a terminal of at least 80x24.\n")
 /* wizwar practice */
 HELP_TEXT(HELP_PRACTICE,
     "usage: wizwar practice [--bot novice|easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"
