@@ -74,9 +74,12 @@ tutorial_init(struct tutorial *t)
 void
 tutorial_sent(struct tutorial *t, const struct cmd *c)
 {
-	if (c->type == CMD_CAST)
-		t->cast_sent = true;
-	else if (c->type == CMD_DRINK || c->type == CMD_QUAFF)
+	/* The last action sent is the one that ended the turn: a cast the rules refused and then a
+	 * pass is not a cast. */
+	if (c->type == CMD_STEP || c->type == CMD_RESIGN)
+		return;
+	t->cast_sent = c->type == CMD_CAST;
+	if (c->type == CMD_DRINK || c->type == CMD_QUAFF)
 		t->drink_sent = true;
 }
 
@@ -113,6 +116,9 @@ tutorial_watch(struct tutorial *t, struct state *st)
 	 * is read at each of my turns so that a cast refused (and so not sent on) is not counted. */
 	if (state_my_turn(st) && !t->cast_sent)
 		t->cast_turn = v->turn_no;
+	/* Likewise the appearances known until a drink is sent: an Identify before it is not a drink. */
+	if (!t->drink_sent)
+		t->known0 = known_set(v);
 	unsigned now = 0;
 	if (v->x != t->start_x || v->y != t->start_y)
 		now |= 1u << TUTORIAL_MOVE;

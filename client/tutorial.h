@@ -37,7 +37,7 @@ struct tutorial {
 	/* private */
 	bool started;         /* the first view was seen: start_x, start_y and known0 hold it */
 	uint8_t start_x, start_y;
-	unsigned known0;      /* appearances identified in the first view */
+	unsigned known0;      /* appearances identified when the last drink was sent (or now, none sent) */
 	bool cast_sent, drink_sent;
 	uint32_t cast_turn;   /* the turn a cast was sent in */
 	int me;
