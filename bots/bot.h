@@ -21,6 +21,8 @@ enum bot_level {
 
 const char *bot_level_name(int level);
 int bot_level_lookup(const char *name); /* -1 if unknown */
+/* The next level up the ladder (random, novice, easy, normal, hard, master), or -1 above master. */
+int bot_level_next(int level);
 
 /* The next command for the player whose view `v` is (it must be that player's turn).
  * Draws only from `rng`, which is the bot's own, never the game's. The command is

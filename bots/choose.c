@@ -24,6 +24,19 @@ bot_level_lookup(const char *name)
 	return -1;
 }
 
+/* The ladder, weakest first, as docs/bots.md measures it (novice is numbered last but plays
+ * between random and easy). */
+static const int level_next[BOT_LEVEL_COUNT] = {
+	[BOT_RANDOM] = BOT_NOVICE, [BOT_NOVICE] = BOT_EASY, [BOT_EASY] = BOT_NORMAL,
+	[BOT_NORMAL] = BOT_HARD, [BOT_HARD] = BOT_MASTER, [BOT_MASTER] = -1,
+};
+
+int
+bot_level_next(int level)
+{
+	return level >= 0 && level < BOT_LEVEL_COUNT ? level_next[level] : -1;
+}
+
 /* Master: see master.c. */
 static void
 choose_master(const struct view *v, struct rng *r, struct cmd *out)

@@ -55,6 +55,7 @@ print_help(const struct keys *k)
 struct guided {
 	struct practice *prac;
 	struct tutorial *tut;
+	struct tutorial_streak *streak;
 };
 
 static int
@@ -103,7 +104,16 @@ static const struct session_ops guided_ops = {
 static void
 guided_state(void *ud, struct state *st)
 {
-	tutorial_watch(ud, st);
+	struct guided *g = ud;
+
+	tutorial_watch(g->tut, st);
+	tutorial_streak_watch(g->streak, st);
+}
+
+static void
+streak_watch(void *ud, struct state *st)
+{
+	tutorial_streak_watch(ud, st);
 }
 
 /* The duel itself, practice's or the tutorial's (tut != NULL): the person's screen, the server and
@@ -113,7 +123,8 @@ run(const struct practice_config *cfg, struct keys *keys, const struct keys_diag
 {
 	static struct practice prac; /* large, one per process */
 	static char replay[4200];    /* v at the end: the log to watch once the duel screen has closed */
-	struct guided guided = { &prac, tut };
+	static struct tutorial_streak streak;
+	struct guided guided = { &prac, tut, &streak };
 	struct ui ui;
 	struct app *app = NULL;
 	uv_loop_t loop;
@@ -145,11 +156,12 @@ run(const struct practice_config *cfg, struct keys *keys, const struct keys_diag
 		.loop = &loop, .keys = keys, .screen = &ui_screen_ops, .screen_ctx = &ui,
 		.session = &practice_ops, .session_ctx = &prac, .input_fd = STDIN_FILENO,
 	};
+	tutorial_streak_init(&streak, cfg->bot_level);
+	ac.on_state = tut ? guided_state : streak_watch;
+	ac.on_state_ud = tut ? (void *)&guided : (void *)&streak;
 	if (tut) {
 		ac.session = &guided_ops;
 		ac.session_ctx = &guided;
-		ac.on_state = guided_state;
-		ac.on_state_ud = tut;
 	}
 	if (app_init(app, &ac) != 0) {
 		cli_error("cannot start the terminal\n");

@@ -300,6 +300,8 @@ HELP_TEXT(HELP_PRACTICE,
     "No network set-up, but played through the protocol as a hosted duel: this process runs a\n"
     "server on 127.0.0.1 (a port the kernel picks), you join it, and the bot joins it as a\n"
     "network player that sees only what the server sends it. Leaving mid-duel forfeits.\n"
+    "After two wins in a row against a level, the log names the next level up. New to the\n"
+    "game? `wizwar tutorial` is a first duel with a guide.\n"
     "\n"
     "The turn log goes to $XDG_STATE_HOME/wizwar/practice-SEED.log (or\n"
     "~/.local/state/wizwar/; practice-SEED-2.log and so on when the seed was played before:\n"

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bot.h"
 #include "keys.h"
 #include "tutorial.h"
 
@@ -145,4 +146,26 @@ tutorial_watch(struct tutorial *t, struct state *st)
 		return;
 	}
 	tutorial_text(t->step, st, st->guide, sizeof st->guide);
+}
+
+void
+tutorial_streak_init(struct tutorial_streak *s, int level)
+{
+	*s = (struct tutorial_streak){ .level = level };
+}
+
+void
+tutorial_streak_watch(struct tutorial_streak *s, struct state *st)
+{
+	const struct view *v = &st->view;
+
+	if (!st->have_view || v->result == RESULT_NONE || s->counted == st->duels + 1)
+		return;
+	s->counted = st->duels + 1;
+	bool won = (v->result == RESULT_WIN0 && v->me == 0) || (v->result == RESULT_WIN1 && v->me == 1);
+	s->wins = won ? s->wins + 1 : 0;
+	int next = bot_level_next(s->level);
+	if (s->wins >= 2 && next >= 0)
+		state_log_system(st, "%d wins in a row against the %s bot: try the next level up, wizwar practice --bot %s.",
+		    s->wins, bot_level_name(s->level), bot_level_name(next));
 }

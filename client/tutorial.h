@@ -53,4 +53,16 @@ void tutorial_watch(struct tutorial *t, struct state *st);
 /* The advice of step s (TUTORIAL_STEPS: the end), with the keys in force. */
 void tutorial_text(int step, const struct state *st, char *buf, size_t len);
 
+/* Practice's coach: after two wins in a row against a level, a line in the log names the next
+ * level up (issue 33: a ladder a new player climbs). It reads only the views shown, once per
+ * duel's end; a loss or a draw starts the count again. */
+struct tutorial_streak {
+	int level;        /* the bot's (enum bot_level) */
+	int wins;         /* in a row, up to the last duel counted */
+	uint32_t counted; /* st->duels + 1 of the last duel counted; 0: none */
+};
+
+void tutorial_streak_init(struct tutorial_streak *s, int level);
+void tutorial_streak_watch(struct tutorial_streak *s, struct state *st);
+
 #endif

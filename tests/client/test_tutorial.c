@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "bot.h"
 #include "state.h"
 #include "tutorial.h"
 
@@ -138,4 +139,53 @@ Test(tutorial, a_step_done_early_counts_and_a_loss_keeps_them)
 	cr_assert(tut.done & (1u << TUTORIAL_FIND));
 	cr_assert_not(tut.done & (1u << TUTORIAL_POTION));
 	cr_assert_eq(tut.step, TUTORIAL_LOOK);
+}
+
+/* Some client note in the log says `needle`. */
+static bool
+logged(const char *needle)
+{
+	for (unsigned i = 0; i < st.log_count; i++) {
+		const struct log_entry *e = &st.log[(st.log_start + i) % STATE_LOG_MAX];
+		if (e->kind == LOG_SYSTEM && strstr(e->text, needle))
+			return true;
+	}
+	return false;
+}
+
+static void
+duel_ends(struct tutorial_streak *s, int result)
+{
+	st.view.result = (uint8_t)result;
+	tutorial_streak_watch(s, &st);
+	tutorial_streak_watch(s, &st); /* watched again before the next duel: counted once */
+	st.duels++;
+	st.view.result = RESULT_NONE;
+	tutorial_streak_watch(s, &st);
+}
+
+Test(tutorial, two_wins_in_a_row_name_the_next_level)
+{
+	struct tutorial_streak s;
+
+	tutorial_streak_init(&s, BOT_NOVICE);
+	duel_ends(&s, RESULT_WIN0);
+	cr_assert_eq(s.wins, 1);
+	cr_assert_not(logged("wins in a row"));
+	duel_ends(&s, RESULT_WIN1); /* a loss starts again */
+	cr_assert_eq(s.wins, 0);
+	duel_ends(&s, RESULT_WIN0);
+	cr_assert_not(logged("wins in a row"));
+	duel_ends(&s, RESULT_WIN0);
+	cr_assert(logged("2 wins in a row against the novice bot: try the next level up, wizwar practice --bot easy."));
+
+	/* Master is the top: nothing to suggest. */
+	tutorial_streak_init(&s, BOT_MASTER);
+	unsigned before = st.log_count;
+	duel_ends(&s, RESULT_WIN0);
+	duel_ends(&s, RESULT_WIN0);
+	cr_assert_eq(s.wins, 2);
+	cr_assert_eq(st.log_count, before);
+	cr_assert_eq(bot_level_next(BOT_RANDOM), BOT_NOVICE);
+	cr_assert_eq(bot_level_next(BOT_NOVICE), BOT_EASY);
 }
