@@ -58,11 +58,22 @@ tutorial_text(int step, const struct state *st, char *buf, size_t len)
 			key_of(st, steps[step].key[i], k[i], sizeof k[i]);
 		else
 			k[i][0] = '\0';
-	/* The format is one of the table's own literals, never outside text. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(buf, len, steps[step].text, k[0], k[1], k[2]);
-#pragma GCC diagnostic pop
+	/* Each %s of the text takes the next key, in order (no printf on a table's string). */
+	size_t o = 0;
+	int used = 0;
+	if (len == 0)
+		return;
+	for (const char *p = steps[step].text; *p && o + 1 < len; p++) {
+		if (p[0] == '%' && p[1] == 's') {
+			const char *ks = used < 3 ? k[used++] : "";
+			for (; *ks && o + 1 < len; ks++)
+				buf[o++] = *ks;
+			p++;
+		} else {
+			buf[o++] = *p;
+		}
+	}
+	buf[o] = '\0';
 }
 
 void
