@@ -1326,6 +1326,50 @@ bot__choose_easy(const struct view *v, struct rng *r, struct cmd *out)
 	*out = (struct cmd){ CMD_PASS, 0, 0 };
 }
 
+/* Novice: easy's wandering with half its aim, for a person's first duels (issue 33: a new
+ * player won 1 duel of 6 against normal and few against easy). It strikes only an opponent
+ * it sees (never one merely sensed: no hits from the dark), only with the spells whose shape
+ * a newcomer can read on the map (Rays of Cold, Lightning Bolts, Fire Storm; never Take
+ * Life, which cannot be dodged but by breaking sight), and then only one time in two; it
+ * never heals and never drinks. In the end phase it walks to the sensed opponent as easy
+ * does, so two novices do not draw at the turn limit. */
+void
+bot__choose_novice(const struct view *v, struct rng *r, struct cmd *out)
+{
+	struct brain b;
+	struct choice best = { 0, { CMD_PASS, 0, 0 } };
+	int d;
+
+	b.mind = NULL;
+	brain_init(&b, v, &bot__hard_weights, false, false);
+	if (v->opp_state == OPP_VISIBLE && rng_chance(r, 1, 2)) {
+		for (int i = 0; i < SPELL_OFFERED; i++) {
+			int s = v->offered[i];
+			if (s != SPELL_COLD && s != SPELL_LIGHTNING && s != SPELL_FIRE)
+				continue;
+			float val = spell_value(&b, s, v->x, v->y, false, &d);
+			if (val >= V_HIT * 0.99f)
+				consider(&best, val, CMD_CAST, i, d);
+		}
+		if (best.cmd.type == CMD_CAST) {
+			*out = best.cmd;
+			return;
+		}
+	}
+	if (v->steps_left > 0 && v->opp_state == OPP_SENSED && v->turn_no >= game_end_phase(v->opt.size)) {
+		goal_map(&b);
+		if ((d = step_to_goal(&b)) != DIR_NONE) {
+			*out = (struct cmd){ CMD_STEP, 0, (uint8_t)d };
+			return;
+		}
+	}
+	if (v->steps_left > 0 && rng_chance(r, 3, 4) && (d = easy_step(v, r)) != DIR_NONE) {
+		*out = (struct cmd){ CMD_STEP, 0, (uint8_t)d };
+		return;
+	}
+	*out = (struct cmd){ CMD_PASS, 0, 0 };
+}
+
 /* Within this many steps of an opponent I know of, normal without an attack spell keeps
  * out of its way (hard's own: its weights' `close`). */
 #define NORMAL_CLOSE 6

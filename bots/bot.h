@@ -14,11 +14,15 @@ enum bot_level {
 	BOT_NORMAL,
 	BOT_HARD,
 	BOT_MASTER, /* searches: hard's plans played out over guesses consistent with the view */
+	BOT_NOVICE, /* below easy, for a first duel: strikes half the time it could, never heals; last so
+	             * that the levels' numbers (and every duel recorded with them) stay as they were */
 	BOT_LEVEL_COUNT
 };
 
 const char *bot_level_name(int level);
 int bot_level_lookup(const char *name); /* -1 if unknown */
+/* The next level up the ladder (random, novice, easy, normal, hard, master), or -1 above master. */
+int bot_level_next(int level);
 
 /* The next command for the player whose view `v` is (it must be that player's turn).
  * Draws only from `rng`, which is the bot's own, never the game's. The command is

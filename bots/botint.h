@@ -53,11 +53,12 @@ struct bot_mind;
 int bot__master_choose_w(const struct view *v, const struct bot__weights *w, const struct bot_mind *mind,
     struct rng *rng, long budget, struct cmd *out);
 
-/* The four levels bot.c plays (bot.h's BOT_RANDOM to BOT_HARD), for choose.c's table and
+/* The levels bot.c plays (bot.h's BOT_RANDOM to BOT_HARD, and BOT_NOVICE), for choose.c's table and
  * master's play-outs: each for the viewer to move in a duel not over (bot_choose() sees to it). */
 struct rng;
 void bot__choose_random(const struct view *v, struct rng *r, struct cmd *out);
 void bot__choose_easy(const struct view *v, struct rng *r, struct cmd *out);
+void bot__choose_novice(const struct view *v, struct rng *r, struct cmd *out);
 void bot__choose_normal(const struct view *v, struct rng *r, struct cmd *out);
 void bot__choose_hard(const struct view *v, struct rng *r, struct cmd *out);
 

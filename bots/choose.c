@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* choose: the bots' one way in: which chooser plays each level (bot.c's four, master.c's search). */
+/* choose: the bots' one way in: which chooser plays each level (bot.c's five, master.c's search). */
 #include <string.h>
 
 #include "bot.h"
 #include "botint.h"
 
 /* The levels' names, as --bot, --level and turn logs spell them. */
-static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master" };
+static const char *const level_names[BOT_LEVEL_COUNT] = { "random", "easy", "normal", "hard", "master",
+	"novice" };
 
 const char *
 bot_level_name(int level)
@@ -21,6 +22,19 @@ bot_level_lookup(const char *name)
 		if (name && strcmp(level_names[i], name) == 0)
 			return i;
 	return -1;
+}
+
+/* The ladder, weakest first, as docs/bots.md measures it (novice is numbered last but plays
+ * between random and easy). */
+static const int level_next[BOT_LEVEL_COUNT] = {
+	[BOT_RANDOM] = BOT_NOVICE, [BOT_NOVICE] = BOT_EASY, [BOT_EASY] = BOT_NORMAL,
+	[BOT_NORMAL] = BOT_HARD, [BOT_HARD] = BOT_MASTER, [BOT_MASTER] = -1,
+};
+
+int
+bot_level_next(int level)
+{
+	return level >= 0 && level < BOT_LEVEL_COUNT ? level_next[level] : -1;
 }
 
 /* Master: see master.c. */
@@ -38,6 +52,7 @@ static const choose_fn choosers[BOT_LEVEL_COUNT] = {
 	[BOT_NORMAL] = bot__choose_normal,
 	[BOT_HARD] = bot__choose_hard,
 	[BOT_MASTER] = choose_master,
+	[BOT_NOVICE] = bot__choose_novice,
 };
 
 void

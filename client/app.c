@@ -432,6 +432,8 @@ pump(struct app *a)
 		break;
 	}
 	a->pumping = false;
+	if (a->cfg.on_state)
+		a->cfg.on_state(a->cfg.on_state_ud, &a->st);
 	if (!a->animating)
 		screen_draw(a);
 }

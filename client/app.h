@@ -64,6 +64,10 @@ struct app_config {
 	unsigned anim_ms;   /* the plan's pause after effects are drawn; 0 means 250 */
 	app_key_fn on_key;  /* NULL: keys go to state_key() and the session */
 	void *on_key_ud;
+	/* Called before each draw, once keys and updates have changed the state (a guide that
+	 * follows what the person did: the tutorial); NULL: none. */
+	void (*on_state)(void *ud, struct state *st);
+	void *on_state_ud;
 };
 
 struct app_update; /* private: one queued update */

@@ -148,7 +148,7 @@ cmd_bot(int argc, char **argv)
 			new_room = true;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
-				cli_error("--level takes random, easy, normal, hard or master, not '%s'\n", argv[i]);
+				cli_error("--level takes random, novice, easy, normal, hard or master, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (strcmp(a, "--name") == 0 && more) {

@@ -40,7 +40,7 @@ parse_bots(const char *s, int bots[PLAYERS])
 		goto bad;
 	return 0;
 bad:
-	cli_error("--bots takes two of random, easy, normal, hard, master, as A,B (not '%s')\n", s);
+	cli_error("--bots takes two of random, novice, easy, normal, hard, master, as A,B (not '%s')\n", s);
 	return -1;
 }
 

@@ -18,6 +18,7 @@ static const struct subcommand {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } subcommands[] = {
+	{ "tutorial", cmd_tutorial, "a first duel, guided step by step, against the novice bot" },
 	{ "practice", cmd_practice, "a duel in this terminal against a bot" },
 	{ "host", cmd_host, "host a duel: a server in this process, played from this terminal" },
 	{ "join", cmd_join, "join a hosted duel (or a room of a server)" },

@@ -124,6 +124,7 @@ struct state {
 	bool over_hidden;               /* the GAME OVER box was put away (Esc) */
 	bool revealed;                  /* the view is the end's whole truth (state_reveal) */
 	bool can_replay;                /* over, and its turn log is there to replay (v): set by the app */
+	char guide[STATE_TEXT_MAX];     /* `wizwar tutorial`'s advice, drawn above the log; "" none */
 	char over_note[STATE_NOTE_MAX]; /* under the result: a summary, what the opponent carried, the log */
 };
 

@@ -1338,6 +1338,13 @@ ui_draw(struct ui *ui, const struct state *st)
 		rows_act = draw_items(ui, y, x, w, 3, items, n, true);
 	}
 	y += rows_act;
+	if (st->guide[0] && !st->replay_line && y + 2 < last) {
+		/* The tutorial's advice: up to three rows of its own, above the log. */
+		int lw[3][2];
+		int nlw = wrap(st->guide, w, lw, 3);
+		for (int i = 0; i < nlw && i < 3; i++)
+			put_range(y++, x, w, st->guide, lw[i][0], lw[i][1], role_attr(ui, R_KEY));
+	}
 	draw_log(ui, st, y, x, w, last - y);
 	draw_over(ui, st, &L);
 	draw_prompt(ui, st, last, x, w);

@@ -108,7 +108,7 @@ check "options in any order, abbreviated, POSIXLY_CORRECT or not: the same" test
 out=$("$exe" keys --file "$tmp/no-such.conf" 2>&1); rc=$?
 check "keys --file MISSING: exit 1 (the man page's 'a file that cannot be read')" \
 	test $rc -eq 1 -a "${out#"wizwar keys: "}" != "$out"
-check "the practice usage names every bot level" test -n "$("$exe" practice --help | grep -F "easy|normal|hard|master|random")"
+check "the practice usage names every bot level" test -n "$("$exe" practice --help | grep -F "novice|easy|normal|hard|master|random")"
 
 # Write errors are failures.
 for args in "keys" "--help" "selfplay --games 2" "replay --text $log" "keys --version"; do
