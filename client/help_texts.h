@@ -322,6 +322,7 @@ HELP_TEXT(HELP_REPLAY,
 /* wizwar replay LOG (the viewer; also its ? screen) */
 HELP_TEXT(HELP_WATCH,
     "usage: wizwar replay LOG [--view 1|2|all] [--speed 1-6] [--keys PRESET]\n"
+    "       wizwar replay LOG --asciicast [--view 1|2|all] [--speed 1-6] [--term-size COLSxROWS]\n"
     "       wizwar replay --check LOG | --text LOG | --list [DIR]\n"
     "\n"
     "Watch a recorded duel (a turn log, plain or gzip) in this terminal, as\n"
@@ -330,10 +331,14 @@ HELP_TEXT(HELP_WATCH,
     "  n  Right      one command forward (pauses)\n"
     "  b  Left       one command back (pauses)\n"
     "  0  Home       back to the start;   e  End   to the end\n"
+    "  g             jump to a turn: type its number, then Enter (Esc: no)\n"
     "  +  -          faster / slower (speed 1-6)\n"
     "  v             cycle the viewpoint: all-seeing, player 1, player 2\n"
     "  [  ]          scroll the message log\n"
-    "  ?             this help;   q  Esc  quit\n")
+    "  ?             this help;   q  Esc  quit\n"
+    "--asciicast writes the duel to standard output as an asciicast v3 (asciinema\n"
+    "plays it): every command as this viewer draws it while playing at --speed, for an\n"
+    "xterm-256color terminal of --term-size (default 80x24).\n")
 /* wizwar watch: a live duel as a spectator (cmd_spectate.c) */
 HELP_TEXT(HELP_SPECTATE,
     "usage: wizwar watch HOST[:PORT][#FINGERPRINT] [ROOM] [--password[=PW]] [--password-file F]\n"
