@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* spect: a room's spectators: the view its players allow, made once and sent to all of them after the players, held frames, their own chat. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "tlog.h"
 
 /*
  * What a spectator is shown is decided here and only here, from the views common/view.c
@@ -155,13 +157,12 @@ current(struct gameroom *r, size_t *len)
 	}
 }
 
-/* Keep a delayed view's frame of the turn that just ended (or the duel's start). */
+/* Keep a delayed view's frame of the turn that just ended (or the duel's start) in g. */
 static void
-hold_turn(struct gameroom *r)
+hold_game(struct gameroom *r, const struct game *g)
 {
 	struct server *s = r->srv;
 	struct spect_room *sp = &r->sp;
-	struct game *g = room__game(r);
 	size_t len;
 
 	if (sp->mode != SPECT_DELAYED || !sp->allowed)
@@ -178,6 +179,12 @@ hold_turn(struct gameroom *r)
 	memcpy(h->buf, s->spayload, len);
 	h->len = len;
 	h->turn_no = g->turn_no;
+}
+
+static void
+hold_turn(struct gameroom *r)
+{
+	hold_game(r, room__game(r));
 }
 
 /* The same payload to every spectator; one too slow to keep up is dropped. */
@@ -508,8 +515,13 @@ spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m)
 	int p = c->seat;
 
 	if (!m->allowed) {
-		/* Either player, at any time: the spectators go at once. */
+		/* Either player, at any time: the spectators go at once. In a duel the log says so, so
+		 * that the duel resumed from it keeps them out. */
 		struct conn *x, *next;
+		if (sp->allowed && r->state == ROOM_PLAYING) {
+			tlog_comment(&r->log, "wizwar-server spectators off");
+			room__log_later(r);
+		}
 		sp->allowed = false;
 		server__log(s, "room %s: %s turns spectators off", r->code, r->seat[p].name);
 		for (x = sp->head; x; x = next) {
@@ -538,4 +550,71 @@ spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m)
 	            sp->mode == SPECT_SHARED ? "see what both players know" :
 	            sp->mode == SPECT_DELAYED ? "see one player's view, delayed" : "see the duel once it is over");
 	info_all(r);
+}
+
+/* ---- the turn log ---- */
+
+void
+spect__log_words(const struct gameroom *r, char *buf, size_t len)
+{
+	const struct spect_room *sp = &r->sp;
+
+	if (!sp->allowed)
+		snprintf(buf, len, "off");
+	else if (sp->mode == SPECT_DELAYED)
+		snprintf(buf, len, "delayed %u %u", (unsigned)sp->delay, (unsigned)sp->player);
+	else
+		snprintf(buf, len, "%s", sp->mode == SPECT_AFTER ? "after" : "shared");
+}
+
+/* The delayed view's frames of the turns the log holds, as spect__applied kept them while the
+ * duel was first played: the ring keeps the last SPECT_DELAY_MAX + 1 turns. */
+struct rehold {
+	struct gameroom *r;
+	uint32_t from; /* turns before this one are too old to be shown again */
+	uint32_t cmds; /* commands replayed: the frame says which state it shows */
+};
+
+static void
+rehold_cb(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
+{
+	struct rehold *rh = ud;
+
+	(void)p, (void)c, (void)lineno;
+	rh->cmds++;
+	if (ev != NULL && ev->turn_ended && g->turn_no >= rh->from) {
+		rh->r->sp.cmds = rh->cmds;
+		hold_game(rh->r, g);
+	}
+}
+
+void
+spect__resumed(struct gameroom *r, const struct tlog_resume *lr)
+{
+	struct spect_room *sp = &r->sp;
+
+	held_clear(sp, true);
+	if (lr->have_spect) {
+		sp->allowed = lr->spect_allowed;
+		sp->mode = lr->spect_mode;
+		sp->delay = lr->spect_delay;
+		sp->player = lr->spect_player;
+	}
+	if (!sp->allowed || sp->mode != SPECT_DELAYED)
+		return;
+	/* The frames are replayed from the log (cold: once per resume), the start's too. */
+	struct turnlog_replay *rp = malloc(sizeof *rp);
+	struct game *g0 = malloc(sizeof *g0);
+	struct rehold rh = { r, lr->game.turn_no > sp->delay ? lr->game.turn_no - sp->delay : 0, 0 };
+	uint32_t cmds = sp->cmds;
+	if (rp != NULL && g0 != NULL && game_init(g0, &lr->hdr.opt, lr->hdr.seed) == ERR_OK) {
+		sp->cmds = 0;
+		if (rh.from == 0)
+			hold_game(r, g0);
+		if (turnlog_replay(lr->text, lr->len, rp, rehold_cb, &rh) != 0)
+			held_clear(sp, false); /* it replayed in tlog_load: cannot happen; show nothing rather than less */
+	}
+	sp->cmds = cmds;
+	free(g0);
+	free(rp);
 }
