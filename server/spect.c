@@ -257,7 +257,22 @@ on_slice(uv_timer_t *t)
 		uv_timer_start(&r->sp.timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
 }
 
-/* Send the current frame to all when it differs from the last one sent. */
+/* Where a SPECT_VIEW payload's view begins: after its command count, a varint (its first field). */
+static size_t
+after_count(const uint8_t *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (p[i] & 0x80))
+		i++;
+	return i < len ? i + 1 : len;
+}
+
+/* Send the current frame to all when what it shows differs from the last one sent. Its command
+ * count alone is no news: a command that changes nothing a spectator sees (in the shared view, a
+ * wizard walking where only one player knows it) sends nothing, and a thousand spectators cost
+ * the server a thousand writes only when their screen changes. (The last frame, the snapshot a
+ * newcomer gets, keeps the count it was made at: the view it shows is still the truth.) */
 static void
 send_frame(struct gameroom *r)
 {
@@ -268,8 +283,11 @@ send_frame(struct gameroom *r)
 	sp->dirty = false;
 	if (current(r, &len) != 0 || len == 0)
 		return;
-	if (sp->last && sp->last_len == len && memcmp(sp->last, s->spayload, len) == 0)
-		return;
+	if (sp->last) {
+		size_t a = after_count(sp->last, sp->last_len), b = after_count(s->spayload, len);
+		if (sp->last_len - a == len - b && memcmp(sp->last + a, s->spayload + b, len - b) == 0)
+			return;
+	}
 	uint8_t *nb = realloc(sp->last, len);
 	if (nb == NULL)
 		return; /* the next frame, then */
