@@ -338,7 +338,7 @@ HELP_TEXT(HELP_WATCH,
     "  v             cycle the viewpoint: all-seeing, player 1, player 2\n"
     "  [  ]          scroll the message log\n"
     "  ?             this help;   q  Esc  quit\n"
-    "--asciicast writes the duel to standard output as an asciicast v3 (asciinema\n"
+    "--asciicast writes the duel to standard output as an asciicast v3 (asciinema 3\n"
     "plays it): every command as this viewer draws it while playing at --speed, for an\n"
     "xterm-256color terminal of --term-size (default 80x24).\n")
 /* wizwar watch: a live duel as a spectator (cmd_spectate.c) */
