@@ -14,6 +14,7 @@
 #include "help.h"
 #include "lan.h"
 #include "netbot.h"
+#include "spect.h"
 #include "text.h"
 
 struct botctx {
@@ -97,6 +98,33 @@ bot_key(void *ud, struct net *n, int how, const char *fp)
 	cli_error("%s (%s)\n", cmd_net_key_how(how), fp);
 }
 
+/* --spectators off | shared | after | delayed:K[:P]: what /spectators says, in one word. */
+static bool
+spectators_arg(const char *w, struct netbot_config *bc)
+{
+	long k = 0, p = 1;
+	char extra;
+
+	bc->spect_set = true;
+	bc->spect_allowed = strcmp(w, "off") != 0;
+	bc->spect_delay = bc->spect_player = 0;
+	if (strcmp(w, "off") == 0 || strcmp(w, "shared") == 0) {
+		bc->spect_mode = SPECT_SHARED;
+	} else if (strcmp(w, "after") == 0) {
+		bc->spect_mode = SPECT_AFTER;
+	} else if ((sscanf(w, "delayed:%ld:%ld%c", &k, &p, &extra) == 2 || sscanf(w, "delayed:%ld%c", &k, &extra) == 1) &&
+	           k >= SPECT_DELAY_MIN && k <= SPECT_DELAY_MAX && p >= 1 && p <= PLAYERS) {
+		bc->spect_mode = SPECT_DELAYED;
+		bc->spect_delay = (int)k;
+		bc->spect_player = (int)p - 1; /* people count players from 1 */
+	} else {
+		cli_error("--spectators takes off, shared, after or delayed:K[:P] (K %d to %d turns, player 1 or 2), not '%s'\n",
+		          SPECT_DELAY_MIN, SPECT_DELAY_MAX, w);
+		return false;
+	}
+	return true;
+}
+
 int
 cmd_bot(int argc, char **argv)
 {
@@ -173,6 +201,9 @@ cmd_bot(int argc, char **argv)
 			bc.net.reconnect_for_ms = (unsigned)v * 1000;
 		} else if (strcmp(a, "--mirror") == 0) {
 			bc.mirror = true;
+		} else if (strcmp(a, "--spectators") == 0 && more) {
+			if (!spectators_arg(argv[++i], &bc))
+				return 2;
 		} else if (strcmp(a, "--key") == 0 && more) {
 			key_file = argv[++i];
 		} else if (a[0] != '-' && addr == NULL) {

@@ -12,6 +12,7 @@
 #include "cmd_net.h"
 #include "commands_ui.h"
 #include "help.h"
+#include "ident.h"
 #include "keys.h"
 #include "spect.h"
 #include "text.h"
@@ -340,8 +341,14 @@ cmd_spectate(int argc, char **argv)
 	w.nc.room = w.room;
 	if (!cmd_net_have_terminal("watch"))
 		return 1;
-	if (auth_init() != 0 || !cmd_net_password_get(&pw, "watch", "Password: ", &w.nc.password))
+	/* The person's own key, as `join` proves it: a server with a store gives a name to the first key
+	 * that used it, so a key made anew for each connection would lose the name at the first
+	 * reconnection (a server restarted with --resume refused the spectator it had just had). */
+	static struct auth_ident ident;
+	if (auth_init() != 0 || !ident_get(NULL, IDENT_PLAYER, &ident) ||
+	    !cmd_net_password_get(&pw, "watch", "Password: ", &w.nc.password))
 		return 1;
+	w.nc.ident = &ident; /* net_create copies it, at every connection */
 	cmd_net_client_trust(&w.nc, fp, have_fp, known, sizeof known);
 	setlocale(LC_ALL, "");
 	keys_init(&keys);

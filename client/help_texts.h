@@ -212,7 +212,7 @@ HELP_TEXT(HELP_BOT,
     "usage: wizwar bot [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--room CODE | --new-room]\n"
     "                  [--level novice|easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
-    "                  [--key FILE]\n"
+    "                  [--spectators WHAT] [--key FILE]\n"
     "\n"
     "A bot player over the network. It decides on the view the server sends it, as a person\n"
     "would: it is never told more. It says ready, plays, asks for a rematch and verifies the\n"
@@ -234,6 +234,8 @@ HELP_TEXT(HELP_BOT,
     "  --mirror        ask for a mirror rematch (the same level, the seats swapped) after each\n"
     "                  duel that was not one, a plain one after a mirror: each level is played\n"
     "                  from both seats; it happens only if the other player asks for a mirror too\n"
+    "  --spectators WHAT  as the room's controller, set its spectators before the first duel, as\n"
+    "                  /spectators does: off, shared, after, or delayed:K[:P] (K turns, player P)\n"
     "  --key FILE      the bot's key (default $XDG_STATE_HOME/wizwar/bot.key, made on first use,\n"
     "                  0600; `wizwar id --bot` shows it): its names on a server are this key's\n"
     "\n"
@@ -345,6 +347,7 @@ HELP_TEXT(HELP_REPLAY,
 /* wizwar replay LOG (the viewer; also its ? screen) */
 HELP_TEXT(HELP_WATCH,
     "usage: wizwar replay LOG [--view 1|2|all] [--speed 1-6] [--keys PRESET]\n"
+    "       wizwar replay LOG --asciicast [--view 1|2|all] [--speed 1-6] [--term-size COLSxROWS]\n"
     "       wizwar replay --check LOG | --text LOG | --list [DIR]\n"
     "\n"
     "Watch a recorded duel (a turn log, plain or gzip) in this terminal, as\n"
@@ -353,10 +356,14 @@ HELP_TEXT(HELP_WATCH,
     "  n  Right      one command forward (pauses)\n"
     "  b  Left       one command back (pauses)\n"
     "  0  Home       back to the start;   e  End   to the end\n"
+    "  g             jump to a turn: type its number, then Enter (Esc: no)\n"
     "  +  -          faster / slower (speed 1-6)\n"
     "  v             cycle the viewpoint: all-seeing, player 1, player 2\n"
     "  [  ]          scroll the message log\n"
-    "  ?             this help;   q  Esc  quit\n")
+    "  ?             this help;   q  Esc  quit\n"
+    "--asciicast writes the duel to standard output as an asciicast v3 (asciinema 3\n"
+    "plays it): every command as this viewer draws it while playing at --speed, for an\n"
+    "xterm-256color terminal of --term-size (default 80x24).\n")
 /* wizwar watch: a live duel as a spectator (cmd_spectate.c) */
 HELP_TEXT(HELP_SPECTATE,
     "usage: wizwar watch HOST[:PORT][#FINGERPRINT] [ROOM] [--password[=PW]] [--password-file F]\n"

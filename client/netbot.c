@@ -66,6 +66,11 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 		b->ready_sent = b->ready_seen = false;
 	if (!(l->ready & (1u << me)) && !b->ready_sent) {
 		b->ready_sent = true;
+		/* The options first: a duel starts at the second READY, and they change only in the lobby. */
+		if (b->cfg.spect_set && !b->spect_sent && l->controller == me) {
+			b->spect_sent = true;
+			net_spect_set(n, b->cfg.spect_allowed, b->cfg.spect_mode, b->cfg.spect_delay, b->cfg.spect_player);
+		}
 		/* A mirror after a duel that was not one: each level is played from both seats, then a
 		 * new one (a mirror of a mirror would deal the same level for ever). */
 		if (b->games > 0)

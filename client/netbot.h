@@ -26,6 +26,9 @@ struct netbot_config {
 	bool quiet;             /* nothing on stderr */
 	bool mirror;            /* ask for a mirror rematch (the same seed, the seats swapped) after each
 	                         * duel that was not one, a plain rematch after one */
+	bool spect_set;         /* as the controller, set the room's spectator options before the first READY */
+	bool spect_allowed;
+	int spect_mode, spect_delay, spect_player; /* as net_spect_set() takes them */
 	/* Hooks for tests and the CLI. */
 	void *ud;
 	void (*on_msg)(void *ud, struct netbot *b, const struct wire_msg *m);
@@ -62,6 +65,7 @@ struct netbot {
 	bool waiting;           /* a command is out; wait for its update or refusal */
 	bool their_turn;        /* the opponent has the move: the next update is its command's */
 	bool ready_sent;
+	bool spect_sent;        /* cfg.spect_set done */
 	bool ready_seen;         /* a lobby has shown this bot ready since it last said READY */
 	bool stopping;          /* netbot_stop or netbot_abandon: what follows is not a cut-off */
 	int handles;

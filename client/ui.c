@@ -268,11 +268,57 @@ ui_start(struct ui *ui)
 	return 0;
 }
 
+int
+ui_start_file(struct ui *ui, FILE *out, const char *term, int cols, int rows)
+{
+	char num[16];
+	SCREEN *s;
+
+	if (ui->started)
+		return 0;
+	/* Not a terminal: curses takes the size from LINES and COLUMNS, read by newterm(). */
+	snprintf(num, sizeof num, "%d", cols);
+	setenv("COLUMNS", num, 1);
+	snprintf(num, sizeof num, "%d", rows);
+	setenv("LINES", num, 1);
+	use_env(TRUE);
+	if ((ui->file_in = fopen("/dev/null", "r")) == NULL)
+		return -1;
+	if ((s = newterm(term, out, ui->file_in)) == NULL) {
+		fclose(ui->file_in);
+		ui->file_in = NULL;
+		return -1;
+	}
+	set_term(s);
+	ui->file_screen = s;
+	ui->started = true;
+	/* What ui_start() sets that changes what is written (not how keys are read). */
+	nonl();
+	curs_set(0);
+	colours_init(ui);
+	ui->bytes = MB_CUR_MAX == 1;
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	if (ui->rows != rows || ui->cols != cols)
+		resizeterm(rows, cols);
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	ui->invalid = true;
+	return 0;
+}
+
 void
 ui_stop(struct ui *ui)
 {
 	if (!ui->started)
 		return;
+	if (ui->file_screen) {
+		endwin();
+		delscreen(ui->file_screen);
+		fclose(ui->file_in);
+		ui->file_screen = NULL;
+		ui->file_in = NULL;
+		ui->started = false;
+		return;
+	}
 	curs_set(1);
 	endwin();
 	ui->started = false;

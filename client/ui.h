@@ -6,6 +6,7 @@
 #include "cold.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "app.h"
 #include "keys.h"
@@ -28,6 +29,8 @@ struct ui {
 	int npend;
 	bool invalid;    /* repaint everything on the next draw */
 	int rows, cols;
+	void *file_screen; /* ui_start_file()'s SCREEN, drawing into a file rather than a terminal */
+	FILE *file_in;
 };
 
 void ui_init(struct ui *ui, const struct keys *keys);
@@ -35,6 +38,12 @@ void ui_init(struct ui *ui, const struct keys *keys);
  * the last-resort restores: atexit, and SIGSEGV/SIGABRT/SIGBUS/SIGFPE/SIGILL handlers that put the
  * terminal back before the process dies. Returns 0, or -1 when stdin/stdout are not a terminal. */
 WW_COLD int ui_start(struct ui *ui);
+/* Draw into `out` (a file with a descriptor, such as tmpfile()) instead of the terminal: curses as it
+ * would drive a terminal of type `term` and cols x rows, with the same drawing code, so that what a
+ * refresh writes there is what the client writes to such a terminal. For `replay --asciicast`, whose
+ * output events are those bytes. The file screen is the process's current curses screen until
+ * ui_stop(). Returns 0, or -1 when curses cannot make the screen (an unknown `term`). */
+WW_COLD int ui_start_file(struct ui *ui, FILE *out, const char *term, int cols, int rows);
 void ui_stop(struct ui *ui);
 void ui_draw(struct ui *ui, const struct state *st);
 /* Re-read the terminal's size (after SIGWINCH). */

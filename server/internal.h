@@ -317,6 +317,8 @@ struct gameroom *room__create(struct server *s, const char *code);
 void room__destroy(struct gameroom *r);
 /* The log_check's pass: every waiting room's turn-log lines, one write a room. */
 void room__log_flush(struct server *s);
+/* A line was added to the room's turn log outside a command (spect.c): written at the log's next turn. */
+void room__log_later(struct gameroom *r);
 /* A room has turn-log lines: write them at the end of this loop iteration. */
 void server__log_soon(struct server *s);
 int room__join(struct gameroom *r, struct conn *c);
@@ -341,6 +343,13 @@ void spect__applied(struct gameroom *r, const struct events *ev); /* after the p
 void spect__ended(struct gameroom *r);     /* the duel is over: everything may be shown */
 void spect__info_to(struct gameroom *r, struct conn *c); /* SPECT_INFO to one connection */
 void spect__joined(struct gameroom *r, struct conn *c);  /* a player joined: SPECT_INFO if there is news */
+/* The turn log's comment on the options: "off", "shared", "after" or "delayed K P" into buf. */
+void spect__log_words(const struct gameroom *r, char *buf, size_t len);
+/* A duel resumed from its log (room__resume_log): the options its comments give back, and a
+ * delayed view's frames of the last turns, replayed from the log, so that nothing is shown
+ * sooner than promised and nothing is missing. */
+struct tlog_resume;
+WW_COLD void spect__resumed(struct gameroom *r, const struct tlog_resume *lr);
 void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
 void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
 void room__sweep_idle(struct server *s);

@@ -147,6 +147,12 @@ log_later(struct gameroom *r)
 }
 
 void
+room__log_later(struct gameroom *r)
+{
+	log_later(r);
+}
+
+void
 room__log_flush(struct server *s)
 {
 	while (s->log_rooms) {
@@ -878,7 +884,11 @@ log_extra(struct gameroom *r, char *buf, size_t len)
 	}
 	if (r->host_seat >= 0)
 		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server host %d\n", r->host_seat);
-	snprintf(buf + n, len - n, "# wizwar-server turn-time %d\n", r->turn_time);
+	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server turn-time %d\n", r->turn_time);
+	/* Who may watch and what, so that a resumed duel keeps the promise its players were made. */
+	char words[32];
+	spect__log_words(r, words, sizeof words);
+	snprintf(buf + n, len - n, "# wizwar-server spectators %s\n", words);
 }
 
 /* A mirror rematch: each player takes the other's seat (and so its start and first move), with its
@@ -1401,6 +1411,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 	r->seed_mirror = lr->seed_mirror;
 	r->turn_time = lr->turn_time;
 	r->host_seat = lr->host_seat;
+	spect__resumed(r, lr);
 	r->controller = lr->host_seat >= 0 ? lr->host_seat : 0;
 	r->state = ROOM_PLAYING;
 	for (int p = 0; p < PLAYERS; p++) {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* spect: a room's spectators: the view its players allow, made once and sent to all of them after the players, held frames, their own chat. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "tlog.h"
 
 /*
  * What a spectator is shown is decided here and only here, from the views common/view.c
@@ -155,13 +157,12 @@ current(struct gameroom *r, size_t *len)
 	}
 }
 
-/* Keep a delayed view's frame of the turn that just ended (or the duel's start). */
+/* Keep a delayed view's frame of the turn that just ended (or the duel's start) in g. */
 static void
-hold_turn(struct gameroom *r)
+hold_game(struct gameroom *r, const struct game *g)
 {
 	struct server *s = r->srv;
 	struct spect_room *sp = &r->sp;
-	struct game *g = room__game(r);
 	size_t len;
 
 	if (sp->mode != SPECT_DELAYED || !sp->allowed)
@@ -178,6 +179,12 @@ hold_turn(struct gameroom *r)
 	memcpy(h->buf, s->spayload, len);
 	h->len = len;
 	h->turn_no = g->turn_no;
+}
+
+static void
+hold_turn(struct gameroom *r)
+{
+	hold_game(r, room__game(r));
 }
 
 /* The same payload to every spectator; one too slow to keep up is dropped. */
@@ -250,7 +257,22 @@ on_slice(uv_timer_t *t)
 		uv_timer_start(&r->sp.timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
 }
 
-/* Send the current frame to all when it differs from the last one sent. */
+/* Where a SPECT_VIEW payload's view begins: after its command count, a varint (its first field). */
+static size_t
+after_count(const uint8_t *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (p[i] & 0x80))
+		i++;
+	return i < len ? i + 1 : len;
+}
+
+/* Send the current frame to all when what it shows differs from the last one sent. Its command
+ * count alone is no news: a command that changes nothing a spectator sees (in the shared view, a
+ * wizard walking where only one player knows it) sends nothing, and a thousand spectators cost
+ * the server a thousand writes only when their screen changes. (The last frame, the snapshot a
+ * newcomer gets, keeps the count it was made at: the view it shows is still the truth.) */
 static void
 send_frame(struct gameroom *r)
 {
@@ -261,8 +283,11 @@ send_frame(struct gameroom *r)
 	sp->dirty = false;
 	if (current(r, &len) != 0 || len == 0)
 		return;
-	if (sp->last && sp->last_len == len && memcmp(sp->last, s->spayload, len) == 0)
-		return;
+	if (sp->last) {
+		size_t a = after_count(sp->last, sp->last_len), b = after_count(s->spayload, len);
+		if (sp->last_len - a == len - b && memcmp(sp->last + a, s->spayload + b, len - b) == 0)
+			return;
+	}
 	uint8_t *nb = realloc(sp->last, len);
 	if (nb == NULL)
 		return; /* the next frame, then */
@@ -508,8 +533,13 @@ spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m)
 	int p = c->seat;
 
 	if (!m->allowed) {
-		/* Either player, at any time: the spectators go at once. */
+		/* Either player, at any time: the spectators go at once. In a duel the log says so, so
+		 * that the duel resumed from it keeps them out. */
 		struct conn *x, *next;
+		if (sp->allowed && r->state == ROOM_PLAYING) {
+			tlog_comment(&r->log, "wizwar-server spectators off");
+			room__log_later(r);
+		}
 		sp->allowed = false;
 		server__log(s, "room %s: %s turns spectators off", r->code, r->seat[p].name);
 		for (x = sp->head; x; x = next) {
@@ -538,4 +568,71 @@ spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m)
 	            sp->mode == SPECT_SHARED ? "see what both players know" :
 	            sp->mode == SPECT_DELAYED ? "see one player's view, delayed" : "see the duel once it is over");
 	info_all(r);
+}
+
+/* ---- the turn log ---- */
+
+void
+spect__log_words(const struct gameroom *r, char *buf, size_t len)
+{
+	const struct spect_room *sp = &r->sp;
+
+	if (!sp->allowed)
+		snprintf(buf, len, "off");
+	else if (sp->mode == SPECT_DELAYED)
+		snprintf(buf, len, "delayed %u %u", (unsigned)sp->delay, (unsigned)sp->player);
+	else
+		snprintf(buf, len, "%s", sp->mode == SPECT_AFTER ? "after" : "shared");
+}
+
+/* The delayed view's frames of the turns the log holds, as spect__applied kept them while the
+ * duel was first played: the ring keeps the last SPECT_DELAY_MAX + 1 turns. */
+struct rehold {
+	struct gameroom *r;
+	uint32_t from; /* turns before this one are too old to be shown again */
+	uint32_t cmds; /* commands replayed: the frame says which state it shows */
+};
+
+static void
+rehold_cb(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
+{
+	struct rehold *rh = ud;
+
+	(void)p, (void)c, (void)lineno;
+	rh->cmds++;
+	if (ev != NULL && ev->turn_ended && g->turn_no >= rh->from) {
+		rh->r->sp.cmds = rh->cmds;
+		hold_game(rh->r, g);
+	}
+}
+
+void
+spect__resumed(struct gameroom *r, const struct tlog_resume *lr)
+{
+	struct spect_room *sp = &r->sp;
+
+	held_clear(sp, true);
+	if (lr->have_spect) {
+		sp->allowed = lr->spect_allowed;
+		sp->mode = lr->spect_mode;
+		sp->delay = lr->spect_delay;
+		sp->player = lr->spect_player;
+	}
+	if (!sp->allowed || sp->mode != SPECT_DELAYED)
+		return;
+	/* The frames are replayed from the log (cold: once per resume), the start's too. */
+	struct turnlog_replay *rp = malloc(sizeof *rp);
+	struct game *g0 = malloc(sizeof *g0);
+	struct rehold rh = { r, lr->game.turn_no > sp->delay ? lr->game.turn_no - sp->delay : 0, 0 };
+	uint32_t cmds = sp->cmds;
+	if (rp != NULL && g0 != NULL && game_init(g0, &lr->hdr.opt, lr->hdr.seed) == ERR_OK) {
+		sp->cmds = 0;
+		if (rh.from == 0)
+			hold_game(r, g0);
+		if (turnlog_replay(lr->text, lr->len, rp, rehold_cb, &rh) != 0)
+			held_clear(sp, false); /* it replayed in tlog_load: cannot happen; show nothing rather than less */
+	}
+	sp->cmds = cmds;
+	free(g0);
+	free(rp);
 }

@@ -12,6 +12,7 @@
 #include <sodium.h>
 #include <zlib.h>
 
+#include "spect.h"
 #include "text.h"
 #include "tlog.h"
 
@@ -663,6 +664,34 @@ hex_in(const char *s, uint8_t *out, size_t n)
 	return sodium_hex2bin(out, n, s, strlen(s), NULL, &got, &end) == 0 && got == n && *end == '\0';
 }
 
+/* "off", "shared", "after" or "delayed K P", exactly (as room.c writes them); anything else is
+ * ignored, and the options stay what an earlier comment (or the default) made them. */
+static void
+spect_comment(struct tlog_resume *r, const char *s)
+{
+	char again[32];
+	int k, p, used = 0;
+
+	if (strcmp(s, "off") == 0) {
+		r->spect_allowed = false;
+	} else if (strcmp(s, "shared") == 0 || strcmp(s, "after") == 0) {
+		r->spect_allowed = true;
+		r->spect_mode = s[0] == 's' ? SPECT_SHARED : SPECT_AFTER;
+		r->spect_delay = r->spect_player = 0;
+	} else if (sscanf(s, "delayed %d %d%n", &k, &p, &used) == 2 && s[used] == '\0' && k >= SPECT_DELAY_MIN &&
+	           k <= SPECT_DELAY_MAX && p >= 0 && p < PLAYERS &&
+	           /* the one spelling room.c writes: no sign, no zeros or spaces more */
+	           snprintf(again, sizeof again, "delayed %d %d", k, p) > 0 && strcmp(again, s) == 0) {
+		r->spect_allowed = true;
+		r->spect_mode = SPECT_DELAYED;
+		r->spect_delay = (uint8_t)k;
+		r->spect_player = (uint8_t)p;
+	} else {
+		return;
+	}
+	r->have_spect = true;
+}
+
 static void
 server_comment(struct tlog_resume *r, const char *line, size_t n)
 {
@@ -692,6 +721,8 @@ server_comment(struct tlog_resume *r, const char *line, size_t n)
 		r->host_seat = p;
 	else if (sscanf(s, "turn-time %d", &v) == 1 && v >= 0 && v <= 3600)
 		r->turn_time = v;
+	else if (strncmp(s, "spectators ", 11) == 0)
+		spect_comment(r, s + 11);
 }
 
 /*

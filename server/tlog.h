@@ -136,6 +136,11 @@ struct tlog_resume {
 	uint8_t token_hash[PLAYERS][32];
 	int host_seat;          /* -1 unknown */
 	int turn_time;
+	/* The spectators' options (`# wizwar-server spectators`): the last such comment's, one that
+	 * turned them off during the duel included; without one (an older log), the room's default. */
+	bool have_spect;
+	bool spect_allowed;
+	uint8_t spect_mode, spect_delay, spect_player;
 };
 
 /* Read and replay a log file (plain or gzip). 0, or -1 with a reason in why. */

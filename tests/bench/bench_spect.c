@@ -91,6 +91,8 @@ struct duel {
 	uint64_t prev_cpu, prev_cmd;
 	struct net **spect;
 	int nspect, welcomed, closed;
+	uint64_t frames;           /* the crowd's: frames its spectators received (the server's writes to them) */
+	int report_fd;             /* the crowd's: where the count goes at SIGTERM */
 	struct net *late;
 	uint64_t late_t0, late_first_ns;
 	size_t late_bytes;
@@ -167,7 +169,11 @@ s_view(void *ud, struct net *n, const struct wire_sview *v)
 	uint8_t buf[PROTO_PAYLOAD_MAX];
 	size_t len = 0;
 
-	if (n != d->late || d->late_first_ns)
+	if (n != d->late) {
+		d->frames++;
+		return;
+	}
+	if (d->late_first_ns)
 		return;
 	d->late_first_ns = uv_hrtime() - d->late_t0;
 	m.type = WIRE_SPECT_VIEW;
@@ -212,10 +218,23 @@ spectator(struct duel *d, const char *name)
 	return n;
 }
 
+/* At SIGTERM the crowd says how many frames its spectators got, then goes. */
+static void
+crowd_stop(uv_signal_t *h, int sig)
+{
+	struct duel *d = h->data;
+
+	(void)sig;
+	if (write(d->report_fd, &d->frames, sizeof d->frames) != (ssize_t)sizeof d->frames)
+		_exit(1);
+	_exit(0);
+}
+
 /* The crowd: N spectators in a process of their own, so that decoding their frames does not
- * slow the players' loop here. It writes one byte once all are in, and stops at SIGTERM. */
+ * slow the players' loop here. It writes one byte once all are in, and at SIGTERM the frames
+ * they received (*rfd: where to read them). */
 static pid_t
-spawn_crowd(int port, const char *room, int n)
+spawn_crowd(int port, const char *room, int n, int *rfd)
 {
 	int fds[2];
 	pid_t pid;
@@ -243,6 +262,11 @@ spawn_crowd(int port, const char *room, int n)
 			uv_run(&loop, UV_RUN_ONCE);
 		if (write(fds[1], "k", 1) != 1)
 			_exit(1);
+		uv_signal_t stop;
+		d->report_fd = fds[1];
+		uv_signal_init(&loop, &stop);
+		stop.data = d;
+		uv_signal_start(&stop, crowd_stop, SIGTERM);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		_exit(0);
 	}
@@ -251,7 +275,7 @@ spawn_crowd(int port, const char *room, int n)
 		fprintf(stderr, "bench_spect: the crowd did not get in\n");
 		exit(1);
 	}
-	close(fds[0]);
+	*rfd = fds[0];
 	return pid;
 }
 
@@ -307,6 +331,7 @@ struct sresult {
 	double us_per_cmd, us_duel, p50, p99, first_ms;
 	size_t first_bytes;
 	uint64_t commands;
+	uint64_t frames; /* frames the crowd received: N for each frame the server sent */
 };
 
 static void
@@ -330,13 +355,18 @@ one_duel(uv_loop_t *loop, pid_t server, int port, int nspect, int k, struct sres
 	*rb = (struct botref){ &d, 1 };
 	bot(&d, &d.a, ra, "alice", true);
 	run_until(loop, a_in, &d);
-	pid_t crowd = nspect ? spawn_crowd(port, d.room, nspect) : 0;
+	int rfd = -1;
+	pid_t crowd = nspect ? spawn_crowd(port, d.room, nspect, &rfd) : 0;
 	uint64_t c0 = proc_cpu_ns(server);
 	bot(&d, &d.b, rb, "bob", false);
 	run_until(loop, over, &d);
 	uint64_t c1 = proc_cpu_ns(server);
+	res->frames = 0;
 	if (crowd) {
-		kill(crowd, SIGKILL);
+		kill(crowd, SIGTERM);
+		if (read(rfd, &res->frames, sizeof res->frames) != (ssize_t)sizeof res->frames)
+			res->frames = 0;
+		close(rfd);
 		waitpid(crowd, NULL, 0);
 	}
 	d.nspect = 0;
@@ -380,10 +410,11 @@ main(int argc, char **argv)
 		one_duel(&loop, server, port, 0, k, &r0);
 		one_duel(&loop, server, port, n, k, &r1);
 		printf("round %d: none %5.1f µs/command (%" PRIu64 " commands, %.1f ms the whole duel, own update p50 %.0f "
-		       "p99 %.0f µs); %d spectators %5.1f µs/command (%" PRIu64 ", %.1f ms, p50 %.0f p99 %.0f µs); late first "
-		       "frame %.1f ms, %zu bytes\n",
+		       "p99 %.0f µs); %d spectators %5.1f µs/command (%" PRIu64 ", %.1f ms, p50 %.0f p99 %.0f µs; %.2f frames a "
+		       "spectator a command); late first frame %.1f ms, %zu bytes\n",
 		       k + 1, r0.us_per_cmd, r0.commands, r0.us_duel / 1000, r0.p50, r0.p99, n, r1.us_per_cmd, r1.commands,
-		       r1.us_duel / 1000, r1.p50, r1.p99, r1.first_ms, r1.first_bytes);
+		       r1.us_duel / 1000, r1.p50, r1.p99,
+		       r1.commands && n ? (double)r1.frames / n / (double)r1.commands : 0.0, r1.first_ms, r1.first_bytes);
 		fflush(stdout);
 		base += r0.us_per_cmd;
 		with += r1.us_per_cmd;

@@ -5,7 +5,8 @@
 #  1. The spectators see the duel as the room allows (the default: what both players know): both names and
 #     HPs, the round, the map, the status line naming the view and how many watch; Lea's header counts them.
 #  2. Ada's chat reaches Bob and never Lea.
-#  3. Lea turns spectators off (/spectators off): both spectators are told so and a new one is refused.
+#  3. Lea turns spectators off (/spectators off): both spectators are told so and a new one is refused;
+#     the turn log says so after its header's options, so that a resume keeps them off.
 set -u
 WIZWAR="${1:?usage: test_spectate.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -57,6 +58,12 @@ wait_said 'the players turned spectators off' b
 ok "both spectators are told the players turned them off"
 wait_for 'no spectators' 10 w
 ok "Lea's header says no spectators"
+LOG="$(find "$TMPD/logs" -name '*.log' | head -1)"
+[ -n "$LOG" ] || fail "no turn log in $TMPD/logs"
+wait_file '^# wizwar-server spectators off$' "$LOG"
+[ "$(grep -n '^# wizwar-server spectators' "$LOG" | cut -d: -f2-)" = "# wizwar-server spectators shared
+# wizwar-server spectators off" ] || fail "the log's spectators comments: $(grep '^# wizwar-server spectators' "$LOG")"
+ok "the log says they were shared, then turned off during the duel (a resume keeps them off)"
 T new-session -d -s c -x 80 -y 24 "'$WIZWAR' watch 127.0.0.1:$PORT $ROOM --name Cy; echo EXIT=\$?; exec sleep 600"
 wait_said 'do not allow spectators' c 15
 ok "a new spectator is refused"

@@ -75,7 +75,7 @@ RESULTS = ("win0", "win1", "draw")
 HOWS = ("killed", "resigned", "turn-limit")
 HEADER = ("wizwar-turnlog", "rules", "options", "seed", "player", "player", "start")
 SERVER = "# wizwar-server "
-SERVER_KINDS = ("room", "seed-part", "part", "seed", "token", "host", "turn-time")   # "in this order"
+SERVER_KINDS = ("room", "seed-part", "part", "seed", "token", "host", "turn-time", "spectators")   # "in this order"
 SEED_KINDS = ("drawn", "chosen", "mirror", "chosen-mirror")
 ROOM = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
@@ -93,7 +93,8 @@ class Log:
         self.format = self.rules = self.size = self.fov = self.potions = self.seed = self.start = None
         self.names = [None, None]
         self.items = []         # every line in order: (line, kind, data); kind header/cmd/hash/chat/end/comment/empty
-        self.server = []        # (line, kind, args) of the `# wizwar-server` comments
+        self.server = []        # (line, kind, args) of the `# wizwar-server` comments after the header
+        self.spect_off = []     # lines of the `# wizwar-server spectators off` written during the duel
         self.end = None         # (result, how, hash)
         self.turns = 0          # turns completed (each `=` line, and a turn whose `=` line the log stops before)
         self.hashes = 0         # hashes a replay checks: start, each `=` line, the end line
@@ -366,10 +367,21 @@ def server_comment(n, s, log, order, header):
         ok = len(args) == 1 and args[0] in ("0", "1")
     elif kind == "turn-time":
         ok = len(args) == 1 and NUM.fullmatch(args[0]) and int(args[0]) <= 3600
+    elif kind == "spectators":
+        # "off, shared, after, or delayed K P (K turns behind, 1 to 20; player P's view, 0 or 1)"
+        ok = args in (["off"], ["shared"], ["after"]) or (
+            len(args) == 3 and args[0] == "delayed" and NUM.fullmatch(args[1]) and 1 <= int(args[1]) <= 20
+            and args[2] in ("0", "1"))
     else:
         raise LogError(n, "an unknown server comment %r" % kind)
     if not ok:
         raise LogError(n, "a server comment out of its format: %r" % s)
+    # "A player who turns spectators off during the duel adds `# wizwar-server spectators off` where it
+    # happened, among the commands: the only server comment written after the header."
+    if header == 7 and args == ["off"] and kind == "spectators" and \
+            any(k not in ("header", "comment") for _, k, _ in log.items[:-1]):
+        log.spect_off.append(n)
+        return order
     if header != 7 or any(k not in ("header", "comment") for _, k, _ in log.items[:-1]) or \
             any(k == "comment" and not d.startswith(SERVER) for _, k, d in log.items[:-1]):
         raise LogError(n, "a server comment that is not right after the header")
@@ -394,7 +406,7 @@ def strict_checks(log):
     kinds = [k for _, k, _ in log.server]
     args = {k: a for _, k, a in log.server}
     if log.server:
-        for k in ("seed-part", "seed", "turn-time"):
+        for k in ("seed-part", "seed", "turn-time", "spectators"):
             if kinds.count(k) != 1:
                 raise LogError(0, "server comment %r %d times" % (k, kinds.count(k)))
         if [a[0] for _, k, a in log.server if k == "token"] != ["0", "1"]:

@@ -14,6 +14,7 @@
 
 #include "bot.h"
 #include "tlog.h"
+#include "spect.h"
 #include "view.h"
 
 static size_t
@@ -556,4 +557,66 @@ Test(tlog, the_players_copy_has_no_room_code)
 	free(all);
 	free(mine);
 	tlog_close(&t);
+}
+
+/* The spectators' options a log keeps (`# wizwar-server spectators`), as room.c writes them: the last
+ * comment wins (a duel's "off" after its header's options), anything else is ignored, and a log
+ * without one (written before the comment) says nothing, so that the room keeps its default. */
+Test(tlog, the_spectators_comment_gives_back_the_options)
+{
+	static const struct {
+		const char *extra, *later;
+		bool have, allowed;
+		int mode, delay, player;
+	} cases[] = {
+		{ "", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators shared\n", NULL, true, true, SPECT_SHARED, 0, 0 },
+		{ "# wizwar-server spectators after\n", NULL, true, true, SPECT_AFTER, 0, 0 },
+		{ "# wizwar-server spectators off\n", NULL, true, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed 3 1\n", NULL, true, true, SPECT_DELAYED, 3, 1 },
+		{ "# wizwar-server spectators delayed 20 0\n", NULL, true, true, SPECT_DELAYED, 20, 0 },
+		{ "# wizwar-server spectators delayed 3 1\n", "wizwar-server spectators off", true, false, SPECT_DELAYED, 3, 1 },
+		{ "# wizwar-server spectators delayed 21 0\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed 0 0\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed 3 2\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed 03 1\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed  3 1\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed 3 1 \n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed +3 1\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators delayed 3\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators Shared\n", NULL, false, false, 0, 0, 0 },
+		{ "# wizwar-server spectators\n", NULL, false, false, 0, 0, 0 },
+	};
+	static struct tlog t;
+	static struct tlog_resume lr;
+	static struct game g;
+	struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 5, { "a", "b" } };
+	struct cmd pass = { CMD_PASS, 0, 0 };
+	struct events ev;
+	char path[128], why[300];
+
+	options_default(&h.opt);
+	snprintf(path, sizeof path, "/tmp/wizwar-test-spect-%d.log", (int)getpid());
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cr_assert_eq(game_init(&g, &h.opt, h.seed), ERR_OK);
+		cr_assert_eq(tlog_open(&t, NULL, path, &h, game_hash(&g), cases[i].extra, why, sizeof why), 0, "%s", why);
+		int p = g.turn;
+		cr_assert_eq(game_apply(&g, p, &pass, &ev), ERR_OK);
+		tlog_cmd(&t, p, &pass, &g, ev.turn_ended);
+		if (cases[i].later)
+			tlog_comment(&t, cases[i].later);
+		tlog_close(&t);
+		cr_assert_eq(tlog_load(path, &lr, why, sizeof why), 0, "case %zu: %s", i, why);
+		cr_expect_eq(lr.have_spect, cases[i].have, "case %zu: have", i);
+		if (cases[i].have) {
+			cr_expect_eq(lr.spect_allowed, cases[i].allowed, "case %zu: allowed", i);
+			if (cases[i].allowed || cases[i].later) {
+				cr_expect_eq(lr.spect_mode, cases[i].mode, "case %zu: mode", i);
+				cr_expect_eq(lr.spect_delay, cases[i].delay, "case %zu: delay", i);
+				cr_expect_eq(lr.spect_player, cases[i].player, "case %zu: player", i);
+			}
+		}
+		tlog_resume_free(&lr);
+		unlink(path);
+	}
 }
