@@ -161,6 +161,7 @@ struct spect_room {
 	uint8_t *last;             /* the frame last sent (the snapshot a newcomer gets), a payload */
 	size_t last_len;
 	struct conn *cursor;       /* the next spectator `last` goes to (spect.c, fan_out); NULL: all have it */
+	struct spect_sink *sinks;  /* spectators inside the process (the web page's, server.h), counted in count */
 };
 
 struct gameroom {
@@ -343,6 +344,7 @@ void spect__info_to(struct gameroom *r, struct conn *c); /* SPECT_INFO to one co
 void spect__joined(struct gameroom *r, struct conn *c);  /* a player joined: SPECT_INFO if there is news */
 void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
 void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
+void room__lobby_fill(struct gameroom *r, struct wire_msg *m); /* the LOBBY a spectator gets */
 void room__sweep_idle(struct server *s);
 
 #endif
