@@ -1445,6 +1445,15 @@ ui_cell(const struct ui *ui, int y, int x, struct ui_cell *out)
 		return;
 	if (wch[0])
 		out->ch = (uint32_t)wch[0];
+	/* A line drawn with the terminal's alternate characters (ACS_HLINE and the like): the
+	 * character that terminal shows, the DEC special graphics' Unicode one. */
+	static const char dec[] = "`afgjklmnopqrstuvwxyz{|}~";
+	static const uint16_t uni[] = { 0x25c6, 0x2592, 0xb0, 0xb1, 0x2518, 0x2510, 0x250c, 0x2514, 0x253c, 0x23ba,
+		0x23bb, 0x2500, 0x23bc, 0x23bd, 0x251c, 0x2524, 0x2534, 0x252c, 0x2502, 0x2264, 0x2265, 0x3c0, 0x2260,
+		0xa3, 0xb7 };
+	const char *at = (attrs & A_ALTCHARSET) && out->ch > 0 && out->ch < 0x80 ? strchr(dec, (int)out->ch) : NULL;
+	if (at)
+		out->ch = uni[at - dec];
 	if (ui->colour && pair > 0 && pair_content(pair, &fg, &bg) == OK && fg >= 0 && fg < 256)
 		out->fg = (uint8_t)fg;
 	out->flags = (uint8_t)((attrs & A_BOLD ? UI_CELL_BOLD : 0) | (attrs & A_DIM ? UI_CELL_DIM : 0) |

@@ -97,6 +97,14 @@ struct pss {
 	struct sess *s;
 };
 
+/* A private server's room whose links were said in the log. */
+struct said {
+	char code[PROTO_ROOM_BYTES + 1];
+	char end[400];            /* the link of the last finished duel said */
+	bool live, seen;
+};
+#define WEB_SAID_MAX 1024
+
 struct web {
 	uv_loop_t *loop;
 	struct server *srv;
@@ -116,6 +124,9 @@ struct web {
 	bool scanning, scanned;
 	struct load_job *waiting, *waiting_tail;
 	unsigned loads;
+	lws_sorted_usec_list_t links; /* a private server: each room's links said once, checked each second */
+	struct said *said;
+	unsigned nsaid;
 	char render[LWS_PRE + WEB_RENDER_MAX];
 };
 
@@ -221,6 +232,55 @@ web_room_fragment(const struct web *w, const char *room, char *out, size_t len)
 	mac_hex(w, "room", room, mac);
 	int r = snprintf(out, len, "#w=%s.%s", room, mac);
 	return r > 0 && (size_t)r < len;
+}
+
+/*
+ * A private server lists nothing: whoever runs it hands the links on. Each playing room's page
+ * link, and each finished duel's replay link, is said once in the log (the players' clients
+ * do not hear of the web page: nothing on the game port changes).
+ */
+static void
+on_links(lws_sorted_usec_list_t *sul)
+{
+	struct web *w = lws_container_of(sul, struct web, links);
+	struct server_room_info *rooms = malloc(WEB_SAID_MAX * sizeof *rooms);
+	unsigned n = rooms ? server_rooms_list(w->srv, rooms, WEB_SAID_MAX) : 0;
+	char frag[400];
+
+	for (unsigned i = 0; i < w->nsaid; i++)
+		w->said[i].seen = false;
+	for (unsigned i = 0; i < n; i++) {
+		struct said *sd = NULL;
+		for (unsigned k = 0; k < w->nsaid && !sd; k++)
+			if (strcmp(w->said[k].code, rooms[i].code) == 0)
+				sd = &w->said[k];
+		if (sd == NULL && w->nsaid < WEB_SAID_MAX) {
+			sd = &w->said[w->nsaid++];
+			memset(sd, 0, sizeof *sd);
+			snprintf(sd->code, sizeof sd->code, "%s", rooms[i].code);
+		}
+		if (sd == NULL)
+			continue;
+		sd->seen = true;
+		if (!sd->live && web_room_fragment(w, sd->code, frag, sizeof frag)) {
+			server_log(w->srv, LOG_NOTICE, "room %s: its web page is http://HOST:%d/%s", sd->code, w->port, frag);
+			sd->live = true;
+		}
+		const char *end = server_room_end_path(w->srv, sd->code);
+		if (end && web_replay_fragment(w, end, frag, sizeof frag) && strcmp(frag, sd->end) != 0) {
+			server_log(w->srv, LOG_NOTICE, "room %s: its last duel replays at http://HOST:%d/%s", sd->code,
+			           w->port, frag);
+			snprintf(sd->end, sizeof sd->end, "%s", frag);
+		}
+	}
+	/* Rooms gone are forgotten (a code made again later is another room). */
+	for (unsigned i = 0; i < w->nsaid;)
+		if (!w->said[i].seen)
+			w->said[i] = w->said[--w->nsaid];
+		else
+			i++;
+	free(rooms);
+	lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
 }
 
 /* ---- JSON out ---- */
@@ -1154,6 +1214,15 @@ web_start(uv_loop_t *loop, struct server *srv, const char *addr, struct web **ou
 		free(w);
 		return -1;
 	}
+	if (server_private(srv)) {
+		if ((w->said = calloc(WEB_SAID_MAX, sizeof *w->said)) == NULL) {
+			snprintf(why, whylen, "out of memory");
+			lws_context_destroy(w->ctx);
+			free(w);
+			return -1;
+		}
+		lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
+	}
 	*out = w;
 	return 0;
 }
@@ -1178,6 +1247,9 @@ web_stop(struct web *w)
 		free(j);
 	}
 	w->waiting = w->waiting_tail = NULL;
+	lws_sul_cancel(&w->links);
+	free(w->said);
+	w->said = NULL;
 	lws_context_destroy(ctx); /* closes every page (each session freed in CLOSED) */
 	w->ctx = NULL;
 	if (!w->scanning && w->loads == 0)
