@@ -15,6 +15,7 @@
 #include "logtree.h"
 #include "web.h"
 #include "web_page.h"
+#include "wmsg.h"
 #include "wview.h"
 
 /*
@@ -34,8 +35,6 @@
 #define WEB_SCAN_EVERY_MS 5000 /* the log tree is listed again at most this often */
 #define WEB_OUTQ 4             /* text messages waiting for a page's socket; more closes it */
 #define WEB_RENDER_MAX 65536   /* a screen's JSON at most (24x80 cells, runs of styles) */
-#define WEB_ID_MAX 120
-#define WEB_MAC_HEX 32         /* a link's MAC: 16 bytes of HMAC-SHA-512-256, in hex */
 
 struct addr_count {
 	char addr[64];
@@ -609,6 +608,10 @@ sink_msg(void *ud, int type, const uint8_t *payload, size_t len)
 		return;
 	}
 	screen_changed(s);
+	if (s->over_said && s->v->st.have_view && s->v->st.view.result == RESULT_NONE) {
+		s->over_said = false; /* a rematch: the room's next duel is under way */
+		send_text(s, "{\"t\":\"live\"}");
+	}
 	if (!s->over_said && s->v->st.have_view && s->v->st.view.result != RESULT_NONE) {
 		char frag[300], buf[400];
 		s->over_said = true;
@@ -812,118 +815,12 @@ replay_playing(struct sess *s)
 	lws_sul_schedule(s->w->ctx, 0, &s->sul, on_play, d ? (lws_usec_t)d * 1000 : LWS_SET_TIMER_USEC_CANCEL);
 }
 
-/* ---- a page's messages: one flat JSON object of strings and numbers ---- */
-
-struct jmsg {
-	char t[16], room[PROTO_ROOM_BYTES + 1], id[WEB_ID_MAX + 1], key[WEB_MAC_HEX + 1], k[4];
-	long turn;
-	bool has_turn;
-};
-
-/* A JSON string at *p (after its opening quote) into out: plain printable ASCII and the
- * escapes \" and \\ only (nothing a page sends needs more). */
-static bool
-jstr(const char **p, const char *end, char *out, size_t len)
-{
-	size_t n = 0;
-
-	while (*p < end && **p != '"') {
-		char c = *(*p)++;
-		if (c == '\\') {
-			if (*p == end || (**p != '"' && **p != '\\'))
-				return false;
-			c = *(*p)++;
-		}
-		if ((unsigned char)c < 0x20 || (unsigned char)c > 0x7e || n + 1 >= len)
-			return false;
-		out[n++] = c;
-	}
-	if (*p == end)
-		return false;
-	(*p)++;
-	out[n] = '\0';
-	return true;
-}
-
-static void
-ws(const char **p, const char *end)
-{
-	while (*p < end && (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r'))
-		(*p)++;
-}
-
-static bool
-jparse(const char *s, size_t len, struct jmsg *m)
-{
-	const char *p = s, *end = s + len;
-	char key[16], val[WEB_ID_MAX + 1];
-
-	memset(m, 0, sizeof *m);
-	ws(&p, end);
-	if (p == end || *p++ != '{')
-		return false;
-	ws(&p, end);
-	if (p < end && *p == '}')
-		return false;
-	for (;;) {
-		ws(&p, end);
-		if (p == end || *p++ != '"' || !jstr(&p, end, key, sizeof key))
-			return false;
-		ws(&p, end);
-		if (p == end || *p++ != ':')
-			return false;
-		ws(&p, end);
-		if (p < end && *p == '"') {
-			p++;
-			if (!jstr(&p, end, val, sizeof val))
-				return false;
-			struct { const char *name; char *to; size_t len; } f[] = {
-				{ "t", m->t, sizeof m->t }, { "room", m->room, sizeof m->room }, { "id", m->id, sizeof m->id },
-				{ "key", m->key, sizeof m->key }, { "k", m->k, sizeof m->k },
-			};
-			bool known = false;
-			for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-				if (strcmp(key, f[i].name) == 0) {
-					if (strlen(val) >= f[i].len)
-						return false;
-					strcpy(f[i].to, val);
-					known = true;
-				}
-			if (!known)
-				return false;
-		} else if (strcmp(key, "turn") == 0) {
-			long v = 0;
-			int digits = 0;
-			while (p < end && *p >= '0' && *p <= '9' && digits < 9) {
-				v = v * 10 + (*p++ - '0');
-				digits++;
-			}
-			if (digits == 0 || (p < end && *p >= '0' && *p <= '9'))
-				return false;
-			m->turn = v;
-			m->has_turn = true;
-		} else {
-			return false;
-		}
-		ws(&p, end);
-		if (p == end)
-			return false;
-		if (*p == '}') {
-			p++;
-			ws(&p, end);
-			return p == end;
-		}
-		if (*p++ != ',')
-			return false;
-	}
-}
-
 static void
 on_message(struct sess *s, const char *text, size_t len)
 {
-	struct jmsg m;
+	struct wmsg m;
 
-	if (!jparse(text, len, &m)) {
+	if (!wmsg_parse(text, len, &m)) {
 		sess_close(s, "not a message of the page's protocol");
 		return;
 	}

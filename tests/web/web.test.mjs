@@ -218,7 +218,52 @@ try {
     await p.close();
   }
 
-  await Promise.all([live(), replays(), priv()]);
+  // ==== 4. a hostile visitor: the port's limits ====
+  async function hostile() {
+    const p = await context.newPage();
+    await p.goto(env.WEB_PRIV);
+    const r = await p.evaluate(async (base) => {
+      const open = () => new Promise((res) => {
+        const ws = new WebSocket(base.replace('http', 'ws'), 'wizwar');
+        ws.onopen = () => res({ ws, open: true });
+        ws.onerror = () => res({ ws, open: false });
+      });
+      const closed = (ws) => new Promise((res) => {
+        if (ws.readyState === WebSocket.CLOSED) res(true);
+        ws.onclose = () => res(true);
+        setTimeout(() => res(false), 5000);
+      });
+      const out = {};
+      // Eight websockets from one address at once (the page itself holds one): the ninth is refused.
+      const socks = [];
+      for (let i = 0; i < 8; i++) socks.push(await open());
+      out.opened = socks.filter((s) => s.open).length;
+      out.ninthClosed = socks[7].open ? await closed(socks[7].ws) : true;
+      for (const s of socks) s.ws.close();
+      await new Promise((res) => setTimeout(res, 300));
+      // A message over 256 bytes, one that is not JSON, one of binary: each closes its socket.
+      for (const [name, msg] of [['big', JSON.stringify({ t: 'list', room: 'x'.repeat(300) })], ['junk', '{"t":"list",'],
+        ['binary', new Uint8Array([1, 2, 3])], ['unknown', '{"t":"list","cmd":"shell"}']]) {
+        const s = await open();
+        s.ws.send(msg);
+        out[name] = await closed(s.ws);
+      }
+      // Nothing but / and /app.js (a query is ignored): no other path, no directory, no traversal.
+      out.paths = [];
+      for (const path of ['/etc/passwd', '/../../etc/passwd', '/app.js/', '/index.html', '/metrics', '/.git/config'])
+        out.paths.push((await fetch(base + path.slice(1))).status);
+      return out;
+    }, env.WEB_PRIV);
+    if (r.opened === 8 && r.ninthClosed) ok('a ninth websocket from one address is refused (eight at once)');
+    else notok('eight websockets from one address at once', JSON.stringify(r));
+    for (const k of ['big', 'junk', 'binary', 'unknown'])
+      if (r[k]) ok(`a ${k} message closes its socket`); else notok(`a ${k} message closes its socket`, JSON.stringify(r));
+    if (r.paths.every((c) => c === 404)) ok(`the port serves nothing but the page: ${r.paths.join(' ')}`);
+    else notok('the port serves nothing but the page', r.paths.join(' '));
+    await p.close();
+  }
+
+  await Promise.all([live(), replays(), priv(), hostile()]);
 } catch (e) {
   notok('the browser test ran through', String(e && e.stack || e));
 } finally {

@@ -122,6 +122,8 @@
       else if (m.t === 'replay') {
         $('controls').classList.remove('hidden');
         $('turn').max = m.turns;
+      } else if (m.t === 'live') {
+        $('over').replaceChildren();
       } else if (m.t === 'over') {
         const o = $('over');
         o.replaceChildren('The duel is over. ');
