@@ -19,6 +19,9 @@
 #include "progress.h"
 #include "store.h"
 #include "text.h"
+#ifdef WW_HAVE_WEB
+#include "web.h"
+#endif
 
 /* What the options set, from the file and then the command line: made afresh at the start and
  * at each SIGHUP, so that a reload reads exactly what a start would. */
@@ -29,6 +32,7 @@ struct srvopts {
 	struct cmd_net_pw pw;
 	bool conns_given, resume;
 	const char *admin_path, *metrics; /* --admin-socket, --metrics */
+	const char *web;      /* --web ADDR:PORT */
 	bool metrics_public, announce, upnp;
 	const char *store_file, *free_name; /* --store FILE, --free-name NAME */
 	bool no_store;
@@ -58,6 +62,9 @@ struct srvctx {
 	struct srvopts next;    /* a reload's reading */
 	struct derive derive;
 	unsigned reloads;
+#ifdef WW_HAVE_WEB
+	struct web *web;        /* --web, or NULL */
+#endif
 	bool stopping;
 	struct lan_host lan;    /* --announce: on the LAN (lan_cmd.c) */
 	struct portmap_cli map; /* --upnp: the router's forwarding of our port */
@@ -161,6 +168,8 @@ take_option(int argc, char **argv, int *i, struct srvopts *o)
 		o->admin_path = argv[++*i];
 	} else if (strcmp(a, "--metrics") == 0 && more) {
 		o->metrics = argv[++*i];
+	} else if (strcmp(a, "--web") == 0 && more) {
+		o->web = argv[++*i];
 	} else if (strcmp(a, "--metrics-public") == 0) {
 		o->metrics_public = true;
 	} else if (strcmp(a, "--trusted-proxy") == 0 && more) {
@@ -257,6 +266,10 @@ stop_server(void *ud)
 	portmap_cli_stop(&x->map);
 	uv_close((uv_handle_t *)&x->hup, NULL);
 	uv_close((uv_handle_t *)&x->usr1, NULL);
+#ifdef WW_HAVE_WEB
+	web_stop(x->web); /* its pages are spectators of the server's rooms: closed first */
+	x->web = NULL;
+#endif
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -651,6 +664,23 @@ cmd_server(int argc, char **argv)
 		server_log(x.srv, LOG_NOTICE, "%s", admin_said);
 	if (metrics_said[0])
 		server_log(x.srv, LOG_NOTICE, "%s", metrics_said);
+	if (o.web) {
+#ifdef WW_HAVE_WEB
+		if (web_start(&loop, x.srv, o.web, &x.web, why, sizeof why) != 0) {
+			cli_error("%s\n", why);
+			server_close(x.srv, NULL, NULL);
+			cmd_net_finish_loop(&loop);
+			return 1;
+		}
+		server_log(x.srv, LOG_NOTICE, "web page on %s port %d: http://HOST:%d/", o.web, web_port(x.web),
+		           web_port(x.web));
+#else
+		cli_error("--web: this wizwar was built without libwebsockets (meson option websockets)\n");
+		server_close(x.srv, NULL, NULL);
+		cmd_net_finish_loop(&loop);
+		return 1;
+#endif
+	}
 	{
 		char addr[64];
 		cmd_net_reachable_address(server_bound(x.srv), addr, sizeof addr);

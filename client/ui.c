@@ -170,9 +170,9 @@ fx_attr(const struct ui *ui, int fx)
 }
 
 static void
-colours_init(struct ui *ui)
+colours_init(struct ui *ui, bool honour_no_color)
 {
-	const char *nc = getenv("NO_COLOR");
+	const char *nc = honour_no_color ? getenv("NO_COLOR") : NULL;
 
 	ui->colour = has_colors() && (nc == NULL || nc[0] == '\0');
 	ui->grey = false;
@@ -260,7 +260,7 @@ ui_start(struct ui *ui)
 	if (getenv("ESCDELAY") == NULL)
 		set_escdelay(25); /* Esc cancels at once; a user's ESCDELAY (read by ncurses) wins */
 	curs_set(0);
-	colours_init(ui);
+	colours_init(ui, true);
 	ui->bytes = MB_CUR_MAX == 1;
 	ui->npend = 0;
 	getmaxyx(stdscr, ui->rows, ui->cols);
@@ -295,7 +295,7 @@ ui_start_file(struct ui *ui, FILE *out, const char *term, int cols, int rows)
 	/* What ui_start() sets that changes what is written (not how keys are read). */
 	nonl();
 	curs_set(0);
-	colours_init(ui);
+	colours_init(ui, false); /* a cast is watched elsewhere: this terminal's NO_COLOR is not its viewers' */
 	ui->bytes = MB_CUR_MAX == 1;
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	if (ui->rows != rows || ui->cols != cols)
@@ -1451,3 +1451,64 @@ const struct screen_ops ui_screen_ops = {
 	.read_key = scr_read_key,
 	.flash = scr_flash,
 };
+
+/* ---- offscreen (the web page's screens, web/) ---- */
+
+int
+ui_start_offscreen(struct ui *ui, const char *term, int rows, int cols)
+{
+	FILE *out, *in;
+
+	if (curses_began || ui->started)
+		return -1; /* curses is one per process: a process that has a terminal screen has no other */
+	if ((out = fopen("/dev/null", "w")) == NULL)
+		return -1;
+	if ((in = fopen("/dev/null", "r")) == NULL) {
+		fclose(out);
+		return -1;
+	}
+	/* The screen is drawn into memory and read back with ui_cell(): its output goes nowhere. */
+	if (newterm(term, out, in) == NULL) {
+		fclose(out);
+		fclose(in);
+		return -1;
+	}
+	curses_began = true;
+	resizeterm(rows, cols);
+	colours_init(ui, false); /* a page is not the server's terminal: its NO_COLOR is not the viewer's */
+	ui->started = true;
+	ui->rows = rows;
+	ui->cols = cols;
+	ui->invalid = true;
+	return 0;
+}
+
+void
+ui_cell(const struct ui *ui, int y, int x, struct ui_cell *out)
+{
+	cchar_t cc;
+	wchar_t wch[CCHARW_MAX + 1] = { 0 };
+	attr_t attrs = 0;
+	short pair = 0, fg = COLOR_WHITE, bg = COLOR_BLACK;
+
+	memset(out, 0, sizeof *out);
+	out->ch = ' ';
+	out->fg = COLOR_WHITE;
+	if (!ui->started || mvwin_wch(stdscr, y, x, &cc) == ERR || getcchar(&cc, wch, &attrs, &pair, NULL) == ERR)
+		return;
+	if (wch[0])
+		out->ch = (uint32_t)wch[0];
+	/* A line drawn with the terminal's alternate characters (ACS_HLINE and the like): the
+	 * character that terminal shows, the DEC special graphics' Unicode one. */
+	static const char dec[] = "`afgjklmnopqrstuvwxyz{|}~";
+	static const uint16_t uni[] = { 0x25c6, 0x2592, 0xb0, 0xb1, 0x2518, 0x2510, 0x250c, 0x2514, 0x253c, 0x23ba,
+		0x23bb, 0x2500, 0x23bc, 0x23bd, 0x251c, 0x2524, 0x2534, 0x252c, 0x2502, 0x2264, 0x2265, 0x3c0, 0x2260,
+		0xa3, 0xb7 };
+	const char *at = (attrs & A_ALTCHARSET) && out->ch > 0 && out->ch < 0x80 ? strchr(dec, (int)out->ch) : NULL;
+	if (at)
+		out->ch = uni[at - dec];
+	if (ui->colour && pair > 0 && pair_content(pair, &fg, &bg) == OK && fg >= 0 && fg < 256)
+		out->fg = (uint8_t)fg;
+	out->flags = (uint8_t)((attrs & A_BOLD ? UI_CELL_BOLD : 0) | (attrs & A_DIM ? UI_CELL_DIM : 0) |
+	    (attrs & A_REVERSE ? UI_CELL_REVERSE : 0) | (attrs & A_UNDERLINE ? UI_CELL_UNDERLINE : 0));
+}

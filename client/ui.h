@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 
 #include "app.h"
 #include "keys.h"
@@ -50,6 +51,19 @@ void ui_draw(struct ui *ui, const struct state *st);
 void ui_resize(struct ui *ui);
 /* One key: a keys.h code, KEY_RESIZE, KEYS_NONE for something that is no key, APP_NOKEY for none. */
 int ui_read_key(struct ui *ui);
+
+/* An offscreen screen of rows x cols for terminal type `term` (the web page's, web/): ui_draw()
+ * draws into it as into a terminal's, and ui_cell() reads each cell back. Needs a UTF-8 locale
+ * in force (uselocale) while it starts and while it draws. 0, or -1 (curses already started, or
+ * no such terminal type). Curses is one per process: never with ui_start(). */
+WW_COLD int ui_start_offscreen(struct ui *ui, const char *term, int rows, int cols);
+enum ui_cell_flag { UI_CELL_BOLD = 1, UI_CELL_DIM = 2, UI_CELL_REVERSE = 4, UI_CELL_UNDERLINE = 8 };
+struct ui_cell {
+	uint32_t ch;   /* a code point (the first of the cell) */
+	uint8_t fg;    /* a colour: 0-7 the eight ANSI ones, 8-255 xterm's (the background is always black) */
+	uint8_t flags; /* enum ui_cell_flag */
+};
+void ui_cell(const struct ui *ui, int y, int x, struct ui_cell *out);
 
 /* The curses screen for app.c; ctx is a struct ui. */
 extern const struct screen_ops ui_screen_ops;

@@ -161,6 +161,7 @@ struct spect_room {
 	uint8_t *last;             /* the frame last sent (the snapshot a newcomer gets), a payload */
 	size_t last_len;
 	struct conn *cursor;       /* the next spectator `last` goes to (spect.c, fan_out); NULL: all have it */
+	struct spect_sink *sinks;  /* spectators inside the process (the web page's, server.h), counted in count */
 };
 
 struct gameroom {
@@ -352,6 +353,7 @@ struct tlog_resume;
 WW_COLD void spect__resumed(struct gameroom *r, const struct tlog_resume *lr);
 void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
 void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
+void room__lobby_fill(struct gameroom *r, struct wire_msg *m); /* the LOBBY a spectator gets */
 void room__sweep_idle(struct server *s);
 
 #endif

@@ -398,6 +398,12 @@ lobby_fill(struct gameroom *r, struct wire_msg *m)
 }
 
 void
+room__lobby_fill(struct gameroom *r, struct wire_msg *m)
+{
+	lobby_fill(r, m);
+}
+
+void
 room__lobby_to(struct gameroom *r, struct conn *c)
 {
 	struct wire_msg *m = &r->srv->out;

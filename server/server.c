@@ -1748,3 +1748,24 @@ server_metrics_port(const struct server *s)
 {
 	return s->http ? metrics_http_port(s->http) : -1;
 }
+
+bool
+server_private(const struct server *s)
+{
+	return room_key_set(s);
+}
+
+const char *
+server_log_dir(const struct server *s)
+{
+	return s->log_dir;
+}
+
+void
+server_link_key(const struct server *s, uint8_t out[32])
+{
+	/* A key of its own for this one use (BLAKE2b keyed by the long-term secret): a link's MAC
+	 * says nothing of that secret, and no other use of it can be made to sign a link. */
+	static const char what[] = "wizwar web replay links v1";
+	crypto_generichash(out, 32, (const uint8_t *)what, sizeof what - 1, s->id.kp.sk, sizeof s->id.kp.sk);
+}

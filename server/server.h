@@ -214,4 +214,45 @@ const uint8_t *conn_ident(const struct conn *c);
 /* Whether names are owned here (a store is open). */
 bool server_names_owned(const struct server *s);
 
+/*
+ * A spectator inside the process (the web page's, web/web.c): it is sent exactly the messages a
+ * spectator's connection is (LOBBY, SPECT_INFO, SPECT_VIEW, as encoded payloads, the same bytes),
+ * so it can never be shown more than a terminal spectator. It counts as a spectator of the room
+ * (the players see it in their count; the room's spect_max holds it too).
+ */
+struct spect_sink {
+	void (*msg)(void *ud, int type, const uint8_t *payload, size_t len);
+	void (*gone)(void *ud); /* the room closed, or its players turned spectators off: detached */
+	void *ud;
+	/* private */
+	struct spect_sink *next, *prev;
+	struct gameroom *room;
+};
+/* Watch room `code` (one-room mode: the room): PERR_OK, or why not (no such room, no spectators,
+ * full). The room's current state is sent at once, as to a spectator who joins. */
+int server_spect_attach(struct server *s, const char *code, struct spect_sink *k);
+void server_spect_detach(struct spect_sink *k); /* attached or not */
+
+/* A room as a list of rooms shows it (the web page's list): no more than any spectator may know. */
+struct server_room_info {
+	char code[PROTO_ROOM_BYTES + 1];
+	char name[PLAYERS][PROTO_NAME_BYTES + 1]; /* connected players; "" none */
+	bool playing;
+	bool allowed;           /* spectators allowed */
+	uint8_t mode, delay, player; /* enum spect_mode, as SPECT_INFO */
+	unsigned watching;
+	uint32_t turn;          /* the duel's turn number (0 in the lobby) */
+};
+/* Up to max rooms, in the server's order: how many were written. */
+unsigned server_rooms_list(struct server *s, struct server_room_info *out, unsigned max);
+/* The finished log of room `code`'s last duel on disk (NULL: none, or kept in memory). */
+const char *server_room_end_path(struct server *s, const char *code);
+/* Every room needs a password here: its rooms are private (the web page lists none). */
+bool server_private(const struct server *s);
+/* Where finished turn logs are (logtree.h), or NULL. */
+const char *server_log_dir(const struct server *s);
+/* A 32-byte key for the web page's links, derived from the server's long-term secret key (so
+ * links outlive a restart with the same key, and nobody without that key can make one). */
+void server_link_key(const struct server *s, uint8_t out[32]);
+
 #endif

@@ -21,6 +21,7 @@
  */
 
 static void on_tick(uv_timer_t *t);
+static void sinks_gone(struct spect_room *sp);
 
 void
 spect__init(struct gameroom *r)
@@ -65,9 +66,37 @@ spect__finish(struct gameroom *r)
 	}
 	sp->head = NULL;
 	sp->cursor = NULL;
+	sinks_gone(sp);
 	sp->count = 0;
 	held_clear(sp, true);
 	uv_timer_stop(&sp->timer);
+}
+
+/* Every in-process spectator detached and told (a sink's gone may free it: unlinked first). */
+static void
+sinks_gone(struct spect_room *sp)
+{
+	struct spect_sink *k;
+
+	while ((k = sp->sinks) != NULL) {
+		sp->sinks = k->next;
+		k->next = k->prev = NULL;
+		k->room = NULL;
+		sp->count--;
+		if (k->gone)
+			k->gone(k->ud);
+	}
+}
+
+/* The same payload to every in-process spectator (a sink never blocks: it is the web page's,
+ * which keeps or drops it by its own limits). */
+static void
+sinks_send(struct spect_room *sp, int type, const uint8_t *p, size_t len)
+{
+	for (struct spect_sink *k = sp->sinks, *next; k; k = next) {
+		next = k->next;
+		k->msg(k->ud, type, p, len);
+	}
 }
 
 static void
@@ -202,6 +231,7 @@ broadcast(struct gameroom *r, int type, const uint8_t *p, size_t len)
 		}
 		conn__send_payload(c, type, p, len);
 	}
+	sinks_send(&r->sp, type, p, len);
 }
 
 void
@@ -210,7 +240,7 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
 	struct server *s = r->srv;
 	size_t len;
 
-	if (r->sp.head && wire_encode(m, s->spayload, sizeof s->spayload, &len, &s->err) == 0)
+	if ((r->sp.head || r->sp.sinks) && wire_encode(m, s->spayload, sizeof s->spayload, &len, &s->err) == 0)
 		broadcast(r, m->type, s->spayload, len);
 }
 
@@ -294,6 +324,7 @@ send_frame(struct gameroom *r)
 	sp->last = nb;
 	memcpy(sp->last, s->spayload, len);
 	sp->last_len = len;
+	sinks_send(sp, WIRE_SPECT_VIEW, sp->last, sp->last_len);
 	/* From the newest spectator on, a slice at a time (fan_out). */
 	sp->cursor = sp->head;
 	fan_out(r);
@@ -367,7 +398,7 @@ on_tick(uv_timer_t *t)
 	/* Everyone hears the count at most once a tick, however fast spectators come and go. */
 	if (sp->info_dirty)
 		info_all(r);
-	if (sp->dirty && sp->head)
+	if (sp->dirty && (sp->head || sp->sinks))
 		send_frame(r);
 }
 
@@ -382,7 +413,7 @@ spect__started(struct gameroom *r)
 	sp->cmds = 0;
 	hold_turn(r);
 	sp->dirty = true;
-	if (sp->head)
+	if (sp->head || sp->sinks)
 		arm(r);
 }
 
@@ -395,7 +426,7 @@ spect__applied(struct gameroom *r, const struct events *ev)
 	if (ev->turn_ended)
 		hold_turn(r);
 	sp->dirty = true;
-	if (sp->head)
+	if (sp->head || sp->sinks)
 		arm(r);
 }
 
@@ -404,7 +435,7 @@ spect__ended(struct gameroom *r)
 {
 	/* Right away, not at the tick (in slices, as every frame). A room that closes with its duel
 	 * has sent the first slice; its spectators are told BYE (spect__finish). */
-	if (r->sp.head) {
+	if (r->sp.head || r->sp.sinks) {
 		uv_timer_stop(&r->sp.timer);
 		r->sp.cursor = NULL;
 		send_frame(r);
@@ -546,6 +577,7 @@ spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m)
 			next = x->snext;
 			conn__drop_unlogged(x, PERR_NO_SPECTATORS, "the players turned spectators off");
 		}
+		sinks_gone(sp);
 		held_clear(sp, true);
 		info_all(r);
 		return;
@@ -635,4 +667,99 @@ spect__resumed(struct gameroom *r, const struct tlog_resume *lr)
 	sp->cmds = cmds;
 	free(g0);
 	free(rp);
+}
+
+/* ---- spectators inside the process (server.h, struct spect_sink) ---- */
+
+int
+server_spect_attach(struct server *s, const char *code, struct spect_sink *k)
+{
+	struct gameroom *r = s->cfg.multi ? server__find_room(s, code) : s->rooms;
+	struct spect_room *sp;
+	struct wire_msg *m = &s->out;
+	size_t len;
+
+	if (r == NULL || r->dying)
+		return PERR_NO_ROOM;
+	sp = &r->sp;
+	if (!sp->allowed)
+		return PERR_NO_SPECTATORS;
+	if (sp->count >= s->cfg.lim.spect_max)
+		return PERR_ROOM_FULL;
+	k->room = r;
+	k->prev = NULL;
+	k->next = sp->sinks;
+	if (sp->sinks)
+		sp->sinks->prev = k;
+	sp->sinks = k;
+	sp->count++;
+	sp->info_dirty = true;
+	arm(r);
+	/* What spect__join sends a spectator's connection, in its order: who plays, the options,
+	 * the view at once. */
+	room__lobby_fill(r, m);
+	if (wire_encode(m, s->spayload, sizeof s->spayload, &len, &s->err) == 0)
+		k->msg(k->ud, WIRE_LOBBY, s->spayload, len);
+	info_fill(r, m);
+	if (wire_encode(m, s->spayload, sizeof s->spayload, &len, &s->err) == 0)
+		k->msg(k->ud, WIRE_SPECT_INFO, s->spayload, len);
+	if (sp->last && !sp->dirty)
+		k->msg(k->ud, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+	else if (current(r, &len) == 0 && len > 0)
+		k->msg(k->ud, WIRE_SPECT_VIEW, s->spayload, len);
+	return PERR_OK;
+}
+
+void
+server_spect_detach(struct spect_sink *k)
+{
+	struct gameroom *r = k->room;
+
+	if (r == NULL)
+		return;
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		r->sp.sinks = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	k->next = k->prev = NULL;
+	k->room = NULL;
+	r->sp.count--;
+	r->sp.info_dirty = true;
+	arm(r);
+}
+
+unsigned
+server_rooms_list(struct server *s, struct server_room_info *out, unsigned max)
+{
+	unsigned n = 0;
+
+	for (struct gameroom *r = s->rooms; r && n < max; r = r->next) {
+		struct server_room_info *i = &out[n];
+		if (r->dying)
+			continue;
+		memset(i, 0, sizeof *i);
+		snprintf(i->code, sizeof i->code, "%s", r->code);
+		for (int p = 0; p < PLAYERS; p++)
+			if (r->seat[p].taken && r->seat[p].conn)
+				snprintf(i->name[p], sizeof i->name[p], "%s", r->seat[p].name);
+		i->playing = r->state == ROOM_PLAYING;
+		i->allowed = r->sp.allowed;
+		i->mode = r->sp.mode;
+		i->delay = r->sp.mode == SPECT_DELAYED ? r->sp.delay : 0;
+		i->player = r->sp.mode == SPECT_DELAYED ? r->sp.player : 0;
+		i->watching = r->sp.count;
+		i->turn = i->playing && r->packed ? room__game(r)->turn_no : 0;
+		n++;
+	}
+	return n;
+}
+
+const char *
+server_room_end_path(struct server *s, const char *code)
+{
+	struct gameroom *r = s->cfg.multi ? server__find_room(s, code) : s->rooms;
+
+	return r ? r->end_path : NULL;
 }

@@ -29,6 +29,15 @@ proxy_seeds(const char *dir)
 	put(dir, "fuzz_proxy", "local", local, sizeof local);
 	put(dir, "fuzz_proxy", "cidr4", (const uint8_t *)"\x01" "10.0.0.0/8", 11);
 	put(dir, "fuzz_proxy", "cidr6", (const uint8_t *)"\x01" "2001:db8::/32", 14);
+	/* The web page's messages (web/wmsg.c): each kind a page sends. */
+	static const char *const webmsg[] = { "{\"t\":\"list\"}", "{\"t\":\"watch\",\"room\":\"ab12-cd34-efgh5\",\"key\":\"\"}",
+		"{\"t\":\"replay\",\"id\":\"20260102-wizwar-x\",\"key\":\"00112233445566778899aabbccddeeff\"}",
+		"{\"t\":\"key\",\"k\":\" \"}", "{ \"t\" : \"turn\" , \"turn\" : 12 }" };
+	for (size_t i = 0; i < sizeof webmsg / sizeof webmsg[0]; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "msg%zu", i);
+		put(dir, "fuzz_webmsg", name, (const uint8_t *)webmsg[i], strlen(webmsg[i]));
+	}
 }
 
 static void

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test_web: `wizwar server --web` in a real browser: Debian's chromium, driven by playwright-core (web.test.mjs).
+#  1. Recorded duels (tests/replays) replayed in the page equal `wizwar replay` in tmux, cell for cell
+#     (characters and colours), at several commands reached by the same keys.
+#  2. A live bot duel is followed through the page to its end; the end gives its replay link.
+#  3. A private server (a password) lists nothing, and its room and its finished duel open only from their links.
+# One chromium for every case; the terminal references are captured here first, in tmux.
+set -u
+WIZWAR="${1:?usage: test_web.sh PATH-TO-WIZWAR}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+REPLAYS="$HERE/../replays"
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+if ! command -v node >/dev/null 2>&1 || [ ! -x "$CHROMIUM" ]; then
+	echo "node or $CHROMIUM is not installed (.ci/deps test installs them): skipped"
+	exit 77
+fi
+if [ ! -d "$HERE/node_modules/playwright-core" ]; then
+	echo "tests/web/node_modules is missing: run \`npm ci\` in tests/web (.ci/deps test does): skipped"
+	exit 77
+fi
+. "$HERE/../client/tmux_lib.sh"
+
+# Finished duels where a server keeps them: LOGDIR/YYYY/MM/DD/NAME.log.gz.
+LOGS="$TMPD/logs"
+mkdir -p "$LOGS/2026/01/02" "$TMPD/plogs/2026/01/02"
+DUELS=(normal-vs-hard small-15-nofov large-51)
+for d in "${DUELS[@]}"; do
+	gzip -c "$REPLAYS/$d.log" >"$LOGS/2026/01/02/$d.log.gz"
+done
+gzip -c "$REPLAYS/normal-vs-hard.log" >"$TMPD/plogs/2026/01/02/secret.log.gz"
+
+start_server() { # NAME ARGS...: a server with --web, its ports in ${NAME}_PORT and ${NAME}_WEB
+	local name="$1"
+	shift
+	"$WIZWAR" server --bind 127.0.0.1 --port 0 --web 127.0.0.1:0 --admin-socket none --no-store "$@" \
+	    >"$TMPD/$name.out" 2>"$TMPD/$name.err" &
+	PIDS+=($!)
+	wait_file 'web page on .* port [0-9]+' "$TMPD/$name.err" 15
+	printf -v "${name}_PORT" '%s' "$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMPD/$name.err" | grep -oE '[0-9]+$')"
+	printf -v "${name}_WEB" '%s' "$(grep -oE 'web page on .* port [0-9]+' "$TMPD/$name.err" | grep -oE '[0-9]+$')"
+}
+start_server PUB --log-dir "$LOGS"
+echo "wizards only" >"$TMPD/pw"
+start_server PRIV --log-dir "$TMPD/plogs" --password-file "$TMPD/pw"
+
+echo "# $(date +%s.%N | cut -c1-14): servers up"
+# ==== the terminal's screens: `wizwar replay` in tmux (xterm-256color, as the page's are drawn) ====
+REFS="$TMPD/refs"
+mkdir -p "$REFS"
+echo '[' >"$REFS/cases.json"
+sep=''
+for d in "${DUELS[@]}"; do
+	n="$(grep -cE '^[01] ' "$REPLAYS/$d.log")"
+	T kill-session -t w 2>/dev/null
+	T new-session -d -s w -x 80 -y 24 "TERM=xterm-256color '$WIZWAR' replay '$LOGS/2026/01/02/$d.log.gz'; exec sleep 600"
+	i=0
+	# Each step: the keys, then the command the status line must reach.
+	for step in ":0" "e:$n" "b:$((n - 1))" "b b b b b b b b b b:$((n - 11))" "0:0"; do
+		keys_="${step%%:*}" at="${step##*:}"
+		[ -n "$keys_" ] && T send-keys -t w $keys_
+		wait_for "command $at/$n" 10
+		T capture-pane -p -e -t w >"$REFS/$d-$i.ans"
+		printf '%s{"duel":"%s","keys":"%s","at":%d,"of":%d,"ref":"%s"}\n' "$sep" "$d" "$keys_" "$at" "$n" \
+		    "$REFS/$d-$i.ans" >>"$REFS/cases.json"
+		sep=','
+		i=$((i + 1))
+	done
+	ok "$d: $i terminal screens captured"
+done
+echo ']' >>"$REFS/cases.json"
+
+# ==== live duels: two bots in a room of each server ====
+bots() { # NAME PORT ARGS...: a bot makes a room, another joins it (pub only); the room's code in ${NAME}_ROOM
+	local name="$1" port="$2"
+	shift 2
+	"$WIZWAR" bot "127.0.0.1:$port" --new-room --games 3 --think "${THINK:-30}" --name "${name}-a" "$@" \
+	    >"$TMPD/$name-a.out" 2>"$TMPD/$name-a.err" &
+	PIDS+=($!)
+	wait_file '^room [0-9a-z-]+' "$TMPD/$name-a.out" 15
+	local room
+	room="$(grep -oE '^room [0-9a-z-]+' "$TMPD/$name-a.out" | head -1 | cut -d' ' -f2)"
+	if [ "$name" = pub ]; then # the private room waits for its second player: it stays open
+		"$WIZWAR" bot "127.0.0.1:$port" --room "$room" --games 3 --think "${THINK:-30}" --name "${name}-b" "$@" \
+		    >"$TMPD/$name-b.out" 2>"$TMPD/$name-b.err" &
+		PIDS+=($!)
+	fi
+	printf -v "${name}_ROOM" '%s' "$room"
+}
+bots pub "$PUB_PORT"
+bots priv "$PRIV_PORT" --password-file "$TMPD/pw"
+# A private server says each room's link in its log, for whoever runs it to hand on.
+wait_file "room $priv_ROOM: its web page is http://HOST:$PRIV_WEB/#w=" "$TMPD/PRIV.err" 15
+PRIV_LINK="$(grep -oE "room $priv_ROOM: its web page is http://HOST:$PRIV_WEB/#w=[^ ]+" "$TMPD/PRIV.err" | head -1 | sed 's/.*#/#/')"
+
+cd "$HERE" || exit 1
+echo "# $(date +%s.%N | cut -c1-14): the browser test starts"
+CHROMIUM="$CHROMIUM" WEB_PUB="http://127.0.0.1:$PUB_WEB/" WEB_PRIV="http://127.0.0.1:$PRIV_WEB/" \
+    CASES="$REFS/cases.json" PUB_ROOM="$pub_ROOM" PRIV_ROOM="$priv_ROOM" PRIV_LINK="$PRIV_LINK" \
+    PRIV_DUEL="20260102-secret" SHOTS="${WIZWAR_WEB_SHOTS:-}" \
+    timeout 60 node web.test.mjs
+rc=$?
+echo "# $(date +%s.%N | cut -c1-14): the browser test ended"
+if [ $rc -ne 0 ]; then
+	for f in PUB.err PRIV.err pub-a.out pub-a.err priv-a.err; do
+		echo "--- $f:"
+		tail -n 8 "$TMPD/$f"
+	done
+	fail "the browser test failed ($rc)"
+fi
+ok "the browser test passed"

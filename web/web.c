@@ -1,0 +1,1155 @@
+/* SPDX-License-Identifier: MIT */
+/* web: the web port: GET / and /app.js (embedded), and the "wizwar" websocket: the room list, a live room, a replay. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libwebsockets.h>
+#include <sodium.h>
+
+#include "cli.h"
+#include "help.h"
+#include "logtree.h"
+#include "web.h"
+#include "web_page.h"
+#include "wmsg.h"
+#include "wview.h"
+
+/*
+ * Everything runs on the server's own libuv loop: libwebsockets is given it as a foreign loop
+ * (LWS_SERVER_OPTION_LIBUV + foreign_loops), so there is no second loop and no thread. What
+ * could block runs off the loop on libuv's thread pool: reading a finished log (gunzip and a
+ * replay that checks every hash) and listing the log tree. Drawing a screen is ui.c's
+ * ncurses into memory, a few tens of microseconds, done at most once per page per write.
+ *
+ * A page never gets more than a terminal spectator: a live room comes through
+ * server_spect_attach(), which sends it the very payloads a spectator's connection gets (the
+ * views of common/spect.c, made by server/spect.c), and a finished duel, whose whole truth any
+ * spectator is shown at its end, from its log.
+ */
+
+#define WEB_LIST_MAX 50        /* rooms and finished duels a list holds, each */
+#define WEB_SCAN_EVERY_MS 5000 /* the log tree is listed again at most this often */
+#define WEB_OUTQ 4             /* text messages waiting for a page's socket; more closes it */
+#define WEB_RENDER_MAX 65536   /* a screen's JSON at most (24x80 cells, runs of styles) */
+
+struct addr_count {
+	char addr[64];
+	unsigned n;
+};
+
+struct duel_entry {
+	char id[WEB_ID_MAX + 1]; /* YYYYMMDD-NAME: DIR/YYYY/MM/DD/NAME.log.gz */
+	char when[20];           /* YYYY-MM-DD HH:MM, the log's last change */
+	char name[PLAYERS][PROTO_NAME_BYTES + 1];
+	time_t mtime;
+};
+
+struct scan_job {
+	uv_work_t req;
+	struct web *w;
+	char dir[4096];
+	struct duel_entry found[WEB_LIST_MAX];
+	unsigned n;
+};
+
+struct sess;
+
+struct load_job {
+	uv_work_t req;
+	struct web *w;
+	struct sess *s;          /* NULL once the page has gone */
+	struct load_job *next;   /* waiting its turn */
+	char path[4200];
+	struct wreplay_data *d;
+	char why[300];
+};
+
+enum sess_kind { SESS_NONE, SESS_LIVE, SESS_REPLAY };
+
+struct sess {
+	struct web *w;
+	struct lws *wsi;
+	struct sess *next, *prev;
+	char addr[64];
+	int kind;
+	struct wview *v;
+	struct spect_sink sink;
+	bool dirty;              /* the screen changed since it was last sent */
+	bool want_list;          /* a list to send when the scan ends */
+	bool over_said;          /* a live duel's end (and its replay link) was said */
+	bool closing;
+	char *outq[WEB_OUTQ];
+	unsigned nout;
+	char rx[WEB_MSG_MAX + 1];
+	size_t nrx;
+	uint64_t rate_start;
+	unsigned rate_n;
+	struct load_job *loading;
+	lws_sorted_usec_list_t sul; /* a playing replay's next command */
+};
+
+struct pss {
+	struct sess *s;
+};
+
+/* A private server's room whose links were said in the log. */
+struct said {
+	char code[PROTO_ROOM_BYTES + 1];
+	char end[400];            /* the link of the last finished duel said */
+	bool live, seen;
+};
+#define WEB_SAID_MAX 1024
+
+struct web {
+	uv_loop_t *loop;
+	struct server *srv;
+	struct lws_context *ctx;
+	struct lws_vhost *vh;
+	int port;
+	struct ui ui;
+	struct keys keys;
+	bool screen_ok;
+	uint8_t link_key[32];
+	struct sess *sessions;
+	struct addr_count addrs[WEB_CONNS_MAX];
+	/* the log tree's finished duels, listed off the loop */
+	struct duel_entry duels[WEB_LIST_MAX];
+	unsigned nduels;
+	uint64_t scanned_at;
+	bool scanning, scanned;
+	struct load_job *waiting, *waiting_tail;
+	unsigned loads;
+	lws_sorted_usec_list_t links; /* a private server: each room's links said once, checked each second */
+	struct said *said;
+	unsigned nsaid;
+	char render[LWS_PRE + WEB_RENDER_MAX];
+};
+
+/* ---- links ---- */
+
+static void
+mac_hex(const struct web *w, const char *what, const char *id, char out[WEB_MAC_HEX + 1])
+{
+	uint8_t mac[crypto_auth_BYTES];
+	crypto_auth_hmacsha512256_state st;
+
+	/* HMAC-SHA-512-256 under the server's link key, over what the link opens and its name. */
+	crypto_auth_hmacsha512256_init(&st, w->link_key, sizeof w->link_key);
+	crypto_auth_hmacsha512256_update(&st, (const uint8_t *)what, strlen(what) + 1);
+	crypto_auth_hmacsha512256_update(&st, (const uint8_t *)id, strlen(id));
+	crypto_auth_hmacsha512256_final(&st, mac);
+	sodium_bin2hex(out, WEB_MAC_HEX + 1, mac, WEB_MAC_HEX / 2);
+}
+
+static bool
+mac_ok(const struct web *w, const char *what, const char *id, const char *given)
+{
+	char want[WEB_MAC_HEX + 1];
+
+	if (strlen(given) != WEB_MAC_HEX)
+		return false;
+	mac_hex(w, what, id, want);
+	return sodium_memcmp(want, given, WEB_MAC_HEX) == 0;
+}
+
+/* A log's name as the tree keeps it: letters, digits, '-', '_' and '.', not starting with '.'. */
+static bool
+name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > WEB_ID_MAX - 9 || s[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+		      c == '_' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* "YYYYMMDD-NAME" into DIR/YYYY/MM/DD/NAME.log.gz; false when it is not one. */
+static bool
+id_path(const char *dir, const char *id, char *out, size_t len)
+{
+	size_t n = strlen(id);
+
+	if (n < 10 || n > WEB_ID_MAX || id[8] != '-' || !name_ok(id + 9, n - 9))
+		return false;
+	for (int i = 0; i < 8; i++)
+		if (id[i] < '0' || id[i] > '9')
+			return false;
+	int r = snprintf(out, len, "%s/%.4s/%.2s/%.2s/%s.log.gz", dir, id, id + 4, id + 6, id + 9);
+	return r > 0 && (size_t)r < len;
+}
+
+/* The other way: DIR/YYYY/MM/DD/NAME.log.gz into its id. */
+static bool
+path_id(const char *dir, const char *path, char *id, size_t len)
+{
+	size_t dl = strlen(dir), pl = strlen(path);
+	const char *p = path + dl;
+
+	if (pl < dl + 1 + 11 + 7 || strncmp(path, dir, dl) != 0 || *p++ != '/')
+		return false;
+	if (p[4] != '/' || p[7] != '/' || p[10] != '/')
+		return false;
+	const char *name = p + 11;
+	size_t nl = strlen(name);
+	if (nl <= 7 || strcmp(name + nl - 7, ".log.gz") != 0 || !name_ok(name, nl - 7))
+		return false;
+	int r = snprintf(id, len, "%.4s%.2s%.2s-%.*s", p, p + 5, p + 8, (int)(nl - 7), name);
+	if (r <= 0 || (size_t)r >= len)
+		return false;
+	for (int i = 0; i < 8; i++)
+		if (id[i] < '0' || id[i] > '9')
+			return false;
+	return true;
+}
+
+bool
+web_replay_fragment(const struct web *w, const char *path, char *out, size_t len)
+{
+	const char *dir = server_log_dir(w->srv);
+	char id[WEB_ID_MAX + 1], mac[WEB_MAC_HEX + 1];
+
+	if (dir == NULL || path == NULL || !path_id(dir, path, id, sizeof id))
+		return false;
+	mac_hex(w, "replay", id, mac);
+	int r = snprintf(out, len, "#r=%s.%s", id, mac);
+	return r > 0 && (size_t)r < len;
+}
+
+bool
+web_room_fragment(const struct web *w, const char *room, char *out, size_t len)
+{
+	char mac[WEB_MAC_HEX + 1];
+
+	mac_hex(w, "room", room, mac);
+	int r = snprintf(out, len, "#w=%s.%s", room, mac);
+	return r > 0 && (size_t)r < len;
+}
+
+/*
+ * A private server lists nothing: whoever runs it hands the links on. Each playing room's page
+ * link, and each finished duel's replay link, is said once in the log (the players' clients
+ * do not hear of the web page: nothing on the game port changes).
+ */
+static void
+on_links(lws_sorted_usec_list_t *sul)
+{
+	struct web *w = lws_container_of(sul, struct web, links);
+	struct server_room_info *rooms = malloc(WEB_SAID_MAX * sizeof *rooms);
+	unsigned n = rooms ? server_rooms_list(w->srv, rooms, WEB_SAID_MAX) : 0;
+	char frag[400];
+
+	for (unsigned i = 0; i < w->nsaid; i++)
+		w->said[i].seen = false;
+	for (unsigned i = 0; i < n; i++) {
+		struct said *sd = NULL;
+		for (unsigned k = 0; k < w->nsaid && !sd; k++)
+			if (strcmp(w->said[k].code, rooms[i].code) == 0)
+				sd = &w->said[k];
+		if (sd == NULL && w->nsaid < WEB_SAID_MAX) {
+			sd = &w->said[w->nsaid++];
+			memset(sd, 0, sizeof *sd);
+			snprintf(sd->code, sizeof sd->code, "%s", rooms[i].code);
+		}
+		if (sd == NULL)
+			continue;
+		sd->seen = true;
+		if (!sd->live && web_room_fragment(w, sd->code, frag, sizeof frag)) {
+			server_log(w->srv, LOG_NOTICE, "room %s: its web page is http://HOST:%d/%s", sd->code, w->port, frag);
+			sd->live = true;
+		}
+		const char *end = server_room_end_path(w->srv, sd->code);
+		if (end && web_replay_fragment(w, end, frag, sizeof frag) && strcmp(frag, sd->end) != 0) {
+			server_log(w->srv, LOG_NOTICE, "room %s: its last duel replays at http://HOST:%d/%s", sd->code,
+			           w->port, frag);
+			snprintf(sd->end, sizeof sd->end, "%s", frag);
+		}
+	}
+	/* Rooms gone are forgotten (a code made again later is another room). */
+	for (unsigned i = 0; i < w->nsaid;)
+		if (!w->said[i].seen)
+			w->said[i] = w->said[--w->nsaid];
+		else
+			i++;
+	free(rooms);
+	lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
+}
+
+/* ---- JSON out ---- */
+
+/* s as a JSON string's contents (it was cleaned before: printable text; quotes and
+ * backslashes escaped here, anything below U+0020 dropped). */
+static void
+json_str(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 3 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20)
+			continue;
+		if (c == '"' || c == '\\')
+			out[n++] = '\\';
+		out[n++] = (char)c;
+	}
+	out[n] = '\0';
+}
+
+/* ---- sending ---- */
+
+static void
+sess_close(struct sess *s, const char *why)
+{
+	if (s->closing)
+		return;
+	s->closing = true;
+	if (why)
+		lws_close_reason(s->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why, strlen(why));
+	lws_callback_on_writable(s->wsi); /* the writable callback returns -1: closed */
+}
+
+static void
+send_text(struct sess *s, const char *json)
+{
+	if (s->closing)
+		return;
+	if (s->nout == WEB_OUTQ) {
+		sess_close(s, "too slow");
+		return;
+	}
+	size_t n = strlen(json);
+	char *b = malloc(LWS_PRE + n + 1);
+	if (b == NULL)
+		return;
+	memcpy(b + LWS_PRE, json, n + 1);
+	s->outq[s->nout++] = b;
+	lws_callback_on_writable(s->wsi);
+}
+
+static void
+send_error(struct sess *s, const char *text)
+{
+	char buf[400], esc[300];
+
+	json_str(esc, sizeof esc, text);
+	snprintf(buf, sizeof buf, "{\"t\":\"error\",\"text\":\"%s\"}", esc);
+	send_text(s, buf);
+}
+
+static void
+screen_changed(struct sess *s)
+{
+	s->dirty = true;
+	lws_callback_on_writable(s->wsi);
+}
+
+static int
+on_writable(struct sess *s)
+{
+	struct web *w = s->w;
+
+	if (s->closing)
+		return -1;
+	if (s->nout) {
+		char *b = s->outq[0];
+		size_t n = strlen(b + LWS_PRE);
+		memmove(s->outq, s->outq + 1, (s->nout - 1) * sizeof s->outq[0]);
+		s->nout--;
+		int r = lws_write(s->wsi, (unsigned char *)b + LWS_PRE, n, LWS_WRITE_TEXT);
+		free(b);
+		if (r < (int)n)
+			return -1;
+	} else if (s->dirty && s->v && w->screen_ok) {
+		s->dirty = false;
+		size_t n = wview_render(s->v, &w->ui, w->render + LWS_PRE, WEB_RENDER_MAX);
+		if (n > 0 && lws_write(s->wsi, (unsigned char *)w->render + LWS_PRE, n, LWS_WRITE_TEXT) < (int)n)
+			return -1;
+	}
+	if (s->nout || s->dirty)
+		lws_callback_on_writable(s->wsi);
+	return 0;
+}
+
+/* ---- the list ---- */
+
+static const char *const mode_name[SPECT_MODE_COUNT] = {
+	[SPECT_SHARED] = "shared", [SPECT_DELAYED] = "delayed", [SPECT_AFTER] = "after",
+};
+
+static void
+send_list(struct sess *s)
+{
+	struct web *w = s->w;
+	bool priv = server_private(w->srv);
+	struct server_room_info *rooms = NULL;
+	unsigned nr = 0;
+	size_t cap = 4096 + WEB_LIST_MAX * 2 * 700, n = 0;
+	char *out = malloc(cap), a[PLAYERS][2 * PROTO_NAME_BYTES + 1], code[2 * PROTO_ROOM_BYTES + 1];
+
+	if (out == NULL)
+		return;
+	if (!priv && (rooms = malloc(WEB_LIST_MAX * sizeof *rooms)) != NULL)
+		nr = server_rooms_list(w->srv, rooms, WEB_LIST_MAX);
+	n += (size_t)snprintf(out + n, cap - n, "{\"t\":\"list\",\"private\":%s,\"rooms\":[", priv ? "true" : "false");
+	bool first = true;
+	for (unsigned i = 0; i < nr; i++) {
+		const struct server_room_info *r = &rooms[i];
+		/* Only a view a spectator may have while the duel runs: shared, or one player's delayed. */
+		if (!r->allowed || r->mode == SPECT_AFTER || !r->playing)
+			continue;
+		json_str(code, sizeof code, r->code);
+		for (int p = 0; p < PLAYERS; p++)
+			json_str(a[p], sizeof a[p], r->name[p]);
+		n += (size_t)snprintf(out + n, cap - n,
+		    "%s{\"room\":\"%s\",\"players\":[\"%s\",\"%s\"],\"view\":\"%s\",\"delay\":%u,\"watching\":%u,\"turn\":%u}",
+		    first ? "" : ",", code, a[0], a[1], mode_name[r->mode], (unsigned)r->delay, r->watching,
+		    (unsigned)r->turn);
+		first = false;
+	}
+	n += (size_t)snprintf(out + n, cap - n, "],\"duels\":[");
+	for (unsigned i = 0; !priv && i < w->nduels; i++) {
+		const struct duel_entry *d = &w->duels[i];
+		char mac[WEB_MAC_HEX + 1];
+		mac_hex(w, "replay", d->id, mac);
+		for (int p = 0; p < PLAYERS; p++)
+			json_str(a[p], sizeof a[p], d->name[p]);
+		n += (size_t)snprintf(out + n, cap - n, "%s{\"id\":\"%s\",\"key\":\"%s\",\"ended\":\"%s\",\"players\":[\"%s\",\"%s\"]}",
+		    i ? "," : "", d->id, mac, d->when, a[0], a[1]);
+	}
+	snprintf(out + n, cap - n, "]}");
+	send_text(s, out);
+	free(out);
+	free(rooms);
+}
+
+/* The newest date folders first, their newest logs first, up to WEB_LIST_MAX (off the loop). */
+static int
+cmp_desc(const void *a, const void *b)
+{
+	return -strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static unsigned
+list_dir(const char *dir, char **names, unsigned max, bool want_dirs)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		bool digits = l > 0;
+		for (size_t i = 0; i < l; i++)
+			digits = digits && e->d_name[i] >= '0' && e->d_name[i] <= '9';
+		bool ok = want_dirs ? digits && l <= 4 : l > 7 && strcmp(e->d_name + l - 7, ".log.gz") == 0 &&
+		    name_ok(e->d_name, l - 7);
+		if (!ok)
+			continue;
+		if (n == max) { /* keep the largest: a full list's smallest goes */
+			qsort(names, n, sizeof *names, cmp_desc);
+			if (strcmp(e->d_name, names[n - 1]) <= 0)
+				continue;
+			free(names[--n]);
+		}
+		if ((names[n] = strdup(e->d_name)) != NULL)
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, cmp_desc);
+	return n;
+}
+
+/* The players' names from a log's header (its first lines). */
+static void
+read_names(const char *path, struct duel_entry *e)
+{
+	char *buf = NULL, why[300];
+	size_t len;
+
+	/* A finished log is at most a few hundred KiB; its header is at its start. */
+	if (cli_read_file_why(path, "log", 4u << 20, &buf, &len, why, sizeof why) != 0)
+		return;
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		int p;
+		char name[PROTO_NAME_BYTES + 1];
+		if (sscanf(line, "player %d %64[^\n]", &p, name) == 2 && p >= 0 && p < PLAYERS)
+			state_clean_text(e->name[p], sizeof e->name[p], name, strlen(name));
+		if (strncmp(line, "start ", 6) == 0)
+			break;
+		line = nl ? nl + 1 : NULL;
+	}
+	free(buf);
+}
+
+static void
+scan_work(uv_work_t *req)
+{
+	struct scan_job *j = req->data;
+	char *years[16], *months[16], *days[40], *files[WEB_LIST_MAX];
+	char p[4400];
+
+	unsigned ny = list_dir(j->dir, years, 16, true);
+	for (unsigned y = 0; y < ny; y++) {
+		snprintf(p, sizeof p, "%s/%s", j->dir, years[y]);
+		unsigned nm = j->n < WEB_LIST_MAX ? list_dir(p, months, 16, true) : 0;
+		for (unsigned m = 0; m < nm; m++) {
+			snprintf(p, sizeof p, "%s/%s/%s", j->dir, years[y], months[m]);
+			unsigned nd = j->n < WEB_LIST_MAX ? list_dir(p, days, 40, true) : 0;
+			for (unsigned d = 0; d < nd; d++) {
+				snprintf(p, sizeof p, "%s/%s/%s/%s", j->dir, years[y], months[m], days[d]);
+				unsigned nf = j->n < WEB_LIST_MAX ? list_dir(p, files, WEB_LIST_MAX, false) : 0;
+				for (unsigned f = 0; f < nf; f++) {
+					struct duel_entry *e = &j->found[j->n];
+					struct stat sb;
+					snprintf(p, sizeof p, "%s/%s/%s/%s/%s", j->dir, years[y], months[m], days[d], files[f]);
+					memset(e, 0, sizeof *e);
+					if (j->n < WEB_LIST_MAX && strlen(years[y]) == 4 && strlen(months[m]) == 2 &&
+					    strlen(days[d]) == 2 && path_id(j->dir, p, e->id, sizeof e->id) &&
+					    lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
+						struct tm tm;
+						e->mtime = sb.st_mtime;
+						if (localtime_r(&e->mtime, &tm))
+							strftime(e->when, sizeof e->when, "%Y-%m-%d %H:%M", &tm);
+						read_names(p, e);
+						j->n++;
+					}
+					free(files[f]);
+				}
+				free(days[d]);
+			}
+			free(months[m]);
+		}
+		free(years[y]);
+	}
+}
+
+static void
+scan_done(uv_work_t *req, int status)
+{
+	struct scan_job *j = req->data;
+	struct web *w = j->w;
+
+	(void)status;
+	w->scanning = false;
+	w->scanned = true;
+	if (w->ctx == NULL) {
+		free(j);
+		if (w->loads == 0)
+			free(w); /* web_stop left it to the last job */
+		return;
+	}
+	{
+		memcpy(w->duels, j->found, j->n * sizeof j->found[0]);
+		w->nduels = j->n;
+		w->scanned_at = uv_now(w->loop);
+		for (struct sess *s = w->sessions; s; s = s->next)
+			if (s->want_list) {
+				s->want_list = false;
+				send_list(s);
+			}
+	}
+	free(j);
+}
+
+static void
+ask_list(struct sess *s)
+{
+	struct web *w = s->w;
+	const char *dir = server_log_dir(w->srv);
+
+	if (dir == NULL || server_private(w->srv) ||
+	    (w->scanned && uv_now(w->loop) - w->scanned_at < WEB_SCAN_EVERY_MS)) {
+		send_list(s);
+		return;
+	}
+	s->want_list = true;
+	if (w->scanning)
+		return;
+	struct scan_job *j = calloc(1, sizeof *j);
+	if (j == NULL) {
+		s->want_list = false;
+		send_list(s);
+		return;
+	}
+	j->w = w;
+	j->req.data = j;
+	snprintf(j->dir, sizeof j->dir, "%s", dir);
+	if (uv_queue_work(w->loop, &j->req, scan_work, scan_done) != 0) {
+		free(j);
+		s->want_list = false;
+		send_list(s);
+		return;
+	}
+	w->scanning = true;
+}
+
+/* ---- a live room ---- */
+
+static void
+sink_msg(void *ud, int type, const uint8_t *payload, size_t len)
+{
+	struct sess *s = ud;
+	struct web *w = s->w;
+
+	if (wview_live_msg(s->v, type, payload, len) != 0) {
+		sess_close(s, "a frame that does not decode");
+		return;
+	}
+	screen_changed(s);
+	if (s->over_said && s->v->st.have_view && s->v->st.view.result == RESULT_NONE) {
+		s->over_said = false; /* a rematch: the room's next duel is under way */
+		send_text(s, "{\"t\":\"live\"}");
+	}
+	if (!s->over_said && s->v->st.have_view && s->v->st.view.result != RESULT_NONE) {
+		char frag[300], buf[400];
+		s->over_said = true;
+		if (web_replay_fragment(w, server_room_end_path(w->srv, s->v->room), frag, sizeof frag))
+			snprintf(buf, sizeof buf, "{\"t\":\"over\",\"replay\":\"%s\"}", frag);
+		else
+			snprintf(buf, sizeof buf, "{\"t\":\"over\"}");
+		send_text(s, buf);
+	}
+}
+
+static void
+sink_gone(void *ud)
+{
+	struct sess *s = ud;
+
+	send_error(s, "the room closed, or its players turned spectators off");
+}
+
+static void
+start_watch(struct sess *s, const char *room, const char *key)
+{
+	struct web *w = s->w;
+
+	if (room[0] == '\0' || strlen(room) > PROTO_ROOM_BYTES) {
+		send_error(s, "no such room");
+		return;
+	}
+	/* A private server's room is watched only from its link; a wrong link says no more than a
+	 * room that is not there. */
+	if (server_private(w->srv) && !mac_ok(w, "room", room, key)) {
+		send_error(s, "this room is private: its page opens only from its link");
+		return;
+	}
+	if ((s->v = malloc(sizeof *s->v)) == NULL) {
+		send_error(s, "out of memory");
+		return;
+	}
+	wview_live_init(s->v, room);
+	s->kind = SESS_LIVE;
+	s->sink = (struct spect_sink){ .msg = sink_msg, .gone = sink_gone, .ud = s };
+	int rc = server_spect_attach(w->srv, room, &s->sink);
+	if (rc != PERR_OK) {
+		send_error(s, rc == PERR_NO_ROOM ? "no such room" : "the room cannot be watched now (full, or no spectators)");
+		free(s->v);
+		s->v = NULL;
+		s->kind = SESS_NONE;
+		return;
+	}
+	screen_changed(s);
+}
+
+/* ---- a replay ---- */
+
+static void load_next(struct web *w);
+
+static void
+load_work(uv_work_t *req)
+{
+	struct load_job *j = req->data;
+	struct turnlog_replay *r = malloc(sizeof *r);
+	char *buf = NULL;
+	size_t len;
+
+	if (r == NULL || (j->d = calloc(1, sizeof *j->d)) == NULL) {
+		snprintf(j->why, sizeof j->why, "out of memory");
+		free(r);
+		return;
+	}
+	if (cli_read_file_why(j->path, "the log", 64u << 20, &buf, &len, j->why, sizeof j->why) != 0) {
+		snprintf(j->why, sizeof j->why, "no such duel");
+	} else if (turnlog_replay(buf, len, r, wreplay_collect, j->d) != 0) {
+		snprintf(j->why, sizeof j->why, "the duel's log does not replay: %.200s", r->error);
+	} else if (j->d->oom || j->d->ncmd != r->commands) {
+		snprintf(j->why, sizeof j->why, "out of memory");
+	} else {
+		j->d->hdr = r->hdr;
+		if (j->d->ncmd == 0)
+			j->d->turn = calloc(1, sizeof *j->d->turn);
+		cli_log_chat(buf, len, wreplay_chat, j->d);
+	}
+	if (j->why[0] || j->d->turn == NULL) {
+		if (!j->why[0])
+			snprintf(j->why, sizeof j->why, "out of memory");
+		wreplay_data_free(j->d);
+		j->d = NULL;
+	}
+	free(buf);
+	free(r);
+}
+
+static void
+load_done(uv_work_t *req, int status)
+{
+	struct load_job *j = req->data;
+	struct web *w = j->w;
+	struct sess *s = j->s;
+
+	(void)status;
+	w->loads--;
+	if (s) {
+		s->loading = NULL;
+		if (j->d == NULL) {
+			send_error(s, j->why);
+		} else if ((s->v = malloc(sizeof *s->v)) == NULL) {
+			send_error(s, "out of memory");
+		} else {
+			char buf[200];
+			wview_replay_init(s->v, j->d, help_get(HELP_WATCH));
+			j->d = NULL;
+			s->kind = SESS_REPLAY;
+			snprintf(buf, sizeof buf, "{\"t\":\"replay\",\"commands\":%u,\"turns\":%u}", (unsigned)s->v->d->ncmd,
+			         (unsigned)s->v->d->turn[s->v->d->ncmd]);
+			send_text(s, buf);
+			screen_changed(s);
+		}
+	}
+	wreplay_data_free(j->d);
+	free(j);
+	if (w->ctx)
+		load_next(w);
+	else if (w->loads == 0 && !w->scanning)
+		free(w); /* web_stop left it to the last job */
+}
+
+static void
+load_next(struct web *w)
+{
+	while (w->waiting && w->loads < WEB_REPLAYS_AT_ONCE) {
+		struct load_job *j = w->waiting;
+		w->waiting = j->next;
+		if (w->waiting == NULL)
+			w->waiting_tail = NULL;
+		if (j->s == NULL) {
+			free(j);
+			continue;
+		}
+		if (uv_queue_work(w->loop, &j->req, load_work, load_done) != 0) {
+			j->s->loading = NULL;
+			send_error(j->s, "cannot read the log now");
+			free(j);
+			continue;
+		}
+		w->loads++;
+	}
+}
+
+static void
+start_replay(struct sess *s, const char *id, const char *key)
+{
+	struct web *w = s->w;
+	const char *dir = server_log_dir(w->srv);
+	struct load_job *j;
+
+	/* Every finished duel is opened by its link: a public server lists the links, a private one
+	 * gives each only to whoever watched the duel live from its own link. */
+	if (dir == NULL || !mac_ok(w, "replay", id, key)) {
+		send_error(s, "no such duel, or not its link");
+		return;
+	}
+	if ((j = calloc(1, sizeof *j)) == NULL) {
+		send_error(s, "out of memory");
+		return;
+	}
+	if (!id_path(dir, id, j->path, sizeof j->path)) {
+		free(j);
+		send_error(s, "no such duel, or not its link");
+		return;
+	}
+	j->w = w;
+	j->s = s;
+	j->req.data = j;
+	s->loading = j;
+	if (w->waiting_tail)
+		w->waiting_tail->next = j;
+	else
+		w->waiting = j;
+	w->waiting_tail = j;
+	load_next(w);
+}
+
+static void
+on_play(lws_sorted_usec_list_t *sul)
+{
+	struct sess *s = lws_container_of(sul, struct sess, sul);
+	unsigned next;
+
+	if (s->kind != SESS_REPLAY || s->closing)
+		return;
+	next = wview_replay_tick(s->v);
+	screen_changed(s);
+	if (next)
+		lws_sul_schedule(s->w->ctx, 0, &s->sul, on_play, (lws_usec_t)next * 1000);
+}
+
+static void
+replay_playing(struct sess *s)
+{
+	unsigned d = wview_replay_delay(s->v);
+
+	lws_sul_schedule(s->w->ctx, 0, &s->sul, on_play, d ? (lws_usec_t)d * 1000 : LWS_SET_TIMER_USEC_CANCEL);
+}
+
+static void
+on_message(struct sess *s, const char *text, size_t len)
+{
+	struct wmsg m;
+
+	if (!wmsg_parse(text, len, &m)) {
+		sess_close(s, "not a message of the page's protocol");
+		return;
+	}
+	if (strcmp(m.t, "list") == 0) {
+		ask_list(s);
+	} else if ((strcmp(m.t, "watch") == 0 || strcmp(m.t, "replay") == 0) && s->kind == SESS_NONE &&
+	           s->loading == NULL) {
+		if (m.t[0] == 'w')
+			start_watch(s, m.room, m.key);
+		else
+			start_replay(s, m.id, m.key);
+	} else if (strcmp(m.t, "key") == 0 && s->kind == SESS_REPLAY && strlen(m.k) == 1) {
+		if (wview_replay_key(s->v, m.k[0]))
+			screen_changed(s);
+		replay_playing(s);
+	} else if (strcmp(m.t, "turn") == 0 && s->kind == SESS_REPLAY && m.has_turn) {
+		wview_replay_turn(s->v, (uint32_t)m.turn);
+		screen_changed(s);
+		replay_playing(s);
+	} else {
+		sess_close(s, "a message not expected now");
+	}
+}
+
+/* ---- libwebsockets ---- */
+
+static struct addr_count *
+addr_slot(struct web *w, const char *addr, bool add)
+{
+	struct addr_count *free_slot = NULL;
+
+	for (int i = 0; i < WEB_CONNS_MAX; i++) {
+		if (w->addrs[i].n && strcmp(w->addrs[i].addr, addr) == 0)
+			return &w->addrs[i];
+		if (!w->addrs[i].n && free_slot == NULL)
+			free_slot = &w->addrs[i];
+	}
+	if (add && free_slot)
+		snprintf(free_slot->addr, sizeof free_slot->addr, "%s", addr);
+	return add ? free_slot : NULL;
+}
+
+static void
+sess_free(struct sess *s)
+{
+	struct web *w = s->w;
+	struct addr_count *a = addr_slot(w, s->addr, false);
+
+	if (a && a->n)
+		a->n--;
+	server_spect_detach(&s->sink);
+	lws_sul_cancel(&s->sul);
+	if (s->loading)
+		s->loading->s = NULL;
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		w->sessions = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	for (unsigned i = 0; i < s->nout; i++)
+		free(s->outq[i]);
+	if (s->v) {
+		wreplay_data_free(s->v->d);
+		free(s->v);
+	}
+	free(s);
+}
+
+static int
+cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+	struct pss *pss = user;
+	struct web *w = lws_context_user(lws_get_context(wsi));
+	struct sess *s = pss ? pss->s : NULL;
+
+	switch (reason) {
+	case LWS_CALLBACK_ESTABLISHED: {
+		char addr[64] = "";
+		lws_get_peer_simple(wsi, addr, sizeof addr);
+		struct addr_count *a = addr_slot(w, addr, true);
+		if (a == NULL || a->n >= WEB_SOCKETS_PER_ADDR)
+			return -1; /* refused: too many pages from that address */
+		if ((s = calloc(1, sizeof *s)) == NULL)
+			return -1;
+		a->n++;
+		s->w = w;
+		s->wsi = wsi;
+		snprintf(s->addr, sizeof s->addr, "%s", addr);
+		s->rate_start = uv_now(w->loop);
+		s->next = w->sessions;
+		if (w->sessions)
+			w->sessions->prev = s;
+		w->sessions = s;
+		pss->s = s;
+		return 0;
+	}
+	case LWS_CALLBACK_RECEIVE: {
+		if (s == NULL || s->closing)
+			return 0;
+		uint64_t now = uv_now(w->loop);
+		if (now - s->rate_start >= 1000) {
+			s->rate_start = now;
+			s->rate_n = 0;
+		}
+		if (lws_frame_is_binary(wsi) || s->nrx + len > WEB_MSG_MAX)
+			return -1; /* text messages of at most WEB_MSG_MAX bytes, nothing else */
+		memcpy(s->rx + s->nrx, in, len);
+		s->nrx += len;
+		if (lws_remaining_packet_payload(wsi) || !lws_is_final_fragment(wsi))
+			return 0;
+		if (++s->rate_n > WEB_MSG_RATE)
+			return -1;
+		on_message(s, s->rx, s->nrx);
+		s->nrx = 0;
+		return 0;
+	}
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+		return s ? on_writable(s) : -1;
+	case LWS_CALLBACK_CLOSED:
+		if (s) {
+			pss->s = NULL;
+			sess_free(s);
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static const struct {
+	const char *path, *type;
+	const unsigned char *data;
+	size_t len;
+} files[] = {
+	{ "/", "text/html; charset=utf-8", web_index_html, sizeof web_index_html },
+	{ "/app.js", "text/javascript; charset=utf-8", web_app_js, sizeof web_app_js },
+};
+
+struct pss_http {
+	int file; /* -1 none */
+};
+
+static int
+cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+	struct pss_http *ph = user;
+	uint8_t buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+
+	switch (reason) {
+	case LWS_CALLBACK_HTTP: {
+		const char *uri = in;
+		ph->file = -1;
+		for (int i = 0; i < (int)(sizeof files / sizeof files[0]); i++)
+			if (strcmp(uri, files[i].path) == 0)
+				ph->file = i;
+		/* The port serves these two files and the websocket, nothing else: no directory, no
+		 * other method (lws answers HEAD and others itself), no query. */
+		if (ph->file < 0 || lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0) {
+			lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+			return -1;
+		}
+		static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; "
+		    "connect-src 'self'; img-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+		if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, files[ph->file].type, files[ph->file].len - 1, &p, end) ||
+		    lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
+		        (const unsigned char *)csp, (int)strlen(csp), &p, end) ||
+		    lws_add_http_header_by_name(wsi, (const unsigned char *)"x-content-type-options:",
+		        (const unsigned char *)"nosniff", 7, &p, end) ||
+		    lws_add_http_header_by_name(wsi, (const unsigned char *)"referrer-policy:",
+		        (const unsigned char *)"no-referrer", 11, &p, end) ||
+		    lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+		        (const unsigned char *)"no-cache", 8, &p, end) ||
+		    lws_finalize_write_http_header(wsi, start, &p, end))
+			return 1;
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	case LWS_CALLBACK_HTTP_WRITEABLE: {
+		if (ph->file < 0)
+			return -1;
+		size_t n = files[ph->file].len - 1; /* without the NUL the embedding adds */
+		uint8_t *b = malloc(LWS_PRE + n);
+		if (b == NULL)
+			return -1;
+		memcpy(b + LWS_PRE, files[ph->file].data, n);
+		int r = lws_write(wsi, b + LWS_PRE, n, LWS_WRITE_HTTP_FINAL);
+		free(b);
+		ph->file = -1;
+		if (r < (int)n)
+			return -1;
+		return lws_http_transaction_completed(wsi) ? -1 : 0;
+	}
+	default:
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
+	}
+}
+
+static const struct lws_protocols protocols[] = {
+	{ "http", cb_http, sizeof(struct pss_http), 0, 0, NULL, 0 },
+	{ "wizwar", cb_ws, sizeof(struct pss), WEB_MSG_MAX, 0, NULL, 0 },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 }
+};
+
+/* "PORT", "ADDR:PORT" or "[V6]:PORT". */
+static bool
+parse_addr(const char *s, char *host, size_t hostlen, int *port, char *why, size_t whylen)
+{
+	const char *colon = strrchr(s, ':');
+	const char *ps = colon ? colon + 1 : s;
+	char *e;
+	long v;
+
+	host[0] = '\0';
+	if (colon) {
+		size_t hl = (size_t)(colon - s);
+		if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
+			s++;
+			hl -= 2;
+		}
+		if (hl == 0 || hl >= hostlen) {
+			snprintf(why, whylen, "--web: '%s' is not ADDR:PORT", s);
+			return false;
+		}
+		memcpy(host, s, hl);
+		host[hl] = '\0';
+	}
+	errno = 0;
+	v = strtol(ps, &e, 10);
+	if (ps[0] == '\0' || *e || errno || v < 0 || v > 65535) {
+		snprintf(why, whylen, "--web: '%s' is not a port (0 to 65535)", ps);
+		return false;
+	}
+	*port = (int)v;
+	return true;
+}
+
+int
+web_start(uv_loop_t *loop, struct server *srv, const char *addr, struct web **out, char *why, size_t whylen)
+{
+	struct lws_context_creation_info info;
+	void *loops[1] = { loop };
+	char host[64];
+	int port;
+	struct web *w;
+
+	if (!parse_addr(addr, host, sizeof host, &port, why, whylen))
+		return -1;
+	if ((w = calloc(1, sizeof *w)) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	w->loop = loop;
+	w->srv = srv;
+	server_link_key(srv, w->link_key);
+	keys_init(&w->keys);
+	w->screen_ok = wview_screen_start(&w->ui, &w->keys) == 0;
+	if (!w->screen_ok) {
+		snprintf(why, whylen, "--web: cannot draw screens (no xterm-256color terminfo, or no C.UTF-8 locale)");
+		free(w);
+		return -1;
+	}
+	lws_set_log_level(0, NULL); /* its errors reach the page as a closed socket; the server logs its own */
+	memset(&info, 0, sizeof info);
+	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_DISABLE_IPV6 * (host[0] && !strchr(host, ':')) |
+	    LWS_SERVER_OPTION_VALIDATE_UTF8;
+	info.foreign_loops = loops;
+	info.port = port; /* 0: any free port, read back below */
+	info.iface = host[0] ? host : NULL;
+	info.protocols = protocols;
+	info.user = w;
+	info.fd_limit_per_thread = WEB_CONNS_MAX + 16;
+	info.timeout_secs = 10;
+	info.max_http_header_data = 2048;
+	info.max_http_header_pool = 32;
+	info.ka_time = 0;
+	w->ctx = lws_create_context(&info);
+	if (w->ctx == NULL) {
+		snprintf(why, whylen, "--web %s: cannot listen there", addr);
+		free(w);
+		return -1;
+	}
+	w->vh = lws_get_vhost_by_name(w->ctx, "default");
+	w->port = w->vh ? lws_get_vhost_listen_port(w->vh) : -1;
+	if (w->port <= 0) {
+		snprintf(why, whylen, "--web %s: cannot listen there", addr);
+		lws_context_destroy(w->ctx);
+		free(w);
+		return -1;
+	}
+	if (server_private(srv)) {
+		if ((w->said = calloc(WEB_SAID_MAX, sizeof *w->said)) == NULL) {
+			snprintf(why, whylen, "out of memory");
+			lws_context_destroy(w->ctx);
+			free(w);
+			return -1;
+		}
+		lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
+	}
+	*out = w;
+	return 0;
+}
+
+int
+web_port(const struct web *w)
+{
+	return w ? w->port : -1;
+}
+
+void
+web_stop(struct web *w)
+{
+	struct lws_context *ctx;
+
+	if (w == NULL || w->ctx == NULL)
+		return;
+	ctx = w->ctx;
+	/* Jobs on the thread pool finish on their own; their callbacks see no context and only free. */
+	for (struct load_job *j = w->waiting, *n; j; j = n) {
+		n = j->next;
+		free(j);
+	}
+	w->waiting = w->waiting_tail = NULL;
+	lws_sul_cancel(&w->links);
+	free(w->said);
+	w->said = NULL;
+	lws_context_destroy(ctx); /* closes every page (each session freed in CLOSED) */
+	w->ctx = NULL;
+	if (!w->scanning && w->loads == 0)
+		free(w);
+	/* else the last job's callback frees it (scan_done, load_done) */
+}
