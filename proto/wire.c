@@ -801,6 +801,54 @@ dec_PEER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	return 0;
 }
 
+/* ---- cluster ---- */
+
+/* A node's address as a client may be sent to it: an IP address or a host name, nothing that a
+ * terminal or a resolver would take for more. */
+static bool
+redirect_host_ok(const char *h, size_t n)
+{
+	if (n == 0 || n > WIRE_REDIRECT_HOST_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = h[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+		      c == ':'))
+			return false;
+	}
+	return true;
+}
+
+static int
+enc_REDIRECT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_redirect *d = &m->u.redirect;
+	size_t n = strnlen(d->host, sizeof d->host);
+
+	if (d->port == 0 || !redirect_host_ok(d->host, n))
+		BAD("redirect: port %u, host of %zu bytes", d->port, n);
+	proto__put_u16(w, d->port);
+	proto__put(w, d->key, PROTO_KEY_LEN);
+	proto__put_str8(w, d->host, n);
+	return 0;
+}
+
+static int
+dec_REDIRECT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_redirect *d = &m->u.redirect;
+	uint8_t n;
+
+	NEED(proto__get_u16(r, &d->port) && proto__get(r, d->key, PROTO_KEY_LEN) && proto__get_u8(r, &n));
+	if (n > WIRE_REDIRECT_HOST_MAX)
+		BAD("redirect: host of %u bytes", n);
+	NEED(proto__get(r, d->host, n));
+	d->host[n] = '\0';
+	if (d->port == 0 || !redirect_host_ok(d->host, n))
+		BAD("redirect: port %u, host not an address", d->port);
+	return 0;
+}
+
 /* ---- spectators ---- */
 
 static int
