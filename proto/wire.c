@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wire: payload encoders and strict decoders for every message, dispatched from WIRE_LIST. */
+#include <arpa/inet.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -803,20 +804,15 @@ dec_PEER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 
 /* ---- cluster ---- */
 
-/* A node's address as a client may be sent to it: an IP address or a host name, nothing that a
- * terminal or a resolver would take for more. */
+/* A node's address as a client may be sent to it: an IP address (no name: a peer must not make a
+ * client look names up, nor print one), NUL-terminated in h. */
 static bool
 redirect_host_ok(const char *h, size_t n)
 {
-	if (n == 0 || n > WIRE_REDIRECT_HOST_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = h[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-		      c == ':'))
-			return false;
-	}
-	return true;
+	unsigned char a[16];
+
+	return n > 0 && n <= WIRE_REDIRECT_HOST_MAX && strlen(h) == n &&
+	       (inet_pton(AF_INET, h, a) == 1 || inet_pton(AF_INET6, h, a) == 1);
 }
 
 static int

@@ -274,7 +274,7 @@ struct wire_sinfo {
 struct wire_redirect {
 	uint16_t port;
 	uint8_t key[PROTO_KEY_LEN];
-	char host[WIRE_REDIRECT_HOST_MAX + 1]; /* letters, digits, '.', '-', ':' (an IP address or a name) */
+	char host[WIRE_REDIRECT_HOST_MAX + 1]; /* an IPv4 or IPv6 address, as text */
 };
 
 /* A decoded message: a tag and plain data (no pointers), about 20 KiB: keep it off small stacks. */

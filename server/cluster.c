@@ -219,13 +219,9 @@ valid_id(const char *s, size_t n)
 static bool
 valid_host(const char *s, size_t n)
 {
-	if (n == 0 || n > CLUSTER_HOST_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-		      s[i] == '.' || s[i] == '-' || s[i] == ':'))
-			return false;
-	return true;
+	unsigned char a[16];
+
+	return n > 0 && n <= CLUSTER_HOST_MAX && (inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1);
 }
 
 /* Nodes. */
@@ -561,9 +557,11 @@ cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size
 {
 	struct cluster *c;
 
-	if (strlen(cfg->id) != CLUSTER_ID_LEN || !valid_host(cfg->host, strlen(cfg->host))) {
-		snprintf(why, whylen, "--cluster-host %s: give an IP address or a host name of at most %d characters",
-		         cfg->host, CLUSTER_HOST_MAX);
+	unsigned char probe[16];
+	if (strlen(cfg->id) != CLUSTER_ID_LEN || strlen(cfg->host) > CLUSTER_HOST_MAX ||
+	    (inet_pton(AF_INET, cfg->host, probe) != 1 && inet_pton(AF_INET6, cfg->host, probe) != 1)) {
+		snprintf(why, whylen, "--cluster-host %s: give the IP address clients reach this node at (a name is not "
+		         "sent: clients would have to look it up)", cfg->host);
 		return NULL;
 	}
 	if ((c = calloc(1, sizeof *c)) == NULL) {
