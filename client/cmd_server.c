@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "cli.h"
+#include "cluster.h"
 #include "cmd_net.h"
 #include "conf.h"
 #include "commands_net.h"
@@ -170,6 +171,20 @@ take_option(int argc, char **argv, int *i, struct srvopts *o)
 		o->metrics = argv[++*i];
 	} else if (strcmp(a, "--web") == 0 && more) {
 		o->web = argv[++*i];
+	} else if (strcmp(a, "--redis") == 0 && more) {
+		char host[64], why[300];
+		int port;
+		if (cluster_parse_url(argv[++*i], host, sizeof host, &port, why, sizeof why) != 0) {
+			cli_error("%s\n", why);
+			return -1;
+		}
+		o->cfg.redis = argv[*i];
+	} else if (strcmp(a, "--cluster-host") == 0 && more) {
+		if (strlen(argv[++*i]) > CLUSTER_HOST_MAX) {
+			cli_error("--cluster-host: at most %d characters\n", CLUSTER_HOST_MAX);
+			return -1;
+		}
+		o->cfg.cluster_host = argv[*i];
 	} else if (strcmp(a, "--metrics-public") == 0) {
 		o->metrics_public = true;
 	} else if (strcmp(a, "--trusted-proxy") == 0 && more) {

@@ -743,11 +743,57 @@ on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 	unref(n);
 }
 
+/* Look n->host up (off the loop, libuv's threadpool); on_resolved connects. */
+static void
+start_lookup(struct net *n)
+{
+	struct addrinfo hints;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	n->gai.data = n;
+	n->resolving = true;
+	n->resolved = false;
+	n->naddr = n->addr_i = 0;
+	n->handles++;
+	if (uv_getaddrinfo(n->loop, &n->gai, on_resolved, n->host, NULL, &hints) != 0) {
+		n->resolving = false;
+		n->handles--;
+		net__fail(n, PERR_SERVER, true, "cannot look up %s", n->host);
+		net_close(n);
+	}
+}
+
+/* A cluster's node sent us to the node holding the room (REDIRECT, inside the channel of the
+ * server we trust): that node's key is pinned for the next connection, whatever the known-servers
+ * file says of its address, and the same AUTH or RESUME goes there. */
+void
+net__redirect(struct net *n, const char *host, int port, const uint8_t key[PROTO_KEY_LEN])
+{
+	char *h = strdup(host);
+
+	if (h == NULL || ++n->redirects > NET_REDIRECTS_MAX) {
+		free(h);
+		net__fail(n, PERR_SERVER, true, "sent from node to node %d times: the cluster cannot say where the room is",
+		          n->redirects - 1);
+		n->fatal = true;
+		net_close(n);
+		return;
+	}
+	net__close_link(n);
+	free(n->host);
+	n->host = h;
+	n->cfg.port = port;
+	memcpy(n->pinned, key, PROTO_KEY_LEN);
+	n->has_pin = true;
+	start_lookup(n);
+}
+
 struct net *
 net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whylen)
 {
 	struct net *n;
-	struct addrinfo hints;
 	char name[PROTO_NAME_BYTES + 1];
 
 	signal(SIGPIPE, SIG_IGN); /* a dead server is an EPIPE, not the end of the process */
@@ -830,19 +876,9 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	update_blank(&n->view);
 	uv_timer_init(loop, &n->timer);
 	n->timer.data = n;
-	n->handles = 2; /* the timer and the address lookup */
+	n->handles = 1; /* the timer; the address lookup counts itself */
 	uv_timer_start(&n->timer, on_tick, 200, 200);
-	memset(&hints, 0, sizeof hints);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	n->gai.data = n;
-	n->resolving = true;
-	if (uv_getaddrinfo(loop, &n->gai, on_resolved, n->host, NULL, &hints) != 0) {
-		n->resolving = false;
-		n->handles--;
-		net__fail(n, PERR_SERVER, true, "cannot look up %s", n->host);
-		net_close(n);
-	}
+	start_lookup(n);
 	return n;
 fail:
 	auth_ident_wipe(&n->ident);

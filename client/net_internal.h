@@ -23,6 +23,9 @@ struct seen {
 	bool resumed; /* a snapshot after a resume: the views shown just before it may be lost to a host restart */
 };
 
+/* A client follows at most this many REDIRECTs a join: nodes that send each other a client stop there. */
+#define NET_REDIRECTS_MAX 3
+
 struct net {
 	uv_loop_t *loop;
 	struct net_config cfg;
@@ -39,6 +42,7 @@ struct net {
 	uv_timer_t timer;
 	uv_getaddrinfo_t gai;
 	bool resolving, resolved;
+	int redirects;             /* REDIRECTs followed for this join (NET_REDIRECTS_MAX at most) */
 	/* Every address the name resolved to, tried in turn until one answers; a reconnect
 	 * starts from the one that worked. */
 	struct sockaddr_storage addr[NET_ADDRS_MAX];
@@ -127,6 +131,7 @@ int net__send_msg(struct net *n, const struct wire_msg *m); /* before the join t
 int net__send_ask(struct net *n);     /* the READY 1 or REMATCH held in n->ask, with a part */
 bool net__has_seat(const struct net *n); /* the server holds a seat for us after a drop */
 void net__close_link(struct net *n);
+void net__redirect(struct net *n, const char *host, int port, const uint8_t key[PROTO_KEY_LEN]);
 void net__link_lost(struct net *n, const char *why); /* reconnect if a seat is held, else give up */
 void net__try_connect(struct net *n);
 /* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */

@@ -373,6 +373,20 @@ on_bye(struct net *n, const struct wire_msg *m)
 	return true;
 }
 
+/* REDIRECT: the room is on another node of the server's cluster. Only before WELCOME (wire.h says
+ * so for every message after it), and only inside the encrypted channel. */
+static bool
+on_redirect(struct net *n, const struct wire_msg *m)
+{
+	const struct wire_redirect *d = &m->u.redirect;
+
+	if (!n->pc.secure || n->joined)
+		return false;
+	net__fail(n, PERR_OK, false, "the room is on another node of this server: %s port %u", d->host, d->port);
+	net__redirect(n, d->host, d->port, d->key);
+	return true;
+}
+
 /* Every type a server may send (WIRE_S2C or WIRE_BOTH in proto/wire.h's WIRE_LIST) has a row;
  * tests/client/test_netmsg.c checks that, so a new message cannot be forgotten here. A type is
  * 7 bits on the wire (frame.h: the 8th says deflated), hence 128 rows. */
@@ -392,6 +406,7 @@ static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_SPECT_VIEW] = on_spect_view,
 	[WIRE_SPECT_CHAT] = on_spect_chat,
 	[WIRE_SPECT_INFO] = on_spect_info,
+	[WIRE_REDIRECT] = on_redirect,
 };
 
 bool

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wire: payload encoders and strict decoders for every message, dispatched from WIRE_LIST. */
+#include <arpa/inet.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -798,6 +799,49 @@ dec_PEER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	NEED(proto__get_u8(r, &p->player) && proto__get_u8(r, &p->state) && proto__get_u16(r, &p->seconds));
 	if (p->player >= PLAYERS || p->state > PEER_GONE)
 		BAD("peer: player %u, state %u", p->player, p->state);
+	return 0;
+}
+
+/* ---- cluster ---- */
+
+/* A node's address as a client may be sent to it: an IP address (no name: a peer must not make a
+ * client look names up, nor print one), NUL-terminated in h. */
+static bool
+redirect_host_ok(const char *h, size_t n)
+{
+	unsigned char a[16];
+
+	return n > 0 && n <= WIRE_REDIRECT_HOST_MAX && strlen(h) == n &&
+	       (inet_pton(AF_INET, h, a) == 1 || inet_pton(AF_INET6, h, a) == 1);
+}
+
+static int
+enc_REDIRECT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_redirect *d = &m->u.redirect;
+	size_t n = strnlen(d->host, sizeof d->host);
+
+	if (d->port == 0 || !redirect_host_ok(d->host, n))
+		BAD("redirect: port %u, host of %zu bytes", d->port, n);
+	proto__put_u16(w, d->port);
+	proto__put(w, d->key, PROTO_KEY_LEN);
+	proto__put_str8(w, d->host, n);
+	return 0;
+}
+
+static int
+dec_REDIRECT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_redirect *d = &m->u.redirect;
+	uint8_t n;
+
+	NEED(proto__get_u16(r, &d->port) && proto__get(r, d->key, PROTO_KEY_LEN) && proto__get_u8(r, &n));
+	if (n > WIRE_REDIRECT_HOST_MAX)
+		BAD("redirect: host of %u bytes", n);
+	NEED(proto__get(r, d->host, n));
+	d->host[n] = '\0';
+	if (d->port == 0 || !redirect_host_ok(d->host, n))
+		BAD("redirect: port %u, host not an address", d->port);
 	return 0;
 }
 

@@ -23,7 +23,7 @@
  * every frame (after inflating) and the encode/decode dispatch. Codes are in
  * ranges, as tmux numbers its messages:
  *   0x10..0x1f handshake, 0x20..0x2f lobby, 0x30..0x3f game, 0x40..0x4f control,
- *   0x50..0x5f spectators.
+ *   0x50..0x5f spectators, 0x70..0x77 cluster.
  * "before join" marks what may cross before the server accepts the player
  * (WELCOME); everything else before that drops the peer.
  * Don't forget to bump PROTO_VERSION if any of these change!
@@ -53,7 +53,8 @@
 	X(SPECT_VIEW, 0x50, WIRE_S2C, 0, 5,  PROTO_PAYLOAD_MAX, sview)     \
 	X(SPECT_CHAT, 0x51, WIRE_BOTH, 0, 2, PROTO_NAME_BYTES + PROTO_CHAT_BYTES + 2, schat) \
 	X(SPECT_SET,  0x52, WIRE_C2S, 0, 3,  3,                 sset)      \
-	X(SPECT_INFO, 0x53, WIRE_S2C, 0, 5,  5,                 sinfo)
+	X(SPECT_INFO, 0x53, WIRE_S2C, 0, 5,  5,                 sinfo) \
+	X(REDIRECT,  0x70, WIRE_S2C, 1, 36, 35 + WIRE_REDIRECT_HOST_MAX, redirect)
 
 enum wire_type {
 #define X(id, code, dir, pre, min, max, member) WIRE_##id = (code),
@@ -267,6 +268,15 @@ struct wire_sinfo {
 	uint16_t count;
 };
 
+/* REDIRECT (a node of a cluster, instead of WELCOME): the room lives on another node; connect there,
+ * to a server whose key is `key` (the client pins it for that connection), and say the same AUTH. */
+#define WIRE_REDIRECT_HOST_MAX 63
+struct wire_redirect {
+	uint16_t port;
+	uint8_t key[PROTO_KEY_LEN];
+	char host[WIRE_REDIRECT_HOST_MAX + 1]; /* an IPv4 or IPv6 address, as text */
+};
+
 /* A decoded message: a tag and plain data (no pointers), about 20 KiB: keep it off small stacks. */
 struct wire_msg {
 	uint8_t type; /* enum wire_type */
@@ -294,6 +304,7 @@ struct wire_msg {
 		struct wire_schat schat;
 		struct wire_sset sset;
 		struct wire_sinfo sinfo;
+		struct wire_redirect redirect;
 		uint8_t none; /* CONTROL, HEARTBEAT: no payload */
 	} u;
 };

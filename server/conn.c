@@ -290,6 +290,15 @@ conn__drop_unlogged(struct conn *c, int code, const char *why)
 }
 
 void
+conn__send_close(struct conn *c, const struct wire_msg *m)
+{
+	if (c->state == CONN_CLOSING)
+		return;
+	conn__send(c, m);
+	begin_close(c);
+}
+
+void
 conn__bye(struct conn *c, int reason)
 {
 	struct wire_msg *m = &c->srv->out;

@@ -19,6 +19,7 @@
 #include "pconn.h"
 #include "server.h"
 #include "spect.h"
+#include "cluster.h"
 #include "store.h"
 #include "tlog.h"
 #include "update.h"
@@ -229,6 +230,7 @@ struct server {
 	struct logtree_keeper *keeper; /* --log-keep's expiry of finished logs; NULL: kept forever */
 	struct auth_identity id;   /* the long-term key and password salt */
 	struct store *store;       /* names owned by keys (store.c); NULL: names are not owned */
+	struct cluster *cluster;   /* the cluster's room directory (cluster.c, --redis); NULL: alone */
 	char bound[48];            /* the address actually listened on */
 	struct auth_key key;       /* the password key (one room's, or every room's) */
 	struct auth_key old_key;   /* the one before a reload changed it: still proves a RESUME (server_set_password_key) */
@@ -310,6 +312,8 @@ void conn__error(struct conn *c, int code, bool fatal, const char *fmt, ...)
 void conn__drop(struct conn *c, int code, const char *why);
 /* The same without a log line (a flood's refusals, said once by the caller). */
 void conn__drop_unlogged(struct conn *c, int code, const char *why);
+/* Send m, then close once it is written (a REDIRECT: the client goes elsewhere). */
+void conn__send_close(struct conn *c, const struct wire_msg *m);
 void conn__bye(struct conn *c, int reason);
 void conn__close_now(struct conn *c);
 void conn__tick_all(struct server *s);

@@ -260,6 +260,8 @@ server__add_room(struct server *s, const char *code)
 	s->rooms = r;
 	htab_add(&s->room_codes, &r->hl, hash_bytes(s, r->code, strlen(r->code)));
 	s->nrooms++;
+	if (s->cluster)
+		cluster_room_added(s->cluster, r->code);
 	return r;
 }
 
@@ -277,6 +279,8 @@ server__room_gone(struct server *s, struct gameroom *r)
 	r->next = r->prev = NULL;
 	htab_remove(&s->room_codes, &r->hl);
 	s->nrooms--;
+	if (s->cluster)
+		cluster_room_gone(s->cluster, r->code);
 }
 
 /* Addresses remembered at most: four to a connection the server may hold, and some. An
@@ -623,6 +627,32 @@ take_who(struct conn *c, const struct wire_who *w)
 	return true;
 }
 
+/* A cluster's node sends a client whose room is elsewhere (or, for a new room, a node holding
+ * fewer rooms) there: REDIRECT, with the node's address and key, then the connection closes. */
+static bool
+redirect_if_elsewhere(struct conn *c, bool create)
+{
+	struct server *s = c->srv;
+	const struct cluster_node *n;
+
+	if (s->cluster == NULL || server__find_room(s, c->who.room) != NULL)
+		return false;
+	bool made_there = false;
+	if ((n = cluster_room_node(s->cluster, c->who.room)) == NULL && create && c->who.create)
+		made_there = (n = cluster_least_loaded(s->cluster, s->nrooms)) != NULL;
+	if (n == NULL)
+		return false;
+	struct wire_msg *m = &s->out;
+	m->type = WIRE_REDIRECT;
+	m->u.redirect.port = (uint16_t)n->port;
+	memcpy(m->u.redirect.key, n->key, PROTO_KEY_LEN);
+	snprintf(m->u.redirect.host, sizeof m->u.redirect.host, "%s", n->host);
+	server__event(s, LOG_INFO, c->who.room, c->peer, "sent to node %s at %s port %d (%s)", n->id, n->host, n->port,
+	              made_there ? "a new room, and fewer rooms there" : "its room is there");
+	conn__send_close(c, m);
+	return true;
+}
+
 static struct gameroom *
 room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 {
@@ -730,7 +760,15 @@ join_room(struct conn *c)
 	unsigned retry_s = 0;
 	char why[PROTO_REASON_BYTES];
 
+	if (redirect_if_elsewhere(c, true))
+		return;
 	if ((r = room_for(c, true, &code, &retry_s)) == NULL) {
+		if (code == PERR_NO_ROOM && s->cluster && !cluster_up(s->cluster)) {
+			snprintf(why, sizeof why, "no room '%s' on this node, and the cluster's directory cannot be reached "
+			         "now: try again in a moment", c->who.room);
+			conn__drop(c, PERR_SERVER, why);
+			return;
+		}
 		if (code == PERR_NO_ROOM) {
 			if (drop_if_guessing(s, c, true))
 				return;
@@ -775,6 +813,8 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	 * with one, several behind one address (a NAT), which must not lock that address out. */
 	unsigned retry_s;
 
+	if (redirect_if_elsewhere(c, false))
+		return;
 	if ((r = room_for(c, false, &code, &retry_s)) == NULL || (code = room__resume(r, c, m)) != PERR_OK)
 		conn__drop(c, PERR_RESUME, "unknown or expired resume token");
 }
@@ -1071,6 +1111,42 @@ dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+static unsigned
+cluster_load(void *ud)
+{
+	const struct server *s = ud;
+
+	return s->nrooms;
+}
+
+static void
+cluster_say(void *ud, int level, const char *line)
+{
+	server__event(ud, level, NULL, NULL, "%s", line);
+}
+
+/* Join the cluster (--redis): this node's rooms go into the directory as they are made. */
+static int
+start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
+{
+	char fp[AUTH_FP_LEN + 1];
+	const char *host = s->cfg.cluster_host ? s->cfg.cluster_host : s->bind;
+
+	if (host == NULL || strcmp(host, "::") == 0 || strcmp(host, "0.0.0.0") == 0) {
+		snprintf(why, whylen, "--redis: give --cluster-host, the address other nodes send clients to");
+		return -1;
+	}
+	server_fingerprint(s, fp);
+	struct cluster_config cc = {
+		.url = s->cfg.redis, .host = host, .port = server_port(s), .key = server_public_key(s), .id = fp,
+		.load = cluster_load, .say = cluster_say, .ud = s,
+	};
+	if ((s->cluster = cluster_start(loop, &cc, why, whylen)) == NULL)
+		return -1;
+	s->handles++;
+	return 0;
+}
+
 int
 server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **out, char *why, size_t whylen)
 {
@@ -1180,6 +1256,10 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	 * the loop. */
 	if (!cfg->quiet && (s->slog = slog_create(STDERR_FILENO, SLOG_CAP)) == NULL) {
 		snprintf(why, whylen, "cannot start the log writer (no thread or memory)");
+		server_close(s, NULL, NULL);
+		return -1;
+	}
+	if (cfg->redis && cfg->multi && start_cluster(s, loop, why, whylen) != 0) {
 		server_close(s, NULL, NULL);
 		return -1;
 	}
@@ -1694,6 +1774,11 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 		if (c->state != CONN_CLOSING)
 			conn__bye(c, s->bye_reason);
 		conn__close_now(c);
+	}
+	if (s->cluster) { /* after the rooms: each left the directory as it went */
+		struct cluster *cl = s->cluster;
+		s->cluster = NULL;
+		cluster_stop(cl, on_store_closed, s);
 	}
 	if (s->store) { /* after the conns: each cancelled its claim as it went */
 		struct store *st = s->store;

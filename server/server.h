@@ -114,6 +114,10 @@ struct server_config {
 	 * connection from any other address that starts with a PROXY header is refused. */
 	const struct proxy_cidr *trusted;
 	unsigned ntrusted;           /* at most PROXY_TRUSTED_MAX */
+	/* A node of a cluster (multi only): the Redis its nodes share (redis://IP:PORT), and the address
+	 * other nodes send clients to for this one's rooms (docs/server.md, "A cluster"). NULL: alone. */
+	const char *redis;
+	const char *cluster_host;
 };
 
 void server_config_default(struct server_config *c);

@@ -834,6 +834,15 @@ gen_examples(FILE *o)
 		        len, sv.me_state, (unsigned)m.u.sview.view.has);
 		block(o, "SPECT_VIEW payload", payload, len);
 	}
+	fprintf(o, "### Cluster\n\n");
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_REDIRECT;
+	m.u.redirect.port = 7727;
+	for (size_t i = 0; i < PROTO_KEY_LEN; i++)
+		m.u.redirect.key[i] = (uint8_t)(0x40 + i);
+	strcpy(m.u.redirect.host, "10.0.0.2");
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "REDIRECT payload: the room is on the node at 10.0.0.2 port 7727, whose key is 40 41 ... 5f", payload, len);
 	pconn_finish(&cli);
 	pconn_finish(&srv);
 	pconn_finish(&gs);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* samples: a valid message of each type, with field values drawn from a seed. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,6 +285,14 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		} else {
 			m->u.sinfo = (struct wire_sinfo){ allowed, mode, delay, player, (uint16_t)(seed % 3 == 0 ? 0 : k * 7 % 1500) };
 		}
+		break;
+	}
+	case WIRE_REDIRECT: {
+		static const char *hosts[] = { "127.0.0.1", "203.0.113.9", "fd00::17", "::1" };
+		struct wire_redirect *d = &m->u.redirect;
+		d->port = (uint16_t)(1 + k % 65535);
+		fill(d->key, PROTO_KEY_LEN, &r);
+		snprintf(d->host, sizeof d->host, "%s", hosts[k % 4]);
 		break;
 	}
 	default:

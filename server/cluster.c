@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: MIT */
+/* cluster: several server nodes sharing one Redis (--redis): node liveness, the room directory. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <arpa/inet.h>
+#include <sodium.h>
+
+#include "cluster.h"
+
+int
+cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *why, size_t whylen)
+{
+	const char *p = url, *colon;
+	unsigned char probe[16];
+
+	if (strncmp(p, "redis://", 8) == 0)
+		p += 8;
+	/* An IPv6 address in brackets, or an IPv4 address, then :PORT. */
+	const char *h = p, *he;
+	if (*p == '[') {
+		h = p + 1;
+		if ((he = strchr(h, ']')) == NULL || he[1] != ':') {
+			snprintf(why, whylen, "--redis %s: give redis://[IPV6]:PORT", url);
+			return -1;
+		}
+		colon = he + 1;
+	} else {
+		if ((colon = strrchr(p, ':')) == NULL) {
+			snprintf(why, whylen, "--redis %s: give redis://HOST:PORT", url);
+			return -1;
+		}
+		he = colon;
+	}
+	if ((size_t)(he - h) >= hostlen || he == h) {
+		snprintf(why, whylen, "--redis %s: the host is empty or too long", url);
+		return -1;
+	}
+	memcpy(host, h, (size_t)(he - h));
+	host[he - h] = '\0';
+	/* An address, not a name: a name would be looked up by hiredis on the loop, which it would stop. */
+	if (inet_pton(AF_INET, host, probe) != 1 && inet_pton(AF_INET6, host, probe) != 1) {
+		snprintf(why, whylen, "--redis %s: the host must be an IP address (names are not looked up)", url);
+		return -1;
+	}
+	char *end;
+	long v = strtol(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || v < 1 || v > 65535) {
+		snprintf(why, whylen, "--redis %s: the port must be 1 to 65535", url);
+		return -1;
+	}
+	*port = (int)v;
+	return 0;
+}
+
+#if WW_HAVE_REDIS
+
+#include <hiredis/adapters/libuv.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+/* What Redis holds (docs/server.md, "A cluster"):
+ *   wizwar:rooms    a hash, room code -> id of the node holding it (for a node that starts late)
+ *   wizwar:events   a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE"
+ * Nothing else. Every node caches the directory from the hash and the channel, so that routing a
+ * join asks nothing of Redis on the way. */
+#define KEY_ROOMS "wizwar:rooms"
+#define CHANNEL "wizwar:events"
+
+struct entry {
+	struct entry *next;
+	char code[PROTO_ROOM_BYTES + 1];
+	char node[CLUSTER_ID_LEN + 1];
+};
+
+#define BUCKETS 4096
+
+struct cluster {
+	uv_loop_t *loop;
+	struct cluster_config cfg;
+	char host[64];
+	int port;
+	char self_host[CLUSTER_HOST_MAX + 1];
+	char self_id[CLUSTER_ID_LEN + 1];
+	char keyhex[PROTO_KEY_LEN * 2 + 1];
+	redisAsyncContext *cmd, *sub; /* one for commands, one subscribed to the channel */
+	bool cmd_up, sub_conn, sub_up, stopping;
+	uint64_t cmd_since, sub_since; /* when the connection attempt in flight began */
+	uv_timer_t beat;              /* beats, liveness, reconnection */
+	uint64_t down_said;           /* when "Redis unreachable" was last logged */
+	struct cluster_node nodes[CLUSTER_NODES_MAX];
+	unsigned nnodes;
+	bool too_many_said;
+	struct entry *rooms[BUCKETS]; /* the directory, by code; keyed SipHash: codes come from peers */
+	uint8_t hkey[crypto_shorthash_KEYBYTES];
+	void (*done)(void *ud);
+	void *done_ud;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+say(struct cluster *c, int level, const char *fmt, ...)
+{
+	char line[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (c->cfg.say)
+		c->cfg.say(c->cfg.ud, level, line);
+}
+
+/* The directory. */
+
+static struct entry **
+bucket(const struct cluster *c, const char *code)
+{
+	uint8_t h[crypto_shorthash_BYTES];
+	uint32_t v;
+
+	crypto_shorthash(h, (const unsigned char *)code, strlen(code), c->hkey);
+	memcpy(&v, h, sizeof v);
+	return (struct entry **)&c->rooms[v % BUCKETS];
+}
+
+static struct entry *
+dir_find(const struct cluster *c, const char *code)
+{
+	for (struct entry *e = *bucket(c, code); e; e = e->next)
+		if (strcmp(e->code, code) == 0)
+			return e;
+	return NULL;
+}
+
+static void
+dir_set(struct cluster *c, const char *code, const char *node)
+{
+	struct entry *e = dir_find(c, code);
+
+	if (e == NULL) {
+		if ((e = calloc(1, sizeof *e)) == NULL)
+			return; /* not routed to: a client asking there is told the room is unknown */
+		snprintf(e->code, sizeof e->code, "%s", code);
+		struct entry **b = bucket(c, code);
+		e->next = *b;
+		*b = e;
+	}
+	snprintf(e->node, sizeof e->node, "%s", node);
+}
+
+static void
+dir_del(struct cluster *c, const char *code, const char *node)
+{
+	for (struct entry **p = bucket(c, code); *p; p = &(*p)->next) {
+		if (strcmp((*p)->code, code) == 0) {
+			if (node && strcmp((*p)->node, node) != 0)
+				return; /* moved since: the newer owner's entry stays */
+			struct entry *e = *p;
+			*p = e->next;
+			free(e);
+			return;
+		}
+	}
+}
+
+/* Each entry of node `node` (every entry: NULL), with cb(c, e) before it is removed or kept. */
+static void
+dir_each(struct cluster *c, const char *node, bool remove, void (*cb)(struct cluster *, struct entry *))
+{
+	for (size_t i = 0; i < BUCKETS; i++) {
+		for (struct entry **p = &c->rooms[i]; *p;) {
+			struct entry *e = *p;
+			if (node && strcmp(e->node, node) != 0) {
+				p = &e->next;
+				continue;
+			}
+			if (cb)
+				cb(c, e);
+			if (remove) {
+				*p = e->next;
+				free(e);
+			} else {
+				p = &e->next;
+			}
+		}
+	}
+}
+
+/* Checks on what Redis says: a node trusts Redis (docs/server.md), but a value that is not what a
+ * node writes is ignored rather than used. */
+static bool
+valid_code(const char *s, size_t n)
+{
+	if (n == 0 || n > PROTO_ROOM_BYTES)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+		      ch == '_'))
+			return false;
+	}
+	return true;
+}
+
+static bool
+valid_id(const char *s, size_t n)
+{
+	if (n != CLUSTER_ID_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+static bool
+valid_host(const char *s, size_t n)
+{
+	unsigned char a[16];
+
+	return n > 0 && n <= CLUSTER_HOST_MAX && (inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1);
+}
+
+/* Nodes. */
+
+static struct cluster_node *
+node_find(struct cluster *c, const char *id)
+{
+	for (unsigned i = 0; i < c->nnodes; i++)
+		if (strcmp(c->nodes[i].id, id) == 0)
+			return &c->nodes[i];
+	return NULL;
+}
+
+static bool
+node_alive(const struct cluster *c, const struct cluster_node *n)
+{
+	return uv_now(c->loop) - n->heard < CLUSTER_DEAD_MS;
+}
+
+static void
+on_beat_msg(struct cluster *c, char *rest)
+{
+	char *f[5], *save = NULL;
+	int i = 0;
+
+	for (char *t = strtok_r(rest, " ", &save); t && i < 5; t = strtok_r(NULL, " ", &save))
+		f[i++] = t;
+	if (i != 5 || strtok_r(NULL, " ", &save) != NULL)
+		return;
+	char *end;
+	long port = strtol(f[2], &end, 10);
+	if (*end || port < 1 || port > 65535)
+		return;
+	unsigned long rooms = strtoul(f[4], &end, 10);
+	if (*end || f[4][0] == '-' || rooms > 10000000)
+		return;
+	uint8_t key[PROTO_KEY_LEN];
+	size_t klen;
+	if (!valid_id(f[0], strlen(f[0])) || !valid_host(f[1], strlen(f[1])) || strlen(f[3]) != PROTO_KEY_LEN * 2 ||
+	    sodium_hex2bin(key, sizeof key, f[3], strlen(f[3]), NULL, &klen, NULL) != 0 || klen != sizeof key)
+		return;
+	struct cluster_node *n = node_find(c, f[0]);
+	if (n == NULL) {
+		if (c->nnodes == CLUSTER_NODES_MAX) {
+			if (!c->too_many_said)
+				say(c, LOG_WARNING, "cluster: more than %d nodes: node %s is not routed to", CLUSTER_NODES_MAX, f[0]);
+			c->too_many_said = true;
+			return;
+		}
+		n = &c->nodes[c->nnodes++];
+		memset(n, 0, sizeof *n);
+		snprintf(n->id, sizeof n->id, "%s", f[0]);
+		if (strcmp(n->id, c->self_id) != 0)
+			say(c, LOG_NOTICE, "cluster: node %s at %s port %ld joined", n->id, f[1], port);
+	}
+	snprintf(n->host, sizeof n->host, "%s", f[1]);
+	n->port = (int)port;
+	memcpy(n->key, key, sizeof key);
+	n->rooms = (unsigned)rooms;
+	n->heard = uv_now(c->loop);
+}
+
+/* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE". */
+static void
+on_event(struct cluster *c, const char *s, size_t n)
+{
+	char buf[256], id[CLUSTER_ID_LEN + 1], code[PROTO_ROOM_BYTES + 1];
+
+	if (n >= sizeof buf || memchr(s, '\0', n))
+		return;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (strncmp(buf, "beat ", 5) == 0) {
+		on_beat_msg(c, buf + 5);
+		return;
+	}
+	bool add = strncmp(buf, "room ", 5) == 0;
+	if (!add && strncmp(buf, "gone ", 5) != 0)
+		return;
+	const char *p = buf + 5, *sp = strchr(p, ' ');
+	if (sp == NULL || !valid_id(p, (size_t)(sp - p)) || !valid_code(sp + 1, strlen(sp + 1)))
+		return;
+	memcpy(id, p, CLUSTER_ID_LEN);
+	id[CLUSTER_ID_LEN] = '\0';
+	snprintf(code, sizeof code, "%s", sp + 1);
+	if (strcmp(id, c->self_id) == 0)
+		return; /* this node's own rooms are set where they are made */
+	if (add)
+		dir_set(c, code, id);
+	else
+		dir_del(c, code, id);
+}
+
+/* Redis. */
+
+static void connect_both(struct cluster *c);
+
+static void
+on_sub_reply(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct cluster *c = ac->data; /* NULL once stopped: a reply may come after */
+	redisReply *reply = r;
+
+	(void)ud;
+	if (c == NULL || reply == NULL || reply->type != REDIS_REPLY_ARRAY || reply->elements != 3)
+		return;
+	redisReply **e = reply->element;
+	if (e[0]->type == REDIS_REPLY_STRING && strcmp(e[0]->str, "message") == 0 && e[2]->type == REDIS_REPLY_STRING)
+		on_event(c, e[2]->str, e[2]->len);
+	else if (e[0]->type == REDIS_REPLY_STRING && strcmp(e[0]->str, "subscribe") == 0)
+		c->sub_up = true;
+}
+
+/* The hash's entries, read once Redis answers (a node that starts late, or Redis come back). */
+static void
+on_rooms_read(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct cluster *c = ac->data; /* NULL once stopped: a reply may come after */
+	redisReply *reply = r;
+
+	(void)ud;
+	if (c == NULL || reply == NULL || reply->type != REDIS_REPLY_ARRAY)
+		return;
+	for (size_t i = 0; i + 1 < reply->elements; i += 2) {
+		redisReply *k = reply->element[i], *v = reply->element[i + 1];
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || !valid_code(k->str, k->len) ||
+		    !valid_id(v->str, v->len) || strcmp(v->str, c->self_id) == 0)
+			continue;
+		dir_set(c, k->str, v->str);
+	}
+}
+
+static void
+ignore_reply(redisAsyncContext *ac, void *r, void *ud)
+{
+	(void)ac;
+	(void)r;
+	(void)ud;
+}
+
+static void
+publish_room(struct cluster *c, struct entry *e)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof msg, "room %s %s", c->self_id, e->code);
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "HSET %s %s %s", KEY_ROOMS, e->code, c->self_id);
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
+}
+
+static void
+send_beat(struct cluster *c)
+{
+	unsigned load = c->cfg.load ? c->cfg.load(c->cfg.ud) : 0;
+	char msg[256];
+
+	snprintf(msg, sizeof msg, "beat %s %s %d %s %u", c->self_id, c->self_host, c->cfg.port, c->keyhex, load);
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
+}
+
+static void
+on_cmd_connected(const redisAsyncContext *ac, int status)
+{
+	struct cluster *c = ac->data;
+
+	if (c == NULL)
+		return; /* stopped meanwhile */
+	if (status != REDIS_OK) {
+		c->cmd = NULL; /* hiredis frees a context whose connection failed */
+		return;
+	}
+	c->cmd_up = true;
+	say(c, LOG_NOTICE, "cluster: Redis %s port %d answers", c->host, c->port);
+	/* Redis may have come back empty (no persistence): this node's rooms are said again. */
+	dir_each(c, c->self_id, false, publish_room);
+	redisAsyncCommand(c->cmd, on_rooms_read, c, "HGETALL %s", KEY_ROOMS);
+	send_beat(c);
+}
+
+static void stop_check(struct cluster *c);
+
+static void
+on_cmd_disconnected(const redisAsyncContext *ac, int status)
+{
+	struct cluster *c = ac->data;
+
+	(void)status;
+	if (c == NULL)
+		return;
+	c->cmd = NULL;
+	if (c->stopping) {
+		c->cmd_up = false;
+		stop_check(c);
+		return;
+	}
+	if (c->cmd_up && !c->stopping)
+		say(c, LOG_WARNING, "cluster: Redis %s port %d lost: duels here go on; joins routed elsewhere are refused until it is back",
+		    c->host, c->port);
+	c->cmd_up = false;
+}
+
+static void
+on_sub_connected(const redisAsyncContext *ac, int status)
+{
+	struct cluster *c = ac->data;
+
+	if (c == NULL)
+		return;
+	if (status != REDIS_OK) {
+		c->sub = NULL;
+		return;
+	}
+	c->sub_conn = true;
+	redisAsyncCommand(c->sub, on_sub_reply, c, "SUBSCRIBE %s", CHANNEL);
+}
+
+static void
+on_sub_disconnected(const redisAsyncContext *ac, int status)
+{
+	struct cluster *c = ac->data;
+
+	(void)status;
+	if (c == NULL)
+		return;
+	c->sub = NULL;
+	c->sub_up = c->sub_conn = false;
+	if (c->stopping)
+		stop_check(c);
+}
+
+static redisAsyncContext *
+connect_one(struct cluster *c, redisConnectCallback *on_conn, redisDisconnectCallback *on_disc)
+{
+	redisAsyncContext *ac = redisAsyncConnect(c->host, c->port);
+
+	if (ac == NULL)
+		return NULL;
+	if (ac->err) {
+		redisAsyncFree(ac);
+		return NULL;
+	}
+	ac->data = c;
+	if (redisLibuvAttach(ac, c->loop) != REDIS_OK) {
+		redisAsyncFree(ac);
+		return NULL;
+	}
+	redisAsyncSetConnectCallback(ac, on_conn);
+	redisAsyncSetDisconnectCallback(ac, on_disc);
+	return ac;
+}
+
+static void drop_context(redisAsyncContext **p);
+
+/* Connect what is not connected. An attempt still in flight after two beats is given up and made
+ * again: a refused connection is not always reported through the adapter's poll. */
+static void
+connect_both(struct cluster *c)
+{
+	uint64_t now = uv_now(c->loop);
+
+	if (c->cmd && !c->cmd_up && now - c->cmd_since >= 2 * CLUSTER_BEAT_MS)
+		drop_context(&c->cmd);
+	if (c->sub && !c->sub_conn && now - c->sub_since >= 2 * CLUSTER_BEAT_MS)
+		drop_context(&c->sub);
+	if (c->cmd == NULL) {
+		c->cmd = connect_one(c, on_cmd_connected, on_cmd_disconnected);
+		c->cmd_since = now;
+	}
+	if (c->sub == NULL) {
+		c->sub = connect_one(c, on_sub_connected, on_sub_disconnected);
+		c->sub_since = now;
+	}
+}
+
+static void
+forget_entry(struct cluster *c, struct entry *e)
+{
+	if (c->cmd_up)
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "HDEL %s %s", KEY_ROOMS, e->code);
+}
+
+static void
+drop_context(redisAsyncContext **p)
+{
+	redisAsyncContext *ac = *p;
+
+	*p = NULL;
+	if (ac) {
+		ac->data = NULL; /* its callbacks, run by the free, see no cluster */
+		redisAsyncFree(ac);
+	}
+}
+
+static void
+on_beat(uv_timer_t *t)
+{
+	struct cluster *c = t->data;
+
+	if (c->stopping) { /* the deadline of cluster_stop: Redis did not take our last words in time */
+		drop_context(&c->cmd);
+		drop_context(&c->sub);
+		stop_check(c);
+		return;
+	}
+	if (!c->cmd_up || !c->sub_up) {
+		if (uv_now(c->loop) - c->down_said >= 30000 && !(c->cmd_up && !c->sub_up)) {
+			c->down_said = uv_now(c->loop);
+			say(c, LOG_WARNING, "cluster: Redis %s port %d does not answer: trying again every second", c->host,
+			    c->port);
+		}
+		connect_both(c);
+		if (!c->cmd_up)
+			return;
+	}
+	send_beat(c);
+	/* A node not heard from is gone: its rooms leave the directory (and the hash: any node may do it,
+	 * as often as it likes). Its duels wait for their players to come back to it. */
+	for (unsigned i = 0; i < c->nnodes;) {
+		struct cluster_node *n = &c->nodes[i];
+		if (strcmp(n->id, c->self_id) != 0 && !node_alive(c, n)) {
+			say(c, LOG_NOTICE, "cluster: node %s at %s port %d not heard from for %d ms: its rooms are forgotten", n->id,
+			    n->host, n->port, CLUSTER_DEAD_MS);
+			dir_each(c, n->id, true, forget_entry);
+			c->nodes[i] = c->nodes[--c->nnodes];
+			continue;
+		}
+		i++;
+	}
+}
+
+struct cluster *
+cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size_t whylen)
+{
+	struct cluster *c;
+
+	unsigned char probe[16];
+	if (strlen(cfg->id) != CLUSTER_ID_LEN || strlen(cfg->host) > CLUSTER_HOST_MAX ||
+	    (inet_pton(AF_INET, cfg->host, probe) != 1 && inet_pton(AF_INET6, cfg->host, probe) != 1)) {
+		snprintf(why, whylen, "--cluster-host %s: give the IP address clients reach this node at (a name is not "
+		         "sent: clients would have to look it up)", cfg->host);
+		return NULL;
+	}
+	if ((c = calloc(1, sizeof *c)) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	if (cluster_parse_url(cfg->url, c->host, sizeof c->host, &c->port, why, whylen) != 0) {
+		free(c);
+		return NULL;
+	}
+	c->loop = loop;
+	c->cfg = *cfg;
+	snprintf(c->self_host, sizeof c->self_host, "%s", cfg->host);
+	snprintf(c->self_id, sizeof c->self_id, "%s", cfg->id);
+	sodium_bin2hex(c->keyhex, sizeof c->keyhex, cfg->key, PROTO_KEY_LEN);
+	randombytes_buf(c->hkey, sizeof c->hkey);
+	uv_timer_init(loop, &c->beat);
+	c->beat.data = c;
+	uv_timer_start(&c->beat, on_beat, CLUSTER_BEAT_MS, CLUSTER_BEAT_MS);
+	connect_both(c);
+	return c;
+}
+
+static void
+on_beat_closed(uv_handle_t *h)
+{
+	struct cluster *c = h->data;
+	void (*done)(void *) = c->done;
+	void *ud = c->done_ud;
+
+	dir_each(c, NULL, true, NULL);
+	free(c);
+	if (done)
+		done(ud);
+}
+
+/* Stopped once both connections are gone: the struct goes with the timer. */
+static void
+stop_check(struct cluster *c)
+{
+	if (c->cmd == NULL && c->sub == NULL && !uv_is_closing((uv_handle_t *)&c->beat)) {
+		uv_timer_stop(&c->beat);
+		uv_close((uv_handle_t *)&c->beat, on_beat_closed);
+	}
+}
+
+void
+cluster_stop(struct cluster *c, void (*done)(void *ud), void *ud)
+{
+	c->stopping = true;
+	c->done = done;
+	c->done_ud = ud;
+	/* This node's rooms leave the directory (its players are told it stops; nobody else should be
+	 * sent here): queued before the disconnect, which waits for their replies. A Redis that does
+	 * not answer within the deadline is left (the others forget this node's rooms anyway, when its
+	 * beats stop). */
+	if (c->cmd_up) {
+		dir_each(c, c->self_id, false, forget_entry);
+		redisAsyncDisconnect(c->cmd);
+	} else {
+		drop_context(&c->cmd);
+	}
+	if (c->sub_conn)
+		redisAsyncDisconnect(c->sub);
+	else
+		drop_context(&c->sub);
+	uv_timer_start(&c->beat, on_beat, 1000, 0);
+	stop_check(c);
+}
+
+bool
+cluster_up(const struct cluster *c)
+{
+	return c->cmd_up && c->sub_up;
+}
+
+void
+cluster_room_added(struct cluster *c, const char *code)
+{
+	dir_set(c, code, c->self_id);
+	struct entry *e = dir_find(c, code);
+	if (e && c->cmd_up)
+		publish_room(c, e);
+}
+
+void
+cluster_room_gone(struct cluster *c, const char *code)
+{
+	dir_del(c, code, c->self_id);
+	if (c->cmd_up) {
+		char msg[96];
+
+		snprintf(msg, sizeof msg, "gone %s %s", c->self_id, code);
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "HDEL %s %s", KEY_ROOMS, code);
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
+	}
+}
+
+const struct cluster_node *
+cluster_room_node(const struct cluster *c, const char *code)
+{
+	const struct entry *e = dir_find(c, code);
+
+	if (e == NULL || strcmp(e->node, c->self_id) == 0)
+		return NULL;
+	for (unsigned i = 0; i < c->nnodes; i++)
+		if (strcmp(c->nodes[i].id, e->node) == 0)
+			return node_alive(c, &c->nodes[i]) ? &c->nodes[i] : NULL;
+	return NULL;
+}
+
+const struct cluster_node *
+cluster_least_loaded(const struct cluster *c, unsigned mine)
+{
+	const struct cluster_node *best = NULL;
+
+	for (unsigned i = 0; i < c->nnodes; i++) {
+		const struct cluster_node *n = &c->nodes[i];
+		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n))
+			continue;
+		if (n->rooms + 1 < mine && (best == NULL || n->rooms < best->rooms))
+			best = n;
+	}
+	return best;
+}
+
+unsigned
+cluster_nodes(const struct cluster *c)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->nnodes; i++)
+		n += node_alive(c, &c->nodes[i]);
+	return n;
+}
+
+#else /* no hiredis: a node alone */
+
+struct cluster {
+	int unused;
+};
+
+struct cluster *
+cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size_t whylen)
+{
+	(void)loop;
+	(void)cfg;
+	snprintf(why, whylen, "--redis: this wizwar was built without Redis (meson feature redis, hiredis)");
+	return NULL;
+}
+
+void
+cluster_stop(struct cluster *c, void (*done)(void *ud), void *ud)
+{
+	(void)c;
+	if (done)
+		done(ud);
+}
+
+bool
+cluster_up(const struct cluster *c)
+{
+	(void)c;
+	return false;
+}
+
+void
+cluster_room_added(struct cluster *c, const char *code)
+{
+	(void)c;
+	(void)code;
+}
+
+void
+cluster_room_gone(struct cluster *c, const char *code)
+{
+	(void)c;
+	(void)code;
+}
+
+const struct cluster_node *
+cluster_room_node(const struct cluster *c, const char *code)
+{
+	(void)c;
+	(void)code;
+	return NULL;
+}
+
+const struct cluster_node *
+cluster_least_loaded(const struct cluster *c, unsigned mine)
+{
+	(void)c;
+	(void)mine;
+	return NULL;
+}
+
+unsigned
+cluster_nodes(const struct cluster *c)
+{
+	(void)c;
+	return 0;
+}
+
+#endif

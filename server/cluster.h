@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* cluster: several server nodes sharing one Redis (--redis): node liveness, the room directory. */
+#ifndef WIZWAR_CLUSTER_H
+#define WIZWAR_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "proto.h"
+
+#define CLUSTER_ID_LEN 26      /* a node's id: its key's fingerprint (auth_fingerprint) */
+#define CLUSTER_HOST_MAX 63    /* the address clients are sent to: a name or an IP, at most this long */
+#define CLUSTER_NODES_MAX 64   /* nodes one node keeps track of; more are ignored (and said) */
+#define CLUSTER_BEAT_MS 1000   /* how often a node says it is alive, with its load */
+#define CLUSTER_DEAD_MS 3500   /* a node not heard from for this long is gone: its rooms are forgotten */
+
+struct cluster;
+
+/* A node as its beats describe it. */
+struct cluster_node {
+	char id[CLUSTER_ID_LEN + 1];
+	char host[CLUSTER_HOST_MAX + 1];
+	int port;
+	uint8_t key[PROTO_KEY_LEN];   /* its long-term key: a client sent there pins it */
+	unsigned rooms;               /* its load */
+	uint64_t heard;               /* loop time (ms) of its last beat */
+};
+
+struct cluster_config {
+	const char *url;              /* redis://HOST:PORT (HOST an IP address: no name lookup on the loop) */
+	const char *host;             /* the address other nodes send clients to */
+	int port;                     /* ... and its port */
+	const uint8_t *key;           /* this node's public key (PROTO_KEY_LEN bytes) */
+	const char *id;               /* this node's id (its fingerprint) */
+	/* What this node holds now, asked at every beat. */
+	unsigned (*load)(void *ud);
+	/* A line for the server's log (level: a syslog priority). */
+	void (*say)(void *ud, int level, const char *line);
+	void *ud;
+};
+
+/* Parse redis://HOST:PORT (or HOST:PORT). 0, or -1 with a reason. */
+int cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *why, size_t whylen);
+
+/* Start: connects in the background and keeps reconnecting. NULL with a reason (a build without
+ * hiredis, a bad URL, no memory). */
+struct cluster *cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size_t whylen);
+/* Stop: removes this node's rooms from the directory if Redis is there, closes the handles; done(ud)
+ * once they are closed. */
+void cluster_stop(struct cluster *c, void (*done)(void *ud), void *ud);
+
+/* Redis answers now: cluster-wide work (routing to another node) can be done. */
+bool cluster_up(const struct cluster *c);
+/* A room made here, and one gone from here. */
+void cluster_room_added(struct cluster *c, const char *code);
+void cluster_room_gone(struct cluster *c, const char *code);
+/* The live node, not this one, that holds room `code`; NULL if none known. */
+const struct cluster_node *cluster_room_node(const struct cluster *c, const char *code);
+/* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 (so that two nodes of about
+ * the same load do not send a new room back and forth); NULL: keep it here. */
+const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
+/* Live nodes known, this one included. */
+unsigned cluster_nodes(const struct cluster *c);
+
+#endif

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# cluster: three `wizwar server --redis` nodes sharing one real redis-server on loopback (started here, on a
+# port of its own, and stopped). A room made on one node is joined through another (REDIRECT: the client
+# checks the node's key and plays there); a new room goes to the node holding the fewest; with Redis killed
+# the duels under way go on and a join routed elsewhere is refused with the reason, and once Redis is back
+# (empty) the nodes put their rooms back and route again; a node killed with -9 is forgotten by the others
+# within CLUSTER_DEAD_MS; a node stopped takes its rooms out of the directory. TAP output.
+set -u
+W="${1:?usage: cluster.sh WIZWAR}"
+command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-cluster.XXXXXX")"
+PIDS=()
+REDIS=""
+finish() {
+	for p in "${PIDS[@]}" $REDIS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap finish EXIT
+n=0
+fail() {
+	echo "not ok $((n + 1)) - $*"
+	for f in "$TMP"/*.out "$TMP"/*.err "$TMP"/redis.log; do [ -e "$f" ] && { echo "# --- $(basename "$f"):"; tail -8 "$f" | sed 's/^/# /'; }; done
+	exit 1
+}
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+. "$(dirname "$0")/../proc_lib.sh" # wait_re
+echo "1..7"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+RPORT="$(free_port)"
+redis_start() {
+	redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --protected-mode yes \
+		>>"$TMP/redis.log" 2>&1 &
+	REDIS=$!
+	for _ in $(seq 100); do
+		redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && return 0
+		sleep 0.05
+	done
+	fail "redis-server did not start"
+}
+rcli() { redis-cli -p "$RPORT" "$@"; }
+redis_start
+
+declare -A NPID NPORT
+declare -a W_ROOM
+node_start() { # node_start NAME
+	XDG_STATE_HOME="$TMP/$1" "$W" server --bind 127.0.0.1 --port 0 --redis "redis://127.0.0.1:$RPORT" \
+		--log-dir "$TMP/$1/logs" --admin-socket none --no-store >/dev/null 2>"$TMP/$1.err" &
+	NPID[$1]=$!
+	PIDS+=($!)
+	wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" 10
+	NPORT[$1]="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" | grep -oE '[0-9]+$')"
+}
+for x in n1 n2 n3; do node_start $x; done
+for x in n1 n2 n3; do wait_re 'cluster: node [a-z0-9]+ .* joined.*' "$TMP/$x.err" 10; done
+for x in n1 n2 n3; do
+	for _ in $(seq 60); do [ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] || fail "$x did not hear of both other nodes"
+done
+ok "three nodes on one Redis each hear of the two others"
+
+# bot NAME PORT ARGS...: a network bot, 40 ms a command, one duel, in the background.
+bot() {
+	local name="$1" port="$2"
+	shift 2
+	XDG_STATE_HOME="$TMP/bots" "$W" bot "127.0.0.1:$port" --name "$name" --think 40 --games 1 "$@" \
+		>"$TMP/$name.out" 2>"$TMP/$name.err" &
+	PIDS+=($!)
+	BOTPID=$!
+}
+room_of() { wait_re '^room ' "$TMP/$1.out" 10; head -1 "$TMP/$1.out" | cut -d' ' -f2 | tr -d :; }
+
+# ==== a room made on n1, joined through n2 ====
+bot Ann "${NPORT[n1]}" --new-room --seed 1
+R1="$(room_of Ann)"
+wait_re "room=$R1 .*created" "$TMP/n1.err" 10
+sleep 0.3 # the directory's news reaches n2 (a publish; well under a beat)
+bot Ben "${NPORT[n2]}" --room "$R1" --seed 2
+wait_re "room=$R1 .*sent to node .* port ${NPORT[n1]} \(its room is there\)" "$TMP/n2.err" 10
+wait_re "room=$R1 duel 1 starts" "$TMP/n1.err" 10
+grep -q 'the room is on another node of this server' "$TMP/Ben.err" || fail "Ben was not told where the room is"
+FP1="$(grep -oE 'fingerprint [a-z0-9]+' "$TMP/n1.err" | head -1 | cut -d' ' -f2)"
+[ "$(rcli HGET wizwar:rooms "$R1")" = "$FP1" ] || fail "the directory does not say n1 ($FP1) holds $R1"
+ok "a room made on n1 is joined through n2: sent to n1 with its key, the duel starts there"
+
+# ==== Redis killed while the duel goes on ====
+kill -9 "$REDIS"
+wait "$REDIS" 2>/dev/null
+wait_re 'cluster: Redis .* lost' "$TMP/n1.err" 10
+wait_re 'cluster: Redis .* lost' "$TMP/n2.err" 10
+XDG_STATE_HOME="$TMP/bots" "$W" bot "127.0.0.1:${NPORT[n3]}" --name Cat --room nosuchroom-xyz --games 1 \
+	>"$TMP/Cat.out" 2>"$TMP/Cat.err"
+grep -q "the cluster's directory cannot be reached" "$TMP/Cat.err" || fail "a join with Redis down was not told why: $(tail -2 "$TMP/Cat.err")"
+ok "Redis killed: a join of a room elsewhere is refused with the reason"
+redis_start
+wait_re 'cluster: Redis .* answers' "$TMP/n1.err" 10
+for _ in $(seq 60); do [ -n "$(rcli HGET wizwar:rooms "$R1")" ] && break; sleep 0.1; done
+[ -n "$(rcli HGET wizwar:rooms "$R1")" ] || fail "n1 did not put $R1 back into the empty Redis"
+wait_re "room=$R1 duel over" "$TMP/n1.err" 120
+for b in Ann Ben; do wait_re '^duel 1: .*log verified' "$TMP/$b.out" 15; done
+ok "the duel went on through Redis's death and ended verified on both sides; n1 put its room back into the new Redis"
+
+# ==== a new room goes to the node holding the fewest ====
+# Three players each make a room on n1 and wait there: the first two stay (n1 holds no more than one room
+# over the others), the third is sent to a node holding none.
+for i in 1 2 3; do
+	bot "Wait$i" "${NPORT[n1]}" --new-room
+	W_ROOM[$i]="$(room_of "Wait$i")"
+done
+grep -q 'the room is on another node' "$TMP/Wait1.err" "$TMP/Wait2.err" && fail "a room was sent away from a node holding no more than the others"
+grep -q 'the room is on another node' "$TMP/Wait3.err" || fail "the third new room stayed on n1: $(tail -2 "$TMP/n1.err")"
+wait_re "room=${W_ROOM[3]} .*\(a new room, and fewer rooms there\)" "$TMP/n1.err" 5
+OTHER=""
+for x in n2 n3; do grep -q "room=${W_ROOM[3]} .*created" "$TMP/$x.err" && OTHER=$x; done
+[ -n "$OTHER" ] || fail "no node made the third room"
+ok "a new room asked of the busiest node is made on one holding fewer ($OTHER)"
+
+# ==== a node killed with -9 is forgotten; a node stopped takes its rooms out ====
+kill -9 "${NPID[$OTHER]}"
+wait_re "node [a-z0-9]+ at 127\.0\.0\.1 port ${NPORT[$OTHER]} not heard from for [0-9]+ ms: its rooms are forgotten" "$TMP/n1.err" 10
+for _ in $(seq 40); do [ -z "$(rcli HGET wizwar:rooms "${W_ROOM[3]}")" ] && break; sleep 0.1; done
+[ -z "$(rcli HGET wizwar:rooms "${W_ROOM[3]}")" ] || fail "the dead node's room is still in the directory"
+XDG_STATE_HOME="$TMP/bots" "$W" bot "127.0.0.1:${NPORT[n1]}" --name Dan --room "${W_ROOM[3]}" --games 1 \
+	>"$TMP/Dan.out" 2>"$TMP/Dan.err"
+grep -q "no room '${W_ROOM[3]}'" "$TMP/Dan.err" || fail "a join of the dead node's room was not refused: $(tail -2 "$TMP/Dan.err")"
+[ -n "$(rcli HGET wizwar:rooms "${W_ROOM[1]}")" ] || fail "n1's waiting room is not in the directory"
+kill -TERM "${NPID[n1]}"
+wait "${NPID[n1]}" 2>/dev/null
+[ -z "$(rcli HGET wizwar:rooms "${W_ROOM[1]}")$(rcli HGET wizwar:rooms "${W_ROOM[2]}")" ] ||
+	fail "a stopped node's rooms are still in the directory"
+ok "a node killed with -9 is forgotten with its rooms; a node stopped takes its rooms out of the directory"
+
+# ==== what Redis holds is what docs/server.md says: one hash, nothing else ====
+keys="$(rcli --scan | sort | tr '\n' ' ')"
+[ "$keys" = "wizwar:rooms " ] || [ "$keys" = "" ] || fail "Redis holds more than the directory: $keys"
+ok "Redis holds the room directory and nothing else ($keys)"
