@@ -258,6 +258,36 @@ HELP_TEXT(HELP_ID,
     "  --key FILE  the key in FILE (made there if there is none)\n"
     "Output: `fingerprint FP` and `file PATH`, one a line. Exit status 0; 1 when the key cannot\n"
     "be read or made (the reason on stderr); 2 for bad arguments.\n")
+/* wizwar history */
+HELP_TEXT(HELP_HISTORY,
+    "usage: wizwar history HOST[:PORT][#FINGERPRINT] [--key FILE]\n"
+    "\n"
+    "Your rated duels on a `wizwar server` (the newest 100), asked with your key over the\n"
+    "encrypted channel. Each record is signed by the server's own key: every one is checked\n"
+    "here against the server's key (the fingerprint given, or the one remembered), so a server\n"
+    "cannot later show you a history it did not sign. A record that does not verify, or that is\n"
+    "not a duel of your key, is refused (FORGED on stderr) and the command exits 1.\n"
+    "\n"
+    "  --key FILE  ask as the key in FILE (default: yours, $XDG_STATE_HOME/wizwar/id.key)\n"
+    "Output: `server FP`, then one `duel ID TIME won|lost|draw (HOW) as player P vs FP: R -> R\n"
+    "(+-D), opponent R -> R` a duel, newest first. Exit status 0; 1 when the server cannot be\n"
+    "reached, keeps no ratings, or a record is refused; 2 for bad arguments.\n")
+/* wizwar top */
+HELP_TEXT(HELP_TOP,
+    "usage: wizwar top HOST[:PORT][#FINGERPRINT] [--key FILE]\n"
+    "\n"
+    "A server's rating ladder (Glicko-2 with lichess's parameters: a new player is 1500 +- 500):\n"
+    "the best 40 established players by rating, then apart the best 20 provisional ones (a\n"
+    "deviation of 110 or more: too few duels to rank). Only duels between two keyed players are\n"
+    "rated. Exit status 0; 1 when the server cannot be reached or keeps no ratings; 2 for bad\n"
+    "arguments.\n")
+/* wizwar stats */
+HELP_TEXT(HELP_STATS,
+    "usage: wizwar stats HOST[:PORT][#FINGERPRINT] NAME [--key FILE]\n"
+    "\n"
+    "One player's rating on a server: the key that owns NAME there, its rating, deviation,\n"
+    "duels, wins, draws and losses. Exit status 0; 1 when NAME has no rated duel there, or the\n"
+    "server cannot be reached or keeps no ratings; 2 for bad arguments.\n")
 /* wizwar practice */
 HELP_TEXT(HELP_PRACTICE,
     "usage: wizwar practice [--bot easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"

@@ -32,8 +32,8 @@ Test(wire, list_is_consistent)
 		cr_assert(wire_max(t) <= PROTO_PAYLOAD_MAX);
 		cr_assert(wire_dir(t) >= WIRE_C2S && wire_dir(t) <= WIRE_BOTH);
 		cr_assert_str_neq(wire_name(t), "?");
-		/* Ranges: 1x handshake, 2x lobby, 3x game, 4x control, 5x spectators. */
-		cr_assert(t >> 4 >= 1 && t >> 4 <= 5);
+		/* Ranges: 1x handshake, 2x lobby, 3x game, 4x control, 5x spectators, 6x rooms and ratings. */
+		cr_assert(t >> 4 >= 1 && t >> 4 <= 6);
 	}
 	cr_assert(!wire_known(0) && !wire_known(0x7f) && !wire_known(-1) && !wire_known(300));
 	cr_assert_str_eq(wire_name(0x7f), "?");
