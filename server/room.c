@@ -1142,23 +1142,32 @@ finish(struct gameroom *r)
 			r->end_path = NULL;
 		}
 	}
+	for (int p = 0; p < PLAYERS; p++)
+		send_end(r, p);
+	spect__ended(r);
+	/* A rated duel: its log stays plain in playing/ until the result is in the store (killed
+	 * before that, the server rates it again at its next start: server_resume_dir), and the
+	 * store is asked only once the end line is written (tlog_close writes what is left at
+	 * once): a result the store has is always one the log on disk has. The duel's id makes a
+	 * second rating of the same duel count nothing. */
+	struct store_duel d;
+	char *plain = NULL;
 	if (rate) {
-		/* The log stays plain in playing/ until the result is in the store: killed before that,
-		 * the server rates it again at its next start (server_resume_dir); the duel's id makes
-		 * a second rating of the same duel count nothing. */
-		struct store_duel d = { (int64_t)time(NULL), { 0 }, { { 0 } }, 0, game_of(r)->end_reason };
 		static const uint8_t results[] = { [RESULT_WIN0] = RATED_WIN0, [RESULT_WIN1] = RATED_WIN1, [RESULT_DRAW] = RATED_DRAW };
+		memset(&d, 0, sizeof d);
+		d.time = (int64_t)time(NULL);
+		d.reason = game_of(r)->end_reason;
 		memcpy(d.commit, r->commit, sizeof d.commit);
 		for (int p = 0; p < PLAYERS; p++)
 			memcpy(d.key[p], r->seat[p].key, sizeof d.key[p]);
 		d.result = results[game_of(r)->result & 3];
-		r->log.hold = r->log.path != NULL && r->end_path != NULL;
-		server__rate(s, r->code, &d, r->log.hold ? r->log.path : NULL, r->log.hold ? r->end_path : NULL);
+		r->log.hold = r->log.path != NULL && r->end_path != NULL && (plain = strdup(r->log.path)) != NULL;
 	}
-	for (int p = 0; p < PLAYERS; p++)
-		send_end(r, p);
-	spect__ended(r);
 	tlog_close(&r->log);
+	if (rate) {
+		server__rate(s, r->code, &d, plain, plain ? r->end_path : NULL);
+		free(plain);
+	}
 	r->state = ROOM_LOBBY;
 	r->lobby_active = server__now(s);
 	r->games++;
