@@ -173,6 +173,12 @@ run(const char *cmd, int kind, enum help_id help, int argc, char **argv)
 
 	memset(&a, 0, sizeof a);
 	net_config_default(&nc);
+	int args = kind == ASK_STATS ? cli_args2(cmd, usage, &argc, &argv, &addr, &name)
+	                             : cli_args(cmd, usage, &argc, &argv, &addr);
+	if (args >= 0)
+		return args;
+	if (name && !cmd_net_text_arg(name, TEXT_NAME, "NAME"))
+		return 2;
 	for (int i = 0; i < argc; i++) {
 		const char *s = argv[i];
 		if (cmd_net_is_help(s)) {
