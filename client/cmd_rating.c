@@ -231,7 +231,7 @@ run(const char *cmd, int kind, enum help_id help, int argc, char **argv)
 	} else {
 		uv_run(&loop, UV_RUN_DEFAULT);
 		if (!a.answered) {
-			cli_error("%s: %s\n", cmd, a.why[0] ? a.why : "no answer from the server");
+			cli_error("%s\n", a.why[0] ? a.why : "no answer from the server");
 		} else {
 			auth_fingerprint(a.server_pk, fp);
 			status = kind == ASK_HISTORY ? show_history(&a, fp) : show_ladder(&a, name);

@@ -286,7 +286,7 @@ Test(ident, a_forged_replayed_or_missing_proof_is_refused, .timeout = 60)
 	send_ident(&twice, k.pk, sig);
 	send_ident(&twice, k.pk, sig);
 	th_run(&t, 10000, raw_settled, &twice);
-	expect_refused(&twice, PERR_STATE, "expected AUTH or RESUME");
+	expect_refused(&twice, PERR_STATE, "expected AUTH, RESUME or ASK");
 	th_finish(&t);
 }
 
