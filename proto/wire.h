@@ -312,7 +312,7 @@ struct wire_ladder {
 	struct wire_ladder_row row[WIRE_LADDER_MAX];
 };
 
-/* A decoded message: a tag and plain data (no pointers), about 20 KiB: keep it off small stacks. */
+/* A decoded message: a tag and plain data (no pointers), about 27 KiB (a RECORDS of 100 records is the largest): keep it off small stacks. */
 struct wire_msg {
 	uint8_t type; /* enum wire_type */
 	union {
