@@ -15,6 +15,7 @@
 #include "lan.h"
 #include "netbot.h"
 #include "spect.h"
+#include "rated.h"
 #include "text.h"
 
 struct botctx {
@@ -69,7 +70,22 @@ bot_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 {
 	struct botctx *x = ud;
 
-	(void)b;
+	if (m->type == WIRE_RATED) {
+		/* The rated duel's ratings, before and after, checked against the server's key. */
+		const struct rated_rec *r = &m->u.rated.rec;
+		const uint8_t *pk = net_server_key(b->net);
+		int me = net_player(b->net);
+		bool ok = pk && rated_verify(r, m->u.rated.signer, pk) && me >= 0 && me < PLAYERS;
+		if (!ok) {
+			cli_error("a rated record that is not the server's signature: ignored\n");
+			return;
+		}
+		printf("rated: %.0f -> %.0f (+-%.0f), opponent %.0f -> %.0f (+-%.0f)\n", r->before[me].rating,
+		       r->after[me].rating, r->after[me].deviation, r->before[1 - me].rating, r->after[1 - me].rating,
+		       r->after[1 - me].deviation);
+		fflush(stdout);
+		return;
+	}
 	if (m->type == WIRE_WELCOME && x->new_room) {
 		printf("room %s: the other player joins with --room %s\n", x->new_room, x->new_room);
 		fflush(stdout);
@@ -257,8 +273,8 @@ cmd_bot(int argc, char **argv)
 		bc.net.room = code;
 		bc.net.create_room = true;
 		x.new_room = code; /* said once the server has made it: bot_msg */
-		bc.on_msg = bot_msg;
 	}
+	bc.on_msg = bot_msg; /* the room's code (--new-room), a rated duel's ratings */
 	bc.net.seat_file = cmd_net_seat_path("bot", &bc.net, seatbuf, sizeof seatbuf, &claim);
 	if (!have_seed)
 		bc.seed = auth_random64();

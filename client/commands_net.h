@@ -17,5 +17,9 @@ WW_COLD int cmd_status(int argc, char **argv);
 WW_COLD int cmd_bot(int argc, char **argv);
 /* wizwar id: the fingerprint of this player's key (client/ident.h). */
 WW_COLD int cmd_id(int argc, char **argv);
+/* wizwar history|top|stats SERVER: a server's ratings (cmd_rating.c). */
+WW_COLD int cmd_history(int argc, char **argv);
+WW_COLD int cmd_top(int argc, char **argv);
+WW_COLD int cmd_stats(int argc, char **argv);
 
 #endif

@@ -187,8 +187,10 @@ HELP_TEXT(HELP_SERVER,
     "                    renewed while it runs, removed when it stops\n"
     "  --store FILE      the SQLite file of players' keys and the names they own (default\n"
     "                    STATE/server.db): a name belongs to the first key that used it here,\n"
-    "                    and another key asking for it is refused\n"
-    "  --no-store        no store: names are not owned (as in a build without SQLite)\n"
+    "                    and another key asking for it is refused; it also rates every duel\n"
+    "                    between two keys (Glicko-2: `wizwar top`, `stats`, `history`)\n"
+    "  --no-store        no store: names are not owned, nothing is rated (as in a build\n"
+    "                    without SQLite)\n"
     "  --redis URL       a node of a cluster: nodes sharing the Redis at redis://IP:PORT keep one\n"
     "                    room directory; a player asking a node for a room another node holds is\n"
     "                    sent there (the client checks that node's key), and a new room goes to\n"
@@ -291,6 +293,36 @@ HELP_TEXT(HELP_TUTORIAL,
     "  --keys PRESET start from key preset default, numpad, vi or arrows (keys.conf still applies);\n"
     "                the guide names the keys in force\n"
     "Needs a terminal of at least 80x24.\n")
+/* wizwar history */
+HELP_TEXT(HELP_HISTORY,
+    "usage: wizwar history HOST[:PORT][#FINGERPRINT] [--key FILE]\n"
+    "\n"
+    "Your rated duels on a `wizwar server` (the newest 100), asked with your key over the\n"
+    "encrypted channel. Each record is signed by the server's own key: every one is checked\n"
+    "here against the server's key (the fingerprint given, or the one remembered), so a server\n"
+    "cannot later show you a history it did not sign. A record that does not verify, or that is\n"
+    "not a duel of your key, is refused (FORGED on stderr) and the command exits 1.\n"
+    "\n"
+    "  --key FILE  ask as the key in FILE (default: yours, $XDG_STATE_HOME/wizwar/id.key)\n"
+    "Output: `server FP`, then one `duel ID TIME won|lost|draw (HOW) as player P vs FP: R -> R\n"
+    "(+-D), opponent R -> R` a duel, newest first. Exit status 0; 1 when the server cannot be\n"
+    "reached, keeps no ratings, or a record is refused; 2 for bad arguments.\n")
+/* wizwar top */
+HELP_TEXT(HELP_TOP,
+    "usage: wizwar top HOST[:PORT][#FINGERPRINT] [--key FILE]\n"
+    "\n"
+    "A server's rating ladder (Glicko-2 with lichess's parameters: a new player is 1500 +- 500):\n"
+    "the best 40 established players by rating, then apart the best 20 provisional ones (a\n"
+    "deviation of 110 or more: too few duels to rank). Only duels between two keyed players are\n"
+    "rated. Exit status 0; 1 when the server cannot be reached or keeps no ratings; 2 for bad\n"
+    "arguments.\n")
+/* wizwar stats */
+HELP_TEXT(HELP_STATS,
+    "usage: wizwar stats HOST[:PORT][#FINGERPRINT] NAME [--key FILE]\n"
+    "\n"
+    "One player's rating on a server: the key that owns NAME there, its rating, deviation,\n"
+    "duels, wins, draws and losses. Exit status 0; 1 when NAME has no rated duel there, or the\n"
+    "server cannot be reached or keeps no ratings; 2 for bad arguments.\n")
 /* wizwar practice */
 HELP_TEXT(HELP_PRACTICE,
     "usage: wizwar practice [--bot novice|easy|normal|hard|master|random] [--seed S] [--size N] [--no-fov]\n"

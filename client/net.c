@@ -957,6 +957,12 @@ net_seed_mine(const struct net *n)
 	       ((n->duel_bits >> n->player) & 1);
 }
 
+const uint8_t *
+net_server_key(const struct net *n)
+{
+	return n->pc.secure ? pconn_peer_key(&n->pc) : NULL;
+}
+
 int
 net_player(const struct net *n)
 {

@@ -65,6 +65,11 @@ struct net_events {
 	void (*spect_view)(void *ud, struct net *n, const struct wire_sview *v);
 	void (*spect_chat)(void *ud, struct net *n, const char *name, const char *text);
 	void (*spect_info)(void *ud, struct net *n, const struct wire_sinfo *i);
+	/* A rated duel's record (after END), checked against the server's key: verified false means
+	 * it is not that server's signature (shown as such, never kept). */
+	void (*rated)(void *ud, struct net *n, const struct wire_rated *r, bool verified);
+	/* The answer to an ASK (RECORDS or LADDER); the server then says BYE. */
+	void (*answer)(void *ud, struct net *n, const struct wire_msg *m);
 	/* Tests: every byte received, and every message decoded. */
 	void (*rx)(void *ud, struct net *n, const uint8_t *bytes, size_t len);
 	void (*msg)(void *ud, struct net *n, const struct wire_msg *m);
@@ -89,6 +94,8 @@ struct net_config {
 	 * NULL: a fresh key made for this net alone (in-process games, tests): the server sees a
 	 * new player each run. Copied: the caller's may go. */
 	const struct auth_ident *ident;
+	/* Not NULL: ask the server this (ASK, instead of joining a room) and take its one answer. */
+	const struct wire_ask *ask;
 	int role;                   /* enum wire_role */
 	const uint8_t *token;       /* join by RESUME with this token (the host's own seat) */
 	size_t token_len;
@@ -133,6 +140,8 @@ unsigned net_duel_grace_secs(const struct net *n, bool *known);
 int net_seat_hold_left(const struct net *n);
 
 int net_send(struct net *n, const struct wire_msg *m); /* 0, or -1 when not joined */
+/* The server's X25519 key, once the handshake has checked it (NULL before). */
+const uint8_t *net_server_key(const struct net *n);
 int net_cmd(struct net *n, const struct cmd *c);
 int net_chat(struct net *n, const char *text);
 int net_options(struct net *n, const struct options *o, int turn_time);

@@ -45,6 +45,12 @@ on_challenge(struct net *n, const struct wire_msg *m)
 	memcpy(n->out.u.ident.key, n->ident.pk, PROTO_IDENT_KEY_LEN);
 	auth_ident_sign(&n->ident, h, n->out.u.ident.sig);
 	net__send_msg(n, &n->out);
+	if (n->cfg.ask) {
+		n->out.type = WIRE_ASK;
+		n->out.u.ask = *n->cfg.ask;
+		net__send_msg(n, &n->out);
+		return true;
+	}
 	if (n->token_len) {
 		n->out.type = WIRE_RESUME;
 		wire_who_init(&n->out.u.resume.who, n->name, n->room, n->cfg.role);
@@ -344,6 +350,34 @@ on_heartbeat(struct net *n, const struct wire_msg *m)
 	return true; /* it has done its work: n->last_rx is now */
 }
 
+/* RATED: checked here against the server's key (the handshake's, which the fingerprint pinned),
+ * so that what is shown and kept is the server's own statement. */
+static bool
+on_rated(struct net *n, const struct wire_msg *m)
+{
+	const uint8_t *pk = pconn_peer_key(&n->pc);
+	bool ok = pk && rated_verify(&m->u.rated.rec, m->u.rated.signer, pk);
+
+	if (!n->joined)
+		return false;
+	if (n->cfg.ev.rated)
+		n->cfg.ev.rated(n->cfg.ud, n, &m->u.rated, ok);
+	return true;
+}
+
+/* RECORDS, LADDER: the answer to this connection's ASK, and to nothing else. */
+static bool
+on_answer(struct net *n, const struct wire_msg *m)
+{
+	if (n->cfg.ask == NULL || n->joined)
+		return false;
+	if ((m->type == WIRE_RECORDS) != (n->cfg.ask->kind == ASK_HISTORY))
+		return false;
+	if (n->cfg.ev.answer)
+		n->cfg.ev.answer(n->cfg.ud, n, m);
+	return true;
+}
+
 /* What a goodbye means to the player, where the wire's word (bye_text) says too little. */
 static const char *const bye_said[BYE_COUNT] = {
 	[BYE_LEAVE] = "the host left and closed the room",
@@ -407,6 +441,9 @@ static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_SPECT_CHAT] = on_spect_chat,
 	[WIRE_SPECT_INFO] = on_spect_info,
 	[WIRE_REDIRECT] = on_redirect,
+	[WIRE_RATED] = on_rated,
+	[WIRE_RECORDS] = on_answer,
+	[WIRE_LADDER] = on_answer,
 };
 
 bool

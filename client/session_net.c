@@ -512,6 +512,23 @@ ev_end(void *ud, struct net *n, const struct wire_end *e, bool verified, const c
 		status(s, "WARNING: the host could not be verified: %s", why);
 }
 
+/* A rated duel's ratings, under the end box (its record checked by net_msg.c against the server's key). */
+static void
+ev_rated(void *ud, struct net *n, const struct wire_rated *m, bool verified)
+{
+	struct session_net *s = ud;
+	const struct rated_rec *r = &m->rec;
+	int me = net_player(n);
+
+	if (!verified || me < 0 || me >= PLAYERS) {
+		status(s, "WARNING: a rating record that is not the server's signature: ignored");
+		return;
+	}
+	status(s, "Rated: you %.0f -> %.0f (+-%.0f), opponent %.0f -> %.0f (+-%.0f).", r->before[me].rating,
+	       r->after[me].rating, r->after[me].deviation, r->before[1 - me].rating, r->after[1 - me].rating,
+	       r->after[1 - me].deviation);
+}
+
 static void
 ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 {
@@ -654,6 +671,7 @@ session_net_events(struct session_net *s, struct net_config *cfg)
 	cfg->ev.peer = ev_peer;
 	cfg->ev.spect_info = ev_spect_info;
 	cfg->ev.end = ev_end;
+	cfg->ev.rated = ev_rated;
 	cfg->ev.error = ev_error;
 	cfg->ev.link = ev_link;
 	cfg->ev.retry = ev_retry;

@@ -984,6 +984,147 @@ dec_SPECT_INFO(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	return 0;
 }
 
+/* ---- ratings (0x68..0x6f) ---- */
+
+static int
+put_rec(struct proto__w *w, const struct rated_rec *x)
+{
+	uint8_t b[RATED_SIGNED_LEN];
+
+	rated_put(x, b);
+	proto__put(w, b, sizeof b);
+	return 0;
+}
+
+/* A record's numbers and fields are checked by rated_get (strict); its signature is the
+ * reader's to verify, against the server key it pinned. */
+static int
+get_rec(struct proto__r *r, struct rated_rec *x, struct proto_err *e)
+{
+	uint8_t b[RATED_SIGNED_LEN];
+	char why[96];
+
+	if (!proto__get(r, b, sizeof b))
+		return proto__fail(e, PERR_TRUNCATED, "rated record: truncated");
+	if (!rated_get(b, sizeof b, x, why, sizeof why))
+		return proto__fail(e, PERR_RANGE, "%s", why);
+	return 0;
+}
+
+static int
+enc_RATED(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	(void)e;
+	proto__put(w, m->u.rated.signer, RATED_SIGNER_LEN);
+	return put_rec(w, &m->u.rated.rec);
+}
+
+static int
+dec_RATED(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	NEED(proto__get(r, m->u.rated.signer, RATED_SIGNER_LEN));
+	return get_rec(r, &m->u.rated.rec, e);
+}
+
+static int
+enc_ASK(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_ask *x = &m->u.ask;
+
+	if (x->kind < ASK_HISTORY || x->kind > ASK_STATS)
+		BAD("ask: kind %u", x->kind);
+	proto__put_u8(w, x->kind);
+	if (x->kind == ASK_STATS)
+		return put_text(w, x->name, sizeof x->name, TEXT_NAME, e);
+	return 0;
+}
+
+static int
+dec_ASK(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_ask *x = &m->u.ask;
+
+	NEED(proto__get_u8(r, &x->kind));
+	if (x->kind < ASK_HISTORY || x->kind > ASK_STATS)
+		BAD("ask: kind %u", x->kind);
+	if (x->kind == ASK_STATS)
+		return get_text(r, x->name, sizeof x->name, TEXT_NAME, "ask: name", e);
+	return 0;
+}
+
+static int
+enc_RECORDS(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_records *x = &m->u.records;
+
+	if (x->count > WIRE_RECORDS_MAX)
+		BAD("records: %u", x->count);
+	proto__put(w, x->signer, RATED_SIGNER_LEN);
+	proto__put_u8(w, x->count);
+	for (unsigned i = 0; i < x->count; i++)
+		put_rec(w, &x->rec[i]);
+	return 0;
+}
+
+static int
+dec_RECORDS(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_records *x = &m->u.records;
+
+	NEED(proto__get(r, x->signer, RATED_SIGNER_LEN) && proto__get_u8(r, &x->count));
+	if (x->count > WIRE_RECORDS_MAX)
+		BAD("records: %u", x->count);
+	for (unsigned i = 0; i < x->count; i++)
+		if (get_rec(r, &x->rec[i], e) < 0)
+			return PROTO_BROKEN;
+	return 0;
+}
+
+static int
+enc_LADDER(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_ladder *x = &m->u.ladder;
+
+	if (x->count > WIRE_LADDER_MAX || x->flags > LADDER_ALL)
+		BAD("ladder: %u rows, flags %u", x->count, x->flags);
+	proto__put_u8(w, x->flags);
+	proto__put_u8(w, x->count);
+	for (unsigned i = 0; i < x->count; i++) {
+		const struct wire_ladder_row *o = &x->row[i];
+		if (o->flags > LADDER_PROVISIONAL || o->wins > o->games || o->draws > o->games - o->wins)
+			BAD("ladder row %u: flags %u, %u wins and %u draws of %u", i, o->flags, o->wins, o->draws, o->games);
+		proto__put_u8(w, o->flags);
+		proto__put_u16(w, o->rating);
+		proto__put_u16(w, o->deviation);
+		proto__put_u32(w, o->games);
+		proto__put_u32(w, o->wins);
+		proto__put_u32(w, o->draws);
+		if (put_text(w, o->name, sizeof o->name, TEXT_NAME, e) < 0)
+			return PROTO_BROKEN;
+	}
+	return 0;
+}
+
+static int
+dec_LADDER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_ladder *x = &m->u.ladder;
+
+	NEED(proto__get_u8(r, &x->flags) && proto__get_u8(r, &x->count));
+	if (x->count > WIRE_LADDER_MAX || x->flags > LADDER_ALL)
+		BAD("ladder: %u rows, flags %u", x->count, x->flags);
+	for (unsigned i = 0; i < x->count; i++) {
+		struct wire_ladder_row *o = &x->row[i];
+		NEED(proto__get_u8(r, &o->flags) && proto__get_u16(r, &o->rating) && proto__get_u16(r, &o->deviation) &&
+		     proto__get_u32(r, &o->games) && proto__get_u32(r, &o->wins) && proto__get_u32(r, &o->draws));
+		if (o->flags > LADDER_PROVISIONAL || o->wins > o->games || o->draws > o->games - o->wins)
+			BAD("ladder row %u: flags %u, %u wins and %u draws of %u", i, o->flags, o->wins, o->draws, o->games);
+		if (get_text(r, o->name, sizeof o->name, TEXT_NAME, "ladder: name", e) < 0)
+			return PROTO_BROKEN;
+	}
+	return 0;
+}
+
 /* ---- dispatch ---- */
 
 int
@@ -1078,3 +1219,4 @@ wire_error_init(struct wire_msg *m, int code, bool fatal, const char *text)
 	if (text && text_clean(m->u.error.text, sizeof m->u.error.text, text, strlen(text), TEXT_REASON) < 0)
 		m->u.error.text[0] = '\0';
 }
+

@@ -10,6 +10,7 @@
 #include "game.h"
 #include "proto.h"
 #include "spect.h"
+#include "rated.h"
 #include "update.h"
 
 /* Who sends a message type. */
@@ -23,7 +24,7 @@
  * every frame (after inflating) and the encode/decode dispatch. Codes are in
  * ranges, as tmux numbers its messages:
  *   0x10..0x1f handshake, 0x20..0x2f lobby, 0x30..0x3f game, 0x40..0x4f control,
- *   0x50..0x5f spectators, 0x70..0x77 cluster.
+ *   0x50..0x5f spectators, 0x60..0x6f rooms and ratings, 0x70..0x77 cluster.
  * "before join" marks what may cross before the server accepts the player
  * (WELCOME); everything else before that drops the peer.
  * Don't forget to bump PROTO_VERSION if any of these change!
@@ -53,8 +54,12 @@
 	X(SPECT_VIEW, 0x50, WIRE_S2C, 0, 5,  PROTO_PAYLOAD_MAX, sview)     \
 	X(SPECT_CHAT, 0x51, WIRE_BOTH, 0, 2, PROTO_NAME_BYTES + PROTO_CHAT_BYTES + 2, schat) \
 	X(SPECT_SET,  0x52, WIRE_C2S, 0, 3,  3,                 sset)      \
-	X(SPECT_INFO, 0x53, WIRE_S2C, 0, 5,  5,                 sinfo) \
-	X(REDIRECT,  0x70, WIRE_S2C, 1, 36, 35 + WIRE_REDIRECT_HOST_MAX, redirect)
+	X(SPECT_INFO, 0x53, WIRE_S2C, 0, 5,  5,                 sinfo)     \
+	X(RATED,      0x68, WIRE_S2C, 0, RATED_SIGNER_LEN + RATED_SIGNED_LEN, RATED_SIGNER_LEN + RATED_SIGNED_LEN, rated) \
+	X(ASK,        0x69, WIRE_C2S, 1, 1,  2 + PROTO_NAME_BYTES, ask)     \
+	X(RECORDS,    0x6a, WIRE_S2C, 1, RATED_SIGNER_LEN + 1, RATED_SIGNER_LEN + 1 + WIRE_RECORDS_MAX * RATED_SIGNED_LEN, records) \
+	X(LADDER,     0x6b, WIRE_S2C, 1, 2,  2 + WIRE_LADDER_MAX * (WIRE_LADDER_ROW + PROTO_NAME_BYTES), ladder) \
+	X(REDIRECT,   0x70, WIRE_S2C, 1, 36, 35 + WIRE_REDIRECT_HOST_MAX, redirect)
 
 enum wire_type {
 #define X(id, code, dir, pre, min, max, member) WIRE_##id = (code),
@@ -277,7 +282,47 @@ struct wire_redirect {
 	char host[WIRE_REDIRECT_HOST_MAX + 1]; /* an IPv4 or IPv6 address, as text */
 };
 
-/* A decoded message: a tag and plain data (no pointers), about 20 KiB: keep it off small stacks. */
+/* RATED: after END of a rated duel, its signed record (proto/rated.h) and the server's signer key. */
+struct wire_rated {
+	uint8_t signer[RATED_SIGNER_LEN];
+	struct rated_rec rec;
+};
+
+/* ASK: a question for the server's ratings, instead of AUTH (after IDENT; the answer, then BYE). */
+enum ask_kind { ASK_HISTORY = 1, ASK_TOP = 2, ASK_STATS = 3 };
+struct wire_ask {
+	uint8_t kind;         /* enum ask_kind */
+	char name[PROTO_NAME_BYTES + 1]; /* ASK_STATS: whose; else "" */
+};
+
+/* RECORDS: the asking key's rated duels, newest first, each signed (ASK_HISTORY's answer). */
+#define WIRE_RECORDS_MAX 100
+struct wire_records {
+	uint8_t signer[RATED_SIGNER_LEN];
+	uint8_t count;
+	struct rated_rec rec[WIRE_RECORDS_MAX];
+};
+
+/* LADDER: players' ratings (ASK_TOP: the ladder, established players then provisional ones;
+ * ASK_STATS: the one named, or none). A row: flags, rating, deviation (both rounded), duels, wins,
+ * draws, name. */
+#define WIRE_LADDER_MAX 60
+#define WIRE_LADDER_ROW 17    /* the fixed bytes of a row, before its name */
+#define LADDER_PROVISIONAL 1  /* a row's flag: deviation 110 or more */
+#define LADDER_ALL 1          /* LADDER.flags (ASK_TOP): every rated player is in it */
+struct wire_ladder_row {
+	uint8_t flags;
+	uint16_t rating, deviation;
+	uint32_t games, wins, draws;
+	char name[PROTO_NAME_BYTES + 1];
+};
+struct wire_ladder {
+	uint8_t flags;
+	uint8_t count;
+	struct wire_ladder_row row[WIRE_LADDER_MAX];
+};
+
+/* A decoded message: a tag and plain data (no pointers), about 27 KiB (a RECORDS of 100 records is the largest): keep it off small stacks. */
 struct wire_msg {
 	uint8_t type; /* enum wire_type */
 	union {
@@ -305,6 +350,10 @@ struct wire_msg {
 		struct wire_sset sset;
 		struct wire_sinfo sinfo;
 		struct wire_redirect redirect;
+		struct wire_rated rated;
+		struct wire_ask ask;
+		struct wire_records records;
+		struct wire_ladder ladder;
 		uint8_t none; /* CONTROL, HEARTBEAT: no payload */
 	} u;
 };

@@ -126,6 +126,8 @@ struct seat {
 	bool mirror;               /* its REMATCH asked for a mirror: the same seed, the seats swapped */
 	uint8_t part[PROTO_PART_LEN]; /* its part of the next seed, from its last READY 1 or REMATCH */
 	bool reserved;             /* held for the host before it connects */
+	bool keyed;                /* key is the player's (IDENT, or the log's key comment after a resume) */
+	uint8_t key[PROTO_IDENT_KEY_LEN];
 	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
 	bool post_duel;            /* played the duel that ended last: until the next START, a drop without
 	                            * BYE holds the seat (lobby_hold_ms) and owes it that END again */
@@ -287,6 +289,9 @@ void server__log(const struct server *s, const char *fmt, ...)
 #endif
 	;
 struct gameroom *server__find_room(struct server *s, const char *code);
+/* Record a rated duel's result in the store (off the loop), then send each of its players still in
+ * room `code` its RATED, and move the held log `plain` to `keep` (either NULL: none). */
+void server__rate(struct server *s, const char *code, const struct store_duel *d, const char *plain, const char *keep);
 struct addr_entry *server__addr_get(struct server *s, const uint8_t addr16[16]);
 bool server__may_handshake(struct server *s, struct conn *c, char *why, size_t whylen, bool *say);
 struct gameroom *server__add_room(struct server *s, const char *code);

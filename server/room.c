@@ -539,6 +539,8 @@ free_seat(struct gameroom *r, int p)
 	st->conn = NULL;
 	memset(st->token, 0, sizeof st->token);
 	st->token_len = 0;
+	st->keyed = false;
+	memset(st->key, 0, sizeof st->key);
 	if (r->controller == p)
 		r->controller = r->seat[1 - p].taken ? 1 - p : -1;
 	if (r->host_seat == p)
@@ -590,6 +592,8 @@ room__join(struct gameroom *r, struct conn *c)
 	st->bot = c->who.role == ROLE_BOT;
 	st->ready = st->rematch = false;
 	snprintf(st->name, sizeof st->name, "%s", c->who.name);
+	if ((st->keyed = conn_ident(c) != NULL))
+		memcpy(st->key, c->ident, sizeof st->key);
 	new_token(st);
 	if (r->controller < 0)
 		r->controller = p;
@@ -888,6 +892,13 @@ log_extra(struct gameroom *r, char *buf, size_t len)
 		sodium_bin2hex(h, sizeof h, r->seat[p].token_hash, 32);
 		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server token %d %s\n", p, h);
 	}
+	/* The players' keys, so that a duel resumed after a restart is rated between them. */
+	for (int p = 0; p < PLAYERS; p++) {
+		if (!r->seat[p].keyed)
+			continue;
+		sodium_bin2hex(h, sizeof h, r->seat[p].key, sizeof r->seat[p].key);
+		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server key %d %s\n", p, h);
+	}
 	if (r->host_seat >= 0)
 		n += (size_t)snprintf(buf + n, len - n, "# wizwar-server host %d\n", r->host_seat);
 	n += (size_t)snprintf(buf + n, len - n, "# wizwar-server turn-time %d\n", r->turn_time);
@@ -908,7 +919,7 @@ swap_seats(struct gameroom *r)
 
 #define SWAP(f) do { memcpy(&t.f, &a->f, sizeof t.f); memcpy(&a->f, &b->f, sizeof t.f); memcpy(&b->f, &t.f, sizeof t.f); } while (0)
 	SWAP(taken); SWAP(conn); SWAP(name); SWAP(token); SWAP(token_len); SWAP(token_hash); SWAP(bot);
-	SWAP(reserved); SWAP(end_pending); SWAP(last_valid); SWAP(last); SWAP(last_len);
+	SWAP(reserved); SWAP(keyed); SWAP(key); SWAP(end_pending); SWAP(last_valid); SWAP(last); SWAP(last_len);
 #undef SWAP
 	for (int p = 0; p < PLAYERS; p++)
 		if (r->seat[p].conn)
@@ -1102,11 +1113,22 @@ send_end(struct gameroom *r, int p)
 	}
 }
 
+/* A duel that counts for the ladder (docs/server.md, "Ratings"): on a server with a store, between
+ * two keyed players, two keys (one key on both seats rates nothing). Every end counts: played
+ * out, resigned, or forfeited by leaving or by the grace running out. */
+static bool
+rated(const struct gameroom *r)
+{
+	return r->srv->store != NULL && r->srv->cfg.multi && r->seat[0].keyed && r->seat[1].keyed &&
+	       memcmp(r->seat[0].key, r->seat[1].key, sizeof r->seat[0].key) != 0;
+}
+
 static void
 finish(struct gameroom *r)
 {
 	struct server *s = r->srv;
 	static const char *const res[] = { "none", "player 1 wins", "player 2 wins", "a draw" };
+	bool rate = rated(r);
 
 	uv_timer_stop(&r->turn_timer);
 	tlog_end(&r->log, game_of(r));
@@ -1139,7 +1161,29 @@ finish(struct gameroom *r)
 	for (int p = 0; p < PLAYERS; p++)
 		send_end(r, p);
 	spect__ended(r);
+	/* A rated duel: its log stays plain in playing/ until the result is in the store (killed
+	 * before that, the server rates it again at its next start: server_resume_dir), and the
+	 * store is asked only once the end line is written (tlog_close writes what is left at
+	 * once): a result the store has is always one the log on disk has. The duel's id makes a
+	 * second rating of the same duel count nothing. */
+	struct store_duel d;
+	char *plain = NULL;
+	if (rate) {
+		static const uint8_t results[] = { [RESULT_WIN0] = RATED_WIN0, [RESULT_WIN1] = RATED_WIN1, [RESULT_DRAW] = RATED_DRAW };
+		memset(&d, 0, sizeof d);
+		d.time = (int64_t)time(NULL);
+		d.reason = game_of(r)->end_reason;
+		memcpy(d.commit, r->commit, sizeof d.commit);
+		for (int p = 0; p < PLAYERS; p++)
+			memcpy(d.key[p], r->seat[p].key, sizeof d.key[p]);
+		d.result = results[game_of(r)->result & 3];
+		r->log.hold = r->log.path != NULL && r->end_path != NULL && (plain = strdup(r->log.path)) != NULL;
+	}
 	tlog_close(&r->log);
+	if (rate) {
+		server__rate(s, r->code, &d, plain, plain ? r->end_path : NULL);
+		free(plain);
+	}
 	r->state = ROOM_LOBBY;
 	r->lobby_active = server__now(s);
 	r->games++;
@@ -1426,6 +1470,8 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		snprintf(st->name, sizeof st->name, "%s", lr->hdr.name[p]);
 		st->token_len = 0;
 		memcpy(st->token_hash, lr->token_hash[p], 32);
+		if ((st->keyed = lr->have_key[p]))
+			memcpy(st->key, lr->key[p], sizeof st->key);
 		st->grace_on = true;
 		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
 		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);

@@ -698,6 +698,102 @@ on_ident(struct conn *c, const struct wire_ident *m)
 
 static void join_room(struct conn *c);
 
+/* ---- ratings (docs/server.md, "Ratings") ---- */
+
+/* A rated duel waiting for the store: where its players are, and its held log. */
+struct rating_job {
+	struct server *s;
+	char code[PROTO_ROOM_BYTES + 1];
+	char *plain, *keep;
+};
+
+static void
+rate_done(void *ud, int result, const struct wire_msg *m)
+{
+	struct rating_job *j = ud;
+	struct server *s = j->s;
+	struct gameroom *r;
+
+	if (result != STORE_OK || m == NULL) {
+		/* The log stays plain in playing/: the next start rates it again. */
+		server__event(s, LOG_ERR, j->code, NULL, "the duel's rating could not be recorded now; its log %s waits in "
+		              "playing/ for the next start", j->plain ? j->plain : "(in memory: lost)");
+	} else {
+		const struct rated_rec *x = &m->u.rated.rec;
+		server__event(s, LOG_INFO, j->code, NULL, "rated: %.0f -> %.0f, %.0f -> %.0f", x->before[0].rating,
+		              x->after[0].rating, x->before[1].rating, x->after[1].rating);
+		/* Its players, if still in the room (a rematch may have begun: the same keys). */
+		if ((r = server__find_room(s, j->code)) != NULL)
+			for (int p = 0; p < PLAYERS; p++) {
+				struct seat *st = &r->seat[p];
+				if (st->conn && st->keyed && memcmp(st->key, x->key[p], sizeof st->key) == 0)
+					conn__send(st->conn, m);
+			}
+		if (j->plain && j->keep)
+			tlog_keep_later(s->loop, j->plain, j->keep);
+	}
+	free(j->plain);
+	free(j->keep);
+	free(j);
+}
+
+void
+server__rate(struct server *s, const char *code, const struct store_duel *d, const char *plain, const char *keep)
+{
+	struct rating_job *j = calloc(1, sizeof *j);
+
+	if (j == NULL || (plain && (j->plain = strdup(plain)) == NULL) || (keep && (j->keep = strdup(keep)) == NULL) ||
+	    s->store == NULL) {
+		server__event(s, LOG_ERR, code, NULL, "out of memory: the duel is not rated now");
+		if (j) {
+			free(j->plain);
+			free(j->keep);
+		}
+		free(j);
+		return;
+	}
+	j->s = s;
+	snprintf(j->code, sizeof j->code, "%s", code);
+	/* On the store's thread: one transaction; the answer comes back on the loop. Never cancelled:
+	 * closing the store drops it unanswered, and the log waits in playing/. */
+	if (store_rate(s->store, d, rate_done, j) == NULL) {
+		free(j->plain);
+		free(j->keep);
+		free(j);
+	}
+}
+
+/* The answer to an ASK: sent, then the connection ends (an ASK is its only question). */
+static void
+on_asked(void *ud, int result, const struct wire_msg *m)
+{
+	struct conn *c = ud;
+
+	c->claim = NULL;
+	if (c->state != CONN_CLAIMING)
+		return;
+	if (result != STORE_OK || m == NULL) {
+		conn__drop(c, PERR_SERVER, "the server's store cannot answer now: try again in a moment");
+		return;
+	}
+	conn__send(c, m);
+	conn__bye(c, BYE_QUIT);
+}
+
+static void
+on_ask(struct conn *c, const struct wire_ask *a)
+{
+	struct server *s = c->srv;
+
+	if (s->store == NULL || !s->cfg.multi) {
+		conn__drop(c, PERR_SERVER, "this server keeps no ratings (it has no store)");
+		return;
+	}
+	c->state = CONN_CLAIMING;
+	if ((c->claim = store_ask(s->store, c->ident, a, on_asked, c)) == NULL)
+		conn__drop(c, PERR_NOMEM, "out of memory");
+}
+
 /* The store's answer to a name claim, on the loop (never called for a conn that went first:
  * server__conn_gone cancels it). */
 static void
@@ -857,8 +953,10 @@ server__handle(struct conn *c, const struct wire_msg *m)
 			on_auth(c, &m->u.auth);
 		else if (m->type == WIRE_RESUME)
 			on_resume(c, &m->u.resume);
+		else if (m->type == WIRE_ASK)
+			on_ask(c, &m->u.ask);
 		else
-			conn__drop(c, PERR_STATE, "expected AUTH or RESUME");
+			conn__drop(c, PERR_STATE, "expected AUTH, RESUME or ASK");
 		return; /* welcomed is counted where the state becomes JOINED (a claim may end later, off the loop) */
 	case CONN_CLAIMING:
 		conn__drop(c, PERR_STATE, "message not expected before WELCOME");
@@ -1239,6 +1337,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 			server_close(s, NULL, NULL);
 			return -1;
 		}
+		store_set_signer(s->store, s->id.kp.sk); /* rated records are signed by the server's own key */
 		s->handles++;
 	}
 	/* Often enough that an idle lobby goes within a tenth of its limit (tests use short ones). */
@@ -1502,6 +1601,8 @@ place_log(struct server *s, const char *path, struct found_log *f)
 
 /* Where server --resume looks: the duels being played (logtree.h), and the log directory itself,
  * where logs were kept before the tree (flat, each a gzip file also while played). */
+static bool rate_log(struct server *s, const char *path, const char *to, time_t mtime);
+
 static const char *const resume_dirs[] = { LOGTREE_PLAYING, "" };
 #define RESUME_DIRS (sizeof resume_dirs / sizeof resume_dirs[0])
 
@@ -1598,7 +1699,8 @@ scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 		                            (i > 0 && strcmp(found[i].code, found[i - 1].code) == 0))) {
 			char to[4400];
 			if (logtree_done_path(to, sizeof to, s->cfg.log_dir, found[i].mtime, path)) {
-				tlog_keep_later(s->loop, path, to);
+				if (!(found[i].ended && rate_log(s, path, to, found[i].mtime)))
+					tlog_keep_later(s->loop, path, to);
 				put_away++;
 			}
 			continue;
@@ -1630,6 +1732,38 @@ scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 		server__log(s, "%u turn log%s left in %s/" LOGTREE_PLAYING " and not resumed put away into the tree by date",
 		            put_away, put_away == 1 ? "" : "s", s->cfg.log_dir);
 	return resumed;
+}
+
+/* A finished duel's log left in playing/ (a rated one waits there until its result is in the
+ * store, and a kill may have come first): rated now, and put away once the store has it. The
+ * store counts a duel once, by its id, whether or not it had it. true: the rating was asked for
+ * (it moves the log); false: not a rated duel's log. Reads the file, at start, before serving. */
+static bool
+rate_log(struct server *s, const char *path, const char *to, time_t mtime)
+{
+	static const uint8_t results[] = { [RESULT_WIN0] = RATED_WIN0, [RESULT_WIN1] = RATED_WIN1, [RESULT_DRAW] = RATED_DRAW };
+	struct tlog_resume *lr;
+	struct store_duel d;
+	char why[300];
+	bool ok = false;
+
+	if (s->store == NULL || (lr = calloc(1, sizeof *lr)) == NULL)
+		return false;
+	if (tlog_load(path, lr, why, sizeof why) == 0 && lr->ended && lr->game.result != RESULT_NONE && lr->have_part &&
+	    lr->have_key[0] && lr->have_key[1] && memcmp(lr->key[0], lr->key[1], PROTO_IDENT_KEY_LEN) != 0 &&
+	    lr->room.kind == TLOG_ROOM_OK) {
+		memset(&d, 0, sizeof d);
+		d.time = (int64_t)mtime;
+		auth_seed_commit(lr->server_part, d.commit);
+		memcpy(d.key, lr->key, sizeof d.key);
+		d.result = results[lr->game.result & 3];
+		d.reason = lr->game.end_reason;
+		server__rate(s, lr->room.code, &d, path, to);
+		ok = true;
+	}
+	tlog_resume_free(lr);
+	free(lr);
+	return ok;
 }
 
 int

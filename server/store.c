@@ -10,6 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
+#include "glicko.h"
+#include "rated.h"
 #include "store.h"
 
 #if WW_HAVE_SQLITE
@@ -42,6 +46,25 @@ static const struct migration {
 	  " last_used INTEGER NOT NULL"
 	  ");"
 	  "CREATE INDEX names_by_key ON names (key);" },
+	{ "ratings and results: rated duels, each signed, and every rated key's Glicko-2 rating",
+	  "CREATE TABLE ratings ("
+	  " key BLOB PRIMARY KEY REFERENCES keys (key),"
+	  " rating REAL NOT NULL, deviation REAL NOT NULL, volatility REAL NOT NULL," /* after its last rated duel */
+	  " games INTEGER NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL, losses INTEGER NOT NULL,"
+	  " last_rated INTEGER NOT NULL"                                             /* Unix seconds */
+	  ") WITHOUT ROWID;"
+	  "CREATE TABLE results ("
+	  " seq INTEGER PRIMARY KEY,"                                  /* the order they were rated in */
+	  " duel BLOB NOT NULL UNIQUE CHECK (length(duel) = 32),"      /* the seed commitment: the duel's id */
+	  " time INTEGER NOT NULL,"
+	  " key0 BLOB NOT NULL REFERENCES keys (key), key1 BLOB NOT NULL REFERENCES keys (key),"
+	  " result INTEGER NOT NULL CHECK (result BETWEEN 0 AND 2),"   /* 0, 1: that seat won; 2: a draw */
+	  " reason INTEGER NOT NULL,"                                  /* 1 killed, 2 resigned, 3 turn limit */
+	  " record BLOB NOT NULL"                                      /* the signed record (proto/rated.h) */
+	  ");"
+	  "CREATE INDEX results_by_key0 ON results (key0, seq);"
+	  "CREATE INDEX results_by_key1 ON results (key1, seq);"
+	  "CREATE INDEX ratings_by_rating ON ratings (rating);" },
 };
 #define NEWEST ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -51,12 +74,19 @@ store_schema_newest(void)
 	return NEWEST;
 }
 
+enum req_kind { REQ_CLAIM, REQ_RATE, REQ_ASK };
+
 struct store_req {
 	struct store_req *next;
-	store_claim_cb cb;          /* loop thread only; NULL once cancelled */
+	int kind;                   /* enum req_kind */
+	store_claim_cb cb;          /* loop thread only; both NULL once cancelled */
+	store_answer_cb acb;
 	void *ud;
 	uint8_t key[PROTO_IDENT_KEY_LEN];
 	char name[PROTO_NAME_BYTES + 1];
+	struct store_duel duel;     /* REQ_RATE */
+	struct wire_ask ask;        /* REQ_ASK */
+	struct wire_msg *ans;       /* REQ_RATE, REQ_ASK: the worker's answer (malloc'd), freed after acb */
 	int result;                 /* the worker's answer */
 };
 
@@ -73,6 +103,9 @@ struct store {
 	unsigned pending;           /* loop thread: asked and not yet answered */
 	void (*close_cb)(void *);
 	void *close_ud;
+	bool signer_set;            /* set before the first request; read by the worker only after */
+	uint8_t signer_sk[32];
+	uint8_t signer[RATED_SIGNER_LEN];
 };
 
 static int64_t
@@ -230,6 +263,278 @@ out:
 	return result;
 }
 
+/* ---- ratings (schema step 3) ---- */
+
+static bool
+step_done(sqlite3_stmt *st)
+{
+	return sqlite3_step(st) == SQLITE_DONE;
+}
+
+static struct wire_msg *
+answer(struct store_req *q, int type)
+{
+	if (q->ans == NULL && (q->ans = malloc(sizeof *q->ans)) == NULL)
+		return NULL;
+	memset(q->ans, 0, sizeof *q->ans);
+	q->ans->type = (uint8_t)type;
+	return q->ans;
+}
+
+/* A result already recorded for this duel: its record. 1 found, 0 not, -1 failed. */
+static int
+recorded(sqlite3 *db, const uint8_t commit[PROTO_COMMIT_LEN], struct rated_rec *rec)
+{
+	sqlite3_stmt *st = NULL;
+	char why[96];
+	int rc = -1, step;
+
+	if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE duel = ?1;", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_blob(st, 1, commit, PROTO_COMMIT_LEN, SQLITE_STATIC);
+	step = sqlite3_step(st);
+	if (step == SQLITE_DONE)
+		rc = 0;
+	else if (step == SQLITE_ROW)
+		rc = rated_get(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), rec, why, sizeof why) ? 1 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A key's rating now, and when it was last rated (0 and the new player's rating: never). */
+static int
+rating_of(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], struct glicko *g, int64_t *last)
+{
+	sqlite3_stmt *st = NULL;
+	int step;
+
+	if (sqlite3_prepare_v2(db, "SELECT rating, deviation, volatility, last_rated FROM ratings WHERE key = ?1;", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_blob(st, 1, key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		*g = (struct glicko){ sqlite3_column_double(st, 0), sqlite3_column_double(st, 1), sqlite3_column_double(st, 2) };
+		*last = sqlite3_column_int64(st, 3);
+	} else {
+		*g = glicko_lichess().start;
+		*last = 0;
+	}
+	sqlite3_finalize(st);
+	return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : -1;
+}
+
+static int
+rate(struct store *s, struct store_req *q)
+{
+	sqlite3 *db = s->db;
+	const struct store_duel *d = &q->duel;
+	struct glicko_params gp = glicko_lichess();
+	struct glicko g[PLAYERS], out[PLAYERS];
+	int64_t last[PLAYERS];
+	struct wire_msg *m;
+	struct rated_rec *rec;
+	sqlite3_stmt *st = NULL;
+	uint8_t blob[RATED_SIGNED_LEN];
+	int result = STORE_FAILED, found;
+
+	if (!s->signer_set || memcmp(d->key[0], d->key[1], PROTO_IDENT_KEY_LEN) == 0 || (m = answer(q, WIRE_RATED)) == NULL)
+		return STORE_FAILED;
+	memcpy(m->u.rated.signer, s->signer, RATED_SIGNER_LEN);
+	rec = &m->u.rated.rec;
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
+		return STORE_FAILED;
+	/* Idempotent: a duel id seen before is answered with its first record and counts nothing. */
+	if ((found = recorded(db, d->commit, rec)) != 0) {
+		result = found > 0 ? STORE_OK : STORE_FAILED;
+		goto out;
+	}
+	for (int p = 0; p < PLAYERS; p++) {
+		if (sqlite3_prepare_v2(db, "INSERT INTO keys (key, first_seen, last_seen) VALUES (?1, ?2, ?2)"
+		                           " ON CONFLICT (key) DO NOTHING;", -1, &st, NULL) != SQLITE_OK)
+			goto out;
+		sqlite3_bind_blob(st, 1, d->key[p], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, d->time);
+		if (!step_done(st))
+			goto out;
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rating_of(db, d->key[p], &g[p], &last[p]) != 0)
+			goto out;
+	}
+	memset(rec, 0, sizeof *rec);
+	rec->time = (uint64_t)d->time;
+	memcpy(rec->commit, d->commit, PROTO_COMMIT_LEN);
+	memcpy(rec->key, d->key, sizeof rec->key);
+	rec->result = d->result;
+	rec->reason = d->reason;
+	for (int p = 0; p < PLAYERS; p++) {
+		/* Rating periods from the time since this player's own last rated duel, as lichess
+		 * counts them (none for a new player): a long pause widens the deviation first. */
+		double periods = last[p] > 0 && d->time > last[p] ? (double)(d->time - last[p]) / 86400.0 * gp.periods_per_day : 0;
+		struct glicko_result res = { g[1 - p], rated_score(rec, p) };
+		if (!glicko_update(&gp, g[p], &res, 1, periods, &out[p]))
+			goto out;
+		rec->before[p] = (struct rated_rating){ g[p].rating, g[p].deviation, g[p].volatility };
+		rec->after[p] = (struct rated_rating){ out[p].rating, out[p].deviation, out[p].volatility };
+	}
+	if (rated_sign(rec, s->signer_sk) != 0)
+		goto out;
+	rated_put(rec, blob);
+	if (sqlite3_prepare_v2(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record)"
+	                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_blob(st, 1, d->commit, PROTO_COMMIT_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, d->time);
+	sqlite3_bind_blob(st, 3, d->key[0], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 4, d->key[1], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, d->result);
+	sqlite3_bind_int(st, 6, d->reason);
+	sqlite3_bind_blob(st, 7, blob, sizeof blob, SQLITE_STATIC);
+	if (!step_done(st))
+		goto out;
+	for (int p = 0; p < PLAYERS; p++) {
+		double sc = rated_score(rec, p);
+		sqlite3_finalize(st);
+		st = NULL;
+		if (sqlite3_prepare_v2(db, "INSERT INTO ratings (key, rating, deviation, volatility, games, wins, draws, losses,"
+		                           " last_rated) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8) ON CONFLICT (key) DO UPDATE SET"
+		                           " rating = ?2, deviation = ?3, volatility = ?4, games = games + 1, wins = wins + ?5,"
+		                           " draws = draws + ?6, losses = losses + ?7, last_rated = ?8;", -1, &st, NULL) != SQLITE_OK)
+			goto out;
+		sqlite3_bind_blob(st, 1, d->key[p], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
+		sqlite3_bind_double(st, 2, out[p].rating);
+		sqlite3_bind_double(st, 3, out[p].deviation);
+		sqlite3_bind_double(st, 4, out[p].volatility);
+		sqlite3_bind_int(st, 5, sc == 1.0);
+		sqlite3_bind_int(st, 6, sc == 0.5);
+		sqlite3_bind_int(st, 7, sc == 0.0);
+		sqlite3_bind_int64(st, 8, d->time);
+		if (!step_done(st))
+			goto out;
+	}
+	result = STORE_OK;
+out:
+	sqlite3_finalize(st);
+	if (sqlite3_exec(db, result == STORE_OK ? "COMMIT;" : "ROLLBACK;", NULL, NULL, NULL) != SQLITE_OK &&
+	    result == STORE_OK) {
+		sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
+		result = STORE_FAILED;
+	}
+	return result;
+}
+
+/* A ladder row from a statement's columns: rating, deviation, games, wins, draws, name, key. */
+static void
+ladder_row(sqlite3_stmt *st, struct wire_ladder_row *o)
+{
+	double r = sqlite3_column_double(st, 0), dev = sqlite3_column_double(st, 1);
+	const unsigned char *name = sqlite3_column_text(st, 5);
+
+	o->rating = (uint16_t)(r < 0 ? 0 : r > 65535 ? 65535 : r + 0.5);
+	o->deviation = (uint16_t)(dev < 0 ? 0 : dev > 65535 ? 65535 : dev + 0.5);
+	o->flags = dev >= glicko_lichess().provisional ? LADDER_PROVISIONAL : 0;
+	o->games = (uint32_t)sqlite3_column_int64(st, 2);
+	o->wins = (uint32_t)sqlite3_column_int64(st, 3);
+	o->draws = (uint32_t)sqlite3_column_int64(st, 4);
+	if (o->wins > o->games || o->draws > o->games - o->wins)
+		o->wins = o->draws = 0; /* a hand-edited file: the row still goes out, the encoder would refuse it */
+	if (name != NULL && strlen((const char *)name) <= PROTO_NAME_BYTES)
+		snprintf(o->name, sizeof o->name, "%s", name);
+	else { /* a freed name: the key's first bytes stand for it */
+		const uint8_t *k = sqlite3_column_blob(st, 6);
+		if (k && sqlite3_column_bytes(st, 6) == PROTO_IDENT_KEY_LEN)
+			snprintf(o->name, sizeof o->name, "key-%02x%02x%02x%02x", k[0], k[1], k[2], k[3]);
+		else
+			snprintf(o->name, sizeof o->name, "key-?");
+	}
+}
+
+#define LADDER_COLS \
+	"SELECT r.rating, r.deviation, r.games, r.wins, r.draws," \
+	" (SELECT n.name FROM names n WHERE n.key = r.key ORDER BY n.last_used DESC LIMIT 1), r.key FROM ratings r"
+
+static int
+ask(struct store *s, struct store_req *q)
+{
+	sqlite3 *db = s->db;
+	sqlite3_stmt *st = NULL;
+	struct wire_msg *m;
+	char why[96];
+	int rc;
+
+	if (q->ask.kind == ASK_HISTORY) {
+		if ((m = answer(q, WIRE_RECORDS)) == NULL)
+			return STORE_FAILED;
+		memcpy(m->u.records.signer, s->signer, RATED_SIGNER_LEN);
+		if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC LIMIT ?2;",
+		                       -1, &st, NULL) != SQLITE_OK)
+			return STORE_FAILED;
+		sqlite3_bind_blob(st, 1, q->key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, WIRE_RECORDS_MAX);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct rated_rec *x = &m->u.records.rec[m->u.records.count];
+			/* A record the file holds broken is left out; the client checks the rest's signatures. */
+			if (rated_get(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), x, why, sizeof why))
+				m->u.records.count++;
+		}
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? STORE_OK : STORE_FAILED;
+	}
+	if ((m = answer(q, WIRE_LADDER)) == NULL)
+		return STORE_FAILED;
+	if (q->ask.kind == ASK_STATS) {
+		if (sqlite3_prepare_v2(db, "SELECT r.rating, r.deviation, r.games, r.wins, r.draws, n.name, r.key"
+		                           " FROM names n JOIN ratings r ON r.key = n.key WHERE n.name = ?1;",
+		                       -1, &st, NULL) != SQLITE_OK)
+			return STORE_FAILED;
+		sqlite3_bind_text(st, 1, q->ask.name, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			ladder_row(st, &m->u.ladder.row[m->u.ladder.count++]);
+		sqlite3_finalize(st);
+		return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : STORE_FAILED;
+	}
+	/* The ladder: established players by rating, then the provisional ones apart. */
+	static const char *const parts[] = {
+		LADDER_COLS " WHERE r.deviation < ?1 ORDER BY r.rating DESC LIMIT ?2;",
+		LADDER_COLS " WHERE r.deviation >= ?1 ORDER BY r.rating DESC LIMIT ?2;",
+	};
+	static const int limits[] = { STORE_TOP_ESTABLISHED, STORE_TOP_PROVISIONAL };
+	_Static_assert(STORE_TOP_ESTABLISHED + STORE_TOP_PROVISIONAL <= WIRE_LADDER_MAX, "the ladder fits a LADDER");
+	unsigned shown = 0;
+	for (int i = 0; i < 2; i++) {
+		if (sqlite3_prepare_v2(db, parts[i], -1, &st, NULL) != SQLITE_OK)
+			return STORE_FAILED;
+		sqlite3_bind_double(st, 1, glicko_lichess().provisional);
+		sqlite3_bind_int(st, 2, limits[i]);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			ladder_row(st, &m->u.ladder.row[m->u.ladder.count++]);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return STORE_FAILED;
+	}
+	shown = m->u.ladder.count;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM ratings;", -1, &st, NULL) != SQLITE_OK)
+		return STORE_FAILED;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) <= (sqlite3_int64)shown)
+		m->u.ladder.flags = LADDER_ALL;
+	sqlite3_finalize(st);
+	return STORE_OK;
+}
+
+static int
+work(struct store *s, struct store_req *q)
+{
+	switch (q->kind) {
+	case REQ_RATE:
+		return rate(s, q);
+	case REQ_ASK:
+		return ask(s, q);
+	default:
+		return claim(s->db, q->key, q->name);
+	}
+}
+
 static void *
 worker(void *arg)
 {
@@ -246,7 +551,7 @@ worker(void *arg)
 		if (s->todo == NULL)
 			s->todo_tail = &s->todo;
 		pthread_mutex_unlock(&s->mu);
-		q->result = claim(s->db, q->key, q->name);
+		q->result = work(s, q);
 		pthread_mutex_lock(&s->mu);
 		q->next = s->done;
 		s->done = q;
@@ -278,6 +583,9 @@ on_answers(uv_async_t *a)
 		s->pending--;
 		if (rev->cb)
 			rev->cb(rev->ud, rev->result);
+		else if (rev->acb)
+			rev->acb(rev->ud, rev->result, rev->result == STORE_OK ? rev->ans : NULL);
+		free(rev->ans);
 		free(rev);
 		rev = n;
 	}
@@ -292,6 +600,7 @@ on_closed(uv_handle_t *h)
 
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
+	sodium_memzero(s->signer_sk, sizeof s->signer_sk);
 	free(s);
 	if (cb)
 		cb(ud);
@@ -352,12 +661,24 @@ store_close(struct store *s, void (*cb)(void *ud), void *ud)
 		q = i == 0 ? s->todo : s->done;
 		while (q) {
 			struct store_req *n = q->next;
+			free(q->ans);
 			free(q);
 			q = n;
 		}
 	}
 	s->todo = s->done = NULL;
 	uv_close((uv_handle_t *)&s->async, on_closed);
+}
+
+static void
+enqueue(struct store *s, struct store_req *q)
+{
+	pthread_mutex_lock(&s->mu);
+	*s->todo_tail = q;
+	s->todo_tail = &q->next;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	s->pending++;
 }
 
 struct store_req *
@@ -368,24 +689,61 @@ store_claim_name(struct store *s, const uint8_t key[PROTO_IDENT_KEY_LEN], const 
 
 	if (q == NULL)
 		return NULL;
+	q->kind = REQ_CLAIM;
 	q->cb = cb;
 	q->ud = ud;
 	memcpy(q->key, key, PROTO_IDENT_KEY_LEN);
 	snprintf(q->name, sizeof q->name, "%s", name);
-	pthread_mutex_lock(&s->mu);
-	*s->todo_tail = q;
-	s->todo_tail = &q->next;
-	pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	s->pending++;
+	enqueue(s, q);
+	return q;
+}
+
+void
+store_set_signer(struct store *s, const uint8_t x25519_sk[32])
+{
+	memcpy(s->signer_sk, x25519_sk, 32);
+	s->signer_set = rated_signer(x25519_sk, s->signer) == 0;
+}
+
+struct store_req *
+store_rate(struct store *s, const struct store_duel *d, store_answer_cb cb, void *ud)
+{
+	struct store_req *q = calloc(1, sizeof *q);
+
+	if (q == NULL)
+		return NULL;
+	q->kind = REQ_RATE;
+	q->acb = cb;
+	q->ud = ud;
+	q->duel = *d;
+	enqueue(s, q);
+	return q;
+}
+
+struct store_req *
+store_ask(struct store *s, const uint8_t key[PROTO_IDENT_KEY_LEN], const struct wire_ask *a, store_answer_cb cb,
+          void *ud)
+{
+	struct store_req *q = calloc(1, sizeof *q);
+
+	if (q == NULL)
+		return NULL;
+	q->kind = REQ_ASK;
+	q->acb = cb;
+	q->ud = ud;
+	memcpy(q->key, key, PROTO_IDENT_KEY_LEN);
+	q->ask = *a;
+	enqueue(s, q);
 	return q;
 }
 
 void
 store_cancel(struct store_req *q)
 {
-	if (q)
+	if (q) {
 		q->cb = NULL;
+		q->acb = NULL;
+	}
 }
 
 unsigned
@@ -536,6 +894,22 @@ store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const
 }
 
 void store_cancel(struct store_req *q) { (void)q; }
+void store_set_signer(struct store *st, const uint8_t x25519_sk[32]) { (void)st, (void)x25519_sk; }
+
+struct store_req *
+store_rate(struct store *st, const struct store_duel *d, store_answer_cb cb, void *ud)
+{
+	(void)st, (void)d, (void)cb, (void)ud;
+	return NULL;
+}
+
+struct store_req *
+store_ask(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const struct wire_ask *a, store_answer_cb cb,
+          void *ud)
+{
+	(void)st, (void)key, (void)a, (void)cb, (void)ud;
+	return NULL;
+}
 unsigned store_pending(const struct store *st) { (void)st; return 0; }
 
 int

@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "proto.h"
+#include "wire.h"
 
 /*
  * One SQLite file in the server's state folder (docs/server.md, "The store"). Every statement
@@ -56,6 +57,35 @@ struct store_req *store_claim_name(struct store *st, const uint8_t key[PROTO_IDE
 void store_cancel(struct store_req *q);
 /* Requests waiting or being worked (tests). */
 unsigned store_pending(const struct store *st);
+
+/* The server's X25519 secret key, which signs rated records (proto/rated.h); set once, after
+ * store_open and before any request. Without it nothing is rated. */
+void store_set_signer(struct store *st, const uint8_t x25519_sk[32]);
+
+/*
+ * A rated duel's end, recorded in one transaction (schema step 3): both ratings read (a new key
+ * is 1500 +- 500), each widened by the rating periods since its own last rated duel (lichess's
+ * 0.21436 a day), both updated (Glicko-2, server/glicko.h), the signed record and the new
+ * ratings written. The duel's id is its seed commitment: a duel already recorded (a resumed
+ * room's end, a log rated again at a restart) is not counted again; the answer is then the
+ * record made the first time. cb(ud, result, msg): STORE_OK with a RATED message, or
+ * STORE_FAILED (msg NULL). The same lifetime rules as store_claim_name.
+ */
+struct store_duel {
+	int64_t time;                              /* Unix seconds of the end */
+	uint8_t commit[PROTO_COMMIT_LEN];
+	uint8_t key[PLAYERS][PROTO_IDENT_KEY_LEN];
+	uint8_t result, reason;                    /* enum rated_result, enum end_reason */
+};
+typedef void (*store_answer_cb)(void *ud, int result, const struct wire_msg *m);
+struct store_req *store_rate(struct store *st, const struct store_duel *d, store_answer_cb cb, void *ud);
+/* A question (ASK) from the key `key`: its own signed records (RECORDS), the ladder or a name's
+ * row (LADDER). cb(ud, STORE_OK, the answer) or (ud, STORE_FAILED, NULL). */
+struct store_req *store_ask(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const struct wire_ask *a,
+                            store_answer_cb cb, void *ud);
+/* How many players of the ladder ASK_TOP shows: established ones, then provisional ones. */
+#define STORE_TOP_ESTABLISHED 40
+#define STORE_TOP_PROVISIONAL 20
 
 /* Offline, on a file no loop holds open (or one a running server holds: SQLite's locks keep
  * both right). Free a name: *freed says whether it was owned. 0, or -1 with a reason. */

@@ -562,7 +562,7 @@ tlog_close(struct tlog *t)
 		t->failed = true;
 	/* A finished duel is compressed once, off the loop; an unfinished one (the server
 	 * stopping mid-duel) stays plain, to be resumed. */
-	if (t->path && t->ended && !t->failed) {
+	if (t->path && t->ended && !t->failed && !t->hold) {
 		if (t->keep)
 			tlog_keep_later(t->loop, t->path, t->keep);
 		else {
@@ -717,6 +717,8 @@ server_comment(struct tlog_resume *r, const char *line, size_t n)
 		r->seed_mirror = strcmp(s + 5, "mirror") == 0 || strcmp(s + 5, "chosen-mirror") == 0;
 	} else if (sscanf(s, "token %d", &p) == 1 && p >= 0 && p < PLAYERS && strlen(s) > 8)
 		r->have_token[p] = hex_in(s + 8, r->token_hash[p], 32);
+	else if (sscanf(s, "key %d", &p) == 1 && p >= 0 && p < PLAYERS && strlen(s) > 6)
+		r->have_key[p] = hex_in(s + 6, r->key[p], PROTO_IDENT_KEY_LEN);
 	else if (sscanf(s, "host %d", &p) == 1 && p >= 0 && p < PLAYERS)
 		r->host_seat = p;
 	else if (sscanf(s, "turn-time %d", &v) == 1 && v >= 0 && v <= 3600)

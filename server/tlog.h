@@ -34,6 +34,7 @@
  *   # wizwar-server part P HEX       player P's part, when it went into the seed
  *   # wizwar-server seed KIND        drawn (from the parts), chosen (host --seed), mirror, chosen-mirror
  *   # wizwar-server token P HEX      a fingerprint of player P's resume token
+ *   # wizwar-server key P HEX        player P's Ed25519 key (a rated duel is rated between these)
  *   # wizwar-server host P           the seat of the hosting player
  *   # wizwar-server turn-time N      seconds per turn
  * The writer also keeps the whole log in memory (it is revealed to the players at the
@@ -52,7 +53,9 @@ struct tlog {
 	size_t total;    /* bytes of text of the whole log (a resumed one's prefix too), kept or not */
 	bool overflow;   /* text passed PROTO_LOG_MAX: no longer kept in memory */
 	bool failed;     /* a disk write failed: the duel goes on, the log is incomplete */
-	bool ended;      /* the end line is in: tlog_close() compresses the file */
+	bool ended;      /* the end line is in: tlog_close() compresses the file ... */
+	bool hold;       /* ... unless held: a rated duel's log stays plain in playing/ until its result is
+	                  * in the store, so that a kill before then finds it there (server.c, rate_done) */
 	char *pend;      /* lines not yet handed to the disk */
 	size_t plen, pcap;
 	/* Told (on the loop) when a write fails; the log is then kept in memory only. */
@@ -134,6 +137,8 @@ struct tlog_resume {
 	bool old_seed;          /* a `salt` comment: written before protocol 4, whose seed today's clients cannot check */
 	bool have_token[PLAYERS];
 	uint8_t token_hash[PLAYERS][32];
+	bool have_key[PLAYERS];
+	uint8_t key[PLAYERS][PROTO_IDENT_KEY_LEN];
 	int host_seat;          /* -1 unknown */
 	int turn_time;
 	/* The spectators' options (`# wizwar-server spectators`): the last such comment's, one that

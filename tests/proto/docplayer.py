@@ -360,6 +360,15 @@ def check_log(log, end, v, me, accepted, n):
             "(%s) agree with START and END" % (n, want_opts, mine, " ".join(last)))
 
 
+COMMITS = set()  # the seed commitments of the duels played: the ids a RATED may name
+
+
+def check_rated(p, n):
+    """RATED (docs/protocol.md, "Rated duels"): the signer key, a record of version 1 naming a duel of ours."""
+    ok = len(p) == 32 + 203 + 64 and p[32] == 1 and p[32 + 9:32 + 41] in COMMITS and p[32 + 105] <= 2
+    return (ok, "duel %d: a RATED of %d bytes, record version %d, for a duel this client played" % (n, len(p), p[32]))
+
+
 def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
     """Play one duel from READY to the LOBBY after END; return a list of (ok, text)."""
     res = []
@@ -384,10 +393,13 @@ def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
             raise Fail("ERROR %d before START: %s" % (code, text))
         elif name in ("PEER", "CHAT", "HEARTBEAT", "WELCOME"):
             pass
+        elif name == "RATED":  # the duel before's, once the server's store has it
+            res.append(check_rated(p, n - 1))
         else:
             raise Fail("%s before START" % name)
     r = Reader(start)
     flags, first, turn_time, commit = r.u8(), r.u8(), r.u16(), r.take(32)
+    COMMITS.add(commit)
     if flags != 0 or first > 1:
         raise Fail("START flags %d first %d" % (flags, first))
     v = View()
@@ -480,6 +492,8 @@ def duel(conn, tables, me, lobby, part, opts_want, out_dir, wizwar, n):
             lobby_after = parse_lobby(p)
         elif name in ("HEARTBEAT", "CHAT", "PEER"):
             pass
+        elif name == "RATED":
+            res.append(check_rated(p, n))
         else:
             raise Fail("%s after END" % name)
     if len(log) != end["log_len"]:

@@ -14,6 +14,7 @@
 #include "spect.h"
 #include "layout.h"
 #include "pconn.h"
+#include "rated.h"
 #include "update.h"
 
 /* The zlib whose output the document shows. */
@@ -833,6 +834,50 @@ gen_examples(FILE *o)
 		           "state %u, delay 0, then an UPDATE payload of the whole view (fields 0x%x).\n\n",
 		        len, sv.me_state, (unsigned)m.u.sview.view.has);
 		block(o, "SPECT_VIEW payload", payload, len);
+	}
+	{
+		/* Ratings: the vector of tests/proto/test_rated.c, signed by the server key 0x01..0x20. */
+		static const uint8_t sk[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+		                                17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32 };
+		struct rated_rec rec;
+		memset(&rec, 0, sizeof rec);
+		rec.time = 1800000000;
+		memset(rec.commit, 0xc0, sizeof rec.commit);
+		memset(rec.key[0], 0xa0, sizeof rec.key[0]);
+		memset(rec.key[1], 0xb1, sizeof rec.key[1]);
+		rec.result = RATED_WIN0;
+		rec.reason = END_KILLED;
+		rec.before[0] = rec.before[1] = (struct rated_rating){ 1500, 500, 0.09 };
+		rec.after[0] = (struct rated_rating){ 1662.2, 290.3, 0.09 };
+		rec.after[1] = (struct rated_rating){ 1337.8, 290.3, 0.09 };
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_RATED;
+		if (rated_signer(sk, m.u.rated.signer) != 0 || rated_sign(&rec, sk) != 0)
+			return -1;
+		m.u.rated.rec = rec;
+		wire_encode(&m, payload, sizeof payload, &len, NULL);
+		block(o, "RATED payload: the signer key, then the record (time 1800000000, duel id c0..., keys a0... and "
+		         "b1..., player 0 won, killed; 1500 +- 500 vol 0.09 each before, 1662.2 +- 290.3 and 1337.8 +- 290.3 "
+		         "after), then its signature, by the server whose X25519 secret key is 01 02 .. 20",
+		      payload, len);
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_ASK;
+		m.u.ask.kind = ASK_HISTORY;
+		wire_encode(&m, payload, sizeof payload, &len, NULL);
+		block(o, "ASK payload: my history", payload, len);
+		m.u.ask.kind = ASK_STATS;
+		strcpy(m.u.ask.name, "Ada");
+		wire_encode(&m, payload, sizeof payload, &len, NULL);
+		block(o, "ASK payload: the stats of \"Ada\"", payload, len);
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_LADDER;
+		m.u.ladder.flags = LADDER_ALL;
+		m.u.ladder.count = 2;
+		m.u.ladder.row[0] = (struct wire_ladder_row){ 0, 1662, 90, 31, 20, 1, "Ada" };
+		m.u.ladder.row[1] = (struct wire_ladder_row){ LADDER_PROVISIONAL, 1338, 290, 1, 0, 0, "Bo" };
+		wire_encode(&m, payload, sizeof payload, &len, NULL);
+		block(o, "LADDER payload: the whole ladder, Ada 1662 +- 90 (31 duels, 20 wins, 1 draw), then Bo, "
+		         "provisional, 1338 +- 290 (1 duel, lost)", payload, len);
 	}
 	fprintf(o, "### Cluster\n\n");
 	memset(&m, 0, sizeof m);

@@ -123,6 +123,23 @@ spect_sample(uint64_t seed, struct wire_sview *out)
 	free(sv);
 }
 
+/* A rated record with numbers a Glicko-2 rating can have (unsigned: the decoder reads no signature). */
+static void
+sample_rated(uint64_t seed, struct rated_rec *x, struct rng *r)
+{
+	memset(x, 0, sizeof *x);
+	x->time = 1700000000 + seed % 100000000;
+	fill(x->commit, sizeof x->commit, r);
+	for (int p = 0; p < PLAYERS; p++) {
+		fill(x->key[p], sizeof x->key[p], r);
+		x->before[p] = (struct rated_rating){ 400 + (double)(rng_next(r) % 360000) / 100, 45 + (double)(rng_next(r) % 45500) / 100, 0.06 + (double)(rng_next(r) % 4000) / 100000 };
+		x->after[p] = (struct rated_rating){ 400 + (double)(rng_next(r) % 360000) / 100, 45 + (double)(rng_next(r) % 45500) / 100, 0.06 + (double)(rng_next(r) % 4000) / 100000 };
+	}
+	x->result = (uint8_t)(seed % 3);
+	x->reason = (uint8_t)(END_KILLED + seed % 3);
+	fill(x->sig, sizeof x->sig, r);
+}
+
 int
 sample_msg(int type, uint64_t seed, struct wire_msg *m)
 {
@@ -295,6 +312,35 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		snprintf(d->host, sizeof d->host, "%s", hosts[k % 4]);
 		break;
 	}
+	case WIRE_RATED:
+		sample_rated(seed, &m->u.rated.rec, &r);
+		fill(m->u.rated.signer, sizeof m->u.rated.signer, &r);
+		break;
+	case WIRE_ASK:
+		m->u.ask.kind = (uint8_t)(ASK_HISTORY + seed % 3);
+		if (m->u.ask.kind == ASK_STATS)
+			strcpy(m->u.ask.name, names[k % 6]);
+		break;
+	case WIRE_RECORDS:
+		fill(m->u.records.signer, sizeof m->u.records.signer, &r);
+		m->u.records.count = (uint8_t)(seed % 4 == 0 ? 0 : seed % 4 == 3 ? WIRE_RECORDS_MAX : 1 + k % 9);
+		for (unsigned i = 0; i < m->u.records.count; i++)
+			sample_rated(seed + i, &m->u.records.rec[i], &r);
+		break;
+	case WIRE_LADDER:
+		m->u.ladder.flags = (uint8_t)(seed & 1);
+		m->u.ladder.count = (uint8_t)(seed % 4 == 0 ? 0 : seed % 4 == 3 ? WIRE_LADDER_MAX : 1 + k % 9);
+		for (unsigned i = 0; i < m->u.ladder.count; i++) {
+			struct wire_ladder_row *o = &m->u.ladder.row[i];
+			o->flags = (uint8_t)((seed + i) % 2);
+			o->rating = (uint16_t)(400 + rng_next(&r) % 3600);
+			o->deviation = (uint16_t)(45 + rng_next(&r) % 455);
+			o->games = (uint32_t)(rng_next(&r) % 1000);
+			o->wins = o->games / 2;
+			o->draws = o->games / 10;
+			strcpy(o->name, names[(k + i) % 6]);
+		}
+		break;
 	default:
 		return -1;
 	}

@@ -75,7 +75,7 @@ RESULTS = ("win0", "win1", "draw")
 HOWS = ("killed", "resigned", "turn-limit")
 HEADER = ("wizwar-turnlog", "rules", "options", "seed", "player", "player", "start")
 SERVER = "# wizwar-server "
-SERVER_KINDS = ("room", "seed-part", "part", "seed", "token", "host", "turn-time", "spectators")   # "in this order"
+SERVER_KINDS = ("room", "seed-part", "part", "seed", "token", "key", "host", "turn-time", "spectators")   # "in this order"
 SEED_KINDS = ("drawn", "chosen", "mirror", "chosen-mirror")
 ROOM = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
@@ -359,7 +359,7 @@ def server_comment(n, s, log, order, header):
         ok = len(args) == 1 and ROOM.fullmatch(args[0])
     elif kind == "seed-part":
         ok = len(args) == 1 and HEX64.fullmatch(args[0])
-    elif kind in ("part", "token"):
+    elif kind in ("part", "token", "key"):
         ok = len(args) == 2 and args[0] in ("0", "1") and HEX64.fullmatch(args[1])
     elif kind == "seed":
         ok = len(args) == 1 and args[0] in SEED_KINDS
@@ -386,7 +386,7 @@ def server_comment(n, s, log, order, header):
             any(k == "comment" and not d.startswith(SERVER) for _, k, d in log.items[:-1]):
         raise LogError(n, "a server comment that is not right after the header")
     o = SERVER_KINDS.index(kind)
-    if o < order or (o == order and kind not in ("part", "token")):
+    if o < order or (o == order and kind not in ("part", "token", "key")):
         raise LogError(n, "server comment %r out of order" % kind)
     log.server.append((n, kind, args))
     return o

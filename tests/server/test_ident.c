@@ -286,7 +286,7 @@ Test(ident, a_forged_replayed_or_missing_proof_is_refused, .timeout = 60)
 	send_ident(&twice, k.pk, sig);
 	send_ident(&twice, k.pk, sig);
 	th_run(&t, 10000, raw_settled, &twice);
-	expect_refused(&twice, PERR_STATE, "expected AUTH or RESUME");
+	expect_refused(&twice, PERR_STATE, "expected AUTH, RESUME or ASK");
 	th_finish(&t);
 }
 
@@ -375,7 +375,8 @@ Test(ident, a_locked_store_does_not_stop_the_loop, .timeout = 120)
 	run_for(&t, 1500);
 	cr_expect_eq(waiter.count[WIRE_WELCOME], 0, "joined while the store was locked");
 	cr_expect(!waiter.closed && !waiter.eof, "the waiter was dropped");
-	cr_expect_eq(store_pending(t.srv->store), 1, "the claim is not waiting in the store");
+	/* The claim waits in the store (with, if the other room's duel ended meanwhile, its rating). */
+	cr_expect_geq(store_pending(t.srv->store), 1, "the claim is not waiting in the store");
 	cr_expect_gt(bz.applied, before + 4, "the other room's duel stopped while the store waited (%u commands)",
 	             bz.applied - before);
 	cr_log_info("%u commands applied in another room while the store was locked", bz.applied - before);

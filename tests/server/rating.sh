@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# rating: rated duels end to end on real processes (issue 31, "Ratings"): a `wizwar server` with a store,
+# two `wizwar bot`s with their own keys play two duels; each bot prints both ratings after each END (RATED,
+# checked against the server's key); `wizwar top`, `stats` and `history` answer from the store, history's
+# records verified offline against the server's fingerprint; a record changed in the store (a hostile
+# server) is refused by `wizwar history`; one key on both seats is not rated; a server without a store says so.
+set -u
+W="${1:?usage: rating.sh WIZWAR}"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-rating.XXXXXX")"
+PIDS=""
+finish() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap finish EXIT
+export XDG_STATE_HOME="$TMP/state"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+fail() { n=$((n + 1)); echo "not ok $n - $*"; echo "# --- server:"; tail -15 "$TMP/srv.err" | sed 's/^/# /'; exit 1; }
+wait_re() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -qE -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+echo "1..9"
+"$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" --state-dir "$TMP/st" --store "$TMP/store.db" \
+    >"$TMP/srv.out" 2>"$TMP/srv.err" &
+PIDS="$PIDS $!"
+wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" 15 || fail "server start"
+PORT="$(grep -oE 'port [0-9]+' "$TMP/srv.err" | head -1 | grep -oE '[0-9]+')"
+FP="$(grep -oE 'fingerprint [a-z2-7]{26}' "$TMP/srv.err" | head -1 | cut -d' ' -f2)"
+S="127.0.0.1:$PORT#$FP"
+"$W" bot "$S" --new-room --name Ann --key "$TMP/a.key" --think 0 --games 2 --seed 1 >"$TMP/a.out" 2>"$TMP/a.err" &
+A=$!
+PIDS="$PIDS $A"
+wait_re '^room ' "$TMP/a.out" 10 || fail "no room"
+ROOM="$(head -1 "$TMP/a.out" | cut -d' ' -f2 | tr -d :)"
+"$W" bot "$S" --room "$ROOM" --name Bob --key "$TMP/b.key" --think 0 --games 2 --level easy --seed 2 \
+    >"$TMP/b.out" 2>"$TMP/b.err" &
+B=$!
+PIDS="$PIDS $B"
+wait "$A" "$B" || fail "the bots failed: $(tail -2 "$TMP/a.err" "$TMP/b.err")"
+# The first duel's RATED comes while the bots stay for the second.
+grep -qE '^rated: 1500 -> [0-9]+ \(\+-[0-9]+\), opponent 1500 -> [0-9]+' "$TMP/a.out" &&
+    grep -qE '^rated: 1500 -> ' "$TMP/b.out" || fail "no ratings after END: $(cat "$TMP/a.out")"
+ok "each bot shows both ratings before and after a rated duel"
+# Both results in the store (the second's RATED may come after its bots left).
+for ((i = 0; i < 100; i++)); do [ "$(grep -c ' rated: ' "$TMP/srv.err")" -ge 2 ] && break; sleep 0.05; done
+top="$("$W" top "$S" 2>&1)" || fail "top: $top"
+echo "$top" | grep -qE '^ +Ann +[0-9]+ +\+-[0-9]+ +2 ' && echo "$top" | grep -qE '^ +Bob +[0-9]+ +\+-[0-9]+ +2 ' &&
+    echo "$top" | grep -q '^provisional' || fail "top: $top"
+ok "top lists both players apart as provisional, 2 duels each"
+st="$("$W" stats "$S" Bob 2>&1)" || fail "stats: $st"
+echo "$st" | grep -qE '^ +Bob +[0-9]+ ' || fail "stats: $st"
+"$W" stats "$S" Nobody >/dev/null 2>"$TMP/nob.err" && fail "stats of nobody succeeded"
+grep -q 'Nobody has no rated duel' "$TMP/nob.err" || fail "stats nobody: $(cat "$TMP/nob.err")"
+ok "stats shows one player, and says when a name has no rated duel"
+hist="$("$W" history "$S" --key "$TMP/a.key" 2>&1)" || fail "history: $hist"
+[ "$(echo "$hist" | grep -c '^duel ')" = 2 ] && echo "$hist" | grep -q "^2 rated duels, every record signed by the server's key $FP" ||
+    fail "history: $hist"
+ok "history: Ann's two records, each verified against the server's fingerprint"
+# Bob's view is his own: his records, as his seat.
+"$W" history "$S" --key "$TMP/b.key" 2>&1 | grep -q 'as player 2 vs' || fail "Bob's history"
+ok "history is the asking key's"
+# A hostile server: one record's rating changed in the store, the signature left as it was.
+python3 - "$TMP/store.db" <<'PY' || fail "could not tamper"
+import sqlite3, struct, sys
+con = sqlite3.connect(sys.argv[1])
+seq, rec = con.execute('SELECT seq, record FROM results ORDER BY seq DESC LIMIT 1').fetchone()
+rec = bytearray(rec)
+rec[107 + 24:107 + 32] = struct.pack('>d', 2999.0)  # player 0's rating after
+con.execute('UPDATE results SET record = ? WHERE seq = ?', (bytes(rec), seq))
+con.commit()
+PY
+"$W" history "$S" --key "$TMP/a.key" >"$TMP/h.out" 2>"$TMP/h.err" && fail "a forged record was accepted"
+grep -q '^wizwar: FORGED: record 1 does not verify' "$TMP/h.err" || grep -q 'FORGED: record 1 does not verify' "$TMP/h.err" ||
+    fail "forged: $(cat "$TMP/h.err")"
+ok "a record changed on the server is refused (FORGED), exit 1"
+# One key on both seats rates nothing.
+before="$(grep -c ' rated: ' "$TMP/srv.err")"
+"$W" bot "$S" --new-room --name Cy --key "$TMP/c.key" --think 0 --games 1 >"$TMP/c.out" 2>"$TMP/c.err" &
+C=$!
+PIDS="$PIDS $C"
+wait_re '^room ' "$TMP/c.out" 10 || fail "no room for Cy"
+ROOM="$(head -1 "$TMP/c.out" | cut -d' ' -f2 | tr -d :)"
+"$W" bot "$S" --room "$ROOM" --name Cy2 --key "$TMP/c.key" --think 0 --games 1 >"$TMP/c2.out" 2>"$TMP/c2.err" ||
+    fail "Cy2: $(cat "$TMP/c2.err")"
+wait "$C"
+wait_re 'duel over' "$TMP/srv.err" 5
+grep -q '^rated' "$TMP/c.out" "$TMP/c2.out" && fail "a key against itself was rated"
+[ "$(grep -c ' rated: ' "$TMP/srv.err")" = "$before" ] || fail "a key against itself was rated (server)"
+ok "one key on both seats is not rated"
+# The store, as sqlite3 reads it: the documented tables.
+python3 - "$TMP/store.db" <<'PY' || fail "tables"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+assert con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 3
+assert con.execute('SELECT count(*) FROM results').fetchone()[0] == 2
+assert con.execute('SELECT count(*) FROM ratings WHERE games = 2').fetchone()[0] == 2
+PY
+ok "schema version 3: results and ratings as documented"
+"$W" server --bind 127.0.0.1 --port 0 --state-dir "$TMP/st2" --no-store >"$TMP/srv2.out" 2>"$TMP/srv2.err" &
+PIDS="$PIDS $!"
+wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv2.err" 15 || fail "second server"
+P2="$(grep -oE 'port [0-9]+' "$TMP/srv2.err" | head -1 | grep -oE '[0-9]+')"
+"$W" top "127.0.0.1:$P2" >/dev/null 2>"$TMP/t2.err" && fail "top on a server without a store"
+grep -q 'keeps no ratings' "$TMP/t2.err" || fail "no store: $(cat "$TMP/t2.err")"
+ok "a server without a store says it keeps no ratings"
