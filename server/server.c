@@ -1285,9 +1285,8 @@ server_set_old_key(struct server *s, const struct noise_keypair *old, uint64_t u
 {
 	sodium_memzero(&s->old_kp, sizeof s->old_kp);
 	s->has_old = false;
-	s->old_known = false;
 	if (old == NULL)
-		return;
+		return; /* its hint stays: a client still pinning it is said in the log */
 	s->old_kp = *old;
 	s->old_until = until;
 	s->has_old = true;
