@@ -230,6 +230,7 @@ auth_fingerprint_hint(const char *fp, uint8_t out[PROTO_KEY_HINT_LEN])
 /* ---- key rotation: Ed25519 signatures by an X25519 key's own scalar ---- */
 
 #define ROTATE_MSG_LEN (sizeof AUTH_ROTATE_DOMAIN - 1 + PROTO_HASH_LEN + PROTO_KEY_LEN + 8)
+#define ROTATE_NONCE "wizwar-rotate-nonce-1"
 
 static void
 rotate_message(const uint8_t hash[PROTO_HASH_LEN], const uint8_t new_pk[PROTO_KEY_LEN], uint64_t until,
@@ -270,7 +271,7 @@ auth_rotate_sign(const struct noise_keypair *old, const uint8_t hash[PROTO_HASH_
                  uint8_t sig[PROTO_ROTATE_SIG_LEN])
 {
 	_Static_assert(PROTO_ROTATE_SIG_LEN == crypto_sign_BYTES, "an Ed25519 signature");
-	uint8_t msg[ROTATE_MSG_LEN], wide[64] = { 0 }, a[32], r[32], h[32], ha[32], noise[32];
+	uint8_t msg[ROTATE_MSG_LEN], wide[64] = { 0 }, a[32], r[32], h[32], ha[32];
 
 	rotate_message(hash, new_pk, until, msg);
 	/* a: X25519's clamped scalar, reduced mod L; a times the base point is the Edwards point whose
@@ -281,10 +282,10 @@ auth_rotate_sign(const struct noise_keypair *old, const uint8_t hash[PROTO_HASH_
 	wide[31] |= 64;
 	crypto_core_ed25519_scalar_reduce(a, wide);
 	crypto_scalarmult_ed25519_base_noclamp(old_ed, a);
-	/* The nonce: hedged, the secret and fresh random bytes with the message (a bad RNG alone
-	 * cannot repeat it for two messages; a fault cannot make it predictable). */
-	randombytes_buf(noise, sizeof noise);
-	hash_scalar(wide, 32, noise, sizeof noise, msg, sizeof msg, r);
+	/* The nonce: deterministic, as RFC 8032's, from the secret and the message (a hash of them
+	 * under its own prefix), so that no RNG can repeat it for two messages and the document's
+	 * example is the same bytes on every run. */
+	hash_scalar((const uint8_t *)ROTATE_NONCE, sizeof ROTATE_NONCE - 1, wide, 32, msg, sizeof msg, r);
 	crypto_scalarmult_ed25519_base_noclamp(sig, r); /* R */
 	hash_scalar(sig, 32, old_ed, 32, msg, sizeof msg, h);
 	crypto_core_ed25519_scalar_mul(ha, h, a);
