@@ -121,6 +121,15 @@ srvkeys_rotate(const char *dir, unsigned days)
 		unlink(fresh);
 		goto done;
 	}
+	/* Run as root on a service's folder (the unit's DynamicUser= owns it): the new files take
+	 * the owner of the key they replace, or the server could not read its own key. */
+	if (geteuid() == 0 && st.st_uid != 0 &&
+	    (chown(fresh, st.st_uid, st.st_gid) != 0 || chown(old, st.st_uid, st.st_gid) != 0)) {
+		cli_error("--rotate-key: cannot give the new key files to the owner of %s: %s\n", key, strerror(errno));
+		unlink(old);
+		unlink(fresh);
+		goto done;
+	}
 	if (rename(fresh, key) != 0) {
 		cli_error("--rotate-key: cannot rename %s to %s: %s\n", fresh, key, strerror(errno));
 		unlink(old);
