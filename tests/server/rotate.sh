@@ -132,6 +132,18 @@ wait_re 'turn logs: 1 finished duel older than 2 days removed' "$ERR" 10
 [ -e "$L/2020/01/01/wizwar-old-20200101-000000-1.log.gz" ] && fail "the old log is still there"
 ok "SIGHUP applies a changed log-keep at once (a 5-day-old log goes under log-keep 2) and says so"
 
+# 7. Root rotating a service's folder (DynamicUser=): the new files keep the service user's ownership.
+if [ "$(id -u)" = 0 ]; then
+	S2="$TMP/svc"
+	mkdir -m 700 "$S2"
+	cp "$ST/server.key" "$S2/server.key"
+	chown -R 65534:65534 "$S2"
+	"$W" server --state-dir "$S2" --rotate-key >"$TMP/rot3.out" 2>"$TMP/rot3.err" || fail "--rotate-key as root: exit $?"
+	[ "$(stat -c %u:%a "$S2/server.key")" = 65534:600 ] && [ "$(stat -c %u:%a "$S2/server.key.old")" = 65534:600 ] ||
+		fail "as root: $(stat -c '%n %u %a' "$S2"/server.key*)"
+	ok "--rotate-key as root on a service user's folder: the new key files are that user's, 0600"
+fi
+
 kill -TERM "$SRV"
 wait "$SRV" 2>/dev/null
 echo "all key rotation tests passed"
