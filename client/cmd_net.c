@@ -291,6 +291,7 @@ static const char *const key_how_text[] = {
 	[NET_KEY_PINNED] = "the server's key matches the fingerprint given",
 	[NET_KEY_KNOWN] = "the server's key is the one remembered",
 	[NET_KEY_NEW] = "first contact: the server's key is now remembered; check its fingerprint with the host",
+	[NET_KEY_ROTATED] = "the server moved to a new key, signed by the key pinned here: the new one is pinned now",
 };
 
 const char *
@@ -579,6 +580,9 @@ curses_key(void *ud, struct net *n, int how, const char *fp)
 	(void)ud;
 	(void)n;
 	snprintf(line, sizeof line, "Encrypted: %s (%s).", cmd_net_key_how(how), fp);
+	/* A rotation comes before the join, so before the screen: said on stderr too, to be kept. */
+	if (how == NET_KEY_ROTATED)
+		cli_error("%s (%s)\n", cmd_net_key_how(how), fp);
 	if (key_app)
 		app_on_status(key_app, line);
 }

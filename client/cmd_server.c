@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -18,6 +19,7 @@
 #include "lan.h"
 #include "portmap_cli.h"
 #include "progress.h"
+#include "srvkeys.h"
 #include "store.h"
 #include "text.h"
 #ifdef WW_HAVE_WEB
@@ -37,6 +39,8 @@ struct srvopts {
 	bool metrics_public, announce, upnp;
 	const char *store_file, *free_name; /* --store FILE, --free-name NAME */
 	bool no_store;
+	bool rotate, rotate_days_given;   /* --rotate-key, --rotate-days */
+	unsigned rotate_days;
 	struct proxy_cidr trusted[PROXY_TRUSTED_MAX]; /* --trusted-proxy; cfg.trusted points here */
 };
 
@@ -67,6 +71,8 @@ struct srvctx {
 	struct web *web;        /* --web, or NULL */
 #endif
 	bool stopping;
+	char state_dir[4096];   /* where server.key and server.key.old are read again at a SIGHUP; "" none */
+	uint64_t old_until;     /* the rotation in force (0: none), to say only what a SIGHUP changes */
 	struct lan_host lan;    /* --announce: on the LAN (lan_cmd.c) */
 	struct portmap_cli map; /* --upnp: the router's forwarding of our port */
 };
@@ -76,10 +82,10 @@ struct srvctx {
  * is said to need a restart. */
 static const char *const live_settings[] = {
 	"max-rooms", "max-conns", "max-per-addr", "lobby-idle", "handshakes-per-min", "rooms-per-hour", "grace",
-	"lobby-hold", "password", "password-file", NULL,
+	"lobby-hold", "password", "password-file", "log-keep", NULL,
 };
-/* Options with no meaning in a file. */
-static const char *const file_refused[] = { "config", "free-name", NULL };
+/* Options with no meaning in a file: one-shot commands. */
+static const char *const file_refused[] = { "config", "free-name", "rotate-key", "rotate-days", NULL };
 
 static bool
 live_setting(const char *name)
@@ -99,6 +105,7 @@ opts_default(struct srvopts *o)
 	o->cfg.multi = true;
 	o->cfg.port = NET_DEFAULT_PORT;
 	o->cfg.log_keep_days = SERVER_LOG_KEEP_DAYS;
+	o->rotate_days = SRVKEYS_DAYS_DEFAULT;
 }
 
 /* One option, from the command line or the file: 1 taken (advancing *i past its value), 0 not
@@ -151,6 +158,13 @@ take_option(int argc, char **argv, int *i, struct srvopts *o)
 		if (!cli_int(argv[++*i], 0, 36500, "--log-keep", &v))
 			return -1;
 		o->cfg.log_keep_days = (unsigned)v;
+	} else if (strcmp(a, "--rotate-key") == 0) {
+		o->rotate = true;
+	} else if (strcmp(a, "--rotate-days") == 0 && more) {
+		if (!cli_int(argv[++*i], 1, SRVKEYS_DAYS_MAX, "--rotate-days", &v))
+			return -1;
+		o->rotate_days = (unsigned)v;
+		o->rotate_days_given = true;
 	} else if (strcmp(a, "--resume") == 0) {
 		o->resume = true;
 	} else if (strcmp(a, "--upnp") == 0) {
@@ -409,6 +423,59 @@ list_changes(const struct srvctx *x, const struct conf *from, const struct conf 
 	}
 }
 
+/* The rotation in force (server.key.old), applied and said when it is not the one running. */
+static void
+apply_old_key(struct srvctx *x, bool at_start)
+{
+	struct noise_keypair old;
+	uint64_t until = 0;
+	char said[800];
+	bool has = srvkeys_old(x->state_dir, &old, &until, said, sizeof said);
+
+	if (!has)
+		until = 0;
+	if (until != x->old_until || (at_start && said[0]) || (!has && said[0])) {
+		server_set_old_key(x->srv, has ? &old : NULL, until);
+		if (said[0])
+			server_log(x->srv, has ? LOG_NOTICE : LOG_WARNING, "%s", said);
+		else if (x->old_until)
+			server_log(x->srv, LOG_NOTICE, "key rotation ended: the old key is dropped");
+		x->old_until = until;
+	}
+	sodium_memzero(&old, sizeof old);
+}
+
+/* SIGHUP, with or without --config: the key files again (a `server --rotate-key` since), read
+ * and applied on the loop (two short files). */
+static void
+reload_keys(struct srvctx *x)
+{
+	static struct auth_identity id;
+	char path[4200], why[600], fp[AUTH_FP_LEN + 1];
+	bool created;
+	struct stat st;
+
+	if (x->state_dir[0] == '\0')
+		return;
+	snprintf(path, sizeof path, "%s/server.key", x->state_dir);
+	/* Never made here: a key gone from under a running server is the operator's to explain. */
+	if (stat(path, &st) != 0) {
+		server_log(x->srv, LOG_WARNING, "reload: %s is gone: the key in force stays", path);
+	} else if (auth_identity_load(&id, path, &created, why, sizeof why) != 0) {
+		server_log(x->srv, LOG_WARNING, "reload: %s; the key in force stays", why);
+	} else if (!auth_equal(id.kp.pk, server_public_key(x->srv), PROTO_KEY_LEN)) {
+		if (server_set_identity(x->srv, &id, why, sizeof why) != 0) {
+			server_log(x->srv, LOG_WARNING, "reload: not applied: %s", why);
+		} else {
+			auth_fingerprint(id.kp.pk, fp);
+			server_log(x->srv, LOG_NOTICE, "reload: the server's key is now %s (from %s); connections under "
+			           "way keep theirs", fp, path);
+		}
+	}
+	sodium_memzero(&id, sizeof id);
+	apply_old_key(x, false);
+}
+
 /* SIGHUP: read the file again and apply what can change under running duels; a file that does not
  * read or parse changes nothing. Everything is said on the log. On the loop: the file is at most
  * CONF_MAX_BYTES, a password file one line. */
@@ -418,6 +485,7 @@ reload(struct srvctx *x)
 	static struct conf nc;
 	char why[2048], cmdline_kept[512] = "", applied[512] = "", restart[512] = "";
 
+	reload_keys(x);
 	if (x->config == NULL) {
 		server_log(x->srv, LOG_NOTICE, "SIGHUP: started without --config, so there is no file to read again; "
 		           "nothing changed");
@@ -453,6 +521,14 @@ reload(struct srvctx *x)
 	if (!pw_skip)
 		reload_password_apply(x, pw);
 	cmd_net_password_wipe(&o->pw);
+	int kept = server_set_log_keep(x->srv, o->cfg.log_keep_days, why, sizeof why);
+	if (kept > 0 && o->cfg.log_keep_days)
+		server_log(x->srv, LOG_NOTICE, "reload: finished turn logs are kept %u day%s from now on (a scan runs now)",
+		           o->cfg.log_keep_days, o->cfg.log_keep_days == 1 ? "" : "s");
+	else if (kept > 0)
+		server_log(x->srv, LOG_NOTICE, "reload: finished turn logs are kept forever from now on");
+	else if (kept < 0 && conf_get(&nc, "log-keep"))
+		server_log(x->srv, LOG_WARNING, "reload: log-keep not applied: %s", why);
 	/* Live settings against the last applied file; the others against the file the server
 	 * started with, which is what runs until a restart. */
 	list_changes(x, x->reloads ? &x->current : &x->started, &nc, true, applied, cmdline_kept, sizeof applied);
@@ -613,6 +689,17 @@ cmd_server(int argc, char **argv)
 		printf("%s: the name '%s' %s\n", store_file, o.free_name, freed ? "is free now" : "was not owned");
 		return 0;
 	}
+	if (o.rotate_days_given && !o.rotate) {
+		cli_error("--rotate-days without --rotate-key\n");
+		return 2;
+	}
+	if (o.rotate) {
+		/* Offline: the key files only; a running server takes them at its SIGHUP. */
+		char sd[4096];
+		if (!cmd_net_state_dir(&o.pl, sd, sizeof sd))
+			return 1;
+		return srvkeys_rotate(sd, o.rotate_days) == 0 ? 0 : 1;
+	}
 	if (!no_store && !store_built) {
 		/* Said at once only to who asked for a store; the start line says "names not owned" anyway. */
 		if (o.store_file)
@@ -696,6 +783,10 @@ cmd_server(int argc, char **argv)
 		return 1;
 #endif
 	}
+	if (cmd_net_state_dir(&o.pl, x.state_dir, sizeof x.state_dir))
+		apply_old_key(&x, true); /* before the loop runs: no client is answered before it */
+	else
+		x.state_dir[0] = '\0';
 	{
 		char addr[64];
 		cmd_net_reachable_address(server_bound(x.srv), addr, sizeof addr);

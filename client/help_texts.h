@@ -126,6 +126,7 @@ HELP_TEXT(HELP_SERVER,
     "                     [--web ADDR:PORT] [--trusted-proxy CIDR] [--announce] [--upnp]\n"
     "                     [--store FILE | --no-store] [--redis URL [--cluster-host IP]]\n"
     "       wizwar server --free-name NAME [--store FILE]\n"
+    "       wizwar server --rotate-key [--rotate-days N] [--state-dir DIR]\n"
     "\n"
     "A headless server of many rooms, for players who cannot open a port. A room is made for a\n"
     "player who asks, `wizwar join THIS:PORT#FINGERPRINT --new-room`, with a code to share; the\n"
@@ -199,12 +200,18 @@ HELP_TEXT(HELP_SERVER,
     "                    (default: --bind's address)\n"
     "  --free-name NAME  free a name in the store, so that any key may take it, and exit (safe\n"
     "                    while a server runs on the same file)\n"
+    "  --rotate-key      make a new key in STATE and exit: for --rotate-days N days (1 to 3650;\n"
+    "                    default 30) the old key goes on answering the clients that pinned it and\n"
+    "                    shows them the new one, signed by it, so they move their pin by\n"
+    "                    themselves; then it is dropped. A running server takes it at SIGHUP\n"
     "\n"
     "Signals: INT and TERM stop it (duels left unfinished come back with --resume); HUP reads the\n"
-    "--config file again and applies the limits and the password (the log says what it applied and\n"
-    "what needs a restart; a bad file changes nothing); USR1 logs a status line. Log lines on\n"
-    "stderr: `2026-11-27T23:15:02.123Z notice room=CODE peer=ADDR:PORT text` (UTC; error, warning,\n"
-    "notice, info or debug), with syslog priorities <3>..<7> in front when stderr is the journal.\n")
+    "key files (a rotation) and the --config file again and applies the limits, the password and\n"
+    "log-keep (the log says what it applied and what needs a restart; a bad file changes\n"
+    "nothing); USR1 logs a status line. Log lines on stderr: `2026-11-27T23:15:02.123Z notice\n"
+    "room=CODE peer=ADDR:PORT key=FP text` (UTC; error, warning, notice, info or debug; key=,\n"
+    "the client's key, once it proved it), with syslog priorities <3>..<7> in front when stderr\n"
+    "is the journal.\n")
 /* wizwar status */
 HELP_TEXT(HELP_STATUS,
     "usage: wizwar status [--state-dir DIR | --socket PATH] [--prometheus] [--command LINE]\n"

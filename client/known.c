@@ -109,3 +109,26 @@ known_check(const char *path, const char *name, const char *fp, bool replace, ch
 	}
 	return replace ? KNOWN_MATCH : KNOWN_NEW;
 }
+
+bool
+known_find(const char *path, const char *name, char *fp, size_t len)
+{
+	char buf[LINE_MAX_LEN];
+	size_t nl = strlen(name);
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(buf, sizeof buf, f)) {
+		char *p;
+		if (buf[0] == '#' || strncmp(buf, name, nl) != 0 || buf[nl] != ' ')
+			continue;
+		p = buf + nl + 1;
+		p[strcspn(p, " \t\r\n")] = '\0';
+		snprintf(fp, len, "%s", p);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}

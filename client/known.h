@@ -25,4 +25,8 @@ enum known_result {
 WW_COLD int known_check(const char *path, const char *name, const char *fp, bool replace, char *old_fp, size_t old_len,
                 int *line, char *why, size_t whylen);
 
+/* The fingerprint the file holds for `name` into fp (AUTH_FP_LEN + 1 bytes or more): true when
+ * there is one; false when there is none or the file cannot be read. */
+WW_COLD bool known_find(const char *path, const char *name, char *fp, size_t len);
+
 #endif

@@ -442,6 +442,59 @@ net__check_server_key(struct net *n)
 	return 0;
 }
 
+/* HELLO's hint of the key this client expects (docs/protocol.md, "Key rotation"): a server in a
+ * key rotation answers under the old key only to a client that pinned it. None on first contact. */
+void
+net__key_hint(const struct net *n, struct wire_hello *h)
+{
+	char label[300], fp[128];
+
+	h->has_hint = true;
+	if (n->has_pin) {
+		auth_key_hint(n->pinned, h->hint);
+		return;
+	}
+	if (n->cfg.server_key) {
+		auth_key_hint(n->cfg.server_key, h->hint);
+		return;
+	}
+	if (n->fingerprint && auth_fingerprint_hint(n->fingerprint, h->hint))
+		return;
+	server_label(n, label, sizeof label);
+	h->has_hint = n->known_file && known_find(n->known_file, label, fp, sizeof fp) &&
+	              auth_fingerprint_hint(fp, h->hint);
+}
+
+/* KEYS: the server, answering under the key pinned here, names its new key signed by that key.
+ * Verified against the pin (never against anything the server says), then the pin moves: here for
+ * every reconnection, and in the known-servers file. Anything else is refused and the link closed. */
+WW_COLD void
+net__rotate(struct net *n, const struct wire_keys *k)
+{
+	char label[300], ofp[AUTH_FP_LEN + 1], nfp[AUTH_FP_LEN + 1], old[128], why[300];
+	int line;
+
+	server_label(n, label, sizeof label);
+	auth_fingerprint(n->pinned, ofp);
+	auth_fingerprint(k->new_key, nfp);
+	if (!auth_rotate_verify(n->pinned, pconn_hash(&n->pc), k->old_ed, k->new_key, k->until, k->sig)) {
+		n->fatal = true;
+		net__fail(n, PERR_HOSTKEY, true,
+		          "REFUSED A KEY CHANGE: the server at %s named a new key (%s) that its pinned key %s did not "
+		          "sign. Someone may hold this server or be in the middle; the pin stays %s. Not joining.",
+		          label, nfp, ofp, ofp);
+		net_close(n);
+		return;
+	}
+	if (n->known_file &&
+	    known_check(n->known_file, label, nfp, true, old, sizeof old, &line, why, sizeof why) == KNOWN_ERROR)
+		net__fail(n, PERR_SERVER, false, "%s", why); /* the new key is proven; only remembering it failed */
+	memcpy(n->pinned, k->new_key, PROTO_KEY_LEN);
+	n->rotated = true;
+	if (n->cfg.ev.key)
+		n->cfg.ev.key(n->cfg.ud, n, NET_KEY_ROTATED, nfp);
+}
+
 /* Receiving. */
 
 static void
@@ -610,6 +663,7 @@ on_connect(uv_connect_t *req, int status)
 	n->last_rx = net__now(n);
 	uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read);
 	wire_hello_init(&n->out);
+	net__key_hint(n, &n->out.u.hello);
 	net__send_msg(n, &n->out);
 }
 
@@ -629,6 +683,7 @@ net__try_connect(struct net *n)
 	n->handles++;
 	n->link = l;
 	n->joined = false;
+	n->rotated = false;
 	n->link_since = net__now(n);
 	if (uv_tcp_connect(&l->creq, &l->tcp, (const struct sockaddr *)&n->addr[n->addr_i], on_connect) != 0)
 		next_address(n, "cannot start a connection");

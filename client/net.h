@@ -32,6 +32,7 @@ enum net_key_how {
 	NET_KEY_PINNED,  /* the key given, or the fingerprint given */
 	NET_KEY_KNOWN,   /* the one remembered in the known-servers file */
 	NET_KEY_NEW,     /* first contact: now remembered */
+	NET_KEY_ROTATED, /* KEYS: the pinned key signed a new one, now pinned (and remembered) */
 };
 
 /* Every callback is optional; `ud` is net_config.ud. */

@@ -36,6 +36,7 @@ struct net {
 	struct auth_ident ident; /* this client's long-term key, proven by IDENT */
 	uint8_t pinned[PROTO_KEY_LEN]; /* the server's key once checked: every reconnection must show it */
 	bool has_pin;
+	bool rotated;                  /* this link's KEYS moved the pin: a second one is out of turn */
 	int phase;
 	bool closing, gave_up, fatal;
 	int handles;             /* timer + getaddrinfo + links alive */
@@ -136,6 +137,8 @@ void net__link_lost(struct net *n, const char *why); /* reconnect if a seat is h
 void net__try_connect(struct net *n);
 /* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */
 WW_COLD int net__check_server_key(struct net *n);
+void net__key_hint(const struct net *n, struct wire_hello *h);
+WW_COLD void net__rotate(struct net *n, const struct wire_keys *k);
 
 /* net_msg.c: one handler per message type a server sends. */
 void net__message(struct net *n, const struct wire_msg *m);

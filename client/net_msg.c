@@ -70,6 +70,16 @@ on_challenge(struct net *n, const struct wire_msg *m)
 	return true;
 }
 
+/* KEYS: only after the key was checked against the pin (CHALLENGE) and before WELCOME, once. */
+static bool
+on_keys(struct net *n, const struct wire_msg *m)
+{
+	if (n->joined || !n->has_pin || n->rotated || !pconn_hash(&n->pc))
+		return false;
+	net__rotate(n, &m->u.keys);
+	return true;
+}
+
 static bool
 on_welcome(struct net *n, const struct wire_msg *m)
 {
@@ -426,6 +436,7 @@ on_redirect(struct net *n, const struct wire_msg *m)
  * 7 bits on the wire (frame.h: the 8th says deflated), hence 128 rows. */
 static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_CHALLENGE] = on_challenge,
+	[WIRE_KEYS] = on_keys,
 	[WIRE_WELCOME] = on_welcome,
 	[WIRE_LOBBY] = on_lobby,
 	[WIRE_START] = on_start,

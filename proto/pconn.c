@@ -120,6 +120,10 @@ pconn_set_identity(struct pconn *c, const struct noise_keypair *kp)
 {
 	c->id = *kp;
 	c->has_id = true;
+	/* Between HELLO and CHALLENGE (a server in a key rotation choosing the key the client
+	 * pinned): message 2 is made with this key instead. */
+	if (c->side == PCONN_SERVER && c->hs.step == 1)
+		c->hs.s = *kp;
 }
 
 void

@@ -127,7 +127,8 @@ void pconn_share(struct pconn *c, struct pconn_scratch *s);
  * sent before this point. For a quiet time, such as between duels; always safe for the peer. */
 void pconn_forget(struct pconn *c);
 
-/* The server's long-term key (before the first message). Copied; wiped by pconn_finish. */
+/* The server's long-term key (before the first message; or again after HELLO and before
+ * CHALLENGE, to answer under another key). Copied; wiped by pconn_finish. */
 void pconn_set_identity(struct pconn *c, const struct noise_keypair *kp);
 /* Tests and the document's examples: a fixed ephemeral secret (32 bytes, kept by reference). */
 void pconn_set_ephemeral(struct pconn *c, const uint8_t *sk);

@@ -43,6 +43,8 @@
 #define PROTO_PROOF_LEN 32
 #define PROTO_IDENT_KEY_LEN 32    /* a client's Ed25519 public key (crypto_sign_PUBLICKEYBYTES) */
 #define PROTO_IDENT_SIG_LEN 64    /* an Ed25519 signature (crypto_sign_BYTES) */
+#define PROTO_KEY_HINT_LEN 16     /* the bytes a key's fingerprint spells: HELLO's hint of the key a client pinned */
+#define PROTO_ROTATE_SIG_LEN 64   /* KEYS: an Ed25519 signature by the old key (auth_rotate_sign) */
 #define PROTO_TOKEN_MIN 16
 #define PROTO_TOKEN_MAX 32
 #define PROTO_COMMIT_LEN 32

@@ -242,6 +242,8 @@ enc_HELLO(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	proto__put_u16(w, h->proto);
 	proto__put_u16(w, h->rules);
 	proto__put(w, h->e, sizeof h->e);
+	if (h->has_hint)
+		proto__put(w, h->hint, sizeof h->hint);
 	return 0;
 }
 
@@ -255,6 +257,11 @@ dec_HELLO(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	if (wire_check_versions(h->magic, h->proto, h->rules, e) < 0)
 		return PROTO_BROKEN;
 	NEED(proto__get(r, h->e, sizeof h->e));
+	/* The hint is all or nothing: anything else after e is trailing bytes. */
+	if (proto__r_left(r) == sizeof h->hint) {
+		proto__get(r, h->hint, sizeof h->hint);
+		h->has_hint = true;
+	}
 	return 0;
 }
 
@@ -339,6 +346,30 @@ enc_IDENT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	(void)e;
 	proto__put(w, m->u.ident.key, PROTO_IDENT_KEY_LEN);
 	proto__put(w, m->u.ident.sig, PROTO_IDENT_SIG_LEN);
+	return 0;
+}
+
+/* KEYS: fixed fields; the client verifies the signature against its pin (auth_rotate_verify). */
+static int
+enc_KEYS(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_keys *k = &m->u.keys;
+
+	(void)e;
+	proto__put(w, k->old_ed, sizeof k->old_ed);
+	proto__put(w, k->new_key, sizeof k->new_key);
+	proto__put_u64(w, k->until);
+	proto__put(w, k->sig, sizeof k->sig);
+	return 0;
+}
+
+static int
+dec_KEYS(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_keys *k = &m->u.keys;
+
+	NEED(proto__get(r, k->old_ed, sizeof k->old_ed) && proto__get(r, k->new_key, sizeof k->new_key) &&
+	     proto__get_u64(r, &k->until) && proto__get(r, k->sig, sizeof k->sig));
 	return 0;
 }
 

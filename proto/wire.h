@@ -35,6 +35,7 @@
 	X(AUTH,      0x12, WIRE_C2S,  1, 37, 115,               auth)      \
 	X(WELCOME,   0x13, WIRE_S2C,  1, 7,  39,                welcome)   \
 	X(IDENT,     0x14, WIRE_C2S,  1, 96, 96,                ident)     \
+	X(KEYS,      0x15, WIRE_S2C,  1, 136, 136,              keys)      \
 	X(LOBBY,     0x20, WIRE_S2C,  0, 44, 172,               lobby)     \
 	X(OPTIONS,   0x21, WIRE_C2S,  0, 4,  4,                 options)   \
 	X(READY,     0x22, WIRE_C2S,  0, 1,  33,                ready)     \
@@ -106,6 +107,11 @@ struct wire_hello {
 	uint16_t proto;   /* PROTO_VERSION */
 	uint16_t rules;   /* RULES_VERSION */
 	uint8_t e[PROTO_KEY_LEN]; /* Noise message 1: the client's ephemeral key (pconn fills it) */
+	/* After e, optional: the key this client pinned for the server (auth_key_hint: the 16 bytes its
+	 * fingerprint spells), so that a server in a key rotation answers under that key (docs/protocol.md,
+	 * "Key rotation"). Absent on first contact. */
+	bool has_hint;
+	uint8_t hint[PROTO_KEY_HINT_LEN];
 };
 
 /* What CHALLENGE carries encrypted (Noise message 2's payload): flags and the salt. */
@@ -141,6 +147,16 @@ struct wire_auth {
 struct wire_ident {
 	uint8_t key[PROTO_IDENT_KEY_LEN];
 	uint8_t sig[PROTO_IDENT_SIG_LEN];
+};
+
+/* KEYS: the server, in a key rotation, answering under the old key a client pinned, names its new key,
+ * signed by the old one over this channel's handshake hash (auth_rotate_sign; docs/protocol.md,
+ * "Key rotation"). Sent once, right after CHALLENGE, before WELCOME. */
+struct wire_keys {
+	uint8_t old_ed[PROTO_KEY_LEN];       /* the old key as an Ed25519 point (its Montgomery form is the pin) */
+	uint8_t new_key[PROTO_KEY_LEN];      /* the new X25519 key */
+	uint64_t until;                      /* Unix seconds: the old key is dropped then */
+	uint8_t sig[PROTO_ROTATE_SIG_LEN];   /* Ed25519 by old_ed over AUTH_ROTATE_DOMAIN || hash || new_key || until */
 };
 
 struct wire_welcome {
@@ -331,6 +347,7 @@ struct wire_msg {
 		struct wire_auth auth;
 		struct wire_welcome welcome;
 		struct wire_ident ident;
+		struct wire_keys keys;
 		struct wire_lobby lobby;
 		struct wire_options options;
 		struct wire_ready ready;

@@ -61,6 +61,38 @@ WW_COLD int auth_identity_load(struct auth_identity *id, const char *path, bool 
  * lowercase base32 (RFC 4648, no padding): 26 characters, safe in a URL fragment. */
 #define AUTH_FP_LEN 26
 void auth_fingerprint(const uint8_t pk[PROTO_KEY_LEN], char out[AUTH_FP_LEN + 1]);
+/* The 16 bytes a fingerprint spells (HELLO's hint of the key a client pinned), from the key or from
+ * the fingerprint's 26 characters (false: not a fingerprint). */
+void auth_key_hint(const uint8_t pk[PROTO_KEY_LEN], uint8_t out[PROTO_KEY_HINT_LEN]);
+bool auth_fingerprint_hint(const char *fp, uint8_t out[PROTO_KEY_HINT_LEN]);
+
+/*
+ * Key rotation (docs/protocol.md, "Key rotation"): the server's old X25519 key signs its new one
+ * over this channel's handshake hash, so that a client that pinned the old key can move its pin.
+ * The signature is Ed25519 with the old X25519 key's own scalar (the idea of Signal's XEdDSA):
+ * old_ed is that scalar times Ed25519's base point, whose Montgomery form is the old X25519 public
+ * key, so that a client checks crypto_sign_ed25519_pk_to_curve25519(old_ed) against its pin and then
+ * the signature with libsodium's crypto_sign_verify_detached. The message signed:
+ *   AUTH_ROTATE_DOMAIN || handshake hash (64) || new key (32) || until (8, big-endian Unix seconds)
+ * so that it is good for this one channel and never a signature of anything else.
+ */
+#define AUTH_ROTATE_DOMAIN "wizwar-rotate-1"
+void auth_rotate_sign(const struct noise_keypair *old, const uint8_t hash[PROTO_HASH_LEN],
+                      const uint8_t new_pk[PROTO_KEY_LEN], uint64_t until, uint8_t old_ed[PROTO_KEY_LEN],
+                      uint8_t sig[PROTO_ROTATE_SIG_LEN]);
+/* Does sig prove, by the key `pinned`, new_pk over this hash and until? False for anything else:
+ * an old_ed that is not pinned's, a bad signature, a small-order or non-canonical point. */
+bool auth_rotate_verify(const uint8_t pinned[PROTO_KEY_LEN], const uint8_t hash[PROTO_HASH_LEN],
+                        const uint8_t old_ed[PROTO_KEY_LEN], const uint8_t new_pk[PROTO_KEY_LEN], uint64_t until,
+                        const uint8_t sig[PROTO_ROTATE_SIG_LEN]);
+
+/* The key kept beside the new one while a rotation lasts ("wizwar-oldkey-1 SECRET UNTIL\n"). Load:
+ * 0 (*until set), 1 there is none, -1 with a reason. Save: made afresh (0600) or replaced. */
+WW_COLD int auth_old_key_load(struct noise_keypair *kp, uint64_t *until, const char *path, char *why, size_t whylen);
+WW_COLD int auth_old_key_save(const struct noise_keypair *kp, uint64_t until, const char *path, char *why,
+                              size_t whylen);
+/* Write id to path, which must not exist yet (0600). 0 or -1 with a reason. */
+WW_COLD int auth_identity_save(const struct auth_identity *id, const char *path, char *why, size_t whylen);
 
 /*
  * A client's long-term identity (issue 31): an Ed25519 key pair (crypto_sign). The client proves it

@@ -80,7 +80,7 @@ struct conn {
 	struct server *srv;
 	struct conn *next, *prev;
 	struct addr_entry *addr;
-	char peer[64];             /* "1.2.3.4:5678", for log lines */
+	char peer[96];             /* "1.2.3.4:5678", and " key=FP" once IDENT proved it: for log lines */
 	int state;                 /* enum conn_state */
 	int handles;               /* open handles; freed at 0 */
 	bool reading;
@@ -231,6 +231,13 @@ struct server {
 	char *bind, *log_dir;
 	struct logtree_keeper *keeper; /* --log-keep's expiry of finished logs; NULL: kept forever */
 	struct auth_identity id;   /* the long-term key and password salt */
+	/* A key rotation (docs/server.md, "Key rotation"): the key before id's, proven to a client that
+	 * pinned it (HELLO's hint) until old_until (Unix seconds), with KEYS naming id's, signed by it. */
+	bool has_old;
+	struct noise_keypair old_kp;
+	uint64_t old_until;
+	uint8_t old_hint[PROTO_KEY_HINT_LEN]; /* kept once the key is dropped, to say so in the log */
+	bool old_known;                       /* old_hint is set */
 	struct store *store;       /* names owned by keys (store.c); NULL: names are not owned */
 	struct cluster *cluster;   /* the cluster's room directory (cluster.c, --redis); NULL: alone */
 	char bound[48];            /* the address actually listened on */

@@ -91,7 +91,7 @@ server__now(const struct server *s)
 static void __attribute__((format(printf, 4, 0)))
 log_at_once(int level, const char *room, const char *peer, const char *fmt, va_list ap)
 {
-	char prefix[160];
+	char prefix[256];
 	struct timespec now;
 
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -606,10 +606,39 @@ on_hello(struct conn *c, const struct wire_hello *h)
 	struct server *s = c->srv;
 	struct wire_msg *m = &s->out;
 
-	(void)h; /* its versions were checked, its key taken by pconn; the lockout for wrong
-	 * passwords is checked when a password is tried, so that a valid resume token gets in */
+	bool old = h->has_hint && s->old_known && auth_equal(h->hint, s->old_hint, sizeof s->old_hint);
+	char fp[AUTH_FP_LEN + 1], nfp[AUTH_FP_LEN + 1];
+
+	/* Its versions were checked, its key taken by pconn; the lockout for wrong passwords is
+	 * checked when a password is tried, so that a valid resume token gets in. A client that
+	 * pinned the old key of a rotation is answered under it while the rotation lasts. */
+	if (old && s->has_old && (uint64_t)time(NULL) >= s->old_until) {
+		auth_fingerprint(s->old_kp.pk, fp);
+		server__event(s, LOG_NOTICE, NULL, NULL, "key rotation over: the old key %s is dropped", fp);
+		sodium_memzero(&s->old_kp, sizeof s->old_kp);
+		s->has_old = false;
+	}
+	if (old && !s->has_old) {
+		auth_fingerprint(s->id.kp.pk, nfp);
+		server__event(s, LOG_NOTICE, NULL, c->peer, "its client pinned a key this server no longer has (rotated "
+		              "away); answered under the key %s, which it refuses unless its user accepts it", nfp);
+		old = false;
+	}
+	if (old)
+		pconn_set_identity(&c->pc, &s->old_kp);
 	wire_challenge_init(m, s->id.salt, room_key(s)->set);
 	c->state = CONN_CHALLENGED;
+	if (conn__send(c, m) != 0 || !old)
+		return;
+	/* The new key, signed by the old over this channel's hash: the client moves its pin. */
+	m->type = WIRE_KEYS;
+	memcpy(m->u.keys.new_key, s->id.kp.pk, PROTO_KEY_LEN);
+	m->u.keys.until = s->old_until;
+	auth_rotate_sign(&s->old_kp, pconn_hash(&c->pc), s->id.kp.pk, s->old_until, m->u.keys.old_ed, m->u.keys.sig);
+	auth_fingerprint(s->old_kp.pk, fp);
+	auth_fingerprint(s->id.kp.pk, nfp);
+	server__event(s, LOG_INFO, NULL, c->peer, "answered under the old key %s; sent the new key %s, signed by it", fp,
+	              nfp);
 	conn__send(c, m);
 }
 
@@ -694,6 +723,15 @@ on_ident(struct conn *c, const struct wire_ident *m)
 	}
 	memcpy(c->ident, m->key, PROTO_IDENT_KEY_LEN);
 	c->state = CONN_KNOWN;
+	/* From now on every log line of this connection names the client's key after its address
+	 * (docs/server.md, "Log lines"): the peer field is what every line of a connection is given. */
+	{
+		char fp[AUTH_FP_LEN + 1];
+		size_t n = strlen(c->peer);
+		auth_fingerprint(m->key, fp);
+		if (n < sizeof c->peer)
+			snprintf(c->peer + n, sizeof c->peer - n, " key=%s", fp);
+	}
 }
 
 static void join_room(struct conn *c);
@@ -1302,6 +1340,9 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 		s->id = *cfg->identity;
 	else
 		auth_identity_new(&s->id);
+	s->cfg.old_key = NULL;
+	if (cfg->old_key)
+		server_set_old_key(s, cfg->old_key, cfg->old_until);
 	if (auth_key_derive(&s->key, cfg->password, s->id.salt) != 0) {
 		snprintf(why, whylen, "cannot derive the password key (out of memory)");
 		goto fail_mem;
@@ -1370,6 +1411,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 fail_mem:
 	auth_key_wipe(&s->key);
 	sodium_memzero(&s->id, sizeof s->id);
+	sodium_memzero(&s->old_kp, sizeof s->old_kp);
 	free(s->bind);
 	free(s->log_dir);
 	free(s);
@@ -1403,6 +1445,50 @@ const struct server_limits *
 server_get_limits(const struct server *s)
 {
 	return &s->cfg.lim;
+}
+
+int
+server_set_identity(struct server *s, const struct auth_identity *id, char *why, size_t whylen)
+{
+	if (!auth_equal(id->salt, s->id.salt, sizeof id->salt)) {
+		snprintf(why, whylen, "the key file's password salt is not the running server's (a key made by hand?): "
+		         "restart the server to use it");
+		return -1;
+	}
+	s->id = *id;
+	return 0;
+}
+
+void
+server_set_old_key(struct server *s, const struct noise_keypair *old, uint64_t until)
+{
+	sodium_memzero(&s->old_kp, sizeof s->old_kp);
+	s->has_old = false;
+	if (old == NULL)
+		return; /* its hint stays: a client still pinning it is said in the log */
+	s->old_kp = *old;
+	s->old_until = until;
+	s->has_old = true;
+	auth_key_hint(old->pk, s->old_hint);
+	s->old_known = true;
+}
+
+int
+server_set_log_keep(struct server *s, unsigned days, char *why, size_t whylen)
+{
+	if (!s->cfg.multi || s->log_dir == NULL) {
+		snprintf(why, whylen, "no log directory: there are no turn logs to keep");
+		return -1;
+	}
+	if (days == s->cfg.log_keep_days)
+		return 0;
+	logtree_keeper_stop(s->keeper);
+	s->keeper = NULL;
+	s->cfg.log_keep_days = days;
+	/* A new keeper scans at once: a shorter keeping takes effect now, not in an hour. */
+	if (days > 0)
+		s->keeper = logtree_keeper_start(s->loop, s->log_dir, days, keeper_say, s);
+	return 1;
 }
 
 bool
@@ -1855,6 +1941,7 @@ server__unref(struct server *s)
 		auth_key_wipe(&s->key);
 		auth_key_wipe(&s->old_key);
 		sodium_memzero(&s->id, sizeof s->id);
+		sodium_memzero(&s->old_kp, sizeof s->old_kp);
 		pconn_scratch_free(s->pscratch);
 		free(s->bind);
 		free(s->log_dir);

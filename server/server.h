@@ -98,6 +98,8 @@ struct server_config {
 	bool multi;             /* many rooms by code, created by their first player; else one room */
 	const char *password;   /* the room's password (one-room mode) or every room's (multi), or NULL */
 	const struct auth_identity *identity; /* its long-term key and salt; NULL: a fresh one (in-process servers) */
+	const struct noise_keypair *old_key;  /* a key rotation: the key before identity's (server_set_old_key) */
+	uint64_t old_until;
 	struct options opt;     /* one-room mode: the first options */
 	int turn_time;          /* one-room mode: seconds per turn, 0 none */
 	bool seed_fixed;        /* one-room mode: use `seed` for the first duel */
@@ -150,6 +152,16 @@ const struct server_limits *server_get_limits(const struct server *s);
  * in force (nothing changed). */
 WW_COLD bool server_set_password_key(struct server *s, const struct auth_key *k);
 const uint8_t *server_password_salt(const struct server *s);
+/* A key rotation (docs/server.md, "Key rotation"): the server's key from now on (its salt must be
+ * the one in force: passwords are derived over it), and the key before it, which a client that
+ * pinned it is answered under until `until` (Unix seconds), with KEYS naming the new one signed by
+ * the old; NULL: none. A connection already under way keeps the key it was answered under.
+ * server_set_identity: -1 with a reason (another salt), nothing changed. */
+WW_COLD int server_set_identity(struct server *s, const struct auth_identity *id, char *why, size_t whylen);
+WW_COLD void server_set_old_key(struct server *s, const struct noise_keypair *old, uint64_t until);
+/* The log keeping (SIGHUP): finished logs older than `days` go (0: kept forever), the first scan
+ * at once. 1 changed, 0 the same, -1 with a reason (no log directory, a one-room server). */
+WW_COLD int server_set_log_keep(struct server *s, unsigned days, char *why, size_t whylen);
 /* The address it listens on, as bound ("::" when dual-stack). */
 const char *server_bound(const struct server *s);
 

@@ -293,21 +293,43 @@ main(int argc, char **argv)
 		put(argv[1], "fuzz_noise", "msg2", buf, 1 + WIRE_CHALLENGE_NOISE);
 		buf[0] = 2;
 		put(argv[1], "fuzz_noise", "record", buf, 1 + 40);
-		/* fuzz_ident: a hash and a real IDENT signed over it; the same over another hash; short, long. */
+		/* fuzz_ident: a selector, a hash and a real IDENT signed over it; the same over another hash; short,
+		 * long. Then KEYS: a pin and a real rotation signed by it; over another hash; short, long. */
 		{
 			struct auth_ident id;
-			uint8_t seed[AUTH_IDENT_SEED_LEN], in[PROTO_HASH_LEN + PROTO_IDENT_KEY_LEN + PROTO_IDENT_SIG_LEN + 1];
+			uint8_t seed[AUTH_IDENT_SEED_LEN], in[1 + PROTO_HASH_LEN + PROTO_IDENT_KEY_LEN + PROTO_IDENT_SIG_LEN + 1];
 			auth_init();
 			memset(seed, 0x29, sizeof seed);
 			auth_ident_from_seed(&id, seed);
-			memset(in, 0x61, PROTO_HASH_LEN);
-			memcpy(in + PROTO_HASH_LEN, id.pk, PROTO_IDENT_KEY_LEN);
-			auth_ident_sign(&id, in, in + PROTO_HASH_LEN + PROTO_IDENT_KEY_LEN);
+			in[0] = 0;
+			memset(in + 1, 0x61, PROTO_HASH_LEN);
+			memcpy(in + 1 + PROTO_HASH_LEN, id.pk, PROTO_IDENT_KEY_LEN);
+			auth_ident_sign(&id, in + 1, in + 1 + PROTO_HASH_LEN + PROTO_IDENT_KEY_LEN);
 			put(argv[1], "fuzz_ident", "signed", in, sizeof in - 1);
-			in[0] ^= 1;
+			in[1] ^= 1;
 			put(argv[1], "fuzz_ident", "other-hash", in, sizeof in - 1);
 			put(argv[1], "fuzz_ident", "short", in, sizeof in - 2);
 			put(argv[1], "fuzz_ident", "long", in, sizeof in);
+		}
+		{
+			struct noise_keypair old;
+			uint8_t sk[NOISE_KEY_LEN], in[1 + PROTO_HASH_LEN + PROTO_KEY_LEN + 136 + 1], *k;
+			uint64_t until = 1800000000;
+			memset(sk, 0x35, sizeof sk);
+			noise_keypair_from(&old, sk);
+			in[0] = 1;
+			memset(in + 1, 0x62, PROTO_HASH_LEN);
+			memcpy(in + 1 + PROTO_HASH_LEN, old.pk, PROTO_KEY_LEN);
+			k = in + 1 + PROTO_HASH_LEN + PROTO_KEY_LEN; /* KEYS: old_ed, new key, until, sig */
+			memset(k + 32, 0x47, 32);
+			for (int i = 0; i < 8; i++)
+				k[64 + i] = (uint8_t)(until >> (56 - 8 * i));
+			auth_rotate_sign(&old, in + 1, k + 32, until, k, k + 72);
+			put(argv[1], "fuzz_ident", "keys-signed", in, sizeof in - 1);
+			in[1] ^= 1;
+			put(argv[1], "fuzz_ident", "keys-other-hash", in, sizeof in - 1);
+			put(argv[1], "fuzz_ident", "keys-short", in, sizeof in - 2);
+			put(argv[1], "fuzz_ident", "keys-long", in, sizeof in);
 		}
 	}
 	for (int k = 0; k < 4; k++) {

@@ -521,6 +521,70 @@ gen_examples(FILE *o)
 		pconn_finish(&old);
 	}
 
+	fprintf(o, "### Key rotation\n\n");
+	{
+		/* A server in a key rotation (docs/server.md, "Key rotation"): its old key is the handshake's
+		 * above (01 ... 20), its new one 61 ... 80; a client that pinned the old key says so in HELLO. */
+		static struct pconn rs, rc;
+		static uint8_t o_sk[32], n_sk[32], e1[32], e2[32];
+		uint8_t salt[PROTO_PW_SALT_LEN] = { 0 };
+		struct noise_keypair oldk, newk;
+		char ofp[AUTH_FP_LEN + 1], nfp[AUTH_FP_LEN + 1];
+
+		fixed(o_sk, 0x01);
+		fixed(n_sk, 0x61);
+		fixed(e1, 0x21);
+		fixed(e2, 0x41);
+		noise_keypair_from(&oldk, o_sk);
+		noise_keypair_from(&newk, n_sk);
+		auth_fingerprint(oldk.pk, ofp);
+		auth_fingerprint(newk.pk, nfp);
+		pconn_init(&rs, PCONN_SERVER);
+		pconn_init(&rc, PCONN_CLIENT);
+		pconn_set_identity(&rs, &newk); /* the key in force; the old one is chosen below */
+		pconn_set_ephemeral(&rc, e1);
+		pconn_set_ephemeral(&rs, e2);
+		fprintf(o, "The same fixed ephemeral keys; the server's old key is the static key above (`%s`), its new "
+		           "key has the X25519 secret 61 62 ... 80 (`%s`); the rotation ends at 1800000000 "
+		           "(2027-01-15 08:00 UTC). The client pinned the old key.\n\n", ofp, nfp);
+		block(o, "The new key's public key", newk.pk, sizeof newk.pk);
+		wire_hello_init(&m);
+		m.u.hello.has_hint = true;
+		auth_key_hint(oldk.pk, m.u.hello.hint);
+		if (frame(&rc, &m, out, &len) != 0)
+			return -1;
+		block(o, "HELLO in clear with the hint of the pinned key: the 16 bytes its fingerprint spells, after "
+		         "Noise message 1", out, len);
+		pconn_feed(&rs, out, len);
+		if (pconn_next(&rs, &m, NULL) != PROTO_DONE || !m.u.hello.has_hint)
+			return -1;
+		pconn_set_identity(&rs, &oldk); /* the hint is the old key's: answered under it */
+		wire_challenge_init(&m, salt, false);
+		if (frame(&rs, &m, out, &len) != 0)
+			return -1;
+		block(o, "CHALLENGE in clear, under the old key (no password this time)", out, len);
+		pconn_feed(&rc, out, len);
+		if (pconn_next(&rc, &m, NULL) != PROTO_DONE || memcmp(pconn_peer_key(&rc), oldk.pk, PROTO_KEY_LEN) != 0)
+			return -1;
+		block(o, "The handshake hash h", pconn_hash(&rc), PROTO_HASH_LEN);
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_KEYS;
+		memcpy(m.u.keys.new_key, newk.pk, PROTO_KEY_LEN);
+		m.u.keys.until = 1800000000;
+		auth_rotate_sign(&oldk, pconn_hash(&rs), newk.pk, m.u.keys.until, m.u.keys.old_ed, m.u.keys.sig);
+		if (!auth_rotate_verify(oldk.pk, pconn_hash(&rc), m.u.keys.old_ed, newk.pk, m.u.keys.until, m.u.keys.sig))
+			return -1;
+		block(o, "The old key as an Ed25519 point: its clamped X25519 scalar times Ed25519's base point "
+		         "(crypto_sign_ed25519_pk_to_curve25519 of it is the old key)", m.u.keys.old_ed, PROTO_KEY_LEN);
+		fprintf(o, "KEYS, the server's first record: that point, the new key, the end, and the Ed25519 "
+		           "signature by the old key of the 15 ASCII bytes `wizwar-rotate-1`, h, the new key and the end "
+		           "(8 bytes, big-endian):\n\n");
+		if (show_record(o, &rs, &rc, &m, "... the record on the wire: length, then, with nonce 0") != 0)
+			return -1;
+		pconn_finish(&rs);
+		pconn_finish(&rc);
+	}
+
 	fprintf(o, "### Lobby\n\n");
 	/* The seed of the section "The seed", worked with fixed parts: the server's 00..1f, player
 	 * 1's 20..3f, player 0's 40..5f. Computed here with libsodium's BLAKE2b directly, and checked

@@ -153,6 +153,10 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 	case WIRE_HELLO:
 		wire_hello_init(m);
 		fill(m->u.hello.e, sizeof m->u.hello.e, &r);
+		if (seed % 2) { /* with the hint of a pinned key */
+			m->u.hello.has_hint = true;
+			fill(m->u.hello.hint, sizeof m->u.hello.hint, &r);
+		}
 		break;
 	case WIRE_CHALLENGE: {
 		/* The Noise message as opaque bytes; its encrypted fields stay zero, as
@@ -167,6 +171,12 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		wire_who_init(&m->u.auth.who, names[k % 6], rooms[k % 4], (int)(seed & 1));
 		if (seed)
 			fill(m->u.auth.proof, PROTO_PROOF_LEN, &r);
+		break;
+	case WIRE_KEYS:
+		fill(m->u.keys.old_ed, sizeof m->u.keys.old_ed, &r);
+		fill(m->u.keys.new_key, sizeof m->u.keys.new_key, &r);
+		m->u.keys.until = rng_next(&r);
+		fill(m->u.keys.sig, sizeof m->u.keys.sig, &r);
 		break;
 	case WIRE_IDENT:
 		fill(m->u.ident.key, PROTO_IDENT_KEY_LEN, &r);

@@ -26,8 +26,8 @@ fail() {
 . "$(dirname "$0")/../proc_lib.sh" # wait_re, count
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
-# The documented line: [<P>]TIME LEVEL[ room=CODE][ peer=ADDR] text.
-LINE='^(<[3-7]>)?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (error|warning|notice|info|debug)( room=[A-Za-z0-9_-]+)?( peer=[^ ]+)? '
+# The documented line: [<P>]TIME LEVEL[ room=CODE][ peer=ADDR[ key=FP]] text.
+LINE='^(<[3-7]>)?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (error|warning|notice|info|debug)( room=[A-Za-z0-9_-]+)?( peer=[^ ]+( key=[a-z2-7]{26})?)? '
 CONF="$TMP/server.conf"
 
 # 1. A bad file: the start stops (exit 2) with the file and line.
@@ -82,8 +82,8 @@ ROOM="$(head -1 "$TMP/ann.out" | cut -d' ' -f2 | tr -d :)"
 BEN=$!
 PIDS+=("$BEN")
 wait_re "^<5>[0-9T:.-]+Z notice room=$ROOM duel 1 starts: Ann vs Ben" "$ERR" 10
-grep -qE "^<6>[0-9T:.-]+Z info room=$ROOM peer=127\.0\.0\.1:[0-9]+ Ben joins room $ROOM as player 2" "$ERR" ||
-	fail "the join line has no room= and peer="
+grep -qE "^<6>[0-9T:.-]+Z info room=$ROOM peer=127\.0\.0\.1:[0-9]+ key=[a-z2-7]{26} Ben joins room $ROOM as player 2" "$ERR" ||
+	fail "the join line has no room=, peer= and key="
 printf '# wizwar server settings\nmax-rooms 70\nmax-per-addr 12\nbind 127.0.0.1\nport 1\nlobby-idle 300\n' > "$CONF"
 kill -HUP "$SRV"
 wait_re "notice reloaded $CONF: applied: max-rooms; not applied, they need a restart: port; the command line's value kept: max-per-addr" "$ERR" 10
