@@ -20,7 +20,8 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "practice", cmd_practice, "a duel in this terminal against a bot" },
 	{ "host", cmd_host, "host a duel: a server in this process, played from this terminal" },
-	{ "join", cmd_join, "join a hosted duel (or a room of a server)" },
+	{ "join", cmd_join, "join a hosted duel (or a room of a server), or be paired with a stranger" },
+	{ "rooms", cmd_rooms, "the public rooms of a server waiting for a player" },
 	{ "server", cmd_server, "a headless server of many rooms" },
 	{ "status", cmd_status, "how a running server is doing, through its admin socket" },
 	{ "bot", cmd_bot, "a bot that plays over the network" },

@@ -45,6 +45,11 @@ on_challenge(struct net *n, const struct wire_msg *m)
 	memcpy(n->out.u.ident.key, n->ident.pk, PROTO_IDENT_KEY_LEN);
 	auth_ident_sign(&n->ident, h, n->out.u.ident.sig);
 	net__send_msg(n, &n->out);
+	if (n->query.type) {
+		n->queried = true;
+		net__send_msg(n, &n->query);
+		return true;
+	}
 	if (n->token_len) {
 		n->out.type = WIRE_RESUME;
 		wire_who_init(&n->out.u.resume.who, n->name, n->room, n->cfg.role);
@@ -58,6 +63,7 @@ on_challenge(struct net *n, const struct wire_msg *m)
 		 * longer has it (a restarted server): else whoever of the two came back second would be
 		 * refused (NO_ROOM), and its tries would count as guesses of room codes. */
 		n->out.u.auth.who.create = n->cfg.create_room || n->rejoin_create;
+		n->out.u.auth.who.public_room = n->out.u.auth.who.create && n->cfg.public_room;
 		auth_proof(&n->key, h, n->name, strlen(n->name), n->out.u.auth.proof);
 	}
 	net__send_msg(n, &n->out);
@@ -373,6 +379,20 @@ on_bye(struct net *n, const struct wire_msg *m)
 	return true;
 }
 
+/* ROOMS and MATCH: only to a query that asked (net_config.query); the caller reads them. */
+static bool
+on_reply(struct net *n, const struct wire_msg *m)
+{
+	bool ours = (n->query.type == WIRE_ROOMS_ASK && m->type == WIRE_ROOMS) ||
+	            (n->query.type == WIRE_QUICK && m->type == WIRE_MATCH);
+
+	if (!ours || !n->queried)
+		return false;
+	if (n->cfg.ev.reply)
+		n->cfg.ev.reply(n->cfg.ud, n, m);
+	return true;
+}
+
 /* Every type a server may send (WIRE_S2C or WIRE_BOTH in proto/wire.h's WIRE_LIST) has a row;
  * tests/client/test_netmsg.c checks that, so a new message cannot be forgotten here. A type is
  * 7 bits on the wire (frame.h: the 8th says deflated), hence 128 rows. */
@@ -392,6 +412,8 @@ static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_SPECT_VIEW] = on_spect_view,
 	[WIRE_SPECT_CHAT] = on_spect_chat,
 	[WIRE_SPECT_INFO] = on_spect_info,
+	[WIRE_ROOMS] = on_reply,
+	[WIRE_MATCH] = on_reply,
 };
 
 bool

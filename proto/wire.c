@@ -1048,6 +1048,10 @@ enc_MATCH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	proto__put_u16(w, x->other);
 	proto__put_u16(w, x->waited);
 	proto__put_u16(w, x->pool);
+	if (x->room[0] == '\0') { /* no room: an empty string, which a room code may not be */
+		proto__put_u8(w, 0);
+		return 0;
+	}
 	return put_text(w, x->room, sizeof x->room, TEXT_ROOM, e);
 }
 
@@ -1061,7 +1065,10 @@ dec_MATCH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	NEED(proto__get_u16(r, &x->other));
 	NEED(proto__get_u16(r, &x->waited));
 	NEED(proto__get_u16(r, &x->pool));
-	if (get_text(r, x->room, sizeof x->room, TEXT_ROOM, "room", e) < 0)
+	NEED(proto__r_left(r) >= 1);
+	if (r->p[r->pos] == 0)
+		r->pos++;
+	else if (get_text(r, x->room, sizeof x->room, TEXT_ROOM, "room", e) < 0)
 		return PROTO_BROKEN;
 	if (!match_ok(x))
 		BAD("match: status %u, room '%s', other %u, pool %u", x->status, x->room, x->other, x->pool);

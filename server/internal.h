@@ -281,12 +281,11 @@ struct server {
 	struct pconn_scratch *pscratch;
 	/* spect.c: the spectators' frame being made (a view each side and the payload). */
 	/* quick.c: the players waiting to be paired, the wave that pairs them, and the list of
-	 * public rooms as last encoded (sent as it is to every asker for ROOMS_CACHE_MS). */
+	 * public rooms as last made (sent to every asker for ROOMS_CACHE_MS). */
 	struct conn *pool[SERVER_POOL_MAX];
 	unsigned npool;
 	uv_timer_t wave;
-	uint8_t rooms_cache[WIRE_ROOMS_BYTES];
-	size_t rooms_cache_len;
+	struct wire_msg rooms_cache;
 	uint64_t rooms_cache_at;
 	bool rooms_cache_ok;
 	struct spect_view sview;

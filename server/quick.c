@@ -53,13 +53,14 @@ cmp_born(const void *pa, const void *pb)
 	return a->born < b->born ? -1 : a->born > b->born;
 }
 
-/* Make the cached ROOMS payload: the oldest WIRE_ROOMS_MAX waiting public rooms. */
+/* Make the cached ROOMS: the oldest WIRE_ROOMS_MAX waiting public rooms. Kept decoded and sent
+ * with conn__send, encoded for each asker (a few KiB, no deflate: before a join nothing is). */
 static void
 rooms_build(struct server *s)
 {
 	struct gameroom *pick[WIRE_ROOMS_MAX + 1];
 	unsigned n = 0;
-	struct wire_msg *m = &s->out;
+	struct wire_msg *m = &s->rooms_cache;
 	struct wire_rooms *x = &m->u.rooms;
 
 	/* Keep the oldest WIRE_ROOMS_MAX: an insertion into a short sorted array, one pass over the rooms. */
@@ -75,7 +76,7 @@ rooms_build(struct server *s)
 			i--;
 		}
 	}
-	memset(m, 0, sizeof m->type + sizeof *x);
+	memset(x, 0, sizeof *x);
 	m->type = WIRE_ROOMS;
 	x->count = (uint8_t)n;
 	for (unsigned i = 0; i < n; i++) {
@@ -89,12 +90,6 @@ rooms_build(struct server *s)
 		o->turn_time = (uint16_t)r->turn_time;
 		o->flags = s->key.set ? WIRE_ROOM_PASSWORD : 0;
 		o->waiting = secs_since(s, r->born);
-	}
-	if (wire_encode(m, s->rooms_cache, sizeof s->rooms_cache, &s->rooms_cache_len, &s->err) != 0) {
-		/* Every field came from checked input; say it rather than send a broken list. */
-		server__event(s, LOG_ERR, NULL, NULL, "the list of public rooms does not encode: %s", s->err.why);
-		x->count = 0;
-		(void)wire_encode(m, s->rooms_cache, sizeof s->rooms_cache, &s->rooms_cache_len, &s->err);
 	}
 	s->rooms_cache_at = server__now(s);
 	s->rooms_cache_ok = true;
@@ -111,7 +106,7 @@ rooms_answer(struct conn *c)
 	}
 	if (!s->rooms_cache_ok || server__now(s) - s->rooms_cache_at >= ROOMS_CACHE_MS)
 		rooms_build(s);
-	conn__send_payload(c, WIRE_ROOMS, s->rooms_cache, s->rooms_cache_len);
+	conn__send(c, &s->rooms_cache);
 	conn__bye(c, BYE_QUIT);
 }
 
@@ -128,7 +123,7 @@ match_send(struct conn *c, int status, uint16_t other, const char *room, uint16_
 	struct server *s = c->srv;
 	struct wire_msg *m = &s->out;
 
-	memset(m, 0, sizeof m->type + sizeof m->u.match);
+	memset(&m->u.match, 0, sizeof m->u.match);
 	m->type = WIRE_MATCH;
 	m->u.match.status = (uint8_t)status;
 	m->u.match.rating = c->rating;
