@@ -57,7 +57,7 @@
 	X(ROOMS_ASK,  0x60, WIRE_C2S, 1, 0,  0,                 none)      \
 	X(ROOMS,      0x61, WIRE_S2C, 1, 1,  WIRE_ROOMS_BYTES,  rooms)     \
 	X(QUICK,      0x62, WIRE_C2S, 1, 6,  6,                 quick)     \
-	X(MATCH,      0x63, WIRE_S2C, 1, 9,  9 + PROTO_ROOM_BYTES, match)
+	X(MATCH,      0x63, WIRE_S2C, 1, 10, 10 + PROTO_ROOM_BYTES, match)
 
 enum wire_type {
 #define X(id, code, dir, pre, min, max, member) WIRE_##id = (code),
