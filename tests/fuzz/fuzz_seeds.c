@@ -111,7 +111,9 @@ scripts(const char *dir)
 				if (t == WIRE_CHAT)
 					m.u.chat.from = side ? CHAT_FROM_CLIENT : 0;
 				n = 0;
-				s[n++] = wire_before_join(t) ? SCRIPT_SECURE : SCRIPT_JOIN;
+				/* ROOMS_ASK and QUICK come after IDENT, in place of AUTH. */
+				s[n++] = t == WIRE_ROOMS_ASK || t == WIRE_QUICK ? SCRIPT_SECURE | SCRIPT_IDENT :
+				         wire_before_join(t) ? SCRIPT_SECURE : SCRIPT_JOIN;
 				if (script_add(s, &n, sizeof s, 4, &m) != 0)
 					continue;
 				snprintf(name, sizeof name, "%s-%llu", wire_name(t), (unsigned long long)seed);
