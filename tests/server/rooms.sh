@@ -4,7 +4,8 @@
 # (docs/server.md, "Open rooms and quick pairing"). `wizwar rooms` lists a public room waiting for a
 # player and never a private one; two bots that share no code are paired by `bot --quick` into the same
 # room and play a verified duel there; a third with other options is paired with nobody and told so after
-# its --bot-after (exit 3); a second QUICK of a key already waiting is refused.
+# its --bot-after (exit 3); a second QUICK of a key already waiting is refused; a server with a password
+# refuses QUICK.
 set -u
 W="${1:?usage: rooms.sh WIZWAR}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-rooms.XXXXXX")"
@@ -91,4 +92,15 @@ grep -qF "nobody to pair with after" "$TMP/srv.err" || fail "the server did not 
 ok "a player whose options nobody shares is told after its wait (exit 3), a second QUICK of one key refused"
 if "$W" rooms "$S" | grep -qF "$RA"; then fail "the paired room is listed"; fi
 ok "a paired room is private"
+
+# 3. A server with a password refuses QUICK: a stranger who cannot join would leave the other alone.
+"$W" server --bind 127.0.0.1 --port 0 --no-store --state-dir "$TMP/st2" --log-dir "$TMP/logs2" --password=sesame \
+	> "$TMP/srv2.out" 2> "$TMP/srv2.err" &
+PIDS+=("$!")
+wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv2.err" 10
+PORT2="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv2.err" | grep -oE '[0-9]+$')"
+"$W" bot "127.0.0.1:$PORT2" --quick --password=sesame --key "$TMP/a.key" > "$TMP/pw.out" 2> "$TMP/pw.err"
+rc=$?
+[ $rc -eq 1 ] && grep -qF "quick pairing is for open servers" "$TMP/pw.err" || fail "QUICK on a password server: exit $rc"
+ok "a server with a password refuses quick pairing"
 echo "1..$n"
