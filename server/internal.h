@@ -369,6 +369,7 @@ void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connect
 void quick__init(struct server *s);                 /* in server_create: one more handle (the wave) */
 void quick__message(struct conn *c, const struct wire_msg *m); /* ROOMS_ASK or QUICK after IDENT; else drops */
 void quick__conn_gone(struct conn *c);              /* out of the pool */
+void quick__wave(struct server *s);                 /* one wave: pair, tell the rest (the timer's; fuzz_server's) */
 void room__sweep_idle(struct server *s);
 
 #endif

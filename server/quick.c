@@ -216,10 +216,9 @@ pair_room(struct server *s, const struct conn *a)
 	return r;
 }
 
-static void
-on_wave(uv_timer_t *t)
+void
+quick__wave(struct server *s)
 {
-	struct server *s = t->data;
 	uint64_t now = server__now(s);
 	struct pool_entry *e;
 	struct pool_pair *pairs;
@@ -285,6 +284,12 @@ on_wave(uv_timer_t *t)
 	free(was);
 	free(e);
 	free(pairs);
+}
+
+static void
+on_wave(uv_timer_t *t)
+{
+	quick__wave(t->data);
 }
 
 void
