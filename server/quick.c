@@ -172,7 +172,6 @@ quick_ask(struct conn *c, const struct wire_quick *q)
 		}
 	}
 	if (s->npool >= SERVER_POOL_MAX) {
-		metrics_limit_hit(&s->m, METRICS_LIM_ROOMS_FULL);
 		conn__drop(c, PERR_LIMIT, "too many players are waiting to be paired here: try again later");
 		return;
 	}
@@ -222,8 +221,18 @@ quick__wave(struct server *s)
 	uint64_t now = server__now(s);
 	struct pool_entry *e;
 	struct pool_pair *pairs;
-	size_t n = s->npool, k;
+	size_t n, k;
 
+	/* A member dropped since (a write queue overflowed, closing) is no one to pair: it leaves
+	 * the pool here rather than be paired into a room the other would wait in alone. */
+	for (unsigned i = 0; i < s->npool;) {
+		struct conn *c = s->pool[i];
+		if (c->state != CONN_POOLED || c->doomed)
+			pool_remove(s, c);
+		else
+			i++;
+	}
+	n = s->npool;
 	if (n == 0)
 		return;
 	e = malloc(n * sizeof *e);

@@ -649,7 +649,7 @@ room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 		if (c->addr)
 			c->addr->room_full = full;
 		r->listed = c->who.public_room;
-		server__event(s, LOG_INFO, r->code, c->peer, "%s room %s created", r->listed ? "public" : "private", r->code);
+		server__event(s, LOG_INFO, r->code, c->peer, "room %s created (%s)", r->code, r->listed ? "public" : "private");
 	}
 	if (r == NULL)
 		*code = create ? PERR_NO_ROOM : PERR_RESUME;
@@ -823,7 +823,7 @@ server__handle(struct conn *c, const struct wire_msg *m)
 		else if (m->type == WIRE_ROOMS_ASK || m->type == WIRE_QUICK)
 			quick__message(c, m);
 		else
-			conn__drop(c, PERR_STATE, "expected AUTH, RESUME, ROOMS_ASK or QUICK");
+			conn__drop(c, PERR_STATE, "expected AUTH or RESUME (or ROOMS_ASK or QUICK on a server of rooms)");
 		return; /* welcomed is counted where the state becomes JOINED (a claim may end later, off the loop) */
 	case CONN_CLAIMING:
 		conn__drop(c, PERR_STATE, "message not expected before WELCOME");

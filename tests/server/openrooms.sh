@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# rooms: open rooms and quick pairing on one real `wizwar server`, with real network bots over loopback
+# openrooms: open rooms and quick pairing on one real `wizwar server`, with real network bots over loopback
 # (docs/server.md, "Open rooms and quick pairing"). `wizwar rooms` lists a public room waiting for a
 # player and never a private one; two bots that share no code are paired by `bot --quick` into the same
 # room and play a verified duel there; a third with other options is paired with nobody and told so after
 # its --bot-after (exit 3); a second QUICK of a key already waiting is refused; a server with a password
 # refuses QUICK.
 set -u
-W="${1:?usage: rooms.sh WIZWAR}"
+W="${1:?usage: openrooms.sh WIZWAR}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-rooms.XXXXXX")"
 PIDS=()
 finish() {
@@ -53,7 +53,7 @@ grep -qE "^$PUB +pubwait +1500 +25 +yes +yes +- +no +[0-9]+s$" "$TMP/list.out" |
 	fail "the public room is not listed with its player, rating and options within 2 s: $(cat "$TMP/list.out")"
 grep -qF "join one with: wizwar join $S --room ROOM" "$TMP/list.out" || fail "no join line under the list"
 if grep -qF -e "$PRIV" -e privwait "$TMP/list.out"; then fail "the private room is listed"; fi
-grep -qF "private room $PRIV created" "$TMP/srv.err" && grep -qF "public room $PUB created" "$TMP/srv.err" ||
+grep -qF "room $PRIV created (private)" "$TMP/srv.err" && grep -qF "room $PUB created (public)" "$TMP/srv.err" ||
 	fail "the server's log does not say which room is public"
 ok "rooms lists the public room waiting (name, rating, options, password, wait), never the private one"
 
