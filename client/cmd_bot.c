@@ -16,6 +16,7 @@
 #include "netbot.h"
 #include "spect.h"
 #include "rated.h"
+#include "quick.h"
 #include "text.h"
 
 struct botctx {
@@ -156,10 +157,12 @@ cmd_bot(int argc, char **argv)
 	const char *addr = NULL, *lan = NULL;
 	static char lan_addr[LAN_ADDR_MAX + 16], lan_label[LAN_NAME_MAX + 40]; /* kept by bc.net */
 	bool lan_pw = false;
-	bool have_seed = false, have_fp, new_room = false;
-	long v;
+	bool have_seed = false, have_fp, new_room = false, quick = false, public_room = false;
+	struct options qopt;
+	long v, qturn = 0, qwait = 30;
 	int r;
 
+	options_default(&qopt);
 	memset(&bc, 0, sizeof bc);
 	net_config_default(&bc.net);
 	bc.net.role = ROLE_BOT;
@@ -190,6 +193,19 @@ cmd_bot(int argc, char **argv)
 			lan = argv[i];
 		} else if (strcmp(a, "--new-room") == 0) {
 			new_room = true;
+		} else if (strcmp(a, "--public") == 0) {
+			public_room = true;
+		} else if (strcmp(a, "--quick") == 0) {
+			quick = true;
+		} else if ((r = cli_game_option(argc, argv, &i, &qopt)) != 0) {
+			if (r < 0)
+				return 2;
+		} else if (strcmp(a, "--turn-time") == 0 && more) {
+			if (!cli_int(argv[++i], 0, TURN_TIME_MAX, "--turn-time", &qturn))
+				return 2;
+		} else if (strcmp(a, "--bot-after") == 0 && more) {
+			if (!cli_int(argv[++i], QUICK_WAIT_MIN, QUICK_WAIT_MAX, "--bot-after", &qwait))
+				return 2;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
 				cli_error("--level takes random, novice, easy, normal, hard or master, not '%s'\n", argv[i]);
@@ -268,10 +284,32 @@ cmd_bot(int argc, char **argv)
 		cli_error("--room or --new-room, not both\n");
 		return 2;
 	}
+	if (public_room && !new_room) {
+		cli_error("--public makes a new room public: give --new-room too\n");
+		return 2;
+	}
+	if (quick && (new_room || bc.net.room || lan)) {
+		cli_error("--quick finds a room: not with --room, --new-room or --lan\n");
+		return 2;
+	}
+	if (quick) {
+		unsigned rating = 0;
+		r = quick_pair(&bc.net, &qopt, (unsigned)qturn, (unsigned)qwait, false, code, &rating);
+		if (r < 0)
+			return 1;
+		if (r > 0) {
+			cli_error("nobody to pair with came in %ld s (rating %u)\n", qwait, rating);
+			return 3;
+		}
+		printf("paired: room %s\n", code);
+		fflush(stdout);
+		bc.net.room = code;
+	}
 	if (new_room) {
 		cmd_net_new_room_code(code);
 		bc.net.room = code;
 		bc.net.create_room = true;
+		bc.net.public_room = public_room;
 		x.new_room = code; /* said once the server has made it: bot_msg */
 	}
 	bc.on_msg = bot_msg; /* the room's code (--new-room), a rated duel's ratings */

@@ -10,7 +10,39 @@
 #include "help.h"
 #include "lan.h"
 #include "ident.h"
+#include "quick.h"
 #include "text.h"
+#include "bot.h"
+#include "commands_ui.h"
+
+/* Nobody was found to pair with: offer the built-in bot of the player's strength, here. The
+ * bot plays in this process as `wizwar practice` does (a local duel, not rated): the server
+ * runs no bots, and a network bot of ours would be this player playing itself. */
+static int
+offer_bot(unsigned wait, unsigned rating, const struct options *o)
+{
+	char size[8], answer[16];
+	const char *level = bot_level_name(quick_bot_level(rating));
+	char *args[8];
+	int n = 0;
+
+	fprintf(stderr, "Nobody to pair with came in %u s. Play the %s bot here instead, for your rating of %u "
+	        "(a practice duel, not rated)? [Y/n] ", wait, level, rating);
+	fflush(stderr);
+	if (fgets(answer, sizeof answer, stdin) == NULL || (answer[0] != '\n' && answer[0] != 'y' && answer[0] != 'Y'))
+		return 1;
+	snprintf(size, sizeof size, "%d", o->size);
+	args[n++] = (char *)"--bot";
+	args[n++] = (char *)level;
+	args[n++] = (char *)"--size";
+	args[n++] = size;
+	if (!o->fov)
+		args[n++] = (char *)"--no-fov";
+	if (!o->potions)
+		args[n++] = (char *)"--no-potions";
+	args[n] = NULL;
+	return cmd_practice(n, args);
+}
 
 int
 cmd_join(int argc, char **argv)
@@ -25,9 +57,12 @@ cmd_join(int argc, char **argv)
 	static char lan_addr[LAN_ADDR_MAX + 16], lan_label[LAN_NAME_MAX + 40]; /* kept by nc */
 	static struct auth_ident ident;
 	char dirbuf[4096];
-	bool have_fp, new_room = false, keep_logs = true;
+	bool have_fp, new_room = false, keep_logs = true, quick = false, public_room = false;
+	struct options qopt;
+	long qturn = 0, qwait = 30;
 	int r;
 
+	options_default(&qopt);
 	net_config_default(&nc);
 	nc.name = cmd_net_default_name("guest");
 	const char *join_usage = help_get(HELP_JOIN);
@@ -58,6 +93,19 @@ cmd_join(int argc, char **argv)
 			lan = argv[i];
 		} else if (strcmp(a, "--new-room") == 0) {
 			new_room = true;
+		} else if (strcmp(a, "--public") == 0) {
+			public_room = true;
+		} else if (strcmp(a, "--quick") == 0) {
+			quick = true;
+		} else if ((r = cli_game_option(argc, argv, &i, &qopt)) != 0) {
+			if (r < 0)
+				return 2;
+		} else if (strcmp(a, "--turn-time") == 0 && more) {
+			if (!cli_int(argv[++i], 0, TURN_TIME_MAX, "--turn-time", &qturn))
+				return 2;
+		} else if (strcmp(a, "--bot-after") == 0 && more) {
+			if (!cli_int(argv[++i], QUICK_WAIT_MIN, QUICK_WAIT_MAX, "--bot-after", &qwait))
+				return 2;
 		} else if (strcmp(a, "--key") == 0 && more) {
 			key_file = argv[++i];
 		} else if (strcmp(a, "--log-dir") == 0 && more) {
@@ -110,6 +158,14 @@ cmd_join(int argc, char **argv)
 		cli_error("--room or --new-room, not both\n");
 		return 2;
 	}
+	if (public_room && !new_room) {
+		cli_error("--public makes a new room public: give --new-room too\n");
+		return 2;
+	}
+	if (quick && (new_room || nc.room || lan)) {
+		cli_error("--quick finds a room: not with --room, --new-room or --lan\n");
+		return 2;
+	}
 	if (!cmd_net_have_terminal("join"))
 		return 1;
 	if (auth_init() != 0 || !ident_get(key_file, IDENT_PLAYER, &ident) ||
@@ -118,10 +174,23 @@ cmd_join(int argc, char **argv)
 	nc.ident = &ident; /* net_create copies it */
 	cmd_net_client_trust(&nc, fp, have_fp, known, sizeof known);
 	banner[0] = share[0] = '\0';
+	if (quick) {
+		unsigned rating = 0;
+		r = quick_pair(&nc, &qopt, (unsigned)qturn, (unsigned)qwait, true, code, &rating);
+		if (r < 0)
+			return 1;
+		if (r > 0) {
+			cmd_net_password_wipe(&pw);
+			return offer_bot((unsigned)qwait, rating, &qopt);
+		}
+		nc.room = code;
+		snprintf(banner, sizeof banner, "Paired with a stranger in the private room %s.", code);
+	}
 	if (new_room) {
 		cmd_net_new_room_code(code);
 		nc.room = code;
 		nc.create_room = true;
+		nc.public_room = public_room;
 		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
 		         code);
 		/* addr as typed: its #FINGERPRINT, when given, with it. */

@@ -15,6 +15,8 @@ WW_COLD int cmd_server(int argc, char **argv);
 WW_COLD int cmd_status(int argc, char **argv);
 /* wizwar bot HOST[:PORT]: a bot that plays through the protocol. */
 WW_COLD int cmd_bot(int argc, char **argv);
+/* wizwar rooms SERVER: the public rooms waiting for a player. */
+WW_COLD int cmd_rooms(int argc, char **argv);
 /* wizwar id: the fingerprint of this player's key (client/ident.h). */
 WW_COLD int cmd_id(int argc, char **argv);
 /* wizwar history|top|stats SERVER: a server's ratings (cmd_rating.c). */

@@ -67,8 +67,10 @@ HELP_TEXT(HELP_HOST,
 /* wizwar join */
 HELP_TEXT(HELP_JOIN,
     "usage: wizwar join [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--password[=PW]] [--password-file F]\n"
-    "                   [--name NAME] [--room CODE | --new-room] [--reconnect SECS] [--keys PRESET]\n"
+    "                   [--name NAME] [--room CODE | --new-room [--public]] [--reconnect SECS] [--keys PRESET]\n"
     "                   [--log-dir DIR | --no-log] [--key FILE]\n"
+    "       wizwar join HOST[:PORT][#FINGERPRINT] --quick [--size N] [--no-fov] [--no-potions]\n"
+    "                   [--turn-time SECS] [--bot-after SECS] [--name NAME] ...\n"
     "\n"
     "Joins a duel hosted with `wizwar host` (or a room of `wizwar server` with --room). Everything\n"
     "after the first two messages is encrypted, and the server proves it holds its key.\n"
@@ -88,6 +90,17 @@ HELP_TEXT(HELP_JOIN,
     "  --room CODE     an existing room of a `wizwar server` (letters, digits, '-', '_', up to 16)\n"
     "  --new-room      ask a `wizwar server` for a new room (you control it); its code is shown\n"
     "                  to pass on to the other player\n"
+    "  --public        with --new-room: the room is listed by `wizwar rooms` (your name, rating\n"
+    "                  and options) while you wait in it, for anyone to join; without it a room\n"
+    "                  is private: never listed, its code known only to whom you give it\n"
+    "  --quick         be paired with a stranger on a `wizwar server`: you wait in its pool with\n"
+    "                  the options below; every 2 s it pairs the players waiting with the same\n"
+    "                  options and the nearest ratings (the range allowed widens as you wait),\n"
+    "                  makes a private room for the two and both join it\n"
+    "  --size N, --no-fov, --no-potions, --turn-time SECS  the options to be paired by (default\n"
+    "                  25, field of view, potions, no turn limit)\n"
+    "  --bot-after SECS  with --quick: when nobody is found in SECS (1 to 600, default 30), offer\n"
+    "                  a duel here against the built-in bot of your rating's strength (not rated)\n"
     "  --reconnect SECS  how long a lost connection is tried again, one attempt a second,\n"
     "                  before giving up (default 130, in the lobby too: a lobby seat is held\n"
     "                  as long as the server says when you join, 30 s by default, then the\n"
@@ -116,6 +129,21 @@ HELP_TEXT(HELP_JOIN,
     "verified\").\n"
     "Exit status: 0, 1 when the join fails, the connection is lost for good or the host closes\n"
     "the room (the reason on stderr), 2 for bad arguments.\n")
+/* wizwar rooms */
+HELP_TEXT(HELP_ROOMS,
+    "usage: wizwar rooms HOST[:PORT][#FINGERPRINT] [--key FILE]\n"
+    "\n"
+    "Lists the public rooms of a `wizwar server` waiting for a second player: the room's code, the\n"
+    "waiting player's name and rating, the options (size, field of view, potions, turn time),\n"
+    "whether joining needs the server's password, and how long it has waited. The list is at most\n"
+    "1 s old (the server makes it once a second) and holds the 32 that waited longest. A room is\n"
+    "public only when its maker asked (`wizwar join --new-room --public`): private rooms and their\n"
+    "codes are never listed. Join one with `wizwar join HOST --room CODE`.\n"
+    "\n"
+    "  #FINGERPRINT    the server's key fingerprint, checked as `wizwar join` does\n"
+    "  --key FILE      your key (default $XDG_STATE_HOME/wizwar/id.key)\n"
+    "\n"
+    "Exit status: 0, 1 when the server cannot be asked (the reason on stderr), 2 for bad arguments.\n")
 /* wizwar server */
 HELP_TEXT(HELP_SERVER,
     "usage: wizwar server [--config FILE] [--port P] [--bind ADDR] [--password[=PW]] [--password-file F]\n"
@@ -228,7 +256,8 @@ HELP_TEXT(HELP_STATUS,
     "  --command LINE    send this line of the admin protocol instead (`help` lists them)\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
-    "usage: wizwar bot [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--room CODE | --new-room]\n"
+    "usage: wizwar bot [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--room CODE | --new-room [--public] | --quick]\n"
+    "                  [--size N] [--no-fov] [--no-potions] [--turn-time SECS] [--bot-after SECS]\n"
     "                  [--level novice|easy|normal|hard|master|random] [--password[=PW]] [--password-file F]\n"
     "                  [--name NAME] [--games N] [--think MS] [--seed S] [--reconnect SECS] [--mirror]\n"
     "                  [--spectators WHAT] [--key FILE]\n"
@@ -243,6 +272,11 @@ HELP_TEXT(HELP_BOT,
     "                  `wizwar join --lan NAME` finds it\n"
     "  --room CODE     an existing room of a `wizwar server`\n"
     "  --new-room      ask the server for a new room; prints `room CODE: ...` once it is made\n"
+    "  --public        with --new-room: list the room (`wizwar rooms`) while the bot waits in it\n"
+    "  --quick         be paired with a stranger in the server's pool, as `wizwar join --quick`\n"
+    "                  (with its --size, --no-fov, --no-potions, --turn-time); prints\n"
+    "                  `paired: room CODE` and plays there; nobody in --bot-after SECS (default\n"
+    "                  30): exit status 3\n"
     "  --level L       random, novice, easy, normal, hard or master (default normal)\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"

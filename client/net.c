@@ -119,7 +119,7 @@ net__close_link(struct net *n)
 	if (l == NULL)
 		return;
 	n->link = NULL;
-	n->joined = false;
+	n->joined = n->queried = false;
 	l->closing = true;
 	uv_close((uv_handle_t *)&l->tcp, on_link_closed);
 }
@@ -682,7 +682,7 @@ net__try_connect(struct net *n)
 	l->creq.data = l;
 	n->handles++;
 	n->link = l;
-	n->joined = false;
+	n->joined = n->queried = false;
 	n->rotated = false;
 	n->link_since = net__now(n);
 	if (uv_tcp_connect(&l->creq, &l->tcp, (const struct sockaddr *)&n->addr[n->addr_i], on_connect) != 0)
@@ -703,7 +703,7 @@ on_tick(uv_timer_t *t)
 		next_address(n, "no answer");
 		return;
 	}
-	if (n->link && !n->joined && tnow - n->link_since >= n->cfg.connect_ms) {
+	if (n->link && !n->joined && !n->queried && tnow - n->link_since >= n->cfg.connect_ms) {
 		if (n->phase == NET_CONNECTING) {
 			net__fail(n, PERR_TIMEOUT, true, "no answer from %s port %d", n->host, n->cfg.port);
 			n->fatal = true;
@@ -713,7 +713,7 @@ on_tick(uv_timer_t *t)
 		}
 		return;
 	}
-	if (n->link && n->joined) {
+	if (n->link && (n->joined || n->queried)) {
 		if (tnow - n->last_rx >= n->cfg.idle_ms) {
 			net__link_lost(n, "the server went silent");
 			return;
@@ -899,6 +899,9 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	else
 		auth_ident_new(&n->ident);
 	n->cfg.ident = NULL;
+	if (cfg->query)
+		n->query = *cfg->query;
+	n->cfg.query = NULL;
 	n->password = cfg->password && cfg->password[0] ? strdup(cfg->password) : NULL;
 	n->fingerprint = cfg->fingerprint ? strdup(cfg->fingerprint) : NULL;
 	n->known_file = cfg->known_file ? strdup(cfg->known_file) : NULL;

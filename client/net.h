@@ -74,6 +74,8 @@ struct net_events {
 	/* Tests: every byte received, and every message decoded. */
 	void (*rx)(void *ud, struct net *n, const uint8_t *bytes, size_t len);
 	void (*msg)(void *ud, struct net *n, const struct wire_msg *m);
+	/* A query's answer (net_config.query): ROOMS, or each MATCH. */
+	void (*reply)(void *ud, struct net *n, const struct wire_msg *m);
 };
 
 struct net_config {
@@ -106,6 +108,7 @@ struct net_config {
 	 * afresh); it is deleted when the seat is left on purpose (BYE) or lost for good. */
 	const char *seat_file;
 	bool create_room;           /* a multi-room server: create the room if it does not exist */
+	bool public_room;           /* ... and list it (`wizwar rooms`) while it waits for a player */
 	unsigned connect_ms;        /* a connection attempt and its handshake (10 s) */
 	unsigned reconnect_ms;      /* between attempts after a drop (1 s) */
 	unsigned reconnect_for_ms;  /* how long to keep trying (130 s) */
@@ -113,6 +116,9 @@ struct net_config {
 	unsigned idle_ms;           /* silence before the link counts as dropped (45 s) */
 	unsigned record_ms;         /* a record begun must be whole this much later (PROTO_RECORD_MS, 10 s) */
 	bool verify;                /* check the revealed seed and log at the end (true) */
+	/* A question to a server of rooms instead of a join (ROOMS_ASK or QUICK, copied): sent after
+	 * IDENT in place of AUTH; its answers come to ev.reply, and a lost link is not tried again. */
+	const struct wire_msg *query;
 	struct net_events ev;
 	void *ud;
 };

@@ -52,6 +52,8 @@ struct net {
 	bool token_from_file;    /* the token is a seat file's: if the server no longer knows it, join afresh */
 	struct net_link *link;
 	bool joined;             /* on the current link */
+	bool queried;            /* cfg.query was sent on the current link: heartbeats and silence as when joined */
+	struct wire_msg query;   /* cfg.query's copy (type 0: none) */
 	uint64_t link_since, last_rx, last_tx, lost_at, next_try;
 	/* Reconnecting (the same way in a duel and in the lobby: one attempt a reconnect_ms, for
 	 * reconnect_for_ms): the attempts so far and what the last one (or the loss) said. */

@@ -51,6 +51,11 @@ on_challenge(struct net *n, const struct wire_msg *m)
 		net__send_msg(n, &n->out);
 		return true;
 	}
+	if (n->query.type) {
+		n->queried = true;
+		net__send_msg(n, &n->query);
+		return true;
+	}
 	if (n->token_len) {
 		n->out.type = WIRE_RESUME;
 		wire_who_init(&n->out.u.resume.who, n->name, n->room, n->cfg.role);
@@ -64,6 +69,7 @@ on_challenge(struct net *n, const struct wire_msg *m)
 		 * longer has it (a restarted server): else whoever of the two came back second would be
 		 * refused (NO_ROOM), and its tries would count as guesses of room codes. */
 		n->out.u.auth.who.create = n->cfg.create_room || n->rejoin_create;
+		n->out.u.auth.who.public_room = n->out.u.auth.who.create && n->cfg.public_room;
 		auth_proof(&n->key, h, n->name, strlen(n->name), n->out.u.auth.proof);
 	}
 	net__send_msg(n, &n->out);
@@ -431,6 +437,20 @@ on_redirect(struct net *n, const struct wire_msg *m)
 	return true;
 }
 
+/* ROOMS and MATCH: only to a query that asked (net_config.query); the caller reads them. */
+static bool
+on_reply(struct net *n, const struct wire_msg *m)
+{
+	bool ours = (n->query.type == WIRE_ROOMS_ASK && m->type == WIRE_ROOMS) ||
+	            (n->query.type == WIRE_QUICK && m->type == WIRE_MATCH);
+
+	if (!ours || !n->queried)
+		return false;
+	if (n->cfg.ev.reply)
+		n->cfg.ev.reply(n->cfg.ud, n, m);
+	return true;
+}
+
 /* Every type a server may send (WIRE_S2C or WIRE_BOTH in proto/wire.h's WIRE_LIST) has a row;
  * tests/client/test_netmsg.c checks that, so a new message cannot be forgotten here. A type is
  * 7 bits on the wire (frame.h: the 8th says deflated), hence 128 rows. */
@@ -455,6 +475,8 @@ static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_RATED] = on_rated,
 	[WIRE_RECORDS] = on_answer,
 	[WIRE_LADDER] = on_answer,
+	[WIRE_ROOMS] = on_reply,
+	[WIRE_MATCH] = on_reply,
 };
 
 bool

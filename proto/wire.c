@@ -211,7 +211,9 @@ put_who(struct proto__w *w, const struct wire_who *x, struct proto_err *e)
 {
 	if (x->role > ROLE_MAX)
 		BAD("who: role %u", x->role);
-	proto__put_u8(w, (uint8_t)(x->role | (x->create ? HELLO_CREATE : 0)));
+	if (x->public_room && !x->create)
+		BAD("who: public without create");
+	proto__put_u8(w, (uint8_t)(x->role | (x->create ? HELLO_CREATE : 0) | (x->public_room ? HELLO_PUBLIC : 0)));
 	if (put_text(w, x->name, sizeof x->name, TEXT_NAME, e) < 0 ||
 	    put_text(w, x->room, sizeof x->room, TEXT_ROOM, e) < 0)
 		return PROTO_BROKEN;
@@ -224,9 +226,10 @@ get_who(struct proto__r *r, struct wire_who *x, struct proto_err *e)
 	if (!proto__get_u8(r, &x->role))
 		return proto__fail(e, PERR_TRUNCATED, "who: truncated");
 	x->create = (x->role & HELLO_CREATE) != 0;
-	x->role &= (uint8_t)~HELLO_CREATE;
-	if (x->role > ROLE_MAX)
-		BAD("who: role %u", x->role);
+	x->public_room = (x->role & HELLO_PUBLIC) != 0;
+	x->role &= (uint8_t)~(HELLO_CREATE | HELLO_PUBLIC);
+	if (x->role > ROLE_MAX || (x->public_room && !x->create))
+		BAD("who: role %u%s", x->role, x->public_room && !x->create ? ", public without create" : "");
 	if (get_text(r, x->name, sizeof x->name, TEXT_NAME, "name", e) < 0 ||
 	    get_text(r, x->room, sizeof x->room, TEXT_ROOM, "room", e) < 0)
 		return PROTO_BROKEN;
@@ -1153,6 +1156,138 @@ dec_LADDER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 		if (get_text(r, o->name, sizeof o->name, TEXT_NAME, "ladder: name", e) < 0)
 			return PROTO_BROKEN;
 	}
+	return 0;
+}
+
+/* ---- open rooms and pairing ---- */
+
+static int enc_ROOMS_ASK(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }
+static int dec_ROOMS_ASK(struct proto__r *r, struct wire_msg *m, struct proto_err *e) { return dec_none(r, m, e); }
+
+static int
+enc_ROOMS(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_rooms *x = &m->u.rooms;
+
+	if (x->count > WIRE_ROOMS_MAX)
+		BAD("rooms: %u rooms, at most %u", x->count, WIRE_ROOMS_MAX);
+	proto__put_u8(w, x->count);
+	for (unsigned i = 0; i < x->count; i++) {
+		const struct wire_room *o = &x->room[i];
+		if (o->code[0] == '\0' || o->flags > WIRE_ROOM_PASSWORD)
+			BAD("rooms: room %u: no code, or flags 0x%x", i, o->flags);
+		if (put_text(w, o->code, sizeof o->code, TEXT_ROOM, e) < 0 ||
+		    put_text(w, o->name, sizeof o->name, TEXT_NAME, e) < 0)
+			return PROTO_BROKEN;
+		proto__put_u16(w, o->rating);
+		if (put_options(w, &o->opt, o->turn_time, e) < 0)
+			return PROTO_BROKEN;
+		proto__put_u8(w, o->flags);
+		proto__put_u16(w, o->waiting);
+	}
+	return 0;
+}
+
+static int
+dec_ROOMS(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_rooms *x = &m->u.rooms;
+
+	NEED(proto__get_u8(r, &x->count));
+	if (x->count > WIRE_ROOMS_MAX)
+		BAD("rooms: %u rooms, at most %u", x->count, WIRE_ROOMS_MAX);
+	for (unsigned i = 0; i < x->count; i++) {
+		struct wire_room *o = &x->room[i];
+		if (get_text(r, o->code, sizeof o->code, TEXT_ROOM, "room code", e) < 0 ||
+		    get_text(r, o->name, sizeof o->name, TEXT_NAME, "name", e) < 0)
+			return PROTO_BROKEN;
+		NEED(proto__get_u16(r, &o->rating));
+		if (get_options(r, &o->opt, &o->turn_time, e) < 0)
+			return PROTO_BROKEN;
+		NEED(proto__get_u8(r, &o->flags));
+		NEED(proto__get_u16(r, &o->waiting));
+		if (o->code[0] == '\0' || o->flags > WIRE_ROOM_PASSWORD)
+			BAD("rooms: room %u: no code, or flags 0x%x", i, o->flags);
+	}
+	return 0;
+}
+
+static int
+enc_QUICK(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_quick *x = &m->u.quick;
+
+	if (x->wait < QUICK_WAIT_MIN || x->wait > QUICK_WAIT_MAX)
+		BAD("quick: wait %u s", x->wait);
+	if (put_options(w, &x->opt, x->turn_time, e) < 0)
+		return PROTO_BROKEN;
+	proto__put_u16(w, x->wait);
+	return 0;
+}
+
+static int
+dec_QUICK(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_quick *x = &m->u.quick;
+
+	if (get_options(r, &x->opt, &x->turn_time, e) < 0)
+		return PROTO_BROKEN;
+	NEED(proto__get_u16(r, &x->wait));
+	if (x->wait < QUICK_WAIT_MIN || x->wait > QUICK_WAIT_MAX)
+		BAD("quick: wait %u s, allowed %u..%u", x->wait, QUICK_WAIT_MIN, QUICK_WAIT_MAX);
+	return 0;
+}
+
+/* One encoding per answer: a room exactly when PAIRED, the other's rating only then, the pool's
+ * size only while WAITING. */
+static bool
+match_ok(const struct wire_match *x)
+{
+	if (x->status > MATCH_NOBODY)
+		return false;
+	if ((x->status == MATCH_PAIRED) != (x->room[0] != '\0'))
+		return false;
+	if (x->status != MATCH_PAIRED && x->other != 0)
+		return false;
+	return x->status == MATCH_WAITING ? x->pool >= 1 : x->pool == 0;
+}
+
+static int
+enc_MATCH(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_match *x = &m->u.match;
+
+	if (!match_ok(x))
+		BAD("match: status %u, room '%s', other %u, pool %u", x->status, x->room, x->other, x->pool);
+	proto__put_u8(w, x->status);
+	proto__put_u16(w, x->rating);
+	proto__put_u16(w, x->other);
+	proto__put_u16(w, x->waited);
+	proto__put_u16(w, x->pool);
+	if (x->room[0] == '\0') { /* no room: an empty string, which a room code may not be */
+		proto__put_u8(w, 0);
+		return 0;
+	}
+	return put_text(w, x->room, sizeof x->room, TEXT_ROOM, e);
+}
+
+static int
+dec_MATCH(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_match *x = &m->u.match;
+
+	NEED(proto__get_u8(r, &x->status));
+	NEED(proto__get_u16(r, &x->rating));
+	NEED(proto__get_u16(r, &x->other));
+	NEED(proto__get_u16(r, &x->waited));
+	NEED(proto__get_u16(r, &x->pool));
+	NEED(proto__r_left(r) >= 1);
+	if (r->p[r->pos] == 0)
+		r->pos++;
+	else if (get_text(r, x->room, sizeof x->room, TEXT_ROOM, "room", e) < 0)
+		return PROTO_BROKEN;
+	if (!match_ok(x))
+		BAD("match: status %u, room '%s', other %u, pool %u", x->status, x->room, x->other, x->pool);
 	return 0;
 }
 

@@ -24,7 +24,7 @@
  * every frame (after inflating) and the encode/decode dispatch. Codes are in
  * ranges, as tmux numbers its messages:
  *   0x10..0x1f handshake, 0x20..0x2f lobby, 0x30..0x3f game, 0x40..0x4f control,
- *   0x50..0x5f spectators, 0x60..0x6f rooms and ratings, 0x70..0x77 cluster.
+ *   0x50..0x5f spectators, 0x60..0x67 open rooms and pairing, 0x68..0x6f ratings, 0x70..0x77 cluster.
  * "before join" marks what may cross before the server accepts the player
  * (WELCOME); everything else before that drops the peer.
  * Don't forget to bump PROTO_VERSION if any of these change!
@@ -56,6 +56,10 @@
 	X(SPECT_CHAT, 0x51, WIRE_BOTH, 0, 2, PROTO_NAME_BYTES + PROTO_CHAT_BYTES + 2, schat) \
 	X(SPECT_SET,  0x52, WIRE_C2S, 0, 3,  3,                 sset)      \
 	X(SPECT_INFO, 0x53, WIRE_S2C, 0, 5,  5,                 sinfo)     \
+	X(ROOMS_ASK,  0x60, WIRE_C2S, 1, 0,  0,                 none)      \
+	X(ROOMS,      0x61, WIRE_S2C, 1, 1,  WIRE_ROOMS_BYTES,  rooms)     \
+	X(QUICK,      0x62, WIRE_C2S, 1, 6,  6,                 quick)     \
+	X(MATCH,      0x63, WIRE_S2C, 1, 10, 10 + PROTO_ROOM_BYTES, match) \
 	X(RATED,      0x68, WIRE_S2C, 0, RATED_SIGNER_LEN + RATED_SIGNED_LEN, RATED_SIGNER_LEN + RATED_SIGNED_LEN, rated) \
 	X(ASK,        0x69, WIRE_C2S, 1, 1,  2 + PROTO_NAME_BYTES, ask)     \
 	X(RECORDS,    0x6a, WIRE_S2C, 1, RATED_SIGNER_LEN + 1, RATED_SIGNER_LEN + 1 + WIRE_RECORDS_MAX * RATED_SIGNED_LEN, records) \
@@ -73,6 +77,7 @@ enum wire_role { ROLE_PLAYER = 0, ROLE_BOT = 1, ROLE_SPECTATOR = 2 };
 #define ROLE_MAX ROLE_SPECTATOR
 #define WELCOME_SPECTATOR 0xff /* WELCOME.player for a spectator, who has no seat and no token */
 #define HELLO_CREATE 0x80 /* in the role byte of AUTH/RESUME's "who": create the room (a multi-room server) */
+#define HELLO_PUBLIC 0x40 /* with HELLO_CREATE: the room made is public (listed by ROOMS while it waits) */
 
 /* BYE reasons: X(ID, text). */
 #define BYE_LIST(X) \
@@ -131,6 +136,7 @@ struct wire_challenge {
 struct wire_who {
 	uint8_t role;     /* enum wire_role */
 	bool create;      /* a multi-room server: make the room if it does not exist (HELLO_CREATE in the role byte) */
+	bool public_room; /* with create: the room made is listed while it waits (HELLO_PUBLIC); never alone */
 	char name[PROTO_NAME_BYTES + 1];
 	char room[PROTO_ROOM_BYTES + 1];
 };
@@ -289,6 +295,49 @@ struct wire_sinfo {
 	uint16_t count;
 };
 
+/* ROOMS: the public rooms of a server waiting for a second player, oldest first, at most
+ * WIRE_ROOMS_MAX (docs/server.md, "Open rooms"). A room is listed only if its creator asked. */
+#define WIRE_ROOMS_MAX 32
+#define WIRE_ROOM_PASSWORD 1 /* wire_room.flags: joining needs the server's password */
+struct wire_room {
+	char code[PROTO_ROOM_BYTES + 1];  /* what `join --room` takes */
+	char name[PROTO_NAME_BYTES + 1];  /* the waiting player's */
+	uint16_t rating;                  /* the waiting player's rating on this server */
+	struct options opt;
+	uint16_t turn_time;
+	uint8_t flags;                    /* WIRE_ROOM_* */
+	uint16_t waiting;                 /* seconds since the room was made */
+};
+#define WIRE_ROOM_BYTES (1 + PROTO_ROOM_BYTES + 1 + PROTO_NAME_BYTES + 2 + 4 + 1 + 2)
+#define WIRE_ROOMS_BYTES (1 + WIRE_ROOMS_MAX * WIRE_ROOM_BYTES)
+struct wire_rooms {
+	uint8_t count;                    /* 0..WIRE_ROOMS_MAX */
+	struct wire_room room[WIRE_ROOMS_MAX];
+};
+
+/* QUICK: pair me with a stranger of these options (docs/server.md, "Quick pairing"); `wait`
+ * seconds with no one found, the server answers MATCH NOBODY (the client offers a bot). */
+#define QUICK_WAIT_MIN 1
+#define QUICK_WAIT_MAX 600
+struct wire_quick {
+	struct options opt;
+	uint16_t turn_time;
+	uint16_t wait;                    /* QUICK_WAIT_MIN..QUICK_WAIT_MAX */
+};
+
+/* MATCH: the pool's answer to QUICK. WAITING at each wave (a heartbeat with news); PAIRED with
+ * the code of a private room made for the two (both join it as with --room); NOBODY after the
+ * wait. PAIRED and NOBODY are the last message before the server closes the connection. */
+enum match_status { MATCH_WAITING = 0, MATCH_PAIRED = 1, MATCH_NOBODY = 2 };
+struct wire_match {
+	uint8_t status;                   /* enum match_status */
+	uint16_t rating;                  /* the asker's rating on this server */
+	uint16_t other;                   /* PAIRED: the other player's rating; else 0 */
+	uint16_t waited;                  /* seconds in the pool */
+	uint16_t pool;                    /* WAITING: players waiting with these options, the asker too; else 0 */
+	char room[PROTO_ROOM_BYTES + 1];  /* PAIRED: the room; else "" */
+};
+
 /* REDIRECT (a node of a cluster, instead of WELCOME): the room lives on another node; connect there,
  * to a server whose key is `key` (the client pins it for that connection), and say the same AUTH. */
 #define WIRE_REDIRECT_HOST_MAX 63
@@ -371,6 +420,9 @@ struct wire_msg {
 		struct wire_ask ask;
 		struct wire_records records;
 		struct wire_ladder ladder;
+		struct wire_rooms rooms;
+		struct wire_quick quick;
+		struct wire_match match;
 		uint8_t none; /* CONTROL, HEARTBEAT: no payload */
 	} u;
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "pool.h"
 #include "proxy.h"
 
 struct wreq {
@@ -429,7 +430,7 @@ tick(struct conn *c, uint64_t now)
 		drop(c, PERR_TIMEOUT, why, true, METRICS_FAIL_PROXY);
 		return;
 	}
-	if (c->state != CONN_JOINED && now - c->born >= l->handshake_ms) {
+	if (c->state != CONN_JOINED && c->state != CONN_POOLED && now - c->born >= l->handshake_ms) {
 		conn__drop(c, PERR_TIMEOUT, "the handshake took too long");
 		return;
 	}
@@ -448,7 +449,7 @@ tick(struct conn *c, uint64_t now)
 		conn__drop(c, PERR_TIMEOUT, why);
 		return;
 	}
-	if (c->state == CONN_JOINED && now - c->last_tx >= l->heartbeat_ms) {
+	if ((c->state == CONN_JOINED || c->state == CONN_POOLED) && now - c->last_tx >= l->heartbeat_ms) {
 		s->out.type = WIRE_HEARTBEAT;
 		conn__send(c, &s->out);
 	}
@@ -631,6 +632,7 @@ conn__start(struct server *s, int fd)
 	c->srv = s;
 	c->seat = -1;
 	c->state = CONN_HELLO;
+	c->rating = POOL_RATING_DEFAULT;
 	pconn_init(&c->pc, PCONN_SERVER);
 	pconn_share(&c->pc, s->pscratch);
 	pconn_set_identity(&c->pc, &s->id.kp);
@@ -687,7 +689,8 @@ conn__start(struct server *s, int fd)
 const uint8_t *
 conn_ident(const struct conn *c)
 {
-	return c->state == CONN_KNOWN || c->state == CONN_CLAIMING || c->state == CONN_JOINED ? c->ident : NULL;
+	return c->state == CONN_KNOWN || c->state == CONN_CLAIMING || c->state == CONN_POOLED || c->state == CONN_JOINED ?
+	       c->ident : NULL;
 }
 
 int

@@ -31,6 +31,7 @@ enum conn_state {
 	CONN_CHALLENGED, /* CHALLENGE sent, waiting for IDENT */
 	CONN_KNOWN,      /* IDENT verified: the client's key is known; waiting for AUTH or RESUME */
 	CONN_CLAIMING,   /* AUTH taken, its name being claimed in the store (off the loop) */
+	CONN_POOLED,     /* QUICK taken: waiting in the pool to be paired (quick.c) */
 	CONN_JOINED,     /* WELCOME sent: a player in a room */
 	CONN_CLOSING,    /* dropped; its last bytes are going out */
 };
@@ -107,6 +108,16 @@ struct conn {
 	uint64_t chat_window;
 	unsigned budget_frames;    /* frames and inflated bytes in the current second */
 	uint64_t budget_bytes, budget_start;
+	/* The rating it is paired and listed by (pool.h): POOL_RATING_DEFAULT until the store gives
+	 * the key's own (the rating branch's lookup sets it once IDENT is verified). */
+	uint16_t rating;
+	/* POOLED (quick.c): in s->pool since pool_since, with these options (and their key), until
+	 * pool_wait_ms have passed with no one found. */
+	bool pooled;
+	uint64_t pool_since, pool_wait_ms;
+	struct options pool_opt;
+	uint16_t pool_turn_time;
+	uint32_t pool_key;
 	struct pconn pc;
 };
 
@@ -172,6 +183,8 @@ struct gameroom {
 	struct gameroom *next, *prev;
 	struct hlink hl;           /* in server.room_codes */
 	char code[PROTO_ROOM_BYTES + 1];
+	bool listed;               /* public: ROOMS lists it while one player waits in it (quick.c) */
+	uint64_t born;             /* when it was made (the list's "waiting" and its order) */
 	int state;                 /* enum room_state */
 	int controller;            /* seat index */
 	struct options opt;
@@ -279,6 +292,14 @@ struct server {
 	 * keeps only its deflate history. Made with the first connection. */
 	struct pconn_scratch *pscratch;
 	/* spect.c: the spectators' frame being made (a view each side and the payload). */
+	/* quick.c: the players waiting to be paired, the wave that pairs them, and the list of
+	 * public rooms as last made (sent to every asker for ROOMS_CACHE_MS). */
+	struct conn *pool[SERVER_POOL_MAX];
+	unsigned npool;
+	uv_timer_t wave;
+	struct wire_msg rooms_cache;
+	uint64_t rooms_cache_at;
+	bool rooms_cache_ok;
 	struct spect_view sview;
 	struct view sv0, sv1;
 	uint8_t spayload[PROTO_PAYLOAD_MAX];
@@ -370,6 +391,12 @@ WW_COLD void spect__resumed(struct gameroom *r, const struct tlog_resume *lr);
 void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
 void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
 void room__lobby_fill(struct gameroom *r, struct wire_msg *m); /* the LOBBY a spectator gets */
+
+/* Open rooms and pairing (quick.c). */
+void quick__init(struct server *s);                 /* in server_create: one more handle (the wave) */
+void quick__message(struct conn *c, const struct wire_msg *m); /* ROOMS_ASK or QUICK after IDENT; else drops */
+void quick__conn_gone(struct conn *c);              /* out of the pool */
+void quick__wave(struct server *s);                 /* one wave: pair, tell the rest (the timer's; fuzz_server's) */
 void room__sweep_idle(struct server *s);
 
 #endif

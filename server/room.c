@@ -189,7 +189,7 @@ room__create(struct server *s, const char *code)
 	r->srv = s;
 	snprintf(r->code, sizeof r->code, "%s", code);
 	r->state = ROOM_LOBBY;
-	r->lobby_active = server__now(s);
+	r->lobby_active = r->born = server__now(s);
 	r->controller = -1;
 	r->host_seat = -1;
 	if (s->cfg.multi) {

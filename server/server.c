@@ -77,6 +77,7 @@ server_config_default(struct server_config *c)
 		.spect_queued = 64 * 1024,
 		.spect_tick_ms = 200,
 		.spect_chat_lines = 20,
+		.wave_ms = 2000,
 	};
 }
 
@@ -364,6 +365,7 @@ server__conn_gone(struct conn *c)
 	s->nconns--;
 	if (c->addr)
 		c->addr->conns--;
+	quick__conn_gone(c);
 	if (c->state == CONN_JOINED && c->room) {
 		struct gameroom *r = c->room;
 		c->state = CONN_CLOSING;
@@ -652,7 +654,7 @@ take_who(struct conn *c, const struct wire_who *w)
 	}
 	c->who = *w;
 	if (w->role == ROLE_SPECTATOR)
-		c->who.create = false; /* a spectator watches a room; it never makes one */
+		c->who.create = c->who.public_room = false; /* a spectator watches a room; it never makes one */
 	return true;
 }
 
@@ -705,7 +707,8 @@ room_for(struct conn *c, bool create, int *code, unsigned *retry_s)
 		}
 		if (c->addr)
 			c->addr->room_full = full;
-		server__event(s, LOG_INFO, r->code, c->peer, "room %s created", r->code);
+		r->listed = c->who.public_room;
+		server__event(s, LOG_INFO, r->code, c->peer, "room %s created (%s)", r->code, r->listed ? "public" : "private");
 	}
 	if (r == NULL)
 		*code = create ? PERR_NO_ROOM : PERR_RESUME;
@@ -993,11 +996,16 @@ server__handle(struct conn *c, const struct wire_msg *m)
 			on_resume(c, &m->u.resume);
 		else if (m->type == WIRE_ASK)
 			on_ask(c, &m->u.ask);
+		else if (m->type == WIRE_ROOMS_ASK || m->type == WIRE_QUICK)
+			quick__message(c, m);
 		else
-			conn__drop(c, PERR_STATE, "expected AUTH, RESUME or ASK");
+			conn__drop(c, PERR_STATE, "expected AUTH, RESUME or ASK (or ROOMS_ASK or QUICK on a server of rooms)");
 		return; /* welcomed is counted where the state becomes JOINED (a claim may end later, off the loop) */
 	case CONN_CLAIMING:
 		conn__drop(c, PERR_STATE, "message not expected before WELCOME");
+		return;
+	case CONN_POOLED:
+		quick__message(c, m);
 		return;
 	case CONN_JOINED:
 		if (m->type == WIRE_HELLO || m->type == WIRE_AUTH || m->type == WIRE_RESUME || m->type == WIRE_IDENT) {
@@ -1362,7 +1370,8 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->sweep.data = s;
 	s->accept_retry.data = s;
 	s->tick.data = s;
-	s->handles = 5;
+	quick__init(s);
+	s->handles = 6;
 	s->reserve_fd = reserve_open();
 	if ((rc = listen_on(s, &ss)) != 0) {
 		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind ? s->bind : "any address", cfg->port,
@@ -2013,6 +2022,7 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	uv_close((uv_handle_t *)&s->accept_retry, on_idle_free);
 	uv_close((uv_handle_t *)&s->tick, on_idle_free);
 	uv_close((uv_handle_t *)&s->log_check, on_idle_free);
+	uv_close((uv_handle_t *)&s->wave, on_idle_free);
 }
 
 int

@@ -65,7 +65,9 @@ struct server_limits {
 	size_t spect_queued;
 	unsigned spect_tick_ms;
 	unsigned spect_chat_lines;
+	unsigned wave_ms;            /* quick pairing: how often the pool is matched (2 s) */
 };
+#define SERVER_POOL_MAX 1024   /* players waiting to be paired at once (quick.c) */
 
 /* Test and benchmark hooks; all optional. */
 struct server_hooks {

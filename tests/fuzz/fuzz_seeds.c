@@ -97,7 +97,8 @@ script_add(uint8_t *s, size_t *n, size_t cap, int tag, const struct wire_msg *m)
 
 /* Scripts for the whole-connection targets (script.h): every message a peer sends, one a script,
  * inside the channel after the handshake (SCRIPT_SECURE for what comes before the join, SCRIPT_JOIN
- * for the rest); the clear handshake itself; a forged record; and a duel's start for the server. */
+ * for the rest; SCRIPT_IDENT too for ROOMS_ASK and QUICK); the clear handshake itself; a forged record; a
+ * duel's start and two QUICKs paired for the server. */
 static void
 scripts(const char *dir)
 {
@@ -120,7 +121,9 @@ scripts(const char *dir)
 				if (t == WIRE_CHAT)
 					m.u.chat.from = side ? CHAT_FROM_CLIENT : 0;
 				n = 0;
-				s[n++] = wire_before_join(t) ? SCRIPT_SECURE : SCRIPT_JOIN;
+				/* ROOMS_ASK and QUICK come after IDENT, in place of AUTH. */
+				s[n++] = t == WIRE_ROOMS_ASK || t == WIRE_QUICK ? SCRIPT_SECURE | SCRIPT_IDENT :
+				         wire_before_join(t) ? SCRIPT_SECURE : SCRIPT_JOIN;
 				if (script_add(s, &n, sizeof s, 4, &m) != 0)
 					continue;
 				snprintf(name, sizeof name, "%s-%llu", wire_name(t), (unsigned long long)seed);
@@ -178,6 +181,18 @@ scripts(const char *dir)
 		script_add(s, &n, sizeof s, k & 1, &m);
 	}
 	put(dir, "fuzz_server", "duel", s, n);
+	/* Both peers ask QUICK with the same options: the harness's wave after the second pairs them. */
+	n = 0;
+	s[n++] = SCRIPT_SECURE | SCRIPT_IDENT;
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_QUICK;
+	options_default(&m.u.quick.opt);
+	m.u.quick.wait = 30;
+	script_add(s, &n, sizeof s, 0, &m);
+	script_add(s, &n, sizeof s, 1 | (7 << 2), &m);
+	m.type = WIRE_HEARTBEAT;
+	script_add(s, &n, sizeof s, 0 | (7 << 2), &m);
+	put(dir, "fuzz_server", "quick-pair", s, n);
 }
 
 int

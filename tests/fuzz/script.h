@@ -20,6 +20,9 @@
  *   SCRIPT_SECURE      the handshake is done (the peer's key checked) but nobody joined: the
  *                      script speaks inside the channel before the join (AUTH, RESUME, WELCOME);
  *   SCRIPT_JOIN        handshake and join (AUTH then WELCOME): the script starts in the lobby.
+ *   SCRIPT_IDENT       (fuzz_server, with SCRIPT_SECURE) the handshake and IDENT, a key for each
+ *                      peer: the script speaks where AUTH, ROOMS_ASK or QUICK may come, and a
+ *                      wave of quick pairing runs after each record.
  *
  * Each record is [tag][len][len bytes]: the bytes go to peer (tag & 1). Once that peer's channel
  * is secure they are the plaintext of one record, sealed with its transport key (a 2-byte length,
@@ -31,6 +34,7 @@
  */
 #define SCRIPT_JOIN 1
 #define SCRIPT_SECURE 2
+#define SCRIPT_IDENT 4
 #define SCRIPT_RAW 0x20
 #define SCRIPT_MORE 0x40
 

@@ -899,6 +899,53 @@ gen_examples(FILE *o)
 		        len, sv.me_state, (unsigned)m.u.sview.view.has);
 		block(o, "SPECT_VIEW payload", payload, len);
 	}
+	fprintf(o, "### Open rooms and pairing\n\n");
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_AUTH;
+	wire_who_init(&m.u.auth.who, "Ada", "k3fq-9x2m-tn4pr", ROLE_PLAYER);
+	m.u.auth.who.create = m.u.auth.who.public_room = true;
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "AUTH payload making a public room: role 0 with create and public (c0), name \"Ada\", room "
+	         "\"k3fq-9x2m-tn4pr\", a proof of zeros", payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_ROOMS_ASK;
+	if (wire_encode(&m, payload, sizeof payload, &len, NULL) != 0)
+		return -1;
+	fprintf(o, "ROOMS_ASK has no payload (its frame is the 2 bytes `60 00`).\n\n");
+	m.type = WIRE_ROOMS;
+	m.u.rooms.count = 1;
+	strcpy(m.u.rooms.room[0].code, "k3fq-9x2m-tn4pr");
+	strcpy(m.u.rooms.room[0].name, "Ada");
+	m.u.rooms.room[0].rating = 1500;
+	options_default(&m.u.rooms.room[0].opt);
+	m.u.rooms.room[0].turn_time = 60;
+	m.u.rooms.room[0].waiting = 42;
+	if (wire_encode(&m, payload, sizeof payload, &len, NULL) != 0)
+		return -1;
+	block(o, "ROOMS payload: one room, \"k3fq-9x2m-tn4pr\", Ada rated 1500 waits, 25x25 with field of view and "
+	         "potions, 60 s turns, no password, for 42 s", payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_QUICK;
+	options_default(&m.u.quick.opt);
+	m.u.quick.wait = 30;
+	if (wire_encode(&m, payload, sizeof payload, &len, NULL) != 0)
+		return -1;
+	block(o, "QUICK payload: 25x25, field of view and potions, no turn limit, a bot offered after 30 s", payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_MATCH;
+	m.u.match = (struct wire_match){ MATCH_WAITING, 1500, 0, 4, 3, "" };
+	if (wire_encode(&m, payload, sizeof payload, &len, NULL) != 0)
+		return -1;
+	block(o, "MATCH payload: WAITING, your rating 1500, 4 s in the pool, 3 waiting with these options", payload, len);
+	m.u.match = (struct wire_match){ MATCH_PAIRED, 1500, 1532, 6, 0, "7wq2-hd0c-m5xaz" };
+	if (wire_encode(&m, payload, sizeof payload, &len, NULL) != 0)
+		return -1;
+	block(o, "MATCH payload: PAIRED after 6 s with a player rated 1532, in the room \"7wq2-hd0c-m5xaz\"", payload, len);
+	m.u.match = (struct wire_match){ MATCH_NOBODY, 1500, 0, 30, 0, "" };
+	if (wire_encode(&m, payload, sizeof payload, &len, NULL) != 0)
+		return -1;
+	block(o, "MATCH payload: NOBODY after 30 s, your rating 1500", payload, len);
+	fprintf(o, "### Rated duels\n\n");
 	{
 		/* Ratings: the vector of tests/proto/test_rated.c, signed by the server key 0x01..0x20. */
 		static const uint8_t sk[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,

@@ -229,6 +229,37 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		break;
 	case WIRE_CONTROL:
 	case WIRE_HEARTBEAT:
+	case WIRE_ROOMS_ASK:
+		break;
+	case WIRE_ROOMS:
+		/* From none to the most a list holds, the names and options by the seed. */
+		m->u.rooms.count = (uint8_t)(seed % 7 == 6 ? WIRE_ROOMS_MAX : k % 5);
+		for (unsigned i = 0; i < m->u.rooms.count; i++) {
+			struct wire_room *o = &m->u.rooms.room[i];
+			snprintf(o->code, sizeof o->code, "%s%u", rooms[(k + i) % 4], i);
+			strcpy(o->name, names[(k + i) % 6]);
+			o->rating = (uint16_t)(800 + (k * 131 + i * 17) % 1800);
+			o->opt = (struct options){ (uint8_t)(LEVEL_MIN + 2 * ((k + i) % 19)), (seed + i) % 3 != 0, i % 2 == 0 };
+			o->turn_time = (uint16_t)(i % 3 == 0 ? 0 : 30 * i);
+			o->flags = (uint8_t)(seed % 4 == 1 ? WIRE_ROOM_PASSWORD : 0);
+			o->waiting = (uint16_t)(k * 3 + i);
+		}
+		break;
+	case WIRE_QUICK:
+		m->u.quick.opt = (struct options){ (uint8_t)(LEVEL_MIN + 2 * (k % 19)), seed & 1, (seed & 2) != 0 };
+		m->u.quick.turn_time = (uint16_t)(k % 3 == 0 ? 0 : k % (TURN_TIME_MAX + 1));
+		m->u.quick.wait = (uint16_t)(QUICK_WAIT_MIN + k % QUICK_WAIT_MAX);
+		break;
+	case WIRE_MATCH:
+		m->u.match.status = (uint8_t)(seed % 3);
+		m->u.match.rating = (uint16_t)(1000 + k % 1500);
+		m->u.match.waited = (uint16_t)(k % 600);
+		if (m->u.match.status == MATCH_PAIRED) {
+			m->u.match.other = (uint16_t)(900 + k * 7 % 1700);
+			strcpy(m->u.match.room, "q7pk-2m4x-abcde");
+		} else if (m->u.match.status == MATCH_WAITING) {
+			m->u.match.pool = (uint16_t)(1 + k % 40);
+		}
 		break;
 	case WIRE_START:
 		m->u.start.resumed = seed % 7 == 3;

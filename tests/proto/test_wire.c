@@ -372,6 +372,45 @@ Test(wire, lobby_and_game_refusals)
 	REFUSED(WIRE_UPDATE, PERR_RANGE, 0x80, 0x80, 0x20, 2);              /* me 2 */
 }
 
+/* Open rooms and pairing (0x60..0x63): every field bounded, one encoding each. */
+Test(wire, rooms_and_pairing_refusals)
+{
+	/* A ROOMS entry: code "ab", name "Zed", rating 1500, 25 with both flags, no turn limit, no password, 7 s. */
+#define ROOM_AB 2, 'a', 'b', 3, 'Z', 'e', 'd', 0x05, 0xdc, 25, 3, 0, 0
+	{
+		struct wire_msg m;
+		struct proto_err e;
+		const uint8_t ok[] = { 1, ROOM_AB, 0, 0, 7 };
+		cr_assert_eq(wire_decode(WIRE_ROOMS, ok, sizeof ok, &m, &e), 0, "%s", e.why);
+		cr_expect_str_eq(m.u.rooms.room[0].code, "ab");
+		cr_expect_eq(m.u.rooms.room[0].rating, 1500);
+		cr_expect_eq(m.u.rooms.room[0].waiting, 7);
+	}
+	REFUSED(WIRE_ROOMS, PERR_RANGE, WIRE_ROOMS_MAX + 1);       /* more than a list holds */
+	REFUSED(WIRE_ROOMS, PERR_TRUNCATED, 2, ROOM_AB, 0, 0, 7);  /* two said, one there */
+	REFUSED(WIRE_ROOMS, PERR_RANGE, 1, ROOM_AB, 2, 0, 7);      /* an unknown flag */
+	REFUSED(WIRE_ROOMS, PERR_TEXT, 1, 0, 3, 'Z', 'e', 'd', 0x05, 0xdc, 25, 3, 0, 0, 0, 0, 7); /* no code */
+	REFUSED(WIRE_ROOMS, PERR_TEXT, 1, 2, 'a', ' ', 3, 'Z', 'e', 'd', 0x05, 0xdc, 25, 3, 0, 0, 0, 0, 7); /* not a code */
+	REFUSED(WIRE_ROOMS, PERR_RANGE, 1, 2, 'a', 'b', 3, 'Z', 'e', 'd', 0x05, 0xdc, 24, 3, 0, 0, 0, 0, 7); /* even size */
+	REFUSED(WIRE_ROOMS, PERR_TRAILING, 0, 0);
+	REFUSED(WIRE_ROOMS_ASK, PERR_FRAME_SIZE, 0);
+	REFUSED(WIRE_QUICK, PERR_RANGE, 25, 3, 0, 0, 0, 0);        /* a wait of 0 */
+	REFUSED(WIRE_QUICK, PERR_RANGE, 25, 3, 0, 0, 0x02, 0x59);  /* 601 s */
+	REFUSED(WIRE_QUICK, PERR_RANGE, 53, 3, 0, 0, 0, 30);       /* too large */
+	REFUSED(WIRE_QUICK, PERR_FRAME_SIZE, 25, 3, 0, 0, 0);
+	/* MATCH: status, rating, other, waited, pool, room. */
+	REFUSED(WIRE_MATCH, PERR_RANGE, 3, 5, 0xdc, 0, 0, 0, 0, 0, 0, 0);         /* status 3 */
+	REFUSED(WIRE_MATCH, PERR_RANGE, 1, 5, 0xdc, 5, 0xdc, 0, 1, 0, 0, 0);      /* PAIRED, no room */
+	REFUSED(WIRE_MATCH, PERR_RANGE, 0, 5, 0xdc, 0, 0, 0, 1, 0, 1, 1, 'x');    /* WAITING with a room */
+	REFUSED(WIRE_MATCH, PERR_RANGE, 0, 5, 0xdc, 0, 0, 0, 1, 0, 0, 0);         /* WAITING, nobody in the pool */
+	REFUSED(WIRE_MATCH, PERR_RANGE, 2, 5, 0xdc, 0, 9, 0, 30, 0, 0, 0);        /* NOBODY with another's rating */
+	REFUSED(WIRE_MATCH, PERR_TEXT, 1, 5, 0xdc, 5, 0xdc, 0, 1, 0, 0, 1, '/');  /* not a code */
+	REFUSED(WIRE_MATCH, PERR_TRUNCATED, 1, 5, 0xdc, 5, 0xdc, 0, 1, 0, 0, 3, 'x');
+	/* AUTH: public without create is no request. */
+	REFUSED(WIRE_AUTH, PERR_RANGE, HELLO_PUBLIC, 1, 'a', 1, 'r', Z32);
+#undef ROOM_AB
+}
+
 Test(wire, encoders_refuse_what_decoders_would)
 {
 	struct wire_msg *m = msg_new();

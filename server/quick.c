@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/* quick: open rooms and pairing on a multi-room server: the list of public rooms (ROOMS) and the pool of QUICK, matched in waves. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "pool.h"
+
+/*
+ * A connection that sent IDENT may, instead of AUTH, ask for the list of public rooms (ROOMS_ASK:
+ * one ROOMS, then the server closes) or to be paired (QUICK: it waits in the pool, CONN_POOLED, and
+ * is told MATCH WAITING at every wave, then PAIRED with the code of a private room made for the two,
+ * or NOBODY when its wait is over; the server closes after either). Pairing goes by the options
+ * asked for and the connection's `rating` (pool.h), in waves of quick_wave_ms: pool.c makes the
+ * pairs, this file the rooms and the messages.
+ */
+
+/* The list is made at most once a ROOMS_CACHE_MS and every asker in between gets the same bytes:
+ * at most that stale (the issue asks 2 s), and a flood of asks costs one pass over the rooms a
+ * second, not one an ask (each ask already costs its handshake, which the per-address limits count). */
+#define ROOMS_CACHE_MS 1000
+
+static uint16_t
+secs_since(const struct server *s, uint64_t t)
+{
+	uint64_t d = (server__now(s) - t) / 1000;
+
+	return d > 0xffff ? 0xffff : (uint16_t)d;
+}
+
+/* A public room waiting for a player: in its lobby, one seat taken by a player who is there. */
+static int
+waiting_seat(const struct gameroom *r)
+{
+	int seat = -1, taken = 0;
+
+	if (!r->listed || r->dying || r->state != ROOM_LOBBY)
+		return -1;
+	for (int p = 0; p < PLAYERS; p++) {
+		if (r->seat[p].taken) {
+			taken++;
+			seat = p;
+		}
+	}
+	return taken == 1 && r->seat[seat].conn ? seat : -1;
+}
+
+static int
+cmp_born(const void *pa, const void *pb)
+{
+	const struct gameroom *a = *(struct gameroom *const *)pa, *b = *(struct gameroom *const *)pb;
+
+	return a->born < b->born ? -1 : a->born > b->born;
+}
+
+/* Make the cached ROOMS: the oldest WIRE_ROOMS_MAX waiting public rooms. Kept decoded and sent
+ * with conn__send, encoded for each asker (a few KiB, no deflate: before a join nothing is). */
+static void
+rooms_build(struct server *s)
+{
+	struct gameroom *pick[WIRE_ROOMS_MAX + 1];
+	unsigned n = 0;
+	struct wire_msg *m = &s->rooms_cache;
+	struct wire_rooms *x = &m->u.rooms;
+
+	/* Keep the oldest WIRE_ROOMS_MAX: an insertion into a short sorted array, one pass over the rooms. */
+	for (struct gameroom *r = s->rooms; r; r = r->next) {
+		if (waiting_seat(r) < 0)
+			continue;
+		unsigned i = n < WIRE_ROOMS_MAX ? n++ : WIRE_ROOMS_MAX;
+		pick[i] = r;
+		while (i > 0 && cmp_born(&pick[i - 1], &pick[i]) > 0) {
+			struct gameroom *t = pick[i - 1];
+			pick[i - 1] = pick[i];
+			pick[i] = t;
+			i--;
+		}
+	}
+	memset(x, 0, sizeof *x);
+	m->type = WIRE_ROOMS;
+	x->count = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		const struct gameroom *r = pick[i];
+		int p = waiting_seat(r);
+		struct wire_room *o = &x->room[i];
+		snprintf(o->code, sizeof o->code, "%s", r->code);
+		snprintf(o->name, sizeof o->name, "%s", r->seat[p].name);
+		o->rating = r->seat[p].conn->rating;
+		o->opt = r->opt;
+		o->turn_time = (uint16_t)r->turn_time;
+		o->flags = s->key.set ? WIRE_ROOM_PASSWORD : 0;
+		o->waiting = secs_since(s, r->born);
+	}
+	s->rooms_cache_at = server__now(s);
+	s->rooms_cache_ok = true;
+}
+
+static void
+rooms_answer(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (!s->cfg.multi) {
+		conn__drop(c, PERR_STATE, "this is one player's hosted duel, not a server of rooms: join it");
+		return;
+	}
+	if (!s->rooms_cache_ok || server__now(s) - s->rooms_cache_at >= ROOMS_CACHE_MS)
+		rooms_build(s);
+	conn__send(c, &s->rooms_cache);
+	conn__bye(c, BYE_QUIT);
+}
+
+/* Options as one number: two players meet only when theirs are equal. */
+static uint32_t
+options_key(const struct options *o, uint16_t turn_time)
+{
+	return (uint32_t)o->size | (o->fov ? 0x100u : 0) | (o->potions ? 0x200u : 0) | ((uint32_t)turn_time << 10);
+}
+
+static void
+match_send(struct conn *c, int status, uint16_t other, const char *room, uint16_t pool)
+{
+	struct server *s = c->srv;
+	struct wire_msg *m = &s->out;
+
+	memset(&m->u.match, 0, sizeof m->u.match);
+	m->type = WIRE_MATCH;
+	m->u.match.status = (uint8_t)status;
+	m->u.match.rating = c->rating;
+	m->u.match.other = other;
+	m->u.match.waited = secs_since(s, c->pool_since);
+	m->u.match.pool = pool;
+	snprintf(m->u.match.room, sizeof m->u.match.room, "%s", room ? room : "");
+	conn__send(c, m);
+}
+
+static void
+pool_remove(struct server *s, struct conn *c)
+{
+	for (unsigned i = 0; i < s->npool; i++) {
+		if (s->pool[i] == c) {
+			s->pool[i] = s->pool[--s->npool];
+			break;
+		}
+	}
+	c->pooled = false;
+	if (c->state == CONN_POOLED)
+		c->state = CONN_KNOWN;
+}
+
+static void
+quick_ask(struct conn *c, const struct wire_quick *q)
+{
+	struct server *s = c->srv;
+
+	if (!s->cfg.multi) {
+		conn__drop(c, PERR_STATE, "this is one player's hosted duel, not a server of rooms: join it");
+		return;
+	}
+	/* Two strangers paired on a server with a password would both need it to join: pairing one
+	 * who cannot with one who can would leave the second alone in the room. */
+	if (s->key.set) {
+		conn__drop(c, PERR_AUTH, "this server has a password: quick pairing is for open servers (join a room)");
+		return;
+	}
+	/* One entry a key: a second QUICK of the same key (another window, a bot of the same key)
+	 * would pair the key with itself. */
+	for (unsigned i = 0; i < s->npool; i++) {
+		if (memcmp(s->pool[i]->ident, c->ident, PROTO_IDENT_KEY_LEN) == 0) {
+			conn__drop(c, PERR_STATE, "this key is already waiting for a player on this server");
+			return;
+		}
+	}
+	if (s->npool >= SERVER_POOL_MAX) {
+		conn__drop(c, PERR_LIMIT, "too many players are waiting to be paired here: try again later");
+		return;
+	}
+	s->pool[s->npool++] = c;
+	c->pooled = true;
+	c->state = CONN_POOLED;
+	c->pool_since = server__now(s);
+	c->pool_opt = q->opt;
+	c->pool_turn_time = q->turn_time;
+	c->pool_key = options_key(&q->opt, q->turn_time);
+	c->pool_wait_ms = (uint64_t)q->wait * 1000;
+	server__event(s, LOG_INFO, NULL, c->peer, "waits to be paired (size %d, rating %u, %u s)", q->opt.size,
+	              c->rating, q->wait);
+	match_send(c, MATCH_WAITING, 0, NULL, 1);
+}
+
+/* A private room for a pair, with the code a client would make (unguessable: 13 random
+ * characters of 32), the options they asked for. NULL: the server is full. */
+static struct gameroom *
+pair_room(struct server *s, const struct conn *a)
+{
+	static const char alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
+	char code[PROTO_ROOM_BYTES + 1];
+	uint8_t rnd[13];
+	struct gameroom *r;
+
+	do {
+		int n = 0;
+		auth_random(rnd, sizeof rnd);
+		for (int i = 0; i < 13; i++) {
+			if (i == 4 || i == 8)
+				code[n++] = '-';
+			code[n++] = alphabet[rnd[i] & 31];
+		}
+		code[n] = '\0';
+	} while (server__find_room(s, code));
+	if ((r = server__add_room(s, code)) == NULL)
+		return NULL;
+	r->opt = a->pool_opt;
+	r->turn_time = a->pool_turn_time;
+	return r;
+}
+
+void
+quick__wave(struct server *s)
+{
+	uint64_t now = server__now(s);
+	struct pool_entry *e;
+	struct pool_pair *pairs;
+	size_t n, k;
+
+	/* A member dropped since (a write queue overflowed, closing) is no one to pair: it leaves
+	 * the pool here rather than be paired into a room the other would wait in alone. */
+	for (unsigned i = 0; i < s->npool;) {
+		struct conn *c = s->pool[i];
+		if (c->state != CONN_POOLED || c->doomed)
+			pool_remove(s, c);
+		else
+			i++;
+	}
+	n = s->npool;
+	if (n == 0)
+		return;
+	e = malloc(n * sizeof *e);
+	pairs = malloc((n / 2 + 1) * sizeof *pairs);
+	if (e == NULL || pairs == NULL) {
+		free(e);
+		free(pairs);
+		return; /* the next wave tries again */
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct conn *c = s->pool[i];
+		e[i] = (struct pool_entry){ c->pool_key, c->rating, (uint32_t)((now - c->pool_since) / 1000) };
+	}
+	k = pool_match(e, n, pairs);
+	/* The pool's array is changed only after the pairs are read: indices stay valid until then. */
+	struct conn **was = malloc(n * sizeof *was);
+	if (was == NULL) {
+		free(e);
+		free(pairs);
+		return;
+	}
+	memcpy(was, s->pool, n * sizeof *was);
+	for (size_t i = 0; i < k; i++) {
+		struct conn *a = was[pairs[i].a], *b = was[pairs[i].b];
+		struct gameroom *r = pair_room(s, a);
+		if (r == NULL) {
+			metrics_limit_hit(&s->m, METRICS_LIM_ROOMS_FULL);
+			break; /* the server holds --max-rooms: they wait for the next wave */
+		}
+		server__event(s, LOG_INFO, r->code, NULL, "paired %s (%u) with %s (%u) after %u s and %u s", a->peer,
+		              a->rating, b->peer, b->rating, (unsigned)((now - a->pool_since) / 1000),
+		              (unsigned)((now - b->pool_since) / 1000));
+		pool_remove(s, a);
+		pool_remove(s, b);
+		match_send(a, MATCH_PAIRED, b->rating, r->code, 0);
+		match_send(b, MATCH_PAIRED, a->rating, r->code, 0);
+		conn__bye(a, BYE_QUIT);
+		conn__bye(b, BYE_QUIT);
+	}
+	/* Who is left: NOBODY when its wait is over, else how many wait with its options. */
+	for (size_t i = 0; i < n; i++) {
+		struct conn *c = was[i];
+		if (!c->pooled)
+			continue;
+		if (now - c->pool_since >= c->pool_wait_ms) {
+			pool_remove(s, c);
+			server__event(s, LOG_INFO, NULL, c->peer, "nobody to pair with after %u s",
+			              (unsigned)((now - c->pool_since) / 1000));
+			match_send(c, MATCH_NOBODY, 0, NULL, 0);
+			conn__bye(c, BYE_QUIT);
+			continue;
+		}
+		unsigned same = 0;
+		for (size_t j = 0; j < s->npool; j++)
+			same += s->pool[j]->pool_key == c->pool_key;
+		match_send(c, MATCH_WAITING, 0, NULL, (uint16_t)(same > 0xffff ? 0xffff : same));
+	}
+	free(was);
+	free(e);
+	free(pairs);
+}
+
+static void
+on_wave(uv_timer_t *t)
+{
+	quick__wave(t->data);
+}
+
+void
+quick__init(struct server *s)
+{
+	uv_timer_init(s->loop, &s->wave);
+	s->wave.data = s;
+	if (s->cfg.multi)
+		uv_timer_start(&s->wave, on_wave, s->cfg.lim.wave_ms, s->cfg.lim.wave_ms);
+}
+
+void
+quick__conn_gone(struct conn *c)
+{
+	if (c->pooled)
+		pool_remove(c->srv, c);
+}
+
+void
+quick__message(struct conn *c, const struct wire_msg *m)
+{
+	if (m->type == WIRE_ROOMS_ASK)
+		rooms_answer(c);
+	else if (m->type == WIRE_QUICK)
+		quick_ask(c, &m->u.quick);
+	else
+		conn__drop(c, PERR_STATE, "waiting to be paired: only HEARTBEAT or BYE now");
+}
