@@ -1187,6 +1187,10 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
 		conn__error(c, PERR_LIMIT, false, "too many chat lines: wait a few seconds");
 		return;
 	}
+	/* A muted key's line reaches nobody, not even the turn log (which spectators and replays
+	 * show); its sender is told, so that a mute is never a silent trick. */
+	if (moderate__muted(c))
+		return;
 	if (r->state == ROOM_PLAYING) {
 		/* A duel's log holds all that was said in it, up to a cap (tlog.h, TLOG_CHAT_UNTIL): past
 		 * it the line is refused, not said unlogged, so that the log stays whole. */

@@ -663,7 +663,10 @@ on_ident(struct conn *c, const struct wire_ident *m)
 		return;
 	}
 	memcpy(c->ident, m->key, PROTO_IDENT_KEY_LEN);
+	auth_fingerprint(c->ident, c->fp);
 	c->state = CONN_KNOWN;
+	/* The key, not the address, is what a ban names once it is known (issue 31). */
+	moderate__refuse(c);
 }
 
 static void join_room(struct conn *c);
@@ -697,7 +700,7 @@ on_auth(struct conn *c, const struct wire_auth *a)
 {
 	struct server *s = c->srv;
 
-	if (!take_who(c, &a->who))
+	if (!take_who(c, &a->who) || moderate__refuse(c))
 		return;
 	if (drop_if_blocked(s, c))
 		return;
@@ -757,7 +760,7 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	struct gameroom *r;
 	int code = PERR_OK;
 
-	if (!take_who(c, &m->who))
+	if (!take_who(c, &m->who) || moderate__refuse(c))
 		return;
 	/* A seat's token is its secret: a player who joined under the password before a reload
 	 * changed it (server_set_password_key) takes its seat back with that one. */
@@ -984,6 +987,7 @@ on_sweep(uv_timer_t *t)
 	room__sweep_idle(s);
 	addr_forget(s, false);
 	key_forget(s);
+	moderate__sweep(s);
 }
 
 static void
@@ -1164,6 +1168,10 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 			return -1;
 		}
 		s->handles++;
+		if (moderate__load(s, cfg->store_path, why, whylen) != 0) {
+			server_close(s, NULL, NULL);
+			return -1;
+		}
 	}
 	/* Often enough that an idle lobby goes within a tenth of its limit (tests use short ones). */
 	sweep_ms = cfg->lim.lobby_idle_ms / 10 < 10000 ? cfg->lim.lobby_idle_ms / 10 : 10000;
@@ -1635,6 +1643,7 @@ server__unref(struct server *s)
 		}
 		free(s->keys.b);
 		free(s->addrs.b);
+		ban_list_finish(&s->bans);
 		free(s->room_codes.b);
 		if (s->reserve_fd >= 0)
 			close(s->reserve_fd);

@@ -42,6 +42,23 @@ static const struct migration {
 	  " last_used INTEGER NOT NULL"
 	  ");"
 	  "CREATE INDEX names_by_key ON names (key);" },
+	/* Step 3 is the rating branch's (ratings and results); this placeholder keeps the numbers
+	 * of the steps after it, and is replaced by that step when the branches are merged. */
+	{ "reserved: ratings (step 3)", "SELECT 1;" },
+	{ "bans and mutes: an operator's, by key fingerprint, name or address range (wizwar admin)",
+	  "CREATE TABLE bans ("
+	  " kind TEXT NOT NULL CHECK (kind IN ('key', 'name', 'addr')),"
+	  " target TEXT NOT NULL COLLATE NOCASE," /* a fingerprint, a name, a CIDR as `bans` prints it */
+	  " created INTEGER NOT NULL,"            /* Unix seconds */
+	  " expires INTEGER,"                     /* Unix seconds; NULL: never */
+	  " reason TEXT NOT NULL DEFAULT '',"
+	  " PRIMARY KEY (kind, target)"
+	  ");"
+	  "CREATE TABLE mutes ("
+	  " fingerprint TEXT PRIMARY KEY COLLATE NOCASE,"
+	  " created INTEGER NOT NULL,"
+	  " expires INTEGER"
+	  ");" },
 };
 #define NEWEST ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -51,12 +68,23 @@ store_schema_newest(void)
 	return NEWEST;
 }
 
+static int offline_open(const char *path, sqlite3 **db, char *why, size_t whylen);
+
+enum store_op {
+	OP_CLAIM,     /* key, name */
+	OP_BAN_PUT,   /* ban: recorded, or its row replaced */
+	OP_BAN_DEL,   /* ban.kind, ban.target */
+	OP_FREE_NAME, /* name */
+};
+
 struct store_req {
 	struct store_req *next;
+	int op;                     /* enum store_op */
 	store_claim_cb cb;          /* loop thread only; NULL once cancelled */
 	void *ud;
 	uint8_t key[PROTO_IDENT_KEY_LEN];
 	char name[PROTO_NAME_BYTES + 1];
+	struct ban ban;
 	int result;                 /* the worker's answer */
 };
 
@@ -230,6 +258,48 @@ out:
 	return result;
 }
 
+/* An operator's decision, one statement (its own transaction). The SQL a kind's: a row of
+ * `bans`, or of `mutes`. */
+static int
+moderate(sqlite3 *db, const struct store_req *q)
+{
+	static const char *const sql[2][2] = {
+		{ "INSERT OR REPLACE INTO bans (kind, target, created, expires, reason) VALUES (?1, ?2, ?3, ?4, ?5);",
+		  "DELETE FROM bans WHERE kind = ?1 AND target = ?2;" },
+		{ "INSERT OR REPLACE INTO mutes (fingerprint, created, expires) VALUES (?2, ?3, ?4);",
+		  "DELETE FROM mutes WHERE fingerprint = ?2;" },
+	};
+	static const char *const kind[BAN_KINDS] = { [BAN_KEY] = "key", [BAN_NAME] = "name", [BAN_ADDR] = "addr" };
+	const struct ban *b = &q->ban;
+	sqlite3_stmt *st = NULL;
+	int rc = STORE_FAILED;
+	const char *text = q->op == OP_FREE_NAME ? "DELETE FROM names WHERE name = ?1;"
+	                                         : sql[b->kind == BAN_MUTE][q->op == OP_BAN_DEL];
+
+	if (sqlite3_prepare_v2(db, text, -1, &st, NULL) != SQLITE_OK)
+		return STORE_FAILED;
+	if (q->op == OP_FREE_NAME) {
+		sqlite3_bind_text(st, 1, q->name, -1, SQLITE_STATIC);
+	} else {
+		if (b->kind != BAN_MUTE)
+			sqlite3_bind_text(st, 1, kind[b->kind], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, b->target, -1, SQLITE_STATIC);
+		if (q->op == OP_BAN_PUT) {
+			sqlite3_bind_int64(st, 3, b->created);
+			if (b->expires)
+				sqlite3_bind_int64(st, 4, b->expires);
+			else
+				sqlite3_bind_null(st, 4);
+			if (b->kind != BAN_MUTE)
+				sqlite3_bind_text(st, 5, b->reason, -1, SQLITE_STATIC);
+		}
+	}
+	if (sqlite3_step(st) == SQLITE_DONE)
+		rc = sqlite3_changes(db) > 0 ? STORE_OK : STORE_TAKEN; /* TAKEN: nothing was there */
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static void *
 worker(void *arg)
 {
@@ -239,14 +309,20 @@ worker(void *arg)
 	for (;;) {
 		while (s->todo == NULL && !s->stop)
 			pthread_cond_wait(&s->cv, &s->mu);
-		if (s->stop)
+		if (s->todo == NULL)
 			break;
 		struct store_req *q = s->todo;
 		s->todo = q->next;
 		if (s->todo == NULL)
 			s->todo_tail = &s->todo;
+		bool stopping = s->stop;
 		pthread_mutex_unlock(&s->mu);
-		q->result = claim(s->db, q->key, q->name);
+		/* Once stopping, a claim is dropped (its connection is gone), but an operator's ban,
+		 * mute or freed name, answered "ok" already, is still written. */
+		if (q->op == OP_CLAIM)
+			q->result = stopping ? STORE_FAILED : claim(s->db, q->key, q->name);
+		else
+			q->result = moderate(s->db, q);
 		pthread_mutex_lock(&s->mu);
 		q->next = s->done;
 		s->done = q;
@@ -345,7 +421,8 @@ store_close(struct store *s, void (*cb)(void *ud), void *ud)
 	s->stop = true;
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
-	/* The worker ends after the statement it is in: at worst STORE_BUSY_MS waiting for a lock. */
+	/* The worker ends once its queue is empty: claims are dropped unworked, an operator's
+	 * writes (a handful, each one statement) are done; each waits STORE_BUSY_MS at worst. */
 	pthread_join(s->thread, NULL);
 	sqlite3_close(s->db);
 	for (int i = 0; i < 2; i++) {
@@ -360,16 +437,142 @@ store_close(struct store *s, void (*cb)(void *ud), void *ud)
 	uv_close((uv_handle_t *)&s->async, on_closed);
 }
 
+static struct store_req *
+req_new(int op, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = calloc(1, sizeof *q);
+
+	if (q) {
+		q->op = op;
+		q->cb = cb;
+		q->ud = ud;
+	}
+	return q;
+}
+
+static void
+enqueue(struct store *s, struct store_req *q)
+{
+	pthread_mutex_lock(&s->mu);
+	*s->todo_tail = q;
+	s->todo_tail = &q->next;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	s->pending++;
+}
+
+struct store_req *
+store_ban_put(struct store *s, const struct ban *b, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = req_new(OP_BAN_PUT, cb, ud);
+
+	if (q) {
+		q->ban = *b;
+		enqueue(s, q);
+	}
+	return q;
+}
+
+struct store_req *
+store_ban_del(struct store *s, int kind, const char *target, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = req_new(OP_BAN_DEL, cb, ud);
+
+	if (q) {
+		q->ban.kind = (uint8_t)kind;
+		snprintf(q->ban.target, sizeof q->ban.target, "%s", target);
+		enqueue(s, q);
+	}
+	return q;
+}
+
+struct store_req *
+store_free_name_async(struct store *s, const char *name, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = req_new(OP_FREE_NAME, cb, ud);
+
+	if (q) {
+		snprintf(q->name, sizeof q->name, "%s", name);
+		enqueue(s, q);
+	}
+	return q;
+}
+
+/* Start: every ban and mute in force, each given to cb; those expired are deleted. Its own
+ * connection, as the offline tools': the worker's is the worker's alone. */
+int
+store_bans_load(const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
+                size_t whylen)
+{
+	static const char *const kinds[] = { [BAN_KEY] = "key", [BAN_NAME] = "name", [BAN_ADDR] = "addr" };
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	int rc = -1, step = SQLITE_DONE;
+	bool said = false;
+
+	if (offline_open(path, &db, why, whylen) != 0)
+		return -1;
+	if (sqlite3_prepare_v2(db, "DELETE FROM bans WHERE expires IS NOT NULL AND expires <= ?1;", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "DELETE FROM mutes WHERE expires IS NOT NULL AND expires <= ?1;", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db,
+	                       "SELECT kind, target, created, coalesce(expires, 0), reason FROM bans"
+	                       " UNION ALL SELECT 'mute', fingerprint, created, coalesce(expires, 0), '' FROM mutes"
+	                       " ORDER BY 3;",
+	                       -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0), *t = (const char *)sqlite3_column_text(st, 1);
+		const char *r = (const char *)sqlite3_column_text(st, 4);
+		struct ban b = { .created = sqlite3_column_int64(st, 2), .expires = sqlite3_column_int64(st, 3) };
+		int kind = BAN_MUTE;
+		char bad[BAN_REASON_MAX + 1];
+		for (int i = 0; i < BAN_MUTE; i++)
+			if (k && strcmp(k, kinds[i]) == 0)
+				kind = i;
+		/* A row is checked as a command's argument is: the file is the operator's, and
+		 * `sqlite3 FILE` may have written anything into it. */
+		if (t == NULL || strlen(t) > BAN_TARGET_MAX || !ban_target(kind, t, &b, bad, sizeof bad)) {
+			snprintf(why, whylen, "%s: a %s row whose target is not one ('%.40s')", path, k ? k : "?", t ? t : "");
+			said = true;
+			goto out;
+		}
+		ban_reason_sanitise(b.reason, sizeof b.reason, r ? r : "");
+		if (cb(ud, &b) != 0) {
+			snprintf(why, whylen, "%s: more than %d bans and mutes, or out of memory", path, BAN_MAX);
+			said = true;
+			goto out;
+		}
+	}
+	if (step == SQLITE_DONE)
+		rc = 0;
+out:
+	if (rc != 0 && !said)
+		fail(db, why, whylen, path);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return rc;
+}
+
 struct store_req *
 store_claim_name(struct store *s, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, store_claim_cb cb,
                  void *ud)
 {
-	struct store_req *q = calloc(1, sizeof *q);
+	struct store_req *q = req_new(OP_CLAIM, cb, ud);
 
 	if (q == NULL)
 		return NULL;
-	q->cb = cb;
-	q->ud = ud;
 	memcpy(q->key, key, PROTO_IDENT_KEY_LEN);
 	snprintf(q->name, sizeof q->name, "%s", name);
 	pthread_mutex_lock(&s->mu);
@@ -536,6 +739,35 @@ store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const
 }
 
 void store_cancel(struct store_req *q) { (void)q; }
+
+struct store_req *
+store_ban_put(struct store *st, const struct ban *b, store_claim_cb cb, void *ud)
+{
+	(void)st, (void)b, (void)cb, (void)ud;
+	return NULL;
+}
+
+struct store_req *
+store_ban_del(struct store *st, int kind, const char *target, store_claim_cb cb, void *ud)
+{
+	(void)st, (void)kind, (void)target, (void)cb, (void)ud;
+	return NULL;
+}
+
+struct store_req *
+store_free_name_async(struct store *st, const char *name, store_claim_cb cb, void *ud)
+{
+	(void)st, (void)name, (void)cb, (void)ud;
+	return NULL;
+}
+
+int
+store_bans_load(const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
+                size_t whylen)
+{
+	(void)path, (void)now, (void)cb, (void)ud;
+	return not_built(why, whylen);
+}
 unsigned store_pending(const struct store *st) { (void)st; return 0; }
 
 int

@@ -11,6 +11,7 @@
 
 #include <uv.h>
 
+#include "ban.h"
 #include "proto.h"
 
 /*
@@ -54,6 +55,18 @@ typedef void (*store_claim_cb)(void *ud, int result);
 struct store_req *store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name,
                                    store_claim_cb cb, void *ud);
 void store_cancel(struct store_req *q);
+
+/* An operator's writes (`wizwar admin`), in order with the claims; cb(ud, result) on the loop
+ * (may be NULL): STORE_OK done, STORE_TAKEN nothing was there to delete or free, STORE_FAILED.
+ * Unlike a claim, each is still written when the store closes. NULL: out of memory. */
+struct store_req *store_ban_put(struct store *st, const struct ban *b, store_claim_cb cb, void *ud);
+struct store_req *store_ban_del(struct store *st, int kind, const char *target, store_claim_cb cb, void *ud);
+struct store_req *store_free_name_async(struct store *st, const char *name, store_claim_cb cb, void *ud);
+/* At start, before serving (blocks, as store_open): each ban and mute in force to cb (non-zero
+ * stops the load: too many), after deleting those expired at `now` (Unix s). 0, or -1 with a
+ * reason (a row that is not a ban is refused whole, never half loaded). */
+WW_COLD int store_bans_load(const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+                            char *why, size_t whylen);
 /* Requests waiting or being worked (tests). */
 unsigned store_pending(const struct store *st);
 
