@@ -218,7 +218,7 @@ HELP_TEXT(HELP_ADMIN,
     "                    or address range (IPv4 or IPv6, the real client's address behind a\n"
     "                    --trusted-proxy); who is connected is dropped, and every client is told\n"
     "                    the reason and the expiry. DURATION: 90s, 15m, 2h, 7d, 2w (none: for\n"
-    "                    good). --reason comes last: at most 80 bytes of printable text\n"
+    "                    good). --reason comes last: at most 56 bytes of printable text\n"
     "  unban key FINGERPRINT|name NAME|addr CIDR\n"
     "  bans              the bans and mutes in force, their expiry and reason\n"
     "  mute FINGERPRINT [--for DURATION]\n"

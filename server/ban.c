@@ -153,7 +153,7 @@ ban_describe(const struct ban *b, char *out, size_t outlen)
 		utc(b->expires, t, sizeof t);
 		snprintf(until, sizeof until, " until %s", t);
 	}
-	static const char *const whose[BAN_KINDS] = { "your key", "this name", "your address", "" };
+	static const char *const whose[BAN_KINDS] = { "key", "name", "address", "" };
 
 	snprintf(out, outlen, "banned from this server%s (%s)%s%s", until, whose[b->kind], b->reason[0] ? ": " : "",
 	         b->reason);

@@ -29,7 +29,7 @@ enum ban_kind {
 };
 
 #define BAN_TARGET_MAX 64  /* a fingerprint (26), a name (64 bytes), a CIDR's text (at most 43) */
-#define BAN_REASON_MAX 80  /* bytes: it goes into an ERROR's 120 with "banned until ...: " */
+#define BAN_REASON_MAX 56  /* bytes: with "banned from this server until ... (address): " it fills an ERROR's 120 */
 #define BAN_MAX 10000      /* bans and mutes in all; more are refused (a server's memory is bounded) */
 #define BAN_FOR_MAX (3650LL * 86400) /* the longest --for: ten years (longer: leave --for out) */
 
