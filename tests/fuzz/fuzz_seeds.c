@@ -29,6 +29,15 @@ proxy_seeds(const char *dir)
 	put(dir, "fuzz_proxy", "local", local, sizeof local);
 	put(dir, "fuzz_proxy", "cidr4", (const uint8_t *)"\x01" "10.0.0.0/8", 11);
 	put(dir, "fuzz_proxy", "cidr6", (const uint8_t *)"\x01" "2001:db8::/32", 14);
+	/* Ban commands: 0x02, the verb (0 ban, 1 unban, 2 mute, 3 unmute), the arguments. */
+	static const char ban[] = "\x02\x00" "key abcdefghijklmnopqrstuvwxyz --for 2h --reason seen cheating";
+	static const char name[] = "\x02\x00" "name Sir Mordred --reason impersonation";
+	static const char range[] = "\x02\x01" "addr 2001:db8::/32";
+	static const char mute[] = "\x02\x02" "abcdefghijklmnopqrstuvwxyz --for 7d";
+	put(dir, "fuzz_proxy", "ban-key", (const uint8_t *)ban, sizeof ban - 1);
+	put(dir, "fuzz_proxy", "ban-name", (const uint8_t *)name, sizeof name - 1);
+	put(dir, "fuzz_proxy", "unban-addr", (const uint8_t *)range, sizeof range - 1);
+	put(dir, "fuzz_proxy", "mute", (const uint8_t *)mute, sizeof mute - 1);
 }
 
 static void
