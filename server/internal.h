@@ -89,6 +89,7 @@ struct conn {
 	bool doomed;               /* its write queue overflowed: closed at the next tick, sends refused */
 	bool offender;             /* dropped for breaking the protocol or a limit (a fatal ERROR other than
 	                            * TIMEOUT): its client knows and does not come back, so no lobby hold */
+	bool banned;               /* dropped by an operator's ban: a duel's seat is not held, it forfeits at once */
 	uint64_t born, last_rx, last_tx, closing_since;
 	uint64_t rx;               /* bytes read from it */
 	/* From a trusted proxy, until its PROXY header is whole: the bytes so far (PROXY_MAX), how

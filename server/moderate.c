@@ -54,6 +54,7 @@ moderate__refuse(struct conn *c)
 	if (s->bans.n == 0 || (b = ban_find(&s->bans, &w, moderate__now())) == NULL)
 		return false;
 	ban_describe(b, why, sizeof why);
+	c->banned = true;
 	conn__drop(c, PERR_BANNED, why);
 	return true;
 }

@@ -126,6 +126,8 @@ try:
     good, said = refused(a, "seen cheating")
     ok(good and "until" in said and "(key)" in said, f"the banned bot is dropped and told: {said!r}")
     ok(b.poll() is None, "the other bot plays on")
+    ok(wait_log(log, r"Alice is banned: the seat is not held") and wait_log(log, r"Alice did not come back: forfeit"),
+       "the banned player's duel is forfeit at once, not after the grace")
     good, said = refused(bot(port, "a", "Alicia"), "seen cheating")
     ok(good, f"the banned key under another name is refused: {said!r}")
 
