@@ -198,6 +198,11 @@ try:
        lines[1].startswith("name mallory permanent") and lines[2].startswith(f"mute {fb} until"),
        f"bans lists what is in force, the expired and lifted gone: {lines}")
 
+    st = subprocess.run([W, "status", "--socket", SOCK, "--prometheus"], env=env, capture_output=True, text=True,
+                        timeout=10).stdout
+    m = re.search(r'^wizwar_handshake_failures_total\{reason="banned"\} (\d+)$', st, re.M)
+    ok(m and int(m.group(1)) >= 5, f"refusals counted as banned in the metrics: {m.group(0) if m else None}")
+
     # Stopped and started again: the same bans, from the store.
     stop(b)
     stop(srv)
