@@ -268,14 +268,15 @@ ban_target(int kind, const char *text, struct ban *out, char *why, size_t whylen
 	}
 }
 
-/* The next word of *p (split at single spaces; two spaces in a row are an empty word, refused). */
+/* The next word of *p (split at single spaces; two spaces in a row are an empty word, and a
+ * space at the end of the line is a word missing: both refused). */
 static bool
 word(const char **p, char *out, size_t cap)
 {
 	const char *s = *p, *e = strchr(s, ' ');
 	size_t n = e ? (size_t)(e - s) : strlen(s);
 
-	if (n == 0 || n >= cap)
+	if (n == 0 || n >= cap || (e && e[1] == '\0'))
 		return false;
 	memcpy(out, s, n);
 	out[n] = '\0';

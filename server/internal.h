@@ -336,7 +336,8 @@ struct game *room__game(struct gameroom *r);
 
 /* Moderation (moderate.c): an operator's bans and mutes. */
 int64_t moderate__now(void);
-WW_COLD int moderate__load(struct server *s, const char *store_path, char *why, size_t whylen);
+/* store_open, with the bans and mutes it holds loaded into s->bans. */
+WW_COLD int moderate__open_store(struct server *s, const char *store_path, char *why, size_t whylen);
 /* A banned connection is dropped with the ban's reason and expiry (true); checked at accept
  * (its address), IDENT (its key) and AUTH or RESUME (its name). */
 bool moderate__refuse(struct conn *c);

@@ -20,9 +20,9 @@ loaded(void *ud, const struct ban *b)
 }
 
 int
-moderate__load(struct server *s, const char *store_path, char *why, size_t whylen)
+moderate__open_store(struct server *s, const char *store_path, char *why, size_t whylen)
 {
-	if (store_bans_load(store_path, moderate__now(), loaded, &s->bans, why, whylen) != 0)
+	if (store_open_bans(s->loop, store_path, moderate__now(), loaded, &s->bans, &s->store, why, whylen) != 0)
 		return -1;
 	if (s->bans.n)
 		server__log(s, "%u bans and mutes in force, from %s", s->bans.n, store_path);
@@ -121,6 +121,9 @@ record(struct server *s, struct store_req *q, struct metrics_buf *out)
 
 /* ---- the admin commands (admin.c's table) ---- */
 
+/* `bans` lists this many at most: some 200 bytes a line, well under half of ADMIN_QUEUE_MAX. */
+#define BANS_SHOWN 2000
+
 const char *
 moderate__cmd_ban(struct server *s, int verb, const char *args, struct metrics_buf *out, char *why, size_t whylen)
 {
@@ -168,16 +171,18 @@ moderate__cmd_bans(struct server *s, const char *args, struct metrics_buf *out)
 	if (args[0])
 		return "bans takes no arguments";
 	ban_prune(&s->bans, now);
-	/* Kinds in order (key, name, addr, mute), each as set. */
+	/* Kinds in order (key, name, addr, mute), each as set; at most BANS_SHOWN lines, so that
+	 * the answer stays within what an admin client may be sent (admin.h, ADMIN_QUEUE_MAX). */
 	for (int k = 0; k < BAN_KINDS; k++)
 		for (unsigned i = 0; i < s->bans.n; i++)
-			if (s->bans.v[i].kind == k) {
+			if (s->bans.v[i].kind == k && n++ < BANS_SHOWN) {
 				ban_line(&s->bans.v[i], now, line, sizeof line);
 				metrics_buf_printf(out, "%s\n", line);
-				n++;
 			}
 	if (n == 0)
 		metrics_buf_printf(out, "no bans and no mutes\n");
+	else if (n > BANS_SHOWN)
+		metrics_buf_printf(out, "... and %u more: the store's tables hold them all (sqlite3 FILE)\n", n - BANS_SHOWN);
 	return NULL;
 }
 

@@ -1163,15 +1163,11 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	 * store's work runs on its own thread (store.h). */
 	s->cfg.store_path = NULL;
 	if (cfg->store_path) {
-		if (store_open(loop, cfg->store_path, &s->store, why, whylen) != 0) {
+		if (moderate__open_store(s, cfg->store_path, why, whylen) != 0) {
 			server_close(s, NULL, NULL);
 			return -1;
 		}
 		s->handles++;
-		if (moderate__load(s, cfg->store_path, why, whylen) != 0) {
-			server_close(s, NULL, NULL);
-			return -1;
-		}
 	}
 	/* Often enough that an idle lobby goes within a tenth of its limit (tests use short ones). */
 	sweep_ms = cfg->lim.lobby_idle_ms / 10 < 10000 ? cfg->lim.lobby_idle_ms / 10 : 10000;

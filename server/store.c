@@ -68,8 +68,6 @@ store_schema_newest(void)
 	return NEWEST;
 }
 
-static int offline_open(const char *path, sqlite3 **db, char *why, size_t whylen);
-
 enum store_op {
 	OP_CLAIM,     /* key, name */
 	OP_BAN_PUT,   /* ban: recorded, or its row replaced */
@@ -373,8 +371,18 @@ on_closed(uv_handle_t *h)
 		cb(ud);
 }
 
+static int load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+                     char *why, size_t whylen);
+
 int
 store_open(uv_loop_t *loop, const char *path, struct store **out, char *why, size_t whylen)
+{
+	return store_open_bans(loop, path, 0, NULL, NULL, out, why, whylen);
+}
+
+int
+store_open_bans(uv_loop_t *loop, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+                struct store **out, char *why, size_t whylen)
 {
 	struct store *s;
 
@@ -383,7 +391,8 @@ store_open(uv_loop_t *loop, const char *path, struct store **out, char *why, siz
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	if (db_open(path, &s->db, why, whylen) != 0 || migrate(s->db, path, NEWEST, why, whylen) != 0) {
+	if (db_open(path, &s->db, why, whylen) != 0 || migrate(s->db, path, NEWEST, why, whylen) != 0 ||
+	    (cb && load_bans(s->db, path, now, cb, ud, why, whylen) != 0)) {
 		sqlite3_close(s->db);
 		free(s);
 		return -1;
@@ -498,20 +507,20 @@ store_free_name_async(struct store *s, const char *name, store_claim_cb cb, void
 	return q;
 }
 
-/* Start: every ban and mute in force, each given to cb; those expired are deleted. Its own
- * connection, as the offline tools': the worker's is the worker's alone. */
-int
-store_bans_load(const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
-                size_t whylen)
+/* At the start: every ban and mute in force, each given to cb; those expired are deleted. On
+ * the worker's own connection before its thread runs (store_open_bans): a second connection of
+ * this process would open and close the file, and a close() of any descriptor drops every
+ * POSIX lock this process holds on it, the worker connection's too (another process could
+ * then take the file as unused and remove the WAL under it). */
+static int
+load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
+          size_t whylen)
 {
 	static const char *const kinds[] = { [BAN_KEY] = "key", [BAN_NAME] = "name", [BAN_ADDR] = "addr" };
-	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	int rc = -1, step = SQLITE_DONE;
 	bool said = false;
 
-	if (offline_open(path, &db, why, whylen) != 0)
-		return -1;
 	if (sqlite3_prepare_v2(db, "DELETE FROM bans WHERE expires IS NOT NULL AND expires <= ?1;", -1, &st, NULL) !=
 	    SQLITE_OK)
 		goto out;
@@ -561,7 +570,6 @@ out:
 	if (rc != 0 && !said)
 		fail(db, why, whylen, path);
 	sqlite3_finalize(st);
-	sqlite3_close(db);
 	return rc;
 }
 
@@ -762,10 +770,11 @@ store_free_name_async(struct store *st, const char *name, store_claim_cb cb, voi
 }
 
 int
-store_bans_load(const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
-                size_t whylen)
+store_open_bans(uv_loop_t *loop, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+                struct store **out, char *why, size_t whylen)
 {
-	(void)path, (void)now, (void)cb, (void)ud;
+	(void)loop, (void)path, (void)now, (void)cb, (void)ud;
+	*out = NULL;
 	return not_built(why, whylen);
 }
 unsigned store_pending(const struct store *st) { (void)st; return 0; }

@@ -44,6 +44,12 @@ enum store_result {
  * Blocks (run it at start). 0, or -1 with a reason (not built with SQLite, not a database, a
  * schema newer than this build's). */
 WW_COLD int store_open(uv_loop_t *loop, const char *path, struct store **out, char *why, size_t whylen);
+/* The same, and each ban and mute in force given to cb (non-zero stops the open: too many)
+ * after those expired at `now` (Unix s) are deleted, on the store's connection before its
+ * thread starts. -1 also for a row that is not a ban: refused whole, never half loaded. */
+WW_COLD int store_open_bans(uv_loop_t *loop, const char *path, int64_t now,
+                            int (*cb)(void *ud, const struct ban *b), void *ud, struct store **out, char *why,
+                            size_t whylen);
 /* Finish the request being worked (bounded by STORE_BUSY_MS), drop the rest unanswered, close
  * the file; cb(ud) once the last handle is closed and the store freed. */
 void store_close(struct store *st, void (*cb)(void *ud), void *ud);
@@ -62,11 +68,7 @@ void store_cancel(struct store_req *q);
 struct store_req *store_ban_put(struct store *st, const struct ban *b, store_claim_cb cb, void *ud);
 struct store_req *store_ban_del(struct store *st, int kind, const char *target, store_claim_cb cb, void *ud);
 struct store_req *store_free_name_async(struct store *st, const char *name, store_claim_cb cb, void *ud);
-/* At start, before serving (blocks, as store_open): each ban and mute in force to cb (non-zero
- * stops the load: too many), after deleting those expired at `now` (Unix s). 0, or -1 with a
- * reason (a row that is not a ban is refused whole, never half loaded). */
-WW_COLD int store_bans_load(const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
-                            char *why, size_t whylen);
+
 /* Requests waiting or being worked (tests). */
 unsigned store_pending(const struct store *st);
 

@@ -133,6 +133,18 @@ Test(ban, keys_names_expiry_and_mutes)
 	cr_expect(ban_remove(&l, u.kind, u.target));
 	cr_expect(!ban_muted(&l, fp, 2000));
 	ban_list_finish(&l);
+
+	/* Bounded: BAN_MAX in all, then refused (a replacement still goes in). */
+	for (unsigned i = 0; i < BAN_MAX; i++) {
+		struct ban b = { .kind = BAN_NAME };
+		snprintf(b.target, sizeof b.target, "n%u", i);
+		cr_assert_eq(ban_add(&l, &b), 0, "ban %u refused", i);
+	}
+	struct ban more = { .kind = BAN_NAME, .target = "one too many" }, again = { .kind = BAN_NAME, .target = "N7" };
+	cr_expect_eq(ban_add(&l, &more), -1);
+	cr_expect_eq(ban_add(&l, &again), 0);
+	cr_expect_eq(l.n, BAN_MAX);
+	ban_list_finish(&l);
 }
 
 Test(ban, the_command_parser_is_strict)
@@ -146,6 +158,8 @@ Test(ban, the_command_parser_is_strict)
 	refused(BAN_VERB_BAN, "key abcdefghijklmnopqrstuvwxy1", "not a key's fingerprint"); /* 1 is not base32 */
 	refused(BAN_VERB_BAN, "key abcdefghijklmnopqrstuvwxyz extra", "unexpected 'extra'");
 	refused(BAN_VERB_BAN, "key  abcdefghijklmnopqrstuvwxyz", "usage");                 /* two spaces */
+	refused(BAN_VERB_BAN, "key abcdefghijklmnopqrstuvwxyz --for 1h ", "--for: a whole number"); /* a space at the end */
+	refused(BAN_VERB_UNBAN, "key abcdefghijklmnopqrstuvwxyz ", "usage");
 	refused(BAN_VERB_BAN, "addr 10.0.0.1/8", "bits set past");
 	refused(BAN_VERB_BAN, "addr 10.0.0.0/33", "prefix length");
 	refused(BAN_VERB_BAN, "addr example.org", "not an IPv4 or IPv6");
