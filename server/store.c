@@ -553,7 +553,8 @@ load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const 
 		/* A row is checked as a command's argument is: the file is the operator's, and
 		 * `sqlite3 FILE` may have written anything into it. */
 		if (t == NULL || strlen(t) > BAN_TARGET_MAX || !ban_target(kind, t, &b, bad, sizeof bad)) {
-			snprintf(why, whylen, "%s: a %s row whose target is not one ('%.40s')", path, k ? k : "?", t ? t : "");
+			snprintf(why, whylen, "%s: a row of %s whose target is not one ('%.40s')", path,
+			         kind == BAN_MUTE ? "mutes" : k ? k : "?", t ? t : "");
 			said = true;
 			goto out;
 		}

@@ -226,6 +226,25 @@ try:
     db.close()
     ok(rc == 0 and left == 0, "an unban is gone from the store too, written before the server stopped, and the "
        "expired ban was deleted at the start")
+
+    # Rows written by hand (`sqlite3 FILE`): one that is no ban stops the start, with its kind and target; a
+    # reason with an escape in it is cleaned before anyone is shown it.
+    db = sqlite3.connect(STORE)
+    db.execute("INSERT INTO bans (kind, target, created, reason) VALUES ('addr', '10.0.0.1/8', 0, '')")
+    db.execute("INSERT INTO bans (kind, target, created, reason) VALUES ('name', 'Gawain', 0, 'x\x1b[2Jy')")
+    db.commit()
+    r = subprocess.run([W, "server", "--bind", "127.0.0.1", "--port", "0", "--log-dir", tmp + "/logs", "--store",
+                        STORE, "--admin-socket", SOCK], env=env, capture_output=True, text=True, timeout=20)
+    ok(r.returncode != 0 and "a row of addr whose target is not one ('10.0.0.1/8')" in r.stderr,
+       f"a hand-made row that is no ban stops the start: {r.stderr.strip().splitlines()[-1:]}")
+    db.execute("DELETE FROM bans WHERE kind = 'addr'")
+    db.commit()
+    db.close()
+    srv, port, log = start_server()
+    rc, out = admin("bans")
+    ok(rc == 0 and "name Gawain permanent" in out and ": x[2Jy" in out and "\x1b" not in out,
+       f"a stored reason cleaned of its escape: {out.strip().splitlines()}")
+    stop(srv)
 finally:
     for p in procs:
         if p.poll() is None:
