@@ -13,6 +13,8 @@ WW_COLD int cmd_join(int argc, char **argv);
 WW_COLD int cmd_server(int argc, char **argv);
 /* wizwar status: ask a running server through its admin socket. */
 WW_COLD int cmd_status(int argc, char **argv);
+/* wizwar admin: ban, mute, free a name on a running server, through its admin socket. */
+WW_COLD int cmd_admin(int argc, char **argv);
 /* wizwar bot HOST[:PORT]: a bot that plays through the protocol. */
 WW_COLD int cmd_bot(int argc, char **argv);
 /* wizwar rooms SERVER: the public rooms waiting for a player. */

@@ -254,6 +254,32 @@ HELP_TEXT(HELP_STATUS,
     "  --socket PATH     the admin socket itself (a server's --admin-socket)\n"
     "  --prometheus      the same numbers in Prometheus' text format\n"
     "  --command LINE    send this line of the admin protocol instead (`help` lists them)\n")
+/* wizwar admin */
+HELP_TEXT(HELP_ADMIN,
+    "usage: wizwar admin [--admin-socket PATH | --state-dir DIR] COMMAND [ARGS...]\n"
+    "\n"
+    "Moderates a running `wizwar server` of this user through its local admin socket: applied at\n"
+    "once, recorded in the server's store and loaded again at its next start. Commands:\n"
+    "  ban key FINGERPRINT|name NAME|addr CIDR [--for DURATION] [--reason TEXT]\n"
+    "                    refuse that key (its `wizwar id` fingerprint), name (any key using it)\n"
+    "                    or address range (IPv4 or IPv6, the real client's address behind a\n"
+    "                    --trusted-proxy); who is connected is dropped, and every client is told\n"
+    "                    the reason and the expiry. DURATION: 90s, 15m, 2h, 7d, 2w (none: for\n"
+    "                    good). --reason comes last: at most 56 bytes of printable text\n"
+    "  unban key FINGERPRINT|name NAME|addr CIDR\n"
+    "  bans              the bans and mutes in force, their expiry and reason\n"
+    "  mute FINGERPRINT [--for DURATION]\n"
+    "                    that key's chat (a player's to the other, a spectator's to the others)\n"
+    "                    reaches nobody, and it is told it is muted\n"
+    "  unmute FINGERPRINT\n"
+    "  free-name NAME    the name belongs to no key: the next key that uses it owns it\n"
+    "  help              the admin protocol's commands (status and metrics too)\n"
+    "\n"
+    "  --admin-socket PATH  the server's admin socket (its --admin-socket)\n"
+    "  --state-dir DIR   the server's state directory: its admin.sock (default\n"
+    "                    $XDG_STATE_HOME/wizwar)\n"
+    "Output: what the server did, one line each. Exit status 0; 1 when the server refuses the\n"
+    "command (the reason on stderr) or does not answer; 2 for bad arguments.\n")
 /* wizwar bot */
 HELP_TEXT(HELP_BOT,
     "usage: wizwar bot [HOST[:PORT][#FINGERPRINT] | --lan NAME] [--room CODE | --new-room [--public] | --quick]\n"

@@ -25,6 +25,7 @@ static const struct subcommand {
 	{ "rooms", cmd_rooms, "the public rooms of a server waiting for a player" },
 	{ "server", cmd_server, "a headless server of many rooms" },
 	{ "status", cmd_status, "how a running server is doing, through its admin socket" },
+	{ "admin", cmd_admin, "ban, mute, free a name on a running server, through its admin socket" },
 	{ "bot", cmd_bot, "a bot that plays over the network" },
 	{ "watch", cmd_spectate, "watch a live duel as a spectator, as its players allow" },
 	{ "id", cmd_id, "the fingerprint of your key, which owns your names on a server" },

@@ -20,6 +20,7 @@ struct admin {
 	unsigned nclients;
 	bool closing;
 	char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+	char why[ADMIN_LINE_MAX];  /* a command's error reason, until its reply is written */
 };
 
 struct aclient {
@@ -61,9 +62,47 @@ cmd_metrics(struct server *s, const char *args, struct metrics_buf *out)
 	return NULL;
 }
 
+/* Moderation (server/moderate.c holds the work; these only route). */
+static const char *
+cmd_ban(struct server *s, const char *args, struct metrics_buf *out)
+{
+	return moderate__cmd_ban(s, BAN_VERB_BAN, args, out, s->admin->why, sizeof s->admin->why);
+}
+
+static const char *
+cmd_unban(struct server *s, const char *args, struct metrics_buf *out)
+{
+	return moderate__cmd_ban(s, BAN_VERB_UNBAN, args, out, s->admin->why, sizeof s->admin->why);
+}
+
+static const char *
+cmd_mute(struct server *s, const char *args, struct metrics_buf *out)
+{
+	return moderate__cmd_ban(s, BAN_VERB_MUTE, args, out, s->admin->why, sizeof s->admin->why);
+}
+
+static const char *
+cmd_unmute(struct server *s, const char *args, struct metrics_buf *out)
+{
+	return moderate__cmd_ban(s, BAN_VERB_UNMUTE, args, out, s->admin->why, sizeof s->admin->why);
+}
+
+static const char *
+cmd_free_name(struct server *s, const char *args, struct metrics_buf *out)
+{
+	return moderate__cmd_free_name(s, args, out, s->admin->why, sizeof s->admin->why);
+}
+
 /* The commands: one row each (admin.h says how to add one). */
 static const struct admin_command commands[] = {
 	{ "help", "", "the commands", cmd_help },
+	{ "ban", "key FINGERPRINT|name NAME|addr CIDR [--for DURATION] [--reason TEXT]",
+	  "ban at once (who is connected is dropped) and in the store; DURATION 90s, 15m, 2h, 7d, 2w; --reason last", cmd_ban },
+	{ "unban", "key FINGERPRINT|name NAME|addr CIDR", "lift a ban", cmd_unban },
+	{ "bans", "", "the bans and mutes in force, with their expiry and reason", moderate__cmd_bans },
+	{ "mute", "FINGERPRINT [--for DURATION]", "a key's chat (players' and spectators') reaches nobody; it is told", cmd_mute },
+	{ "unmute", "FINGERPRINT", "lift a mute", cmd_unmute },
+	{ "free-name", "NAME", "the name is no key's: the next key that uses it owns it", cmd_free_name },
 	{ "status", "", "what `wizwar status` prints: connections, rooms, duels, commands, handshakes, limits, bytes, log", cmd_status },
 	{ "metrics", "", "the same numbers in Prometheus' text format, as --metrics serves them", cmd_metrics },
 };

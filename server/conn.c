@@ -533,6 +533,7 @@ peer_name(struct conn *c, uint8_t addr16[16], bool *trusted)
 		}
 		*trusted = c->srv->ntrusted && ss.ss_family != AF_UNSPEC &&
 		           proxy_cidr_match(c->srv->trusted, c->srv->ntrusted, full);
+		memcpy(c->real, full, 16); /* a trusted proxy's header replaces it */
 	}
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 	return true;
@@ -549,6 +550,10 @@ admit(struct conn *c, const uint8_t a[16])
 
 	if ((c->addr = server__addr_get(s, a)) != NULL)
 		c->addr->conns++;
+	/* An operator's address ban, on the real client's whole address: before a byte of the
+	 * handshake is read, told in a plain ERROR (the reason is the operator's, not a secret). */
+	if (moderate__refuse(c))
+		return;
 	if (c->addr && !server__may_handshake(s, c, why, sizeof why, &say)) {
 		/* A flood from one address is said once (with the first refusal), not once a connection. */
 		if (say)
@@ -599,6 +604,7 @@ proxy_read(struct conn *c, size_t n)
 		char host[48];
 		int port;
 		memcpy(&sa.sin6_addr, h.src, 16);
+		memcpy(c->real, h.src, 16);
 		conn__addr_key((const struct sockaddr *)&sa, a, host, sizeof host, &port);
 		snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 		s->m.proxied++;

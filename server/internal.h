@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "auth.h"
+#include "ban.h"
 #include "game.h"
 #include "gpack.h"
 #include "metrics.h"
@@ -90,6 +91,7 @@ struct conn {
 	bool doomed;               /* its write queue overflowed: closed at the next tick, sends refused */
 	bool offender;             /* dropped for breaking the protocol or a limit (a fatal ERROR other than
 	                            * TIMEOUT): its client knows and does not come back, so no lobby hold */
+	bool banned;               /* dropped by an operator's ban: a duel's seat is not held, it forfeits at once */
 	uint64_t born, last_rx, last_tx, closing_since;
 	uint64_t rx;               /* bytes read from it */
 	/* From a trusted proxy, until its PROXY header is whole: the bytes so far (PROXY_MAX), how
@@ -99,6 +101,8 @@ struct conn {
 	size_t queued;             /* bytes in uv_write requests not yet done */
 	struct wire_who who;       /* CLAIMING on: from AUTH or RESUME */
 	uint8_t ident[PROTO_IDENT_KEY_LEN]; /* KNOWN on: the client's long-term key, proven by IDENT */
+	char fp[AUTH_FP_LEN + 1];  /* KNOWN on: its fingerprint, what bans and mutes name ("" before) */
+	uint8_t real[16];          /* the client's whole address (after a trusted proxy's header), IPv4 mapped */
 	struct store_req *claim;   /* CLAIMING: the store's request; cancelled if the conn goes first */
 	struct gameroom *room;         /* CHALLENGED: the room asked for (one-room mode); JOINED: its room */
 	int seat;                  /* JOINED: 0 or 1; else -1 (a spectator too) */
@@ -277,6 +281,7 @@ struct server {
 	struct admin *admin;       /* the admin socket, or NULL */
 	struct metrics_http *http; /* the --metrics endpoint, or NULL */
 	struct proxy_cidr trusted[PROXY_TRUSTED_MAX];
+	struct ban_list bans;      /* an operator's bans and mutes (moderate.c), loaded from the store at start */
 	unsigned ntrusted;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
 	struct wire_msg in, out;
@@ -368,6 +373,22 @@ WW_COLD int room__load(struct gameroom *r, const char *path, char *why, size_t w
 bool room__empty(const struct gameroom *r);
 /* game_of() for spect.c: the room's game, unpacked into the server's scratch. */
 struct game *room__game(struct gameroom *r);
+
+/* Moderation (moderate.c): an operator's bans and mutes. */
+int64_t moderate__now(void);
+/* store_open, with the bans and mutes it holds loaded into s->bans. */
+WW_COLD int moderate__open_store(struct server *s, const char *store_path, char *why, size_t whylen);
+/* A banned connection is dropped with the ban's reason and expiry (true); checked at accept
+ * (its address), IDENT (its key) and AUTH or RESUME (its name). */
+bool moderate__refuse(struct conn *c);
+/* A muted key's chat: the sender is told, nothing is delivered (true). */
+bool moderate__muted(struct conn *c);
+void moderate__sweep(struct server *s);
+const char *moderate__cmd_ban(struct server *s, int verb, const char *args, struct metrics_buf *out, char *why,
+                              size_t whylen);
+const char *moderate__cmd_bans(struct server *s, const char *args, struct metrics_buf *out);
+const char *moderate__cmd_free_name(struct server *s, const char *args, struct metrics_buf *out, char *why,
+                                    size_t whylen);
 
 /* Spectators (spect.c). */
 void spect__init(struct gameroom *r);      /* in room__create: one more handle (the tick) */

@@ -67,6 +67,7 @@ static const struct { int code; enum metrics_fail why; } fail_codes[] = {
 	{ PERR_ROOM_FULL, METRICS_FAIL_NO_ROOM },
 	{ PERR_NAME_TAKEN, METRICS_FAIL_NO_ROOM },
 	{ PERR_RESUME, METRICS_FAIL_RESUME },
+	{ PERR_BANNED, METRICS_FAIL_BANNED },
 };
 
 enum metrics_fail

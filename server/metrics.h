@@ -45,6 +45,7 @@ enum metrics_limit {
 	X(NO_ROOM,        "no_room",        "an unknown room code, a full room or a taken name") \
 	X(RESUME,         "resume",         "an unknown or expired resume token") \
 	X(PROXY,          "proxy",          "a PROXY header missing or broken from a trusted proxy, or sent by anyone else") \
+	X(BANNED,         "banned",         "a ban of its address, key or name (wizwar admin)") \
 	X(OTHER,          "other",          "any other refusal")
 
 enum metrics_fail {

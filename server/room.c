@@ -748,11 +748,18 @@ room__conn_lost(struct gameroom *r, struct conn *c)
 	if (r->dying)
 		return;
 	if (r->state == ROOM_PLAYING) {
-		unsigned secs = hold_secs(s->cfg.lim.grace_ms);
-		server__event(s, LOG_INFO, r->code, NULL, "%s dropped; the seat is held %u s", st->name, secs);
+		/* A banned player cannot come back (its key, name or address is refused): the other
+		 * one is not kept waiting for the grace. The forfeit is the grace's, at the loop's
+		 * next turn, not here inside the drop. */
+		uint64_t ms = c->banned ? 0 : s->cfg.lim.grace_ms;
+		unsigned secs = hold_secs(ms);
+		if (c->banned)
+			server__event(s, LOG_NOTICE, r->code, NULL, "%s is banned: the seat is not held", st->name);
+		else
+			server__event(s, LOG_INFO, r->code, NULL, "%s dropped; the seat is held %u s", st->name, secs);
 		st->grace_on = true;
-		st->grace_until = server__now(s) + s->cfg.lim.grace_ms;
-		uv_timer_start(&st->grace, on_grace, s->cfg.lim.grace_ms, 0);
+		st->grace_until = server__now(s) + ms;
+		uv_timer_start(&st->grace, on_grace, ms, 0);
 		send_peer(r, 1 - p, p, PEER_DROPPED, secs);
 		if (game_of(r)->turn == p)
 			uv_timer_stop(&r->turn_timer);
@@ -1247,6 +1254,10 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_chat *m)
 		conn__error(c, PERR_LIMIT, false, "too many chat lines: wait a few seconds");
 		return;
 	}
+	/* A muted key's line reaches nobody, not even the turn log (which spectators and replays
+	 * show); its sender is told, so that a mute is never a silent trick. */
+	if (moderate__muted(c))
+		return;
 	if (r->state == ROOM_PLAYING) {
 		/* A duel's log holds all that was said in it, up to a cap (tlog.h, TLOG_CHAT_UNTIL): past
 		 * it the line is refused, not said unlogged, so that the log stays whole. */

@@ -725,16 +725,15 @@ on_ident(struct conn *c, const struct wire_ident *m)
 		return;
 	}
 	memcpy(c->ident, m->key, PROTO_IDENT_KEY_LEN);
+	auth_fingerprint(c->ident, c->fp);
 	c->state = CONN_KNOWN;
 	/* From now on every log line of this connection names the client's key after its address
 	 * (docs/server.md, "Log lines"): the peer field is what every line of a connection is given. */
-	{
-		char fp[AUTH_FP_LEN + 1];
-		size_t n = strlen(c->peer);
-		auth_fingerprint(m->key, fp);
-		if (n < sizeof c->peer)
-			snprintf(c->peer + n, sizeof c->peer - n, " key=%s", fp);
-	}
+	size_t n = strlen(c->peer);
+	if (n < sizeof c->peer)
+		snprintf(c->peer + n, sizeof c->peer - n, " key=%s", c->fp);
+	/* The key, not the address, is what a ban names once it is known (issue 31). */
+	moderate__refuse(c);
 }
 
 static void join_room(struct conn *c);
@@ -864,7 +863,7 @@ on_auth(struct conn *c, const struct wire_auth *a)
 {
 	struct server *s = c->srv;
 
-	if (!take_who(c, &a->who))
+	if (!take_who(c, &a->who) || moderate__refuse(c))
 		return;
 	if (drop_if_blocked(s, c))
 		return;
@@ -932,7 +931,7 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	struct gameroom *r;
 	int code = PERR_OK;
 
-	if (!take_who(c, &m->who))
+	if (!take_who(c, &m->who) || moderate__refuse(c))
 		return;
 	/* A seat's token is its secret: a player who joined under the password before a reload
 	 * changed it (server_set_password_key) takes its seat back with that one. */
@@ -1168,6 +1167,7 @@ on_sweep(uv_timer_t *t)
 	room__sweep_idle(s);
 	addr_forget(s, false);
 	key_forget(s);
+	moderate__sweep(s);
 }
 
 static void
@@ -1383,7 +1383,7 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	 * store's work runs on its own thread (store.h). */
 	s->cfg.store_path = NULL;
 	if (cfg->store_path) {
-		if (store_open(loop, cfg->store_path, &s->store, why, whylen) != 0) {
+		if (moderate__open_store(s, cfg->store_path, why, whylen) != 0) {
 			server_close(s, NULL, NULL);
 			return -1;
 		}
@@ -1944,6 +1944,7 @@ server__unref(struct server *s)
 		}
 		free(s->keys.b);
 		free(s->addrs.b);
+		ban_list_finish(&s->bans);
 		free(s->room_codes.b);
 		if (s->reserve_fd >= 0)
 			close(s->reserve_fd);

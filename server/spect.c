@@ -522,6 +522,8 @@ on_chat(struct gameroom *r, struct conn *c, const struct wire_schat *in)
 		conn__error(c, PERR_LIMIT, false, "too many chat lines: wait a few seconds");
 		return;
 	}
+	if (moderate__muted(c)) /* as a player's chat (room.c) */
+		return;
 	/* A line goes to every spectator: the room as a whole says only so many per window. */
 	if (now - sp->chat_start >= s->cfg.lim.chat_window_ms) {
 		sp->chat_start = now;

@@ -65,6 +65,20 @@ static const struct migration {
 	  "CREATE INDEX results_by_key0 ON results (key0, seq);"
 	  "CREATE INDEX results_by_key1 ON results (key1, seq);"
 	  "CREATE INDEX ratings_by_rating ON ratings (rating);" },
+	{ "bans and mutes: an operator's, by key fingerprint, name or address range (wizwar admin)",
+	  "CREATE TABLE bans ("
+	  " kind TEXT NOT NULL CHECK (kind IN ('key', 'name', 'addr')),"
+	  " target TEXT NOT NULL COLLATE NOCASE," /* a fingerprint, a name, a CIDR as `bans` prints it */
+	  " created INTEGER NOT NULL,"            /* Unix seconds */
+	  " expires INTEGER,"                     /* Unix seconds; NULL: never */
+	  " reason TEXT NOT NULL DEFAULT '',"
+	  " PRIMARY KEY (kind, target)"
+	  ");"
+	  "CREATE TABLE mutes ("
+	  " fingerprint TEXT PRIMARY KEY COLLATE NOCASE,"
+	  " created INTEGER NOT NULL,"
+	  " expires INTEGER"
+	  ");" },
 };
 #define NEWEST ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -74,7 +88,14 @@ store_schema_newest(void)
 	return NEWEST;
 }
 
-enum req_kind { REQ_CLAIM, REQ_RATE, REQ_ASK };
+enum req_kind {
+	REQ_CLAIM,     /* key, name */
+	REQ_RATE,      /* duel */
+	REQ_ASK,       /* key, ask */
+	REQ_BAN_PUT,   /* ban: recorded, or its row replaced */
+	REQ_BAN_DEL,   /* ban.kind, ban.target */
+	REQ_FREE_NAME, /* name */
+};
 
 struct store_req {
 	struct store_req *next;
@@ -87,6 +108,7 @@ struct store_req {
 	struct store_duel duel;     /* REQ_RATE */
 	struct wire_ask ask;        /* REQ_ASK */
 	struct wire_msg *ans;       /* REQ_RATE, REQ_ASK: the worker's answer (malloc'd), freed after acb */
+	struct ban ban;             /* REQ_BAN_PUT, REQ_BAN_DEL */
 	int result;                 /* the worker's answer */
 };
 
@@ -522,16 +544,62 @@ ask(struct store *s, struct store_req *q)
 	return STORE_OK;
 }
 
+/* An operator's decision, one statement (its own transaction). The SQL a kind's: a row of
+ * `bans`, or of `mutes`. */
 static int
-work(struct store *s, struct store_req *q)
+moderate(sqlite3 *db, const struct store_req *q)
+{
+	static const char *const sql[2][2] = {
+		{ "INSERT OR REPLACE INTO bans (kind, target, created, expires, reason) VALUES (?1, ?2, ?3, ?4, ?5);",
+		  "DELETE FROM bans WHERE kind = ?1 AND target = ?2;" },
+		{ "INSERT OR REPLACE INTO mutes (fingerprint, created, expires) VALUES (?2, ?3, ?4);",
+		  "DELETE FROM mutes WHERE fingerprint = ?2;" },
+	};
+	static const char *const kind[BAN_KINDS] = { [BAN_KEY] = "key", [BAN_NAME] = "name", [BAN_ADDR] = "addr" };
+	const struct ban *b = &q->ban;
+	sqlite3_stmt *st = NULL;
+	int rc = STORE_FAILED;
+	const char *text = q->kind == REQ_FREE_NAME ? "DELETE FROM names WHERE name = ?1;"
+	                                            : sql[b->kind == BAN_MUTE][q->kind == REQ_BAN_DEL];
+
+	if (sqlite3_prepare_v2(db, text, -1, &st, NULL) != SQLITE_OK)
+		return STORE_FAILED;
+	if (q->kind == REQ_FREE_NAME) {
+		sqlite3_bind_text(st, 1, q->name, -1, SQLITE_STATIC);
+	} else {
+		if (b->kind != BAN_MUTE)
+			sqlite3_bind_text(st, 1, kind[b->kind], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, b->target, -1, SQLITE_STATIC);
+		if (q->kind == REQ_BAN_PUT) {
+			sqlite3_bind_int64(st, 3, b->created);
+			if (b->expires)
+				sqlite3_bind_int64(st, 4, b->expires);
+			else
+				sqlite3_bind_null(st, 4);
+			if (b->kind != BAN_MUTE)
+				sqlite3_bind_text(st, 5, b->reason, -1, SQLITE_STATIC);
+		}
+	}
+	if (sqlite3_step(st) == SQLITE_DONE)
+		rc = sqlite3_changes(db) > 0 ? STORE_OK : STORE_TAKEN; /* TAKEN: nothing was there */
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+work(struct store *s, struct store_req *q, bool stopping)
 {
 	switch (q->kind) {
 	case REQ_RATE:
-		return rate(s, q);
+		return rate(s, q); /* at a stop too: a result is worth its few milliseconds */
 	case REQ_ASK:
-		return ask(s, q);
+		return stopping ? STORE_FAILED : ask(s, q);
+	case REQ_BAN_PUT:
+	case REQ_BAN_DEL:
+	case REQ_FREE_NAME:
+		return moderate(s->db, q); /* answered "ok" already: written even at a stop */
 	default:
-		return claim(s->db, q->key, q->name);
+		return stopping ? STORE_FAILED : claim(s->db, q->key, q->name); /* its connection is gone */
 	}
 }
 
@@ -544,14 +612,15 @@ worker(void *arg)
 	for (;;) {
 		while (s->todo == NULL && !s->stop)
 			pthread_cond_wait(&s->cv, &s->mu);
-		if (s->stop)
-			break;
+		if (s->todo == NULL)
+			break; /* stopped, with nothing left to do */
 		struct store_req *q = s->todo;
 		s->todo = q->next;
 		if (s->todo == NULL)
 			s->todo_tail = &s->todo;
+		bool stopping = s->stop;
 		pthread_mutex_unlock(&s->mu);
-		q->result = work(s, q);
+		q->result = work(s, q, stopping);
 		pthread_mutex_lock(&s->mu);
 		q->next = s->done;
 		s->done = q;
@@ -606,8 +675,18 @@ on_closed(uv_handle_t *h)
 		cb(ud);
 }
 
+static int load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+                     char *why, size_t whylen);
+
 int
 store_open(uv_loop_t *loop, const char *path, struct store **out, char *why, size_t whylen)
+{
+	return store_open_bans(loop, path, 0, NULL, NULL, out, why, whylen);
+}
+
+int
+store_open_bans(uv_loop_t *loop, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+                struct store **out, char *why, size_t whylen)
 {
 	struct store *s;
 
@@ -616,7 +695,8 @@ store_open(uv_loop_t *loop, const char *path, struct store **out, char *why, siz
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	if (db_open(path, &s->db, why, whylen) != 0 || migrate(s->db, path, NEWEST, why, whylen) != 0) {
+	if (db_open(path, &s->db, why, whylen) != 0 || migrate(s->db, path, NEWEST, why, whylen) != 0 ||
+	    (cb && load_bans(s->db, path, now, cb, ud, why, whylen) != 0)) {
 		sqlite3_close(s->db);
 		free(s);
 		return -1;
@@ -654,7 +734,9 @@ store_close(struct store *s, void (*cb)(void *ud), void *ud)
 	s->stop = true;
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
-	/* The worker ends after the statement it is in: at worst STORE_BUSY_MS waiting for a lock. */
+	/* The worker ends once its queue is empty: claims and questions are dropped unworked, results
+	 * and an operator's writes (a handful, each one statement) are done; each waits STORE_BUSY_MS
+	 * at worst. */
 	pthread_join(s->thread, NULL);
 	sqlite3_close(s->db);
 	for (int i = 0; i < 2; i++) {
@@ -696,6 +778,123 @@ store_claim_name(struct store *s, const uint8_t key[PROTO_IDENT_KEY_LEN], const 
 	snprintf(q->name, sizeof q->name, "%s", name);
 	enqueue(s, q);
 	return q;
+}
+
+static struct store_req *
+req_new(int kind, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = calloc(1, sizeof *q);
+
+	if (q) {
+		q->kind = kind;
+		q->cb = cb;
+		q->ud = ud;
+	}
+	return q;
+}
+
+struct store_req *
+store_ban_put(struct store *s, const struct ban *b, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = req_new(REQ_BAN_PUT, cb, ud);
+
+	if (q) {
+		q->ban = *b;
+		enqueue(s, q);
+	}
+	return q;
+}
+
+struct store_req *
+store_ban_del(struct store *s, int kind, const char *target, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = req_new(REQ_BAN_DEL, cb, ud);
+
+	if (q) {
+		q->ban.kind = (uint8_t)kind;
+		snprintf(q->ban.target, sizeof q->ban.target, "%s", target);
+		enqueue(s, q);
+	}
+	return q;
+}
+
+struct store_req *
+store_free_name_async(struct store *s, const char *name, store_claim_cb cb, void *ud)
+{
+	struct store_req *q = req_new(REQ_FREE_NAME, cb, ud);
+
+	if (q) {
+		snprintf(q->name, sizeof q->name, "%s", name);
+		enqueue(s, q);
+	}
+	return q;
+}
+
+/* At the start: every ban and mute in force, each given to cb; those expired are deleted. On
+ * the worker's own connection before its thread runs (store_open_bans): a second connection of
+ * this process would open and close the file, and a close() of any descriptor drops every
+ * POSIX lock this process holds on it, the worker connection's too (another process could
+ * then take the file as unused and remove the WAL under it). */
+static int
+load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
+          size_t whylen)
+{
+	static const char *const kinds[] = { [BAN_KEY] = "key", [BAN_NAME] = "name", [BAN_ADDR] = "addr" };
+	sqlite3_stmt *st = NULL;
+	int rc = -1, step = SQLITE_DONE;
+	bool said = false;
+
+	if (sqlite3_prepare_v2(db, "DELETE FROM bans WHERE expires IS NOT NULL AND expires <= ?1;", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "DELETE FROM mutes WHERE expires IS NOT NULL AND expires <= ?1;", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db,
+	                       "SELECT kind, target, created, coalesce(expires, 0), reason FROM bans"
+	                       " UNION ALL SELECT 'mute', fingerprint, created, coalesce(expires, 0), '' FROM mutes"
+	                       " ORDER BY 3;",
+	                       -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0), *t = (const char *)sqlite3_column_text(st, 1);
+		const char *r = (const char *)sqlite3_column_text(st, 4);
+		struct ban b = { .created = sqlite3_column_int64(st, 2), .expires = sqlite3_column_int64(st, 3) };
+		int kind = BAN_MUTE;
+		char bad[BAN_REASON_MAX + 1];
+		for (int i = 0; i < BAN_MUTE; i++)
+			if (k && strcmp(k, kinds[i]) == 0)
+				kind = i;
+		/* A row is checked as a command's argument is: the file is the operator's, and
+		 * `sqlite3 FILE` may have written anything into it. */
+		if (t == NULL || strlen(t) > BAN_TARGET_MAX || !ban_target(kind, t, &b, bad, sizeof bad)) {
+			snprintf(why, whylen, "%s: a row of %s whose target is not one ('%.40s')", path,
+			         kind == BAN_MUTE ? "mutes" : k ? k : "?", t ? t : "");
+			said = true;
+			goto out;
+		}
+		ban_reason_sanitise(b.reason, sizeof b.reason, r ? r : "");
+		if (cb(ud, &b) != 0) {
+			snprintf(why, whylen, "%s: more than %d bans and mutes, or out of memory", path, BAN_MAX);
+			said = true;
+			goto out;
+		}
+	}
+	if (step == SQLITE_DONE)
+		rc = 0;
+out:
+	if (rc != 0 && !said)
+		fail(db, why, whylen, path);
+	sqlite3_finalize(st);
+	return rc;
 }
 
 void
@@ -909,6 +1108,35 @@ store_ask(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const struct
 {
 	(void)st, (void)key, (void)a, (void)cb, (void)ud;
 	return NULL;
+}
+struct store_req *
+store_ban_put(struct store *st, const struct ban *b, store_claim_cb cb, void *ud)
+{
+	(void)st, (void)b, (void)cb, (void)ud;
+	return NULL;
+}
+
+struct store_req *
+store_ban_del(struct store *st, int kind, const char *target, store_claim_cb cb, void *ud)
+{
+	(void)st, (void)kind, (void)target, (void)cb, (void)ud;
+	return NULL;
+}
+
+struct store_req *
+store_free_name_async(struct store *st, const char *name, store_claim_cb cb, void *ud)
+{
+	(void)st, (void)name, (void)cb, (void)ud;
+	return NULL;
+}
+
+int
+store_open_bans(uv_loop_t *loop, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+                struct store **out, char *why, size_t whylen)
+{
+	(void)loop, (void)path, (void)now, (void)cb, (void)ud;
+	*out = NULL;
+	return not_built(why, whylen);
 }
 unsigned store_pending(const struct store *st) { (void)st; return 0; }
 

@@ -11,6 +11,7 @@
 
 #include <uv.h>
 
+#include "ban.h"
 #include "proto.h"
 #include "wire.h"
 
@@ -44,6 +45,12 @@ enum store_result {
  * Blocks (run it at start). 0, or -1 with a reason (not built with SQLite, not a database, a
  * schema newer than this build's). */
 WW_COLD int store_open(uv_loop_t *loop, const char *path, struct store **out, char *why, size_t whylen);
+/* The same, and each ban and mute in force given to cb (non-zero stops the open: too many)
+ * after those expired at `now` (Unix s) are deleted, on the store's connection before its
+ * thread starts. -1 also for a row that is not a ban: refused whole, never half loaded. */
+WW_COLD int store_open_bans(uv_loop_t *loop, const char *path, int64_t now,
+                            int (*cb)(void *ud, const struct ban *b), void *ud, struct store **out, char *why,
+                            size_t whylen);
 /* Finish the request being worked (bounded by STORE_BUSY_MS), drop the rest unanswered, close
  * the file; cb(ud) once the last handle is closed and the store freed. */
 void store_close(struct store *st, void (*cb)(void *ud), void *ud);
@@ -55,6 +62,14 @@ typedef void (*store_claim_cb)(void *ud, int result);
 struct store_req *store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name,
                                    store_claim_cb cb, void *ud);
 void store_cancel(struct store_req *q);
+
+/* An operator's writes (`wizwar admin`), in order with the claims; cb(ud, result) on the loop
+ * (may be NULL): STORE_OK done, STORE_TAKEN nothing was there to delete or free, STORE_FAILED.
+ * Unlike a claim, each is still written when the store closes. NULL: out of memory. */
+struct store_req *store_ban_put(struct store *st, const struct ban *b, store_claim_cb cb, void *ud);
+struct store_req *store_ban_del(struct store *st, int kind, const char *target, store_claim_cb cb, void *ud);
+struct store_req *store_free_name_async(struct store *st, const char *name, store_claim_cb cb, void *ud);
+
 /* Requests waiting or being worked (tests). */
 unsigned store_pending(const struct store *st);
 

@@ -1,13 +1,48 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_proxy: the PROXY protocol v2 decoder and the trusted-proxy block parser (server/proxy.c) on any bytes. */
+/* fuzz_proxy: the PROXY protocol v2 decoder, the trusted-proxy block parser (server/proxy.c) and the admin socket's ban and mute commands (server/ban.c) on any bytes. */
 #include <stdint.h>
 #include <string.h>
 
+#include "ban.h"
 #include "fuzz.h"
+#include "proto.h"
 #include "proxy.h"
+#include "text.h"
+
+/* An admin line's arguments (as admin.c hands them over: no C0 byte, under its line cap), for
+ * one of the four verbs: what parses has a canonical target that parses again to itself, a
+ * reason that is clean REASON text, an expiry after its start, and a description that fits an
+ * ERROR whole. */
+static void
+ban_line_fuzz(const uint8_t *p, size_t n)
+{
+	char s[600], why[256], text[256];
+	struct ban b, again;
+
+	if (n < 1 || n >= sizeof s)
+		return;
+	memcpy(s, p + 1, n - 1);
+	s[n - 1] = '\0';
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return;
+	if (!ban_parse(p[0] & 3, s, 1000000, &b, why, sizeof why)) {
+		FUZZ_CHECK(why[0] != '\0');
+		return;
+	}
+	FUZZ_CHECK(b.kind < BAN_KINDS);
+	FUZZ_CHECK(strlen(b.target) <= BAN_TARGET_MAX && strlen(b.reason) <= BAN_REASON_MAX);
+	FUZZ_CHECK(b.reason[0] == '\0' || text_check(b.reason, strlen(b.reason), TEXT_REASON));
+	FUZZ_CHECK(b.expires == 0 || (b.expires > 1000000 && b.expires <= 1000000 + BAN_FOR_MAX));
+	FUZZ_CHECK(ban_target(b.kind, b.target, &again, why, sizeof why));
+	FUZZ_CHECK(strcmp(again.target, b.target) == 0);
+	ban_describe(&b, text, sizeof text);
+	FUZZ_CHECK(strlen(text) <= PROTO_REASON_BYTES);
+}
 
 /*
- * Input: one byte choosing the decoder, then its bytes. A header the decoder takes is no
+ * Input: one byte choosing the decoder (bit 1: a ban command, its verb in the next byte; else
+ * bit 0: a block; else a header), then its bytes. A header the decoder takes is no
  * longer than the input or the cap, and every shorter prefix of it asks for more (never
  * broken: a reader that feeds it byte by byte gets the same answer); more is asked for only
  * past what was given, never past the cap. A block that parses matches its own address.
@@ -23,6 +58,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const uint8_t *p = data + 1;
 	size_t n = size - 1;
+	if (data[0] & 2) {
+		ban_line_fuzz(p, n);
+		return 0;
+	}
 	if (data[0] & 1) {
 		char s[80];
 		struct proxy_cidr c;

@@ -38,6 +38,15 @@ proxy_seeds(const char *dir)
 		snprintf(name, sizeof name, "msg%zu", i);
 		put(dir, "fuzz_webmsg", name, (const uint8_t *)webmsg[i], strlen(webmsg[i]));
 	}
+	/* Ban commands: 0x02, the verb (0 ban, 1 unban, 2 mute, 3 unmute), the arguments. */
+	static const char ban[] = "\x02\x00" "key abcdefghijklmnopqrstuvwxyz --for 2h --reason seen cheating";
+	static const char name[] = "\x02\x00" "name Sir Mordred --reason impersonation";
+	static const char range[] = "\x02\x01" "addr 2001:db8::/32";
+	static const char mute[] = "\x02\x02" "abcdefghijklmnopqrstuvwxyz --for 7d";
+	put(dir, "fuzz_proxy", "ban-key", (const uint8_t *)ban, sizeof ban - 1);
+	put(dir, "fuzz_proxy", "ban-name", (const uint8_t *)name, sizeof name - 1);
+	put(dir, "fuzz_proxy", "unban-addr", (const uint8_t *)range, sizeof range - 1);
+	put(dir, "fuzz_proxy", "mute", (const uint8_t *)mute, sizeof mute - 1);
 }
 
 static void

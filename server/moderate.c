@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* moderate: bans and mutes on a running server: loaded at start, checked at each step of a handshake, applied at once to who is connected, written to the store. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+int64_t
+moderate__now(void)
+{
+	/* Wall clock, not the loop's: an expiry is a date that must mean the same after a restart. */
+	return (int64_t)time(NULL);
+}
+
+static int
+loaded(void *ud, const struct ban *b)
+{
+	return ban_add(ud, b);
+}
+
+int
+moderate__open_store(struct server *s, const char *store_path, char *why, size_t whylen)
+{
+	if (store_open_bans(s->loop, store_path, moderate__now(), loaded, &s->bans, &s->store, why, whylen) != 0)
+		return -1;
+	if (s->bans.n)
+		server__log(s, "%u bans and mutes in force, from %s", s->bans.n, store_path);
+	return 0;
+}
+
+/* What a connection has shown so far: its real address from the start, its key from IDENT,
+ * its name from AUTH or RESUME. */
+static struct ban_who
+who_of(const struct conn *c)
+{
+	struct ban_who w = { .addr = c->real };
+
+	if (c->state >= CONN_KNOWN && c->fp[0])
+		w.fp = c->fp;
+	if (c->who.name[0])
+		w.name = c->who.name;
+	return w;
+}
+
+bool
+moderate__refuse(struct conn *c)
+{
+	struct server *s = c->srv;
+	struct ban_who w = who_of(c);
+	const struct ban *b;
+	char why[PROTO_REASON_BYTES + 1];
+
+	if (s->bans.n == 0 || (b = ban_find(&s->bans, &w, moderate__now())) == NULL)
+		return false;
+	ban_describe(b, why, sizeof why);
+	c->banned = true;
+	conn__drop(c, PERR_BANNED, why);
+	return true;
+}
+
+/* A new ban: every connection it matches goes now, player, spectator or one half through its
+ * handshake, each told why. Returns how many. */
+static unsigned
+apply(struct server *s)
+{
+	unsigned n = 0;
+
+	for (struct conn *c = s->conns; c; c = c->next)
+		if (c->state != CONN_CLOSING && !c->gone && moderate__refuse(c))
+			n++;
+	return n;
+}
+
+bool
+moderate__muted(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (s->bans.n == 0 || !c->fp[0] || !ban_muted(&s->bans, c->fp, moderate__now()))
+		return false;
+	conn__error(c, PERR_MUTED, false, "you are muted on this server: nobody sees your chat");
+	return true;
+}
+
+void
+moderate__sweep(struct server *s)
+{
+	ban_prune(&s->bans, moderate__now());
+}
+
+static void
+on_written(void *ud, int result)
+{
+	struct server *s = ud;
+
+	if (result == STORE_FAILED)
+		server__event(s, LOG_ERR, NULL, NULL, "the store failed to record a ban or mute: it holds until the server "
+		              "stops, and will not be there after a restart");
+}
+
+static void
+on_freed(void *ud, int result)
+{
+	struct server *s = ud;
+
+	if (result == STORE_FAILED)
+		server__event(s, LOG_ERR, NULL, NULL, "the store failed to free a name");
+}
+
+/* The store's part, or what the operator is told when there is none. */
+static void
+record(struct server *s, struct store_req *q, struct metrics_buf *out)
+{
+	if (s->store == NULL)
+		metrics_buf_printf(out, "not recorded: this server has no store (--no-store, or built without SQLite): "
+		                   "it holds until the server stops\n");
+	else if (q == NULL)
+		metrics_buf_printf(out, "not recorded: out of memory\n");
+}
+
+/* ---- the admin commands (admin.c's table) ---- */
+
+/* `bans` lists this many at most: some 200 bytes a line, well under half of ADMIN_QUEUE_MAX. */
+#define BANS_SHOWN 2000
+
+const char *
+moderate__cmd_ban(struct server *s, int verb, const char *args, struct metrics_buf *out, char *why, size_t whylen)
+{
+	struct ban b;
+	char line[BAN_TARGET_MAX + BAN_REASON_MAX + 160];
+	int64_t now = moderate__now();
+
+	if (!ban_parse(verb, args, now, &b, why, whylen))
+		return why;
+	if (verb == BAN_VERB_BAN || verb == BAN_VERB_MUTE) {
+		if (ban_add(&s->bans, &b) != 0) {
+			snprintf(why, whylen, "more than %d bans and mutes: unban some first", BAN_MAX);
+			return why;
+		}
+		ban_line(&b, now, line, sizeof line);
+		server__log(s, "admin: %s %s", verb == BAN_VERB_BAN ? "ban" : "mute", line);
+		metrics_buf_printf(out, "%s\n", line);
+		record(s, s->store ? store_ban_put(s->store, &b, on_written, s) : NULL, out);
+		if (verb == BAN_VERB_BAN)
+		{
+			unsigned n = apply(s);
+			metrics_buf_printf(out, "%u connection%s dropped\n", n, n == 1 ? "" : "s");
+		}
+		return NULL;
+	}
+	if (!ban_remove(&s->bans, b.kind, b.target)) {
+		snprintf(why, whylen, "no %s %s", b.kind == BAN_MUTE ? "mute of" : "ban of", b.target);
+		if (s->store) /* it may be in the file still, say an expired one: gone from there too */
+			store_ban_del(s->store, b.kind, b.target, NULL, NULL);
+		return why;
+	}
+	server__log(s, "admin: %s %s", verb == BAN_VERB_UNBAN ? "unban" : "unmute", b.target);
+	metrics_buf_printf(out, "%s %s lifted\n", b.kind == BAN_MUTE ? "mute of" : "ban of", b.target);
+	record(s, s->store ? store_ban_del(s->store, b.kind, b.target, on_written, s) : NULL, out);
+	return NULL;
+}
+
+const char *
+moderate__cmd_bans(struct server *s, const char *args, struct metrics_buf *out)
+{
+	int64_t now = moderate__now();
+	char line[BAN_TARGET_MAX + BAN_REASON_MAX + 160];
+	unsigned n = 0;
+
+	if (args[0])
+		return "bans takes no arguments";
+	ban_prune(&s->bans, now);
+	/* Kinds in order (key, name, addr, mute), each as set; at most BANS_SHOWN lines, so that
+	 * the answer stays within what an admin client may be sent (admin.h, ADMIN_QUEUE_MAX). */
+	for (int k = 0; k < BAN_KINDS; k++)
+		for (unsigned i = 0; i < s->bans.n; i++)
+			if (s->bans.v[i].kind == k && n++ < BANS_SHOWN) {
+				ban_line(&s->bans.v[i], now, line, sizeof line);
+				metrics_buf_printf(out, "%s\n", line);
+			}
+	if (n == 0)
+		metrics_buf_printf(out, "no bans and no mutes\n");
+	else if (n > BANS_SHOWN)
+		metrics_buf_printf(out, "... and %u more: the store's tables hold them all (sqlite3 FILE)\n", n - BANS_SHOWN);
+	return NULL;
+}
+
+const char *
+moderate__cmd_free_name(struct server *s, const char *args, struct metrics_buf *out, char *why, size_t whylen)
+{
+	struct ban b;
+
+	if (!ban_target(BAN_NAME, args, &b, why, whylen)) {
+		if (args[0] == '\0')
+			snprintf(why, whylen, "usage: free-name NAME");
+		return why;
+	}
+	if (s->store == NULL)
+		return "this server has no store: names are not owned, there is nothing to free";
+	if (store_free_name_async(s->store, b.target, on_freed, s) == NULL)
+		return "out of memory";
+	server__log(s, "admin: free-name %s", b.target);
+	/* Written in order before any later claim: the next key to use the name gets it. */
+	metrics_buf_printf(out, "name '%s' is free for the next key that uses it\n", b.target);
+	return NULL;
+}
