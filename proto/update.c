@@ -136,36 +136,54 @@ lay_walk(const struct view *base, const struct view *now, int mode, const uint8_
  * never seen as floor, and the cells next to those (a wall is seen whole when
  * a floor beside it is): each cell it is about to see for the first time is
  * in there. */
+/* The level as a view knows it, a cell never seen counting as floor, filled only in the
+ * square (x0, y0)-(x1, y1) around the viewer: all the field of view at FOV_RADIUS reads
+ * (fov_sight), so the rest of lv is left unset. Filling and clearing whole 51x51 grids
+ * for it was most of what an update's visibility cost the server (issue 29). */
+static void
+known_box(const struct view *v, struct level *lv, int x0, int y0, int x1, int y1)
+{
+	lv->size = v->opt.size;
+	for (int y = y0; y <= y1; y++)
+		for (int x = x0; x <= x1; x++)
+			lv->cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+}
+
 static void
 lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL_MAX][LEVEL_MAX])
 {
 	struct level lv;
-	uint8_t fov[LEVEL_MAX][LEVEL_MAX];
+	struct fov_sight fs;
 	int s = known->opt.size, x0, y0, x1, y1;
 
 	if (!from->opt.fov) {
 		memset(sight, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
 		return;
 	}
-	lv.size = (uint8_t)s;
-	for (int y = 0; y < s; y++)
-		for (int x = 0; x < s; x++)
-			lv.cell[y][x] = KNOW(known->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
-	fov_compute(&lv, from->x, from->y, FOV_RADIUS, fov);
-	memcpy(sight, fov, sizeof fov);
+	memset(sight, 0, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+	if (from->x >= s || from->y >= s)
+		return; /* off the level: sees nothing, as fov_compute says */
 	square_box(s, from->x, from->y, &x0, &y0, &x1, &y1);
+	known_box(known, &lv, x0, y0, x1, y1);
+	fov_sight(&lv, from->x, from->y, &fs);
+	/* Seen, or a wall beside a seen floor within the square. */
 	for (int y = y0; y <= y1; y++)
-		for (int x = x0; x <= x1; x++)
+		for (int x = x0; x <= x1; x++) {
+			if (fov_seen(&fs, x, y)) {
+				sight[y][x] = 1;
+				continue;
+			}
 			for (int dy = -1; dy <= 1 && !sight[y][x]; dy++)
 				for (int dx = -1; dx <= 1; dx++) {
 					int nx = x + dx, ny = y + dy;
 
-					if (nx >= x0 && nx <= x1 && ny >= y0 && ny <= y1 && fov[ny][nx] &&
+					if (nx >= x0 && nx <= x1 && ny >= y0 && ny <= y1 && fov_seen(&fs, nx, ny) &&
 					    lv.cell[ny][nx] == CELL_FLOOR) {
 						sight[y][x] = 1;
 						break;
 					}
 				}
+		}
 }
 
 /* What a receiver can work out on its own: the field of view from where it
@@ -176,21 +194,22 @@ static void
 predict_vis(const struct view *v, uint8_t vis[LEVEL_MAX][LEVEL_MAX])
 {
 	struct level lv;
-	int s = v->opt.size;
+	struct fov_sight fs;
+	int s = v->opt.size, x0, y0, x1, y1;
 
 	if (!v->opt.fov) {
 		memset(vis, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
 		return;
 	}
-	lv.size = (uint8_t)s;
-	for (int y = 0; y < s; y++)
-		for (int x = 0; x < s; x++)
-			lv.cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
-	fov_compute(&lv, v->x, v->y, FOV_RADIUS, vis);
-	for (int y = 0; y < s; y++)
-		for (int x = 0; x < s; x++)
-			if (KNOW(v->cell[y][x]) == VCELL_UNKNOWN)
-				vis[y][x] = 0;
+	memset(vis, 0, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+	if (v->x >= s || v->y >= s)
+		return;
+	square_box(s, v->x, v->y, &x0, &y0, &x1, &y1);
+	known_box(v, &lv, x0, y0, x1, y1);
+	fov_sight(&lv, v->x, v->y, &fs);
+	for (int y = y0; y <= y1; y++)
+		for (int x = x0; x <= x1; x++)
+			vis[y][x] = fov_seen(&fs, x, y) && KNOW(v->cell[y][x]) != VCELL_UNKNOWN;
 }
 
 static void
