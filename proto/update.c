@@ -154,7 +154,9 @@ lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL
 {
 	struct level lv;
 	struct fov_sight fs;
-	int s = known->opt.size, x0, y0, x1, y1;
+	int s = known->opt.size, x0, y0, x1, y1, bx, by;
+	uint16_t h[FOV_SIDE + 2] = { 0 };
+	unsigned cols;
 
 	if (!from->opt.fov) {
 		memset(sight, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
@@ -166,24 +168,26 @@ lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL
 	square_box(s, from->x, from->y, &x0, &y0, &x1, &y1);
 	known_box(known, &lv, x0, y0, x1, y1);
 	fov_sight(&lv, from->x, from->y, &fs);
-	/* Seen, or a wall beside a seen floor within the square. */
-	for (int y = y0; y <= y1; y++)
-		for (int x = x0; x <= x1; x++) {
-			if (fov_seen(&fs, x, y)) {
-				sight[y][x] = 1;
-				continue;
-			}
-			for (int dy = -1; dy <= 1 && !sight[y][x]; dy++)
-				for (int dx = -1; dx <= 1; dx++) {
-					int nx = x + dx, ny = y + dy;
+	/* As bits (bit i of row j: the cell (bx + i, by + j), as in fs): seen, or a wall
+	 * beside seen floor within the square, the seen floor spread one cell sideways (h),
+	 * then up and down. */
+	bx = from->x - FOV_RADIUS;
+	by = from->y - FOV_RADIUS;
+	cols = ((1u << (x1 - bx + 1)) - 1) & ~((1u << (x0 - bx)) - 1);
+	for (int y = y0; y <= y1; y++) {
+		unsigned f = 0, sf;
 
-					if (nx >= x0 && nx <= x1 && ny >= y0 && ny <= y1 && fov_seen(&fs, nx, ny) &&
-					    lv.cell[ny][nx] == CELL_FLOOR) {
-						sight[y][x] = 1;
-						break;
-					}
-				}
-		}
+		for (int x = x0; x <= x1; x++)
+			f |= (unsigned)(lv.cell[y][x] == CELL_FLOOR) << (x - bx);
+		sf = fs.row[y - by] & cols & f;
+		h[y - by + 1] = (uint16_t)((sf | sf << 1 | sf >> 1) & cols);
+	}
+	for (int y = y0; y <= y1; y++) {
+		int j = y - by;
+
+		for (unsigned row = (fs.row[j] & cols) | h[j] | h[j + 1] | h[j + 2]; row; row &= row - 1)
+			sight[y][bx + __builtin_ctz(row)] = 1;
+	}
 }
 
 /* What a receiver can work out on its own: the field of view from where it
@@ -195,7 +199,8 @@ predict_vis(const struct view *v, uint8_t vis[LEVEL_MAX][LEVEL_MAX])
 {
 	struct level lv;
 	struct fov_sight fs;
-	int s = v->opt.size, x0, y0, x1, y1;
+	int s = v->opt.size, x0, y0, x1, y1, bx;
+	unsigned cols;
 
 	if (!v->opt.fov) {
 		memset(vis, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
@@ -207,9 +212,13 @@ predict_vis(const struct view *v, uint8_t vis[LEVEL_MAX][LEVEL_MAX])
 	square_box(s, v->x, v->y, &x0, &y0, &x1, &y1);
 	known_box(v, &lv, x0, y0, x1, y1);
 	fov_sight(&lv, v->x, v->y, &fs);
+	bx = v->x - FOV_RADIUS;
+	cols = ((1u << (x1 - bx + 1)) - 1) & ~((1u << (x0 - bx)) - 1);
 	for (int y = y0; y <= y1; y++)
-		for (int x = x0; x <= x1; x++)
-			vis[y][x] = fov_seen(&fs, x, y) && KNOW(v->cell[y][x]) != VCELL_UNKNOWN;
+		for (unsigned row = fs.row[y - v->y + FOV_RADIUS] & cols; row; row &= row - 1) {
+			int x = bx + __builtin_ctz(row);
+			vis[y][x] = KNOW(v->cell[y][x]) != VCELL_UNKNOWN;
+		}
 }
 
 static void
@@ -369,7 +378,13 @@ make_vis_predict(const struct view *a, struct update *u, size_t cost)
 	int s = a->opt.size, prev = -1;
 
 	predict_vis(a, vis);
-	for (int y = 0; y < s; y++)
+	for (int y = 0; y < s; y++) {
+		/* Most rows hold no correction: found in one pass the compiler vectorizes. */
+		unsigned odd = 0;
+		for (int x = 0; x < s; x++)
+			odd |= (unsigned)(vis[y][x] ^ (a->cell[y][x] >> 7));
+		if (!odd)
+			continue;
 		for (int x = 0; x < s; x++) {
 			if (!vis[y][x] == !SEEN(a->cell[y][x]))
 				continue;
@@ -381,6 +396,7 @@ make_vis_predict(const struct view *a, struct update *u, size_t cost)
 			if (bytes >= cost)
 				return;
 		}
+	}
 	u->vis_mode = VIS_PREDICT;
 	u->vis_x = u->vis_y = u->vis_w = u->vis_h = 0;
 	u->vis_nbits = 0;
