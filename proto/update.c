@@ -413,7 +413,20 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 	size_t best, nbits = 0;
 
 	square_box(s, a->x, a->y, &sx0, &sy0, &sx1, &sy1);
-	for (int y = 0; y < s; y++)
+	for (int y = 0; y < s; y++) {
+		/* A row with no cell seen now (with FoV on, every row but those around the
+		 * receiver) and none out of range says, in one pass the compiler vectorizes,
+		 * all the cell by cell walk below would: whether it changed, and not all seen. */
+		unsigned odd = 0, diff = 0;
+		for (int x = 0; x < s; x++) {
+			odd |= a->cell[y][x] & (0x7c | VCELL_VISIBLE);
+			diff |= (unsigned)(a->cell[y][x] ^ b->cell[y][x]);
+		}
+		if (!odd) {
+			changed |= (diff & VCELL_VISIBLE) != 0;
+			all = false;
+			continue;
+		}
 		for (int x = 0; x < s; x++) {
 			uint8_t c = a->cell[y][x];
 
@@ -432,6 +445,7 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 			y0 = y < y0 ? y : y0;
 			y1 = y > y1 ? y : y1;
 		}
+	}
 	if (!changed)
 		return 0;
 	u->has |= UPD_BIT(UPD_VIS);
