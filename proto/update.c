@@ -137,13 +137,21 @@ lay_walk(const struct view *base, const struct view *now, int mode, const uint8_
  * a floor beside it is): each cell it is about to see for the first time is
  * in there. */
 /* The level as a view knows it, a cell never seen counting as floor, filled only in the
- * square (x0, y0)-(x1, y1) around the viewer: all the field of view at FOV_RADIUS reads
- * (fov_sight), so the rest of lv is left unset. Filling and clearing whole 51x51 grids
- * for it was most of what an update's visibility cost the server (issue 29). */
+ * square (x0, y0)-(x1, y1) around the viewer and the ring of cells around it (clipped to
+ * the level): all that the field of view at FOV_RADIUS reads (fov_sight; a viewer inside a
+ * wall takes fov_los, which looks at the neighbours of the square's edge too), so the rest
+ * of lv is left unset. Filling and clearing whole 51x51 grids for it was most of what an
+ * update's visibility cost the server (issue 29). */
 static void
 known_box(const struct view *v, struct level *lv, int x0, int y0, int x1, int y1)
 {
+	int s = v->opt.size;
+
 	lv->size = v->opt.size;
+	x0 = x0 > 0 ? x0 - 1 : 0;
+	y0 = y0 > 0 ? y0 - 1 : 0;
+	x1 = x1 + 1 < s ? x1 + 1 : s - 1;
+	y1 = y1 + 1 < s ? y1 + 1 : s - 1;
 	for (int y = y0; y <= y1; y++)
 		for (int x = x0; x <= x1; x++)
 			lv->cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
