@@ -36,6 +36,29 @@ const uint64_t (*fov__lines(void))[2]
 	return lines;
 }
 
+/*
+ * The same lines the other way round: blocks[w] holds, as a quadrant mask, the targets
+ * whose line from the viewer ([0]) or back from the target ([1]) passes through cell w.
+ * A target is hidden when walls block both its lines, so the quadrant's hidden targets are
+ * the OR of blocks[w][0] over its walls AND the OR of blocks[w][1]: a step a wall, where
+ * testing both lines of every target was two steps a target. Written out from lines[];
+ * test_fov.c checks every entry against it.
+ */
+static const uint64_t blocks[QUAD * QUAD][2] = {
+	{ 0x0u, 0x0u }, { 0x183c7cu, 0x81c3e7cu }, { 0x3078u, 0x3878u }, { 0x70u, 0x2070u }, { 0x60u, 0x60u }, { 0x40u, 0x40u }, { 0x0u, 0x0u },
+	{ 0x1c3830604000u, 0x3c387060c000u }, { 0x1e3c7cf878200u, 0x1c3c787830000u }, { 0x40c1e0c00u, 0x40e1e0400u }, { 0x183800u, 0x81c1800u }, { 0x103000u, 0x103000u }, { 0x2000u, 0x2000u }, { 0x0u, 0x0u },
+	{ 0xc1810200000u, 0xc1830200000u }, { 0x706060c00000u, 0x7060c0c00000u }, { 0x1838383000000u, 0x1838301000000u }, { 0x60e040000u, 0x20606000000u }, { 0xc080000u, 0xc080000u }, { 0x100000u, 0x8100000u }, { 0x0u, 0x0u },
+	{ 0x40810000000u, 0xc0810000000u }, { 0x183020000000u, 0x303060000000u }, { 0x60c0c0000000u, 0xc0c080000000u }, { 0x1830100000000u, 0x1010100000000u }, { 0x20600000000u, 0x20600000000u }, { 0x408000000u, 0x400000000u }, { 0x0u, 0x0u },
+	{ 0x40800000000u, 0x40800000000u }, { 0x181000000000u, 0x181000000000u }, { 0x206000000000u, 0x206000000000u }, { 0xc08000000000u, 0xc08000000000u }, { 0x1010000000000u, 0x1010000000000u }, { 0x20000000000u, 0x20000000000u }, { 0x0u, 0x0u },
+	{ 0x40000000000u, 0x40000000000u }, { 0x80000000000u, 0x80000000000u }, { 0x100000000000u, 0x300000000000u }, { 0x600000000000u, 0x400000000000u }, { 0x800000000000u, 0x800000000000u }, { 0x1000000000000u, 0x1000000000000u }, { 0x0u, 0x0u },
+	{ 0x0u, 0x0u }, { 0x0u, 0x0u }, { 0x0u, 0x0u }, { 0x0u, 0x0u }, { 0x0u, 0x0u }, { 0x0u, 0x0u }, { 0x0u, 0x0u },
+};
+
+const uint64_t (*fov__blocks(void))[2]
+{
+	return blocks;
+}
+
 static int
 chebyshev(int x0, int y0, int x1, int y1)
 {
@@ -209,9 +232,13 @@ fov_sight(const struct level *lv, int x, int y, struct fov_sight *s)
 
 		for (int uy = 0; uy < QUAD; uy++)
 			open |= (uint64_t)(src[FOV_RADIUS + sy * uy] >> FOV_RADIUS) << (QUAD * uy);
-		uint64_t walls = ~open & QUAD_MASK;
-		for (int t = 0; t < QUAD * QUAD; t++)
-			vis |= (uint64_t)(!(walls & lines[t][0]) | !(walls & lines[t][1])) << t;
+		uint64_t walls = ~open & QUAD_MASK, hid0 = 0, hid1 = 0;
+		for (uint64_t w = walls; w; w &= w - 1) {
+			int b = __builtin_ctzll(w);
+			hid0 |= blocks[b][0];
+			hid1 |= blocks[b][1];
+		}
+		vis = ~(hid0 & hid1) & QUAD_MASK;
 		for (int uy = 0; uy < QUAD; uy++)
 			dst[FOV_RADIUS + sy * uy] |= (uint16_t)((vis >> (QUAD * uy) & ((1u << QUAD) - 1)) << FOV_RADIUS);
 	}

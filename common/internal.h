@@ -17,8 +17,10 @@ int effect__send(struct game *g, int who, struct hmsg m, struct events *ev);
 void effect__link(struct game *g, int who, int id, int turns, struct events *ev);
 
 /* fov.c's table of Bresenham lines, one quadrant (uy * (FOV_RADIUS + 1) + ux -> the
- * cells between the ends from each end): for the test that keeps it true. */
+ * cells between the ends from each end), and the same turned round (a cell -> the targets
+ * whose lines pass through it): for the tests that keep them true. */
 const uint64_t (*fov__lines(void))[2];
+const uint64_t (*fov__blocks(void))[2];
 
 /* Does player p see (x, y) in the game that game_apply() or game_init() just left, whose
  * results are in ev? The sight the memory update computed, or everything with FoV off. */

@@ -136,36 +136,66 @@ lay_walk(const struct view *base, const struct view *now, int mode, const uint8_
  * never seen as floor, and the cells next to those (a wall is seen whole when
  * a floor beside it is): each cell it is about to see for the first time is
  * in there. */
+/* The level as a view knows it, a cell never seen counting as floor, filled only in the
+ * square (x0, y0)-(x1, y1) around the viewer and the ring of cells around it (clipped to
+ * the level): all that the field of view at FOV_RADIUS reads (fov_sight; a viewer inside a
+ * wall takes fov_los, which looks at the neighbours of the square's edge too), so the rest
+ * of lv is left unset. Filling and clearing whole 51x51 grids for it was most of what an
+ * update's visibility cost the server (issue 29). */
+static void
+known_box(const struct view *v, struct level *lv, int x0, int y0, int x1, int y1)
+{
+	int s = v->opt.size;
+
+	lv->size = v->opt.size;
+	x0 = x0 > 0 ? x0 - 1 : 0;
+	y0 = y0 > 0 ? y0 - 1 : 0;
+	x1 = x1 + 1 < s ? x1 + 1 : s - 1;
+	y1 = y1 + 1 < s ? y1 + 1 : s - 1;
+	for (int y = y0; y <= y1; y++)
+		for (int x = x0; x <= x1; x++)
+			lv->cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+}
+
 static void
 lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL_MAX][LEVEL_MAX])
 {
 	struct level lv;
-	uint8_t fov[LEVEL_MAX][LEVEL_MAX];
-	int s = known->opt.size, x0, y0, x1, y1;
+	struct fov_sight fs;
+	int s = known->opt.size, x0, y0, x1, y1, bx, by;
+	uint16_t h[FOV_SIDE + 2] = { 0 };
+	unsigned cols;
 
 	if (!from->opt.fov) {
 		memset(sight, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
 		return;
 	}
-	lv.size = (uint8_t)s;
-	for (int y = 0; y < s; y++)
-		for (int x = 0; x < s; x++)
-			lv.cell[y][x] = KNOW(known->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
-	fov_compute(&lv, from->x, from->y, FOV_RADIUS, fov);
-	memcpy(sight, fov, sizeof fov);
+	memset(sight, 0, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+	if (from->x >= s || from->y >= s)
+		return; /* off the level: sees nothing, as fov_compute says */
 	square_box(s, from->x, from->y, &x0, &y0, &x1, &y1);
-	for (int y = y0; y <= y1; y++)
-		for (int x = x0; x <= x1; x++)
-			for (int dy = -1; dy <= 1 && !sight[y][x]; dy++)
-				for (int dx = -1; dx <= 1; dx++) {
-					int nx = x + dx, ny = y + dy;
+	known_box(known, &lv, x0, y0, x1, y1);
+	fov_sight(&lv, from->x, from->y, &fs);
+	/* As bits (bit i of row j: the cell (bx + i, by + j), as in fs): seen, or a wall
+	 * beside seen floor within the square, the seen floor spread one cell sideways (h),
+	 * then up and down. */
+	bx = from->x - FOV_RADIUS;
+	by = from->y - FOV_RADIUS;
+	cols = ((1u << (x1 - bx + 1)) - 1) & ~((1u << (x0 - bx)) - 1);
+	for (int y = y0; y <= y1; y++) {
+		unsigned f = 0, sf;
 
-					if (nx >= x0 && nx <= x1 && ny >= y0 && ny <= y1 && fov[ny][nx] &&
-					    lv.cell[ny][nx] == CELL_FLOOR) {
-						sight[y][x] = 1;
-						break;
-					}
-				}
+		for (int x = x0; x <= x1; x++)
+			f |= (unsigned)(lv.cell[y][x] == CELL_FLOOR) << (x - bx);
+		sf = fs.row[y - by] & cols & f;
+		h[y - by + 1] = (uint16_t)((sf | sf << 1 | sf >> 1) & cols);
+	}
+	for (int y = y0; y <= y1; y++) {
+		int j = y - by;
+
+		for (unsigned row = (fs.row[j] & cols) | h[j] | h[j + 1] | h[j + 2]; row; row &= row - 1)
+			sight[y][bx + __builtin_ctz(row)] = 1;
+	}
 }
 
 /* What a receiver can work out on its own: the field of view from where it
@@ -176,21 +206,27 @@ static void
 predict_vis(const struct view *v, uint8_t vis[LEVEL_MAX][LEVEL_MAX])
 {
 	struct level lv;
-	int s = v->opt.size;
+	struct fov_sight fs;
+	int s = v->opt.size, x0, y0, x1, y1, bx;
+	unsigned cols;
 
 	if (!v->opt.fov) {
 		memset(vis, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
 		return;
 	}
-	lv.size = (uint8_t)s;
-	for (int y = 0; y < s; y++)
-		for (int x = 0; x < s; x++)
-			lv.cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
-	fov_compute(&lv, v->x, v->y, FOV_RADIUS, vis);
-	for (int y = 0; y < s; y++)
-		for (int x = 0; x < s; x++)
-			if (KNOW(v->cell[y][x]) == VCELL_UNKNOWN)
-				vis[y][x] = 0;
+	memset(vis, 0, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+	if (v->x >= s || v->y >= s)
+		return;
+	square_box(s, v->x, v->y, &x0, &y0, &x1, &y1);
+	known_box(v, &lv, x0, y0, x1, y1);
+	fov_sight(&lv, v->x, v->y, &fs);
+	bx = v->x - FOV_RADIUS;
+	cols = ((1u << (x1 - bx + 1)) - 1) & ~((1u << (x0 - bx)) - 1);
+	for (int y = y0; y <= y1; y++)
+		for (unsigned row = fs.row[y - v->y + FOV_RADIUS] & cols; row; row &= row - 1) {
+			int x = bx + __builtin_ctz(row);
+			vis[y][x] = KNOW(v->cell[y][x]) != VCELL_UNKNOWN;
+		}
 }
 
 static void
@@ -350,7 +386,13 @@ make_vis_predict(const struct view *a, struct update *u, size_t cost)
 	int s = a->opt.size, prev = -1;
 
 	predict_vis(a, vis);
-	for (int y = 0; y < s; y++)
+	for (int y = 0; y < s; y++) {
+		/* Most rows hold no correction: found in one pass the compiler vectorizes. */
+		unsigned odd = 0;
+		for (int x = 0; x < s; x++)
+			odd |= (unsigned)(vis[y][x] ^ (a->cell[y][x] >> 7));
+		if (!odd)
+			continue;
 		for (int x = 0; x < s; x++) {
 			if (!vis[y][x] == !SEEN(a->cell[y][x]))
 				continue;
@@ -362,6 +404,7 @@ make_vis_predict(const struct view *a, struct update *u, size_t cost)
 			if (bytes >= cost)
 				return;
 		}
+	}
 	u->vis_mode = VIS_PREDICT;
 	u->vis_x = u->vis_y = u->vis_w = u->vis_h = 0;
 	u->vis_nbits = 0;
@@ -378,7 +421,20 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 	size_t best, nbits = 0;
 
 	square_box(s, a->x, a->y, &sx0, &sy0, &sx1, &sy1);
-	for (int y = 0; y < s; y++)
+	for (int y = 0; y < s; y++) {
+		/* A row with no cell seen now (with FoV on, every row but those around the
+		 * receiver) and none out of range says, in one pass the compiler vectorizes,
+		 * all the cell by cell walk below would: whether it changed, and not all seen. */
+		unsigned odd = 0, diff = 0;
+		for (int x = 0; x < s; x++) {
+			odd |= a->cell[y][x] & (0x7c | VCELL_VISIBLE);
+			diff |= (unsigned)(a->cell[y][x] ^ b->cell[y][x]);
+		}
+		if (!odd) {
+			changed |= (diff & VCELL_VISIBLE) != 0;
+			all = false;
+			continue;
+		}
 		for (int x = 0; x < s; x++) {
 			uint8_t c = a->cell[y][x];
 
@@ -397,6 +453,7 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 			y0 = y < y0 ? y : y0;
 			y1 = y > y1 ? y : y1;
 		}
+	}
 	if (!changed)
 		return 0;
 	u->has |= UPD_BIT(UPD_VIS);

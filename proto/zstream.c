@@ -11,17 +11,32 @@ void
 zdeflater_init(struct zdeflater *d, struct zstream_params par)
 {
 	d->par = par;
-	d->on = false;
-	d->serials = d->user = 0;
+	d->serials = d->frames = d->restarts = 0;
+	for (int i = 0; i < ZDEFLATER_SLOTS; i++)
+		d->slot[i] = (struct zdeflater_slot){ .on = false };
+}
+
+/* The slot holding stream `serial`'s state, or NULL. */
+static struct zdeflater_slot *
+slot_of(struct zdeflater *d, uint64_t serial)
+{
+	for (int i = 0; serial && i < ZDEFLATER_SLOTS; i++)
+		if (d->slot[i].user == serial)
+			return &d->slot[i];
+	return NULL;
 }
 
 void
 zdeflater_finish(struct zdeflater *d)
 {
-	if (d && d->on)
-		deflateEnd(&d->s);
-	if (d)
-		d->on = false;
+	if (!d)
+		return;
+	for (int i = 0; i < ZDEFLATER_SLOTS; i++) {
+		if (d->slot[i].on)
+			deflateEnd(&d->slot[i].s);
+		d->slot[i].on = false;
+		d->slot[i].user = 0;
+	}
 }
 
 void
@@ -47,8 +62,9 @@ zstream_forget(struct zstream *z)
 	free(z->hist);
 	z->hist = NULL;
 	z->hist_len = z->hist_cap = 0;
-	if (z->dz && z->dz->user == z->serial)
-		z->dz->user = 0;
+	struct zdeflater_slot *k = z->dz ? slot_of(z->dz, z->serial) : NULL;
+	if (k)
+		k->user = 0;
 }
 
 void
@@ -59,8 +75,10 @@ zstream_finish(struct zstream *z)
 	if (z->dz_own) {
 		zdeflater_finish(z->dz);
 		free(z->dz);
-	} else if (z->dz && z->dz->user == z->serial) {
-		z->dz->user = 0;
+	} else if (z->dz) {
+		struct zdeflater_slot *k = slot_of(z->dz, z->serial);
+		if (k)
+			k->user = 0;
 	}
 	z->dz = NULL;
 	z->dz_own = false;
@@ -72,41 +90,64 @@ zstream_finish(struct zstream *z)
 	z->rx_on = false;
 }
 
-/* The deflater, its zlib state made, and holding this stream: a deflater that last
- * served another stream is reset, and this stream's history is its dictionary. */
-static int
+/* The deflater's slot for this stream, its zlib state made: the slot the stream left, or
+ * else (an unused one first, then) the one used longest ago, reset, with this stream's
+ * history as its dictionary. NULL on failure. */
+static struct zdeflater_slot *
 tx_start(struct zstream *z, struct proto_err *e)
 {
 	struct zdeflater *d;
+	struct zdeflater_slot *k;
 	int rc;
 
 	if (!z->dz) {
-		if ((z->dz = malloc(sizeof *z->dz)) == NULL)
-			return proto__fail(e, PERR_NOMEM, "deflate: no memory");
+		if ((z->dz = malloc(sizeof *z->dz)) == NULL) {
+			proto__fail(e, PERR_NOMEM, "deflate: no memory");
+			return NULL;
+		}
 		zdeflater_init(z->dz, z->par);
 		z->dz_own = true;
 	}
 	d = z->dz;
-	if (!d->on) {
-		memset(&d->s, 0, sizeof d->s);
-		rc = deflateInit2(&d->s, d->par.level, Z_DEFLATED, -d->par.wbits, d->par.memlevel, Z_DEFAULT_STRATEGY);
-		if (rc != Z_OK)
-			return proto__fail(e, rc == Z_MEM_ERROR ? PERR_NOMEM : PERR_ZLIB, "deflateInit2: %d", rc);
-		d->on = true;
-		d->user = 0;
-	}
 	if (z->serial == 0)
 		z->serial = ++d->serials;
-	if (d->user == z->serial)
-		return 0;
-	d->user = 0;
-	if ((rc = deflateReset(&d->s)) != Z_OK)
-		return proto__fail(e, PERR_ZLIB, "deflateReset: %d", rc);
+	d->frames++;
+	if ((k = slot_of(d, z->serial)) != NULL) {
+		k->used = d->frames;
+		return k;
+	}
+	/* A state made and free (FRAME mode leaves it so) before any other: a deflater of
+	 * one stream never makes a second. */
+	k = &d->slot[0];
+	for (int i = 1; i < ZDEFLATER_SLOTS; i++) {
+		struct zdeflater_slot *c = &d->slot[i];
+		bool c_free = c->on && c->user == 0, k_free = k->on && k->user == 0;
+		if (c_free != k_free ? c_free : c->used < k->used)
+			k = c;
+	}
+	if (!k->on) {
+		memset(&k->s, 0, sizeof k->s);
+		rc = deflateInit2(&k->s, d->par.level, Z_DEFLATED, -d->par.wbits, d->par.memlevel, Z_DEFAULT_STRATEGY);
+		if (rc != Z_OK) {
+			proto__fail(e, rc == Z_MEM_ERROR ? PERR_NOMEM : PERR_ZLIB, "deflateInit2: %d", rc);
+			return NULL;
+		}
+		k->on = true;
+	} else if ((rc = deflateReset(&k->s)) != Z_OK) {
+		k->user = 0;
+		proto__fail(e, PERR_ZLIB, "deflateReset: %d", rc);
+		return NULL;
+	}
+	k->user = 0;
+	k->used = d->frames;
+	d->restarts++;
 	if (z->mode == ZSTREAM_STREAM && z->hist_len > 0 &&
-	    (rc = deflateSetDictionary(&d->s, z->hist, (uInt)z->hist_len)) != Z_OK)
-		return proto__fail(e, PERR_ZLIB, "deflateSetDictionary: %d", rc);
-	d->user = z->serial;
-	return 0;
+	    (rc = deflateSetDictionary(&k->s, z->hist, (uInt)z->hist_len)) != Z_OK) {
+		proto__fail(e, PERR_ZLIB, "deflateSetDictionary: %d", rc);
+		return NULL;
+	}
+	k->user = z->serial;
+	return k;
 }
 
 /* Keep the last window's worth of what this stream deflated (a shared deflater only:
@@ -160,6 +201,7 @@ zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
                 size_t *outlen, struct proto_err *e)
 {
 	struct zdeflater *d;
+	struct zdeflater_slot *k;
 	size_t total;
 	int rc;
 
@@ -167,19 +209,19 @@ zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 		return proto__fail(e, PERR_ZLIB, "deflate: stream already broken");
 	if (n > PROTO_PAYLOAD_MAX || cap > UINT32_MAX)
 		return proto__fail(e, PERR_TOO_BIG, "deflate: %zu bytes", n);
-	if (tx_start(z, e) < 0) {
+	if ((k = tx_start(z, e)) == NULL) {
 		z->tx_broken = z->mode == ZSTREAM_STREAM;
 		return PROTO_BROKEN;
 	}
 	d = z->dz;
-	d->s.next_in = (Bytef *)(uintptr_t)in;
-	d->s.avail_in = (uInt)n;
+	k->s.next_in = (Bytef *)(uintptr_t)in;
+	k->s.avail_in = (uInt)n;
 	if (z->mode == ZSTREAM_FRAME) {
-		d->s.next_out = out;
-		d->s.avail_out = (uInt)cap;
-		rc = deflate(&d->s, Z_FINISH);
-		*outlen = cap - d->s.avail_out;
-		d->user = 0; /* every frame starts afresh */
+		k->s.next_out = out;
+		k->s.avail_out = (uInt)cap;
+		rc = deflate(&k->s, Z_FINISH);
+		*outlen = cap - k->s.avail_out;
+		k->user = 0; /* every frame starts afresh */
 		if (rc != Z_STREAM_END)
 			return proto__fail(e, rc == Z_OK || rc == Z_BUF_ERROR ? PERR_BUFFER : PERR_ZLIB,
 			                   "deflate: %d", rc);
@@ -188,25 +230,25 @@ zstream_deflate(struct zstream *z, const uint8_t *in, size_t n, uint8_t *out, si
 	/* STREAM: one call flushes everything when there is room enough, which a
 	 * scratch buffer a little over the largest frame guarantees for any frame
 	 * that may be sent at all. The 4-byte tail of the flush is not sent. */
-	d->s.next_out = d->out;
-	d->s.avail_out = (uInt)sizeof d->out;
-	rc = deflate(&d->s, Z_SYNC_FLUSH);
-	if (rc != Z_OK || d->s.avail_in != 0 || d->s.avail_out == 0) {
+	k->s.next_out = d->out;
+	k->s.avail_out = (uInt)sizeof d->out;
+	rc = deflate(&k->s, Z_SYNC_FLUSH);
+	if (rc != Z_OK || k->s.avail_in != 0 || k->s.avail_out == 0) {
 		z->tx_broken = true;
-		d->user = 0;
+		k->user = 0;
 		return proto__fail(e, rc == Z_OK ? PERR_TOO_BIG : PERR_ZLIB, "deflate: %d, frame over %d bytes", rc,
 		                   PROTO_FRAME_MAX);
 	}
-	total = sizeof d->out - d->s.avail_out;
+	total = sizeof d->out - k->s.avail_out;
 	if (total < sizeof sync_tail || memcmp(d->out + total - sizeof sync_tail, sync_tail, sizeof sync_tail)) {
 		z->tx_broken = true;
-		d->user = 0;
+		k->user = 0;
 		return proto__fail(e, PERR_ZLIB, "deflate: no sync tail");
 	}
 	total -= sizeof sync_tail;
 	if (total > cap || remember(z, in, n, e) < 0) {
 		z->tx_broken = true;
-		d->user = 0;
+		k->user = 0;
 		return total > cap ? proto__fail(e, PERR_BUFFER, "deflate: %zu bytes for %zu", total, cap) : PROTO_BROKEN;
 	}
 	memcpy(out, d->out, total);

@@ -45,14 +45,30 @@ struct zstream_params {
  * deflateSetDictionary): the peer's inflater holds those bytes in its window, so to it
  * the output is the same stream going on. So a connection costs its history (at most
  * one window, 2 KiB by default), not a deflate state of its own.
+ *
+ * It holds ZDEFLATER_SLOTS zlib states, each made at its first use, each left with the
+ * stream it served last; a frame takes the state its stream left (no restart) or the one
+ * used longest ago. A room's command sends both players a frame, one after the other:
+ * with two states, a room played back to back restarts none, where one state restarted
+ * for every frame (the restart, clearing the hash table and hashing the history in
+ * again, cost more than deflating the frame: issue 29). Another 30 KiB for the server.
  */
+#define ZDEFLATER_SLOTS 2
+
+struct zdeflater_slot {
+	bool on;               /* zlib state allocated, lazily, at its first frame */
+	uint64_t user;         /* the serial of the stream its state belongs to; 0: none */
+	uint64_t used;         /* when it last served a frame (the deflater's count of frames) */
+	z_stream s;
+};
+
 struct zdeflater {
 	/* private */
 	struct zstream_params par;
-	bool on;               /* zlib state allocated, lazily, at the first frame */
 	uint64_t serials;      /* streams that have used it */
-	uint64_t user;         /* the serial of the stream its state belongs to; 0: none */
-	z_stream s;
+	uint64_t frames;       /* frames it has deflated */
+	uint64_t restarts;     /* states made or reset for another stream (read by the tests) */
+	struct zdeflater_slot slot[ZDEFLATER_SLOTS];
 	uint8_t out[PROTO_FRAME_MAX + 64]; /* STREAM: a frame's deflate output, before its tail is cut */
 };
 

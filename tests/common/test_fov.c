@@ -576,3 +576,16 @@ Test(fov, same_as_the_reference_at_every_radius, .timeout = 300)
 		}
 	}
 }
+
+/* The table of blocks is the table of lines turned round: target t's line k passes
+ * through cell w exactly when bit t of blocks[w][k] is set. */
+Test(fov, block_table_is_the_lines_turned_round)
+{
+	const uint64_t (*lines)[2] = fov__lines(), (*blocks)[2] = fov__blocks();
+	enum { Q = FOV_RADIUS + 1 };
+
+	for (int w = 0; w < Q * Q; w++)
+		for (int t = 0; t < Q * Q; t++)
+			for (int k = 0; k < 2; k++)
+				cr_assert_eq(blocks[w][k] >> t & 1, lines[t][k] >> w & 1, "cell %d, target %d, line %d", w, t, k);
+}

@@ -266,3 +266,40 @@ Test(zstream, shared_deflater_keeps_each_stream_whole)
 	}
 	zdeflater_finish(&d);
 }
+
+/* A room's command sends its two players a frame each, one after the other: with the
+ * server's one deflater, two streams taking turns restart none after their first frames
+ * (each keeps a state of its own), while a third stream takes the state used longest ago
+ * and its owner restarts from its history; every frame still comes back exact. */
+Test(zstream, two_streams_taking_turns_restart_nothing)
+{
+	struct zdeflater d;
+	struct zstream tx[3], rx[3];
+	struct rng r;
+	size_t z, m;
+
+	zdeflater_init(&d, ZSTREAM_PARAMS_DEFAULT);
+	for (int s = 0; s < 3; s++) {
+		zstream_init(&tx[s], ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+		zstream_share(&tx[s], &d);
+		zstream_init(&rx[s], ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT);
+	}
+	rng_seed(&r, 12);
+	for (int i = 0; i < 400; i++) {
+		int s = i < 300 ? i % 2 : i % 3;
+		size_t n = sample(i, &r);
+		struct proto_err e = { 0 };
+
+		cr_assert_eq(zstream_deflate(&tx[s], in, n, out, sizeof out, &z, &e), 0, "%s", e.why);
+		cr_assert_eq(zstream_inflate(&rx[s], out, z, back, n, &m, &e), 0, "frame %d of stream %d: %s", i, s, e.why);
+		cr_assert(m == n && memcmp(in, back, n) == 0, "frame %d of stream %d", i, s);
+		if (i == 299)
+			cr_assert_eq(d.restarts, 2, "two streams in turn: %llu restarts", (unsigned long long)d.restarts);
+	}
+	cr_assert_gt(d.restarts, 50, "three streams in turn on two states restart");
+	for (int s = 0; s < 3; s++) {
+		zstream_finish(&tx[s]);
+		zstream_finish(&rx[s]);
+	}
+	zdeflater_finish(&d);
+}
