@@ -99,7 +99,7 @@ ok "one key on both seats is not rated"
 python3 - "$TMP/store.db" <<'PY' || fail "tables"
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
-assert con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 3
+assert con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4  # step 3 ratings, step 4 bans and mutes
 assert con.execute('SELECT count(*) FROM results').fetchone()[0] == 2
 assert con.execute('SELECT count(*) FROM ratings WHERE games = 2').fetchone()[0] == 2
 PY
