@@ -222,10 +222,13 @@ replay_line(struct wview *v)
 	const struct wreplay_data *d = v->d;
 	const char *vp = v->viewpoint == 2 ? "all-seeing" : d->hdr.name[v->viewpoint];
 
+	/* The terminal viewer's line (cmd_watch.c's update_line), word for word: the page is compared
+	 * with it cell by cell. Its "g turn" is the page's turn box ('g' focuses it). */
+	uint32_t turn = d->ncmd == 0 ? 1 : d->turn[v->pos < d->ncmd ? v->pos : d->ncmd - 1] + 1;
 	snprintf(v->line, sizeof v->line,
-	    "Replay: %s, %s, command %u/%u\nView: %.24s\nspace play  n b step  0 start  +- speed  v view  ? help",
+	    "Replay: %s, %s, turn %u, command %u/%u\nView: %.24s\nspace play  n b step  g turn  v view  ? help",
 	    v->pos >= d->ncmd ? "at the end" : v->playing ? "playing" : "paused", speed_name(v->speed),
-	    (unsigned)v->pos, (unsigned)d->ncmd, vp);
+	    (unsigned)turn, (unsigned)v->pos, (unsigned)d->ncmd, vp);
 	v->st.replay_line = v->line;
 }
 

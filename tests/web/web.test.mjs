@@ -123,7 +123,7 @@ try {
     const rlink = await p.getAttribute('#over a', 'href');
     const p2 = await context.newPage();
     await p2.goto(env.WEB_PUB + rlink);
-    await waitScreen(p2, /Replay: paused, 1x, command 0\//);
+    await waitScreen(p2, /Replay: paused, 1x, turn 1, command 0\//);
     await p2.keyboard.press('e');
     await waitScreen(p2, /at the end/);
     ok(`its end gives a replay link that plays it (${rlink.slice(0, 24)}...)`);
@@ -169,7 +169,7 @@ try {
     // Jump to a turn: the status line's command is the first at that turn.
     await p.fill('#turn', '10');
     await p.click('#b-turn');
-    await waitScreen(p, /Replay: paused, 1x, command [0-9]+\//);
+    await waitScreen(p, /Replay: paused, 1x, turn (9|10|11), command [0-9]+\//); // the jump has landed
     const after = text(await pageGrid(p));
     if (/Round 5\b|Round 6\b/.test(after) || /turn 10/i.test(after)) ok(`${duel}: jump to turn 10 shows round 5`);
     else notok(`${duel}: jump to turn 10`, after);

@@ -152,6 +152,12 @@
     ArrowRight: 'n', ArrowLeft: 'b', Home: '0', End: 'e' };
   document.addEventListener('keydown', (e) => {
     if (!want || want[1] !== 'r' || e.target.tagName === 'INPUT' || e.ctrlKey || e.altKey || e.metaKey) return;
+    if (e.key === 'g') { // the terminal's "g turn": here, the turn box beside the buttons
+      e.preventDefault();
+      $('turn').focus();
+      $('turn').select();
+      return;
+    }
     const k = keys[e.key];
     if (k) {
       e.preventDefault();
