@@ -743,6 +743,11 @@ store_close(struct store *s, void (*cb)(void *ud), void *ud)
 		q = i == 0 ? s->todo : s->done;
 		while (q) {
 			struct store_req *n = q->next;
+			/* A result's caller owns what its answer frees (the server's rating job) and is
+			 * never cancelled: it hears the end, recorded or not. Claims and questions were
+			 * cancelled by their connections; an operator's writes need no answer. */
+			if (q->kind == REQ_RATE && q->acb)
+				q->acb(q->ud, i == 0 ? STORE_FAILED : q->result, i == 0 || q->result != STORE_OK ? NULL : q->ans);
 			free(q->ans);
 			free(q);
 			q = n;
