@@ -17,12 +17,81 @@ export XDG_STATE_HOME="$TMPD/state"
 
 # Background programs a test starts (servers, bots) go in PIDS: cleanup stops them too.
 PIDS=()
-cleanup() {
+
+# descendants PID: every process below PID (children, theirs, ...), one pid a line.
+descendants() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
+# pane_procs [TARGET]: the processes running in a pane (its shell and all below it); without TARGET,
+# in every pane of this test's tmux server.
+pane_procs() {
 	local p
+	if [ -n "${1:-}" ]; then
+		set -- -t "$1"
+	else
+		set -- -a
+	fi
+	for p in $(tmux -L "$SOCK" list-panes "$@" -F '#{pane_pid}' 2>/dev/null); do
+		echo "$p"
+		descendants "$p"
+	done
+}
+
+# running PID: the process runs (a zombie, exited but not yet reaped by its parent, does not).
+running() {
+	local stat
+	stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+	stat="${stat##*) }"
+	[ "${stat%% *}" != Z ]
+}
+
+# gone SECS PID...: true once none of the PIDs runs, within SECS seconds.
+gone() {
+	local secs="$1" i p left
+	shift
+	for ((i = 0; i < secs * 20; i++)); do
+		left=0
+		for p in "$@"; do
+			running "$p" && left=1
+		done
+		[ $left = 0 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# started PID: when the process PID started (/proc's field 22), to know it again: a pid that ended may be
+# another's process by the time it is killed.
+started() {
+	local stat
+	stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+	stat="${stat##*) }"
+	echo "$stat" | cut -d' ' -f20
+}
+
+# The clients in the panes are stopped too: a client that outlived its terminal (or a test that failed
+# before it quit) must not go on running after the test, whatever it does then.
+cleanup() {
+	local p procs=() when=() i sig
+	for p in $(pane_procs); do
+		procs+=("$p")
+		when+=("$(started "$p")")
+	done
 	for p in "${PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
 	tmux -L "$SOCK" kill-server >/dev/null 2>&1
+	for sig in TERM KILL; do
+		for i in "${!procs[@]}"; do
+			[ -n "${when[$i]}" ] && [ "$(started "${procs[$i]}")" = "${when[$i]}" ] && kill -s $sig "${procs[$i]}" 2>/dev/null
+		done
+		[ $sig = TERM ] && [ ${#procs[@]} -gt 0 ] && gone 2 "${procs[@]}" && break
+	done
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT INT TERM
