@@ -65,33 +65,40 @@ gone() {
 	return 1
 }
 
-# started PID: when the process PID started (/proc's field 22), to know it again: a pid that ended may be
-# another's process by the time it is killed.
-started() {
-	local stat
-	stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
-	stat="${stat##*) }"
-	echo "$stat" | cut -d' ' -f20
+# Every process this test starts carries WIZWAR_TEST_RUN in its environment (the tmux server too, and
+# so every pane): cleanup finds them by it, whether their pane is still there or was closed earlier.
+export WIZWAR_TEST_RUN="$SOCK"
+
+# ours: the pids of the processes that carry this test's WIZWAR_TEST_RUN, but this shell and the shells
+# it forks (its command substitutions, this one included).
+ours() {
+	local f p ppid comm
+	for f in $(grep -lzx "WIZWAR_TEST_RUN=$SOCK" /proc/[0-9]*/environ 2>/dev/null); do
+		p="${f#/proc/}"
+		p="${p%/environ}"
+		[ "$p" = $$ ] && continue
+		read -r _ comm _ ppid _ <"/proc/$p/stat" 2>/dev/null || continue
+		[ "$ppid" = $$ ] && [ "$comm" = "(bash)" ] && continue
+		echo "$p"
+	done
 }
 
-# The clients in the panes are stopped too: a client that outlived its terminal (or a test that failed
-# before it quit) must not go on running after the test, whatever it does then.
+# The clients in the panes are stopped too, and those of panes closed earlier: a client that outlived
+# its terminal (or a test that failed before it quit) must not run on after the test, whatever it does
+# then (a sanitizer's leak check at its exit has been seen to spin for good once its terminal was gone).
 cleanup() {
-	local p procs=() when=() i sig
-	for p in $(pane_procs); do
-		procs+=("$p")
-		when+=("$(started "$p")")
-	done
+	local procs p
 	for p in "${PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
 	tmux -L "$SOCK" kill-server >/dev/null 2>&1
-	for sig in TERM KILL; do
-		for i in "${!procs[@]}"; do
-			[ -n "${when[$i]}" ] && [ "$(started "${procs[$i]}")" = "${when[$i]}" ] && kill -s $sig "${procs[$i]}" 2>/dev/null
-		done
-		[ $sig = TERM ] && [ ${#procs[@]} -gt 0 ] && gone 2 "${procs[@]}" && break
-	done
+	procs="$(ours)"
+	if [ -n "$procs" ]; then
+		# shellcheck disable=SC2086 # one pid a word
+		kill $procs 2>/dev/null
+		# shellcheck disable=SC2086
+		gone 2 $procs || kill -9 $(ours) 2>/dev/null
+	fi
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT INT TERM
