@@ -12,22 +12,10 @@ WIZWAR="${1:?usage: test_hangup.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/tmux_lib.sh"
 
-# client_of SESSION NAME: the pid of the wizwar process running NAME (its command word) in the session's pane.
-client_of() {
-	local p
-	for p in $(pane_procs "$1"); do
-		if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qE "^[^ ]*wizwar $2 "; then
-			echo "$p"
-			return 0
-		fi
-	done
-	fail "no wizwar $2 in session $1"
-}
-
 # ==== 1. practice, the pane closed ====
 T new-session -d -s p -x 80 -y 24 "'$WIZWAR' practice --seed 7 2>'$TMPD/p1.err'; exec sleep 600"
 wait_for 'Round 1' 15 p
-C="$(client_of p practice)"
+C="$(pane_wizwar p practice)" || fail "no wizwar practice in session p"
 T kill-pane -t p
 gone 2 "$C" || fail "practice still runs 2 s after its pane closed: $(ps -o pid,stat,pcpu,args -p "$C" | tail -1)"
 wait_file 'the terminal closed: the duel is left unfinished; its turn log: .*\.log' "$TMPD/p1.err" 5
@@ -37,7 +25,7 @@ ok "practice exits at once when its pane closes, and says so with its turn log"
 T new-session -d -s q -x 80 -y 24 \
     "sh -c \"trap '' HUP; '$WIZWAR' practice --seed 8 2>'$TMPD/p2.err'; exec sleep 600\""
 wait_for 'Round 1' 15 q
-C="$(client_of q practice)"
+C="$(pane_wizwar q practice)" || fail "no wizwar practice in session q"
 T kill-pane -t q
 gone 2 "$C" || fail "practice with no SIGHUP still runs 2 s after its pane closed: $(ps -o pid,stat,pcpu,args -p "$C" | tail -1)"
 wait_file 'the terminal closed' "$TMPD/p2.err" 5
@@ -57,7 +45,7 @@ ROOM="$(grep -oE '^room [a-z0-9-]+' "$TMPD/bot.out" | cut -d' ' -f2)"
 JOIN="'$WIZWAR' join 127.0.0.1:$PORT --room $ROOM --name Hal --no-log"
 T new-session -d -s j -x 80 -y 24 "env XDG_STATE_HOME='$STATE' $JOIN 2>'$TMPD/j1.err'; exec sleep 600"
 wait_for 'Round 1' 20 j
-C="$(client_of j join)"
+C="$(pane_wizwar j join)" || fail "no wizwar join in session j"
 T kill-server
 gone 2 "$C" || fail "join still runs 2 s after its tmux server was killed: $(ps -o pid,stat,pcpu,args -p "$C" | tail -1)"
 wait_file 'the terminal closed; the seat is held: run the same command again to take it back' "$TMPD/j1.err" 5

@@ -50,6 +50,18 @@ running() {
 	[ "${stat%% *}" != Z ]
 }
 
+# pane_wizwar TARGET COMMAND: the pid of the `wizwar COMMAND` running in the pane TARGET, else fail.
+pane_wizwar() {
+	local p
+	for p in $(pane_procs "$1"); do
+		if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qE "^[^ ]*wizwar $2( |$)"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	fail "no wizwar $2 in $1"
+}
+
 # gone SECS PID...: true once none of the PIDs runs, within SECS seconds.
 gone() {
 	local secs="$1" i p left
@@ -112,6 +124,12 @@ T() {
 # server on its way out ("server exited unexpectedly", seen once in CI).
 T new-session -d -s keep -x 80 -y 24 "exec sleep 3600"
 
+# The waits below (wait_for, wait_file, wait_gone, wait_said) end at their event; each gives up only after
+# its SECS times WAIT_SCALE. A loaded machine running the sanitizers is several times slower than the one
+# a test was written on, and a generous limit costs a passing test nothing. WIZWAR_TEST_WAIT_SCALE=1
+# fails fast while a test is being written.
+WAIT_SCALE="${WIZWAR_TEST_WAIT_SCALE:-3}"
+
 fail() {
 	echo "FAIL: $*"
 	echo "--- the screen (${SCREEN_W:-?}x${SCREEN_H:-?}):"
@@ -131,39 +149,39 @@ capture() {
 # wait_for REGEX [SECONDS] [TARGET]: until the screen matches (grep -E), else fail.
 wait_for() {
 	local re="$1" secs="${2:-10}" target="${3:-w}" i
-	for ((i = 0; i < secs * 20; i++)); do
+	for ((i = 0; i < secs * 20 * WAIT_SCALE; i++)); do
 		capture "$target"
 		if grep -qE -- "$re" "$SCREEN"; then
 			return 0
 		fi
 		sleep 0.05
 	done
-	fail "waited ${secs}s for /$re/"
+	fail "waited $((secs * WAIT_SCALE))s for /$re/"
 }
 
 # wait_file REGEX FILE [SECONDS]: until a file (a background program's output) matches, else fail.
 wait_file() {
 	local re="$1" file="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
+	for ((i = 0; i < secs * 20 * WAIT_SCALE; i++)); do
 		grep -qE -- "$re" "$file" 2>/dev/null && return 0
 		sleep 0.05
 	done
 	echo "--- $file:"
 	cat "$file" 2>/dev/null
-	fail "waited ${secs}s for /$re/ in $(basename "$file")"
+	fail "waited $((secs * WAIT_SCALE))s for /$re/ in $(basename "$file")"
 }
 
 # wait_gone REGEX [SECONDS]: until the screen no longer matches.
 wait_gone() {
 	local re="$1" secs="${2:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
+	for ((i = 0; i < secs * 20 * WAIT_SCALE; i++)); do
 		capture
 		if ! grep -qE -- "$re" "$SCREEN"; then
 			return 0
 		fi
 		sleep 0.05
 	done
-	fail "waited ${secs}s for /$re/ to go"
+	fail "waited $((secs * WAIT_SCALE))s for /$re/ to go"
 }
 
 # expect REGEX WHAT: the screen as last captured matches.
@@ -214,13 +232,13 @@ join_panel() {
 # wait_said REGEX TARGET [SECONDS]: until the side panel, joined, says it, else fail.
 wait_said() {
 	local re="$1" target="$2" secs="${3:-10}" i
-	for ((i = 0; i < secs * 20; i++)); do
+	for ((i = 0; i < secs * 20 * WAIT_SCALE; i++)); do
 		join_panel "$target"
 		grep -qE -- "$re" "$JOINED" && return 0
 		sleep 0.05
 	done
 	echo "--- joined: $(cat "$JOINED")"
-	fail "waited ${secs}s for /$re/ in $target"
+	fail "waited $((secs * WAIT_SCALE))s for /$re/ in $target"
 }
 
 # say_to TARGET LINE: a line typed at the chat prompt of session TARGET.
