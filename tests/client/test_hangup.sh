@@ -12,23 +12,24 @@ WIZWAR="${1:?usage: test_hangup.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/tmux_lib.sh"
 
+# closed SESSION WHAT SHELL-COMMAND: practice running in a new pane (as SHELL-COMMAND says), its pane closed
+# once the duel is on: gone within 2 s, and its stderr ($TMPD/SESSION.err) says the terminal closed.
+closed() {
+	local c
+	T new-session -d -s "$1" -x 80 -y 24 "$3"
+	wait_for 'Round 1' 15 "$1"
+	c="$(pane_wizwar "$1" practice)" || fail "no wizwar practice in session $1"
+	T kill-pane -t "$1"
+	gone 2 "$c" || fail "$2: still running 2 s after its pane closed: $(ps -o pid,stat,pcpu,args -p "$c" | tail -1)"
+	wait_file 'the terminal closed: the duel is left unfinished; its turn log: .*\.log' "$TMPD/$1.err" 5
+}
+
 # ==== 1. practice, the pane closed ====
-T new-session -d -s p -x 80 -y 24 "'$WIZWAR' practice --seed 7 2>'$TMPD/p1.err'; exec sleep 600"
-wait_for 'Round 1' 15 p
-C="$(pane_wizwar p practice)" || fail "no wizwar practice in session p"
-T kill-pane -t p
-gone 2 "$C" || fail "practice still runs 2 s after its pane closed: $(ps -o pid,stat,pcpu,args -p "$C" | tail -1)"
-wait_file 'the terminal closed: the duel is left unfinished; its turn log: .*\.log' "$TMPD/p1.err" 5
+closed p "practice" "'$WIZWAR' practice --seed 7 2>'$TMPD/p.err'; exec sleep 600"
 ok "practice exits at once when its pane closes, and says so with its turn log"
 
 # ==== 2. the same with no SIGHUP: the shell in the pane ignores it, so the kernel sends none on ====
-T new-session -d -s q -x 80 -y 24 \
-    "sh -c \"trap '' HUP; '$WIZWAR' practice --seed 8 2>'$TMPD/p2.err'; exec sleep 600\""
-wait_for 'Round 1' 15 q
-C="$(pane_wizwar q practice)" || fail "no wizwar practice in session q"
-T kill-pane -t q
-gone 2 "$C" || fail "practice with no SIGHUP still runs 2 s after its pane closed: $(ps -o pid,stat,pcpu,args -p "$C" | tail -1)"
-wait_file 'the terminal closed' "$TMPD/p2.err" 5
+closed q "practice with no SIGHUP" "sh -c \"trap '' HUP; '$WIZWAR' practice --seed 8 2>'$TMPD/q.err'; exec sleep 600\""
 ok "a client that never gets SIGHUP exits on the terminal's end alone"
 
 # ==== 3. join in a duel, the tmux server killed; the seat taken back ====
