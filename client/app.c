@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* app: one libuv loop for the terminal's keys, signals, the effects pause and whatever the session brings in. */
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,10 @@
 #define CLOCK_TICK_MS 200 /* the clock's second changes within a fifth of a second of the true one */
 #define CLOCK_WARN_S 10   /* the last seconds: the clock stands out and the bell rings once */
 #define INTERRUPT_CONFIRM_MS 3000 /* a second Ctrl-C this soon after the first confirms the forfeit */
+/* Readable wake-ups in a row with no key before the terminal counts as gone though it said no hangup.
+ * A person's keys give a key at least every fourth wake-up (a UTF-8 character is at most four bytes,
+ * each possibly its own wake-up); a terminal at EOF wakes the loop at once, again and again. */
+#define IDLE_WAKES_MAX 64
 
 /* What waits in the queue, in the order it happened: a view, a note, or the end's reveal. */
 enum upd_kind { UQ_VIEW, UQ_STATUS, UQ_REVEAL };
@@ -190,14 +195,17 @@ on_esc_timer(uv_timer_t *t)
 	}
 }
 
-static void
+/* Reads every key waiting; returns how many codes the screen gave (0: the wake-up brought none). */
+static unsigned
 read_keys(struct app *a)
 {
+	unsigned got = 0;
 	int code;
 
 	if (!a->cfg.screen)
-		return;
+		return 0;
 	while (!a->quitting && (code = a->cfg.screen->read_key(a->cfg.screen_ctx)) != APP_NOKEY) {
+		got++;
 		if (code == KEYS_NONE)
 			continue;
 		if (a->esc_pending) {
@@ -215,6 +223,29 @@ read_keys(struct app *a)
 		}
 		app_key(a, code);
 	}
+	return got;
+}
+
+/* The terminal hung up: poll(2) says so at once, without waiting (POLLHUP once the other end
+ * closed, POLLERR/POLLNVAL once the kernel hung the line up). */
+static bool
+input_hung_up(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+/* Nothing more can be typed: the terminal closed under us (its window, tmux, an ssh link). As
+ * SIGHUP: the session takes it for a dropped connection, not for leaving, so a network seat is held
+ * for the same command to take back, and the caller says so once the screen is down. Without this a
+ * terminal at EOF or hung up keeps the fd readable, and the loop would spin on it for good (a read
+ * there gives no key), which is what a SIGHUP that never came (the terminal's shell ignores it, or
+ * survives it) left behind. */
+static void
+terminal_lost(struct app *a)
+{
+	app_quit(a, 128 + SIGHUP);
 }
 
 static void
@@ -222,13 +253,16 @@ on_poll(uv_poll_t *p, int status, int events)
 {
 	struct app *a = p->data;
 
-	if (status < 0) {
-		/* The terminal is gone (EOF, hangup): nothing more can be typed. As SIGHUP: the
-		 * session takes it for a dropped connection, not for leaving. */
-		app_quit(a, 128 + SIGHUP);
+	if (status < 0 || (events & UV_DISCONNECT)) {
+		terminal_lost(a);
 		return;
 	}
-	read_keys(a);
+	if (read_keys(a) > 0 || a->quitting) {
+		a->idle_wakes = 0;
+		return;
+	}
+	if (input_hung_up(a->cfg.input_fd) || ++a->idle_wakes >= IDLE_WAKES_MAX)
+		terminal_lost(a);
 }
 
 /* Ctrl-C in a running duel asks as Q does, since leaving forfeits it; a second Ctrl-C within
@@ -641,7 +675,7 @@ app_init(struct app *a, const struct app_config *cfg)
 			a->poll.data = a;
 			a->poll_on = true;
 			a->handles_open++;
-			uv_poll_start(&a->poll, UV_READABLE, on_poll);
+			uv_poll_start(&a->poll, UV_READABLE | UV_DISCONNECT, on_poll);
 		}
 	}
 	screen_draw(a);

@@ -92,6 +92,7 @@ struct app {
 	bool clock_unknown;      /* the turn under way began before this client saw it (a resume) */
 	uint64_t interrupt_at;   /* uv_now() of the Ctrl-C that asked "forfeit and quit?" */
 	bool poll_on, screen_on, esc_pending;
+	unsigned idle_wakes;     /* readable wake-ups in a row that brought no key (a lost terminal's sign) */
 	int handles_open;        /* closed asynchronously; app_finish() waits for them */
 	bool animating, pumping;
 	struct app_update *cur;  /* the update whose effects are on screen */

@@ -154,15 +154,15 @@ cmd_bot(int argc, char **argv)
 	static struct auth_ident ident;
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1];
 	struct seatfile_claim claim = { -1, -1 };
-	const char *addr = NULL, *lan = NULL;
+	const char *addr = NULL;
 	static char lan_addr[LAN_ADDR_MAX + 16], lan_label[LAN_NAME_MAX + 40]; /* kept by bc.net */
 	bool lan_pw = false;
-	bool have_seed = false, have_fp, new_room = false, quick = false, public_room = false;
-	struct options qopt;
-	long v, qturn = 0, qwait = 30;
+	bool have_seed = false, have_fp;
+	struct cmd_net_room room;
+	long v;
 	int r;
 
-	options_default(&qopt);
+	cmd_net_room_init(&room);
 	memset(&bc, 0, sizeof bc);
 	net_config_default(&bc.net);
 	bc.net.role = ROLE_BOT;
@@ -180,32 +180,13 @@ cmd_bot(int argc, char **argv)
 			return 2;
 		if (r > 0)
 			continue;
+		if ((r = cmd_net_room_option(argc, argv, &i, &room)) < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (cmd_net_is_help(a)) {
 			fputs(bot_usage, stdout);
 			return 0;
-		} else if (strcmp(a, "--room") == 0 && more) {
-			if (!cmd_net_text_arg(argv[++i], TEXT_ROOM, "--room"))
-				return 2;
-			bc.net.room = argv[i];
-		} else if (strcmp(a, "--lan") == 0 && more) {
-			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--lan"))
-				return 2;
-			lan = argv[i];
-		} else if (strcmp(a, "--new-room") == 0) {
-			new_room = true;
-		} else if (strcmp(a, "--public") == 0) {
-			public_room = true;
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = true;
-		} else if ((r = cli_game_option(argc, argv, &i, &qopt)) != 0) {
-			if (r < 0)
-				return 2;
-		} else if (strcmp(a, "--turn-time") == 0 && more) {
-			if (!cli_int(argv[++i], 0, TURN_TIME_MAX, "--turn-time", &qturn))
-				return 2;
-		} else if (strcmp(a, "--bot-after") == 0 && more) {
-			if (!cli_int(argv[++i], QUICK_WAIT_MIN, QUICK_WAIT_MAX, "--bot-after", &qwait))
-				return 2;
 		} else if (strcmp(a, "--level") == 0 && more) {
 			if ((bc.level = bot_level_lookup(argv[++i])) < 0) {
 				cli_error("--level takes random, novice, easy, normal, hard or master, not '%s'\n", argv[i]);
@@ -245,6 +226,7 @@ cmd_bot(int argc, char **argv)
 			return 2;
 		}
 	}
+	const char *lan = room.lan;
 	if (addr == NULL && lan == NULL) {
 		cli_error("which server? (HOST[:PORT], or --lan NAME)\n%s", bot_usage);
 		return 2;
@@ -253,6 +235,9 @@ cmd_bot(int argc, char **argv)
 		cli_error("an address or --lan NAME, not both\n");
 		return 2;
 	}
+	if (!cmd_net_room_check(&room))
+		return 2;
+	bc.net.room = room.room;
 	if (lan) {
 		if ((r = lan_choose(lan, LAN_BROWSE_MS, lan_addr, sizeof lan_addr, fp, &lan_pw, lan_label, sizeof lan_label)))
 			return r;
@@ -280,36 +265,24 @@ cmd_bot(int argc, char **argv)
 	if (auth_init() != 0 || !ident_get(key_file, IDENT_BOT, &ident))
 		return 1;
 	bc.net.ident = &ident; /* net_create copies it */
-	if (new_room && bc.net.room) {
-		cli_error("--room or --new-room, not both\n");
-		return 2;
-	}
-	if (public_room && !new_room) {
-		cli_error("--public makes a new room public: give --new-room too\n");
-		return 2;
-	}
-	if (quick && (new_room || bc.net.room || lan)) {
-		cli_error("--quick finds a room: not with --room, --new-room or --lan\n");
-		return 2;
-	}
-	if (quick) {
+	if (room.quick) {
 		unsigned rating = 0;
-		r = quick_pair(&bc.net, &qopt, (unsigned)qturn, (unsigned)qwait, false, code, &rating);
+		r = quick_pair(&bc.net, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, false, code, &rating);
 		if (r < 0)
 			return 1;
 		if (r > 0) {
-			cli_error("nobody to pair with came in %ld s (rating %u)\n", qwait, rating);
+			cli_error("nobody to pair with came in %ld s (rating %u)\n", room.bot_after, rating);
 			return 3;
 		}
 		printf("paired: room %s\n", code);
 		fflush(stdout);
 		bc.net.room = code;
 	}
-	if (new_room) {
+	if (room.new_room) {
 		cmd_net_new_room_code(code);
 		bc.net.room = code;
 		bc.net.create_room = true;
-		bc.net.public_room = public_room;
+		bc.net.public_room = room.public_room;
 		x.new_room = code; /* said once the server has made it: bot_msg */
 	}
 	bc.on_msg = bot_msg; /* the room's code (--new-room), a rated duel's ratings */

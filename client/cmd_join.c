@@ -53,16 +53,15 @@ cmd_join(int argc, char **argv)
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	char seatbuf[4200], code[PROTO_ROOM_BYTES + 1], banner[300], share[400];
 	struct seatfile_claim claim = { -1, -1 };
-	const char *addr = NULL, *preset = NULL, *dir = NULL, *lan = NULL, *key_file = NULL;
+	const char *addr = NULL, *preset = NULL, *dir = NULL, *key_file = NULL;
 	static char lan_addr[LAN_ADDR_MAX + 16], lan_label[LAN_NAME_MAX + 40]; /* kept by nc */
 	static struct auth_ident ident;
 	char dirbuf[4096];
-	bool have_fp, new_room = false, keep_logs = true, quick = false, public_room = false;
-	struct options qopt;
-	long qturn = 0, qwait = 30;
+	bool have_fp, keep_logs = true;
+	struct cmd_net_room room;
 	int r;
 
-	options_default(&qopt);
+	cmd_net_room_init(&room);
 	net_config_default(&nc);
 	nc.name = cmd_net_default_name("guest");
 	const char *join_usage = help_get(HELP_JOIN);
@@ -76,6 +75,10 @@ cmd_join(int argc, char **argv)
 			return 2;
 		if (r > 0)
 			continue;
+		if ((r = cmd_net_room_option(argc, argv, &i, &room)) < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (cmd_net_is_help(a)) {
 			fputs(join_usage, stdout);
 			return 0;
@@ -83,29 +86,6 @@ cmd_join(int argc, char **argv)
 			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--name"))
 				return 2;
 			nc.name = argv[i];
-		} else if (strcmp(a, "--room") == 0 && more) {
-			if (!cmd_net_text_arg(argv[++i], TEXT_ROOM, "--room"))
-				return 2;
-			nc.room = argv[i];
-		} else if (strcmp(a, "--lan") == 0 && more) {
-			if (!cmd_net_text_arg(argv[++i], TEXT_NAME, "--lan"))
-				return 2;
-			lan = argv[i];
-		} else if (strcmp(a, "--new-room") == 0) {
-			new_room = true;
-		} else if (strcmp(a, "--public") == 0) {
-			public_room = true;
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = true;
-		} else if ((r = cli_game_option(argc, argv, &i, &qopt)) != 0) {
-			if (r < 0)
-				return 2;
-		} else if (strcmp(a, "--turn-time") == 0 && more) {
-			if (!cli_int(argv[++i], 0, TURN_TIME_MAX, "--turn-time", &qturn))
-				return 2;
-		} else if (strcmp(a, "--bot-after") == 0 && more) {
-			if (!cli_int(argv[++i], QUICK_WAIT_MIN, QUICK_WAIT_MAX, "--bot-after", &qwait))
-				return 2;
 		} else if (strcmp(a, "--key") == 0 && more) {
 			key_file = argv[++i];
 		} else if (strcmp(a, "--log-dir") == 0 && more) {
@@ -129,10 +109,14 @@ cmd_join(int argc, char **argv)
 		}
 	}
 	bool lan_pw = false;
+	const char *lan = room.lan;
 	if (addr && lan) {
 		cli_error("an address or --lan NAME, not both\n");
 		return 2;
 	}
+	if (!cmd_net_room_check(&room))
+		return 2;
+	nc.room = room.room;
 	/* No address: the duels announced on the LAN; the fingerprint announced is pinned as a typed one. */
 	if (addr == NULL) {
 		if (!cmd_net_have_terminal("join"))
@@ -154,18 +138,6 @@ cmd_join(int argc, char **argv)
 		return 2;
 	}
 	nc.host = host;
-	if (new_room && nc.room) {
-		cli_error("--room or --new-room, not both\n");
-		return 2;
-	}
-	if (public_room && !new_room) {
-		cli_error("--public makes a new room public: give --new-room too\n");
-		return 2;
-	}
-	if (quick && (new_room || nc.room || lan)) {
-		cli_error("--quick finds a room: not with --room, --new-room or --lan\n");
-		return 2;
-	}
 	if (!cmd_net_have_terminal("join"))
 		return 1;
 	if (auth_init() != 0 || !ident_get(key_file, IDENT_PLAYER, &ident) ||
@@ -174,23 +146,23 @@ cmd_join(int argc, char **argv)
 	nc.ident = &ident; /* net_create copies it */
 	cmd_net_client_trust(&nc, fp, have_fp, known, sizeof known);
 	banner[0] = share[0] = '\0';
-	if (quick) {
+	if (room.quick) {
 		unsigned rating = 0;
-		r = quick_pair(&nc, &qopt, (unsigned)qturn, (unsigned)qwait, true, code, &rating);
+		r = quick_pair(&nc, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, true, code, &rating);
 		if (r < 0)
 			return 1;
 		if (r > 0) {
 			cmd_net_password_wipe(&pw);
-			return offer_bot((unsigned)qwait, rating, &qopt);
+			return offer_bot((unsigned)room.bot_after, rating, &room.opt);
 		}
 		nc.room = code;
 		snprintf(banner, sizeof banner, "Paired with a stranger in the private room %s.", code);
 	}
-	if (new_room) {
+	if (room.new_room) {
 		cmd_net_new_room_code(code);
 		nc.room = code;
 		nc.create_room = true;
-		nc.public_room = public_room;
+		nc.public_room = room.public_room;
 		snprintf(banner, sizeof banner, "New room %s: the other player runs `wizwar join %s --room %s`.", code, addr,
 		         code);
 		/* addr as typed: its #FINGERPRINT, when given, with it. */

@@ -434,6 +434,68 @@ cmd_net_text_arg(const char *s, int kind, const char *what)
 	return true;
 }
 
+void
+cmd_net_room_init(struct cmd_net_room *rc)
+{
+	memset(rc, 0, sizeof *rc);
+	options_default(&rc->opt);
+	rc->bot_after = 30;
+}
+
+int
+cmd_net_room_option(int argc, char **argv, int *i, struct cmd_net_room *rc)
+{
+	const char *a = argv[*i];
+	bool more = *i + 1 < argc;
+	int r;
+
+	if (strcmp(a, "--new-room") == 0)
+		rc->new_room = true;
+	else if (strcmp(a, "--public") == 0)
+		rc->public_room = true;
+	else if (strcmp(a, "--quick") == 0)
+		rc->quick = true;
+	else if ((r = cli_game_option(argc, argv, i, &rc->opt)) != 0)
+		return r < 0 ? -1 : 1;
+	else if (!more)
+		return 0; /* the options below take a value: the caller says it is missing */
+	else if (strcmp(a, "--room") == 0) {
+		if (!cmd_net_text_arg(argv[++*i], TEXT_ROOM, "--room"))
+			return -1;
+		rc->room = argv[*i];
+	} else if (strcmp(a, "--lan") == 0) {
+		if (!cmd_net_text_arg(argv[++*i], TEXT_NAME, "--lan"))
+			return -1;
+		rc->lan = argv[*i];
+	} else if (strcmp(a, "--turn-time") == 0) {
+		if (!cli_int(argv[++*i], 0, TURN_TIME_MAX, "--turn-time", &rc->turn_time))
+			return -1;
+	} else if (strcmp(a, "--bot-after") == 0) {
+		if (!cli_int(argv[++*i], QUICK_WAIT_MIN, QUICK_WAIT_MAX, "--bot-after", &rc->bot_after))
+			return -1;
+	} else
+		return 0;
+	return 1;
+}
+
+bool
+cmd_net_room_check(const struct cmd_net_room *rc)
+{
+	if (rc->new_room && rc->room) {
+		cli_error("--room or --new-room, not both\n");
+		return false;
+	}
+	if (rc->public_room && !rc->new_room) {
+		cli_error("--public makes a new room public: give --new-room too\n");
+		return false;
+	}
+	if (rc->quick && (rc->new_room || rc->room || rc->lan)) {
+		cli_error("--quick finds a room: not with --room, --new-room or --lan\n");
+		return false;
+	}
+	return true;
+}
+
 /* A new room's code: 13 characters of Crockford's base32 (65 random bits: no guessing them),
  * lower case and without i, l, o, u (nothing to misread aloud), in three groups. */
 void

@@ -60,6 +60,24 @@ int cmd_net_server_option(int argc, char **argv, int *i, struct server_config *c
                           struct cmd_net_pw *pw, const char *cmd);
 /* A name (TEXT_NAME) or room code (TEXT_ROOM) from the command line; false (said) when not one. */
 bool cmd_net_text_arg(const char *s, int kind, const char *what);
+
+/* Which room a client takes on a server: the options `join` and `bot` share (docs/server.md, "Open
+ * rooms and quick pairing"), parsed in one place so that both say the same about them. */
+struct cmd_net_room {
+	const char *room;    /* --room CODE, checked; NULL none */
+	const char *lan;     /* --lan NAME, checked; NULL none */
+	bool new_room;       /* --new-room */
+	bool public_room;    /* --public (with --new-room) */
+	bool quick;          /* --quick */
+	struct options opt;  /* --size, --no-fov, --no-potions: the duel --quick asks for */
+	long turn_time;      /* --turn-time SECS, for --quick */
+	long bot_after;      /* --bot-after SECS, for --quick */
+};
+void cmd_net_room_init(struct cmd_net_room *rc);
+/* 1 if argv[*i] is a room option (advancing past its value), 0 if not, -1 on a bad one (said). */
+int cmd_net_room_option(int argc, char **argv, int *i, struct cmd_net_room *rc);
+/* False (said) when the room options given together mean nothing. */
+bool cmd_net_room_check(const struct cmd_net_room *rc);
 /* A new room's code: 13 characters of Crockford's base32 (65 random bits: no guessing them),
  * lower case and without i, l, o, u (nothing to misread aloud), in three groups. */
 void cmd_net_new_room_code(char out[PROTO_ROOM_BYTES + 1]);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,7 @@ run(const struct practice_config *cfg, struct keys *keys, const struct keys_diag
 	uv_loop_t loop;
 	char err[256];
 	int status = 1;
+	bool ended = false; /* the duel came to its end (not left by a quit or a lost terminal) */
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cli_error("needs a terminal (try `wizwar selfplay` for headless duels)\n");
@@ -198,6 +200,7 @@ out_practice:
 		}
 		state_result_text(&app->st, result, sizeof result);
 		printf("%s\n", result[0] ? result : "The duel was left unfinished.");
+		ended = result[0] != '\0';
 		if (app_replay_path(app))
 			snprintf(replay, sizeof replay, "%s", app_replay_path(app));
 		free(app);
@@ -206,6 +209,10 @@ out_practice:
 		printf("Turn log: %s%s\n", prac.log_path, prac.log_failed ? " (writing it failed)" : "");
 	else if (prac.log_warning[0])
 		cli_error("%s\n", prac.log_warning);
+	/* On stderr too: stdout was the terminal that went, stderr may be a log that stays. */
+	if (status == 128 + SIGHUP)
+		cli_error("the terminal closed%s%s%s\n", ended ? "" : ": the duel is left unfinished",
+		        prac.log_path[0] ? "; its turn log: " : "", prac.log_path);
 out:
 	/* Every handle closed: a leak here is a bug, as libuv's own tests insist. */
 	if (uv_loop_close(&loop) != 0)

@@ -602,10 +602,9 @@ room__join(struct gameroom *r, struct conn *c)
 	c->state = CONN_JOINED;
 	c->srv->m.welcomed++;
 	r->lobby_active = server__now(s);
-	char fp[AUTH_FP_LEN + 1];
-	auth_fingerprint(c->ident, fp);
-	server__event(s, LOG_INFO, r->code, c->peer, "%s joins room %s as player %d%s, key %s", st->name, r->code, p + 1,
-	            r->controller == p ? " (controller)" : "", fp);
+	/* The key is not repeated here: c->peer carries it (" key=FP") since IDENT, which comes first. */
+	server__event(s, LOG_INFO, r->code, c->peer, "%s joins room %s as player %d%s", st->name, r->code, p + 1,
+	            r->controller == p ? " (controller)" : "");
 	send_welcome(r, p);
 	send_lobby(r);
 	spect__joined(r, c);

@@ -28,8 +28,11 @@ XDG_STATE_HOME="$STATE" "$WIZWAR" bot "127.0.0.1:$HPORT" --level random --name R
     >"$TMPD/bot.out" 2>"$TMPD/bot.err" &
 PIDS+=($!)
 wait_for 'Round 1: ' 20 h
+H1="$(pane_wizwar h host)" || fail "no wizwar host in session h"
 T kill-session -t h # the terminal closes: the host's server stops mid-duel
 wait_file 'the duel is left unfinished: `wizwar host .*` brings it back' "$TMPD/host.err"
+# Its port is free once it has exited, not when it says so: the command below binds the same one.
+gone $((20 * WAIT_SCALE)) "$H1" || fail "the host still runs after its terminal closed"
 CMD="$(grep -oE '`wizwar host [^`]*`' "$TMPD/host.err" | tr -d '`')"
 echo "--- printed: $CMD"
 echo "$CMD" | grep -qF -- "--port $HPORT" || fail "the printed command does not name port $HPORT"
@@ -64,6 +67,7 @@ echo "--- printed: $SCMD"
 echo "$SCMD" | grep -qF -- "--bind 127.0.0.1" || fail "the printed command drops --bind"
 echo "$SCMD" | grep -qF -- "--port $PORT" || fail "the printed command does not name port $PORT"
 ok "server's resume command names --bind and the port bound"
+wait "$SPID" # its port free
 (export XDG_STATE_HOME="$STATE"; eval "exec $SCMD" 2>"$TMPD/server2.err") &
 PIDS+=($!)
 wait_file "listening on 127\\.0\\.0\\.1 port $PORT" "$TMPD/server2.err"

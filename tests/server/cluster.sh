@@ -9,23 +9,13 @@
 set -u
 W="${1:?usage: cluster.sh WIZWAR}"
 command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-cluster.XXXXXX")"
-PIDS=()
+. "$(dirname "$0")/../proc_lib.sh"
+proc_init cluster # TMP, PIDS, fail, ok
+PROC_TAP=1
+PROC_TAIL=8
+PROC_SHOW=("$TMP/redis.log")
 REDIS=""
-finish() {
-	for p in "${PIDS[@]}" $REDIS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap finish EXIT
-n=0
-fail() {
-	echo "not ok $((n + 1)) - $*"
-	for f in "$TMP"/*.out "$TMP"/*.err "$TMP"/redis.log; do [ -e "$f" ] && { echo "# --- $(basename "$f"):"; tail -8 "$f" | sed 's/^/# /'; }; done
-	exit 1
-}
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-. "$(dirname "$0")/../proc_lib.sh" # wait_re
+trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
 echo "1..7"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -46,12 +36,10 @@ redis_start
 declare -A NPID NPORT
 declare -a W_ROOM
 node_start() { # node_start NAME
-	XDG_STATE_HOME="$TMP/$1" "$W" server --bind 127.0.0.1 --port 0 --redis "redis://127.0.0.1:$RPORT" \
-		--log-dir "$TMP/$1/logs" --admin-socket none --no-store >/dev/null 2>"$TMP/$1.err" &
-	NPID[$1]=$!
-	PIDS+=($!)
-	wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" 10
-	NPORT[$1]="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" | grep -oE '[0-9]+$')"
+	XDG_STATE_HOME="$TMP/$1" server_start "$TMP/$1.err" --bind 127.0.0.1 --port 0 --redis "redis://127.0.0.1:$RPORT" \
+		--log-dir "$TMP/$1/logs" --admin-socket none --no-store
+	NPID[$1]=$SRV
+	NPORT[$1]=$PORT
 }
 for x in n1 n2 n3; do node_start $x; done
 for x in n1 n2 n3; do wait_re 'cluster: node [a-z0-9]+ .* joined.*' "$TMP/$x.err" 10; done

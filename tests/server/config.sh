@@ -9,23 +9,9 @@
 # is the stream JOURNAL_STREAM names; SIGTERM stops it.
 set -u
 W="${1:?usage: config.sh WIZWAR}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-config.XXXXXX")"
-PIDS=()
-finish() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap finish EXIT
+. "$(dirname "$0")/../proc_lib.sh"
+proc_init config # TMP, PIDS, fail, ok
 export XDG_STATE_HOME="$TMP/state"
-fail() {
-	echo "FAIL: $*"
-	for f in "$TMP"/*.out "$TMP"/*.err; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; tail -15 "$f"; }; done
-	exit 1
-}
-. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
 # The documented line: [<P>]TIME LEVEL[ room=CODE][ peer=ADDR[ key=FP]] text.
 LINE='^(<[3-7]>)?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (error|warning|notice|info|debug)( room=[A-Za-z0-9_-]+)?( peer=[^ ]+( key=[a-z2-7]{26})?)? '
 CONF="$TMP/server.conf"
@@ -59,8 +45,7 @@ JOURNAL_STREAM="$(stat -c '%d:%i' "$ERR")" "$W" server --config "$CONF" --max-pe
 SRV=$!
 PIDS+=("$SRV")
 exec 3>&-
-wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$ERR" 10
-PORT="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$ERR" | grep -oE '[0-9]+$')"
+server_port "$ERR"
 grep -qE "^<5>[0-9T:.-]+Z notice listening on 127\.0\.0\.1 port $PORT; .*settings from $CONF" "$ERR" ||
 	fail "no <5> notice for the start on the journal's stream"
 ok "the file is read (bind, port) and its lines carry syslog priorities on the journal's stream"
@@ -84,6 +69,9 @@ PIDS+=("$BEN")
 wait_re "^<5>[0-9T:.-]+Z notice room=$ROOM duel 1 starts: Ann vs Ben" "$ERR" 10
 grep -qE "^<6>[0-9T:.-]+Z info room=$ROOM peer=127\.0\.0\.1:[0-9]+ key=[a-z2-7]{26} Ben joins room $ROOM as player 2" "$ERR" ||
 	fail "the join line has no room=, peer= and key="
+# peer= carries the key: the line's text does not say it again.
+[ "$(grep -E "Ben joins room $ROOM" "$ERR" | grep -o '[a-z2-7]\{26\}' | sort -u | wc -l)" -eq 1 ] &&
+	! grep -E "Ben joins room $ROOM" "$ERR" | grep -q ', key ' || fail "the join line names the key twice"
 printf '# wizwar server settings\nmax-rooms 70\nmax-per-addr 12\nbind 127.0.0.1\nport 1\nlobby-idle 300\n' > "$CONF"
 kill -HUP "$SRV"
 wait_re "notice reloaded $CONF: applied: max-rooms; not applied, they need a restart: port; the command line's value kept: max-per-addr" "$ERR" 10
@@ -146,12 +134,8 @@ ok "SIGTERM stops it; all $lines log lines have the documented shape"
 
 # 8. Without JOURNAL_STREAM (or with another stream's), no priorities.
 printf 'max-rooms 5\n' > "$CONF"
-JOURNAL_STREAM="1:1" "$W" server --config "$CONF" --bind 127.0.0.1 --port 0 > /dev/null 2> "$TMP/plain.err" &
-SRV=$!
-PIDS+=("$SRV")
-wait_re 'listening on' "$TMP/plain.err" 10
-kill -TERM "$SRV"
-wait "$SRV"
+JOURNAL_STREAM="1:1" server_start "$TMP/plain.err" --config "$CONF" --bind 127.0.0.1 --port 0
+proc_stop "$SRV"
 grep -q '^<' "$TMP/plain.err" && fail "priorities on a stderr that is not the journal's"
 grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z notice listening on' "$TMP/plain.err" || fail "no plain line"
 ok "no priority prefix when stderr is not the journal's stream"

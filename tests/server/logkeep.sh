@@ -8,22 +8,9 @@
 # HOME=/ (a service's user) makes the state folder /.local/state/wizwar, not //.local/state/wizwar.
 set -u
 W="${1:?usage: logkeep.sh WIZWAR}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-logkeep.XXXXXX")"
-PIDS=()
-finish() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap finish EXIT
+. "$(dirname "$0")/../proc_lib.sh"
+proc_init logkeep # TMP, PIDS, fail, ok
 export XDG_STATE_HOME="$TMP/xdg"
-fail() {
-	echo "FAIL: $*"
-	for f in "$TMP"/*.out "$TMP"/*.err; do [ -e "$f" ] && { echo "--- $(basename "$f"):"; tail -12 "$f"; }; done
-	exit 1
-}
-. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
-ok() { echo "ok - $*"; }
 
 # ==== 1. bad values: exit 2 and the reason, before anything is made ====
 refused() { # refused PATTERN ARGS...: the server exits 2 at once, saying PATTERN
@@ -47,21 +34,8 @@ ok "a bad --log-keep, an unwritable --log-dir and empty folders are refused with
 
 # ==== 2. --state-dir: the key there, the logs in its logs/ ====
 ST="$TMP/st"
-SRV=""
-server_start() { # server_start ERRFILE ARGS...
-	local err="$1"
-	shift
-	"$W" server --bind 127.0.0.1 --port 0 --handshakes-per-min 0 --rooms-per-hour 0 "$@" >/dev/null 2>"$err" &
-	SRV=$!
-	PIDS+=("$SRV")
-	wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$err" 10 || fail "no server: $(cat "$err")"
-	PORT="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$err" | grep -oE '[0-9]+$')"
-}
-server_stop() {
-	kill -TERM "$SRV"
-	wait "$SRV" 2>/dev/null
-}
-server_start "$TMP/srv1.err" --state-dir "$ST"
+SRV_ARGS=(--bind 127.0.0.1 --port 0 --handshakes-per-min 0 --rooms-per-hour 0)
+server_start "$TMP/srv1.err" "${SRV_ARGS[@]}" --state-dir "$ST"
 grep -q "made a new key $ST/server.key" "$TMP/srv1.err" || fail "the key is not in --state-dir"
 grep -q "turn logs in $ST/logs, finished ones kept 30 days" "$TMP/srv1.err" || fail "the logs are not in STATE/logs"
 [ -e "$XDG_STATE_HOME" ] && fail "--state-dir given, yet $XDG_STATE_HOME was made"
@@ -95,7 +69,7 @@ sys.exit(0 if d.eof and not d.unused_data and text.startswith(b"wizwar-turnlog")
 PY
 [ "$(stat -c %a "${DONE[0]}")" = 600 ] || fail "the finished log is mode $(stat -c %a "${DONE[0]}")"
 "$W" replay --check "${DONE[0]}" >/dev/null || fail "the finished log does not replay"
-server_stop
+proc_stop "$SRV"
 ok "--state-dir holds the key and the logs; a duel's log is plain in playing/, then one gzip member (0600) in today's folder"
 
 # ==== 3. --log-keep 1: what is older than a day goes at start, nothing else ====
@@ -111,7 +85,7 @@ touch -d '3 days ago' "$L/wizwar-flat-20200101-000000-1.log.gz" "${DONE[0]}"
 printf 'wizwar-turnlog 1\n' >"$L/playing/wizwar-host-20200101-000000-1.log"
 touch -d '3 days ago' "$L/playing/wizwar-host-20200101-000000-1.log" "$ST/server.key"
 KEY="$(sha256sum <"$ST/server.key")"
-server_start "$TMP/srv2.err" --state-dir "$ST" --log-dir "$L" --log-keep 1
+server_start "$TMP/srv2.err" "${SRV_ARGS[@]}" --state-dir "$ST" --log-dir "$L" --log-keep 1
 wait_re 'turn logs: 2 finished duels older than 1 day removed' "$TMP/srv2.err" 10 ||
 	fail "the old logs were not said to be removed"
 [ -e "$L/2020/01/01" ] && fail "the emptied day folder is still there"
@@ -120,7 +94,7 @@ wait_re 'turn logs: 2 finished duels older than 1 day removed' "$TMP/srv2.err" 1
 [ -f "$L/wizwar-flat-20200101-000000-1.log.gz" ] || fail "a flat log of an older server was removed"
 [ -f "$L/playing/wizwar-host-20200101-000000-1.log" ] || fail "a duel under way was removed"
 [ "$(sha256sum <"$ST/server.key")" = "$KEY" ] || fail "the key changed"
-server_stop
+proc_stop "$SRV"
 ok "--log-keep 1: finished logs older than a day removed at start (and their empty folder), said; a recent one, a duel under way, a flat log and the key left"
 # ==== 4. HOME=/ (a service's user with no home): the state folder is /.local/state/wizwar, not //.local/... ====
 said="$(env -u XDG_STATE_HOME HOME=/ "$W" replay --list 2>&1)"

@@ -8,28 +8,11 @@
 # refuses QUICK.
 set -u
 W="${1:?usage: openrooms.sh WIZWAR}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-rooms.XXXXXX")"
-PIDS=()
-finish() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap finish EXIT
+. "$(dirname "$0")/../proc_lib.sh"
+proc_init rooms # TMP, PIDS, fail, ok
 export XDG_STATE_HOME="$TMP/state"
-fail() {
-	echo "FAIL: $*"
-	for f in "$TMP"/*.out "$TMP"/*.err; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; tail -15 "$f"; }; done
-	exit 1
-}
-. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
 
-"$W" server --bind 127.0.0.1 --port 0 --no-store --state-dir "$TMP/st" --log-dir "$TMP/logs" > "$TMP/srv.out" 2> "$TMP/srv.err" &
-PIDS+=("$!")
-wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" 10
-PORT="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" | grep -oE '[0-9]+$')"
+server_start "$TMP/srv.err" --bind 127.0.0.1 --port 0 --no-store --state-dir "$TMP/st" --log-dir "$TMP/logs"
 S="127.0.0.1:$PORT"
 
 # 1. The list: empty, then the public room and never the private one.
@@ -94,12 +77,9 @@ if "$W" rooms "$S" | grep -qF "$RA"; then fail "the paired room is listed"; fi
 ok "a paired room is private"
 
 # 3. A server with a password refuses QUICK: a stranger who cannot join would leave the other alone.
-"$W" server --bind 127.0.0.1 --port 0 --no-store --state-dir "$TMP/st2" --log-dir "$TMP/logs2" --password=sesame \
-	> "$TMP/srv2.out" 2> "$TMP/srv2.err" &
-PIDS+=("$!")
-wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv2.err" 10
-PORT2="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv2.err" | grep -oE '[0-9]+$')"
-"$W" bot "127.0.0.1:$PORT2" --quick --password=sesame --key "$TMP/a.key" > "$TMP/pw.out" 2> "$TMP/pw.err"
+server_start "$TMP/srv2.err" --bind 127.0.0.1 --port 0 --no-store --state-dir "$TMP/st2" --log-dir "$TMP/logs2" \
+	--password=sesame
+"$W" bot "127.0.0.1:$PORT" --quick --password=sesame --key "$TMP/a.key" > "$TMP/pw.out" 2> "$TMP/pw.err"
 rc=$?
 [ $rc -eq 1 ] && grep -qF "quick pairing is for open servers" "$TMP/pw.err" || fail "QUICK on a password server: exit $rc"
 ok "a server with a password refuses quick pairing"

@@ -12,34 +12,15 @@
 # said.
 set -u
 W="${1:?usage: resumeall.sh WIZWAR}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-resumeall.XXXXXX")"
-PIDS=()
-finish() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap finish EXIT
+. "$(dirname "$0")/../proc_lib.sh"
+proc_init resumeall # TMP, PIDS, fail, ok
 export XDG_STATE_HOME="$TMP/state"
 LOGS="$TMP/logs"
-fail() {
-	echo "FAIL: $*"
-	for f in "$TMP"/*.out "$TMP"/*.err; do echo "--- $(basename "$f"):"; tail -12 "$f"; done
-	exit 1
-}
-. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
-ok() { echo "ok - $*"; }
 
-SRV=""
-server_start() { # server_start ERRFILE [ARGS...]: on $PORT (0 the first time)
-	local err="$1"
+serve() { # serve ERRFILE [ARGS...]: the server on $PORT (0 the first time)
+	SRV_ERR="$1"
 	shift
-	SRV_ERR="$err"
-	"$W" server --bind 127.0.0.1 --port "${PORT:-0}" --log-dir "$LOGS" "$@" >/dev/null 2>"$err" &
-	SRV=$!
-	PIDS+=("$SRV")
-	wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$err" 10
-	PORT="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$err" | grep -oE '[0-9]+$')"
+	server_start "$SRV_ERR" --bind 127.0.0.1 --port "${PORT:-0}" --log-dir "$LOGS" "$@"
 }
 # duel NAME1 NAME2 SEED: two bots in a new room, 60 ms a command (a duel outlasts the restart); the room code
 # into ROOM once the duel has started.
@@ -63,7 +44,7 @@ cp "$LOGS/wizwar-junk-20260101-000000-1.log.gz" "$LOGS/wizwar--20260101-000000-2
 echo hello >"$LOGS/notes.txt"
 
 # ==== 1. killed with -9, two duels under way ====
-server_start "$TMP/srv1.err"
+serve "$TMP/srv1.err"
 duel Ann Ben 1
 R1="$ROOM"
 duel Cat Dan 11
@@ -95,7 +76,7 @@ mv "$LOG2" "$RENAMED"
 OLD="$LOGS/playing/wizwar-$R1-20260101-000000-9.log"
 cp "$(ls -t "$LOGS"/playing/wizwar-"$R1"-*.log | head -1)" "$OLD"
 touch -d '1 hour ago' "$OLD"
-server_start "$TMP/srv2.err" --resume
+serve "$TMP/srv2.err" --resume
 grep -q 'wizwar server: 2 unfinished duels brought back' "$TMP/srv2.err" || fail "not two duels brought back"
 grep -q "not resumed: .*wizwar-junk-" "$TMP/srv2.err" || fail "the broken log was not said"
 grep -qE "not resumed: .*: line [0-9]+: line [0-9]+:" "$TMP/srv2.err" && fail "the line said twice: $(grep 'not resumed' "$TMP/srv2.err")"
@@ -120,15 +101,14 @@ ok "every bot came back into its own seat by itself; both duels ended and were v
 # ==== 2. SIGTERM: said, and brought back ====
 duel Eve Fay 21
 sleep 0.5
-kill -TERM "$SRV"
-wait "$SRV" 2>/dev/null
+proc_stop "$SRV"
 grep -qE 'shutting down; 1 duel left unfinished: `wizwar server [^`]*--resume` brings it back' "$TMP/srv2.err" ||
 	fail "the stop did not say the duel left unfinished"
 # As a server written before the room comment left it: placed by its name, as before.
 LOG3="$(ls -t "$LOGS"/playing/wizwar-"$ROOM"-*.log | head -1)"
 grep -v '^# wizwar-server room ' "$LOG3" >"$LOG3.new" && mv "$LOG3.new" "$LOG3"
 grep -q '^# wizwar-server room ' "$LOG3" && fail "the room comment is still in $LOG3"
-server_start "$TMP/srv3.err" --resume
+serve "$TMP/srv3.err" --resume
 grep -q 'wizwar server: 1 unfinished duel brought back' "$TMP/srv3.err" ||
 	fail "not one duel brought back (not the finished ones, nor the older unfinished log of a finished room)"
 for b in Eve Fay; do wait_re 'back in the duel at turn [0-9]+' "$TMP/$b.err" 15; done

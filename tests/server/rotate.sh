@@ -9,22 +9,8 @@
 # (A forged rotation is refused: tests/server/test_rotate.c, against the network client's code.)
 set -u
 W="${1:?usage: rotate.sh WIZWAR}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-rotate.XXXXXX")"
-PIDS=()
-finish() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap finish EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$TMP"/*.out "$TMP"/*.err; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; tail -15 "$f"; }; done
-	exit 1
-}
-. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
+. "$(dirname "$0")/../proc_lib.sh"
+proc_init rotate # TMP, PIDS, fail, ok
 
 ST="$TMP/st"
 L="$TMP/logs"
@@ -33,12 +19,8 @@ ERR="$TMP/srv.err"
 printf '# wizwar server settings\nbind 127.0.0.1\nport 0\nlog-keep 30\n' >"$CONF"
 chmod 600 "$CONF"
 export XDG_STATE_HOME="$TMP/xdg" # the server's own; each client below has its own state folder
-"$W" server --config "$CONF" --state-dir "$ST" --log-dir "$L" --no-store --handshakes-per-min 0 \
-	--rooms-per-hour 0 >"$TMP/srv.out" 2>"$ERR" &
-SRV=$!
-PIDS+=("$SRV")
-wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$ERR" 10
-PORT="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$ERR" | grep -oE '[0-9]+$')"
+server_start "$ERR" --config "$CONF" --state-dir "$ST" --log-dir "$L" --no-store --handshakes-per-min 0 \
+	--rooms-per-hour 0
 OLD="$(grep -oE 'fingerprint [a-z2-7]{26}' "$ERR" | head -1 | cut -d' ' -f2)"
 [ -n "$OLD" ] || fail "no fingerprint at the start"
 
@@ -144,6 +126,5 @@ if [ "$(id -u)" = 0 ]; then
 	ok "--rotate-key as root on a service user's folder: the new key files are that user's, 0600"
 fi
 
-kill -TERM "$SRV"
-wait "$SRV" 2>/dev/null
+proc_stop "$SRV"
 echo "all key rotation tests passed"
