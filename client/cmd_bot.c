@@ -294,7 +294,8 @@ cmd_bot(int argc, char **argv)
 	}
 	if (quick) {
 		unsigned rating = 0;
-		r = quick_pair(&bc.net, &qopt, (unsigned)qturn, (unsigned)qwait, false, code, &rating);
+		/* Each wave's WAITING a line on stderr, as join says it: a bot's log shows how it waited. */
+		r = quick_pair(&bc.net, &qopt, (unsigned)qturn, (unsigned)qwait, true, code, &rating);
 		if (r < 0)
 			return 1;
 		if (r > 0) {

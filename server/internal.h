@@ -31,7 +31,7 @@ enum conn_state {
 	CONN_HELLO,      /* waiting for HELLO */
 	CONN_CHALLENGED, /* CHALLENGE sent, waiting for IDENT */
 	CONN_KNOWN,      /* IDENT verified: the client's key is known; waiting for AUTH or RESUME */
-	CONN_CLAIMING,   /* AUTH taken, its name being claimed in the store (off the loop) */
+	CONN_CLAIMING,   /* AUTH (its name claimed) or QUICK taken, the store asked for the key's rating (off the loop) */
 	CONN_POOLED,     /* QUICK taken: waiting in the pool to be paired (quick.c) */
 	CONN_JOINED,     /* WELCOME sent: a player in a room */
 	CONN_CLOSING,    /* dropped; its last bytes are going out */
@@ -112,8 +112,9 @@ struct conn {
 	uint64_t chat_window;
 	unsigned budget_frames;    /* frames and inflated bytes in the current second */
 	uint64_t budget_bytes, budget_start;
-	/* The rating it is paired and listed by (pool.h): POOL_RATING_DEFAULT until the store gives
-	 * the key's own (the rating branch's lookup sets it once IDENT is verified). */
+	/* The rating it is paired and listed by (pool.h): POOL_RATING_DEFAULT until the store's answer
+	 * to its claim (AUTH) or its QUICK gives the key's own row, read on the store's thread; a key
+	 * with no row (no rated duel here) stays at the new player's 1500. */
 	uint16_t rating;
 	/* POOLED (quick.c): in s->pool since pool_since, with these options (and their key), until
 	 * pool_wait_ms have passed with no one found. */
@@ -417,6 +418,7 @@ void room__lobby_fill(struct gameroom *r, struct wire_msg *m); /* the LOBBY a sp
 void quick__init(struct server *s);                 /* in server_create: one more handle (the wave) */
 void quick__message(struct conn *c, const struct wire_msg *m); /* ROOMS_ASK or QUICK after IDENT; else drops */
 void quick__conn_gone(struct conn *c);              /* out of the pool */
+uint16_t quick__rating(const struct store_rating *r); /* a store's rating as the pool's (rounded, bounded) */
 void quick__wave(struct server *s);                 /* one wave: pair, tell the rest (the timer's; fuzz_server's) */
 void room__sweep_idle(struct server *s);
 
