@@ -365,18 +365,26 @@ HELP_TEXT(HELP_TUTORIAL,
     "Needs a terminal of at least 80x24.\n")
 /* wizwar history */
 HELP_TEXT(HELP_HISTORY,
-    "usage: wizwar history HOST[:PORT][#FINGERPRINT] [--key FILE]\n"
+    "usage: wizwar history HOST[:PORT][#FINGERPRINT] [--skip N | --all] [--key FILE]\n"
     "\n"
-    "Your rated duels on a `wizwar server` (the newest 100), asked with your key over the\n"
+    "Your rated duels on a `wizwar server` (the newest 100, a page), asked with your key over the\n"
     "encrypted channel. Each record is signed by the server's own key: every one is checked\n"
     "here against the server's key (the fingerprint given, or the one remembered), so a server\n"
     "cannot later show you a history it did not sign. A record that does not verify, or that is\n"
     "not a duel of your key, is refused (FORGED on stderr) and the command exits 1.\n"
+    "Every record a server gives this machine (at a duel's end, or here) is kept in\n"
+    "$XDG_STATE_HOME/wizwar/records/FINGERPRINT (0600, 10000 at most); when the history shown is\n"
+    "the whole of it, each kept record of your key must be in it as given: one dropped or\n"
+    "changed by the server is said (MISSING or CHANGED on stderr) and the command exits 1.\n"
     "\n"
+    "  --skip N    leave out the N newest: the page of 100 after them\n"
+    "  --all       every page (a connection each), then the check\n"
     "  --key FILE  ask as the key in FILE (default: yours, $XDG_STATE_HOME/wizwar/id.key)\n"
     "Output: `server FP`, then one `duel ID TIME won|lost|draw (HOW) as player P vs FP: R -> R\n"
-    "(+-D), opponent R -> R` a duel, newest first. Exit status 0; 1 when the server cannot be\n"
-    "reached, keeps no ratings, or a record is refused; 2 for bad arguments.\n")
+    "(+-D), opponent R -> R` a duel, newest first, a count, and `all N records kept here (FILE) are\n"
+    "in it, as given` after a whole history. Exit status 0; 1 when the server cannot be reached,\n"
+    "keeps no ratings, a record is refused, a kept one is missing or changed, or the records\n"
+    "file is not one this client wrote (the file and line said); 2 for bad arguments.\n")
 /* wizwar top */
 HELP_TEXT(HELP_TOP,
     "usage: wizwar top HOST[:PORT][#FINGERPRINT] [--key FILE]\n"

@@ -504,11 +504,14 @@ ask(struct store *s, struct store_req *q)
 		if ((m = answer(q, WIRE_RECORDS)) == NULL)
 			return STORE_FAILED;
 		memcpy(m->u.records.signer, s->signer, RATED_SIGNER_LEN);
-		if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC LIMIT ?2;",
-		                       -1, &st, NULL) != SQLITE_OK)
+		/* A page: the newest WIRE_RECORDS_MAX after the `skip` newest (OFFSET walks the index
+		 * by key; a history of thousands is a few milliseconds on the store's thread). */
+		if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC"
+		                           " LIMIT ?2 OFFSET ?3;", -1, &st, NULL) != SQLITE_OK)
 			return STORE_FAILED;
 		sqlite3_bind_blob(st, 1, q->key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, WIRE_RECORDS_MAX);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)q->ask.skip);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			struct rated_rec *x = &m->u.records.rec[m->u.records.count];
 			/* A record the file holds broken is left out; the client checks the rest's signatures. */
