@@ -145,6 +145,8 @@ struct seat {
 	bool keyed;                /* key is the player's (IDENT, or the log's key comment after a resume) */
 	uint8_t key[PROTO_IDENT_KEY_LEN];
 	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
+	struct wire_msg *rated;    /* a RATED owed: the store rated its duel while it was away (malloc'd;
+	                            * sent on resume, freed with the seat) */
 	bool post_duel;            /* played the duel that ended last: until the next START, a drop without
 	                            * BYE holds the seat (lobby_hold_ms) and owes it that END again */
 	bool bye;                  /* its player said BYE: leaving on purpose, nothing is held */
@@ -325,6 +327,7 @@ void server__log(const struct server *s, const char *fmt, ...)
 struct gameroom *server__find_room(struct server *s, const char *code);
 /* Record a rated duel's result in the store (off the loop), then send each of its players still in
  * room `code` its RATED, and move the held log `plain` to `keep` (either NULL: none). */
+void room__rated(struct gameroom *r, const struct wire_msg *m); /* a RATED to its players: sent, or kept for one away */
 void server__rate(struct server *s, const char *code, const struct store_duel *d, const char *plain, const char *keep);
 struct addr_entry *server__addr_get(struct server *s, const uint8_t addr16[16]);
 bool server__may_handshake(struct server *s, struct conn *c, char *why, size_t whylen, bool *say);

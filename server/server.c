@@ -762,16 +762,10 @@ rate_done(void *ud, int result, const struct wire_msg *m)
 		const struct rated_rec *x = &m->u.rated.rec;
 		server__event(s, LOG_INFO, j->code, NULL, "rated: %.0f -> %.0f, %.0f -> %.0f", x->before[0].rating,
 		              x->after[0].rating, x->before[1].rating, x->after[1].rating);
-		/* Its players, if still in the room (a rematch may have begun: the same keys). */
+		/* Its players, if still in the room (a rematch may have begun: the same keys); one
+		 * away is sent it when it comes back. */
 		if ((r = server__find_room(s, j->code)) != NULL)
-			for (int p = 0; p < PLAYERS; p++) {
-				struct seat *st = &r->seat[p];
-				if (st->conn && st->keyed && memcmp(st->key, x->key[p], sizeof st->key) == 0) {
-					conn__send(st->conn, m);
-					/* Its new rating is what its room is listed by from now on. */
-					st->conn->rating = quick__rating(&(struct store_rating){ x->after[p].rating, x->after[p].deviation, true });
-				}
-			}
+			room__rated(r, m);
 		if (j->plain && j->keep)
 			tlog_keep_later(s->loop, j->plain, j->keep);
 	}
