@@ -82,8 +82,8 @@ bot_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 			cli_error("a rated record that is not the server's signature: ignored\n");
 			return;
 		}
-		char why[300];
-		if (recstore_keep(pk, m->u.rated.signer, r, why, sizeof why) < 0)
+		char why[300], dir[4096];
+		if (recstore_keep(cli_state_dir(dir, sizeof dir) ? dir : NULL, pk, m->u.rated.signer, r, why, sizeof why) < 0)
 			cli_error("the rating record could not be kept: %s\n", why);
 		printf("rated: %.0f -> %.0f (+-%.0f), opponent %.0f -> %.0f (+-%.0f)\n", r->before[me].rating,
 		       r->after[me].rating, r->after[me].deviation, r->before[1 - me].rating, r->after[1 - me].rating,

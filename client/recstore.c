@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "auth.h"
-#include "cli.h"
 #include "recstore.h"
 
 #define KEY_HEX (2 * 32)
@@ -95,9 +94,8 @@ recstore_free(struct recstore *rs)
 	rs->count = 0;
 }
 
-/* The lines after the header, each checked; the text ends with a newline. */
-static int
-parse(const char *path, char *text, size_t len, struct recstore *rs, char *why, size_t whylen)
+int
+recstore_parse(const char *path, const char *text, size_t len, struct recstore *rs, char *why, size_t whylen)
 {
 	uint8_t pk[32], signed_rec[RATED_SIGNED_LEN], signer[RATED_SIGNER_LEN];
 	char rwhy[96];
@@ -175,7 +173,7 @@ recstore_load(const char *path, const uint8_t server_pk[32], struct recstore *rs
 		if (got != (ssize_t)st.st_size)
 			snprintf(why, whylen, "cannot read %s", path);
 		else
-			rc = parse(path, text, (size_t)got, rs, why, whylen);
+			rc = recstore_parse(path, text, (size_t)got, rs, why, whylen);
 	}
 	close(fd);
 	free(text);
@@ -268,14 +266,14 @@ recstore_lock(const char *path, char *why, size_t whylen)
 }
 
 int
-recstore_keep(const uint8_t server_pk[32], const uint8_t signer[RATED_SIGNER_LEN], const struct rated_rec *r, char *why,
-              size_t whylen)
+recstore_keep(const char *state_dir, const uint8_t server_pk[32], const uint8_t signer[RATED_SIGNER_LEN],
+              const struct rated_rec *r, char *why, size_t whylen)
 {
-	char dir[4096], path[4200];
+	char path[4200];
 	struct recstore rs;
 	int rc;
 
-	if (!cli_state_dir(dir, sizeof dir) || !recstore_path(dir, server_pk, path, sizeof path)) {
+	if (state_dir == NULL || !recstore_path(state_dir, server_pk, path, sizeof path)) {
 		snprintf(why, whylen, "no state folder to keep the record in (set HOME or XDG_STATE_HOME)");
 		return -1;
 	}

@@ -42,6 +42,9 @@ struct recstore {
 bool recstore_path(const char *state_dir, const uint8_t server_pk[32], char *buf, size_t len);
 /* The file's records (no file: none). 0, or -1 with a reason naming the file and line. */
 int recstore_load(const char *path, const uint8_t server_pk[32], struct recstore *rs, char *why, size_t whylen);
+/* The same on a file's text (len bytes, from `path`, named in the reason): rs->server_pk set,
+ * rs empty. 0, or -1 with a reason (rs then holds what came before the fault: free it). */
+int recstore_parse(const char *path, const char *text, size_t len, struct recstore *rs, char *why, size_t whylen);
 /* The record's index, or -1: by its duel (the seed commitment). */
 long recstore_find(const struct recstore *rs, const uint8_t commit[PROTO_COMMIT_LEN]);
 /* Add a record (verified by the caller) unless its duel is there: 1 added, 0 there, -1 out of memory. */
@@ -52,8 +55,9 @@ void recstore_free(struct recstore *rs);
 /* The file's lock (PATH.lock, flock): held from a load to its save by every writer. The
  * descriptor (close it to unlock), or -1 with a reason. */
 int recstore_lock(const char *path, char *why, size_t whylen);
-/* Load, add, save under the lock, in the default state folder: 1 kept, 0 already there, -1 with a reason. */
-int recstore_keep(const uint8_t server_pk[32], const uint8_t signer[RATED_SIGNER_LEN], const struct rated_rec *r,
-                  char *why, size_t whylen);
+/* Load, add, save under the lock, in STATE/records (state_dir NULL: none, said): 1 kept, 0
+ * already there, -1 with a reason. */
+int recstore_keep(const char *state_dir, const uint8_t server_pk[32], const uint8_t signer[RATED_SIGNER_LEN],
+                  const struct rated_rec *r, char *why, size_t whylen);
 
 #endif
