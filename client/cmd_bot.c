@@ -16,6 +16,7 @@
 #include "netbot.h"
 #include "spect.h"
 #include "rated.h"
+#include "recstore.h"
 #include "quick.h"
 #include "text.h"
 
@@ -81,6 +82,9 @@ bot_msg(void *ud, struct netbot *b, const struct wire_msg *m)
 			cli_error("a rated record that is not the server's signature: ignored\n");
 			return;
 		}
+		char why[300], dir[4096];
+		if (recstore_keep(cli_state_dir(dir, sizeof dir) ? dir : NULL, pk, m->u.rated.signer, r, why, sizeof why) < 0)
+			cli_error("the rating record could not be kept: %s\n", why);
 		printf("rated: %.0f -> %.0f (+-%.0f), opponent %.0f -> %.0f (+-%.0f)\n", r->before[me].rating,
 		       r->after[me].rating, r->after[me].deviation, r->before[1 - me].rating, r->after[1 - me].rating,
 		       r->after[1 - me].deviation);
@@ -267,7 +271,8 @@ cmd_bot(int argc, char **argv)
 	bc.net.ident = &ident; /* net_create copies it */
 	if (room.quick) {
 		unsigned rating = 0;
-		r = quick_pair(&bc.net, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, false, code, &rating);
+		/* Each wave's WAITING a line on stderr, as join says it: a bot's log shows how it waited. */
+		r = quick_pair(&bc.net, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, true, code, &rating);
 		if (r < 0)
 			return 1;
 		if (r > 0) {

@@ -137,6 +137,12 @@ take_option(int argc, char **argv, int *i, struct srvopts *o)
 		if (!cli_int(argv[++*i], 1, 86400, "--lobby-idle", &v))
 			return -1;
 		o->cfg.lim.lobby_idle_ms = (unsigned)v * 1000;
+	} else if (strcmp(a, "--pair-wave") == 0 && more) {
+		/* Quick pairing's wave: under 100 ms a wave pairs the first two who come, not the nearest
+		 * ratings; past a minute a player waits too long for its first answer. */
+		if (!cli_int(argv[++*i], SERVER_WAVE_MIN_MS, SERVER_WAVE_MAX_MS, "--pair-wave", &v))
+			return -1;
+		o->cfg.lim.wave_ms = (unsigned)v;
 	} else if (strcmp(a, "--max-per-addr") == 0 && more) {
 		if (!cli_int(argv[++*i], 1, 100000, "--max-per-addr", &v))
 			return -1;

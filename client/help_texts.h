@@ -150,7 +150,7 @@ HELP_TEXT(HELP_SERVER,
     "                     [--log-dir DIR] [--state-dir DIR] [--log-keep DAYS] [--max-rooms N]\n"
     "                     [--max-conns N] [--max-per-addr N] [--lobby-idle SECS] [--handshakes-per-min N]\n"
     "                     [--rooms-per-hour N] [--grace SECS] [--lobby-hold SECS] [--resume]\n"
-    "                     [--admin-socket PATH] [--metrics ADDR:PORT] [--metrics-public]\n"
+    "                     [--pair-wave MS] [--admin-socket PATH] [--metrics ADDR:PORT] [--metrics-public]\n"
     "                     [--web ADDR:PORT] [--trusted-proxy CIDR] [--announce] [--upnp]\n"
     "                     [--store FILE | --no-store] [--redis URL [--cluster-host IP]]\n"
     "       wizwar server --free-name NAME [--store FILE]\n"
@@ -185,6 +185,9 @@ HELP_TEXT(HELP_SERVER,
     "                    them at once (default 60; 0: no limit)\n"
     "  --rooms-per-hour N  rooms one address or /64 may make an hour, at most 16 at once\n"
     "                    (default 30; 0: no limit)\n"
+    "  --pair-wave MS    how often quick pairing (`join --quick`) matches the players waiting\n"
+    "                    (100 to 60000; default 2000): shorter pairs sooner, longer meets nearer\n"
+    "                    ratings (more players to choose from in each wave)\n"
     "The soft limit on open files is raised to the hard one at start; where even that cannot\n"
     "hold the caps (a connection and a room's turn log are a file each), they are lowered\n"
     "to fit and the log says so.\n"
@@ -300,9 +303,9 @@ HELP_TEXT(HELP_BOT,
     "  --new-room      ask the server for a new room; prints `room CODE: ...` once it is made\n"
     "  --public        with --new-room: list the room (`wizwar rooms`) while the bot waits in it\n"
     "  --quick         be paired with a stranger in the server's pool, as `wizwar join --quick`\n"
-    "                  (with its --size, --no-fov, --no-potions, --turn-time); prints\n"
-    "                  `paired: room CODE` and plays there; nobody in --bot-after SECS (default\n"
-    "                  30): exit status 3\n"
+    "                  (with its --size, --no-fov, --no-potions, --turn-time); says each wave's\n"
+    "                  `waiting for a player: ...` on stderr, prints `paired: room CODE` and\n"
+    "                  plays there; nobody in --bot-after SECS (default 30): exit status 3\n"
     "  --level L       random, novice, easy, normal, hard or master (default normal)\n"
     CLIENT_PASSWORD_HELP
     "  --name NAME     default: LEVEL-bot\n"
@@ -362,18 +365,26 @@ HELP_TEXT(HELP_TUTORIAL,
     "Needs a terminal of at least 80x24.\n")
 /* wizwar history */
 HELP_TEXT(HELP_HISTORY,
-    "usage: wizwar history HOST[:PORT][#FINGERPRINT] [--key FILE]\n"
+    "usage: wizwar history HOST[:PORT][#FINGERPRINT] [--skip N | --all] [--key FILE]\n"
     "\n"
-    "Your rated duels on a `wizwar server` (the newest 100), asked with your key over the\n"
+    "Your rated duels on a `wizwar server` (the newest 100, a page), asked with your key over the\n"
     "encrypted channel. Each record is signed by the server's own key: every one is checked\n"
     "here against the server's key (the fingerprint given, or the one remembered), so a server\n"
     "cannot later show you a history it did not sign. A record that does not verify, or that is\n"
     "not a duel of your key, is refused (FORGED on stderr) and the command exits 1.\n"
+    "Every record a server gives this machine (at a duel's end, or here) is kept in\n"
+    "$XDG_STATE_HOME/wizwar/records/FINGERPRINT (0600, 10000 at most); when the history shown is\n"
+    "the whole of it, each kept record of your key must be in it as given: one dropped or\n"
+    "changed by the server is said (MISSING or CHANGED on stderr) and the command exits 1.\n"
     "\n"
+    "  --skip N    leave out the N newest: the page of 100 after them\n"
+    "  --all       every page (a connection each), then the check\n"
     "  --key FILE  ask as the key in FILE (default: yours, $XDG_STATE_HOME/wizwar/id.key)\n"
     "Output: `server FP`, then one `duel ID TIME won|lost|draw (HOW) as player P vs FP: R -> R\n"
-    "(+-D), opponent R -> R` a duel, newest first. Exit status 0; 1 when the server cannot be\n"
-    "reached, keeps no ratings, or a record is refused; 2 for bad arguments.\n")
+    "(+-D), opponent R -> R` a duel, newest first, a count, and `all N records kept here (FILE) are\n"
+    "in it, as given` after a whole history. Exit status 0; 1 when the server cannot be reached,\n"
+    "keeps no ratings, a record is refused, a kept one is missing or changed, or the records\n"
+    "file is not one this client wrote (the file and line said); 2 for bad arguments.\n")
 /* wizwar top */
 HELP_TEXT(HELP_TOP,
     "usage: wizwar top HOST[:PORT][#FINGERPRINT] [--key FILE]\n"

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "potion.h"
 #include "server.h"
+#include "recstore.h"
 #include "session_net.h"
 #include "summary.h"
 
@@ -522,6 +523,14 @@ ev_rated(void *ud, struct net *n, const struct wire_rated *m, bool verified)
 
 	if (!verified || me < 0 || me >= PLAYERS) {
 		status(s, "WARNING: a rating record that is not the server's signature: ignored");
+		return;
+	}
+	/* Kept, so that `wizwar history` can later check the server still holds it (recstore.h):
+	 * a few hundred bytes written once a duel. */
+	char why[300], dir[4096];
+	const uint8_t *pk = net_server_key(n);
+	if (pk && recstore_keep(cli_state_dir(dir, sizeof dir) ? dir : NULL, pk, m->signer, r, why, sizeof why) < 0) {
+		status(s, "WARNING: the rating record could not be kept: %s", why);
 		return;
 	}
 	status(s, "Rated: you %.0f -> %.0f (+-%.0f), opponent %.0f -> %.0f (+-%.0f).", r->before[me].rating,

@@ -1070,6 +1070,8 @@ enc_ASK(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	proto__put_u8(w, x->kind);
 	if (x->kind == ASK_STATS)
 		return put_text(w, x->name, sizeof x->name, TEXT_NAME, e);
+	if (x->kind == ASK_HISTORY)
+		proto__put_u32(w, x->skip);
 	return 0;
 }
 
@@ -1083,6 +1085,8 @@ dec_ASK(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 		BAD("ask: kind %u", x->kind);
 	if (x->kind == ASK_STATS)
 		return get_text(r, x->name, sizeof x->name, TEXT_NAME, "ask: name", e);
+	if (x->kind == ASK_HISTORY)
+		NEED(proto__get_u32(r, &x->skip));
 	return 0;
 }
 

@@ -358,6 +358,7 @@ enum ask_kind { ASK_HISTORY = 1, ASK_TOP = 2, ASK_STATS = 3 };
 struct wire_ask {
 	uint8_t kind;         /* enum ask_kind */
 	char name[PROTO_NAME_BYTES + 1]; /* ASK_STATS: whose; else "" */
+	uint32_t skip;        /* ASK_HISTORY: how many of the newest records to leave out (a page further back) */
 };
 
 /* RECORDS: the asking key's rated duels, newest first, each signed (ASK_HISTORY's answer). */

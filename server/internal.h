@@ -31,7 +31,7 @@ enum conn_state {
 	CONN_HELLO,      /* waiting for HELLO */
 	CONN_CHALLENGED, /* CHALLENGE sent, waiting for IDENT */
 	CONN_KNOWN,      /* IDENT verified: the client's key is known; waiting for AUTH or RESUME */
-	CONN_CLAIMING,   /* AUTH taken, its name being claimed in the store (off the loop) */
+	CONN_CLAIMING,   /* AUTH (its name claimed) or QUICK taken, the store asked for the key's rating (off the loop) */
 	CONN_POOLED,     /* QUICK taken: waiting in the pool to be paired (quick.c) */
 	CONN_JOINED,     /* WELCOME sent: a player in a room */
 	CONN_CLOSING,    /* dropped; its last bytes are going out */
@@ -112,8 +112,9 @@ struct conn {
 	uint64_t chat_window;
 	unsigned budget_frames;    /* frames and inflated bytes in the current second */
 	uint64_t budget_bytes, budget_start;
-	/* The rating it is paired and listed by (pool.h): POOL_RATING_DEFAULT until the store gives
-	 * the key's own (the rating branch's lookup sets it once IDENT is verified). */
+	/* The rating it is paired and listed by (pool.h): POOL_RATING_DEFAULT until the store's answer
+	 * to its claim (AUTH) or its QUICK gives the key's own row, read on the store's thread; a key
+	 * with no row (no rated duel here) stays at the new player's 1500. */
 	uint16_t rating;
 	/* POOLED (quick.c): in s->pool since pool_since, with these options (and their key), until
 	 * pool_wait_ms have passed with no one found. */
@@ -144,6 +145,8 @@ struct seat {
 	bool keyed;                /* key is the player's (IDENT, or the log's key comment after a resume) */
 	uint8_t key[PROTO_IDENT_KEY_LEN];
 	bool end_pending;          /* the duel ended while it was away: its END is owed on resume */
+	struct wire_msg *rated;    /* a RATED owed: the store rated its duel while it was away (malloc'd;
+	                            * sent on resume, freed with the seat) */
 	bool post_duel;            /* played the duel that ended last: until the next START, a drop without
 	                            * BYE holds the seat (lobby_hold_ms) and owes it that END again */
 	bool bye;                  /* its player said BYE: leaving on purpose, nothing is held */
@@ -324,6 +327,7 @@ void server__log(const struct server *s, const char *fmt, ...)
 struct gameroom *server__find_room(struct server *s, const char *code);
 /* Record a rated duel's result in the store (off the loop), then send each of its players still in
  * room `code` its RATED, and move the held log `plain` to `keep` (either NULL: none). */
+void room__rated(struct gameroom *r, const struct wire_msg *m); /* a RATED to its players: sent, or kept for one away */
 void server__rate(struct server *s, const char *code, const struct store_duel *d, const char *plain, const char *keep);
 struct addr_entry *server__addr_get(struct server *s, const uint8_t addr16[16]);
 bool server__may_handshake(struct server *s, struct conn *c, char *why, size_t whylen, bool *say);
@@ -417,6 +421,7 @@ void room__lobby_fill(struct gameroom *r, struct wire_msg *m); /* the LOBBY a sp
 void quick__init(struct server *s);                 /* in server_create: one more handle (the wave) */
 void quick__message(struct conn *c, const struct wire_msg *m); /* ROOMS_ASK or QUICK after IDENT; else drops */
 void quick__conn_gone(struct conn *c);              /* out of the pool */
+uint16_t quick__rating(const struct store_rating *r); /* a store's rating as the pool's (rounded, bounded) */
 void quick__wave(struct server *s);                 /* one wave: pair, tell the rest (the timer's; fuzz_server's) */
 void room__sweep_idle(struct server *s);
 

@@ -148,6 +148,61 @@ pool_remove(struct server *s, struct conn *c)
 		c->state = CONN_KNOWN;
 }
 
+uint16_t
+quick__rating(const struct store_rating *r)
+{
+	double v = r ? r->rating : POOL_RATING_DEFAULT;
+
+	/* A hand-edited row (a NaN, a rating past any scale) is still a number the pool can sort. */
+	return v >= 0 && v <= 65535 ? (uint16_t)(v + 0.5) : v > 65535 ? 65535 : (v < 0 ? 0 : POOL_RATING_DEFAULT);
+}
+
+/* Into the pool, its options taken from QUICK and its rating known (the store's, or 1500). */
+static void
+pool_enter(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	/* One entry a key: a second QUICK of the same key (another window, a bot of the same key)
+	 * would pair the key with itself. Checked here, once the store answered: two QUICKs of one
+	 * key may both have been waiting for it. */
+	for (unsigned i = 0; i < s->npool; i++) {
+		if (memcmp(s->pool[i]->ident, c->ident, PROTO_IDENT_KEY_LEN) == 0) {
+			conn__drop(c, PERR_STATE, "this key is already waiting for a player on this server");
+			return;
+		}
+	}
+	if (s->npool >= SERVER_POOL_MAX) {
+		conn__drop(c, PERR_LIMIT, "too many players are waiting to be paired here: try again later");
+		return;
+	}
+	s->pool[s->npool++] = c;
+	c->pooled = true;
+	c->state = CONN_POOLED;
+	c->pool_since = server__now(s);
+	server__event(s, LOG_INFO, NULL, c->peer, "waits to be paired (size %d, rating %u, %u s)", c->pool_opt.size,
+	              c->rating, (unsigned)(c->pool_wait_ms / 1000));
+	match_send(c, MATCH_WAITING, 0, NULL, 1);
+}
+
+/* The store's answer: the key's rating, read on its thread (never called for a conn gone first). */
+static void
+on_rated(void *ud, int result, const struct store_rating *r)
+{
+	struct conn *c = ud;
+
+	c->claim = NULL;
+	if (c->state != CONN_CLAIMING)
+		return;
+	if (result != STORE_OK) {
+		conn__drop(c, PERR_SERVER, "the server's store cannot answer now: try again in a moment");
+		return;
+	}
+	c->rating = quick__rating(r);
+	c->state = CONN_KNOWN;
+	pool_enter(c);
+}
+
 static void
 quick_ask(struct conn *c, const struct wire_quick *q)
 {
@@ -163,29 +218,18 @@ quick_ask(struct conn *c, const struct wire_quick *q)
 		conn__drop(c, PERR_AUTH, "this server has a password: quick pairing is for open servers (join a room)");
 		return;
 	}
-	/* One entry a key: a second QUICK of the same key (another window, a bot of the same key)
-	 * would pair the key with itself. */
-	for (unsigned i = 0; i < s->npool; i++) {
-		if (memcmp(s->pool[i]->ident, c->ident, PROTO_IDENT_KEY_LEN) == 0) {
-			conn__drop(c, PERR_STATE, "this key is already waiting for a player on this server");
-			return;
-		}
-	}
-	if (s->npool >= SERVER_POOL_MAX) {
-		conn__drop(c, PERR_LIMIT, "too many players are waiting to be paired here: try again later");
-		return;
-	}
-	s->pool[s->npool++] = c;
-	c->pooled = true;
-	c->state = CONN_POOLED;
-	c->pool_since = server__now(s);
 	c->pool_opt = q->opt;
 	c->pool_turn_time = q->turn_time;
 	c->pool_key = options_key(&q->opt, q->turn_time);
 	c->pool_wait_ms = (uint64_t)q->wait * 1000;
-	server__event(s, LOG_INFO, NULL, c->peer, "waits to be paired (size %d, rating %u, %u s)", q->opt.size,
-	              c->rating, q->wait);
-	match_send(c, MATCH_WAITING, 0, NULL, 1);
+	if (s->store == NULL) {
+		pool_enter(c);
+		return;
+	}
+	/* Paired by its real rating: the store reads the key's row off the loop first (CLAIMING). */
+	c->state = CONN_CLAIMING;
+	if ((c->claim = store_claim_name(s->store, c->ident, NULL, on_rated, c)) == NULL)
+		conn__drop(c, PERR_NOMEM, "out of memory");
 }
 
 /* A private room for a pair, with the code a client would make (unguessable: 13 random

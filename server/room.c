@@ -241,8 +241,11 @@ room__destroy(struct gameroom *r)
 	free(r->packed);
 	r->packed = NULL;
 	r->packed_len = r->packed_cap = 0;
-	for (int i = 0; i < PLAYERS; i++)
+	for (int i = 0; i < PLAYERS; i++) {
 		last_drop(&r->seat[i]);
+		free(r->seat[i].rated);
+		r->seat[i].rated = NULL;
+	}
 	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
 	uv_close((uv_handle_t *)&r->sp.timer, on_timer_closed);
 	for (int i = 0; i < PLAYERS; i++)
@@ -526,6 +529,29 @@ send_updates(struct gameroom *r, const struct events *ev)
 
 /* Seats. */
 
+void
+room__rated(struct gameroom *r, const struct wire_msg *m)
+{
+	const struct rated_rec *x = &m->u.rated.rec;
+
+	for (int p = 0; p < PLAYERS; p++) {
+		struct seat *st = &r->seat[p];
+		if (!st->taken || !st->keyed || memcmp(st->key, x->key[p], sizeof st->key) != 0)
+			continue;
+		if (st->conn) {
+			conn__send(st->conn, m);
+			/* Its new rating is what its room is listed by from now on. */
+			st->conn->rating = quick__rating(&(struct store_rating){ x->after[p].rating, x->after[p].deviation, true });
+			continue;
+		}
+		/* Away (its seat held for the end, or dropped in the lobby since): sent on resume. A
+		 * player that never comes back finds the record in `wizwar history`, signed all the same. */
+		if (st->rated == NULL && (st->rated = malloc(sizeof *st->rated)) == NULL)
+			continue; /* out of memory: history still has it */
+		*st->rated = *m;
+	}
+}
+
 static void
 free_seat(struct gameroom *r, int p)
 {
@@ -541,6 +567,8 @@ free_seat(struct gameroom *r, int p)
 	st->token_len = 0;
 	st->keyed = false;
 	memset(st->key, 0, sizeof st->key);
+	free(st->rated);
+	st->rated = NULL;
 	if (r->controller == p)
 		r->controller = r->seat[1 - p].taken ? 1 - p : -1;
 	if (r->host_seat == p)
@@ -719,6 +747,11 @@ room__resume(struct gameroom *r, struct conn *c, const struct wire_resume *m)
 	} else if (held) {
 		/* Held in the lobby: the other player was told of the drop, so it is told of the return. */
 		send_peer(r, 1 - p, p, PEER_BACK, 0);
+	}
+	if (st->rated) { /* after its END: the rating of the duel that ended while it was away */
+		conn__send(c, st->rated);
+		free(st->rated);
+		st->rated = NULL;
 	}
 	send_lobby(r);
 	if (r->state == ROOM_PLAYING) {
@@ -926,6 +959,7 @@ swap_seats(struct gameroom *r)
 #define SWAP(f) do { memcpy(&t.f, &a->f, sizeof t.f); memcpy(&a->f, &b->f, sizeof t.f); memcpy(&b->f, &t.f, sizeof t.f); } while (0)
 	SWAP(taken); SWAP(conn); SWAP(name); SWAP(token); SWAP(token_len); SWAP(token_hash); SWAP(bot);
 	SWAP(reserved); SWAP(keyed); SWAP(key); SWAP(end_pending); SWAP(last_valid); SWAP(last); SWAP(last_len);
+	SWAP(rated);
 #undef SWAP
 	for (int p = 0; p < PLAYERS; p++)
 		if (r->seat[p].conn)

@@ -762,13 +762,10 @@ rate_done(void *ud, int result, const struct wire_msg *m)
 		const struct rated_rec *x = &m->u.rated.rec;
 		server__event(s, LOG_INFO, j->code, NULL, "rated: %.0f -> %.0f, %.0f -> %.0f", x->before[0].rating,
 		              x->after[0].rating, x->before[1].rating, x->after[1].rating);
-		/* Its players, if still in the room (a rematch may have begun: the same keys). */
+		/* Its players, if still in the room (a rematch may have begun: the same keys); one
+		 * away is sent it when it comes back. */
 		if ((r = server__find_room(s, j->code)) != NULL)
-			for (int p = 0; p < PLAYERS; p++) {
-				struct seat *st = &r->seat[p];
-				if (st->conn && st->keyed && memcmp(st->key, x->key[p], sizeof st->key) == 0)
-					conn__send(st->conn, m);
-			}
+			room__rated(r, m);
 		if (j->plain && j->keep)
 			tlog_keep_later(s->loop, j->plain, j->keep);
 	}
@@ -837,7 +834,7 @@ on_ask(struct conn *c, const struct wire_ask *a)
 /* The store's answer to a name claim, on the loop (never called for a conn that went first:
  * server__conn_gone cancels it). */
 static void
-on_claimed(void *ud, int result)
+on_claimed(void *ud, int result, const struct store_rating *rating)
 {
 	struct conn *c = ud;
 	char why[PROTO_REASON_BYTES + PROTO_NAME_BYTES]; /* cut to PROTO_REASON_BYTES by wire_error_init */
@@ -845,6 +842,8 @@ on_claimed(void *ud, int result)
 	c->claim = NULL;
 	if (c->state != CONN_CLAIMING)
 		return;
+	/* The key's real rating, before its public room can be listed (ROOMS shows it). */
+	c->rating = quick__rating(rating);
 	if (result == STORE_TAKEN) {
 		snprintf(why, sizeof why, "the name '%s' belongs to another player's key here: choose another name",
 		         c->who.name);

@@ -65,9 +65,11 @@ struct server_limits {
 	size_t spect_queued;
 	unsigned spect_tick_ms;
 	unsigned spect_chat_lines;
-	unsigned wave_ms;            /* quick pairing: how often the pool is matched (2 s) */
+	unsigned wave_ms;            /* quick pairing: how often the pool is matched (2 s; --pair-wave) */
 };
 #define SERVER_POOL_MAX 1024   /* players waiting to be paired at once (quick.c) */
+#define SERVER_WAVE_MIN_MS 100 /* --pair-wave's bounds */
+#define SERVER_WAVE_MAX_MS 60000
 
 /* Test and benchmark hooks; all optional. */
 struct server_hooks {

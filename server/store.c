@@ -100,8 +100,10 @@ enum req_kind {
 struct store_req {
 	struct store_req *next;
 	int kind;                   /* enum req_kind */
-	store_claim_cb cb;          /* loop thread only; both NULL once cancelled */
+	store_claim_cb cb;          /* loop thread only; all NULL once cancelled */
 	store_answer_cb acb;
+	store_ident_cb icb;         /* REQ_CLAIM */
+	struct store_rating rating; /* REQ_CLAIM: the worker's answer */
 	void *ud;
 	uint8_t key[PROTO_IDENT_KEY_LEN];
 	char name[PROTO_NAME_BYTES + 1];
@@ -234,11 +236,16 @@ migrate(sqlite3 *db, const char *path, int to, char *why, size_t whylen)
 	return 0;
 }
 
-/* The claim, in one transaction: the key is recorded (or seen again), then the name is its own
- * if nobody has it, or already its own; else taken. */
+static int rating_of(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], struct glicko *g, int64_t *last);
+
+/* The claim, in one transaction: the key is recorded (or seen again), its rating read (what the
+ * pool pairs it by and `rooms` shows), then the name is its own if nobody has it, or already its
+ * own; else taken. No name: the key and its rating only. */
 static int
-claim(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name)
+claim(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, struct store_rating *out)
 {
+	struct glicko g;
+	int64_t last;
 	sqlite3_stmt *st = NULL;
 	int64_t now = now_s();
 	int result = STORE_FAILED, rc;
@@ -255,6 +262,14 @@ claim(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name)
 	if (sqlite3_step(st) != SQLITE_DONE)
 		goto out;
 	sqlite3_finalize(st);
+	st = NULL;
+	if (rating_of(db, key, &g, &last) != 0)
+		goto out;
+	*out = (struct store_rating){ g.rating, g.deviation, last > 0 };
+	if (name == NULL) {
+		result = STORE_OK;
+		goto out;
+	}
 	/* INSERT OR IGNORE: the name becomes this key's only if nobody has it (NOCASE), then one
 	 * read says whose it is. */
 	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO names (name, key, claimed, last_used) VALUES (?1, ?2, ?3, ?3);",
@@ -489,11 +504,14 @@ ask(struct store *s, struct store_req *q)
 		if ((m = answer(q, WIRE_RECORDS)) == NULL)
 			return STORE_FAILED;
 		memcpy(m->u.records.signer, s->signer, RATED_SIGNER_LEN);
-		if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC LIMIT ?2;",
-		                       -1, &st, NULL) != SQLITE_OK)
+		/* A page: the newest WIRE_RECORDS_MAX after the `skip` newest (OFFSET walks the index
+		 * by key; a history of thousands is a few milliseconds on the store's thread). */
+		if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC"
+		                           " LIMIT ?2 OFFSET ?3;", -1, &st, NULL) != SQLITE_OK)
 			return STORE_FAILED;
 		sqlite3_bind_blob(st, 1, q->key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, WIRE_RECORDS_MAX);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)q->ask.skip);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			struct rated_rec *x = &m->u.records.rec[m->u.records.count];
 			/* A record the file holds broken is left out; the client checks the rest's signatures. */
@@ -599,7 +617,7 @@ work(struct store *s, struct store_req *q, bool stopping)
 	case REQ_FREE_NAME:
 		return moderate(s->db, q); /* answered "ok" already: written even at a stop */
 	default:
-		return stopping ? STORE_FAILED : claim(s->db, q->key, q->name); /* its connection is gone */
+		return stopping ? STORE_FAILED : claim(s->db, q->key, q->name[0] ? q->name : NULL, &q->rating); /* its connection is gone */
 	}
 }
 
@@ -652,6 +670,8 @@ on_answers(uv_async_t *a)
 		s->pending--;
 		if (rev->cb)
 			rev->cb(rev->ud, rev->result);
+		else if (rev->icb)
+			rev->icb(rev->ud, rev->result, &rev->rating);
 		else if (rev->acb)
 			rev->acb(rev->ud, rev->result, rev->result == STORE_OK ? rev->ans : NULL);
 		free(rev->ans);
@@ -769,7 +789,7 @@ enqueue(struct store *s, struct store_req *q)
 }
 
 struct store_req *
-store_claim_name(struct store *s, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, store_claim_cb cb,
+store_claim_name(struct store *s, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, store_ident_cb cb,
                  void *ud)
 {
 	struct store_req *q = calloc(1, sizeof *q);
@@ -777,10 +797,10 @@ store_claim_name(struct store *s, const uint8_t key[PROTO_IDENT_KEY_LEN], const 
 	if (q == NULL)
 		return NULL;
 	q->kind = REQ_CLAIM;
-	q->cb = cb;
+	q->icb = cb;
 	q->ud = ud;
 	memcpy(q->key, key, PROTO_IDENT_KEY_LEN);
-	snprintf(q->name, sizeof q->name, "%s", name);
+	snprintf(q->name, sizeof q->name, "%s", name ? name : ""); /* "": no name (a name is never empty) */
 	enqueue(s, q);
 	return q;
 }
@@ -947,6 +967,7 @@ store_cancel(struct store_req *q)
 	if (q) {
 		q->cb = NULL;
 		q->acb = NULL;
+		q->icb = NULL;
 	}
 }
 
@@ -1090,7 +1111,7 @@ store_close(struct store *st, void (*cb)(void *ud), void *ud)
 }
 
 struct store_req *
-store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, store_claim_cb cb,
+store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, store_ident_cb cb,
                  void *ud)
 {
 	(void)st, (void)key, (void)name, (void)cb, (void)ud;

@@ -55,12 +55,20 @@ WW_COLD int store_open_bans(uv_loop_t *loop, const char *path, int64_t now,
  * the file; cb(ud) once the last handle is closed and the store freed. */
 void store_close(struct store *st, void (*cb)(void *ud), void *ud);
 
-/* Claim `name` for `key`, first come first served (names compare without ASCII case): cb(ud,
- * result) on the loop. The request lives until its answer; store_cancel (on the loop, before the
- * answer) means cb is never called. NULL: out of memory (nothing will be called). */
+/* Claim `name` for `key`, first come first served (names compare without ASCII case), and read
+ * the key's rating in the same transaction: cb(ud, result, rating) on the loop, `rating` the
+ * key's row (or a new player's 1500 +- 500, `rated` false) whenever result is STORE_OK or
+ * STORE_TAKEN. A NULL name claims nothing: the key is recorded and its rating read (QUICK pairs
+ * by it before any name is asked for). The request lives until its answer; store_cancel (on the
+ * loop, before the answer) means cb is never called. NULL: out of memory (nothing will be called). */
 typedef void (*store_claim_cb)(void *ud, int result);
+struct store_rating {
+	double rating, deviation;
+	bool rated; /* the key has a row: at least one rated duel here */
+};
+typedef void (*store_ident_cb)(void *ud, int result, const struct store_rating *r);
 struct store_req *store_claim_name(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name,
-                                   store_claim_cb cb, void *ud);
+                                   store_ident_cb cb, void *ud);
 void store_cancel(struct store_req *q);
 
 /* An operator's writes (`wizwar admin`), in order with the claims; cb(ud, result) on the loop

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_ident: the decoders of the handshake's signed messages and their checks on any bytes: IDENT (auth_ident_verify), KEYS (auth_rotate_verify). */
+/* fuzz_ident: the decoders of signed things and their checks on any bytes: IDENT (auth_ident_verify), KEYS (auth_rotate_verify), a client's records file (recstore_parse). */
 #include <stdint.h>
 #include <string.h>
 
 #include "auth.h"
 #include "fuzz.h"
+#include "recstore.h"
 #include "wire.h"
 
 /*
- * Input: a selector byte (even: IDENT, odd: KEYS), 64 bytes of handshake hash h, for KEYS the 32 bytes
+ * Input: a selector byte (modulo 3: 0 IDENT, 1 KEYS, 2 a records file), 64 bytes of handshake hash h, for KEYS the 32 bytes
  * of the key the client pinned, then the message's payload. Each decoder takes its exact size and
  * nothing else; what it takes re-encodes to the same bytes. The signature check then runs on whatever
  * came (small-order points, non-canonical encodings, all zeros): it may refuse, never misbehave; and a
@@ -77,15 +78,37 @@ keys(const uint8_t *h0, const uint8_t *data, size_t size)
 	FUZZ_CHECK(!auth_rotate_verify(other, h, k->old_ed, k->new_key, k->until, k->sig));
 }
 
+/* A client's records file (client/recstore.h): the hash's first 32 bytes are the server's key, the
+ * rest the file's text. Parsed or refused with a reason; what it takes is within its bound, and every
+ * record it keeps verifies against that key, once. */
+static void
+records(const uint8_t *h, const uint8_t *data, size_t size)
+{
+	static struct recstore rs;
+	char why[300];
+
+	memset(&rs, 0, sizeof rs);
+	memcpy(rs.server_pk, h, sizeof rs.server_pk);
+	why[0] = '\0';
+	if (recstore_parse("fuzz", (const char *)data, size, &rs, why, sizeof why) != 0) {
+		FUZZ_CHECK(why[0] != '\0');
+	} else {
+		FUZZ_CHECK(rs.count <= RECSTORE_MAX);
+		for (size_t i = 0; i < rs.count; i++) {
+			FUZZ_CHECK(rated_verify(&rs.e[i].rec, rs.e[i].signer, rs.server_pk));
+			FUZZ_CHECK(recstore_find(&rs, rs.e[i].rec.commit) == (long)i);
+		}
+	}
+	recstore_free(&rs);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 + PROTO_HASH_LEN)
 		return 0;
 	FUZZ_CHECK(auth_init() == 0);
-	if (data[0] % 2)
-		keys(data + 1, data + 1 + PROTO_HASH_LEN, size - 1 - PROTO_HASH_LEN);
-	else
-		ident(data + 1, data + 1 + PROTO_HASH_LEN, size - 1 - PROTO_HASH_LEN);
+	static void (*const run[])(const uint8_t *, const uint8_t *, size_t) = { ident, keys, records };
+	run[data[0] % 3](data + 1, data + 1 + PROTO_HASH_LEN, size - 1 - PROTO_HASH_LEN);
 	return 0;
 }

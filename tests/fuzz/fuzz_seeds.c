@@ -6,8 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <sodium.h>
+
 #include "auth.h"
 #include "pconn.h"
+#include "rated.h"
 #include "samples.h"
 #include "script.h"
 
@@ -354,6 +357,44 @@ main(int argc, char **argv)
 			put(argv[1], "fuzz_ident", "keys-other-hash", in, sizeof in - 1);
 			put(argv[1], "fuzz_ident", "keys-short", in, sizeof in - 2);
 			put(argv[1], "fuzz_ident", "keys-long", in, sizeof in);
+		}
+		{
+			/* A client's records file (selector 2): the server's X25519 key in the hash's first half,
+			 * then the file: its header and one record signed by that key, as recstore_save writes. */
+			static uint8_t in[1 + PROTO_HASH_LEN + 200 + 2 * (32 + 1 + 2 * RATED_SIGNED_LEN)];
+			uint8_t sk[32], pk[32], signer[RATED_SIGNER_LEN], rec[RATED_SIGNED_LEN];
+			struct rated_rec r;
+			size_t n = 0;
+			for (int i = 0; i < 32; i++)
+				sk[i] = (uint8_t)(i + 1);
+			crypto_scalarmult_base(pk, sk);
+			rated_signer(sk, signer);
+			memset(&r, 0, sizeof r);
+			r.time = 1800000000;
+			memset(r.commit, 0xc0, sizeof r.commit);
+			memset(r.key[0], 0xa0, sizeof r.key[0]);
+			memset(r.key[1], 0xb1, sizeof r.key[1]);
+			for (int p = 0; p < 2; p++)
+				r.before[p] = r.after[p] = (struct rated_rating){ 1500, 500, 0.09 };
+			r.reason = 1;
+			rated_sign(&r, sk);
+			rated_put(&r, rec);
+			in[n++] = 2;
+			memcpy(in + n, pk, 32);
+			memset(in + n + 32, 0x63, PROTO_HASH_LEN - 32);
+			n += PROTO_HASH_LEN;
+			n += (size_t)sprintf((char *)in + n, "wizwar-records-1 ");
+			for (int i = 0; i < 32; i++)
+				n += (size_t)sprintf((char *)in + n, "%02x", pk[i]);
+			in[n++] = '\n';
+			for (int i = 0; i < RATED_SIGNER_LEN; i++)
+				n += (size_t)sprintf((char *)in + n, "%02x", signer[i]);
+			in[n++] = ' ';
+			for (int i = 0; i < RATED_SIGNED_LEN; i++)
+				n += (size_t)sprintf((char *)in + n, "%02x", rec[i]);
+			in[n++] = '\n';
+			put(argv[1], "fuzz_ident", "records", in, n);
+			put(argv[1], "fuzz_ident", "records-cut", in, n - 7);
 		}
 	}
 	for (int k = 0; k < 4; k++) {

@@ -27,7 +27,7 @@ wait_re() {
 	done
 	return 1
 }
-echo "1..9"
+echo "1..13"
 "$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" --state-dir "$TMP/st" --store "$TMP/store.db" \
     >"$TMP/srv.out" 2>"$TMP/srv.err" &
 PIDS="$PIDS $!"
@@ -67,6 +67,60 @@ ok "history: Ann's two records, each verified against the server's fingerprint"
 # Bob's view is his own: his records, as his seat.
 "$W" history "$S" --key "$TMP/b.key" 2>&1 | grep -q 'as player 2 vs' || fail "Bob's history"
 ok "history is the asking key's"
+# The records the bots were given are kept on this machine, per server: 0600, one line a duel (both bots
+# share this state folder and were given the same two records), and `history` checks them.
+REC="$XDG_STATE_HOME/wizwar/records/$FP"
+[ -f "$REC" ] && [ "$(stat -c %a "$REC")" = 600 ] && [ "$(wc -l < "$REC")" = 3 ] &&
+	head -1 "$REC" | grep -qE '^wizwar-records-1 [0-9a-f]{64}$' || fail "records kept: $(ls -l "$REC"; head -c 300 "$REC")"
+# The second duel's RATED may have come after the bots left (a player away at the end): the first history
+# checked what was kept, then kept the server's verified records too; the next finds both.
+echo "$hist" | grep -qE "^all [12] records? kept here \($REC\) are in it, as given$" || fail "history did not check the kept records: $hist"
+"$W" history "$S" --key "$TMP/a.key" 2>&1 | grep -qF "all 2 records kept here ($REC) are in it, as given" ||
+	fail "the second history did not find both records kept"
+ok "the signed records given are kept per server (0600, a line each), history keeps what it verified and finds them all"
+# Paging: the page after the newest one.
+"$W" history "$S" --key "$TMP/a.key" --skip 1 > "$TMP/p.out" 2>&1 || fail "history --skip 1: $(cat "$TMP/p.out")"
+[ "$(grep -c '^duel ' "$TMP/p.out")" = 1 ] && grep -q "^1 rated duel after the newest 1, every record" "$TMP/p.out" &&
+	[ "$(grep '^duel ' "$TMP/p.out")" = "$(echo "$hist" | grep '^duel ' | tail -1)" ] || fail "history --skip 1: $(cat "$TMP/p.out")"
+ok "history --skip 1: the older duel only"
+# A hostile server drops a record it gave: caught against the kept ones (then put back).
+python3 - "$TMP/store.db" drop <<'PY' || fail "could not drop"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute('CREATE TABLE kept AS SELECT * FROM results WHERE seq = (SELECT min(seq) FROM results)')
+con.execute('DELETE FROM results WHERE seq = (SELECT min(seq) FROM results)')
+con.commit()
+PY
+"$W" history "$S" --key "$TMP/a.key" > "$TMP/d.out" 2> "$TMP/d.err" && fail "a dropped record went unseen"
+grep -qE '^wizwar history: MISSING: duel [0-9a-f]{16} of .* is not in its history now' "$TMP/d.err" &&
+	grep -qF "1 of the 2 records kept here are not in the server's history as given" "$TMP/d.err" || fail "drop: $(cat "$TMP/d.err")"
+python3 - "$TMP/store.db" <<'PY' || fail "could not restore"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute('INSERT INTO results SELECT * FROM kept')
+con.execute('DROP TABLE kept')
+con.commit()
+PY
+"$W" history "$S" --key "$TMP/a.key" > /dev/null 2>&1 || fail "history after the restore"
+ok "a record the server dropped is caught (MISSING, exit 1)"
+# A hostile records file (one hex digit of a record changed): refused with its line, nothing shown.
+cp "$REC" "$TMP/rec.save"
+python3 - "$REC" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split('\n')
+l = lines[2]
+lines[2] = l[:200] + ('0' if l[200] != '0' else '1') + l[201:]
+open(sys.argv[1], 'w').write('\n'.join(lines))
+PY
+"$W" history "$S" --key "$TMP/a.key" > "$TMP/f.out" 2> "$TMP/f.err" && fail "a changed records file was read"
+grep -qF "$REC:3: a record that is not the server's signature (the file was changed)" "$TMP/f.err" ||
+	fail "changed file: $(cat "$TMP/f.err")"
+printf 'wizwar-records-1 zz\n' > "$REC"
+"$W" history "$S" --key "$TMP/a.key" > "$TMP/f.out" 2> "$TMP/f.err" && fail "a broken records file was read"
+grep -qF "$REC:1: not a wizwar records file" "$TMP/f.err" || fail "broken file: $(cat "$TMP/f.err")"
+cp "$TMP/rec.save" "$REC"
+chmod 600 "$REC"
+ok "a records file changed by hand is refused with its file and line"
 # A hostile server: one record's rating changed in the store, the signature left as it was.
 python3 - "$TMP/store.db" <<'PY' || fail "could not tamper"
 import sqlite3, struct, sys

@@ -101,7 +101,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	cr_expect_eq(g->result, STORE_FAILED);
 
 	/* History and the ladder. */
-	struct wire_ask ask = { ASK_HISTORY, "" };
+	struct wire_ask ask = { ASK_HISTORY, "", 0 };
 	struct got h;
 	memset(&h, 0, sizeof h);
 	cr_assert_not_null(store_ask(s, d.key[0], &ask, on_answer, &h));
@@ -121,6 +121,32 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	cr_expect_eq(h.m.u.ladder.row[0].games, 2);
 	/* No name claimed: a key's first bytes stand for it. */
 	cr_expect(strcmp(h.m.u.ladder.row[0].name, "key-a1a1a1a1") == 0 || strcmp(h.m.u.ladder.row[1].name, "key-a1a1a1a1") == 0);
+
+	/* History past the newest 100: pages by ASK's skip, newest first, none twice, none left out. */
+	memset(d.key[1], 0xb2, sizeof d.key[1]);
+	for (int i = 0; i < 104; i++) {
+		d.commit[0] = 0x10;
+		d.commit[1] = (uint8_t)i;
+		d.time++;
+		cr_assert_eq(rate(&loop, s, &d)->result, STORE_OK);
+	}
+	static const struct { uint32_t skip; unsigned count; uint8_t first0, first1; } pages[] = {
+		{ 0, 100, 0x10, 103 }, { 1, 100, 0x10, 102 }, { 100, 6, 0x10, 3 }, { 104, 2, 0x01, 0xc1 }, { 106, 0, 0, 0 },
+		{ 4000000000u, 0, 0, 0 },
+	};
+	ask.kind = ASK_HISTORY;
+	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+		ask.skip = pages[i].skip;
+		memset(&h, 0, sizeof h);
+		cr_assert_not_null(store_ask(s, d.key[0], &ask, on_answer, &h));
+		while (h.n == 0)
+			uv_run(&loop, UV_RUN_ONCE);
+		cr_assert_eq(h.m.type, WIRE_RECORDS);
+		cr_expect_eq(h.m.u.records.count, pages[i].count, "skip %u: %u records", pages[i].skip, h.m.u.records.count);
+		if (pages[i].count)
+			cr_expect(h.m.u.records.rec[0].commit[0] == pages[i].first0 && h.m.u.records.rec[0].commit[1] == pages[i].first1,
+			          "skip %u: the newest after them first", pages[i].skip);
+	}
 
 	store_close(s, NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
