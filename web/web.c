@@ -64,7 +64,7 @@ struct load_job {
 	struct sess *s;          /* NULL once the page has gone */
 	struct load_job *next;   /* waiting its turn */
 	char path[4200];
-	struct wreplay_data *d;
+	struct rcursor_log *d;
 	char why[300];
 };
 
@@ -683,20 +683,20 @@ load_work(uv_work_t *req)
 	}
 	if (cli_read_file_why(j->path, "the log", 64u << 20, &buf, &len, j->why, sizeof j->why) != 0) {
 		snprintf(j->why, sizeof j->why, "no such duel");
-	} else if (turnlog_replay(buf, len, r, wreplay_collect, j->d) != 0) {
+	} else if (turnlog_replay(buf, len, r, rcursor_collect, j->d) != 0) {
 		snprintf(j->why, sizeof j->why, "the duel's log does not replay: %.200s", r->error);
 	} else if (j->d->oom || j->d->ncmd != r->commands) {
 		snprintf(j->why, sizeof j->why, "out of memory");
 	} else {
 		j->d->hdr = r->hdr;
 		if (j->d->ncmd == 0)
-			j->d->turn = calloc(1, sizeof *j->d->turn);
-		cli_log_chat(buf, len, wreplay_chat, j->d);
+			j->d->turn_at = calloc(1, sizeof *j->d->turn_at);
+		cli_log_chat(buf, len, rcursor_keep_chat, j->d);
 	}
-	if (j->why[0] || j->d->turn == NULL) {
+	if (j->why[0] || j->d->turn_at == NULL) {
 		if (!j->why[0])
 			snprintf(j->why, sizeof j->why, "out of memory");
-		wreplay_data_free(j->d);
+		wview_log_free(j->d);
 		j->d = NULL;
 	}
 	free(buf);
@@ -724,12 +724,12 @@ load_done(uv_work_t *req, int status)
 			j->d = NULL;
 			s->kind = SESS_REPLAY;
 			snprintf(buf, sizeof buf, "{\"t\":\"replay\",\"commands\":%u,\"turns\":%u}", (unsigned)s->v->d->ncmd,
-			         (unsigned)s->v->d->turn[s->v->d->ncmd]);
+			         (unsigned)s->v->d->turn_at[s->v->d->ncmd]);
 			send_text(s, buf);
 			screen_changed(s);
 		}
 	}
-	wreplay_data_free(j->d);
+	wview_log_free(j->d);
 	free(j);
 	if (w->ctx)
 		load_next(w);
@@ -884,7 +884,7 @@ sess_free(struct sess *s)
 	for (unsigned i = 0; i < s->nout; i++)
 		free(s->outq[i]);
 	if (s->v) {
-		wreplay_data_free(s->v->d);
+		wview_log_free(s->v->d);
 		free(s->v);
 	}
 	free(s);
