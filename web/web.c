@@ -126,6 +126,8 @@ struct web {
 	lws_sorted_usec_list_t links; /* a private server: each room's links said once, checked each second */
 	struct said *said;
 	unsigned nsaid;
+	bool own;                     /* web_list_own(): the duels this process finished, not the log tree's */
+	char own_end[400];            /* the last finished duel taken into the list (host: one room) */
 	char render[LWS_PRE + WEB_RENDER_MAX];
 };
 
@@ -238,6 +240,38 @@ web_room_fragment(const struct web *w, const char *room, char *out, size_t len)
  * link, and each finished duel's replay link, is said once in the log (the players' clients
  * do not hear of the web page: nothing on the game port changes).
  */
+/*
+ * `host --web` lists the duels its own process finished, newest first: the host's log folder
+ * also holds its earlier duels, which a page of this one has no business showing. Each room's
+ * last finished duel is taken in once; its names are its players' as they sat at its end.
+ */
+static void
+own_duels(struct web *w, const struct server_room_info *rooms, unsigned n)
+{
+	const char *dir = server_log_dir(w->srv);
+
+	for (unsigned i = 0; dir && i < n; i++) {
+		const char *end = server_room_end_path(w->srv, rooms[i].code);
+		struct duel_entry e;
+		struct tm tm;
+		if (end == NULL || strcmp(end, w->own_end) == 0)
+			continue;
+		snprintf(w->own_end, sizeof w->own_end, "%s", end);
+		memset(&e, 0, sizeof e);
+		if (!path_id(dir, end, e.id, sizeof e.id))
+			continue;
+		e.mtime = time(NULL);
+		if (localtime_r(&e.mtime, &tm))
+			strftime(e.when, sizeof e.when, "%Y-%m-%d %H:%M", &tm);
+		for (int p = 0; p < PLAYERS; p++)
+			snprintf(e.name[p], sizeof e.name[p], "%s", rooms[i].name[p]);
+		unsigned keep = w->nduels < WEB_LIST_MAX ? w->nduels : WEB_LIST_MAX - 1;
+		memmove(&w->duels[1], &w->duels[0], keep * sizeof w->duels[0]);
+		w->duels[0] = e;
+		w->nduels = keep + 1;
+	}
+}
+
 static void
 on_links(lws_sorted_usec_list_t *sul)
 {
@@ -246,6 +280,12 @@ on_links(lws_sorted_usec_list_t *sul)
 	unsigned n = rooms ? server_rooms_list(w->srv, rooms, WEB_SAID_MAX) : 0;
 	char frag[400];
 
+	if (w->own && !server_private(w->srv)) {
+		own_duels(w, rooms, n);
+		free(rooms);
+		lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
+		return;
+	}
 	for (unsigned i = 0; i < w->nsaid; i++)
 		w->said[i].seen = false;
 	for (unsigned i = 0; i < n; i++) {
@@ -569,7 +609,7 @@ ask_list(struct sess *s)
 	struct web *w = s->w;
 	const char *dir = server_log_dir(w->srv);
 
-	if (dir == NULL || server_private(w->srv) ||
+	if (dir == NULL || server_private(w->srv) || w->own ||
 	    (w->scanned && uv_now(w->loop) - w->scanned_at < WEB_SCAN_EVERY_MS)) {
 		send_list(s);
 		return;
@@ -1122,6 +1162,14 @@ web_start(uv_loop_t *loop, struct server *srv, const char *addr, struct web **ou
 	}
 	*out = w;
 	return 0;
+}
+
+void
+web_list_own(struct web *w)
+{
+	w->own = true;
+	if (!server_private(w->srv)) /* a private one says its links already */
+		lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
 }
 
 int
