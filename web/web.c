@@ -128,6 +128,7 @@ struct web {
 	unsigned nsaid;
 	bool own;                     /* web_list_own(): the duels this process finished, not the log tree's */
 	char own_end[400];            /* the last finished duel taken into the list (host: one room) */
+	char own_name[PLAYERS][PROTO_NAME_BYTES + 1]; /* its players, as last seen seated */
 	char render[LWS_PRE + WEB_RENDER_MAX];
 };
 
@@ -243,7 +244,8 @@ web_room_fragment(const struct web *w, const char *room, char *out, size_t len)
 /*
  * `host --web` lists the duels its own process finished, newest first: the host's log folder
  * also holds its earlier duels, which a page of this one has no business showing. Each room's
- * last finished duel is taken in once; its names are its players' as they sat at its end.
+ * last finished duel is taken in once (polled each second); its names are its players' as last seen
+ * seated (the host has one room).
  */
 static void
 own_duels(struct web *w, const struct server_room_info *rooms, unsigned n)
@@ -254,6 +256,10 @@ own_duels(struct web *w, const struct server_room_info *rooms, unsigned n)
 		const char *end = server_room_end_path(w->srv, rooms[i].code);
 		struct duel_entry e;
 		struct tm tm;
+		/* A player who leaves at the end (a bot of one duel) is no longer seated: named as seen. */
+		for (int p = 0; p < PLAYERS; p++)
+			if (rooms[i].name[p][0])
+				snprintf(w->own_name[p], sizeof w->own_name[p], "%s", rooms[i].name[p]);
 		if (end == NULL || strcmp(end, w->own_end) == 0)
 			continue;
 		snprintf(w->own_end, sizeof w->own_end, "%s", end);
@@ -264,7 +270,7 @@ own_duels(struct web *w, const struct server_room_info *rooms, unsigned n)
 		if (localtime_r(&e.mtime, &tm))
 			strftime(e.when, sizeof e.when, "%Y-%m-%d %H:%M", &tm);
 		for (int p = 0; p < PLAYERS; p++)
-			snprintf(e.name[p], sizeof e.name[p], "%s", rooms[i].name[p]);
+			snprintf(e.name[p], sizeof e.name[p], "%s", w->own_name[p]);
 		unsigned keep = w->nduels < WEB_LIST_MAX ? w->nduels : WEB_LIST_MAX - 1;
 		memmove(&w->duels[1], &w->duels[0], keep * sizeof w->duels[0]);
 		w->duels[0] = e;
