@@ -53,57 +53,24 @@ T new-session -d -s h -x 80 -y 24 "TERM=xterm-256color '$WIZWAR' host --bind 127
 wait_file "Spectators' web page: http://127\.0\.0\.1:[0-9]+/" "$TMPD/host.err" 15
 HOST_WEB="$(grep -oE "web page: http://127\.0\.0\.1:[0-9]+/" "$TMPD/host.err" | grep -oE '[0-9]+/$' | tr -d /)"
 HOST_JOIN="$(grep -oE 'wizwar join 127\.0\.0\.1:[0-9]+#[a-z0-9]+' "$TMPD/host.err" | head -1 | cut -d' ' -f3)"
-"$WIZWAR" bot "$HOST_JOIN" --games 1 --think "${THINK:-30}" --name guest >"$TMPD/guest.out" 2>"$TMPD/guest.err" &
+"$WIZWAR" bot "$HOST_JOIN" --games 1 --think "${THINK:-15}" --name guest >"$TMPD/guest.out" 2>"$TMPD/guest.err" &
 PIDS+=($!)
 echo "wizards only" >"$TMPD/pw"
 start_server PRIV --log-dir "$TMPD/plogs" --password-file "$TMPD/pw"
 
 echo "# $(date +%s.%N | cut -c1-14): servers up"
-# ==== the terminal's screens: `wizwar replay` in tmux (xterm-256color, as the page's are drawn) ====
-REFS="$TMPD/refs"
-mkdir -p "$REFS"
-echo '[' >"$REFS/cases.json"
-sep=''
-for d in "${DUELS[@]}"; do
-	n="$(grep -cE '^[01] ' "$REPLAYS/$d.log")"
-	T kill-session -t w 2>/dev/null
-	T new-session -d -s w -x 80 -y 24 "TERM=xterm-256color '$WIZWAR' replay '$LOGS/2026/01/02/$d.log.gz'; exec sleep 600"
-	i=0
-	# Each step: the keys, then the command the status line must reach.
-	for step in ":0" "e:$n" "b:$((n - 1))" "b b b b b b b b b b:$((n - 11))" "0:0"; do
-		keys_="${step%%:*}" at="${step##*:}"
-		[ -n "$keys_" ] && T send-keys -t w $keys_
-		wait_for "command $at/$n" 10
-		T capture-pane -p -e -t w >"$REFS/$d-$i.ans"
-		printf '%s{"duel":"%s","keys":"%s","at":%d,"of":%d,"ref":"%s"}\n' "$sep" "$d" "$keys_" "$at" "$n" \
-		    "$REFS/$d-$i.ans" >>"$REFS/cases.json"
-		sep=','
-		i=$((i + 1))
-	done
-	# Jump to turn 10 ("g 1 0 Enter"): where it lands and what it shows, for the page's turn box.
-	T send-keys -t w g 1 0 Enter
-	wait_for "turn 10, command [0-9]+/$n" 10
-	T capture-pane -p -e -t w >"$REFS/$d-$i.ans"
-	at="$(grep -oE "turn 10, command [0-9]+/$n" "$SCREEN" | grep -oE '[0-9]+/' | tr -d /)"
-	printf '%s{"duel":"%s","keys":"","turn":10,"at":%d,"of":%d,"ref":"%s"}\n' "$sep" "$d" "$at" "$n" \
-	    "$REFS/$d-$i.ans" >>"$REFS/cases.json"
-	i=$((i + 1))
-	ok "$d: $i terminal screens captured"
-done
-echo ']' >>"$REFS/cases.json"
-
 # ==== live duels: two bots in a room of each server ====
 bots() { # NAME PORT ARGS...: a bot makes a room, another joins it (pub only); the room's code in ${NAME}_ROOM
 	local name="$1" port="$2"
 	shift 2
-	"$WIZWAR" bot "127.0.0.1:$port" --new-room --games 3 --think "${THINK:-30}" --name "${name}-a" "$@" \
+	"$WIZWAR" bot "127.0.0.1:$port" --new-room --games 10 --think "${THINK:-15}" --name "${name}-a" "$@" \
 	    >"$TMPD/$name-a.out" 2>"$TMPD/$name-a.err" &
 	PIDS+=($!)
 	wait_file '^room [0-9a-z-]+' "$TMPD/$name-a.out" 15
 	local room
 	room="$(grep -oE '^room [0-9a-z-]+' "$TMPD/$name-a.out" | head -1 | cut -d' ' -f2)"
 	if [ "$name" = pub ]; then # the private room waits for its second player: it stays open
-		"$WIZWAR" bot "127.0.0.1:$port" --room "$room" --games 3 --think "${THINK:-30}" --name "${name}-b" "$@" \
+		"$WIZWAR" bot "127.0.0.1:$port" --room "$room" --games 10 --think "${THINK:-15}" --name "${name}-b" "$@" \
 		    >"$TMPD/$name-b.out" 2>"$TMPD/$name-b.err" &
 		PIDS+=($!)
 	fi
@@ -111,11 +78,58 @@ bots() { # NAME PORT ARGS...: a bot makes a room, another joins it (pub only); t
 }
 bots pub "$PUB_PORT"
 bots priv "$PRIV_PORT" --password-file "$TMPD/pw"
+# ==== the terminal's screens: `wizwar replay` in tmux (xterm-256color, as the page's are drawn) ====
+# The three duels at once, each in its own session with its own screen file; the live duels above
+# play meanwhile.
+REFS="$TMPD/refs"
+mkdir -p "$REFS"
+capture_refs() { # DUEL: its screens into $REFS, its cases into $REFS/DUEL.json
+	local d="$1" n i=0 keys_ at sep=''
+	local SCREEN="$TMPD/screen-$d" # wait_for's, for this session only
+	n="$(grep -cE '^[01] ' "$REPLAYS/$d.log")"
+	T new-session -d -s "r-$d" -x 80 -y 24 "TERM=xterm-256color '$WIZWAR' replay '$LOGS/2026/01/02/$d.log.gz'; exec sleep 600"
+	# Each step: the keys, then the command the status line must reach.
+	for step in ":0" "e:$n" "b:$((n - 1))" "b b b b b b b b b b:$((n - 11))" "0:0"; do
+		keys_="${step%%:*}" at="${step##*:}"
+		[ -n "$keys_" ] && T send-keys -t "r-$d" $keys_
+		wait_for "command $at/$n" 10 "r-$d"
+		T capture-pane -p -e -t "r-$d" >"$REFS/$d-$i.ans"
+		printf '%s{"duel":"%s","keys":"%s","at":%d,"of":%d,"ref":"%s"}\n' "$sep" "$d" "$keys_" "$at" "$n" \
+		    "$REFS/$d-$i.ans" >>"$REFS/$d.json"
+		sep=','
+		i=$((i + 1))
+	done
+	# Jump to turn 10 ("g 1 0 Enter"): where it lands and what it shows, for the page's turn box.
+	T send-keys -t "r-$d" g 1 0 Enter
+	wait_for "turn 10, command [0-9]+/$n" 10 "r-$d"
+	T capture-pane -p -e -t "r-$d" >"$REFS/$d-$i.ans"
+	at="$(grep -oE "turn 10, command [0-9]+/$n" "$SCREEN" | grep -oE '[0-9]+/' | tr -d /)"
+	printf ',{"duel":"%s","keys":"","turn":10,"at":%d,"of":%d,"ref":"%s"}\n' "$d" "$at" "$n" \
+	    "$REFS/$d-$i.ans" >>"$REFS/$d.json"
+	ok "$d: $((i + 1)) terminal screens captured"
+}
+CAPS=()
+for d in "${DUELS[@]}"; do
+	capture_refs "$d" &
+	CAPS+=($!)
+done
+for p in "${CAPS[@]}"; do
+	wait "$p" || fail "the terminal's screens of a recorded duel (above)"
+done
+{
+	echo '['
+	sep=''
+	for d in "${DUELS[@]}"; do
+		echo "$sep"
+		cat "$REFS/$d.json"
+		sep=','
+	done
+	echo ']'
+} >"$REFS/cases.json"
+
 # A private server says each room's link in its log, for whoever runs it to hand on.
 wait_file "room $priv_ROOM: its web page is http://HOST:$PRIV_WEB/#w=" "$TMPD/PRIV.err" 15
 PRIV_LINK="$(grep -oE "room $priv_ROOM: its web page is http://HOST:$PRIV_WEB/#w=[^ ]+" "$TMPD/PRIV.err" | head -1 | sed 's/.*#/#/')"
-
-wait_for "Round [0-9]+" 15 h # the host's duel has begun
 
 cd "$HERE" || exit 1
 echo "# $(date +%s.%N | cut -c1-14): the browser test starts"
