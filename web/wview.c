@@ -260,6 +260,8 @@ wview_render(struct wview *v, struct ui *ui, char *out, size_t cap)
 		return 0;
 	}
 	old = uselocale(l);
+	/* The host's own terminal screen may be curses' current one (`host --web`): given back below. */
+	void *prev = ui_offscreen_enter(ui);
 	ui->invalid = false; /* nothing to repaint: the screen is read back, not shown */
 	ui_draw(ui, &v->st);
 	/* {"t":"screen","rows":24,"cols":80,"text":[row...],"style":[[n,fg,flags,...]...]} */
@@ -298,6 +300,7 @@ wview_render(struct wview *v, struct ui *ui, char *out, size_t cap)
 		jput(&b, "]", 1);
 	}
 	jput(&b, "]}", 2);
+	ui_offscreen_leave(prev);
 	uselocale(old);
 	freelocale(l);
 	return b.full ? 0 : b.n;
