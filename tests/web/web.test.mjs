@@ -137,7 +137,10 @@ try {
     const live = text(await pageGrid(p));
     if (/pub-a HP \d+\/\d+ +vs +pub-b HP/.test(live) || /pub-b HP \d+\/\d+ +vs +pub-a HP/.test(live)) ok('the live page shows both names and HPs');
     else notok('the live page shows both names and HPs', live);
-    if (env.SHOTS) await p.screenshot({ path: env.SHOTS + '/web-live.png', clip: { x: 0, y: 0, width: 900, height: 560 } });
+    if (env.SHOTS) { // docs/web-live.png: a duel some rounds in, not its empty first screen
+      await waitScreen(p, /Round [1-9][0-9]+:/, 25000);
+      await p.screenshot({ path: env.SHOTS + '/web-live.png', clip: { x: 0, y: 0, width: 900, height: 560 } });
+    }
     // Followed from a screen of a running duel to its end. A page that came in at a duel's very
     // end (a loaded machine) follows the room's next one (the bots play ten).
     const count = async () => Number(await p.$eval('#grid', (g) => g.dataset.n));
