@@ -22,8 +22,8 @@
  * rcursor_keep_chat() fill it. Frees its arrays and itself; NULL is fine. */
 void wview_log_free(struct rcursor_log *d);
 
-/* One page's screen. Live: fed the messages a spectator's connection gets. Replay: driven by
- * the keys of `wizwar replay` (client/cmd_watch.c), whose screens it draws the same. */
+/* One page's screen. Live: fed the messages a spectator's connection gets. Replay: moved by
+ * `wizwar replay`'s own cursor and keys (client/rcursor.c), whose screens it draws the same. */
 struct wview {
 	struct state st;
 	struct keys keys;
@@ -57,7 +57,8 @@ unsigned wview_replay_delay(const struct wview *v);
 /* The screen, drawn by client/ui.c offscreen, as the "screen" message's JSON (docs/protocol.md,
  * "The web page"): its length, or 0 when it did not fit or curses could not start. */
 size_t wview_render(struct wview *v, struct ui *ui, char *out, size_t cap);
-/* The process's one offscreen curses screen for wview_render (curses is one per process). 0 or -1. */
+/* The process's one offscreen curses screen for wview_render, made before any terminal screen
+ * (`host --web` draws its own beside it: ui_start_offscreen()). 0 or -1. */
 int wview_screen_start(struct ui *ui, const struct keys *keys);
 
 #endif

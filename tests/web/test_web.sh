@@ -76,7 +76,7 @@ bots() { # NAME PORT ARGS...: a bot makes a room, another joins it (pub only); t
 	fi
 	printf -v "${name}_ROOM" '%s' "$room"
 }
-bots pub "$PUB_PORT"
+bots pub "$PUB_PORT" --level easy # easy bots: little thought a command, so a short duel to follow
 bots priv "$PRIV_PORT" --password-file "$TMPD/pw"
 # ==== the terminal's screens: `wizwar replay` in tmux (xterm-256color, as the page's are drawn) ====
 # The three duels at once, each in its own session with its own screen file; the live duels above
