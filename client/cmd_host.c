@@ -13,6 +13,9 @@
 #include "lan.h"
 #include "portmap_cli.h"
 #include "text.h"
+#ifdef WW_HAVE_WEB
+#include "web.h"
+#endif
 
 static const char *
 server_own_host(const char *bound)
@@ -26,7 +29,19 @@ struct hostctx {
 	struct server *srv;
 	struct cmd_net_again again; /* the command line, for the resume command */
 	struct portmap_cli map;     /* the router's forwarding of our port, unless --no-upnp */
+	struct web *web;            /* --web, or NULL */
 };
+
+/* The spectators' page stops with the duel's screen (its pages watch the one room), before the
+ * server closes. */
+static void
+stop_web(struct hostctx *x)
+{
+#ifdef WW_HAVE_WEB
+	web_stop(x->web);
+#endif
+	x->web = NULL;
+}
 
 static void
 stop_host(void *ud)
@@ -40,6 +55,7 @@ stop_host(void *ud)
 		cli_error("stopped mid-duel: `%s` brings it back\n", line);
 	}
 	portmap_cli_stop(&x->map);
+	stop_web(x);
 	server_close(x->srv, NULL, NULL);
 }
 
@@ -47,6 +63,48 @@ static void
 stop_map(void *ud)
 {
 	portmap_cli_stop(&((struct hostctx *)ud)->map);
+	stop_web(ud);
+}
+
+/*
+ * `--web ADDR:PORT`: the page of `server --web` for this host's room, on this process's loop.
+ * Its offscreen screen is made here, before the host's own terminal screen (ui.c allows them in
+ * that order). The address said is the one given, else the join line's; a host with a password
+ * lists nothing, so the room's own link is said instead (its server log is not shown). -1 and
+ * why, or 0 with the words for the banner in `said`.
+ */
+static int
+start_web(struct hostctx *x, uv_loop_t *loop, const char *arg, const char *join_addr, char *said, size_t len)
+{
+#ifdef WW_HAVE_WEB
+	char why[300], host[80], frag[400] = "";
+	const char *colon = strrchr(arg, ':');
+	struct server_room_info room;
+
+	if (web_start(loop, x->srv, arg, &x->web, why, sizeof why) != 0) {
+		cli_error("%s\n", why);
+		return -1;
+	}
+	web_list_own(x->web);
+	if (colon && colon > arg && !(colon - arg == 2 && arg[0] == '[') && (size_t)(colon - arg) < sizeof host &&
+	    strncmp(arg, "0.0.0.0:", 8) != 0 && strncmp(arg, "[::]:", 5) != 0)
+		snprintf(host, sizeof host, "%.*s", (int)(colon - arg), arg);
+	else
+		snprintf(host, sizeof host, "%s", join_addr);
+	if (server_private(x->srv) && server_rooms_list(x->srv, &room, 1) == 1)
+		web_room_fragment(x->web, room.code, frag, sizeof frag);
+	snprintf(said, len, " Spectators' web page: http://%s:%d/%s", host, web_port(x->web), frag);
+	return 0;
+#else
+	(void)x;
+	(void)loop;
+	(void)arg;
+	(void)join_addr;
+	(void)said;
+	(void)len;
+	cli_error("--web: this wizwar was built without libwebsockets (meson option websockets)\n");
+	return -1;
+#endif
 }
 
 int
@@ -62,7 +120,8 @@ cmd_host(int argc, char **argv)
 	uv_loop_t loop;
 	char dirbuf[4096], why[300], share[200], addr[64], fp[AUTH_FP_LEN + 1];
 	int rc;
-	const char *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL;
+	const char *resume = NULL, *name = cmd_net_default_name("host"), *preset = NULL, *web = NULL;
+	char web_said[600] = "";
 	bool headless = false, announce = true, upnp = true;
 	static struct lan_host lan; /* the duel's DNS-SD announcement (lan_cmd.c) */
 	static char banner[1400]; /* with the router's answer, when it comes before the screen */
@@ -104,6 +163,8 @@ cmd_host(int argc, char **argv)
 			name = argv[i];
 		} else if (strcmp(a, "--resume") == 0 && more) {
 			resume = argv[++i];
+		} else if (strcmp(a, "--web") == 0 && more) {
+			web = argv[++i];
 		} else if (strcmp(a, "--no-announce") == 0) {
 			announce = false;
 		} else if (strcmp(a, "--no-upnp") == 0) {
@@ -151,8 +212,15 @@ cmd_host(int argc, char **argv)
 	}
 	server_fingerprint(srv, fp);
 	cmd_net_reachable_address(server_bound(srv), addr, sizeof addr);
-	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.",
-	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "");
+	static struct hostctx x;
+	x.srv = srv;
+	if (web && start_web(&x, &loop, web, addr, web_said, sizeof web_said) != 0) {
+		server_close(srv, NULL, NULL);
+		cmd_net_finish_loop(&loop);
+		return 1;
+	}
+	snprintf(banner, sizeof banner, "Hosting on port %d: the other player runs `wizwar join %s:%d#%s%s`.%s",
+	         server_port(srv), addr, server_port(srv), fp, cfg.password ? " --password" : "", web_said);
 	cli_error("%s\n", banner);
 	/* The line to copy, alone on stdout (and again when the screen closes). */
 	snprintf(share, sizeof share, "wizwar join %s:%d#%s%s", addr, server_port(srv), fp, cfg.password ? " --password" : "");
@@ -160,8 +228,6 @@ cmd_host(int argc, char **argv)
 	fflush(stdout);
 	if (announce)
 		lan_host_start(&lan, &loop, srv, name, cfg.password != NULL);
-	static struct hostctx x;
-	x.srv = srv;
 	x.again = (struct cmd_net_again){ "host", argc, argv, server_port(srv) };
 	x.map = (struct portmap_cli){ .srv = srv, .screen = !headless, .tail = cfg.password ? " --password" : "",
 	                              .share = share, .share_len = sizeof share, .banner = banner,
@@ -177,6 +243,7 @@ cmd_host(int argc, char **argv)
 	if (server_reserve_host(srv, name, token, &token_len) != 0) {
 		cli_error("no seat for the host\n");
 		portmap_cli_stop(&x.map);
+		stop_web(&x);
 		server_close(srv, NULL, NULL);
 		cmd_net_finish_loop(&loop);
 		return 1;

@@ -29,6 +29,7 @@ static volatile sig_atomic_t screen_active;
 static char restore_seq[128];
 static size_t restore_len;
 static bool curses_began; /* initscr() ran: curses is one per process, a second screen resumes it */
+static bool offscreen_began; /* ui_start_offscreen() ran: one a process, made before the terminal's */
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
 static void
@@ -1458,9 +1459,14 @@ int
 ui_start_offscreen(struct ui *ui, const char *term, int rows, int cols)
 {
 	FILE *out, *in;
+	SCREEN *s;
 
-	if (curses_began || ui->started)
-		return -1; /* curses is one per process: a process that has a terminal screen has no other */
+	/* Before a terminal's screen only: newterm() makes the new screen current and curses has no
+	 * call that names the one it replaced, so a terminal's screen made first could not be made
+	 * current again. Made first, it is: initscr() makes the terminal's current, and each draw
+	 * here gets it back from set_term() (ui_offscreen_enter()). */
+	if (curses_began || offscreen_began || ui->started)
+		return -1;
 	if ((out = fopen("/dev/null", "w")) == NULL)
 		return -1;
 	if ((in = fopen("/dev/null", "r")) == NULL) {
@@ -1468,19 +1474,42 @@ ui_start_offscreen(struct ui *ui, const char *term, int rows, int cols)
 		return -1;
 	}
 	/* The screen is drawn into memory and read back with ui_cell(): its output goes nowhere. */
-	if (newterm(term, out, in) == NULL) {
+	if ((s = newterm(term, out, in)) == NULL) {
 		fclose(out);
 		fclose(in);
 		return -1;
 	}
-	curses_began = true;
+	offscreen_began = true;
+	ui->off_screen = s;
 	resizeterm(rows, cols);
 	colours_init(ui, false); /* a page is not the server's terminal: its NO_COLOR is not the viewer's */
 	ui->started = true;
 	ui->rows = rows;
 	ui->cols = cols;
 	ui->invalid = true;
+	/* No screen current until a draw: a terminal's screen made next (terminfo_check()'s
+	 * setupterm(), then initscr()) would otherwise give its terminal to this one (set_curterm()
+	 * changes the current screen's) and free it. */
+	set_term(NULL);
 	return 0;
+}
+
+void *
+ui_offscreen_enter(struct ui *ui)
+{
+	void *prev = set_term(ui->off_screen);
+
+	/* A SIGWINCH of the terminal's screen marks every screen: this one is never another size. */
+	if (LINES != ui->rows || COLS != ui->cols)
+		resizeterm(ui->rows, ui->cols);
+	return prev;
+}
+
+void
+ui_offscreen_leave(void *prev)
+{
+	if (prev)
+		set_term(prev);
 }
 
 void

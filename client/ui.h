@@ -32,6 +32,7 @@ struct ui {
 	int rows, cols;
 	void *file_screen; /* ui_start_file()'s SCREEN, drawing into a file rather than a terminal */
 	FILE *file_in;
+	void *off_screen;  /* ui_start_offscreen()'s SCREEN */
 };
 
 void ui_init(struct ui *ui, const struct keys *keys);
@@ -53,10 +54,15 @@ void ui_resize(struct ui *ui);
 int ui_read_key(struct ui *ui);
 
 /* An offscreen screen of rows x cols for terminal type `term` (the web page's, web/): ui_draw()
- * draws into it as into a terminal's, and ui_cell() reads each cell back. Needs a UTF-8 locale
- * in force (uselocale) while it starts and while it draws. 0, or -1 (curses already started, or
- * no such terminal type). Curses is one per process: never with ui_start(). */
+ * draws into it as into a terminal's, and ui_cell() reads each cell back, between
+ * ui_offscreen_enter() and ui_offscreen_leave(). Needs a UTF-8 locale in force (uselocale) while
+ * it starts and while it draws. One a process, made before any terminal's screen (ui_start(),
+ * which may follow: `host --web`); 0, or -1 (made already, a terminal's screen first, or no such
+ * terminal type). */
 WW_COLD int ui_start_offscreen(struct ui *ui, const char *term, int rows, int cols);
+/* Make the offscreen screen curses' current one; returns the one to give back to leave(). */
+void *ui_offscreen_enter(struct ui *ui);
+void ui_offscreen_leave(void *prev);
 enum ui_cell_flag { UI_CELL_BOLD = 1, UI_CELL_DIM = 2, UI_CELL_REVERSE = 4, UI_CELL_UNDERLINE = 8 };
 struct ui_cell {
 	uint32_t ch;   /* a code point (the first of the cell) */

@@ -64,7 +64,7 @@ struct load_job {
 	struct sess *s;          /* NULL once the page has gone */
 	struct load_job *next;   /* waiting its turn */
 	char path[4200];
-	struct wreplay_data *d;
+	struct rcursor_log *d;
 	char why[300];
 };
 
@@ -126,6 +126,9 @@ struct web {
 	lws_sorted_usec_list_t links; /* a private server: each room's links said once, checked each second */
 	struct said *said;
 	unsigned nsaid;
+	bool own;                     /* web_list_own(): the duels this process finished, not the log tree's */
+	char own_end[400];            /* the last finished duel taken into the list (host: one room) */
+	char own_name[PLAYERS][PROTO_NAME_BYTES + 1]; /* its players, as last seen seated */
 	char render[LWS_PRE + WEB_RENDER_MAX];
 };
 
@@ -238,6 +241,43 @@ web_room_fragment(const struct web *w, const char *room, char *out, size_t len)
  * link, and each finished duel's replay link, is said once in the log (the players' clients
  * do not hear of the web page: nothing on the game port changes).
  */
+/*
+ * `host --web` lists the duels its own process finished, newest first: the host's log folder
+ * also holds its earlier duels, which a page of this one has no business showing. Each room's
+ * last finished duel is taken in once (polled each second); its names are its players' as last seen
+ * seated (the host has one room).
+ */
+static void
+own_duels(struct web *w, const struct server_room_info *rooms, unsigned n)
+{
+	const char *dir = server_log_dir(w->srv);
+
+	for (unsigned i = 0; dir && i < n; i++) {
+		const char *end = server_room_end_path(w->srv, rooms[i].code);
+		struct duel_entry e;
+		struct tm tm;
+		/* A player who leaves at the end (a bot of one duel) is no longer seated: named as seen. */
+		for (int p = 0; p < PLAYERS; p++)
+			if (rooms[i].name[p][0])
+				snprintf(w->own_name[p], sizeof w->own_name[p], "%s", rooms[i].name[p]);
+		if (end == NULL || strcmp(end, w->own_end) == 0)
+			continue;
+		snprintf(w->own_end, sizeof w->own_end, "%s", end);
+		memset(&e, 0, sizeof e);
+		if (!path_id(dir, end, e.id, sizeof e.id))
+			continue;
+		e.mtime = time(NULL);
+		if (localtime_r(&e.mtime, &tm))
+			strftime(e.when, sizeof e.when, "%Y-%m-%d %H:%M", &tm);
+		for (int p = 0; p < PLAYERS; p++)
+			snprintf(e.name[p], sizeof e.name[p], "%s", w->own_name[p]);
+		unsigned keep = w->nduels < WEB_LIST_MAX ? w->nduels : WEB_LIST_MAX - 1;
+		memmove(&w->duels[1], &w->duels[0], keep * sizeof w->duels[0]);
+		w->duels[0] = e;
+		w->nduels = keep + 1;
+	}
+}
+
 static void
 on_links(lws_sorted_usec_list_t *sul)
 {
@@ -246,6 +286,12 @@ on_links(lws_sorted_usec_list_t *sul)
 	unsigned n = rooms ? server_rooms_list(w->srv, rooms, WEB_SAID_MAX) : 0;
 	char frag[400];
 
+	if (w->own && !server_private(w->srv)) {
+		own_duels(w, rooms, n);
+		free(rooms);
+		lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
+		return;
+	}
 	for (unsigned i = 0; i < w->nsaid; i++)
 		w->said[i].seen = false;
 	for (unsigned i = 0; i < n; i++) {
@@ -569,7 +615,7 @@ ask_list(struct sess *s)
 	struct web *w = s->w;
 	const char *dir = server_log_dir(w->srv);
 
-	if (dir == NULL || server_private(w->srv) ||
+	if (dir == NULL || server_private(w->srv) || w->own ||
 	    (w->scanned && uv_now(w->loop) - w->scanned_at < WEB_SCAN_EVERY_MS)) {
 		send_list(s);
 		return;
@@ -683,20 +729,20 @@ load_work(uv_work_t *req)
 	}
 	if (cli_read_file_why(j->path, "the log", 64u << 20, &buf, &len, j->why, sizeof j->why) != 0) {
 		snprintf(j->why, sizeof j->why, "no such duel");
-	} else if (turnlog_replay(buf, len, r, wreplay_collect, j->d) != 0) {
+	} else if (turnlog_replay(buf, len, r, rcursor_collect, j->d) != 0) {
 		snprintf(j->why, sizeof j->why, "the duel's log does not replay: %.200s", r->error);
 	} else if (j->d->oom || j->d->ncmd != r->commands) {
 		snprintf(j->why, sizeof j->why, "out of memory");
 	} else {
 		j->d->hdr = r->hdr;
 		if (j->d->ncmd == 0)
-			j->d->turn = calloc(1, sizeof *j->d->turn);
-		cli_log_chat(buf, len, wreplay_chat, j->d);
+			j->d->turn_at = calloc(1, sizeof *j->d->turn_at);
+		cli_log_chat(buf, len, rcursor_keep_chat, j->d);
 	}
-	if (j->why[0] || j->d->turn == NULL) {
+	if (j->why[0] || j->d->turn_at == NULL) {
 		if (!j->why[0])
 			snprintf(j->why, sizeof j->why, "out of memory");
-		wreplay_data_free(j->d);
+		wview_log_free(j->d);
 		j->d = NULL;
 	}
 	free(buf);
@@ -724,12 +770,12 @@ load_done(uv_work_t *req, int status)
 			j->d = NULL;
 			s->kind = SESS_REPLAY;
 			snprintf(buf, sizeof buf, "{\"t\":\"replay\",\"commands\":%u,\"turns\":%u}", (unsigned)s->v->d->ncmd,
-			         (unsigned)s->v->d->turn[s->v->d->ncmd]);
+			         (unsigned)s->v->d->turn_at[s->v->d->ncmd]);
 			send_text(s, buf);
 			screen_changed(s);
 		}
 	}
-	wreplay_data_free(j->d);
+	wview_log_free(j->d);
 	free(j);
 	if (w->ctx)
 		load_next(w);
@@ -884,7 +930,7 @@ sess_free(struct sess *s)
 	for (unsigned i = 0; i < s->nout; i++)
 		free(s->outq[i]);
 	if (s->v) {
-		wreplay_data_free(s->v->d);
+		wview_log_free(s->v->d);
 		free(s->v);
 	}
 	free(s);
@@ -1122,6 +1168,14 @@ web_start(uv_loop_t *loop, struct server *srv, const char *addr, struct web **ou
 	}
 	*out = w;
 	return 0;
+}
+
+void
+web_list_own(struct web *w)
+{
+	w->own = true;
+	if (!server_private(w->srv)) /* a private one says its links already */
+		lws_sul_schedule(w->ctx, 0, &w->links, on_links, 1000 * 1000);
 }
 
 int

@@ -24,6 +24,9 @@ struct web;
  * loop. 0 and *out, or -1 with why. */
 WW_COLD int web_start(uv_loop_t *loop, struct server *s, const char *addr, struct web **out, char *why, size_t whylen);
 int web_port(const struct web *w);
+/* List only the duels this process finishes from now on (`host --web`), not every finished log
+ * of the server's log folder (`server --web`). */
+void web_list_own(struct web *w);
 /* Close every page and the port; the loop runs on to let libwebsockets close its handles. NULL is fine. */
 void web_stop(struct web *w);
 

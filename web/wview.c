@@ -12,86 +12,12 @@
 #include "view.h"
 #include "wview.h"
 
-/* ---- collecting a log (on libuv's thread pool: touches only its struct wreplay_data) ---- */
-
-static bool
-grow(struct wreplay_data *d)
-{
-	uint32_t cap = d->cap ? d->cap * 2 : 256;
-	struct cmd *nc = realloc(d->cmd, cap * sizeof *nc);
-	if (nc == NULL)
-		return false;
-	d->cmd = nc;
-	uint8_t *nw = realloc(d->who, cap);
-	if (nw == NULL)
-		return false;
-	d->who = nw;
-	uint32_t *nt = realloc(d->turn, (cap + 1) * sizeof *nt);
-	if (nt == NULL)
-		return false;
-	d->turn = nt;
-	d->cap = cap;
-	return true;
-}
-
 void
-wreplay_collect(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
-{
-	struct wreplay_data *d = ud;
-
-	(void)lineno;
-	if (ev == NULL || d->oom)
-		return; /* called before the command too: only what was applied counts */
-	if (d->ncmd == d->cap && !grow(d)) {
-		d->oom = true;
-		return;
-	}
-	if (d->ncmd == 0)
-		d->turn[0] = 0;
-	d->cmd[d->ncmd] = *c;
-	d->who[d->ncmd++] = (uint8_t)p;
-	d->turn[d->ncmd] = g->turn_no;
-	if (d->ncmd % WVIEW_CKPT == 0) {
-		struct game *nk = realloc(d->ckpt, (d->nckpt + 1) * sizeof *nk);
-		if (nk == NULL) {
-			d->oom = true;
-			return;
-		}
-		d->ckpt = nk;
-		d->ckpt[d->nckpt++] = *g;
-	}
-}
-
-void
-wreplay_chat(void *ud, int lineno, uint32_t cmds, int player, const char *text)
-{
-	struct wreplay_data *d = ud;
-
-	(void)lineno;
-	if (d->nchat == d->chatcap) {
-		uint32_t cap = d->chatcap ? d->chatcap * 2 : 32;
-		struct wchat *nc = realloc(d->chat, cap * sizeof *nc);
-		if (nc == NULL)
-			return;
-		d->chat = nc;
-		d->chatcap = cap;
-	}
-	struct wchat *c = &d->chat[d->nchat++];
-	c->at = cmds;
-	c->p = (uint8_t)player;
-	state_clean_text(c->text, sizeof c->text, text, strlen(text));
-}
-
-void
-wreplay_data_free(struct wreplay_data *d)
+wview_log_free(struct rcursor_log *d)
 {
 	if (d == NULL)
 		return;
-	free(d->cmd);
-	free(d->who);
-	free(d->turn);
-	free(d->ckpt);
-	free(d->chat);
+	rcursor_log_finish(d);
 	free(d);
 }
 
@@ -180,231 +106,51 @@ wview_live_msg(struct wview *v, int type, const uint8_t *payload, size_t len)
 	return rc;
 }
 
-/* ---- replay: client/cmd_watch.c's viewer, key for key (the page's screens equal its) ---- */
-
-static const unsigned speed_ms[] = { 2000, 1000, 500, 250, 100, 30 };
-#define SPEEDS ((int)(sizeof speed_ms / sizeof speed_ms[0]))
-
-static const char *
-speed_name(int s)
-{
-	static const char *const names[SPEEDS] = { "0.25x", "0.5x", "1x", "2x", "5x", "16x" };
-	return names[s];
-}
-
-static void
-build_view(const struct wview *v, const struct game *g, struct view *out)
-{
-	static struct spect_view sv; /* 5 KiB; the loop's thread only */
-
-	if (v->viewpoint == 2) {
-		spect_all(g, &sv);
-		*out = sv.v;
-	} else {
-		view_build(g, v->viewpoint, out);
-	}
-}
-
-static int
-filter_msgs(const struct wview *v, const struct events *ev, struct msg *out)
-{
-	int n = 0;
-
-	for (int i = 0; i < ev->nmsg; i++)
-		if (v->viewpoint == 2 || (ev->msg[i].to & (1u << v->viewpoint)))
-			out[n++] = ev->msg[i];
-	return n;
-}
-
-static void
-replay_line(struct wview *v)
-{
-	const struct wreplay_data *d = v->d;
-	const char *vp = v->viewpoint == 2 ? "all-seeing" : d->hdr.name[v->viewpoint];
-
-	/* The terminal viewer's line (cmd_watch.c's update_line), word for word: the page is compared
-	 * with it cell by cell. Its "g turn" is the page's turn box ('g' focuses it). */
-	uint32_t turn = d->ncmd == 0 ? 1 : d->turn[v->pos < d->ncmd ? v->pos : d->ncmd - 1] + 1;
-	snprintf(v->line, sizeof v->line,
-	    "Replay: %s, %s, turn %u, command %u/%u\nView: %.24s\nspace play  n b step  g turn  v view  ? help",
-	    v->pos >= d->ncmd ? "at the end" : v->playing ? "playing" : "paused", speed_name(v->speed),
-	    (unsigned)turn, (unsigned)v->pos, (unsigned)d->ncmd, vp);
-	v->st.replay_line = v->line;
-}
-
-static void
-chats_at(struct wview *v, uint32_t at)
-{
-	for (uint32_t i = 0; i < v->d->nchat; i++)
-		if (v->d->chat[i].at == at)
-			state_log_chat(&v->st, v->d->chat[i].p, v->d->chat[i].text, strlen(v->d->chat[i].text));
-}
-
-/* cmd_watch.c's seek(): the game from the nearest copy, the log from far enough back to hold
- * the previous and the current round. */
-static void
-seek(struct wview *v, uint32_t target)
-{
-	const struct wreplay_data *d = v->d;
-	struct state *st = &v->st;
-	struct events ev;
-	struct msg msgs[EVENTS_MSG_MAX];
-	static struct view view;
-	uint32_t k, from;
-	struct game *g = &v->game;
-
-	if (target > d->ncmd)
-		target = d->ncmd;
-	k = target / WVIEW_CKPT;
-	if (k > d->nckpt)
-		k = d->nckpt;
-	if (k == 0)
-		game_init(g, &d->hdr.opt, d->hdr.seed);
-	else
-		*g = d->ckpt[k - 1];
-	for (uint32_t i = k * WVIEW_CKPT; i < target; i++)
-		game_apply(g, d->who[i], &d->cmd[i], NULL);
-	uint32_t round = g->turn_no / 2, want = round > 0 ? 2 * (round - 1) : 0;
-	while (k > 0 && d->ckpt[k - 1].turn_no > want)
-		k--;
-	from = k * WVIEW_CKPT;
-	if (k == 0)
-		game_init(g, &d->hdr.opt, d->hdr.seed);
-	else
-		*g = d->ckpt[k - 1];
-	state_log_clear(st);
-	st->have_view = false;
-	build_view(v, g, &view);
-	state_apply(st, &view, NULL, 0, NULL, 0);
-	chats_at(v, from);
-	for (uint32_t i = from; i < target; i++) {
-		game_apply(g, d->who[i], &d->cmd[i], &ev);
-		build_view(v, g, &view);
-		state_apply(st, &view, msgs, filter_msgs(v, &ev, msgs), NULL, 0);
-		chats_at(v, i + 1);
-	}
-	v->pos = target;
-	if (st->mode != MODE_HELP)
-		st->mode = state_base_mode(st);
-	replay_line(v);
-}
-
-/* One command forward (the terminal shows its effects for a moment; the page shows the result). */
-static void
-step(struct wview *v)
-{
-	struct events ev;
-	struct msg msgs[EVENTS_MSG_MAX];
-	static struct view view;
-
-	if (v->pos >= v->d->ncmd)
-		return;
-	if (game_apply(&v->game, v->d->who[v->pos], &v->d->cmd[v->pos], &ev) != ERR_OK)
-		return; /* the log replayed exactly once already; cannot happen */
-	v->pos++;
-	build_view(v, &v->game, &view);
-	state_apply(&v->st, &view, msgs, filter_msgs(v, &ev, msgs), NULL, 0);
-	chats_at(v, v->pos);
-	replay_line(v);
-}
+/* ---- replay: client/rcursor.c, the terminal viewer's cursor (the page's screens equal its) ---- */
 
 void
-wview_replay_init(struct wview *v, struct wreplay_data *d, const char *usage)
+wview_replay_init(struct wview *v, struct rcursor_log *d, const char *usage)
 {
 	memset(v, 0, sizeof *v);
 	keys_init(&v->keys);
 	state_init(&v->st, &v->keys);
 	v->d = d;
-	v->viewpoint = 2;
-	v->speed = 2;
-	v->st.allseeing = true;
 	v->st.help_text = usage;
-	for (int p = 0; p < PLAYERS; p++)
-		state_set_name(&v->st, p, d->hdr.name[p]);
-	seek(v, 0);
+	rcursor_init(&v->cur, d, &v->st, 2, 2);
 }
 
 bool
 wview_replay_key(struct wview *v, int key)
 {
-	struct state *st = &v->st;
-
-	if (st->mode == MODE_HELP) {
-		st->mode = state_base_mode(st);
+	switch (rcursor_key(&v->cur, key)) {
+	case RCURSOR_KEY_STEP:
+		rcursor_show_step(&v->cur); /* the page shows a step's result, not its effects */
 		return true;
-	}
-	switch (key) {
-	case ' ':
-		v->playing = !v->playing && v->pos < v->d->ncmd;
-		break;
-	case 'n':
-		v->playing = false;
-		step(v);
-		break;
-	case 'b':
-		v->playing = false;
-		seek(v, v->pos > 0 ? v->pos - 1 : 0);
-		break;
-	case '0':
-		v->playing = false;
-		seek(v, 0);
-		break;
-	case 'e':
-		v->playing = false;
-		seek(v, v->d->ncmd);
-		break;
-	case '+':
-		v->speed = v->speed + 1 < SPEEDS ? v->speed + 1 : SPEEDS - 1;
-		break;
-	case '-':
-		v->speed = v->speed > 0 ? v->speed - 1 : 0;
-		break;
-	case 'v':
-		v->viewpoint = (v->viewpoint + 1) % 3;
-		st->allseeing = v->viewpoint == 2;
-		seek(v, v->pos);
-		break;
-	case '[':
-		st->log_scroll += 3;
-		break;
-	case ']':
-		st->log_scroll = st->log_scroll > 3 ? st->log_scroll - 3 : 0;
-		break;
-	case '?':
-		st->mode = MODE_HELP;
-		break;
+	case RCURSOR_KEY_DONE:
+		return true;
 	default:
 		return false;
 	}
-	replay_line(v);
-	return true;
 }
 
 void
 wview_replay_turn(struct wview *v, uint32_t turn)
 {
-	uint32_t k = 0;
-
-	while (k < v->d->ncmd && v->d->turn[k] < turn)
-		k++;
-	v->playing = false;
-	seek(v, k);
+	rcursor_goto_turn(&v->cur, turn);
 }
 
 unsigned
 wview_replay_delay(const struct wview *v)
 {
-	return v->playing && v->pos < v->d->ncmd ? speed_ms[v->speed] : 0;
+	return rcursor_delay_ms(&v->cur);
 }
 
 unsigned
 wview_replay_tick(struct wview *v)
 {
-	step(v);
-	if (v->pos >= v->d->ncmd)
-		v->playing = false;
-	replay_line(v);
-	return wview_replay_delay(v);
+	rcursor_show_step(&v->cur);
+	rcursor_line(&v->cur);
+	return rcursor_delay_ms(&v->cur);
 }
 
 /* ---- drawing ---- */
@@ -514,6 +260,8 @@ wview_render(struct wview *v, struct ui *ui, char *out, size_t cap)
 		return 0;
 	}
 	old = uselocale(l);
+	/* The host's own terminal screen may be curses' current one (`host --web`): given back below. */
+	void *prev = ui_offscreen_enter(ui);
 	ui->invalid = false; /* nothing to repaint: the screen is read back, not shown */
 	ui_draw(ui, &v->st);
 	/* {"t":"screen","rows":24,"cols":80,"text":[row...],"style":[[n,fg,flags,...]...]} */
@@ -552,6 +300,7 @@ wview_render(struct wview *v, struct ui *ui, char *out, size_t cap)
 		jput(&b, "]", 1);
 	}
 	jput(&b, "]}", 2);
+	ui_offscreen_leave(prev);
 	uselocale(old);
 	freelocale(l);
 	return b.full ? 0 : b.n;

@@ -10,6 +10,7 @@
 #include "game.h"
 #include "state.h"
 #include "keys.h"
+#include "rcursor.h"
 #include "turnlog.h"
 #include "ui.h"
 #include "wire.h"
@@ -17,28 +18,12 @@
 #define WVIEW_ROWS 24 /* the page's screen: the curses client's smallest, 80x24 */
 #define WVIEW_COLS 80
 
-/* A finished duel's commands, read and checked off the loop (wlog.c); the viewer trusts them after. */
-struct wreplay_data {
-	struct turnlog_header hdr;
-	struct cmd *cmd;
-	uint8_t *who;
-	uint32_t *turn;  /* turn[k]: the game's turn_no after k commands (k = 0 .. ncmd) */
-	uint32_t ncmd, cap;
-	struct game *ckpt; /* ckpt[k]: the state after (k + 1) * WVIEW_CKPT commands */
-	uint32_t nckpt;
-	struct wchat { uint32_t at; uint8_t p; char text[STATE_CHAT_MAX + 1]; } *chat;
-	uint32_t nchat, chatcap;
-	bool oom;
-};
-#define WVIEW_CKPT 32
+/* A finished duel's log, read and checked off the loop (web.c's load_work): rcursor_collect() and
+ * rcursor_keep_chat() fill it. Frees its arrays and itself; NULL is fine. */
+void wview_log_free(struct rcursor_log *d);
 
-/* Collect a log's commands (turnlog_replay's step callback, and cli_log_chat's). */
-void wreplay_collect(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno);
-void wreplay_chat(void *ud, int lineno, uint32_t cmds, int player, const char *text);
-void wreplay_data_free(struct wreplay_data *d);
-
-/* One page's screen. Live: fed the messages a spectator's connection gets. Replay: driven by
- * the keys of `wizwar replay` (client/cmd_watch.c), whose screens it draws the same. */
+/* One page's screen. Live: fed the messages a spectator's connection gets. Replay: moved by
+ * `wizwar replay`'s own cursor and keys (client/rcursor.c), whose screens it draws the same. */
 struct wview {
 	struct state st;
 	struct keys keys;
@@ -48,14 +33,10 @@ struct wview {
 	struct wire_sinfo info;
 	bool have_info;
 	int kind_shown;
-	/* replay */
-	struct wreplay_data *d; /* owned */
-	struct game game;       /* after pos commands */
-	uint32_t pos;
-	int viewpoint;          /* 0, 1, or 2 all-seeing */
-	int speed;
-	bool playing;
 	char line[400];
+	/* replay: the terminal viewer's own cursor (client/rcursor.c), so the page cannot drift from it */
+	struct rcursor_log *d; /* owned */
+	struct rcursor cur;
 };
 
 void wview_live_init(struct wview *v, const char *room);
@@ -64,11 +45,10 @@ void wview_live_init(struct wview *v, const char *room);
 int wview_live_msg(struct wview *v, int type, const uint8_t *payload, size_t len);
 
 /* Takes d. */
-void wview_replay_init(struct wview *v, struct wreplay_data *d, const char *usage);
-/* A key of the replay viewer (space n b 0 e + - v [ ] ?, as cmd_watch.c): true when the
- * screen changed. */
+void wview_replay_init(struct wview *v, struct rcursor_log *d, const char *usage);
+/* A key of the replay viewer (rcursor_key(): the terminal's keys): true when the screen changed. */
 bool wview_replay_key(struct wview *v, int key);
-/* Jump to the first command at which the game is at turn `turn` (or the end). */
+/* Jump to turn `turn`, as the terminal's "g" does (rcursor_goto_turn()). */
 void wview_replay_turn(struct wview *v, uint32_t turn);
 /* Playing: the next command, when it is due; ms until the one after (0: stopped). */
 unsigned wview_replay_tick(struct wview *v);
@@ -77,7 +57,8 @@ unsigned wview_replay_delay(const struct wview *v);
 /* The screen, drawn by client/ui.c offscreen, as the "screen" message's JSON (docs/protocol.md,
  * "The web page"): its length, or 0 when it did not fit or curses could not start. */
 size_t wview_render(struct wview *v, struct ui *ui, char *out, size_t cap);
-/* The process's one offscreen curses screen for wview_render (curses is one per process). 0 or -1. */
+/* The process's one offscreen curses screen for wview_render, made before any terminal screen
+ * (`host --web` draws its own beside it: ui_start_offscreen()). 0 or -1. */
 int wview_screen_start(struct ui *ui, const struct keys *keys);
 
 #endif
