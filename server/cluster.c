@@ -546,7 +546,9 @@ on_claimed(redisAsyncContext *ac, void *r, void *ud)
 	size_t len = 0;
 	bool bad = false;
 
-	if (c == NULL || reply == NULL || reply->type != REDIS_REPLY_ARRAY) {
+	/* Stopping: the server is closing its rooms, and takes none; the room stays this node's in the
+	 * hash, and its stream stays, until this node's beats stop and another claims it. */
+	if (c == NULL || c->stopping || reply == NULL || reply->type != REDIS_REPLY_ARRAY) {
 		free(cl);
 		return;
 	}
