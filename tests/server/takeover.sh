@@ -7,8 +7,9 @@
 # passed; the dead node's own log of each duel must be a prefix of the final log (no turn lost) and the
 # final log replay whole (no turn twice). Prints the resume times (docs/benchmarks.md). TAP output.
 set -u
-W="${1:?usage: takeover.sh WIZWAR [N]}"
+W="${1:?usage: takeover.sh WIZWAR [N [THINK_MS]]}"
 N="${2:-20}"
+THINK="${3:-15}" # the bots' pause a command: long enough that no duel ends before the last one starts
 command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-takeover.XXXXXX")"
 PIDS=()
@@ -53,10 +54,10 @@ node_port() {
 node_launch n1
 node_port n1
 wait_re 'cluster: Redis .* answers' "$TMP/n1.err" 10
-bot() { # bot NAME ARGS...: a network bot on n1, 15 ms a command, one duel
+bot() { # bot NAME ARGS...: a network bot on n1, THINK ms a command, one duel
 	local name="$1"
 	shift
-	XDG_STATE_HOME="$TMP/bots/$name" "$W" bot "127.0.0.1:${NPORT[n1]}" --name "$name" --think 15 --games 1 \
+	XDG_STATE_HOME="$TMP/bots/$name" "$W" bot "127.0.0.1:${NPORT[n1]}" --name "$name" --think "$THINK" --games 1 \
 		--reconnect 30 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	PIDS+=($!)
 }
@@ -80,11 +81,11 @@ for x in n1 n2 n3; do
 done
 for i in $(seq "$N"); do bot "B$i" --room "${ROOM[$i]}" --seed "$((1000 + i))"; done
 for i in $(seq "$N"); do wait_re "room=${ROOM[$i]} duel 1 starts" "$TMP/n1.err" 20; done
+ended_before="$(grep -c 'duel over' "$TMP/n1.err")"
+[ "$ended_before" -eq 0 ] || fail "$ended_before duels ended before the kill: not in their middle (a longer THINK)"
 for i in $(seq "$N"); do
 	[ "$(rcli XLEN "wizwar:tlog:${ROOM[$i]}")" -ge 1 ] || fail "room ${ROOM[$i]} has no turn log stream in Redis"
 done
-ended_before="$(grep -c 'duel over' "$TMP/n1.err")"
-[ "$ended_before" -eq 0 ] || fail "$ended_before duels ended before the kill: not in their middle"
 ok "n2 and n3 joined; $N duels started on n1, each one's turn log streamed to Redis"
 
 # ==== kill -9 n1 in the middle of the duels ====
