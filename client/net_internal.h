@@ -26,7 +26,7 @@ struct seen {
 /* A client follows at most this many REDIRECTs a join: nodes that send each other a client stop there. */
 #define NET_REDIRECTS_MAX 3
 /* After a drop, the next of a cluster's nodes is tried this soon (one attempt a reconnect_ms otherwise). */
-#define NET_NODE_RETRY_MS 400
+#define NET_NODE_RETRY_MS 250
 
 struct net {
 	uv_loop_t *loop;
