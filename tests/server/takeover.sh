@@ -20,7 +20,7 @@ finish() {
 	rm -rf "$TMP"
 }
 trap finish EXIT
-[ -n "${KEEP:-}" ] && trap - EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT # KEEP=1: leave the processes and files to look at
 n=0
 fail() {
 	echo "not ok $((n + 1)) - $*"
