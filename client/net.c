@@ -567,6 +567,8 @@ net__has_seat(const struct net *n)
 	                        n->phase == NET_RECONNECTING);
 }
 
+static void next_node(struct net *n);
+
 void
 net__link_lost(struct net *n, const char *why)
 {
@@ -580,6 +582,10 @@ net__link_lost(struct net *n, const char *why)
 		net_close(n);
 		return;
 	}
+	if (n->phase != NET_RECONNECTING)
+		n->lost_node = n->node_i;
+	if (n->nnodes > 1)
+		next_node(n);
 	/* A seat, in a duel or in the lobby: the server holds it, and we come back with its token,
 	 * the same way in both. */
 	snprintf(n->lost_why, sizeof n->lost_why, "%s", why);
@@ -601,7 +607,62 @@ net__link_lost(struct net *n, const char *why)
 		if (was_up && n->cfg.ev.link)
 			n->cfg.ev.link(n->cfg.ud, n, false, why);
 	}
-	n->next_try = net__now(n) + n->cfg.reconnect_ms;
+	/* Among a cluster's nodes sooner: a node whose room is still moving closes at once, and the
+	 * room has its new node within a tick of the old one's death being seen. */
+	n->next_try = net__now(n) + (n->nnodes > 1 && n->cfg.reconnect_ms > NET_NODE_RETRY_MS ? NET_NODE_RETRY_MS
+	                                                                                      : n->cfg.reconnect_ms);
+}
+
+/* Node i of the cluster's: its address (an IP address: NODES carries nothing else, so no lookup)
+ * and its key, pinned, for the next attempt. */
+static void
+use_node(struct net *n, int i)
+{
+	const struct wire_redirect *d = &n->nodes[i];
+	struct sockaddr_storage a;
+	char *h;
+
+	memset(&a, 0, sizeof a);
+	if (uv_ip4_addr(d->host, d->port, (struct sockaddr_in *)&a) != 0 &&
+	    uv_ip6_addr(d->host, d->port, (struct sockaddr_in6 *)&a) != 0)
+		return;
+	if ((h = strdup(d->host)) == NULL)
+		return;
+	free(n->host);
+	n->host = h;
+	n->cfg.port = d->port;
+	memcpy(n->pinned, d->key, PROTO_KEY_LEN);
+	n->has_pin = true;
+	n->addr[0] = a;
+	n->naddr = 1;
+	n->addr_i = 0;
+	n->resolved = true;
+	n->node_i = i;
+	n->redirects = 0;
+}
+
+/* The next node after the one just tried, not the one whose link dropped. */
+static void
+next_node(struct net *n)
+{
+	for (int k = 1; k <= n->nnodes; k++) {
+		int i = ((n->node_i < 0 ? -1 : n->node_i) + k) % n->nnodes;
+		if (i != n->lost_node) {
+			use_node(n, i);
+			return;
+		}
+	}
+}
+
+void
+net__nodes(struct net *n, const struct wire_nodes *d)
+{
+	n->nnodes = d->n;
+	memcpy(n->nodes, d->node, sizeof d->node[0] * d->n);
+	n->node_i = -1;
+	for (int i = 0; i < n->nnodes; i++)
+		if (memcmp(n->nodes[i].key, n->pinned, PROTO_KEY_LEN) == 0)
+			n->node_i = i;
 }
 
 static void
@@ -842,6 +903,9 @@ net__redirect(struct net *n, const char *host, int port, const uint8_t key[PROTO
 	n->cfg.port = port;
 	memcpy(n->pinned, key, PROTO_KEY_LEN);
 	n->has_pin = true;
+	for (int i = 0; i < n->nnodes; i++)
+		if (memcmp(n->nodes[i].key, key, PROTO_KEY_LEN) == 0)
+			n->node_i = i;
 	start_lookup(n);
 }
 
@@ -885,6 +949,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, char *why, size_t whyl
 	n->room_given = cfg->room && cfg->room[0];
 	n->seat_file = cfg->seat_file ? strdup(cfg->seat_file) : NULL;
 	n->player = -1;
+	n->node_i = n->lost_node = -1;
 	n->phase = NET_CONNECTING;
 	n->hold_ms = NET_LOBBY_HOLD_MS;
 	n->grace_ms = NET_DUEL_GRACE_MS;

@@ -25,6 +25,8 @@ struct seen {
 
 /* A client follows at most this many REDIRECTs a join: nodes that send each other a client stop there. */
 #define NET_REDIRECTS_MAX 3
+/* After a drop, the next of a cluster's nodes is tried this soon (one attempt a reconnect_ms otherwise). */
+#define NET_NODE_RETRY_MS 250
 
 struct net {
 	uv_loop_t *loop;
@@ -44,6 +46,11 @@ struct net {
 	uv_getaddrinfo_t gai;
 	bool resolving, resolved;
 	int redirects;             /* REDIRECTs followed for this join (NET_REDIRECTS_MAX at most) */
+	/* A cluster's nodes (NODES, from a node we trusted): when the link drops, the seat is looked
+	 * for on the next of them, each with the key given here pinned; never first on the node whose
+	 * link dropped (if it is alive, the others send us back to it). */
+	struct wire_redirect nodes[WIRE_NODES_MAX];
+	int nnodes, node_i, lost_node; /* node_i, lost_node: -1 none */
 	/* Every address the name resolved to, tried in turn until one answers; a reconnect
 	 * starts from the one that worked. */
 	struct sockaddr_storage addr[NET_ADDRS_MAX];
@@ -135,6 +142,7 @@ int net__send_ask(struct net *n);     /* the READY 1 or REMATCH held in n->ask, 
 bool net__has_seat(const struct net *n); /* the server holds a seat for us after a drop */
 void net__close_link(struct net *n);
 void net__redirect(struct net *n, const char *host, int port, const uint8_t key[PROTO_KEY_LEN]);
+void net__nodes(struct net *n, const struct wire_nodes *d); /* NODES: the nodes to resume on */
 void net__link_lost(struct net *n, const char *why); /* reconnect if a seat is held, else give up */
 void net__try_connect(struct net *n);
 /* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */

@@ -90,6 +90,7 @@ static bool
 on_welcome(struct net *n, const struct wire_msg *m)
 {
 	n->joined = true;
+	n->redirects = 0; /* counted for one join: a resume later on another node counts afresh */
 	n->player = m->u.welcome.player;
 	n->controller = m->u.welcome.controller;
 	n->token_len = m->u.welcome.token_len;
@@ -437,6 +438,17 @@ on_redirect(struct net *n, const struct wire_msg *m)
 	return true;
 }
 
+/* NODES: a cluster's nodes, before WELCOME and when they change, inside the channel of the node we
+ * trust. */
+static bool
+on_nodes(struct net *n, const struct wire_msg *m)
+{
+	if (!n->pc.secure)
+		return false;
+	net__nodes(n, &m->u.nodes);
+	return true;
+}
+
 /* ROOMS and MATCH: only to a query that asked (net_config.query); the caller reads them. */
 static bool
 on_reply(struct net *n, const struct wire_msg *m)
@@ -472,6 +484,7 @@ static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_SPECT_CHAT] = on_spect_chat,
 	[WIRE_SPECT_INFO] = on_spect_info,
 	[WIRE_REDIRECT] = on_redirect,
+	[WIRE_NODES] = on_nodes,
 	[WIRE_RATED] = on_rated,
 	[WIRE_RECORDS] = on_answer,
 	[WIRE_LADDER] = on_answer,

@@ -863,19 +863,61 @@ enc_REDIRECT(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 	return 0;
 }
 
+/* One node's address, port and key: REDIRECT's payload, and each of NODES's. */
 static int
-dec_REDIRECT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+get_node(struct proto__r *r, const struct wire_msg *m, struct wire_redirect *d, struct proto_err *e)
 {
-	struct wire_redirect *d = &m->u.redirect;
 	uint8_t n;
 
 	NEED(proto__get_u16(r, &d->port) && proto__get(r, d->key, PROTO_KEY_LEN) && proto__get_u8(r, &n));
 	if (n > WIRE_REDIRECT_HOST_MAX)
-		BAD("redirect: host of %u bytes", n);
+		BAD("%s: host of %u bytes", wire_name(m->type), n);
 	NEED(proto__get(r, d->host, n));
 	d->host[n] = '\0';
 	if (d->port == 0 || !redirect_host_ok(d->host, n))
-		BAD("redirect: port %u, host not an address", d->port);
+		BAD("%s: port %u, host not an address", wire_name(m->type), d->port);
+	return 0;
+}
+
+static int
+dec_REDIRECT(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	return get_node(r, m, &m->u.redirect, e);
+}
+
+/* NODES: a count, then each node as REDIRECT's payload is. */
+static int
+enc_NODES(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	const struct wire_nodes *d = &m->u.nodes;
+
+	if (d->n == 0 || d->n > WIRE_NODES_MAX)
+		BAD("nodes: %u nodes", d->n);
+	proto__put_u8(w, d->n);
+	for (unsigned i = 0; i < d->n; i++) {
+		const struct wire_redirect *x = &d->node[i];
+		size_t n = strnlen(x->host, sizeof x->host);
+		if (x->port == 0 || !redirect_host_ok(x->host, n))
+			BAD("nodes: node %u: port %u, host of %zu bytes", i, x->port, n);
+		proto__put_u16(w, x->port);
+		proto__put(w, x->key, PROTO_KEY_LEN);
+		proto__put_str8(w, x->host, n);
+	}
+	return 0;
+}
+
+static int
+dec_NODES(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	struct wire_nodes *d = &m->u.nodes;
+	int rc;
+
+	NEED(proto__get_u8(r, &d->n));
+	if (d->n == 0 || d->n > WIRE_NODES_MAX)
+		BAD("nodes: %u nodes", d->n);
+	for (unsigned i = 0; i < d->n; i++)
+		if ((rc = get_node(r, m, &d->node[i], e)) != 0)
+			return rc;
 	return 0;
 }
 

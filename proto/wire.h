@@ -64,7 +64,8 @@
 	X(ASK,        0x69, WIRE_C2S, 1, 1,  2 + PROTO_NAME_BYTES, ask)     \
 	X(RECORDS,    0x6a, WIRE_S2C, 1, RATED_SIGNER_LEN + 1, RATED_SIGNER_LEN + 1 + WIRE_RECORDS_MAX * RATED_SIGNED_LEN, records) \
 	X(LADDER,     0x6b, WIRE_S2C, 1, 2,  2 + WIRE_LADDER_MAX * (WIRE_LADDER_ROW + PROTO_NAME_BYTES), ladder) \
-	X(REDIRECT,   0x70, WIRE_S2C, 1, 36, 35 + WIRE_REDIRECT_HOST_MAX, redirect)
+	X(REDIRECT,   0x70, WIRE_S2C, 1, 36, 35 + WIRE_REDIRECT_HOST_MAX, redirect) \
+	X(NODES,      0x71, WIRE_S2C, 1, 37, 1 + WIRE_NODES_MAX * (35 + WIRE_REDIRECT_HOST_MAX), nodes)
 
 enum wire_type {
 #define X(id, code, dir, pre, min, max, member) WIRE_##id = (code),
@@ -347,6 +348,15 @@ struct wire_redirect {
 	char host[WIRE_REDIRECT_HOST_MAX + 1]; /* an IPv4 or IPv6 address, as text */
 };
 
+/* NODES (a node of a cluster, just before a player's WELCOME): the cluster's live nodes, this one
+ * included, each as REDIRECT names one. A client whose node's connection drops resumes on the next
+ * of them, pinning the key given here (the node it trusted vouches for each, inside its channel). */
+#define WIRE_NODES_MAX 8
+struct wire_nodes {
+	uint8_t n; /* 1..WIRE_NODES_MAX */
+	struct wire_redirect node[WIRE_NODES_MAX];
+};
+
 /* RATED: after END of a rated duel, its signed record (proto/rated.h) and the server's signer key. */
 struct wire_rated {
 	uint8_t signer[RATED_SIGNER_LEN];
@@ -417,6 +427,7 @@ struct wire_msg {
 		struct wire_sset sset;
 		struct wire_sinfo sinfo;
 		struct wire_redirect redirect;
+		struct wire_nodes nodes;
 		struct wire_rated rated;
 		struct wire_ask ask;
 		struct wire_records records;

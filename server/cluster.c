@@ -63,17 +63,31 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
 #include <hiredis/hiredis.h>
 
 /* What Redis holds (docs/server.md, "A cluster"):
- *   wizwar:rooms    a hash, room code -> id of the node holding it (for a node that starts late)
- *   wizwar:events   a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE"
- * Nothing else. Every node caches the directory from the hash and the channel, so that routing a
- * join asks nothing of Redis on the way. */
+ *   wizwar:rooms       a hash, room code -> id of the node holding it (for a node that starts late)
+ *   wizwar:events      a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE"
+ *   wizwar:tlog:CODE   a stream per duel being played: its turn log, one entry (field t) a batch
+ * Every node caches the directory from the hash and the channel, so that routing a join asks
+ * nothing of Redis on the way. */
 #define KEY_ROOMS "wizwar:rooms"
 #define CHANNEL "wizwar:events"
+#define KEY_TLOG "wizwar:tlog:"
+#define TLOG_TTL_S 86400 /* a stream nobody took over (the whole cluster gone) does not stay for ever */
+
+/* A dead node's room, claimed atomically: exactly one node finds the room still the dead node's in
+ * the hash, makes it its own and gets the stream; every other node gets nil. A room with no stream
+ * (waiting in its lobby: nothing to resume) leaves the directory instead. */
+static const char claim_lua[] =
+	"if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return false end "
+	"local s = redis.call('XRANGE', KEYS[2], '-', '+') "
+	"if #s == 0 then redis.call('HDEL', KEYS[1], ARGV[1]) return false end "
+	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) "
+	"return s";
 
 struct entry {
 	struct entry *next;
 	char code[PROTO_ROOM_BYTES + 1];
-	char node[CLUSTER_ID_LEN + 1];
+	char node[CLUSTER_ID_LEN + 1]; /* "" while its dead node's room is being claimed */
+	uint64_t pending;              /* ... since then (loop ms) */
 };
 
 #define BUCKETS 4096
@@ -89,11 +103,13 @@ struct cluster {
 	redisAsyncContext *cmd, *sub; /* one for commands, one subscribed to the channel */
 	bool cmd_up, sub_conn, sub_up, stopping;
 	uint64_t cmd_since, sub_since; /* when the connection attempt in flight began */
-	uv_timer_t beat;              /* beats, liveness, reconnection */
+	uv_timer_t beat;              /* ticks: beats, liveness, reconnection */
+	uint64_t last_beat;           /* when this node last said it is alive */
 	uint64_t down_said;           /* when "Redis unreachable" was last logged */
 	struct cluster_node nodes[CLUSTER_NODES_MAX];
 	unsigned nnodes;
 	bool too_many_said;
+	bool changed;                 /* a node joined: cfg.changed is due */
 	struct entry *rooms[BUCKETS]; /* the directory, by code; keyed SipHash: codes come from peers */
 	uint8_t hkey[crypto_shorthash_KEYBYTES];
 	void (*done)(void *ud);
@@ -149,6 +165,7 @@ dir_set(struct cluster *c, const char *code, const char *node)
 		*b = e;
 	}
 	snprintf(e->node, sizeof e->node, "%s", node);
+	e->pending = 0;
 }
 
 static void
@@ -276,12 +293,17 @@ on_beat_msg(struct cluster *c, char *rest)
 		snprintf(n->id, sizeof n->id, "%s", f[0]);
 		if (strcmp(n->id, c->self_id) != 0)
 			say(c, LOG_NOTICE, "cluster: node %s at %s port %ld joined", n->id, f[1], port);
+		c->changed = true; /* told once the node's fields are in */
 	}
 	snprintf(n->host, sizeof n->host, "%s", f[1]);
 	n->port = (int)port;
 	memcpy(n->key, key, sizeof key);
 	n->rooms = (unsigned)rooms;
 	n->heard = uv_now(c->loop);
+	if (c->changed && c->cfg.changed) {
+		c->changed = false;
+		c->cfg.changed(c->cfg.ud);
+	}
 }
 
 /* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE". */
@@ -503,6 +525,97 @@ forget_entry(struct cluster *c, struct entry *e)
 		redisAsyncCommand(c->cmd, ignore_reply, NULL, "HDEL %s %s", KEY_ROOMS, e->code);
 }
 
+void cluster_room_gone(struct cluster *c, const char *code);
+
+/* A claim in flight: the reply names neither room nor node. */
+struct claim {
+	struct cluster *c;
+	char code[PROTO_ROOM_BYTES + 1];
+};
+
+/* The claim's answer: nil (another node took it, or it had no duel), or the stream's entries, each
+ * [id, [field, value, ...]]; the values of field t, in order, are the log. Every reply is freed
+ * here, the NULL one that a context freed with the claim in flight gives too. */
+static void
+on_claimed(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct claim *cl = ud;
+	struct cluster *c = ac->data ? cl->c : NULL;
+	redisReply *reply = r;
+	char *text = NULL;
+	size_t len = 0;
+	bool bad = false;
+
+	/* Stopping: the server is closing its rooms, and takes none; the room stays this node's in the
+	 * hash, and its stream stays, until this node's beats stop and another claims it. */
+	if (c == NULL || c->stopping || reply == NULL || reply->type != REDIS_REPLY_ARRAY) {
+		free(cl);
+		return;
+	}
+	for (size_t i = 0; i < reply->elements && !bad; i++) {
+		redisReply *e = reply->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[1]->type != REDIS_REPLY_ARRAY) {
+			bad = true;
+			break;
+		}
+		redisReply *f = e->element[1];
+		for (size_t k = 0; k + 1 < f->elements; k += 2) {
+			redisReply *v = f->element[k + 1];
+			if (f->element[k]->type != REDIS_REPLY_STRING || strcmp(f->element[k]->str, "t") != 0)
+				continue;
+			if (v->type != REDIS_REPLY_STRING || len + v->len > CLUSTER_TLOG_MAX) {
+				bad = true;
+				break;
+			}
+			char *nt = realloc(text, len + v->len + 1);
+			if (nt == NULL) {
+				bad = true;
+				break;
+			}
+			text = nt;
+			memcpy(text + len, v->str, v->len);
+			len += v->len;
+			text[len] = '\0';
+		}
+	}
+	if (bad || text == NULL) {
+		say(c, LOG_ERR, "cluster: room %s claimed, but its turn log in Redis is not one a node writes: not taken over",
+		    cl->code);
+		cluster_room_gone(c, cl->code);
+	} else if (c->cfg.takeover(c->cfg.ud, cl->code, text, len) != 0) {
+		cluster_room_gone(c, cl->code); /* said by the server */
+	}
+	free(text);
+	free(cl);
+}
+
+/* The dead node's room: claimed (the first live node to ask takes it over), or, with nobody here to
+ * take it (no takeover: no log directory), forgotten as before. Until the claim is settled the room
+ * is moving: a player resuming into it comes back in a moment. */
+static void
+claim_entry(struct cluster *c, struct entry *e)
+{
+	struct claim *cl;
+	char key[sizeof KEY_TLOG + PROTO_ROOM_BYTES];
+
+	/* A node that takes nothing over leaves the hash to those that do: its HDEL could come before
+	 * their claim, which would then find the room nobody's. */
+	if (c->cfg.takeover == NULL || (cl = calloc(1, sizeof *cl)) == NULL) {
+		e->node[0] = '\0';
+		e->pending = uv_now(c->loop);
+		return;
+	}
+	cl->c = c;
+	snprintf(cl->code, sizeof cl->code, "%s", e->code);
+	snprintf(key, sizeof key, KEY_TLOG "%s", e->code);
+	if (redisAsyncCommand(c->cmd, on_claimed, cl, "EVAL %s 2 %s %s %s %s %s", claim_lua, KEY_ROOMS, key, e->code,
+	                      e->node, c->self_id) != REDIS_OK)
+		free(cl);
+	e->node[0] = '\0';
+	e->pending = uv_now(c->loop);
+}
+
+
 static void
 drop_context(redisAsyncContext **p)
 {
@@ -513,6 +626,28 @@ drop_context(redisAsyncContext **p)
 		ac->data = NULL; /* its callbacks, run by the free, see no cluster */
 		redisAsyncFree(ac);
 	}
+}
+
+/* Rooms whose claim did not make them anyone's (a lobby's, or the winner's news lost): gone. */
+static bool
+pending_expired(const struct cluster *c, const struct entry *e)
+{
+	return e->node[0] == '\0' && uv_now(c->loop) - e->pending >= CLUSTER_DEAD_MS;
+}
+
+static void
+sweep_pending(struct cluster *c)
+{
+	for (size_t i = 0; i < BUCKETS; i++)
+		for (struct entry **p = &c->rooms[i]; *p;) {
+			struct entry *e = *p;
+			if (pending_expired(c, e)) {
+				*p = e->next;
+				free(e);
+			} else {
+				p = &e->next;
+			}
+		}
 }
 
 static void
@@ -536,19 +671,29 @@ on_beat(uv_timer_t *t)
 		if (!c->cmd_up)
 			return;
 	}
-	send_beat(c);
-	/* A node not heard from is gone: its rooms leave the directory (and the hash: any node may do it,
-	 * as often as it likes). Its duels wait for their players to come back to it. */
+	if (uv_now(c->loop) - c->last_beat >= CLUSTER_BEAT_MS - CLUSTER_TICK_MS / 2) {
+		c->last_beat = uv_now(c->loop);
+		send_beat(c);
+	}
+	/* A node not heard from is gone: its rooms are claimed by the live nodes (the first to ask takes
+	 * each over from its stream: claim_entry), a room without a duel leaves the directory. Looked at
+	 * every tick, so that a takeover starts within CLUSTER_TICK_MS of CLUSTER_DEAD_MS. */
 	for (unsigned i = 0; i < c->nnodes;) {
 		struct cluster_node *n = &c->nodes[i];
 		if (strcmp(n->id, c->self_id) != 0 && !node_alive(c, n)) {
-			say(c, LOG_NOTICE, "cluster: node %s at %s port %d not heard from for %d ms: its rooms are forgotten", n->id,
-			    n->host, n->port, CLUSTER_DEAD_MS);
-			dir_each(c, n->id, true, forget_entry);
+			say(c, LOG_NOTICE, "cluster: node %s at %s port %d not heard from for %d ms: its rooms are taken over or forgotten",
+			    n->id, n->host, n->port, CLUSTER_DEAD_MS);
+			dir_each(c, n->id, false, claim_entry);
 			c->nodes[i] = c->nodes[--c->nnodes];
+			c->changed = true;
 			continue;
 		}
 		i++;
+	}
+	sweep_pending(c);
+	if (c->changed && c->cfg.changed) {
+		c->changed = false;
+		c->cfg.changed(c->cfg.ud);
 	}
 }
 
@@ -580,7 +725,7 @@ cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size
 	randombytes_buf(c->hkey, sizeof c->hkey);
 	uv_timer_init(loop, &c->beat);
 	c->beat.data = c;
-	uv_timer_start(&c->beat, on_beat, CLUSTER_BEAT_MS, CLUSTER_BEAT_MS);
+	uv_timer_start(&c->beat, on_beat, CLUSTER_TICK_MS, CLUSTER_TICK_MS);
 	connect_both(c);
 	return c;
 }
@@ -673,6 +818,66 @@ cluster_room_node(const struct cluster *c, const char *code)
 	return NULL;
 }
 
+bool
+cluster_room_moving(const struct cluster *c, const char *code)
+{
+	const struct entry *e = dir_find(c, code);
+
+	if (e == NULL || strcmp(e->node, c->self_id) == 0)
+		return false;
+	if (e->node[0] == '\0')
+		return !pending_expired(c, e);
+	for (unsigned i = 0; i < c->nnodes; i++)
+		if (strcmp(c->nodes[i].id, e->node) == 0)
+			return uv_now(c->loop) - c->nodes[i].heard >= CLUSTER_STALE_MS;
+	return false;
+}
+
+bool
+cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, bool whole)
+{
+	char key[sizeof KEY_TLOG + PROTO_ROOM_BYTES];
+
+	if (!c->cmd_up)
+		return false;
+	snprintf(key, sizeof key, KEY_TLOG "%s", code);
+	/* Queued in hiredis's buffer, written when the loop next polls the socket: one XADD for the
+	 * batch of lines the room's log hands the disk in this loop iteration. */
+	if (whole)
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "DEL %s", key);
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "XADD %s * t %b", key, text, len);
+	if (whole)
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "EXPIRE %s %d", key, TLOG_TTL_S);
+	return true;
+}
+
+void
+cluster_flush(struct cluster *c)
+{
+	/* A non-blocking write of hiredis's buffer (what the adapter does when the socket is writable);
+	 * what the socket does not take now waits for the poll as before. */
+	if (c->cmd_up && c->cmd)
+		redisAsyncHandleWrite(c->cmd);
+}
+
+void
+cluster_tlog_end(struct cluster *c, const char *code)
+{
+	if (c->cmd_up)
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "DEL " KEY_TLOG "%s", code);
+}
+
+unsigned
+cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->nnodes && n < max; i++)
+		if (node_alive(c, &c->nodes[i]) && uv_now(c->loop) - c->nodes[i].heard < CLUSTER_STALE_MS)
+			out[n++] = c->nodes[i];
+	return n;
+}
+
 const struct cluster_node *
 cluster_least_loaded(const struct cluster *c, unsigned mine)
 {
@@ -763,6 +968,47 @@ cluster_nodes(const struct cluster *c)
 {
 	(void)c;
 	return 0;
+}
+
+bool
+cluster_room_moving(const struct cluster *c, const char *code)
+{
+	(void)c;
+	(void)code;
+	return false;
+}
+
+bool
+cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, bool whole)
+{
+	(void)c;
+	(void)code;
+	(void)text;
+	(void)len;
+	(void)whole;
+	return false;
+}
+
+void
+cluster_tlog_end(struct cluster *c, const char *code)
+{
+	(void)c;
+	(void)code;
+}
+
+unsigned
+cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max)
+{
+	(void)c;
+	(void)out;
+	(void)max;
+	return 0;
+}
+
+void
+cluster_flush(struct cluster *c)
+{
+	(void)c;
 }
 
 #endif

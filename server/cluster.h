@@ -15,7 +15,10 @@
 #define CLUSTER_HOST_MAX 63    /* the address clients are sent to: a name or an IP, at most this long */
 #define CLUSTER_NODES_MAX 64   /* nodes one node keeps track of; more are ignored (and said) */
 #define CLUSTER_BEAT_MS 1000   /* how often a node says it is alive, with its load */
-#define CLUSTER_DEAD_MS 3500   /* a node not heard from for this long is gone: its rooms are forgotten */
+#define CLUSTER_DEAD_MS 3500   /* a node not heard from for this long is gone: its rooms are taken over */
+#define CLUSTER_TICK_MS 250    /* how often liveness is looked at: a dead node is seen within this of DEAD_MS */
+#define CLUSTER_STALE_MS 1600  /* a node that missed a beat: a player resuming is not sent there */
+#define CLUSTER_TLOG_MAX (16u << 20) /* a stream read back for a takeover: at most what a resume reads */
 
 struct cluster;
 
@@ -37,6 +40,12 @@ struct cluster_config {
 	const char *id;               /* this node's id (its fingerprint) */
 	/* What this node holds now, asked at every beat. */
 	unsigned (*load)(void *ud);
+	/* Take a dead node's duel over: its turn log so far (`len` bytes, the text of docs/turnlog.md
+	 * with the server's comments). 0 when the room is made here and waits for its players; -1 (said)
+	 * when not: the room then leaves the directory. NULL: this node takes nothing over. */
+	int (*takeover)(void *ud, const char *code, const char *text, size_t len);
+	/* A node joined or died: the players here are told the nodes again (NODES). May be NULL. */
+	void (*changed)(void *ud);
 	/* A line for the server's log (level: a syslog priority). */
 	void (*say)(void *ud, int level, const char *line);
 	void *ud;
@@ -59,6 +68,20 @@ void cluster_room_added(struct cluster *c, const char *code);
 void cluster_room_gone(struct cluster *c, const char *code);
 /* The live node, not this one, that holds room `code`; NULL if none known. */
 const struct cluster_node *cluster_room_node(const struct cluster *c, const char *code);
+/* Room `code` is moving: its node missed a beat, or died and the room is being claimed by a live
+ * node. A player resuming into it is asked to come back in a moment rather than sent there. */
+bool cluster_room_moving(const struct cluster *c, const char *code);
+/* A duel's turn log, copied into the stream wizwar:tlog:CODE for a takeover: `whole` replaces the
+ * stream with the whole log so far, else the lines are appended. false: Redis is not there now
+ * (the caller sends the whole log next time). */
+bool cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, bool whole);
+/* Write what is queued for Redis now (the turn logs' batches of this loop iteration), rather than
+ * when the loop next polls: a node killed then loses as little of its logs as its disk does. */
+void cluster_flush(struct cluster *c);
+/* The duel's log is closed (ended, or the room gone): its stream is deleted. */
+void cluster_tlog_end(struct cluster *c, const char *code);
+/* The live nodes (this one included) as clients are told of them (NODES): at most `max`. */
+unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max);
 /* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 (so that two nodes of about
  * the same load do not send a new room back and forth); NULL: keep it here. */
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);

@@ -217,6 +217,7 @@ struct gameroom {
 	 * iteration (s->log_check), where every waiting room's lines go out in one write each. */
 	struct gameroom *log_next, **log_pprev;
 	bool log_queued;
+	bool log_gap;              /* the cluster's copy of the log missed lines: sent whole next time */
 	int handles;               /* open timers; freed at 0 once dying */
 	bool dying;
 	struct tlog log;
@@ -364,6 +365,7 @@ struct gameroom *room__create(struct server *s, const char *code);
 void room__destroy(struct gameroom *r);
 /* The log_check's pass: every waiting room's turn-log lines, one write a room. */
 void room__log_flush(struct server *s);
+void room__send_nodes(struct gameroom *r, int p); /* NODES to seat p's player, in a cluster */
 /* A line was added to the room's turn log outside a command (spect.c): written at the log's next turn. */
 void room__log_later(struct gameroom *r);
 /* A room has turn-log lines: write them at the end of this loop iteration. */

@@ -171,12 +171,52 @@ log_failed(void *ud, const char *why)
 	server__event(r->srv, LOG_ERR, r->code, NULL, "%s; the rest of the duel is logged in memory only", why);
 }
 
-/* After every tlog_open: a failed write is logged. */
+/* A cluster's copy of the log (cluster_tlog): each batch appended to the room's stream; after a
+ * batch Redis did not take, the whole log, so that the stream never has a hole a takeover would
+ * replay across. */
+static void
+log_mirror(void *ud, const char *text, size_t len)
+{
+	struct gameroom *r = ud;
+	struct cluster *cl = r->srv->cluster;
+
+	if (cl == NULL)
+		return;
+	if (!r->log_gap) {
+		r->log_gap = !cluster_tlog(cl, r->code, text, len, false);
+		return;
+	}
+	size_t n;
+	char *whole = tlog_text(&r->log, &n);
+	if (whole && cluster_tlog(cl, r->code, whole, n, true))
+		r->log_gap = false;
+	free(whole);
+}
+
+/* After every tlog_open: a failed write is logged; in a cluster the log so far goes to Redis, and
+ * every later batch after it. */
 static void
 log_hooks(struct gameroom *r)
 {
 	r->log.report = log_failed;
 	r->log.report_ud = r;
+	if (r->srv->cluster) {
+		r->log.mirror = log_mirror;
+		r->log.mirror_ud = r;
+		r->log_gap = true;
+		log_mirror(r, NULL, 0);
+	}
+}
+
+/* tlog_close, and the cluster's copy deleted: a duel ended, or its room gone, is not taken over. */
+static void
+log_close(struct gameroom *r)
+{
+	bool mirrored = r->log.mirror != NULL;
+
+	tlog_close(&r->log);
+	if (mirrored && r->srv->cluster)
+		cluster_tlog_end(r->srv->cluster, r->code);
 }
 
 struct gameroom *
@@ -231,7 +271,7 @@ room__destroy(struct gameroom *r)
 			conn__bye(c, r->srv->closing ? r->srv->bye_reason : BYE_SHUTDOWN);
 		}
 	}
-	tlog_close(&r->log);
+	log_close(r);
 	free(r->end_log);
 	r->end_log = NULL;
 	free(r->end_path);
@@ -446,12 +486,36 @@ hold_secs(unsigned ms)
 	return (uint16_t)((ms + 999) / 1000);
 }
 
+/* NODES, just before a player's WELCOME in a cluster: where to resume if this node dies. */
+void
+room__send_nodes(struct gameroom *r, int p)
+{
+	struct server *s = r->srv;
+	struct wire_msg *m = &s->out;
+	struct cluster_node nodes[WIRE_NODES_MAX];
+	unsigned n;
+
+	if (s->cluster == NULL || (n = cluster_list(s->cluster, nodes, WIRE_NODES_MAX)) == 0)
+		return;
+	memset(&m->u.nodes, 0, sizeof m->u.nodes);
+	m->type = WIRE_NODES;
+	m->u.nodes.n = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		m->u.nodes.node[i].port = (uint16_t)nodes[i].port;
+		memcpy(m->u.nodes.node[i].key, nodes[i].key, PROTO_KEY_LEN);
+		snprintf(m->u.nodes.node[i].host, sizeof m->u.nodes.node[i].host, "%s", nodes[i].host);
+	}
+	conn__send(r->seat[p].conn, m);
+}
+
 static void
 send_welcome(struct gameroom *r, int p)
 {
 	struct server *s = r->srv;
 	struct wire_msg *m = &s->out;
 	struct seat *st = &r->seat[p];
+
+	room__send_nodes(r, p);
 
 	memset(&m->u.welcome, 0, sizeof m->u.welcome);
 	m->type = WIRE_WELCOME;
@@ -1219,7 +1283,7 @@ finish(struct gameroom *r)
 		d.result = results[game_of(r)->result & 3];
 		r->log.hold = r->log.path != NULL && r->end_path != NULL && (plain = strdup(r->log.path)) != NULL;
 	}
-	tlog_close(&r->log);
+	log_close(r);
 	if (rate) {
 		server__rate(s, r->code, &d, plain, plain ? r->end_path : NULL);
 		free(plain);

@@ -948,6 +948,15 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	 * with one, several behind one address (a NAT), which must not lock that address out. */
 	unsigned retry_s;
 
+	/* A room whose node missed a beat, or died and is being taken over: no WELCOME yet, no
+	 * refusal either. The connection closes and the client, which keeps its seat's token, comes
+	 * back in a second (to this node or the next it knows), by when the room has its new node. */
+	if (s->cluster && server__find_room(s, c->who.room) == NULL && cluster_room_moving(s->cluster, c->who.room)) {
+		server__event(s, LOG_INFO, c->who.room, c->peer, "resuming into a room that is moving to another node: "
+		              "closed, to come back in a moment");
+		conn__close_now(c);
+		return;
+	}
 	if (redirect_if_elsewhere(c, false))
 		return;
 	if ((r = room_for(c, false, &code, &retry_s)) == NULL || (code = room__resume(r, c, m)) != PERR_OK)
@@ -1175,6 +1184,8 @@ on_log_check(uv_check_t *h)
 	struct server *s = h->data;
 
 	room__log_flush(s);
+	if (s->cluster)
+		cluster_flush(s->cluster);
 	uv_check_stop(h); /* started again by the next room with lines (server__log_soon) */
 }
 
@@ -1268,6 +1279,63 @@ cluster_say(void *ud, int level, const char *line)
 	server__event(ud, level, NULL, NULL, "%s", line);
 }
 
+/* The cluster's nodes changed: every player here learns them again, so that a duel begun before a
+ * node joined can resume there. Once per node joined or gone. */
+static void
+cluster_changed(void *ud)
+{
+	struct server *s = ud;
+
+	for (struct gameroom *r = s->rooms; r; r = r->next)
+		for (int p = 0; p < PLAYERS; p++)
+			if (r->seat[p].conn)
+				room__send_nodes(r, p);
+}
+
+/* A dead node's duel, claimed here (cluster.c): its log from Redis goes to playing/ as this node's
+ * own, and is resumed from there as `server --resume` resumes a log (room__load: the rules replay
+ * it, the seats wait a grace for their players' tokens). The log is one duel's (at most
+ * CLUSTER_TLOG_MAX, a resume's bound): one write and one read of a local file on the loop, and only
+ * when a node dies. */
+static int
+cluster_takeover(void *ud, const char *code, const char *text, size_t len)
+{
+	struct server *s = ud;
+	char name[128], stamp[32], path[4400], why[400];
+	struct gameroom *r;
+	struct tm tm;
+	time_t t = time(NULL);
+
+	path[0] = '\0';
+	if (server__find_room(s, code) != NULL) {
+		server__event(s, LOG_WARNING, code, NULL, "a dead node's duel in room %s not taken over: a room of that code "
+		              "is here already", code);
+		return 0; /* the directory says this node, which holds a room of that code */
+	}
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(name, sizeof name, "wizwar-%s-%s-%u.log", code, stamp, ++s->log_seq);
+	if (!logtree_playing_path(path, sizeof path, s->cfg.log_dir, name) || tlog_save(path, text, len, why, sizeof why) != 0) {
+		server__event(s, LOG_ERR, code, NULL, "a dead node's duel in room %s not taken over: %s", code,
+		              path[0] ? why : "its log's path is too long");
+		return -1;
+	}
+	if ((r = server__add_room(s, code)) == NULL) {
+		server__event(s, LOG_WARNING, code, NULL, "a dead node's duel in room %s not taken over: no room for another "
+		              "game (%u rooms)", code, s->nrooms);
+		unlink(path);
+		return -1;
+	}
+	if (room__load(r, path, why, sizeof why) != 0) {
+		room__destroy(r);
+		unlink(path);
+		server__event(s, LOG_WARNING, code, NULL, "a dead node's duel in room %s not taken over: %s", code, why);
+		return -1;
+	}
+	server__event(s, LOG_NOTICE, code, NULL, "took room %s over from a dead node", code);
+	return 0;
+}
+
 /* Join the cluster (--redis): this node's rooms go into the directory as they are made. */
 static int
 start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
@@ -1283,6 +1351,7 @@ start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
 	struct cluster_config cc = {
 		.url = s->cfg.redis, .host = host, .port = server_port(s), .key = server_public_key(s), .id = fp,
 		.load = cluster_load, .say = cluster_say, .ud = s,
+		.takeover = s->cfg.log_dir ? cluster_takeover : NULL, .changed = cluster_changed,
 	};
 	if ((s->cluster = cluster_start(loop, &cc, why, whylen)) == NULL)
 		return -1;

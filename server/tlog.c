@@ -200,6 +200,26 @@ create_log(const char *path)
 	return fd;
 }
 
+int
+tlog_save(const char *path, const char *text, size_t len, char *why, size_t whylen)
+{
+	int fd = create_log(path), e;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	e = write_all(fd, text, len);
+	if (close(fd) != 0 && e == 0)
+		e = errno;
+	if (e != 0) {
+		snprintf(why, whylen, "cannot write %s: %s", path, strerror(e));
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
 /* A write failed: say so once, keep the rest of the duel in memory only. */
 static void
 fail(struct tlog *t, const char *why)
@@ -331,7 +351,7 @@ static void
 put(struct tlog *t, const char *s, size_t n)
 {
 	t->total += n;
-	if (!t->has_fd || n == 0)
+	if ((!t->has_fd && t->mirror == NULL) || n == 0)
 		return;
 	if (t->plen + n > t->pcap) {
 		size_t cap = t->pcap ? t->pcap : 256;
@@ -355,8 +375,14 @@ tlog_write(struct tlog *t)
 	char why[320];
 	int e;
 
-	if (!t->has_fd || t->plen == 0)
+	if (t->plen == 0)
 		return;
+	if (t->mirror)
+		t->mirror(t->mirror_ud, t->pend, t->plen);
+	if (!t->has_fd) {
+		t->plen = 0;
+		return;
+	}
 	/* One write(2) on the loop: it copies the lines into the page cache and returns; no open,
 	 * no compression, no thread. A disk that blocks a write (a full NFS server) would block
 	 * the loop here: docs/server.md says to keep logs on a local disk. */

@@ -58,6 +58,10 @@ struct tlog {
 	                  * in the store, so that a kill before then finds it there (server.c, rate_done) */
 	char *pend;      /* lines not yet handed to the disk */
 	size_t plen, pcap;
+	/* Given every batch of lines as it is handed to the disk (a cluster's copy in Redis: room.c),
+	 * memory-only logs too once set. */
+	void (*mirror)(void *ud, const char *text, size_t len);
+	void *mirror_ud;
 	/* Told (on the loop) when a write fails; the log is then kept in memory only. */
 	void (*report)(void *ud, const char *why);
 	void *report_ud;
@@ -101,6 +105,9 @@ char *tlog_text_players(const struct tlog *t, size_t *len);
 void tlog_write(struct tlog *t);
 /* Where the finished log goes, compressed (folders made as needed); 0, or -1 out of memory. */
 int tlog_keep_as(struct tlog *t, const char *path);
+/* A whole log's text into a new file PATH (folders made as needed, mode 0600): a log that
+ * comes from elsewhere (a cluster's takeover: server.c), to be resumed from. 0, or -1 with why. */
+int tlog_save(const char *path, const char *text, size_t len, char *why, size_t whylen);
 /* Write what is left and close the file; a finished duel's is then compressed (above). */
 void tlog_close(struct tlog *t);
 /* Compress the plain log FROM into the gzip file TO and remove FROM, in loop's threadpool

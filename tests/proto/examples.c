@@ -1003,6 +1003,20 @@ gen_examples(FILE *o)
 	strcpy(m.u.redirect.host, "10.0.0.2");
 	wire_encode(&m, payload, sizeof payload, &len, NULL);
 	block(o, "REDIRECT payload: the room is on the node at 10.0.0.2 port 7727, whose key is 40 41 ... 5f", payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_NODES;
+	m.u.nodes.n = 2;
+	m.u.nodes.node[0].port = 7727;
+	m.u.nodes.node[1].port = 7728;
+	for (size_t i = 0; i < PROTO_KEY_LEN; i++) {
+		m.u.nodes.node[0].key[i] = (uint8_t)(0x40 + i);
+		m.u.nodes.node[1].key[i] = (uint8_t)(0x60 + i);
+	}
+	strcpy(m.u.nodes.node[0].host, "10.0.0.2");
+	strcpy(m.u.nodes.node[1].host, "10.0.0.3");
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "NODES payload: two nodes, 10.0.0.2 port 7727 (key 40 41 ... 5f) and 10.0.0.3 port 7728 (key 60 61 ... 7f)",
+	      payload, len);
 	pconn_finish(&cli);
 	pconn_finish(&srv);
 	pconn_finish(&gs);

@@ -353,6 +353,17 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		snprintf(d->host, sizeof d->host, "%s", hosts[k % 4]);
 		break;
 	}
+	case WIRE_NODES: {
+		static const char *hosts[] = { "127.0.0.1", "203.0.113.9", "fd00::17", "::1" };
+		struct wire_nodes *d = &m->u.nodes;
+		d->n = (uint8_t)(1 + k % WIRE_NODES_MAX);
+		for (unsigned i = 0; i < d->n; i++) {
+			d->node[i].port = (uint16_t)(1 + (k + i) % 65535);
+			fill(d->node[i].key, PROTO_KEY_LEN, &r);
+			snprintf(d->node[i].host, sizeof d->node[i].host, "%s", hosts[(k + i) % 4]);
+		}
+		break;
+	}
 	case WIRE_RATED:
 		sample_rated(seed, &m->u.rated.rec, &r);
 		fill(m->u.rated.signer, sizeof m->u.rated.signer, &r);

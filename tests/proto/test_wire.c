@@ -411,6 +411,33 @@ Test(wire, rooms_and_pairing_refusals)
 #undef ROOM_AB
 }
 
+/* REDIRECT and NODES: a node's port, key and address; an address is an IP address, never a name. */
+Test(wire, cluster_refusals)
+{
+#define NODE_LO 0x1e, 0x2f, Z32, 9, '1', '2', '7', '.', '0', '.', '0', '.', '1'
+	{
+		struct wire_msg m;
+		struct proto_err e;
+		const uint8_t ok[] = { 2, NODE_LO, 0x1e, 0x30, Z32, 3, ':', ':', '1' };
+		cr_assert_eq(wire_decode(WIRE_NODES, ok, sizeof ok, &m, &e), 0, "%s", e.why);
+		cr_expect_eq(m.u.nodes.n, 2);
+		cr_expect_eq(m.u.nodes.node[0].port, 7727);
+		cr_expect_str_eq(m.u.nodes.node[0].host, "127.0.0.1");
+		cr_expect_eq(m.u.nodes.node[1].port, 7728);
+		cr_expect_str_eq(m.u.nodes.node[1].host, "::1");
+	}
+	REFUSED(WIRE_NODES, PERR_RANGE, 0, NODE_LO);                      /* no node */
+	REFUSED(WIRE_NODES, PERR_RANGE, WIRE_NODES_MAX + 1, NODE_LO);     /* more than a list holds */
+	REFUSED(WIRE_NODES, PERR_TRUNCATED, 2, NODE_LO);                  /* two said, one there */
+	REFUSED(WIRE_NODES, PERR_RANGE, 1, 0, 0, Z32, 3, ':', ':', '1');  /* port 0 */
+	REFUSED(WIRE_NODES, PERR_RANGE, 1, 0x1e, 0x2f, Z32, 9, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't'); /* a name */
+	REFUSED(WIRE_NODES, PERR_RANGE, 1, 0x1e, 0x2f, Z32, 64, 'x');     /* longer than an address */
+	REFUSED(WIRE_NODES, PERR_TRAILING, 1, NODE_LO, 0);
+	REFUSED(WIRE_REDIRECT, PERR_RANGE, 0x1e, 0x2f, Z32, 9, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't');
+	REFUSED(WIRE_REDIRECT, PERR_TRAILING, NODE_LO, 0);
+#undef NODE_LO
+}
+
 Test(wire, encoders_refuse_what_decoders_would)
 {
 	struct wire_msg *m = msg_new();

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# takeover: duels that survive their node. Three `wizwar server --redis` nodes on a real redis-server
+# started here on a loopback port of its own; N duels between network bots are played on one node, which
+# is killed with -9 in their middle. Every duel must be claimed by exactly one live node, resumed there by
+# both of its bots within 5 s (they learnt the nodes from NODES), and end with both fair-host checks
+# passed; the dead node's own log of each duel must be a prefix of the final log (no turn lost) and the
+# final log replay whole (no turn twice). Prints the resume times (docs/benchmarks.md). TAP output.
+set -u
+W="${1:?usage: takeover.sh WIZWAR [N [THINK_MS]]}"
+N="${2:-20}"
+THINK="${3:-15}" # the bots' pause a command: long enough that no duel ends before the last one starts
+command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-takeover.XXXXXX")"
+PIDS=()
+REDIS=""
+finish() {
+	for p in "${PIDS[@]}" $REDIS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap finish EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT # KEEP=1: leave the processes and files to look at
+n=0
+fail() {
+	echo "not ok $((n + 1)) - $*"
+	for f in "$TMP"/n*.err "$TMP"/redis.log; do [ -e "$f" ] && { echo "# --- $(basename "$f"):"; tail -8 "$f" | sed 's/^/# /'; }; done
+	exit 1
+}
+ok() { n=$((n + 1)); echo "ok $n - $* (at ${SECONDS} s)"; }
+. "$(dirname "$0")/../proc_lib.sh" # wait_re
+echo "1..5"
+
+RPORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --protected-mode yes >"$TMP/redis.log" 2>&1 &
+REDIS=$!
+for _ in $(seq 100); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+rcli() { redis-cli -p "$RPORT" "$@"; }
+
+declare -A NPID NPORT
+node_launch() { # node_launch NAME: in the background; node_port NAME waits for its port
+	XDG_STATE_HOME="$TMP/$1" "$W" server --bind 127.0.0.1 --port 0 --redis "redis://127.0.0.1:$RPORT" \
+		--log-dir "$TMP/$1/logs" --admin-socket none --no-store --rooms-per-hour 0 --handshakes-per-min 0 \
+		--max-per-addr 1000 >/dev/null 2>"$TMP/$1.err" &
+	NPID[$1]=$!
+	PIDS+=($!)
+}
+node_port() {
+	wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" 10
+	NPORT[$1]="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" | grep -oE '[0-9]+$')"
+}
+
+# n1 alone first: every room is made there (with other nodes up, new rooms would go to the least loaded).
+node_launch n1
+node_port n1
+wait_re 'cluster: Redis .* answers' "$TMP/n1.err" 10
+bot() { # bot NAME ARGS...: a network bot on n1, THINK ms a command, one duel
+	local name="$1"
+	shift
+	XDG_STATE_HOME="$TMP/bots/$name" "$W" bot "127.0.0.1:${NPORT[n1]}" --name "$name" --think "$THINK" --games 1 \
+		--reconnect 30 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	PIDS+=($!)
+}
+for i in $(seq "$N"); do bot "A$i" --new-room --seed "$i"; done
+declare -a ROOM
+for i in $(seq "$N"); do
+	wait_re '^room ' "$TMP/A$i.out" 15
+	ROOM[$i]="$(head -1 "$TMP/A$i.out" | cut -d' ' -f2 | tr -d :)"
+done
+ok "$N rooms made on n1"
+
+# Then the two others: the players waiting are told the new nodes (NODES) as each joins, and those who
+# join now are told all three in their WELCOME's NODES.
+node_launch n2
+node_launch n3
+node_port n2
+node_port n3
+for x in n1 n2 n3; do
+	for _ in $(seq 60); do [ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] || fail "$x did not hear of both other nodes"
+done
+for i in $(seq "$N"); do bot "B$i" --room "${ROOM[$i]}" --seed "$((1000 + i))"; done
+for i in $(seq "$N"); do wait_re "room=${ROOM[$i]} duel 1 starts" "$TMP/n1.err" 20; done
+for i in $(seq "$N"); do # the header goes to Redis as the duel starts: at most a loop iteration after its log line
+	for _ in $(seq 40); do [ "$(rcli XLEN "wizwar:tlog:${ROOM[$i]}")" -ge 1 ] && break; sleep 0.05; done
+	[ "$(rcli XLEN "wizwar:tlog:${ROOM[$i]}")" -ge 1 ] || fail "room ${ROOM[$i]} has no turn log stream in Redis"
+done
+ok "n2 and n3 joined; $N duels started on n1, each one's turn log streamed to Redis"
+
+# ==== kill -9 n1 in the middle of the duels ====
+disown "${NPID[n1]}" # its death is this test's doing: not reported by the shell
+kill -9 "${NPID[n1]}"
+t0="$(date -u +%H:%M:%S.%3N)"
+sleep 0.1 # its last lines are in its log now: a duel it ended was not in its middle
+ended_before="$(grep -c 'duel over' "$TMP/n1.err")"
+[ "$ended_before" -eq 0 ] || fail "$ended_before duels ended before the kill: not in their middle (a longer THINK)"
+# Each player back is a line of the node that took its room over ("NAME is back in room"), stamped to
+# the millisecond by the same clock as t0.
+for _ in $(seq 300); do
+	[ "$(cat "$TMP/n2.err" "$TMP/n3.err" | grep -c ' is back in room ')" -ge $((2 * N)) ] && break
+	sleep 0.05
+done
+back="$(cat "$TMP/n2.err" "$TMP/n3.err" | grep -c ' is back in room ')"
+[ "$back" -ge $((2 * N)) ] || fail "$((2 * N - back)) players did not resume within 15 s of the kill"
+times="$(cat "$TMP/n2.err" "$TMP/n3.err" | grep ' is back in room ' | cut -c12-23 |
+	awk -v t0="$t0" 'function ms(s, a) { split(s, a, ":"); return (a[1] * 3600 + a[2] * 60 + a[3]) * 1000 }
+	{ d = ms($1) - ms(t0); if (d < 0) d += 86400000; printf "%d\n", d }' | sort -n)"
+max="$(echo "$times" | tail -1)"
+echo "# resume times after kill -9 (ms, $((2 * N)) players): min $(echo "$times" | head -1)" \
+	"median $(echo "$times" | sed -n "${N}p") p90 $(echo "$times" | sed -n "$((2 * N * 9 / 10))p") max $max"
+[ "$max" -le 5000 ] || fail "a player resumed $max ms after the kill (over 5 s)"
+ok "every player of the $N duels resumed on another node within 5 s (the slowest: $max ms)"
+
+for i in $(seq "$N"); do
+	c="$(grep -h "took room ${ROOM[$i]} over" "$TMP/n2.err" "$TMP/n3.err" | wc -l)"
+	[ "$c" -eq 1 ] || fail "room ${ROOM[$i]} was taken over $c times"
+done
+ok "each room was claimed and taken over by exactly one live node"
+
+for i in $(seq "$N"); do
+	for s in A B; do wait_re '^duel 1: .*log verified' "$TMP/$s$i.out" 60; done
+done
+for i in $(seq "$N"); do
+	R="${ROOM[$i]}"
+	dead="$(ls "$TMP"/n1/logs/playing/wizwar-"$R"-*.log)"
+	final="$(find "$TMP/n2/logs" "$TMP/n3/logs" -name "wizwar-$R-*.log.gz" | head -1)"
+	for _ in $(seq 40); do [ -n "$final" ] && break; sleep 0.1; final="$(find "$TMP/n2/logs" "$TMP/n3/logs" -name "wizwar-$R-*.log.gz" | head -1)"; done
+	[ -n "$final" ] || fail "room $R: no finished log on n2 or n3"
+	size="$(stat -c %s "$dead")"
+	cmp -s <(head -c "$size" "$dead") <(zcat "$final" | head -c "$size") ||
+		fail "room $R: the dead node's log is not where the final log begins (a turn lost)"
+	"$W" replay --check "$final" >"$TMP/replay.out" 2>&1 || fail "room $R: the final log does not replay: $(tail -1 "$TMP/replay.out")"
+	[ "$(rcli EXISTS "wizwar:tlog:$R")" = 0 ] || fail "room $R: its stream stayed in Redis after the duel"
+done
+ok "every duel finished with both fair-host checks passed; the dead node's log begins each final log, which replays whole; no stream left"
