@@ -1344,11 +1344,39 @@ fnv_u64(struct fnv *f, uint64_t v)
 	fnv_bytes(f, b, 8);
 }
 
+/* FNV-1a's prime to the 8th power: eight zero bytes hashed, (h ^ 0) * P eight times. */
+#define FNV_PRIME8 0x1efac7090aef4a21ULL
+
+/* The same FNV-1a over each row, a word of 8 cells at a time: a word of zeros (a wall's
+ * run, the potions and what is not yet remembered: most of a turn's 3 KB) is one multiply
+ * by P^8, any other word 8 steps unrolled. The value is fnv_bytes's, byte for byte
+ * (tests/common/test_rules.c compares them): it is in every turn log. */
 static void
 fnv_grid(struct fnv *f, const uint8_t grid[LEVEL_MAX][LEVEL_MAX], int size)
 {
-	for (int y = 0; y < size; y++)
-		fnv_bytes(f, grid[y], (size_t)size);
+	uint64_t h = f->h;
+
+	for (int y = 0; y < size; y++) {
+		const uint8_t *row = grid[y];
+		int x = 0;
+		for (; x + 8 <= size; x += 8) {
+			uint64_t w;
+			memcpy(&w, row + x, sizeof w); /* zero or not in any byte order */
+			if (w == 0) {
+				h *= FNV_PRIME8;
+				continue;
+			}
+			for (int k = 0; k < 8; k++) { /* a byte read, a xor, a multiply each */
+				h ^= row[x + k];
+				h *= 0x100000001b3ULL;
+			}
+		}
+		for (; x < size; x++) {
+			h ^= row[x];
+			h *= 0x100000001b3ULL;
+		}
+	}
+	f->h = h;
 }
 
 /* Field by field, integers little-endian, grids row by row within the level: padding

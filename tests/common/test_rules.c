@@ -963,3 +963,101 @@ Test(rules, hash_covers_every_field)
 	g.wiz[0].mem[40][2] ^= 1;
 	cr_assert_eq(game_hash(&g), h);
 }
+
+/* game_hash's definition, a byte at a time as first written: FNV-1a over the fields in
+ * order, integers little-endian, grids row by row within the level. game_hash hashes the
+ * grids a word at a time (zero words by one multiply); the values must be these, since
+ * every turn log and END carries them. */
+static uint64_t ref_h;
+
+static void
+ref_bytes(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		ref_h ^= b[i];
+		ref_h *= 0x100000001b3ULL;
+	}
+}
+
+static void
+ref_u64(uint64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		uint8_t b = (uint8_t)(v >> (8 * i));
+		ref_bytes(&b, 1);
+	}
+}
+
+static void
+ref_grid(const uint8_t grid[LEVEL_MAX][LEVEL_MAX], int size)
+{
+	for (int y = 0; y < size; y++)
+		ref_bytes(grid[y], (size_t)size);
+}
+
+static uint64_t
+ref_hash(const struct game *g)
+{
+	int size = g->level.size;
+
+	ref_h = 0xcbf29ce484222325ULL;
+	ref_u64(RULES_VERSION);
+	ref_u64((uint64_t)g->opt.size | (uint64_t)g->opt.fov << 8 | (uint64_t)g->opt.potions << 16);
+	ref_u64(g->seed);
+	for (int i = 0; i < 4; i++)
+		ref_u64(g->rng.s[i]);
+	ref_grid(g->level.cell, size);
+	ref_grid(g->potion, size);
+	ref_bytes(g->kind_of, sizeof g->kind_of);
+	for (int p = 0; p < PLAYERS; p++) {
+		const struct wizard *w = &g->wiz[p];
+		uint8_t head[8] = { w->x, w->y, (uint8_t)w->hp, w->ninv, w->known, w->opp_known, w->opp_x, w->opp_y };
+		ref_bytes(head, sizeof head);
+		ref_bytes(w->inv, w->ninv);
+		ref_u64(w->intrinsics);
+		ref_bytes(&w->chain.n, 1);
+		for (int i = 0; i < w->chain.n; i++)
+			ref_bytes(&w->chain.link[i], 2);
+		ref_grid(w->mem, size);
+		ref_grid(w->memp, size);
+	}
+	uint8_t tail[5] = { g->first, g->turn, g->steps_left, g->result, g->end_reason };
+	ref_bytes(tail, sizeof tail);
+	ref_u64(g->turn_no);
+	ref_bytes(g->offered, sizeof g->offered);
+	return ref_h;
+}
+
+/* Every odd size (each remainder of a row by 8), after every command of a duel, and the
+ * grids filled with every byte value (the game's cells are small; the hash takes any). */
+Test(rules, hash_is_bytewise_fnv)
+{
+	static struct game g;
+
+	for (int size = LEVEL_MIN; size <= LEVEL_MAX; size += 2) {
+		struct options o;
+		struct harness_bots b;
+		struct events ev;
+		struct cmd c;
+		uint64_t seed = 500 + (uint64_t)size;
+
+		harness_options(&o, size, size % 4 == 1, true);
+		cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+		cr_assert_eq(game_hash(&g), ref_hash(&g), "size %d at the start", size);
+		harness_bots_init(&b, seed);
+		for (int i = 0; g.result == RESULT_NONE && i < 400; i++) {
+			harness_bots_step(&b, &g, &c, &ev);
+			cr_assert_eq(game_hash(&g), ref_hash(&g), "size %d, command %d", size, i);
+		}
+		struct rng r;
+		rng_seed(&r, seed);
+		for (int k = 0; k < 4; k++) {
+			uint8_t *grids[] = { &g.level.cell[0][0], &g.potion[0][0], &g.wiz[0].mem[0][0], &g.wiz[1].memp[0][0] };
+			for (int i = 0; i < LEVEL_MAX * LEVEL_MAX; i++)
+				grids[k][i] = (uint8_t)(rng_below(&r, 3) == 0 ? rng_below(&r, 256) : 0);
+			cr_assert_eq(game_hash(&g), ref_hash(&g), "size %d, grid %d of random bytes", size, k);
+		}
+	}
+}
