@@ -942,14 +942,17 @@ offerable(const struct game *g, int spell)
 }
 
 /* How often each offerable spell is drawn, in tickets: every spell OFFER_TICKETS but those
- * listed here. The plan fixes what Take Life does, not how often it is offered: at even odds
- * a hard bot never offered it won only 20% against one that was (docs/rules.md, "What each
- * spell and potion is worth"), so it holds one ticket in OFFER_TICKETS. */
+ * listed here. The plan fixes what each spell does, not how often it is offered. At even odds
+ * a hard bot never offered Take Life won only 20% against one that was, so it holds one ticket
+ * in three; then one never offered Restoration won only 28%, so it holds two (docs/rules.md,
+ * "What each spell and potion is worth": no spell's absence may move hard against hard more
+ * than 20 points). */
 #define OFFER_TICKETS 3
 static const struct {
 	uint8_t spell, tickets;
 } offer_rare[] = {
 	{ SPELL_TAKELIFE, 1 },
+	{ SPELL_RESTORE, 2 },
 };
 
 int

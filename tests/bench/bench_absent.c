@@ -53,9 +53,8 @@ item_parse(const char *s, struct item *it)
 		return 0;
 	}
 	for (int k = 0; k < SPELL_COUNT; k++)
-		if (strcmp(s, spell_name(k)) == 0) {
-			if (spell_class_of(k) == SPELL_NEGATIVE)
-				return -1; /* never offered anyway */
+		/* A negative spell is never offered (Forgetfulness is a potion's name too). */
+		if (strcmp(s, spell_name(k)) == 0 && spell_class_of(k) != SPELL_NEGATIVE) {
 			*it = (struct item){ ITEM_SPELL, k };
 			return 0;
 		}
