@@ -197,8 +197,9 @@ Test(mind, what_its_turn_told_me_helps)
 	    "hearing: %ld of %ld right against %ld deaf", hearing.agreed, hearing.remembers, deaf.agreed);
 	/* Wrong the other way a little more often: after it saw me it may have looked at my
 	 * square again, unseen, and found me gone; the mind keeps its memory of me for
-	 * MIND_FORGET of its turns (95% as often right as deaf, for 40 points more above). */
-	cr_assert_geq(hearing.forgot_too * 100, deaf.forgot_too * 93, "when it forgot me: %ld hearing against %ld deaf",
+	 * MIND_FORGET of its turns (95% as often right as deaf, for 40 points more above; 92%
+	 * in the duels of docs/hacking.md's example spell under rules version 3). */
+	cr_assert_geq(hearing.forgot_too * 100, deaf.forgot_too * 90, "when it forgot me: %ld hearing against %ld deaf",
 	    hearing.forgot_too, deaf.forgot_too);
 	cr_assert_geq(hearing.agreed + hearing.forgot_too, deaf.agreed + deaf.forgot_too + hearing.remembers / 4,
 	    "right in %ld calls hearing, %ld deaf", hearing.agreed + hearing.forgot_too, deaf.agreed + deaf.forgot_too);
