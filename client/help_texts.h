@@ -541,7 +541,7 @@ HELP_TEXT(HELP_FIGHT,
     "walls to the edge   arm up to a wall    cone; walls stop it squares around\n"
     "\n"
     "Take Life takes 1 HP from an opponent its caster SEES (sensed is not enough)\n"
-    "  and heals the caster 1; nothing resists it. Walls between you shield you.\n"
+    "  and heals the caster 1; nothing resists it; offered a third as often.\n"
     "They find you with Life Detection (\"you feel watched\") and the Telepathy\n"
     "  potion; Magic Mapping shows them walls, not you. Thunder: Lightning Bolts.\n"
     "Hide behind walls and off the 8 lines of Rays of Cold; get away with Blink,\n"

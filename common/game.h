@@ -16,7 +16,7 @@
 
 /* Bump whenever any table, number or rule below changes the outcome of a game:
  * logs and the wire carry it, and a mismatch is refused rather than desynced. */
-#define RULES_VERSION 2
+#define RULES_VERSION 3
 
 #define PLAYERS 2
 #define WIZARD_HP 5      /* start and maximum */
@@ -220,6 +220,9 @@ int game_apply(struct game *g, int p, const struct cmd *c, struct events *ev);
 /* Draw the three spells offered to the wizard to move (turn start does it; the master
  * bot draws them again in a play-out, so that every plan meets the same offer). */
 void game_draw_offer(struct game *g);
+/* A spell's tickets in that draw: each of the three is drawn with odds in proportion to them
+ * among the offerable spells not yet drawn (Take Life holds fewer: docs/rules.md). */
+int game_offer_tickets(int spell);
 
 /* Check a command without applying it: the same answer game_apply() would give. */
 int game_check(const struct game *g, int p, const struct cmd *c);

@@ -29,6 +29,11 @@
  * hard against hard (PLAYER hard) too, and the measured player's end phase compares with
  * what hard makes of the same HPs (docs/bots.md, "The end phase").
  *
+ * With BENCH_MASTER_RESULTS=FILE, every duel is written to FILE, one line each: seed, the
+ * measured player's seat, and W, L or D for it. Two runs on the same seeds (a budget against
+ * another) pair duel by duel: tests/bench/paired.py reads two such files (docs/bots.md,
+ * "Master's budget").
+ *
  * With BENCH_MASTER_REPEAT="SEED TURN N", the measured player's first call at that turn of
  * that duel is made N times more (not counted), for a profiler to see one slow call.
  *
@@ -239,6 +244,12 @@ main(int argc, char **argv)
 		perror(times_path);
 		return 2;
 	}
+	const char *results_path = getenv("BENCH_MASTER_RESULTS");
+	FILE *results = results_path ? fopen(results_path, "w") : NULL;
+	if (results_path && !results) {
+		perror(results_path);
+		return 2;
+	}
 	uint64_t rep_seed = 0;
 	unsigned rep_turn = 0, rep_n = 0;
 	if (getenv("BENCH_MASTER_REPEAT"))
@@ -338,6 +349,10 @@ main(int argc, char **argv)
 			won++;
 		else
 			lost++;
+		if (results) {
+			fprintf(results, "%" PRIu64 " %d %c\n", seed, master_seat, g.result == RESULT_DRAW ? 'D' : win ? 'W' : 'L');
+			fflush(results);
+		}
 		if (phase_hp[0] > 0 && phase_hp[1] > 0 && phase_hp[0] <= WIZARD_HP && phase_hp[1] <= WIZARD_HP) {
 			phase_n[phase_hp[0]][phase_hp[1]]++;
 			phase_won[phase_hp[0]][phase_hp[1]] += win;
@@ -376,5 +391,7 @@ main(int argc, char **argv)
 	}
 	if (times)
 		fclose(times);
+	if (results)
+		fclose(results);
 	return 0;
 }

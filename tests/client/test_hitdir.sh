@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # test_hitdir: hurt from out of sight in the real curses client (tmux, 80x24), the narration says where the
-# effect was seen and no more, and look (;) finds it on the squares around. Seed 2 at 15x15: the hard bot,
-# unseen, strikes with Rays of Cold in round 5 while I only end my turns, and 11 squares I see are cold.
+# effect was seen and no more, and look (;) finds it on the squares around. Seed 5 at 15x15 (rules version 3;
+# seed 2 before): the hard bot, unseen, strikes with Rays of Cold while I only end my turns, and 11 squares I see are cold.
 set -u
 WIZWAR="${1:?usage: test_hitdir.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/tmux_lib.sh"
 
-start "$WIZWAR" practice --seed 2 --bot hard --size 15 --no-log
+start "$WIZWAR" practice --seed 5 --bot hard --size 15 --no-log
 wait_for 'Round 1: '
 hurt=0
 for ((turn = 0; turn < 12; turn++)); do

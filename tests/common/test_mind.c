@@ -130,6 +130,10 @@ Test(mind, the_opponent_is_where_it_may_be)
 {
 	static const int sizes[] = { 15, 25, 51 };
 	static const int duels[] = { 40, 60, 10 };
+	/* The bounds below at 51x51: rules version 3 (Take Life and Restoration offered less) made
+	 * these ten duels longer hunts, the set 62% of the open squares and the mind right that it
+	 * is remembered in 78% (48% and 82% under rules version 2). */
+	static const int set_pct[] = { 58, 58, 65 }, agreed_pct[] = { 78, 78, 72 };
 
 	for (int i = 0; i < 3; i++) {
 		struct mind_stats st = { 0 };
@@ -148,14 +152,14 @@ Test(mind, the_opponent_is_where_it_may_be)
 		    st.narrower, st.lost);
 		/* About half (48% to 52%): 54% to 71% when every Mirror Earth, Alter Dungeon and
 		 * Blink started the set again from the view. */
-		cr_assert_lt(st.set_sum * 100, st.open_sum * 58, "%dx%d: the set is %ld against %ld", sizes[i], sizes[i],
+		cr_assert_lt(st.set_sum * 100, st.open_sum * set_pct[i], "%dx%d: the set is %ld against %ld", sizes[i], sizes[i],
 		    st.set_sum, st.open_sum);
 		/* Told what its turns did (its Life Detection; the end phase's sense; where it
 		 * walked through my sight; its Mirror Earth turning its memory of me over), the
 		 * mind knows it remembers me in most of the calls where it does (82% at 51x51 to
 		 * 93% at 15x15; 74% to 88% before the Mirror Earths were followed; deaf, 41% at
 		 * 25x25). */
-		cr_assert_geq(st.agreed * 100, st.remembers * 78, "%dx%d: it remembered me in %ld calls, the mind said so in %ld",
+		cr_assert_geq(st.agreed * 100, st.remembers * agreed_pct[i], "%dx%d: it remembered me in %ld calls, the mind said so in %ld",
 		    sizes[i], sizes[i], st.remembers, st.agreed);
 		/* Once I left its sight in my turn, it forgot me: the mind saw every step. */
 		cr_assert_gt(st.left, 50);
@@ -193,8 +197,9 @@ Test(mind, what_its_turn_told_me_helps)
 	    "hearing: %ld of %ld right against %ld deaf", hearing.agreed, hearing.remembers, deaf.agreed);
 	/* Wrong the other way a little more often: after it saw me it may have looked at my
 	 * square again, unseen, and found me gone; the mind keeps its memory of me for
-	 * MIND_FORGET of its turns (95% as often right as deaf, for 40 points more above). */
-	cr_assert_geq(hearing.forgot_too * 100, deaf.forgot_too * 93, "when it forgot me: %ld hearing against %ld deaf",
+	 * MIND_FORGET of its turns (95% as often right as deaf, for 40 points more above; 92%
+	 * in the duels of docs/hacking.md's example spell under rules version 3). */
+	cr_assert_geq(hearing.forgot_too * 100, deaf.forgot_too * 90, "when it forgot me: %ld hearing against %ld deaf",
 	    hearing.forgot_too, deaf.forgot_too);
 	cr_assert_geq(hearing.agreed + hearing.forgot_too, deaf.agreed + deaf.forgot_too + hearing.remembers / 4,
 	    "right in %ld calls hearing, %ld deaf", hearing.agreed + hearing.forgot_too, deaf.agreed + deaf.forgot_too);

@@ -14,9 +14,9 @@ import sys
 import tempfile
 
 MAX_FILES = 5
-# The rules suite's programs (tests/common/meson.build) and doc_rules.
+# The rules suite's programs (tests/common/meson.build, and bench_absent for bench/absent_smoke) and doc_rules.
 TARGETS = ["test_common_" + t for t in ("level", "fov", "rules", "spells", "potions", "effects", "view",
-                                        "turnlog", "bot", "mind", "describe", "gpack", "spect")] + ["doc_rules"]
+                                        "turnlog", "bot", "mind", "describe", "gpack", "spect")] + ["doc_rules", "bench_absent"]
 APPLY = re.compile(r"^<!-- apply (\S+): (.*) -->$")
 STEP = re.compile(r"^\d+\. `([^`]+)`")
 

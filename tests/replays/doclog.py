@@ -1047,10 +1047,11 @@ def part_broken(tap, ck, base, limit, server_log):
     case("format version 2", at(0, b"wizwar-turnlog 2"), 1, "log format 2, this wizwar reads format 1")
     case("format version 01", at(0, b"wizwar-turnlog 01"), 1, "wizwar-turnlog takes one version number")
     case("format version 0", at(0, b"wizwar-turnlog 0"), 1, "wizwar-turnlog takes one version number")
-    case("a log of rules version 1", at(1, b"rules 1"), 2,
-         "recorded with rules version 1, this wizwar has rules version 2")
-    case("a log of rules version 3", at(1, b"rules 3"), 2,
-         "recorded with rules version 3, this wizwar has rules version 2")
+    rv = int(L[1].split()[1])  # the rules version of this wizwar's logs
+    case("a log of an older rules version", at(1, b"rules %d" % (rv - 1)), 2,
+         "recorded with rules version %d, this wizwar has rules version %d" % (rv - 1, rv))
+    case("a log of a newer rules version", at(1, b"rules %d" % (rv + 1)), 2,
+         "recorded with rules version %d, this wizwar has rules version %d" % (rv + 1, rv))
     case("rules without a number", at(1, b"rules"), 2, "rules takes one version number")
     case("size 24 (even)", at(2, b"options size=24 fov=on potions=on"), 3, "level size must be odd, from 15 to 51")
     case("size 13", at(2, b"options size=13 fov=on potions=on"), 3, "level size must be odd, from 15 to 51")
