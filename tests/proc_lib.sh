@@ -13,6 +13,18 @@ wait_re() {
 	fail "waited $3 s for /$1/ in $(basename "$2")"
 }
 
+# rooms_wait SERVER TEXT TRIES: `$W rooms SERVER` into $TMP/list.out (its stderr list.err) every 0.1 s
+# until the list holds TEXT, at most TRIES times (a failing `rooms` fails the test); the caller then
+# checks list.out, whose last listing it is.
+rooms_wait() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		"$W" rooms "$1" >"$TMP/list.out" 2>"$TMP/list.err" || fail "rooms: exit $?"
+		grep -qF -- "$2" "$TMP/list.out" && return 0
+		sleep 0.1
+	done
+}
+
 # count REGEX FILE: how many lines match.
 count() { grep -cE -- "$1" "$2"; }
 

@@ -27,11 +27,7 @@ wait_re '^room [a-z0-9-]+:' "$TMP/priv.out" 10
 PUB="$(grep -oE '^room [a-z0-9-]+' "$TMP/pub.out" | cut -d' ' -f2)"
 PRIV="$(grep -oE '^room [a-z0-9-]+' "$TMP/priv.out" | cut -d' ' -f2)"
 # The list is made at most once a second: within 2 s it shows the room made after the empty one.
-for ((i = 0; i < 20; i++)); do
-	"$W" rooms "$S" > "$TMP/list.out" 2> "$TMP/list.err" || fail "rooms: exit $?"
-	grep -qF "$PUB" "$TMP/list.out" && break
-	sleep 0.1
-done
+rooms_wait "$S" "$PUB" 20
 grep -qE "^$PUB +pubwait +1500 +25 +yes +yes +- +no +[0-9]+s$" "$TMP/list.out" ||
 	fail "the public room is not listed with its player, rating and options within 2 s: $(cat "$TMP/list.out")"
 grep -qF "join one with: wizwar join $S --room ROOM" "$TMP/list.out" || fail "no join line under the list"

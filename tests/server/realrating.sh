@@ -9,23 +9,10 @@
 # value out of its bounds stops the start with the file's line.
 set -u
 W="${1:?usage: realrating.sh WIZWAR}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-realrating.XXXXXX")"
-PIDS=()
-finish() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap finish EXIT
+. "$(dirname "$0")/../proc_lib.sh" # proc_init, wait_re, server_start
+proc_init realrating
+PROC_TAP=1
 export XDG_STATE_HOME="$TMP/state"
-fail() {
-	echo "not ok - $*"
-	for f in "$TMP"/*.out "$TMP"/*.err; do [ -f "$f" ] && { echo "# --- $(basename "$f"):"; tail -12 "$f" | sed 's/^/# /'; }; done
-	exit 1
-}
-. "$(dirname "$0")/../proc_lib.sh" # wait_re, count
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
 echo "1..4"
 
 # The keys, and their fingerprints as the server's log names them.
@@ -41,10 +28,8 @@ printf 'max-rooms 50\npair-wave 50\n' > "$TMP/bad.conf"
 grep -qE "bad\.conf:2: .*pair-wave.*100.*60000" "$TMP/bad.err" || fail "pair-wave 50: $(cat "$TMP/bad.err")"
 # The store made by a first start (its schema migrated), the server stopped, then the operator's rows:
 # each key's public key from its seed.
-"$W" server --bind 127.0.0.1 --port 0 --state-dir "$TMP/st" --store "$TMP/store.db" > "$TMP/first.out" 2> "$TMP/first.err" &
-FIRST=$!
-PIDS+=("$FIRST")
-wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/first.err" 15
+server_start "$TMP/first.err" --bind 127.0.0.1 --port 0 --state-dir "$TMP/st" --store "$TMP/store.db"
+FIRST=$SRV
 kill -TERM "$FIRST"
 wait "$FIRST"
 python3 - "$TMP" <<'PY' || fail "could not write the ratings"
@@ -64,11 +49,8 @@ for k, r in (('b', 1900), ('c', 1880), ('d', 1520), ('e', 2105)):  # a: no row, 
 con.commit()
 PY
 printf '# quick pairing waves of 600 ms\npair-wave 600\n' > "$TMP/srv.conf"
-"$W" server --config "$TMP/srv.conf" --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" --state-dir "$TMP/st" \
-	--store "$TMP/store.db" > "$TMP/srv.out" 2> "$TMP/srv.err" &
-PIDS+=("$!")
-wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" 15
-PORT="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv.err" | grep -oE '[0-9]+$')"
+server_start "$TMP/srv.err" --config "$TMP/srv.conf" --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" \
+	--state-dir "$TMP/st" --store "$TMP/store.db"
 SFP="$(grep -oE 'fingerprint [a-z2-7]{26}' "$TMP/srv.err" | head -1 | cut -d' ' -f2)"
 S="127.0.0.1:$PORT#$SFP"
 ok "pair-wave is a bounded setting: 50 ms refused with the file's line"
@@ -79,11 +61,7 @@ E=$!
 PIDS+=("$E")
 wait_re '^room [a-z0-9-]+:' "$TMP/e.out" 10
 ROOM="$(grep -oE '^room [a-z0-9-]+' "$TMP/e.out" | cut -d' ' -f2)"
-for ((i = 0; i < 30; i++)); do
-	"$W" rooms "$S" > "$TMP/list.out" 2> "$TMP/list.err" || fail "rooms: exit $?"
-	grep -qF "$ROOM" "$TMP/list.out" && break
-	sleep 0.1
-done
+rooms_wait "$S" "$ROOM" 30
 grep -qE "^$ROOM +eve +2105 " "$TMP/list.out" || fail "the public room does not show eve's rating 2105: $(cat "$TMP/list.out")"
 kill "$E" 2>/dev/null
 ok "rooms shows the waiting player's rating from the store"
