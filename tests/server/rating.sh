@@ -4,9 +4,11 @@
 # two `wizwar bot`s with their own keys play two duels; each bot prints both ratings after each END (RATED,
 # checked against the server's key); `wizwar top`, `stats` and `history` answer from the store, history's
 # records verified offline against the server's fingerprint; a record changed in the store (a hostile
-# server) is refused by `wizwar history`; one key on both seats is not rated; a server without a store says so.
+# server) is refused by `wizwar history`, and so is one dropped (MISSING) or re-signed with another outcome
+# (CHANGED: tests/server/resign.c signs with the server's key); one key on both seats is not rated; a server without a store says so.
 set -u
-W="${1:?usage: rating.sh WIZWAR}"
+W="${1:?usage: rating.sh WIZWAR RESIGN}"
+RESIGN="${2:?usage: rating.sh WIZWAR RESIGN}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-rating.XXXXXX")"
 PIDS=""
 finish() {
@@ -27,7 +29,7 @@ wait_re() {
 	done
 	return 1
 }
-echo "1..13"
+echo "1..14"
 "$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" --state-dir "$TMP/st" --store "$TMP/store.db" \
     >"$TMP/srv.out" 2>"$TMP/srv.err" &
 PIDS="$PIDS $!"
@@ -103,6 +105,29 @@ con.commit()
 PY
 "$W" history "$S" --key "$TMP/a.key" > /dev/null 2>&1 || fail "history after the restore"
 ok "a record the server dropped is caught (MISSING, exit 1)"
+# A hostile server that re-signs: the newest duel's record in the store swapped for another outcome signed
+# with the server's own key (it verifies), caught against the record kept here (then put back).
+python3 - "$TMP/store.db" "$RESIGN" "$TMP/st/server.key" <<'PY' || fail "could not re-sign"
+import sqlite3, subprocess, sys
+con = sqlite3.connect(sys.argv[1])
+seq, rec = con.execute('SELECT seq, record FROM results ORDER BY seq DESC LIMIT 1').fetchone()
+new = subprocess.run([sys.argv[2], sys.argv[3], rec.hex()], check=True, capture_output=True, text=True).stdout.strip()
+con.execute('CREATE TABLE kept AS SELECT * FROM results WHERE seq = ?', (seq,))
+con.execute('UPDATE results SET record = ? WHERE seq = ?', (bytes.fromhex(new), seq))
+con.commit()
+PY
+"$W" history "$S" --key "$TMP/a.key" > "$TMP/c.out" 2> "$TMP/c.err" && fail "a re-signed record went unseen: $(cat "$TMP/c.out")"
+grep -qE '^wizwar history: CHANGED: duel [0-9a-f]{16} of .* is in the server.s history with another record' "$TMP/c.err" &&
+	grep -qF "1 of the 2 records kept here are not in the server's history as given" "$TMP/c.err" || fail "re-signed: $(cat "$TMP/c.err")"
+python3 - "$TMP/store.db" <<'PY' || fail "could not restore"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute('UPDATE results SET record = (SELECT record FROM kept) WHERE seq = (SELECT seq FROM kept)')
+con.execute('DROP TABLE kept')
+con.commit()
+PY
+"$W" history "$S" --key "$TMP/a.key" > /dev/null 2>&1 || fail "history after the second restore"
+ok "a record the server re-signed with another outcome is caught (CHANGED, exit 1)"
 # A hostile records file (one hex digit of a record changed): refused with its line, nothing shown.
 cp "$REC" "$TMP/rec.save"
 python3 - "$REC" <<'PY'

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* resign: a hostile server's tool for tests/server/rating.sh: another outcome for a duel already rated, signed with the server's own key. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "auth.h"
+#include "rated.h"
+
+/*
+ * rating.sh checks that `wizwar history` catches a server that changes a record it gave a player
+ * (CHANGED). A record merely edited in the store fails its signature (FORGED): the hostile server
+ * that matters re-signs. This tool is that server: it reads the server's key file and one signed
+ * record (hex, as the store's results.record column holds it), sets player 0's rating after the
+ * duel to 2999, signs the record again with the key, and prints it in hex. Nothing of the server's
+ * code path is bypassed on the checking side: `history` sees a record that verifies.
+ *   resign SERVER_KEY_FILE HEX_RECORD
+ */
+int
+main(int argc, char **argv)
+{
+	uint8_t bytes[RATED_SIGNED_LEN];
+	struct auth_identity id;
+	struct rated_rec r;
+	char why[256];
+	bool created;
+	size_t n;
+
+	if (argc != 3) {
+		fputs("usage: resign SERVER_KEY_FILE HEX_RECORD\n", stderr);
+		return 2;
+	}
+	if (sodium_init() < 0)
+		return 1;
+	if (sodium_hex2bin(bytes, sizeof bytes, argv[2], strlen(argv[2]), NULL, &n, NULL) != 0 || n != sizeof bytes ||
+	    !rated_get(bytes, n, &r, why, sizeof why)) {
+		fprintf(stderr, "resign: not a signed record of %d bytes in hex\n", RATED_SIGNED_LEN);
+		return 1;
+	}
+	/* An existing key only: this tool must never make one (that would sign with a stranger's key). */
+	FILE *f = fopen(argv[1], "r");
+	if (f == NULL) {
+		perror(argv[1]);
+		return 1;
+	}
+	fclose(f);
+	if (auth_identity_load(&id, argv[1], &created, why, sizeof why) != 0 || created) {
+		fprintf(stderr, "resign: %s\n", created ? "no key there" : why);
+		return 1;
+	}
+	r.after[0].rating = 2999.0;
+	if (rated_sign(&r, id.kp.sk) != 0) {
+		fputs("resign: the key cannot sign\n", stderr);
+		return 1;
+	}
+	sodium_memzero(&id, sizeof id);
+	rated_put(&r, bytes);
+	char hex[2 * RATED_SIGNED_LEN + 1];
+	puts(sodium_bin2hex(hex, sizeof hex, bytes, sizeof bytes));
+	return 0;
+}
