@@ -374,7 +374,7 @@ HELP_TEXT(HELP_TUTORIAL,
 HELP_TEXT(HELP_HISTORY,
     "usage: wizwar history HOST[:PORT][#FINGERPRINT] [--skip N | --all] [--key FILE]\n"
     "\n"
-    "Your rated duels on a `wizwar server` (the newest 100, a page), asked with your key over the\n"
+    "Your rated duels on a `wizwar server` (the newest 60, a page), asked with your key over the\n"
     "encrypted channel. Each record is signed by the server's own key: every one is checked\n"
     "here against the server's key (the fingerprint given, or the one remembered), so a server\n"
     "cannot later show you a history it did not sign. A record that does not verify, or that is\n"
@@ -384,7 +384,7 @@ HELP_TEXT(HELP_HISTORY,
     "the whole of it, each kept record of your key must be in it as given: one dropped or\n"
     "changed by the server is said (MISSING or CHANGED on stderr) and the command exits 1.\n"
     "\n"
-    "  --skip N    leave out the N newest: the page of 100 after them\n"
+    "  --skip N    leave out the N newest: the page of 60 after them\n"
     "  --all       every page (a connection each), then the check\n"
     "  --key FILE  ask as the key in FILE (default: yours, $XDG_STATE_HOME/wizwar/id.key)\n"
     "Output: `server FP`, then one `duel ID TIME won|lost|draw (HOW) as player P vs FP: R -> R\n"

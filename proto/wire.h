@@ -371,8 +371,13 @@ struct wire_ask {
 	uint32_t skip;        /* ASK_HISTORY: how many of the newest records to leave out (a page further back) */
 };
 
-/* RECORDS: the asking key's rated duels, newest first, each signed (ASK_HISTORY's answer). */
-#define WIRE_RECORDS_MAX 100
+/* RECORDS: the asking key's rated duels, newest first, each signed (ASK_HISTORY's answer). A page
+ * is at most 60: RECORDS crosses before any join, so it is never deflated and must fit one frame's
+ * payload as sent (60 x 267 + 33 = 16,053 of PROTO_FRAME_MAX's 16,383; 100 did not, and a history
+ * of 100 duels or more could not be sent at all). */
+#define WIRE_RECORDS_MAX 60
+_Static_assert(RATED_SIGNER_LEN + 1 + WIRE_RECORDS_MAX * RATED_SIGNED_LEN <= PROTO_FRAME_MAX,
+               "a page of RECORDS must fit one frame undeflated");
 struct wire_records {
 	uint8_t signer[RATED_SIGNER_LEN];
 	uint8_t count;

@@ -975,10 +975,10 @@ gen_examples(FILE *o)
 		m.type = WIRE_ASK;
 		m.u.ask.kind = ASK_HISTORY;
 		wire_encode(&m, payload, sizeof payload, &len, NULL);
-		block(o, "ASK payload: my history, the newest 100", payload, len);
-		m.u.ask.skip = 100;
+		block(o, "ASK payload: my history, the newest 60", payload, len);
+		m.u.ask.skip = 60;
 		wire_encode(&m, payload, sizeof payload, &len, NULL);
-		block(o, "ASK payload: my history, the page after the newest 100 (skip 100)", payload, len);
+		block(o, "ASK payload: my history, the page after the newest 60 (skip 60)", payload, len);
 		m.u.ask.skip = 0;
 		m.u.ask.kind = ASK_STATS;
 		strcpy(m.u.ask.name, "Ada");

@@ -29,7 +29,7 @@ wait_re() {
 	done
 	return 1
 }
-echo "1..14"
+echo "1..15"
 "$W" server --bind 127.0.0.1 --port 0 --log-dir "$TMP/logs" --state-dir "$TMP/st" --store "$TMP/store.db" \
     >"$TMP/srv.out" 2>"$TMP/srv.err" &
 PIDS="$PIDS $!"
@@ -128,6 +128,35 @@ con.commit()
 PY
 "$W" history "$S" --key "$TMP/a.key" > /dev/null 2>&1 || fail "history after the second restore"
 ok "a record the server re-signed with another outcome is caught (CHANGED, exit 1)"
+# A long history: 105 more duels of the same players, each honestly signed with the server's key, put in the
+# store; `history` shows the newest 100 and says how to see the rest, `--all` pages through all 107.
+cp "$REC" "$TMP/rec.long"
+python3 - "$TMP/store.db" "$RESIGN" "$TMP/st/server.key" <<'PY' || fail "could not add a long history"
+import sqlite3, subprocess, sys
+con = sqlite3.connect(sys.argv[1])
+rec = con.execute('SELECT record FROM results ORDER BY seq DESC LIMIT 1').fetchone()[0]
+out = subprocess.run([sys.argv[2], sys.argv[3], rec.hex(), '105'], check=True, capture_output=True, text=True).stdout.split()
+for h in out:
+    r = bytes.fromhex(h)
+    con.execute('INSERT INTO results (duel, time, key0, key1, result, reason, record) VALUES (?, ?, ?, ?, ?, ?, ?)',
+                (r[9:41], int.from_bytes(r[1:9], 'big'), r[41:73], r[73:105], r[105], r[106], r))
+con.commit()
+PY
+"$W" history "$S" --key "$TMP/a.key" > "$TMP/l.out" 2>&1 || fail "history of 107: $(tail -3 "$TMP/l.out")"
+[ "$(grep -c '^duel ' "$TMP/l.out")" = 60 ] && grep -qF "older ones: wizwar history $S --skip 60 (or --all)" "$TMP/l.out" ||
+	fail "history of 107, first page: $(grep -vc '^duel ' "$TMP/l.out") other lines: $(grep -v '^duel ' "$TMP/l.out" | head -5)"
+"$W" history "$S" --key "$TMP/a.key" --all > "$TMP/l.out" 2>&1 || fail "history --all: $(tail -3 "$TMP/l.out")"
+[ "$(grep -c '^duel ' "$TMP/l.out")" = 107 ] && [ "$(grep '^duel ' "$TMP/l.out" | sort -u | wc -l)" = 107 ] &&
+	grep -q "^107 rated duels, every record signed by the server's key $FP" "$TMP/l.out" ||
+	fail "history --all: $(grep -c '^duel ' "$TMP/l.out") duels; $(grep -v '^duel ' "$TMP/l.out" | head -5)"
+python3 - "$TMP/store.db" <<'PY' || fail "could not remove the long history"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute('DELETE FROM results WHERE seq > (SELECT min(seq) + 1 FROM results)')
+con.commit()
+PY
+cp "$TMP/rec.long" "$REC"
+ok "a history of 107 duels: the newest 60 and how to see more, --all pages through every one, each verified"
 # A hostile records file (one hex digit of a record changed): refused with its line, nothing shown.
 cp "$REC" "$TMP/rec.save"
 python3 - "$REC" <<'PY'

@@ -2,6 +2,7 @@
 /* resign: a hostile server's tool for tests/server/rating.sh: another outcome for a duel already rated, signed with the server's own key. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -16,7 +17,10 @@
  * record (hex, as the store's results.record column holds it), sets player 0's rating after the
  * duel to 2999, signs the record again with the key, and prints it in hex. Nothing of the server's
  * code path is bypassed on the checking side: `history` sees a record that verifies.
- *   resign SERVER_KEY_FILE HEX_RECORD
+ * With COUNT, it prints COUNT records of the same players instead, each another duel (the
+ * commitment's last four bytes its number) honestly signed: a long history for `history --all`
+ * without playing a hundred duels.
+ *   resign SERVER_KEY_FILE HEX_RECORD [COUNT]
  */
 int
 main(int argc, char **argv)
@@ -28,8 +32,9 @@ main(int argc, char **argv)
 	bool created;
 	size_t n;
 
-	if (argc != 3) {
-		fputs("usage: resign SERVER_KEY_FILE HEX_RECORD\n", stderr);
+	long count = argc == 4 ? strtol(argv[3], NULL, 10) : 0;
+	if ((argc != 3 && argc != 4) || (argc == 4 && (count < 1 || count > 100000))) {
+		fputs("usage: resign SERVER_KEY_FILE HEX_RECORD [COUNT 1..100000]\n", stderr);
 		return 2;
 	}
 	if (sodium_init() < 0)
@@ -50,14 +55,22 @@ main(int argc, char **argv)
 		fprintf(stderr, "resign: %s\n", created ? "no key there" : why);
 		return 1;
 	}
-	r.after[0].rating = 2999.0;
-	if (rated_sign(&r, id.kp.sk) != 0) {
-		fputs("resign: the key cannot sign\n", stderr);
-		return 1;
+	if (count == 0)
+		r.after[0].rating = 2999.0;
+	char hex[2 * RATED_SIGNED_LEN + 1];
+	for (long i = 0; i < (count ? count : 1); i++) {
+		if (count) {
+			uint8_t *c = r.commit + PROTO_COMMIT_LEN - 4;
+			c[0] = (uint8_t)(i >> 24), c[1] = (uint8_t)(i >> 16), c[2] = (uint8_t)(i >> 8), c[3] = (uint8_t)i;
+			r.time++;
+		}
+		if (rated_sign(&r, id.kp.sk) != 0) {
+			fputs("resign: the key cannot sign\n", stderr);
+			return 1;
+		}
+		rated_put(&r, bytes);
+		puts(sodium_bin2hex(hex, sizeof hex, bytes, sizeof bytes));
 	}
 	sodium_memzero(&id, sizeof id);
-	rated_put(&r, bytes);
-	char hex[2 * RATED_SIGNED_LEN + 1];
-	puts(sodium_bin2hex(hex, sizeof hex, bytes, sizeof bytes));
 	return 0;
 }

@@ -122,7 +122,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	/* No name claimed: a key's first bytes stand for it. */
 	cr_expect(strcmp(h.m.u.ladder.row[0].name, "key-a1a1a1a1") == 0 || strcmp(h.m.u.ladder.row[1].name, "key-a1a1a1a1") == 0);
 
-	/* History past the newest 100: pages by ASK's skip, newest first, none twice, none left out. */
+	/* History past a page (60): pages by ASK's skip, newest first, none twice, none left out. */
 	memset(d.key[1], 0xb2, sizeof d.key[1]);
 	for (int i = 0; i < 104; i++) {
 		d.commit[0] = 0x10;
@@ -131,7 +131,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 		cr_assert_eq(rate(&loop, s, &d)->result, STORE_OK);
 	}
 	static const struct { uint32_t skip; unsigned count; uint8_t first0, first1; } pages[] = {
-		{ 0, 100, 0x10, 103 }, { 1, 100, 0x10, 102 }, { 100, 6, 0x10, 3 }, { 104, 2, 0x01, 0xc1 }, { 106, 0, 0, 0 },
+		{ 0, 60, 0x10, 103 }, { 1, 60, 0x10, 102 }, { 60, 46, 0x10, 43 }, { 100, 6, 0x10, 3 }, { 104, 2, 0x01, 0xc1 }, { 106, 0, 0, 0 },
 		{ 4000000000u, 0, 0, 0 },
 	};
 	ask.kind = ASK_HISTORY;
