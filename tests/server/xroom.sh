@@ -5,7 +5,7 @@
 # rooms made on n1 and n2 are both listed by n3; a room whose player left leaves n3's list; two bots asking
 # QUICK of n1 and n2 are paired with each other on the cluster's pairing node and play a verified duel;
 # Redis killed: n3 lists its own rooms and says the list is partial; Redis back: the lists recover; a node
-# killed with -9 leaves the list. TAP output.
+# killed with -9 leaves the list; hostile open-room lists published on the channel are ignored. TAP output.
 set -u
 W="${1:?usage: xroom.sh WIZWAR}"
 command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
@@ -16,7 +16,7 @@ PROC_TAIL=8
 PROC_SHOW=("$TMP/redis.log" "$TMP/list.out")
 REDIS=""
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
-echo "1..6"
+echo "1..7"
 
 RPORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 redis_start() {
@@ -137,3 +137,18 @@ kill -9 "${NPID[n2]}"
 gone_wait "$RB" 40
 grep -qF "$RC" "$TMP/list.out" || fail "n3's own room left its list with n2's"
 ok "n2 killed with -9: its room leaves n3's list"
+
+# ==== hostile lists on the channel (a Redis writer): ignored, said, no node harmed ====
+FP1="$(grep -oE 'fingerprint [a-z0-9]+' "$TMP/n1.err" | head -1 | cut -d' ' -f2)"
+rpub() { redis-cli -p "$RPORT" -x PUBLISH wizwar:events >/dev/null; }
+{ printf 'open %s ' "$FP1"; printf '\x21\x05abcde'; } | rpub                       # 33 rooms said, and cut
+{ printf 'open %s ' "$FP1"; head -c 5000 /dev/zero | tr '\0' 'A'; } | rpub     # past ROOMS's bound
+{ printf 'open %s ' "$FP1"; printf '\x01\x02a b\x03Zed\x05\xdc\x19\x03\x00\x00\x00\x00\x07'; } | rpub # not a code
+{ printf 'open %s ' "aaaaaaaaaaaaaaaaaaaaaaaaaa"; printf '\x00'; } | rpub          # a node nobody heard of
+printf 'open \xff\xfe' | rpub
+wait_re "cluster: node $FP1's open rooms are not what a node writes: ignored" "$TMP/n3.err" 5
+[ "$(grep -c "open rooms are not what a node writes" "$TMP/n3.err")" -eq 1 ] || fail "a hostile list was said more than once"
+rooms_wait "$S3" "$RC" 20
+grep -qF "$RC" "$TMP/list.out" || fail "n3 does not answer rooms after hostile lists"
+kill -0 "${NPID[n1]}" && kill -0 "${NPID[n3]}" || fail "a node died of a hostile list"
+ok "hostile open-room lists on the channel are refused by the strict decoder, said once; the nodes list on"
