@@ -107,7 +107,7 @@ for x in n1 n2 n3; do grep -qE "room=$PA .*paired .* with " "$TMP/$x.err" && PN=
 FPN="$(grep -oE 'fingerprint [a-z0-9]+' "$TMP/$PN.err" | head -1 | cut -d' ' -f2)"
 for x in n1 n2; do
 	[ $x = "$PN" ] && continue
-	grep -qE "sent to node $FPN at 127\.0\.0\.1 port ${NPORT[$PN]} to be paired \(the cluster's pairing node\)" "$TMP/$x.err" ||
+	grep -qE "sent to node $FPN at 127\.0\.0\.1 port ${NPORT[$PN]} to be paired \(the cluster's pairing node" "$TMP/$x.err" ||
 		fail "$x did not send its QUICK to the pairing node $PN"
 done
 grep -qE "room=$PA duel 1 starts" "$TMP/$PN.err" || fail "the duel was not played on the pairing node $PN"
