@@ -12,7 +12,8 @@
  * is told MATCH WAITING at every wave, then PAIRED with the code of a private room made for the two,
  * or NOBODY when its wait is over; the server closes after either). Pairing goes by the options
  * asked for and the connection's `rating` (pool.h), in waves of quick_wave_ms: pool.c makes the
- * pairs, this file the rooms and the messages.
+ * pairs, this file the rooms and the messages. In a cluster (cluster.c) ROOMS lists every live
+ * node's public rooms, and QUICK is sent on to the one node that pairs for all.
  */
 
 /* The list is made at most once a ROOMS_CACHE_MS and every asker in between gets the same bytes:
