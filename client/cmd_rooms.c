@@ -18,7 +18,7 @@ cmd_rooms(int argc, char **argv)
 	static struct wire_msg q, ans; /* 20 KiB each */
 	char host[256], why[300], addrbuf[512], fp[AUTH_FP_LEN + 1], known[4200];
 	const char *addr = NULL, *key_file = NULL;
-	bool have_fp;
+	bool have_fp, partial;
 
 	net_config_default(&nc);
 	const char *usage = help_get(HELP_ROOMS);
@@ -57,10 +57,10 @@ cmd_rooms(int argc, char **argv)
 	nc.ident = &ident;
 	cmd_net_client_trust(&nc, fp, have_fp, known, sizeof known);
 	q.type = WIRE_ROOMS_ASK;
-	if (quick_ask(&nc, &q, NULL, NULL, &ans, why, sizeof why) != 0) {
+	if (quick_ask(&nc, &q, NULL, NULL, &ans, &partial, why, sizeof why) != 0) {
 		cli_error("%s\n", why);
 		return 1;
 	}
-	quick_print_rooms(&ans.u.rooms, addr);
+	quick_print_rooms(&ans.u.rooms, addr, partial);
 	return 0;
 }

@@ -433,7 +433,10 @@ on_redirect(struct net *n, const struct wire_msg *m)
 
 	if (!n->pc.secure || n->joined)
 		return false;
-	net__fail(n, PERR_OK, false, "the room is on another node of this server: %s port %u", d->host, d->port);
+	if (n->query.type == WIRE_QUICK) /* a cluster pairs on one of its nodes (docs/server.md) */
+		net__fail(n, PERR_OK, false, "pairing is on another node of this server: %s port %u", d->host, d->port);
+	else
+		net__fail(n, PERR_OK, false, "the room is on another node of this server: %s port %u", d->host, d->port);
 	net__redirect(n, d->host, d->port, d->key);
 	return true;
 }
@@ -449,11 +452,11 @@ on_nodes(struct net *n, const struct wire_msg *m)
 	return true;
 }
 
-/* ROOMS and MATCH: only to a query that asked (net_config.query); the caller reads them. */
+/* ROOMS (and ROOMS_PARTIAL before it) and MATCH: only to a query that asked (net_config.query); the caller reads them. */
 static bool
 on_reply(struct net *n, const struct wire_msg *m)
 {
-	bool ours = (n->query.type == WIRE_ROOMS_ASK && m->type == WIRE_ROOMS) ||
+	bool ours = (n->query.type == WIRE_ROOMS_ASK && (m->type == WIRE_ROOMS || m->type == WIRE_ROOMS_PARTIAL)) ||
 	            (n->query.type == WIRE_QUICK && m->type == WIRE_MATCH);
 
 	if (!ours || !n->queried)
@@ -489,6 +492,7 @@ static const msg_fn handlers[FRAME_DEFLATED] = {
 	[WIRE_RECORDS] = on_answer,
 	[WIRE_LADDER] = on_answer,
 	[WIRE_ROOMS] = on_reply,
+	[WIRE_ROOMS_PARTIAL] = on_reply,
 	[WIRE_MATCH] = on_reply,
 };
 

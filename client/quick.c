@@ -14,6 +14,7 @@ struct ask {
 	quick_wait_fn on_wait;
 	void *ud;
 	bool done;
+	bool *partial;
 	char *why;
 	size_t whylen;
 };
@@ -28,6 +29,11 @@ on_reply(void *ud, struct net *n, const struct wire_msg *m)
 	if (m->type == WIRE_MATCH && m->u.match.status == MATCH_WAITING) {
 		if (a->on_wait)
 			a->on_wait(a->ud, &m->u.match);
+		return;
+	}
+	if (m->type == WIRE_ROOMS_PARTIAL) { /* ROOMS follows */
+		if (a->partial)
+			*a->partial = true;
 		return;
 	}
 	*a->out = *m;
@@ -49,14 +55,16 @@ on_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 
 int
 quick_ask(const struct net_config *base, const struct wire_msg *q, quick_wait_fn on_wait, void *ud,
-          struct wire_msg *out, char *why, size_t whylen)
+          struct wire_msg *out, bool *partial, char *why, size_t whylen)
 {
 	struct net_config nc = *base;
-	struct ask a = { out, on_wait, ud, false, why, whylen };
+	struct ask a = { out, on_wait, ud, false, partial, why, whylen };
 	uv_loop_t loop;
 	struct net *n;
 
 	why[0] = '\0';
+	if (partial)
+		*partial = false;
 	nc.query = q;
 	nc.room = NULL;
 	nc.seat_file = NULL;
@@ -107,8 +115,13 @@ quick_bot_level(unsigned rating)
 }
 
 void
-quick_print_rooms(const struct wire_rooms *r, const char *server)
+quick_print_rooms(const struct wire_rooms *r, const char *server, bool partial)
 {
+	/* A cluster's node that cannot reach Redis knows only its own rooms: said first, so that an
+	 * empty or short list is not taken for the whole cluster's. */
+	if (partial)
+		printf("partial list: %s is a node of a cluster whose directory cannot be reached now: only its own rooms\n",
+		       server);
 	if (r->count == 0) {
 		printf("no public room is waiting for a player on %s\n", server);
 		return;
@@ -155,7 +168,7 @@ quick_pair(const struct net_config *base, const struct options *o, unsigned turn
 	q.u.quick.opt = *o;
 	q.u.quick.turn_time = (uint16_t)turn_time;
 	q.u.quick.wait = (uint16_t)wait;
-	rc = quick_ask(base, &q, say ? say_wait : NULL, &tty, &ans, why, sizeof why);
+	rc = quick_ask(base, &q, say ? say_wait : NULL, &tty, &ans, NULL, why, sizeof why);
 	if (say && tty)
 		fputc('\n', stderr);
 	if (rc != 0) {

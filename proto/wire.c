@@ -1205,6 +1205,25 @@ dec_LADDER(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 	return 0;
 }
 
+/* ROOMS_PARTIAL: one reason byte, of those known. */
+static int
+enc_ROOMS_PARTIAL(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
+{
+	if (m->u.partial.why < 1 || m->u.partial.why > ROOMS_PARTIAL_MAX)
+		BAD("rooms partial: reason %u", m->u.partial.why);
+	proto__put_u8(w, m->u.partial.why);
+	return 0;
+}
+
+static int
+dec_ROOMS_PARTIAL(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
+{
+	NEED(proto__get_u8(r, &m->u.partial.why));
+	if (m->u.partial.why < 1 || m->u.partial.why > ROOMS_PARTIAL_MAX)
+		BAD("rooms partial: reason %u, known 1..%u", m->u.partial.why, ROOMS_PARTIAL_MAX);
+	return 0;
+}
+
 /* ---- open rooms and pairing ---- */
 
 static int enc_ROOMS_ASK(struct proto__w *w, const struct wire_msg *m, struct proto_err *e) { return enc_none(w, m, e); }

@@ -65,7 +65,8 @@
 	X(RECORDS,    0x6a, WIRE_S2C, 1, RATED_SIGNER_LEN + 1, RATED_SIGNER_LEN + 1 + WIRE_RECORDS_MAX * RATED_SIGNED_LEN, records) \
 	X(LADDER,     0x6b, WIRE_S2C, 1, 2,  2 + WIRE_LADDER_MAX * (WIRE_LADDER_ROW + PROTO_NAME_BYTES), ladder) \
 	X(REDIRECT,   0x70, WIRE_S2C, 1, 36, 35 + WIRE_REDIRECT_HOST_MAX, redirect) \
-	X(NODES,      0x71, WIRE_S2C, 1, 37, 1 + WIRE_NODES_MAX * (35 + WIRE_REDIRECT_HOST_MAX), nodes)
+	X(NODES,      0x71, WIRE_S2C, 1, 37, 1 + WIRE_NODES_MAX * (35 + WIRE_REDIRECT_HOST_MAX), nodes) \
+	X(ROOMS_PARTIAL, 0x72, WIRE_S2C, 1, 1, 1,              partial)
 
 enum wire_type {
 #define X(id, code, dir, pre, min, max, member) WIRE_##id = (code),
@@ -357,6 +358,14 @@ struct wire_nodes {
 	struct wire_redirect node[WIRE_NODES_MAX];
 };
 
+/* ROOMS_PARTIAL (a node of a cluster, just before ROOMS): the list that follows lacks the other
+ * nodes' rooms, and why. */
+enum rooms_partial_why { ROOMS_PARTIAL_NO_DIRECTORY = 1 }; /* Redis cannot be reached: this node's rooms only */
+#define ROOMS_PARTIAL_MAX ROOMS_PARTIAL_NO_DIRECTORY
+struct wire_partial {
+	uint8_t why; /* enum rooms_partial_why */
+};
+
 /* RATED: after END of a rated duel, its signed record (proto/rated.h) and the server's signer key. */
 struct wire_rated {
 	uint8_t signer[RATED_SIGNER_LEN];
@@ -433,6 +442,7 @@ struct wire_msg {
 		struct wire_sinfo sinfo;
 		struct wire_redirect redirect;
 		struct wire_nodes nodes;
+		struct wire_partial partial;
 		struct wire_rated rated;
 		struct wire_ask ask;
 		struct wire_records records;

@@ -66,8 +66,10 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
  *   wizwar:rooms       a hash, room code -> id of the node holding it (for a node that starts late)
  *   wizwar:events      a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE"
  *   wizwar:tlog:CODE   a stream per duel being played: its turn log, one entry (field t) a batch
- * Every node caches the directory from the hash and the channel, so that routing a join asks
- * nothing of Redis on the way. */
+ * and, on the channel, "open ID " then a ROOMS payload (proto/wire.c, decoded as strictly as a
+ * client's): the node's public rooms waiting for a player, with every beat.
+ * Every node caches the directory and the other nodes' open rooms from the hash and the channel,
+ * so that routing a join or answering ROOMS asks nothing of Redis on the way. */
 #define KEY_ROOMS "wizwar:rooms"
 #define CHANNEL "wizwar:events"
 #define KEY_TLOG "wizwar:tlog:"
@@ -82,6 +84,14 @@ static const char claim_lua[] =
 	"if #s == 0 then redis.call('HDEL', KEYS[1], ARGV[1]) return false end "
 	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) "
 	"return s";
+
+/* Another node's public open rooms, as its last "open" said (published with every beat: a node
+ * that starts late, or a Redis come back, has every list within a beat, and no key to clean up). */
+struct open_list {
+	char id[CLUSTER_ID_LEN + 1];  /* "": a free slot (or its node is gone) */
+	uint64_t at;                  /* loop ms it came */
+	struct wire_rooms rooms;
+};
 
 struct entry {
 	struct entry *next;
@@ -112,6 +122,10 @@ struct cluster {
 	bool changed;                 /* a node joined: cfg.changed is due */
 	struct entry *rooms[BUCKETS]; /* the directory, by code; keyed SipHash: codes come from peers */
 	uint8_t hkey[crypto_shorthash_KEYBYTES];
+	struct open_list open[CLUSTER_NODES_MAX]; /* slots of the other nodes' open rooms */
+	struct wire_msg scratch;      /* an open list encoded or decoded (27 KiB: off the stack) */
+	uint8_t openbuf[sizeof "open " + CLUSTER_ID_LEN + WIRE_ROOMS_BYTES];
+	bool bad_open_said;
 	void (*done)(void *ud);
 	void *done_ud;
 };
@@ -306,12 +320,66 @@ on_beat_msg(struct cluster *c, char *rest)
 	}
 }
 
-/* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE". */
+/* The slot of node `id`'s open rooms: its own, else a free one or one whose node is gone. */
+static struct open_list *
+open_slot(struct cluster *c, const char *id)
+{
+	struct open_list *free_slot = NULL;
+
+	for (unsigned i = 0; i < CLUSTER_NODES_MAX; i++) {
+		struct open_list *o = &c->open[i];
+		if (strcmp(o->id, id) == 0)
+			return o;
+		if (free_slot == NULL && (o->id[0] == '\0' || node_find(c, o->id) == NULL))
+			free_slot = o;
+	}
+	return free_slot;
+}
+
+/* "open ID PAYLOAD": a known node's open rooms, PAYLOAD a ROOMS payload, decoded by the same strict,
+ * bounded, fuzzed decoder as a client's (proto/wire.c): a Redis value that is not what a node
+ * writes is dropped, said once. */
+static void
+on_open(struct cluster *c, const uint8_t *p, size_t n)
+{
+	char id[CLUSTER_ID_LEN + 1];
+	struct proto_err err;
+	struct open_list *o;
+
+	if (n < CLUSTER_ID_LEN + 1 || p[CLUSTER_ID_LEN] != ' ' || !valid_id((const char *)p, CLUSTER_ID_LEN))
+		return;
+	memcpy(id, p, CLUSTER_ID_LEN);
+	id[CLUSTER_ID_LEN] = '\0';
+	/* Only a node whose beat came (so at most CLUSTER_NODES_MAX lists): a node's beat goes out
+	 * before its first list, on the same connection. This node's own rooms are listed from here. */
+	if (strcmp(id, c->self_id) == 0 || node_find(c, id) == NULL)
+		return;
+	p += CLUSTER_ID_LEN + 1;
+	n -= CLUSTER_ID_LEN + 1;
+	if (n > WIRE_ROOMS_BYTES || wire_decode(WIRE_ROOMS, p, n, &c->scratch, &err) != 0) {
+		if (!c->bad_open_said)
+			say(c, LOG_WARNING, "cluster: node %s's open rooms are not what a node writes: ignored (%s)", id,
+			    n > WIRE_ROOMS_BYTES ? "too long" : err.why);
+		c->bad_open_said = true;
+		return;
+	}
+	if ((o = open_slot(c, id)) == NULL)
+		return;
+	snprintf(o->id, sizeof o->id, "%s", id);
+	o->rooms = c->scratch.u.rooms;
+	o->at = uv_now(c->loop);
+}
+
+/* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE", "open ID ROOMS". */
 static void
 on_event(struct cluster *c, const char *s, size_t n)
 {
 	char buf[256], id[CLUSTER_ID_LEN + 1], code[PROTO_ROOM_BYTES + 1];
 
+	if (n > 5 && memcmp(s, "open ", 5) == 0) { /* binary, and longer than the others */
+		on_open(c, (const uint8_t *)s + 5, n - 5);
+		return;
+	}
 	if (n >= sizeof buf || memchr(s, '\0', n))
 		return;
 	memcpy(buf, s, n);
@@ -394,6 +462,27 @@ publish_room(struct cluster *c, struct entry *e)
 	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
 }
 
+/* This node's open rooms, after every beat: a list that is empty is said too (its rooms went). */
+static void
+publish_open(struct cluster *c)
+{
+	struct proto_err err;
+	size_t len;
+	int head;
+
+	if (c->cfg.open_rooms == NULL)
+		return;
+	head = snprintf((char *)c->openbuf, sizeof c->openbuf, "open %s ", c->self_id);
+	memset(&c->scratch, 0, sizeof c->scratch.type + sizeof c->scratch.u.rooms);
+	c->scratch.type = WIRE_ROOMS;
+	c->cfg.open_rooms(c->cfg.ud, &c->scratch.u.rooms);
+	if (wire_encode(&c->scratch, c->openbuf + head, sizeof c->openbuf - (size_t)head, &len, &err) != 0) {
+		say(c, LOG_ERR, "cluster: this node's open rooms cannot be published: %s", err.why);
+		return;
+	}
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %b", CHANNEL, c->openbuf, (size_t)head + len);
+}
+
 static void
 send_beat(struct cluster *c)
 {
@@ -402,6 +491,7 @@ send_beat(struct cluster *c)
 
 	snprintf(msg, sizeof msg, "beat %s %s %d %s %u", c->self_id, c->self_host, c->cfg.port, c->keyhex, load);
 	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
+	publish_open(c);
 }
 
 static void
@@ -903,6 +993,60 @@ cluster_nodes(const struct cluster *c)
 	return n;
 }
 
+/* A node that beat lately: one that missed a beat is not listed, nor paired through. */
+static bool
+node_fresh(const struct cluster *c, const struct cluster_node *n)
+{
+	return uv_now(c->loop) - n->heard < CLUSTER_STALE_MS;
+}
+
+static const struct cluster_node *
+node_find_const(const struct cluster *c, const char *id)
+{
+	for (unsigned i = 0; i < c->nnodes; i++)
+		if (strcmp(c->nodes[i].id, id) == 0)
+			return &c->nodes[i];
+	return NULL;
+}
+
+unsigned
+cluster_open_lists(const struct cluster *c, const struct wire_rooms **lists, uint32_t *age_ms, unsigned max)
+{
+	unsigned k = 0;
+
+	if (!cluster_up(c))
+		return 0;
+	for (unsigned i = 0; i < CLUSTER_NODES_MAX && k < max; i++) {
+		const struct open_list *o = &c->open[i];
+		const struct cluster_node *n;
+		if (o->id[0] == '\0' || (n = node_find_const(c, o->id)) == NULL || !node_fresh(c, n))
+			continue;
+		uint64_t age = uv_now(c->loop) - o->at;
+		lists[k] = &o->rooms;
+		age_ms[k] = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+		k++;
+	}
+	return k;
+}
+
+const struct cluster_node *
+cluster_pairer(const struct cluster *c)
+{
+	const struct cluster_node *best = NULL;
+	const char *min = c->self_id;
+
+	if (!cluster_up(c))
+		return NULL;
+	for (unsigned i = 0; i < c->nnodes; i++) {
+		const struct cluster_node *n = &c->nodes[i];
+		if (node_fresh(c, n) && strcmp(n->id, min) < 0) {
+			min = n->id;
+			best = n;
+		}
+	}
+	return best;
+}
+
 #else /* no hiredis: a node alone */
 
 struct cluster {
@@ -968,6 +1112,23 @@ cluster_nodes(const struct cluster *c)
 {
 	(void)c;
 	return 0;
+}
+
+unsigned
+cluster_open_lists(const struct cluster *c, const struct wire_rooms **lists, uint32_t *age_ms, unsigned max)
+{
+	(void)c;
+	(void)lists;
+	(void)age_ms;
+	(void)max;
+	return 0;
+}
+
+const struct cluster_node *
+cluster_pairer(const struct cluster *c)
+{
+	(void)c;
+	return NULL;
 }
 
 bool

@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "proto.h"
+#include "wire.h"
 
 #define CLUSTER_ID_LEN 26      /* a node's id: its key's fingerprint (auth_fingerprint) */
 #define CLUSTER_HOST_MAX 63    /* the address clients are sent to: a name or an IP, at most this long */
@@ -49,6 +50,9 @@ struct cluster_config {
 	/* A line for the server's log (level: a syslog priority). */
 	void (*say)(void *ud, int level, const char *line);
 	void *ud;
+	/* This node's public rooms waiting for a player, asked at every beat and published to the other
+	 * nodes (so that ROOMS on any node lists every node's). NULL: none published. */
+	void (*open_rooms)(void *ud, struct wire_rooms *out);
 };
 
 /* Parse redis://HOST:PORT (or HOST:PORT). 0, or -1 with a reason. */
@@ -87,5 +91,12 @@ unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigne
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
 /* Live nodes known, this one included. */
 unsigned cluster_nodes(const struct cluster *c);
+/* The other live nodes' public rooms, as each published them with its last beat: at most `max`
+ * lists, each with its age (ms since it came). None while Redis cannot be reached (cluster_up). */
+unsigned cluster_open_lists(const struct cluster *c, const struct wire_rooms **lists, uint32_t *age_ms, unsigned max);
+/* The node that pairs QUICK for the whole cluster when it is not this one: the live node of the
+ * smallest id. NULL: this node pairs (it is that node, or Redis cannot be reached: alone). A node
+ * sends QUICK only to a smaller id than its own, so two views that disagree cannot send it round. */
+const struct cluster_node *cluster_pairer(const struct cluster *c);
 
 #endif

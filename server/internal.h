@@ -309,6 +309,7 @@ struct server {
 	struct wire_msg rooms_cache;
 	uint64_t rooms_cache_at;
 	bool rooms_cache_ok;
+	bool rooms_cache_partial;  /* a cluster's node without Redis: its own rooms only (ROOMS_PARTIAL) */
 	struct spect_view sview;
 	struct view sv0, sv1;
 	uint8_t spayload[PROTO_PAYLOAD_MAX];
@@ -425,6 +426,7 @@ void quick__message(struct conn *c, const struct wire_msg *m); /* ROOMS_ASK or Q
 void quick__conn_gone(struct conn *c);              /* out of the pool */
 uint16_t quick__rating(const struct store_rating *r); /* a store's rating as the pool's (rounded, bounded) */
 void quick__wave(struct server *s);                 /* one wave: pair, tell the rest (the timer's; fuzz_server's) */
+void quick__open_rooms(void *ud, struct wire_rooms *out); /* this node's public open rooms (a cluster's beat) */
 void room__sweep_idle(struct server *s);
 
 #endif

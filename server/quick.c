@@ -12,7 +12,8 @@
  * is told MATCH WAITING at every wave, then PAIRED with the code of a private room made for the two,
  * or NOBODY when its wait is over; the server closes after either). Pairing goes by the options
  * asked for and the connection's `rating` (pool.h), in waves of quick_wave_ms: pool.c makes the
- * pairs, this file the rooms and the messages.
+ * pairs, this file the rooms and the messages. In a cluster (cluster.c) ROOMS lists every live
+ * node's public rooms, and QUICK is sent on to the one node that pairs for all.
  */
 
 /* The list is made at most once a ROOMS_CACHE_MS and every asker in between gets the same bytes:
@@ -53,15 +54,12 @@ cmp_born(const void *pa, const void *pb)
 	return a->born < b->born ? -1 : a->born > b->born;
 }
 
-/* Make the cached ROOMS: the oldest WIRE_ROOMS_MAX waiting public rooms. Kept decoded and sent
- * with conn__send, encoded for each asker (a few KiB, no deflate: before a join nothing is). */
+/* This node's oldest WIRE_ROOMS_MAX waiting public rooms, oldest first. */
 static void
-rooms_build(struct server *s)
+local_rooms(struct server *s, struct wire_rooms *x)
 {
 	struct gameroom *pick[WIRE_ROOMS_MAX + 1];
 	unsigned n = 0;
-	struct wire_msg *m = &s->rooms_cache;
-	struct wire_rooms *x = &m->u.rooms;
 
 	/* Keep the oldest WIRE_ROOMS_MAX: an insertion into a short sorted array, one pass over the rooms. */
 	for (struct gameroom *r = s->rooms; r; r = r->next) {
@@ -77,7 +75,6 @@ rooms_build(struct server *s)
 		}
 	}
 	memset(x, 0, sizeof *x);
-	m->type = WIRE_ROOMS;
 	x->count = (uint8_t)n;
 	for (unsigned i = 0; i < n; i++) {
 		const struct gameroom *r = pick[i];
@@ -90,6 +87,62 @@ rooms_build(struct server *s)
 		o->turn_time = (uint16_t)r->turn_time;
 		o->flags = s->key.set ? WIRE_ROOM_PASSWORD : 0;
 		o->waiting = secs_since(s, r->born);
+	}
+}
+
+void
+quick__open_rooms(void *ud, struct wire_rooms *out)
+{
+	local_rooms(ud, out);
+}
+
+/* Room o into x, which keeps the WIRE_ROOMS_MAX oldest, oldest first (an insertion into a short
+ * sorted array: at most WIRE_ROOMS_MAX moves a room). */
+static void
+keep_oldest(struct wire_rooms *x, const struct wire_room *o)
+{
+	unsigned i;
+
+	if (x->count == WIRE_ROOMS_MAX) {
+		if (o->waiting <= x->room[WIRE_ROOMS_MAX - 1].waiting)
+			return;
+		i = WIRE_ROOMS_MAX - 1;
+	} else {
+		i = x->count++;
+	}
+	while (i > 0 && x->room[i - 1].waiting < o->waiting) {
+		x->room[i] = x->room[i - 1];
+		i--;
+	}
+	x->room[i] = *o;
+}
+
+/* Make the cached ROOMS: the oldest WIRE_ROOMS_MAX waiting public rooms, this node's and, in a
+ * cluster, every other live node's as its last beat published them (cluster_open_lists: a cache,
+ * no question to Redis here), each room's wait counted on by the list's age. Kept decoded and sent
+ * with conn__send, encoded for each asker (a few KiB, no deflate: before a join nothing is). */
+static void
+rooms_build(struct server *s)
+{
+	struct wire_msg *m = &s->rooms_cache;
+	struct wire_rooms *x = &m->u.rooms;
+
+	m->type = WIRE_ROOMS;
+	local_rooms(s, x);
+	s->rooms_cache_partial = false;
+	if (s->cluster) {
+		const struct wire_rooms *lists[CLUSTER_NODES_MAX];
+		uint32_t age[CLUSTER_NODES_MAX];
+		unsigned k = cluster_open_lists(s->cluster, lists, age, CLUSTER_NODES_MAX);
+		s->rooms_cache_partial = !cluster_up(s->cluster);
+		for (unsigned i = 0; i < k; i++) {
+			for (unsigned j = 0; j < lists[i]->count; j++) {
+				struct wire_room o = lists[i]->room[j];
+				uint32_t w = o.waiting + age[i] / 1000;
+				o.waiting = (uint16_t)(w > 0xffff ? 0xffff : w);
+				keep_oldest(x, &o);
+			}
+		}
 	}
 	s->rooms_cache_at = server__now(s);
 	s->rooms_cache_ok = true;
@@ -104,8 +157,18 @@ rooms_answer(struct conn *c)
 		conn__drop(c, PERR_STATE, "this is one player's hosted duel, not a server of rooms: join it");
 		return;
 	}
-	if (!s->rooms_cache_ok || server__now(s) - s->rooms_cache_at >= ROOMS_CACHE_MS)
+	/* Redis lost or back since the list was made: made again, so that no list is said to be
+	 * whole when it is not, nor partial when it is whole. */
+	bool partial = s->cluster && !cluster_up(s->cluster);
+	if (!s->rooms_cache_ok || server__now(s) - s->rooms_cache_at >= ROOMS_CACHE_MS || partial != s->rooms_cache_partial)
 		rooms_build(s);
+	if (s->rooms_cache_partial) { /* said first: the list that follows lacks the other nodes' rooms */
+		struct wire_msg *p = &s->out;
+		memset(p, 0, sizeof p->type + sizeof p->u.partial);
+		p->type = WIRE_ROOMS_PARTIAL;
+		p->u.partial.why = ROOMS_PARTIAL_NO_DIRECTORY;
+		conn__send(c, p);
+	}
 	conn__send(c, &s->rooms_cache);
 	conn__bye(c, BYE_QUIT);
 }
@@ -203,6 +266,26 @@ on_rated(void *ud, int result, const struct store_rating *r)
 	pool_enter(c);
 }
 
+/* A cluster pairs every QUICK on one node (cluster_pairer: the live node of the smallest id), so
+ * that two players asking two nodes meet: a QUICK asked elsewhere is sent there (REDIRECT, as a join
+ * is: the client says its QUICK again to that node, whose key it pins), and that node makes their
+ * room on itself, where both are already connected. */
+static void
+send_to_pairer(struct conn *c, const struct cluster_node *n, const char *why)
+{
+	struct server *s = c->srv;
+	struct wire_msg *m = &s->out;
+
+	memset(m, 0, sizeof m->type + sizeof m->u.redirect);
+	m->type = WIRE_REDIRECT;
+	m->u.redirect.port = (uint16_t)n->port;
+	memcpy(m->u.redirect.key, n->key, PROTO_KEY_LEN);
+	snprintf(m->u.redirect.host, sizeof m->u.redirect.host, "%s", n->host);
+	server__event(s, LOG_INFO, NULL, c->peer, "sent to node %s at %s port %d to be paired (%s)", n->id, n->host,
+	              n->port, why);
+	conn__send_close(c, m);
+}
+
 static void
 quick_ask(struct conn *c, const struct wire_quick *q)
 {
@@ -216,6 +299,11 @@ quick_ask(struct conn *c, const struct wire_quick *q)
 	 * who cannot with one who can would leave the second alone in the room. */
 	if (s->key.set) {
 		conn__drop(c, PERR_AUTH, "this server has a password: quick pairing is for open servers (join a room)");
+		return;
+	}
+	const struct cluster_node *pn;
+	if (s->cluster && (pn = cluster_pairer(s->cluster)) != NULL) {
+		send_to_pairer(c, pn, "the cluster's pairing node");
 		return;
 	}
 	c->pool_opt = q->opt;
@@ -275,6 +363,16 @@ quick__wave(struct server *s)
 			pool_remove(s, c);
 		else
 			i++;
+	}
+	/* Another node pairs now (one with a smaller id joined, or Redis came back): who waits here goes
+	 * there, rather than wait in a pool nobody else asks. */
+	const struct cluster_node *pn;
+	if (s->npool > 0 && s->cluster && (pn = cluster_pairer(s->cluster)) != NULL) {
+		while (s->npool > 0) {
+			struct conn *c = s->pool[0];
+			pool_remove(s, c);
+			send_to_pairer(c, pn, "the cluster's pairing node now");
+		}
 	}
 	n = s->npool;
 	if (n == 0)

@@ -1352,6 +1352,7 @@ start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
 		.url = s->cfg.redis, .host = host, .port = server_port(s), .key = server_public_key(s), .id = fp,
 		.load = cluster_load, .say = cluster_say, .ud = s,
 		.takeover = s->cfg.log_dir ? cluster_takeover : NULL, .changed = cluster_changed,
+		.open_rooms = quick__open_rooms,
 	};
 	if ((s->cluster = cluster_start(loop, &cc, why, whylen)) == NULL)
 		return -1;

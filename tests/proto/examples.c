@@ -1017,6 +1017,12 @@ gen_examples(FILE *o)
 	wire_encode(&m, payload, sizeof payload, &len, NULL);
 	block(o, "NODES payload: two nodes, 10.0.0.2 port 7727 (key 40 41 ... 5f) and 10.0.0.3 port 7728 (key 60 61 ... 7f)",
 	      payload, len);
+	memset(&m, 0, sizeof m);
+	m.type = WIRE_ROOMS_PARTIAL;
+	m.u.partial.why = ROOMS_PARTIAL_NO_DIRECTORY;
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "ROOMS_PARTIAL payload: the cluster's directory cannot be reached, the ROOMS that follows holds this node's "
+	         "rooms only", payload, len);
 	pconn_finish(&cli);
 	pconn_finish(&srv);
 	pconn_finish(&gs);

@@ -364,6 +364,9 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 		}
 		break;
 	}
+	case WIRE_ROOMS_PARTIAL:
+		m->u.partial.why = ROOMS_PARTIAL_NO_DIRECTORY;
+		break;
 	case WIRE_RATED:
 		sample_rated(seed, &m->u.rated.rec, &r);
 		fill(m->u.rated.signer, sizeof m->u.rated.signer, &r);

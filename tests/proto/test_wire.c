@@ -399,6 +399,17 @@ Test(wire, rooms_and_pairing_refusals)
 	REFUSED(WIRE_ROOMS, PERR_RANGE, 1, 2, 'a', 'b', 3, 'Z', 'e', 'd', 0x05, 0xdc, 24, 3, 0, 0, 0, 0, 7); /* even size */
 	REFUSED(WIRE_ROOMS, PERR_TRAILING, 0, 0);
 	REFUSED(WIRE_ROOMS_ASK, PERR_FRAME_SIZE, 0);
+	/* ROOMS_PARTIAL: one known reason, nothing else. */
+	{
+		struct wire_msg m;
+		struct proto_err e;
+		const uint8_t ok[] = { ROOMS_PARTIAL_NO_DIRECTORY };
+		cr_assert_eq(wire_decode(WIRE_ROOMS_PARTIAL, ok, sizeof ok, &m, &e), 0, "%s", e.why);
+		cr_expect_eq(m.u.partial.why, ROOMS_PARTIAL_NO_DIRECTORY);
+	}
+	REFUSED(WIRE_ROOMS_PARTIAL, PERR_RANGE, 0);
+	REFUSED(WIRE_ROOMS_PARTIAL, PERR_RANGE, ROOMS_PARTIAL_MAX + 1);
+	REFUSED(WIRE_ROOMS_PARTIAL, PERR_FRAME_SIZE, 1, 1);
 	REFUSED(WIRE_QUICK, PERR_RANGE, 25, 3, 0, 0, 0, 0);        /* a wait of 0 */
 	REFUSED(WIRE_QUICK, PERR_RANGE, 25, 3, 0, 0, 0x02, 0x59);  /* 601 s */
 	REFUSED(WIRE_QUICK, PERR_RANGE, 53, 3, 0, 0, 0, 30);       /* too large */
