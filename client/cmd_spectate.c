@@ -74,9 +74,10 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	(void)n;
 	(void)player;
 	(void)controller;
-	w->ever_joined = true;
 	w->lost_at = 0;
-	app_on_status(w->app, "You watch as a spectator: the players never see your chat.");
+	if (!w->ever_joined) /* not again at each link back (ev_link says that) */
+		app_on_status(w->app, "You watch as a spectator: the players never see your chat.");
+	w->ever_joined = true;
 }
 
 static void
@@ -167,6 +168,24 @@ ev_key(void *ud, struct net *n, int how, const char *fingerprint)
 	app_on_status(w->app, buf);
 }
 
+/* The link dropped and came back (net.c looks for the room again by itself: the same server, or
+ * in a cluster the nodes it named, where the node that took the duel over sends a fresh view). */
+static void
+ev_link(void *ud, struct net *n, bool up, const char *why)
+{
+	struct spectate *w = ud;
+	char buf[400], where[300];
+
+	if (!up) {
+		snprintf(buf, sizeof buf, "Connection lost (%s): looking for the room again...", why ? why : "?");
+		app_on_status(w->app, buf);
+		return;
+	}
+	net_server_label(n, where, sizeof where);
+	snprintf(buf, sizeof buf, "Watching again, from %s.", where);
+	app_on_status(w->app, buf);
+}
+
 static void connect_now(struct spectate *w);
 
 static void
@@ -211,7 +230,7 @@ connect_now(struct spectate *w)
 
 	w->nc.ud = w;
 	w->nc.ev = (struct net_events){
-		.welcome = ev_welcome, .lobby = ev_lobby, .error = ev_error, .closed = ev_closed, .key = ev_key,
+		.welcome = ev_welcome, .lobby = ev_lobby, .error = ev_error, .closed = ev_closed, .key = ev_key, .link = ev_link,
 		.spect_view = ev_spect_view, .spect_chat = ev_spect_chat, .spect_info = ev_spect_info,
 	};
 	if ((w->net = net_create(w->loop, &w->nc, why, sizeof why)) == NULL) {
