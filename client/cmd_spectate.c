@@ -34,7 +34,9 @@ struct spectate {
 	uint64_t lost_at;          /* 0: not lost */
 	uv_timer_t retry;
 	bool retry_open;
-	char line[400];
+	char line[800];
+	char where[300];           /* the server watched again from after a lost link ("" before) */
+	char live[360];
 };
 
 static const char *const kind_text[SPECT_KIND_COUNT] = {
@@ -57,9 +59,15 @@ update_line(struct spectate *w)
 		         i->delay == 1 ? "" : "s");
 	else if (w->have_info)
 		snprintf(what, sizeof what, "nothing until the duel is over");
+	/* Where from, once the room was looked for again (its node died, another took it over): said
+	 * here, where it stays, as well as in the log, which moves on. */
+	if (w->where[0])
+		snprintf(w->live, sizeof w->live, "Live; watching again from %s.", w->where);
+	else
+		snprintf(w->live, sizeof w->live, "Live.");
 	snprintf(w->line, sizeof w->line, "Spectator%s%s: %s; %u watching\n%s\nEnter chat (spectators only)  [ ] log  ? help  Q quit",
 	         w->room[0] ? " in room " : "", w->room, what, w->have_info ? (unsigned)i->count : 0u,
-	         w->app->st.have_view && w->app->st.view.result == RESULT_NONE ? "Live." :
+	         w->app->st.have_view && w->app->st.view.result == RESULT_NONE ? w->live :
 	         w->app->st.have_view ? "The duel is over: everything is shown." : "No view yet.");
 	w->app->st.replay_line = w->line;
 }
@@ -182,7 +190,9 @@ ev_link(void *ud, struct net *n, bool up, const char *why)
 		return;
 	}
 	net_server_label(n, where, sizeof where);
+	snprintf(w->where, sizeof w->where, "%s", where);
 	snprintf(buf, sizeof buf, "Watching again, from %s.", where);
+	update_line(w);
 	app_on_status(w->app, buf);
 }
 
