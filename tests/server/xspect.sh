@@ -118,8 +118,8 @@ disown "${NPID[n1]}"
 kill -9 "${NPID[n1]}"
 sleep 0.1
 grep -q 'duel over' "$TMP/n1.err" && fail "a duel ended before the kill: not in its middle (a longer --think)"
-# The watch says so as soon as it is back (before its messages scroll on).
-screen_has 'Watching again, from 127\.0\.0\.1:('"${NPORT[n2]}|${NPORT[n3]}"')' 15
+# The watch says where from as soon as it is back, in its status lines (which stay while the duel runs).
+screen_has 'Live; watching again from 127\.0\.0\.1:('"${NPORT[n2]}|${NPORT[n3]}"')\.' 15
 for f in F1 F2; do
 	pid="${!f}"
 	for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done

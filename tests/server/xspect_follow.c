@@ -19,8 +19,9 @@
  * Plays player 2 of ROOM (a network bot joining at PLAYER_ADDR, HOST:PORT) and, once the duel has
  * started, watches it as a spectator asking SPECT_ADDR, another node of the cluster, which sends it
  * by REDIRECT to the room's node. Both check the nodes' keys: on first use from KNOWN_FILE, then as
- * pinned by REDIRECT and NODES. Each frame is kept with the turn the player's own view had when the
- * frame arrived (the server writes the players' updates before a spectator's frame). At the END the
+ * pinned by REDIRECT and NODES. Each frame is kept with the turn the player's own view had once the
+ * loop's poll that read the frame is done (the server writes the players' updates before a
+ * spectator's frame, and an update read in the same poll is taken in first). At the END the
  * player has the revealed turn log, the truth: every frame is checked against the state it names,
  * as MODE (what the room's controller chose: shared, or delayed:K:P, P counted from 1) promises,
  * with spect_check.c's rule; a delayed frame must have come when the duel was K turns on, whatever
@@ -51,6 +52,8 @@ struct follow {
 	int bot_verified;
 	char why[400];
 	uv_timer_t deadline;
+	uv_check_t stamp;          /* after each poll: the frames that came in it get the player's turn */
+	unsigned stamped;          /* frames before this one have their live_turn */
 };
 
 static void
@@ -101,7 +104,7 @@ on_view(void *ud, struct net *n, const struct wire_sview *sv)
 	fr->kind = sv->kind;
 	fr->me_state = sv->me_state;
 	fr->delay = sv->delay;
-	fr->live_turn = f->bot.net ? net_view(f->bot.net)->turn_no : 0;
+	fr->live_turn = 0; /* on_stamp */
 	net_server_label(n, f->from[f->nfr], sizeof f->from[0]);
 	if (f->first[0] == '\0')
 		snprintf(f->first, sizeof f->first, "%s", f->from[f->nfr]);
@@ -111,6 +114,19 @@ on_view(void *ud, struct net *n, const struct wire_sview *sv)
 		f->saw_all = true;
 		maybe_done(f);
 	}
+}
+
+/* The frames read in this poll, stamped with the turn the player's view has after it: epoll gives
+ * both sockets in one batch in no set order, and an update written before a frame may be read after
+ * it in the same batch. */
+static void
+on_stamp(uv_check_t *h)
+{
+	struct follow *f = h->data;
+	uint32_t turn = f->bot.net ? net_view(f->bot.net)->turn_no : 0;
+
+	for (; f->stamped < f->nfr; f->stamped++)
+		f->fr[f->stamped].live_turn = turn;
 }
 
 static void
@@ -434,12 +450,17 @@ main(int argc, char **argv)
 	uv_timer_init(&f.loop, &f.deadline);
 	f.deadline.data = &f;
 	uv_timer_start(&f.deadline, on_deadline, DEADLINE_MS, 0);
+	uv_check_init(&f.loop, &f.stamp);
+	f.stamp.data = &f;
+	uv_check_start(&f.stamp, on_stamp);
+	uv_unref((uv_handle_t *)&f.stamp); /* it keeps nothing running */
 	if (netbot_start(&f.bot, &f.loop, &bc, why, sizeof why) != 0) {
 		fprintf(stderr, "xspect_follow: %s\n", why);
 		return 1;
 	}
 	uv_run(&f.loop, UV_RUN_DEFAULT);
 	uv_close((uv_handle_t *)&f.deadline, NULL);
+	uv_close((uv_handle_t *)&f.stamp, NULL);
 	uv_run(&f.loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&f.loop) != 0) {
 		say("FAIL: a libuv handle was left open");
