@@ -34,7 +34,9 @@ struct spectate {
 	uint64_t lost_at;          /* 0: not lost */
 	uv_timer_t retry;
 	bool retry_open;
-	char line[400];
+	char line[800];
+	char where[300];           /* the server watched again from after a lost link ("" before) */
+	char live[360];
 };
 
 static const char *const kind_text[SPECT_KIND_COUNT] = {
@@ -57,9 +59,15 @@ update_line(struct spectate *w)
 		         i->delay == 1 ? "" : "s");
 	else if (w->have_info)
 		snprintf(what, sizeof what, "nothing until the duel is over");
+	/* Where from, once the room was looked for again (its node died, another took it over): said
+	 * here, where it stays, as well as in the log, which moves on. */
+	if (w->where[0])
+		snprintf(w->live, sizeof w->live, "Live; watching again from %s.", w->where);
+	else
+		snprintf(w->live, sizeof w->live, "Live.");
 	snprintf(w->line, sizeof w->line, "Spectator%s%s: %s; %u watching\n%s\nEnter chat (spectators only)  [ ] log  ? help  Q quit",
 	         w->room[0] ? " in room " : "", w->room, what, w->have_info ? (unsigned)i->count : 0u,
-	         w->app->st.have_view && w->app->st.view.result == RESULT_NONE ? "Live." :
+	         w->app->st.have_view && w->app->st.view.result == RESULT_NONE ? w->live :
 	         w->app->st.have_view ? "The duel is over: everything is shown." : "No view yet.");
 	w->app->st.replay_line = w->line;
 }
@@ -74,9 +82,10 @@ ev_welcome(void *ud, struct net *n, int player, bool controller)
 	(void)n;
 	(void)player;
 	(void)controller;
-	w->ever_joined = true;
 	w->lost_at = 0;
-	app_on_status(w->app, "You watch as a spectator: the players never see your chat.");
+	if (!w->ever_joined) /* not again at each link back (ev_link says that) */
+		app_on_status(w->app, "You watch as a spectator: the players never see your chat.");
+	w->ever_joined = true;
 }
 
 static void
@@ -167,6 +176,26 @@ ev_key(void *ud, struct net *n, int how, const char *fingerprint)
 	app_on_status(w->app, buf);
 }
 
+/* The link dropped and came back (net.c looks for the room again by itself: the same server, or
+ * in a cluster the nodes it named, where the node that took the duel over sends a fresh view). */
+static void
+ev_link(void *ud, struct net *n, bool up, const char *why)
+{
+	struct spectate *w = ud;
+	char buf[400], where[300];
+
+	if (!up) {
+		snprintf(buf, sizeof buf, "Connection lost (%s): looking for the room again...", why ? why : "?");
+		app_on_status(w->app, buf);
+		return;
+	}
+	net_server_label(n, where, sizeof where);
+	snprintf(w->where, sizeof w->where, "%s", where);
+	snprintf(buf, sizeof buf, "Watching again, from %s.", where);
+	update_line(w);
+	app_on_status(w->app, buf);
+}
+
 static void connect_now(struct spectate *w);
 
 static void
@@ -211,7 +240,7 @@ connect_now(struct spectate *w)
 
 	w->nc.ud = w;
 	w->nc.ev = (struct net_events){
-		.welcome = ev_welcome, .lobby = ev_lobby, .error = ev_error, .closed = ev_closed, .key = ev_key,
+		.welcome = ev_welcome, .lobby = ev_lobby, .error = ev_error, .closed = ev_closed, .key = ev_key, .link = ev_link,
 		.spect_view = ev_spect_view, .spect_chat = ev_spect_chat, .spect_info = ev_spect_info,
 	};
 	if ((w->net = net_create(w->loop, &w->nc, why, sizeof why)) == NULL) {

@@ -519,7 +519,9 @@ HELP_TEXT(HELP_SPECTATE,
     CLIENT_PASSWORD_HELP
     "  --name NAME     the name other spectators see by your chat (default: $USER, else guest)\n"
     "  --reconnect SECS  how long a lost connection is tried again, one attempt a second\n"
-    "                  (default 130): a server restarted with --resume takes spectators back\n"
+    "                  (default 130): a server restarted with --resume takes spectators back,\n"
+    "                  and on a cluster (server --redis) the watch follows its room to the node\n"
+    "                  that takes it over when its node dies\n"
     "  --keys PRESET   key preset default, numpad, vi or arrows\n"
     "\n"
     "Keys: Enter chats with the other spectators; [ ] scroll the log; ? help; Q quits (then y\n"

@@ -563,8 +563,8 @@ on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 bool
 net__has_seat(const struct net *n)
 {
-	return n->token_len && ((n->phase == NET_LOBBY && n->player >= 0) || n->phase == NET_PLAYING ||
-	                        n->phase == NET_RECONNECTING);
+	return n->watching || (n->token_len && ((n->phase == NET_LOBBY && n->player >= 0) || n->phase == NET_PLAYING ||
+	                                        n->phase == NET_RECONNECTING));
 }
 
 static void next_node(struct net *n);
@@ -572,7 +572,7 @@ static void next_node(struct net *n);
 void
 net__link_lost(struct net *n, const char *why)
 {
-	bool was_up = n->joined, lobby = n->phase == NET_LOBBY && n->player >= 0;
+	bool was_up = n->joined, lobby = n->phase == NET_LOBBY && n->player >= 0 && !n->watching;
 
 	net__close_link(n);
 	if (n->closing || n->phase == NET_CLOSED)
@@ -1020,6 +1020,12 @@ bool
 net_resuming_seat(const struct net *n)
 {
 	return n->token_from_file;
+}
+
+void
+net_server_label(const struct net *n, char *buf, size_t len)
+{
+	server_label(n, buf, len);
 }
 
 unsigned

@@ -134,6 +134,9 @@ void net_close(struct net *n);
 void net_abandon(struct net *n);
 /* True when the token came from a seat file left by an earlier run (so far). */
 bool net_resuming_seat(const struct net *n);
+/* The server now connected to (or tried), as "HOST:PORT": a cluster's node after a REDIRECT or a
+ * takeover is not the one the command line named. */
+void net_server_label(const struct net *n, char *buf, size_t len);
 /* How long a lost link is tried again before giving up (reconnect_for_ms), in seconds. */
 unsigned net_reconnect_secs(const struct net *n);
 /* How long the server holds a seat dropped in the lobby, in seconds (0: not held): NET_LOBBY_HOLD_MS

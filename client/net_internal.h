@@ -59,6 +59,10 @@ struct net {
 	bool token_from_file;    /* the token is a seat file's: if the server no longer knows it, join afresh */
 	struct net_link *link;
 	bool joined;             /* on the current link */
+	/* Welcomed as a spectator: no seat and no token, but a link lost is looked for again all the
+	 * same (on the cluster's nodes, by AUTH), so that the watch follows its room to the node that
+	 * takes it over, or to the same server resumed. */
+	bool watching;
 	bool queried;            /* cfg.query was sent on the current link: heartbeats and silence as when joined */
 	struct wire_msg query;   /* cfg.query's copy (type 0: none) */
 	uint64_t link_since, last_rx, last_tx, lost_at, next_try;

@@ -92,6 +92,7 @@ on_welcome(struct net *n, const struct wire_msg *m)
 	n->joined = true;
 	n->redirects = 0; /* counted for one join: a resume later on another node counts afresh */
 	n->player = m->u.welcome.player;
+	n->watching = n->player == WELCOME_SPECTATOR;
 	n->controller = m->u.welcome.controller;
 	n->token_len = m->u.welcome.token_len;
 	memcpy(n->token, m->u.welcome.token, n->token_len);
@@ -415,7 +416,9 @@ on_bye(struct net *n, const struct wire_msg *m)
 	} else {
 		unsigned r = m->u.bye.reason;
 		n->fatal = true;
-		if (r < BYE_COUNT && bye_said[r])
+		if (r == BYE_LEAVE && n->watching && n->room_given)
+			net__fail(n, PERR_OK, true, "the room closed: its players left"); /* a server's room, not a host's */
+		else if (r < BYE_COUNT && bye_said[r])
 			net__fail(n, PERR_OK, true, "%s", bye_said[r]);
 		else
 			net__fail(n, PERR_OK, true, "the server says goodbye: %s", bye_text((int)r));

@@ -349,9 +349,10 @@ struct wire_redirect {
 	char host[WIRE_REDIRECT_HOST_MAX + 1]; /* an IPv4 or IPv6 address, as text */
 };
 
-/* NODES (a node of a cluster, just before a player's WELCOME): the cluster's live nodes, this one
- * included, each as REDIRECT names one. A client whose node's connection drops resumes on the next
- * of them, pinning the key given here (the node it trusted vouches for each, inside its channel). */
+/* NODES (a node of a cluster, just before a player's or a spectator's WELCOME): the cluster's live
+ * nodes, this one included, each as REDIRECT names one. A client whose node's connection drops
+ * resumes (a spectator: watches again) on the next of them, pinning the key given here (the node it
+ * trusted vouches for each, inside its channel). */
 #define WIRE_NODES_MAX 8
 struct wire_nodes {
 	uint8_t n; /* 1..WIRE_NODES_MAX */

@@ -367,6 +367,7 @@ void room__destroy(struct gameroom *r);
 /* The log_check's pass: every waiting room's turn-log lines, one write a room. */
 void room__log_flush(struct server *s);
 void room__send_nodes(struct gameroom *r, int p); /* NODES to seat p's player, in a cluster */
+void room__nodes_to(struct gameroom *r, struct conn *c); /* ... to one connection */
 /* A line was added to the room's turn log outside a command (spect.c): written at the log's next turn. */
 void room__log_later(struct gameroom *r);
 /* A room has turn-log lines: write them at the end of this loop iteration. */
@@ -417,6 +418,7 @@ void spect__log_words(const struct gameroom *r, char *buf, size_t len);
 struct tlog_resume;
 WW_COLD void spect__resumed(struct gameroom *r, const struct tlog_resume *lr);
 void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
+void spect__nodes(struct gameroom *r); /* a cluster's nodes changed: NODES to every spectator */
 void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
 void room__lobby_fill(struct gameroom *r, struct wire_msg *m); /* the LOBBY a spectator gets */
 

@@ -490,6 +490,13 @@ hold_secs(unsigned ms)
 void
 room__send_nodes(struct gameroom *r, int p)
 {
+	room__nodes_to(r, r->seat[p].conn);
+}
+
+/* ... to any connection of the room (a spectator follows the room to the node that takes it over). */
+void
+room__nodes_to(struct gameroom *r, struct conn *c)
+{
 	struct server *s = r->srv;
 	struct wire_msg *m = &s->out;
 	struct cluster_node nodes[WIRE_NODES_MAX];
@@ -505,7 +512,7 @@ room__send_nodes(struct gameroom *r, int p)
 		memcpy(m->u.nodes.node[i].key, nodes[i].key, PROTO_KEY_LEN);
 		snprintf(m->u.nodes.node[i].host, sizeof m->u.nodes.node[i].host, "%s", nodes[i].host);
 	}
-	conn__send(r->seat[p].conn, m);
+	conn__send(c, m);
 }
 
 static void

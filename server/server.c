@@ -885,6 +885,24 @@ on_auth(struct conn *c, const struct wire_auth *a)
 		conn__drop(c, PERR_NOMEM, "out of memory");
 }
 
+/* A spectator (who has no seat to RESUME: it comes back by AUTH) asking for a room that is moving to
+ * another node, as on_resume does for a player: no WELCOME, no refusal either; the connection closes
+ * and the client, which follows the room (NODES), comes back in a moment to a node that holds it or
+ * sends it there. A refusal (no such room) would end its watch in the middle of a takeover. */
+static bool
+spectator_moving(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (c->who.role != ROLE_SPECTATOR || s->cluster == NULL || server__find_room(s, c->who.room) != NULL ||
+	    !cluster_room_moving(s->cluster, c->who.room))
+		return false;
+	server__event(s, LOG_INFO, c->who.room, c->peer, "a spectator of a room that is moving to another node: "
+	              "closed, to come back in a moment");
+	conn__close_now(c);
+	return true;
+}
+
 /* AUTH accepted (its name this key's, where names are owned): the room, made or found, then the seat. */
 static void
 join_room(struct conn *c)
@@ -895,6 +913,8 @@ join_room(struct conn *c)
 	unsigned retry_s = 0;
 	char why[PROTO_REASON_BYTES];
 
+	if (spectator_moving(c))
+		return;
 	if (redirect_if_elsewhere(c, true))
 		return;
 	if ((r = room_for(c, true, &code, &retry_s)) == NULL) {
@@ -1286,10 +1306,12 @@ cluster_changed(void *ud)
 {
 	struct server *s = ud;
 
-	for (struct gameroom *r = s->rooms; r; r = r->next)
+	for (struct gameroom *r = s->rooms; r; r = r->next) {
 		for (int p = 0; p < PLAYERS; p++)
 			if (r->seat[p].conn)
 				room__send_nodes(r, p);
+		spect__nodes(r); /* the spectators follow a takeover too */
+	}
 }
 
 /* A dead node's duel, claimed here (cluster.c): its log from Redis goes to playing/ as this node's

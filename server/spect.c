@@ -57,12 +57,15 @@ spect__finish(struct gameroom *r)
 	struct spect_room *sp = &r->sp;
 	struct conn *c, *next;
 
+	/* A room that closes while its server goes on (its players left) is gone for good: LEAVE. A
+	 * spectator's client rides SHUTDOWN out as a drop and looks for the room again (net.c), which
+	 * is right when the server or its node stops, and only a detour to "no room" here. */
 	for (c = sp->head; c; c = next) {
 		next = c->snext;
 		c->snext = c->sprev = NULL;
 		c->room = NULL;
 		c->spect = false;
-		conn__bye(c, r->srv->closing ? r->srv->bye_reason : BYE_SHUTDOWN);
+		conn__bye(c, r->srv->closing ? r->srv->bye_reason : BYE_LEAVE);
 	}
 	sp->head = NULL;
 	sp->cursor = NULL;
@@ -479,6 +482,9 @@ spect__join(struct gameroom *r, struct conn *c)
 	sp->info_dirty = true;
 	arm(r);
 	server__log(s, "%s: %s watches room %s (%u watching)", c->peer, c->who.name, r->code, sp->count);
+	/* In a cluster, the nodes first, as a player gets them: a spectator whose node dies looks
+	 * for the room on them (the node that takes the duel over), with each node's key pinned. */
+	room__nodes_to(r, c);
 	memset(&m->u.welcome, 0, sizeof m->u.welcome);
 	m->type = WIRE_WELCOME;
 	m->u.welcome.player = WELCOME_SPECTATOR;
@@ -496,6 +502,13 @@ spect__join(struct gameroom *r, struct conn *c)
 	}
 	conn__flush(c);
 	return PERR_OK;
+}
+
+void
+spect__nodes(struct gameroom *r)
+{
+	for (struct conn *c = r->sp.head; c; c = c->snext)
+		room__nodes_to(r, c);
 }
 
 void

@@ -9,28 +9,15 @@
 
 #include "harness.h"
 #include "spect.h"
+#include "spect_check.h"
 #include "view.h"
 
-/*
- * The checker never calls common/spect.c: it replays the commands the server applied (its
- * `applied` hook, not the turn log the server writes) with common/, builds both players' views
- * with view_build at the state each frame names (SPECT_VIEW.cmds), and checks the frame
- * against the promise of its room's option, field by field:
- *   shared:   every cell, potion and wizard shown is in both players' views, the same there;
- *   delayed:  exactly player p's view at the end of a turn, and when it arrived the duel was
- *             at least `delay` turns further on;
- *   after:    nothing until the duel is over;
- * and in every mode, once over, the whole truth. Private facts never appear but in that last.
- */
+/* The leak rule is spect_check.c's (shared with the cluster's test, xspect.sh). The truth here is the
+ * commands the server applied (its `applied` hook, not the turn log the server writes), replayed with
+ * common/ to the state each frame names. */
 
 #define FRAMES_MAX 6000
 #define CMDS_MAX 20000
-
-struct sframe {
-	struct view v;
-	uint32_t cmds, live_turn, bytes;
-	uint8_t kind, me_state, delay;
-};
 
 struct watch {
 	struct th *t;
@@ -42,7 +29,7 @@ struct watch {
 	uint8_t who[CMDS_MAX];
 	unsigned ncmd;
 	uint32_t live_turn;
-	struct sframe *fr;
+	struct spect_frame *fr;
 	unsigned nfr;
 	bool spect_closed, spect2_closed, spect_started, set_sent;
 	int spect_errors, spect_code;
@@ -58,7 +45,7 @@ on_spect_view(void *ud, struct net *n, const struct wire_sview *sv)
 {
 	struct watch *w = ud;
 	struct proto_err e;
-	struct sframe *f;
+	struct spect_frame *f;
 	struct wire_msg m;
 	uint8_t buf[PROTO_PAYLOAD_MAX];
 	size_t len = 0;
@@ -229,134 +216,6 @@ ended_or_done(void *ud)
 	return all_done(w);
 }
 
-/* ---- the checker ---- */
-
-static int
-base(uint8_t c)
-{
-	return c & ~VCELL_VISIBLE;
-}
-
-/* Where view v places wizard `wiz` (0 or 1), as (state, x, y). */
-static void
-wizard_in(const struct view *v, int wiz, uint8_t *st, uint8_t *x, uint8_t *y)
-{
-	if (v->me == wiz) {
-		*st = OPP_VISIBLE;
-		*x = v->x;
-		*y = v->y;
-	} else {
-		*st = v->opp_state;
-		*x = v->opp_x;
-		*y = v->opp_y;
-	}
-}
-
-static void
-frame_wizard(const struct sframe *f, int wiz, uint8_t *st, uint8_t *x, uint8_t *y)
-{
-	*st = wiz == 0 ? f->me_state : f->v.opp_state;
-	*x = wiz == 0 ? f->v.x : f->v.opp_x;
-	*y = wiz == 0 ? f->v.y : f->v.opp_y;
-}
-
-/* Nothing private: no inventory, no identified potion, no intrinsic, no spell offered. */
-static unsigned
-private_leaks(const struct view *v)
-{
-	unsigned n = v->ninv + (v->intrinsics != 0) + v->steps_left;
-
-	for (int i = 0; i < APPEARANCE_COUNT; i++)
-		n += v->kind_of[i] != POTION_NONE;
-	for (int i = 0; i < SPELL_OFFERED; i++)
-		n += v->offered[i] != SPELL_NONE;
-	for (int i = 0; i < HANDLER_COUNT; i++)
-		n += v->turns_left[i] != 0;
-	return n;
-}
-
-/* A frame shown to spectators of a shared room: cells, potions, wizards, each in both views. */
-static unsigned
-shared_leaks(const struct sframe *f, const struct view *v0, const struct view *v1, char *why, size_t len)
-{
-	int size = v0->opt.size;
-	unsigned n = 0;
-
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++) {
-			uint8_t c = f->v.cell[y][x];
-			if (base(c) != VCELL_UNKNOWN &&
-			    (base(c) != base(v0->cell[y][x]) || base(c) != base(v1->cell[y][x]))) {
-				if (!n++)
-					snprintf(why, len, "cell %d,%d known to a spectator, not to both", x, y);
-			}
-			if ((c & VCELL_VISIBLE) && !(v0->cell[y][x] & v1->cell[y][x] & VCELL_VISIBLE)) {
-				if (!n++)
-					snprintf(why, len, "cell %d,%d seen now by a spectator, not by both", x, y);
-			}
-			uint8_t pt = f->v.potion[y][x];
-			if (pt && (pt != v0->potion[y][x] || pt != v1->potion[y][x])) {
-				if (!n++)
-					snprintf(why, len, "potion at %d,%d shown, not in both views", x, y);
-			}
-		}
-	/* Each wizard only as the other player knows it (its own player knows where it is). */
-	for (int wiz = 0; wiz < PLAYERS; wiz++) {
-		uint8_t fs, fx, fy, os, ox, oy;
-		frame_wizard(f, wiz, &fs, &fx, &fy);
-		wizard_in(wiz == 0 ? v1 : v0, wiz, &os, &ox, &oy);
-		if (fs != OPP_UNKNOWN && (fs != os || fx != ox || fy != oy)) {
-			if (!n++)
-				snprintf(why, len, "wizard %d shown at %d,%d (%u) where the other knows %d,%d (%u)", wiz, fx, fy,
-				         fs, ox, oy, os);
-		}
-	}
-	n += private_leaks(&f->v);
-	return n;
-}
-
-/* One player's view, exactly, wizards in player 0's frame. */
-static unsigned
-player_leaks(const struct sframe *f, const struct view *pv, char *why, size_t len)
-{
-	int size = pv->opt.size;
-	unsigned n = 0;
-
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++)
-			if (f->v.cell[y][x] != pv->cell[y][x] || f->v.potion[y][x] != pv->potion[y][x]) {
-				if (!n++)
-					snprintf(why, len, "cell %d,%d is not the player's view", x, y);
-			}
-	for (int wiz = 0; wiz < PLAYERS; wiz++) {
-		uint8_t fs, fx, fy, ps, px, py;
-		frame_wizard(f, wiz, &fs, &fx, &fy);
-		wizard_in(pv, wiz, &ps, &px, &py);
-		if (fs != ps || (fs != OPP_UNKNOWN && (fx != px || fy != py))) {
-			if (!n++)
-				snprintf(why, len, "wizard %d is not where the player's view has it", wiz);
-		}
-	}
-	n += private_leaks(&f->v);
-	return n;
-}
-
-/* The whole truth at the end: every cell, both wizards. */
-static unsigned
-all_wrong(const struct sframe *f, const struct game *g)
-{
-	unsigned n = 0;
-	int size = g->level.size;
-
-	for (int y = 0; y < size; y++)
-		for (int x = 0; x < size; x++)
-			n += base(f->v.cell[y][x]) != (g->level.cell[y][x] == CELL_WALL ? VCELL_WALL : VCELL_FLOOR) ||
-			     f->v.potion[y][x] != g->potion[y][x];
-	n += f->v.x != g->wiz[0].x || f->v.y != g->wiz[0].y || f->v.opp_x != g->wiz[1].x || f->v.opp_y != g->wiz[1].y;
-	n += f->v.hp != g->wiz[0].hp || f->v.opp_hp != g->wiz[1].hp;
-	return n;
-}
-
 struct tally {
 	unsigned frames, leaks, late_bytes, ends;
 };
@@ -373,7 +232,7 @@ check_duel(struct watch *w, const struct options *opt, struct tally *t)
 	for (unsigned i = 0; i <= w->ncmd; i++) {
 		/* The frames that show the state after i commands. */
 		for (; fi < w->nfr && w->fr[fi].cmds == i; fi++) {
-			const struct sframe *f = &w->fr[fi];
+			const struct spect_frame *f = &w->fr[fi];
 			unsigned leaks = 0;
 			t->frames++;
 			cr_expect_eq(f->v.turn_no, g.turn_no, "frame %u: turn %u where the state after %u commands has %u", fi,
@@ -382,13 +241,13 @@ check_duel(struct watch *w, const struct options *opt, struct tally *t)
 			cr_expect_eq(f->v.opp_hp, g.wiz[1].hp);
 			if (g.result != RESULT_NONE) {
 				cr_expect_eq(f->kind, SPECT_KIND_ALL, "frame %u after the end is not everything", fi);
-				leaks = all_wrong(f, &g);
+				leaks = spect_check_all(f, &g);
 				t->ends++;
 			} else if (w->mode == SPECT_SHARED) {
 				cr_expect_eq(f->kind, SPECT_KIND_SHARED);
 				view_build(&g, 0, &v0);
 				view_build(&g, 1, &v1);
-				leaks = shared_leaks(f, &v0, &v1, why, sizeof why);
+				leaks = spect_check_shared(f, &v0, &v1, why, sizeof why);
 			} else if (w->mode == SPECT_DELAYED) {
 				cr_expect_eq(f->kind, w->player == 0 ? SPECT_KIND_PLAYER0 : SPECT_KIND_PLAYER1);
 				cr_expect_eq(f->delay, w->delay);
@@ -396,7 +255,7 @@ check_duel(struct watch *w, const struct options *opt, struct tally *t)
 				cr_expect_geq(f->live_turn, f->v.turn_no + w->delay, "frame of turn %u came at turn %u, delay %u",
 				              f->v.turn_no, f->live_turn, w->delay);
 				view_build(&g, w->player, &v0);
-				leaks = player_leaks(f, &v0, why, sizeof why);
+				leaks = spect_check_player(f, &v0, why, sizeof why);
 			} else {
 				leaks = 1;
 				snprintf(why, sizeof why, "a frame before the end of an `after` room");

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# xspect: spectators across a cluster's nodes. Three `wizwar server --redis` nodes on a real redis-server
+# started here on a loopback port of its own; two duels on node n1, one whose spectators get the shared
+# view, one player 1's view 2 turns behind. Each duel's second player is xspect_follow, which also watches
+# its duel as a spectator asking node n3; `wizwar watch` asks n3 too, in tmux (the real curses client).
+#  1. n3 sends every spectator to n1 by REDIRECT, with n1's key, which the clients check; they watch there.
+#  2. n1 is killed with -9 in the middle of the duels: the spectators, which were told the nodes (NODES),
+#     find each room on the node that took it over and watch it to its end from there; every frame each
+#     follower got, from either node, passes the leak rule (spect_check.c, as server/spect) against the
+#     duel's revealed log, a delayed frame never sooner than its 2 turns (also just after the takeover);
+#     the curses watch says where it watches again from and shows the end.
+# Fails without spectators following a takeover: a spectator's link lost was the end of its watch.
+set -u
+W="${1:?usage: xspect.sh WIZWAR XSPECT_FOLLOW}"
+F="${2:?usage: xspect.sh WIZWAR XSPECT_FOLLOW}"
+command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
+command -v tmux >/dev/null || { echo "1..0 # SKIP tmux is not installed"; exit 77; }
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/wizwar-xspect.XXXXXX")"
+SOCK="wizwar-xspect-$$"
+PIDS=()
+REDIS=""
+T() { tmux -L "$SOCK" -f /dev/null "$@"; }
+finish() {
+	T kill-server >/dev/null 2>&1
+	for p in "${PIDS[@]}" $REDIS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap finish EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT # KEEP=1: leave the processes and files to look at
+n=0
+fail() {
+	echo "not ok $((n + 1)) - $*"
+	for f in "$TMP"/*.err "$TMP"/*.out "$TMP"/redis.log; do
+		[ -e "$f" ] && { echo "# --- $(basename "$f"):"; tail -12 "$f" | sed 's/^/# /'; }
+	done
+	T capture-pane -p -t w 2>/dev/null | sed 's/^/# screen: /'
+	exit 1
+}
+ok() { n=$((n + 1)); echo "ok $n - $* (at ${SECONDS} s)"; }
+. "$(dirname "$0")/../proc_lib.sh" # wait_re
+export XDG_STATE_HOME="$TMP/state" # the watch's key and known servers: this test's own
+echo "1..3"
+
+RPORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --protected-mode yes >"$TMP/redis.log" 2>&1 &
+REDIS=$!
+for _ in $(seq 100); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+
+declare -A NPID NPORT
+node_launch() {
+	XDG_STATE_HOME="$TMP/$1" "$W" server --bind 127.0.0.1 --port 0 --redis "redis://127.0.0.1:$RPORT" \
+		--log-dir "$TMP/$1/logs" --admin-socket none --no-store --rooms-per-hour 0 --handshakes-per-min 0 \
+		--max-per-addr 1000 >/dev/null 2>"$TMP/$1.err" &
+	NPID[$1]=$!
+	PIDS+=($!)
+}
+node_port() {
+	wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" 10
+	NPORT[$1]="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$1.err" | grep -oE '[0-9]+$')"
+}
+
+# n1 alone first, so that both rooms are made there.
+node_launch n1
+node_port n1
+wait_re 'cluster: Redis .* answers' "$TMP/n1.err" 10
+"$W" bot "127.0.0.1:${NPORT[n1]}" --new-room --name Ann --think 15 --games 1 --seed 3 --reconnect 30 \
+	>"$TMP/ann.out" 2>"$TMP/ann.err" &
+PIDS+=($!)
+"$W" bot "127.0.0.1:${NPORT[n1]}" --new-room --name Dee --think 15 --games 1 --seed 4 --reconnect 30 \
+	--spectators delayed:2:1 >"$TMP/dee.out" 2>"$TMP/dee.err" &
+PIDS+=($!)
+wait_re '^room ' "$TMP/ann.out" 10
+wait_re '^room ' "$TMP/dee.out" 10
+R1="$(head -1 "$TMP/ann.out" | cut -d' ' -f2 | tr -d :)"
+R2="$(head -1 "$TMP/dee.out" | cut -d' ' -f2 | tr -d :)"
+node_launch n2
+node_launch n3
+node_port n2
+node_port n3
+for x in n1 n2 n3; do
+	for _ in $(seq 60); do [ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] || fail "$x did not hear of both other nodes"
+done
+
+# The second players, each with its spectator asking n3; and a person's watch of the shared room, at n3.
+"$F" "127.0.0.1:${NPORT[n1]}" "127.0.0.1:${NPORT[n3]}" "$R1" shared "$TMP/known1" >"$TMP/f1.out" 2>"$TMP/f1.err" &
+F1=$!
+PIDS+=($!)
+"$F" "127.0.0.1:${NPORT[n1]}" "127.0.0.1:${NPORT[n3]}" "$R2" delayed:2:1 "$TMP/known2" >"$TMP/f2.out" 2>"$TMP/f2.err" &
+F2=$!
+PIDS+=($!)
+wait_re "room=$R1 duel 1 starts" "$TMP/n1.err" 10
+T new-session -d -s w -x 80 -y 24 "'$W' watch 127.0.0.1:${NPORT[n3]} $R1 --name Eve --reconnect 30; echo EXIT=\$?; exec sleep 600"
+screen_has() { # screen_has REGEX SECS
+	local i
+	for ((i = 0; i < $2 * 20; i++)); do
+		T capture-pane -p -t w >"$TMP/screen" 2>/dev/null
+		grep -qE -- "$1" "$TMP/screen" && return 0
+		sleep 0.05
+	done
+	fail "waited $2 s for /$1/ on the watch's screen"
+}
+wait_re '^frame 2 ' "$TMP/f1.out" 15
+wait_re '^frame 1 ' "$TMP/f2.out" 15
+screen_has "Spectator in room $R1: shared view" 10
+screen_has 'Round [0-9]+' 10
+redirected="$(grep -c "sent to node .* port ${NPORT[n1]} (its room is there)" "$TMP/n3.err")"
+[ "$redirected" -ge 3 ] || fail "n3 sent $redirected spectators to n1, not 3"
+grep -q "^watching at 127\.0\.0\.1:${NPORT[n1]}$" "$TMP/f1.out" || fail "follower 1 does not watch at n1"
+grep -q "^watching at 127\.0\.0\.1:${NPORT[n1]}$" "$TMP/f2.out" || fail "follower 2 does not watch at n1"
+[ "$(grep -c " watches room " "$TMP/n1.err")" -ge 3 ] || fail "n1 does not have the 3 spectators"
+ok "3 spectators asking n3 were sent to n1 (its key checked) and watch the duels there"
+
+# ==== kill -9 n1 in the middle of the duels ====
+disown "${NPID[n1]}"
+kill -9 "${NPID[n1]}"
+sleep 0.1
+grep -q 'duel over' "$TMP/n1.err" && fail "a duel ended before the kill: not in its middle (a longer --think)"
+# The watch says where from as soon as it is back, in its status lines (which stay while the duel runs).
+screen_has 'Live; watching again from 127\.0\.0\.1:('"${NPORT[n2]}|${NPORT[n3]}"')\.' 15
+for f in F1 F2; do
+	pid="${!f}"
+	for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$pid" 2>/dev/null && fail "$f still runs 30 s after the kill"
+	wait "$pid"
+	rc=$?
+	out="$TMP/$(echo "$f" | tr F f).out"
+	grep -E '^(spectator back|.* frames checked|FAIL)' "$out" | sed 's/^/# /'
+	[ "$rc" = 0 ] || fail "$f: $(tail -1 "$out")"
+done
+ok "both duels' spectators followed their room to the node that took it over, to its end: every frame within its promise"
+
+screen_has 'wins:|is a draw' 30
+screen_has 'The duel is over: everything is shown' 5
+ok "the curses watch said where it watches again from and shows the duel's end"
