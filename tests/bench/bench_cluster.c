@@ -29,9 +29,9 @@
  * second, the own update's p99 under 10 ms, and the cluster's CPU ceiling against one node's.
  * Two configurations run one after the other in the same run, each on fresh processes:
  *
- *   (a) one `wizwar server` alone (no --redis: a node as it runs without a cluster), D duels;
  *   (b) N nodes, N x D duels: with --redis a real cluster (a redis-server started here on a
- *       loopback port of its own, every node `--redis` on it), else N independent servers.
+ *       loopback port of its own, every node `--redis` on it), else N independent servers;
+ *   (a) one `wizwar server` alone (no --redis: a node as it runs without a cluster), D duels.
  *
  * The cluster is the configuration that counts: a node of a cluster copies each loop
  * iteration's turn-log lines to Redis (XADD, cluster_tlog) on the hot path, and redis-server
@@ -819,15 +819,15 @@ out:
 static const char usage[] =
     "usage: bench_cluster WIZWAR [DUELS] [--nodes N] [--redis] [--procs P] [--warm S] [--secs S] [--rate R]\n"
     "                     [--ramp [S]] [--quick] [--tmp DIR] [--arg ARG]... [--node-arg K ARG]...\n"
-    "Side by side in one run: (a) one `WIZWAR server` alone with DUELS duels (default 250), then (b) N\n"
-    "nodes (default 2) with N x DUELS: with --redis a cluster on a redis-server started here, else N\n"
-    "separate servers. The crowd is P processes (default 2); each duel's players are on the node that\n"
+    "Side by side in one run: N nodes (default 2) with N x DUELS duels (default 250): with --redis a\n"
+    "cluster on a redis-server started here, else N separate servers; then one `WIZWAR server` alone\n"
+    "with DUELS. The crowd is P processes (default 2); each duel's players are on the node that\n"
     "holds its room. At R commands a second a duel (default 1), SECS measured (default 10) after S of\n"
     "warm-up (default 5): players, commands/s, own update median and p99, each server's CPU, system\n"
     "calls and context switches a command (perf where it works; BENCH_NO_PERF=1: not), RSS, redis's\n"
     "and the crowd's CPU. --ramp: then the pace raised by half again each window (S seconds, default\n"
     "10) until the p99 passes 10 ms or the commands answered stop growing: each one's ceiling. --quick:\n"
-    "40 duels, 2 s, no ramp (a smoke). --arg passes ARG to every node, --node-arg to node K only.\n"
+    "40 duels, 2 s, no warm-up, no ramp (a smoke). --arg passes ARG to every node, --node-arg to node K only.\n"
     "Exits 1 if a node or a duel did not come up.\n";
 
 int
@@ -877,7 +877,7 @@ main(int argc, char **argv)
 	}
 	if (quick) {
 		opt.duels = 40;
-		opt.warm = 1;
+		opt.warm = 0;
 		opt.secs = 2;
 		opt.ramp = false;
 	}
@@ -885,11 +885,12 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	char la[16];
 	loadavg(la, sizeof la);
-	printf("bench_cluster: %d duels on 1 node, then %d on %d %s; crowd in %d processes; %ld cores; load %s\n",
-	       opt.duels, opt.duels * opt.nodes, opt.nodes, opt.redis ? "nodes of a cluster (redis)" : "separate servers",
+	printf("bench_cluster: %d duels on %d %s, then %d on 1 node; crowd in %d processes; %ld cores; load %s\n",
+	       opt.duels * opt.nodes, opt.nodes, opt.redis ? "nodes of a cluster (redis)" : "separate servers", opt.duels,
 	       opt.procs, sysconf(_SC_NPROCESSORS_ONLN), la);
-	if (configuration(argv[1], 1, false, opt.duels, &one) != 0 ||
-	    configuration(argv[1], opt.nodes, opt.redis, opt.duels * opt.nodes, &many) != 0) {
+	/* The nodes first: a node that does not come up fails the run at once. */
+	if (configuration(argv[1], opt.nodes, opt.redis, opt.duels * opt.nodes, &many) != 0 ||
+	    configuration(argv[1], 1, false, opt.duels, &one) != 0) {
 		printf("bench_cluster: FAIL (a node or a duel did not come up)\n");
 		return 1;
 	}
