@@ -75,6 +75,7 @@ struct crowd {
 	bool follow;
 	int redirected;           /* REDIRECTs followed */
 	int rejoined;             /* joins sent on more than CROWD_REDIRECTS_MAX times, started again */
+	int launched;             /* clients started (client_start) */
 	int nodes_seen;           /* the fewest nodes a NODES message named (0: none came) */
 	uint64_t node_cmds[CROWD_NODES_MAX]; /* commands answered in the window, by node */
 	int welcomed, started, dropped, refused, connect_failed;
@@ -436,6 +437,7 @@ client_start(struct client *c, int i, int k)
 	c->pace.data = c;
 	c->creq.data = c;
 	c->home = k;
+	C.launched++;
 	c->t_connect = now_ns();
 	return client_connect(c, k);
 }
