@@ -929,8 +929,11 @@ main(int argc, char **argv)
 	       "p99 %.2f ms; %d nodes %d duels, p99 %.2f ms (%.2fx the p99): %s\n",
 	       opt.nodes, opt.nodes, opt.rate, GOAL_MS, one.held, one.p99_ms, opt.nodes, many.held, many.p99_ms,
 	       one.p99_ms > 0 ? many.p99_ms / one.p99_ms : 0, met ? "met" : "NOT met");
-	if (opt.ramp)
+	if (opt.ramp && one.ceiling > 0 && many.ceiling > 0)
 		printf("ceiling (most commands/s with p99 under %.0f ms): 1 node %.0f, %d nodes %.0f: %.2fx\n", GOAL_MS,
-		       one.ceiling, opt.nodes, many.ceiling, one.ceiling > 0 ? many.ceiling / one.ceiling : 0);
+		       one.ceiling, opt.nodes, many.ceiling, many.ceiling / one.ceiling);
+	else if (opt.ramp)
+		printf("ceiling: not found: the p99 was over %.0f ms already at %.2f a second a duel on %s\n", GOAL_MS, opt.rate,
+		       one.ceiling > 0 ? "the nodes" : many.ceiling > 0 ? "the one node" : "both");
 	return 0;
 }
