@@ -327,6 +327,20 @@ crowd_main(const struct shared *sh, int j, int first, int count, int total, int 
 
 /* ---- the servers ---- */
 
+/* The daemons this run started: a run stopped by a signal (meson's timeout, ^C) stops them too,
+ * rather than leaving nodes and a redis-server behind. */
+static volatile pid_t daemons[CROWD_NODES_MAX + 1];
+
+static void
+on_fatal_signal(int sig)
+{
+	for (int k = 0; k < CROWD_NODES_MAX + 1; k++)
+		if (daemons[k] > 0)
+			kill(daemons[k], SIGTERM);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 struct proc {
 	pid_t pid;
 	char dir[288];
@@ -431,6 +445,7 @@ redis_start(const char *dir, struct proc *p, int *port)
 	}
 	if (p->pid < 0)
 		return -1;
+	daemons[CROWD_NODES_MAX] = p->pid;
 	/* It answers within some ms; polled, as nothing tells when it listens. */
 	for (int k = 0; k < 250; k++) {
 		if (redis_answers(*port))
@@ -498,6 +513,7 @@ node_start(const char *wizwar, const char *dir, int k, int rport, int duels, str
 		show_tail(p->errpath);
 		return -1;
 	}
+	daemons[k] = p->pid;
 	return 0;
 }
 
@@ -855,6 +871,7 @@ out:
 	for (int k = 0; k < nodes; k++)
 		stop_proc(&node[k]);
 	stop_proc(&rp);
+	memset((void *)daemons, 0, sizeof daemons);
 	if (sh.base != MAP_FAILED)
 		munmap(sh.base, sh.stride * (size_t)procs);
 	char cmd[300];
@@ -932,6 +949,9 @@ main(int argc, char **argv)
 		opt.ramp = false;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_fatal_signal);
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGHUP, on_fatal_signal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	char la[16];
 	loadavg(la, sizeof la);
