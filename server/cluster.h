@@ -89,6 +89,8 @@ unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigne
 /* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 (so that two nodes of about
  * the same load do not send a new room back and forth); NULL: keep it here. */
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
+/* A new room was sent to node `to` (REDIRECT): counted in its load until its next beat. */
+void cluster_room_sent(struct cluster *c, const struct cluster_node *to);
 /* Live nodes known, this one included. */
 unsigned cluster_nodes(const struct cluster *c);
 /* The other live nodes' public rooms, as each published them with its last beat: at most `max`

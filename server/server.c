@@ -673,6 +673,8 @@ redirect_if_elsewhere(struct conn *c, bool create)
 		made_there = (n = cluster_least_loaded(s->cluster, s->nrooms)) != NULL;
 	if (n == NULL)
 		return false;
+	if (made_there)
+		cluster_room_sent(s->cluster, n);
 	struct wire_msg *m = &s->out;
 	m->type = WIRE_REDIRECT;
 	m->u.redirect.port = (uint16_t)n->port;
