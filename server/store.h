@@ -78,6 +78,11 @@ struct store_req *store_ban_put(struct store *st, const struct ban *b, store_cla
 struct store_req *store_ban_del(struct store *st, int kind, const char *target, store_claim_cb cb, void *ud);
 struct store_req *store_free_name_async(struct store *st, const char *name, store_claim_cb cb, void *ud);
 
+/* Why the request whose callback is running failed (STORE_FAILED): the database's message, for
+ * the server's log (never a password); "" otherwise. Loop thread, during a callback only. */
+#define STORE_WHY_BYTES 256
+const char *store_why(const struct store *st);
+
 /* Requests waiting or being worked (tests). */
 unsigned store_pending(const struct store *st);
 
