@@ -16,9 +16,33 @@
 #include "rated.h"
 #include "store.h"
 
-#if WW_HAVE_SQLITE || WW_HAVE_POSTGRES
-
 #include "db.h"
+
+bool
+store_target_is_pg(const char *target)
+{
+	return db_is_pg(target);
+}
+
+void
+store_describe(const char *target, char *out, size_t outlen)
+{
+	db_describe(target, out, outlen);
+}
+
+bool
+store_target_built(const char *target, char *why, size_t whylen)
+{
+	if (db_is_pg(target) ? db_pg_built : db_sqlite_built)
+		return true;
+	snprintf(why, whylen, db_is_pg(target) ? "this wizwar was built without PostgreSQL (meson option postgres): "
+	                                         "--store postgresql://... cannot be used here"
+	                                       : "this wizwar was built without SQLite (meson option sqlite): "
+	                                         "no store file");
+	return false;
+}
+
+#if WW_HAVE_SQLITE || WW_HAVE_POSTGRES
 
 const int store_built = 1;
 

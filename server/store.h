@@ -29,8 +29,15 @@
  */
 #define STORE_BUSY_MS 5000 /* how long a statement waits for another holder of the file's lock */
 
-/* 1 when built with SQLite (meson feature `sqlite`), else 0: names are then not owned. */
+/* 1 when built with SQLite or PostgreSQL (meson features `sqlite`, `postgres`), else 0: names are
+ * then not owned. */
 extern const int store_built;
+/* A target's driver is built: true, or false with the reason (a URI without `postgres`, a file
+ * without `sqlite`). A target is a file, or a PostgreSQL URI (postgresql://... or postgres://...). */
+bool store_target_built(const char *target, char *why, size_t whylen);
+bool store_target_is_pg(const char *target);
+/* A target as a log line may show it: a URI without its password or its query parameters. */
+void store_describe(const char *target, char *out, size_t outlen);
 
 struct store;
 struct store_req;
