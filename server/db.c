@@ -69,7 +69,23 @@ int
 db_begin(struct db *db)
 {
 	db->retryable = false;
-	return db->ops->exec(db, db->ops->dialect == DB_PG ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN IMMEDIATE;");
+	return db->ops->exec(db, db->ops->dialect == DB_PG ? "BEGIN ISOLATION LEVEL READ COMMITTED;" : "BEGIN IMMEDIATE;");
+}
+
+int
+db_lock(struct db *db, int64_t id)
+{
+	struct db_stmt *st;
+	int rc;
+
+	if (db->ops->dialect != DB_PG)
+		return DB_DONE;
+	if ((st = db->ops->prepare(db, "SELECT pg_advisory_xact_lock(?1);")) == NULL)
+		return DB_ERR;
+	db->ops->bind_int64(st, 1, id);
+	rc = db->ops->step(st) == DB_ROW ? DB_DONE : DB_ERR;
+	db->ops->finalize(st);
+	return rc;
 }
 
 int

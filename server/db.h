@@ -56,10 +56,14 @@ bool db_retryable(const struct db *db);
 
 /* Statements without parameters or rows (DDL, several separated by ';'). DB_DONE or DB_ERR. */
 int db_exec(struct db *db, const char *sql);
-/* A write transaction: SQLite's BEGIN IMMEDIATE (the file's write lock at once), PostgreSQL's
- * SERIALIZABLE (concurrent transactions of other nodes fail with db_retryable instead of losing
- * an update). */
+/* A write transaction: SQLite's BEGIN IMMEDIATE (the file's write lock at once: one writer at a
+ * time), PostgreSQL's READ COMMITTED (each statement sees what others committed before it; a
+ * unique index makes a concurrent insert wait for the other's end). */
 int db_begin(struct db *db);
+/* Inside a transaction: until it ends, no other connection's transaction holds the same `id`
+ * (PostgreSQL's pg_advisory_xact_lock; SQLite: nothing, BEGIN IMMEDIATE holds the whole file).
+ * Ids taken in ascending order never deadlock. DB_DONE or DB_ERR. */
+int db_lock(struct db *db, int64_t id);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
 

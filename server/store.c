@@ -205,8 +205,8 @@ prepare(struct db *db, int which)
 	return db_prepare(db, sql_text[which][db_dialect(db)]);
 }
 
-/* How often a transaction that met another node's (PostgreSQL's serialization failure, a
- * unique violation) runs again before the request fails: each run sees the other's commit. */
+/* How often a request that met another node's transaction (a unique violation, a deadlock) or a
+ * lost connection runs again before it fails: each run sees the other's commit. */
 #define STORE_RETRIES 8
 
 int
@@ -490,9 +490,22 @@ rating_of(struct db *db, const uint8_t key[PROTO_IDENT_KEY_LEN], struct glicko *
 	return step == DB_ROW || step == DB_DONE ? 0 : -1;
 }
 
-/* Two nodes rating duels of the same key at once: PostgreSQL's SERIALIZABLE fails one of the
- * two transactions (db_retryable), which runs again and reads the other's rating, so neither
- * update is lost; SQLite's BEGIN IMMEDIATE holds the file's write lock throughout. */
+/* A key's lock id (db_lock): its first 8 bytes, a random public key's (two keys sharing them only
+ * wait for each other). */
+static int64_t
+key_lock_id(const uint8_t key[PROTO_IDENT_KEY_LEN])
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | key[i];
+	return (int64_t)v;
+}
+
+/* Two nodes rating duels of the same key at once: each transaction first takes both keys' locks
+ * (in ascending order: no deadlock), so the second reads the rating the first wrote and neither
+ * update is lost; the same duel rated by two nodes (a takeover) finds the first's record. SQLite's
+ * BEGIN IMMEDIATE holds the file's write lock throughout. */
 static int
 rate(struct store *s, struct store_req *q)
 {
@@ -511,8 +524,11 @@ rate(struct store *s, struct store_req *q)
 		return STORE_FAILED;
 	memcpy(m->u.rated.signer, s->signer, RATED_SIGNER_LEN);
 	rec = &m->u.rated.rec;
+	int64_t lk[2] = { key_lock_id(d->key[0]), key_lock_id(d->key[1]) };
 	if (db_begin(db) != DB_DONE)
 		return STORE_FAILED;
+	if (db_lock(db, lk[0] < lk[1] ? lk[0] : lk[1]) != DB_DONE || db_lock(db, lk[0] < lk[1] ? lk[1] : lk[0]) != DB_DONE)
+		return finish(db, STORE_FAILED);
 	/* Idempotent: a duel id seen before is answered with its first record and counts nothing. */
 	if ((found = recorded(db, d->commit, rec)) != 0) {
 		result = found > 0 ? STORE_OK : STORE_FAILED;

@@ -37,7 +37,7 @@ pg_start() {
 	PG_UP=1
 	{ PG_DB=postgres pg_sql "CREATE ROLE wizwar LOGIN PASSWORD '$PG_PASS';" &&
 		PG_DB=postgres pg_sql "CREATE DATABASE wizwar OWNER wizwar;"; } >/dev/null || fail "could not make the role and the database"
-	printf '127.0.0.1:%s:wizwar:wizwar:%s\n' "$PG_PORT" "$PG_PASS" > "$TMP/pgpass"
+	printf '127.0.0.1:%s:*:wizwar:%s\n' "$PG_PORT" "$PG_PASS" > "$TMP/pgpass"
 	chmod 600 "$TMP/pgpass"
 	PG_URI="postgresql://wizwar@127.0.0.1:$PG_PORT/wizwar?passfile=$TMP/pgpass"
 }
