@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # pgunit: a Criterion program of the store's unit tests run against a real PostgreSQL rather than a SQLite file:
-# one server started here (pg_lib.sh), a fresh database for each test (WIZWAR_TEST_STORE, its URI), stopped at
+# one server started here (pg_lib.sh), a fresh database for each test (every test of the program, or those named) (WIZWAR_TEST_STORE, its URI), stopped at
 # the end. The program's tests pick their store from WIZWAR_TEST_STORE. TAP output.
 set -u
-EXE="${1:?usage: pgunit.sh CRITERION-PROGRAM}"
+EXE="${1:?usage: pgunit.sh CRITERION-PROGRAM [TEST...]}"
+shift
 . "$(dirname "$0")/../proc_lib.sh"
 . "$(dirname "$0")/../pg_lib.sh"
 pg_bin || { echo "SKIP: no PostgreSQL server (initdb) on this machine"; exit 77; }
@@ -16,7 +17,7 @@ PROC_SHOW+=("$PG_DIR/log")
 PROC_TAIL=30
 # `--list` draws a tree: "suite: N tests", then one test a line after the box-drawing characters.
 suite="$("$EXE" --list | head -1 | cut -d: -f1)"
-tests="$("$EXE" --list | tail -n +2 | sed 's/^[^a-z_]*//')"
+tests="${*:-$("$EXE" --list | tail -n +2 | sed 's/^[^a-z_]*//')}"
 [ -n "$suite" ] && [ -n "$tests" ] || fail "no test listed by $EXE"
 echo "1..$(echo "$tests" | wc -w)"
 i=0
