@@ -643,7 +643,7 @@ ask(struct store *s, struct store_req *q)
 	struct db_stmt *st;
 	struct wire_msg *m;
 	char why[96];
-	int rc;
+	int rc = DB_DONE;
 
 	if (q->ask.kind == ASK_HISTORY) {
 		if ((m = answer(q, WIRE_RECORDS)) == NULL)
@@ -657,7 +657,8 @@ ask(struct store *s, struct store_req *q)
 		db_bind_blob(st, 1, q->key, PROTO_IDENT_KEY_LEN);
 		db_bind_int64(st, 2, WIRE_RECORDS_MAX);
 		db_bind_int64(st, 3, (int64_t)q->ask.skip);
-		while ((rc = db_step(st)) == DB_ROW) {
+		/* Bounded here too, not only by LIMIT: a hostile PostgreSQL may send any number of rows. */
+		while (m->u.records.count < WIRE_RECORDS_MAX && (rc = db_step(st)) == DB_ROW) {
 			struct rated_rec *x = &m->u.records.rec[m->u.records.count];
 			size_t n;
 			const void *b = db_col_blob(st, 0, &n);
@@ -666,7 +667,7 @@ ask(struct store *s, struct store_req *q)
 				m->u.records.count++;
 		}
 		db_finalize(st);
-		return rc == DB_DONE ? STORE_OK : STORE_FAILED;
+		return rc == DB_DONE || rc == DB_ROW ? STORE_OK : STORE_FAILED;
 	}
 	if ((m = answer(q, WIRE_LADDER)) == NULL)
 		return STORE_FAILED;
@@ -692,10 +693,11 @@ ask(struct store *s, struct store_req *q)
 			return STORE_FAILED;
 		db_bind_double(st, 1, glicko_lichess().provisional);
 		db_bind_int64(st, 2, limits[i]);
-		while ((rc = db_step(st)) == DB_ROW)
+		unsigned most = m->u.ladder.count + (unsigned)limits[i];
+		while (m->u.ladder.count < most && (rc = db_step(st)) == DB_ROW)
 			ladder_row(st, &m->u.ladder.row[m->u.ladder.count++]);
 		db_finalize(st);
-		if (rc != DB_DONE)
+		if (rc == DB_ERR)
 			return STORE_FAILED;
 	}
 	shown = m->u.ladder.count;
