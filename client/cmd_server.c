@@ -685,14 +685,17 @@ cmd_server(int argc, char **argv)
 		}
 	}
 	if (o.free_name) {
-		/* Offline, and safe beside a running server on the same file: SQLite's locks order the two,
-		 * and the server reads the name's owner afresh at every join. */
+		/* Offline, and safe beside a running server on the same store: SQLite's locks (or
+		 * PostgreSQL's transactions) order the two, and the server reads the name's owner afresh
+		 * at every join. */
 		bool freed;
+		char shown[512];
 		if (store_free_name(store_file, o.free_name, &freed, why, sizeof why) != 0) {
 			cli_error("%s\n", why);
 			return 1;
 		}
-		printf("%s: the name '%s' %s\n", store_file, o.free_name, freed ? "is free now" : "was not owned");
+		store_describe(store_file, shown, sizeof shown);
+		printf("%s: the name '%s' %s\n", shown, o.free_name, freed ? "is free now" : "was not owned");
 		return 0;
 	}
 	if (o.rotate_days_given && !o.rotate) {
@@ -706,7 +709,12 @@ cmd_server(int argc, char **argv)
 			return 1;
 		return srvkeys_rotate(sd, o.rotate_days) == 0 ? 0 : 1;
 	}
-	if (!no_store && !store_built) {
+	if (!no_store && store_target_is_pg(store_file) && !store_target_built(store_file, why, sizeof why)) {
+		/* A node meant to share a cluster's names and ratings must not run with a store of its own. */
+		cli_error("%s\n", why);
+		return 2;
+	}
+	if (!no_store && !store_target_built(store_file, why, sizeof why)) {
 		/* Said at once only to who asked for a store; the start line says "names not owned" anyway. */
 		if (o.store_file)
 			cli_error("built without SQLite: names are not owned on this server (--store %s ignored)\n", o.store_file);
@@ -763,10 +771,12 @@ cmd_server(int argc, char **argv)
 		         cfg.log_keep_days == 1 ? "" : "s");
 	else if (cfg.log_dir)
 		snprintf(keep, sizeof keep, ", kept forever");
+	char store_shown[512]; /* a URI without its password: the log line is anybody's who reads the journal */
+	store_describe(cfg.store_path ? cfg.store_path : "", store_shown, sizeof store_shown);
 	server_log(x.srv, LOG_NOTICE, "listening on %s port %d%s; turn logs in %s%s; %s%s%s%s", server_bound(x.srv),
 	           server_port(x.srv), strcmp(server_bound(x.srv), "::") == 0 ? " (IPv6 and IPv4)" : "",
 	           cfg.log_dir ? cfg.log_dir : "memory", keep,
-	           cfg.store_path ? "names owned by keys in " : "names not owned", cfg.store_path ? cfg.store_path : "",
+	           cfg.store_path ? "names owned by keys in " : "names not owned", cfg.store_path ? store_shown : "",
 	           x.config ? "; settings from " : "", x.config ? x.config : "");
 	if (admin_said[0])
 		server_log(x.srv, LOG_NOTICE, "%s", admin_said);

@@ -24,8 +24,11 @@ moderate__open_store(struct server *s, const char *store_path, char *why, size_t
 {
 	if (store_open_bans(s->loop, store_path, moderate__now(), loaded, &s->bans, &s->store, why, whylen) != 0)
 		return -1;
-	if (s->bans.n)
-		server__log(s, "%u bans and mutes in force, from %s", s->bans.n, store_path);
+	if (s->bans.n) {
+		char shown[512];
+		store_describe(store_path, shown, sizeof shown); /* a URI's password never reaches a log */
+		server__log(s, "%u bans and mutes in force, from %s", s->bans.n, shown);
+	}
 	return 0;
 }
 

@@ -758,8 +758,9 @@ rate_done(void *ud, int result, const struct wire_msg *m)
 
 	if (result != STORE_OK || m == NULL) {
 		/* The log stays plain in playing/: the next start rates it again. */
-		server__event(s, LOG_ERR, j->code, NULL, "the duel's rating could not be recorded now; its log %s waits in "
-		              "playing/ for the next start", j->plain ? j->plain : "(in memory: lost)");
+		server__event(s, LOG_ERR, j->code, NULL, "the duel's rating could not be recorded now (%s); its log %s waits in "
+		              "playing/ for the next start", *store_why(s->store) ? store_why(s->store) : "no answer",
+		              j->plain ? j->plain : "(in memory: lost)");
 	} else {
 		const struct rated_rec *x = &m->u.rated.rec;
 		server__event(s, LOG_INFO, j->code, NULL, "rated: %.0f -> %.0f, %.0f -> %.0f", x->before[0].rating,
@@ -812,6 +813,7 @@ on_asked(void *ud, int result, const struct wire_msg *m)
 	if (c->state != CONN_CLAIMING)
 		return;
 	if (result != STORE_OK || m == NULL) {
+		server__event(c->srv, LOG_WARNING, NULL, c->peer, "the store failed: %s", store_why(c->srv->store));
 		conn__drop(c, PERR_SERVER, "the server's store cannot answer now: try again in a moment");
 		return;
 	}
@@ -853,6 +855,7 @@ on_claimed(void *ud, int result, const struct store_rating *rating)
 		return;
 	}
 	if (result != STORE_OK) {
+		server__event(c->srv, LOG_WARNING, NULL, c->peer, "the store failed: %s", store_why(c->srv->store));
 		conn__drop(c, PERR_SERVER, "the server's store cannot answer now: try again in a moment");
 		return;
 	}

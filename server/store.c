@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* store: SQLite behind a queue and one thread: the schema's migrations, name claims, the offline tools. */
+/* store: the database (db.h: SQLite or PostgreSQL) behind a queue and one thread: the schema's migrations, claims, ratings, bans, the offline tools. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,71 +16,198 @@
 #include "rated.h"
 #include "store.h"
 
-#if WW_HAVE_SQLITE
+#include "db.h"
 
-#include <sqlite3.h>
+bool
+store_target_is_pg(const char *target)
+{
+	return db_is_pg(target);
+}
+
+void
+store_describe(const char *target, char *out, size_t outlen)
+{
+	db_describe(target, out, outlen);
+}
+
+bool
+store_target_built(const char *target, char *why, size_t whylen)
+{
+	if (db_is_pg(target) ? db_pg_built : db_sqlite_built)
+		return true;
+	snprintf(why, whylen, db_is_pg(target) ? "this wizwar was built without PostgreSQL (meson option postgres): "
+	                                         "--store postgresql://... cannot be used here"
+	                                       : "this wizwar was built without SQLite (meson option sqlite): "
+	                                         "no store file");
+	return false;
+}
+
+#if WW_HAVE_SQLITE || WW_HAVE_POSTGRES
 
 const int store_built = 1;
 
+_Static_assert(STORE_BUSY_MS == DB_BUSY_MS, "the store's busy timeout is the db layer's");
+
+/* A name, a ban's target, a mute's fingerprint compare without ASCII case, as SQLite's NOCASE
+ * does: PostgreSQL's lower() under the "C" collation folds A-Z only, whatever the database's
+ * locale, and each such column has a unique index on that expression. */
+#define FOLD(x) "lower(CAST(" x " AS TEXT) COLLATE \"C\")"
+
 /*
- * The schema, as ordered steps: step N brings a file at version N-1 to version N, in one
- * transaction with its row in schema_version, so a file is always at some whole version. A
- * step is never edited once released: a change is a new step. Later work (ratings, results,
- * bans) appends its tables here.
+ * The schema, as ordered steps: step N brings a database at version N-1 to version N, in one
+ * transaction with its row in schema_version, so a database is always at some whole version. A
+ * step is never edited once released: a change is a new step. Each step has its text in both
+ * dialects, numbered alike: the same tables, columns and constraints (BLOB is BYTEA, REAL is
+ * DOUBLE PRECISION, INTEGER a BIGINT, the rowid an identity column, NOCASE a unique index on
+ * FOLD()).
  */
 static const struct migration {
 	const char *what;
-	const char *sql;
+	const char *sql[DB_DIALECTS];
 } migrations[] = {
 	{ "keys: every client key that proved itself here",
-	  "CREATE TABLE keys ("
-	  " key BLOB PRIMARY KEY CHECK (length(key) = 32)," /* the Ed25519 public key */
-	  " first_seen INTEGER NOT NULL,"                   /* Unix seconds */
-	  " last_seen INTEGER NOT NULL"
-	  ") WITHOUT ROWID;" },
+	  { "CREATE TABLE keys ("
+	    " key BLOB PRIMARY KEY CHECK (length(key) = 32)," /* the Ed25519 public key */
+	    " first_seen INTEGER NOT NULL,"                   /* Unix seconds */
+	    " last_seen INTEGER NOT NULL"
+	    ") WITHOUT ROWID;",
+	    "CREATE TABLE keys ("
+	    " key BYTEA PRIMARY KEY CHECK (length(key) = 32),"
+	    " first_seen BIGINT NOT NULL,"
+	    " last_seen BIGINT NOT NULL"
+	    ");" } },
 	{ "names: each owned by the first key that used it",
-	  "CREATE TABLE names ("
-	  " name TEXT PRIMARY KEY COLLATE NOCASE," /* as first claimed; ASCII case does not make another name */
-	  " key BLOB NOT NULL REFERENCES keys (key),"
-	  " claimed INTEGER NOT NULL,"
-	  " last_used INTEGER NOT NULL"
-	  ");"
-	  "CREATE INDEX names_by_key ON names (key);" },
+	  { "CREATE TABLE names ("
+	    " name TEXT PRIMARY KEY COLLATE NOCASE," /* as first claimed; ASCII case does not make another name */
+	    " key BLOB NOT NULL REFERENCES keys (key),"
+	    " claimed INTEGER NOT NULL,"
+	    " last_used INTEGER NOT NULL"
+	    ");"
+	    "CREATE INDEX names_by_key ON names (key);",
+	    "CREATE TABLE names ("
+	    " name TEXT PRIMARY KEY,"
+	    " key BYTEA NOT NULL REFERENCES keys (key),"
+	    " claimed BIGINT NOT NULL,"
+	    " last_used BIGINT NOT NULL"
+	    ");"
+	    /* First come across nodes: of two nodes inserting Ada and ADA at once, one waits on
+	     * this index and then finds the other's row. */
+	    "CREATE UNIQUE INDEX names_folded ON names (" FOLD("name") ");"
+	    "CREATE INDEX names_by_key ON names (key);" } },
 	{ "ratings and results: rated duels, each signed, and every rated key's Glicko-2 rating",
-	  "CREATE TABLE ratings ("
-	  " key BLOB PRIMARY KEY REFERENCES keys (key),"
-	  " rating REAL NOT NULL, deviation REAL NOT NULL, volatility REAL NOT NULL," /* after its last rated duel */
-	  " games INTEGER NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL, losses INTEGER NOT NULL,"
-	  " last_rated INTEGER NOT NULL"                                             /* Unix seconds */
-	  ") WITHOUT ROWID;"
-	  "CREATE TABLE results ("
-	  " seq INTEGER PRIMARY KEY,"                                  /* the order they were rated in */
-	  " duel BLOB NOT NULL UNIQUE CHECK (length(duel) = 32),"      /* the seed commitment: the duel's id */
-	  " time INTEGER NOT NULL,"
-	  " key0 BLOB NOT NULL REFERENCES keys (key), key1 BLOB NOT NULL REFERENCES keys (key),"
-	  " result INTEGER NOT NULL CHECK (result BETWEEN 0 AND 2),"   /* 0, 1: that seat won; 2: a draw */
-	  " reason INTEGER NOT NULL,"                                  /* 1 killed, 2 resigned, 3 turn limit */
-	  " record BLOB NOT NULL"                                      /* the signed record (proto/rated.h) */
-	  ");"
-	  "CREATE INDEX results_by_key0 ON results (key0, seq);"
-	  "CREATE INDEX results_by_key1 ON results (key1, seq);"
-	  "CREATE INDEX ratings_by_rating ON ratings (rating);" },
+	  { "CREATE TABLE ratings ("
+	    " key BLOB PRIMARY KEY REFERENCES keys (key),"
+	    " rating REAL NOT NULL, deviation REAL NOT NULL, volatility REAL NOT NULL," /* after its last rated duel */
+	    " games INTEGER NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL, losses INTEGER NOT NULL,"
+	    " last_rated INTEGER NOT NULL"                                             /* Unix seconds */
+	    ") WITHOUT ROWID;"
+	    "CREATE TABLE results ("
+	    " seq INTEGER PRIMARY KEY,"                                  /* the order they were rated in */
+	    " duel BLOB NOT NULL UNIQUE CHECK (length(duel) = 32),"      /* the seed commitment: the duel's id */
+	    " time INTEGER NOT NULL,"
+	    " key0 BLOB NOT NULL REFERENCES keys (key), key1 BLOB NOT NULL REFERENCES keys (key),"
+	    " result INTEGER NOT NULL CHECK (result BETWEEN 0 AND 2),"   /* 0, 1: that seat won; 2: a draw */
+	    " reason INTEGER NOT NULL,"                                  /* 1 killed, 2 resigned, 3 turn limit */
+	    " record BLOB NOT NULL"                                      /* the signed record (proto/rated.h) */
+	    ");"
+	    "CREATE INDEX results_by_key0 ON results (key0, seq);"
+	    "CREATE INDEX results_by_key1 ON results (key1, seq);"
+	    "CREATE INDEX ratings_by_rating ON ratings (rating);",
+	    "CREATE TABLE ratings ("
+	    " key BYTEA PRIMARY KEY REFERENCES keys (key),"
+	    " rating DOUBLE PRECISION NOT NULL, deviation DOUBLE PRECISION NOT NULL, volatility DOUBLE PRECISION NOT NULL,"
+	    " games BIGINT NOT NULL, wins BIGINT NOT NULL, draws BIGINT NOT NULL, losses BIGINT NOT NULL,"
+	    " last_rated BIGINT NOT NULL"
+	    ");"
+	    "CREATE TABLE results ("
+	    " seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+	    " duel BYTEA NOT NULL UNIQUE CHECK (length(duel) = 32),"
+	    " time BIGINT NOT NULL,"
+	    " key0 BYTEA NOT NULL REFERENCES keys (key), key1 BYTEA NOT NULL REFERENCES keys (key),"
+	    " result INTEGER NOT NULL CHECK (result BETWEEN 0 AND 2),"
+	    " reason INTEGER NOT NULL,"
+	    " record BYTEA NOT NULL"
+	    ");"
+	    "CREATE INDEX results_by_key0 ON results (key0, seq);"
+	    "CREATE INDEX results_by_key1 ON results (key1, seq);"
+	    "CREATE INDEX ratings_by_rating ON ratings (rating);" } },
 	{ "bans and mutes: an operator's, by key fingerprint, name or address range (wizwar admin)",
-	  "CREATE TABLE bans ("
-	  " kind TEXT NOT NULL CHECK (kind IN ('key', 'name', 'addr')),"
-	  " target TEXT NOT NULL COLLATE NOCASE," /* a fingerprint, a name, a CIDR as `bans` prints it */
-	  " created INTEGER NOT NULL,"            /* Unix seconds */
-	  " expires INTEGER,"                     /* Unix seconds; NULL: never */
-	  " reason TEXT NOT NULL DEFAULT '',"
-	  " PRIMARY KEY (kind, target)"
-	  ");"
-	  "CREATE TABLE mutes ("
-	  " fingerprint TEXT PRIMARY KEY COLLATE NOCASE,"
-	  " created INTEGER NOT NULL,"
-	  " expires INTEGER"
-	  ");" },
+	  { "CREATE TABLE bans ("
+	    " kind TEXT NOT NULL CHECK (kind IN ('key', 'name', 'addr')),"
+	    " target TEXT NOT NULL COLLATE NOCASE," /* a fingerprint, a name, a CIDR as `bans` prints it */
+	    " created INTEGER NOT NULL,"            /* Unix seconds */
+	    " expires INTEGER,"                     /* Unix seconds; NULL: never */
+	    " reason TEXT NOT NULL DEFAULT '',"
+	    " PRIMARY KEY (kind, target)"
+	    ");"
+	    "CREATE TABLE mutes ("
+	    " fingerprint TEXT PRIMARY KEY COLLATE NOCASE,"
+	    " created INTEGER NOT NULL,"
+	    " expires INTEGER"
+	    ");",
+	    "CREATE TABLE bans ("
+	    " kind TEXT NOT NULL CHECK (kind IN ('key', 'name', 'addr')),"
+	    " target TEXT NOT NULL,"
+	    " created BIGINT NOT NULL,"
+	    " expires BIGINT,"
+	    " reason TEXT NOT NULL DEFAULT ''"
+	    ");"
+	    "CREATE UNIQUE INDEX bans_key ON bans (kind, " FOLD("target") ");"
+	    "CREATE TABLE mutes ("
+	    " fingerprint TEXT NOT NULL,"
+	    " created BIGINT NOT NULL,"
+	    " expires BIGINT"
+	    ");"
+	    "CREATE UNIQUE INDEX mutes_key ON mutes (" FOLD("fingerprint") ");" } },
 };
 #define NEWEST ((int)(sizeof migrations / sizeof migrations[0]))
+
+/* The statements whose text differs by dialect: a case-folded comparison, an upsert's target. */
+enum {
+	SQL_NAME_TOUCH,  /* claim: the name's last use, if it is this key's */
+	SQL_NAME_STATS,  /* ASK_STATS: a name's ladder row */
+	SQL_NAME_FREE,
+	SQL_NAME_OWNER,
+	SQL_BAN_PUT,
+	SQL_BAN_DEL,
+	SQL_MUTE_PUT,
+	SQL_MUTE_DEL,
+	SQL_COUNT
+};
+static const char *const sql_text[SQL_COUNT][DB_DIALECTS] = {
+	[SQL_NAME_TOUCH] = { "UPDATE names SET last_used = ?3 WHERE name = ?1 AND key = ?2;",
+	                     "UPDATE names SET last_used = ?3 WHERE " FOLD("name") " = " FOLD("?1") " AND key = ?2;" },
+	[SQL_NAME_STATS] = { "SELECT r.rating, r.deviation, r.games, r.wins, r.draws, n.name, r.key"
+	                     " FROM names n JOIN ratings r ON r.key = n.key WHERE n.name = ?1;",
+	                     "SELECT r.rating, r.deviation, r.games, r.wins, r.draws, n.name, r.key"
+	                     " FROM names n JOIN ratings r ON r.key = n.key WHERE " FOLD("n.name") " = " FOLD("?1") ";" },
+	[SQL_NAME_FREE] = { "DELETE FROM names WHERE name = ?1;",
+	                    "DELETE FROM names WHERE " FOLD("name") " = " FOLD("?1") ";" },
+	[SQL_NAME_OWNER] = { "SELECT key FROM names WHERE name = ?1;",
+	                     "SELECT key FROM names WHERE " FOLD("name") " = " FOLD("?1") ";" },
+	[SQL_BAN_PUT] = { "INSERT OR REPLACE INTO bans (kind, target, created, expires, reason) VALUES (?1, ?2, ?3, ?4, ?5);",
+	                  "INSERT INTO bans (kind, target, created, expires, reason) VALUES (?1, ?2, ?3, ?4, ?5)"
+	                  " ON CONFLICT (kind, (" FOLD("target") ")) DO UPDATE SET target = excluded.target,"
+	                  " created = excluded.created, expires = excluded.expires, reason = excluded.reason;" },
+	[SQL_BAN_DEL] = { "DELETE FROM bans WHERE kind = ?1 AND target = ?2;",
+	                  "DELETE FROM bans WHERE kind = ?1 AND " FOLD("target") " = " FOLD("?2") ";" },
+	[SQL_MUTE_PUT] = { "INSERT OR REPLACE INTO mutes (fingerprint, created, expires) VALUES (?2, ?3, ?4);",
+	                   "INSERT INTO mutes (fingerprint, created, expires) VALUES (?2, ?3, ?4)"
+	                   " ON CONFLICT ((" FOLD("fingerprint") ")) DO UPDATE SET fingerprint = excluded.fingerprint,"
+	                   " created = excluded.created, expires = excluded.expires;" },
+	[SQL_MUTE_DEL] = { "DELETE FROM mutes WHERE fingerprint = ?2;",
+	                   "DELETE FROM mutes WHERE " FOLD("fingerprint") " = " FOLD("?2") ";" },
+};
+
+static struct db_stmt *
+prepare(struct db *db, int which)
+{
+	return db_prepare(db, sql_text[which][db_dialect(db)]);
+}
+
+/* How often a request that met another node's transaction (a unique violation, a deadlock) or a
+ * lost connection runs again before it fails: each run sees the other's commit. */
+#define STORE_RETRIES 8
 
 int
 store_schema_newest(void)
@@ -112,6 +239,7 @@ struct store_req {
 	struct wire_msg *ans;       /* REQ_RATE, REQ_ASK: the worker's answer (malloc'd), freed after acb */
 	struct ban ban;             /* REQ_BAN_PUT, REQ_BAN_DEL */
 	int result;                 /* the worker's answer */
+	char why[STORE_WHY_BYTES];  /* the worker's: why it is STORE_FAILED */
 };
 
 struct store {
@@ -120,11 +248,12 @@ struct store {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	sqlite3 *db;                /* the worker's only, once it runs */
+	struct db *db;              /* the worker's only, once it runs */
 	struct store_req *todo, **todo_tail; /* under mu */
 	struct store_req *done;     /* under mu: answered, for the loop */
 	bool stop;                  /* under mu */
 	unsigned pending;           /* loop thread: asked and not yet answered */
+	const char *why;            /* loop thread: the failed answer being handed out (store_why) */
 	void (*close_cb)(void *);
 	void *close_ud;
 	bool signer_set;            /* set before the first request; read by the worker only after */
@@ -139,129 +268,139 @@ now_s(void)
 }
 
 static int
-fail(sqlite3 *db, char *why, size_t whylen, const char *what)
+fail(struct db *db, char *why, size_t whylen, const char *what)
 {
-	snprintf(why, whylen, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+	snprintf(why, whylen, "%s: %s", what, db ? db_errmsg(db) : "out of memory");
 	return -1;
 }
 
-/* The file opened, 0600 when made, with the settings every connection uses. */
 static int
-db_open(const char *path, sqlite3 **out, char *why, size_t whylen)
+version_of(struct db *db, int *version)
 {
-	sqlite3 *db = NULL;
-	int fd;
-
-	/* Made by us first, so that SQLite never creates it with the umask's mode: it holds which
-	 * key played under which name, which is nobody else's business on this machine. */
-	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		fail(db, why, whylen, path);
-		sqlite3_close(db);
-		return -1;
-	}
-	sqlite3_busy_timeout(db, STORE_BUSY_MS);
-	sqlite3_extended_result_codes(db, 1);
-	/* WAL: readers (sqlite3 FILE, an operator's query) never stop the server's writes, nor it
-	 * theirs; synchronous=NORMAL in WAL loses no committed transaction to a killed process,
-	 * only to a power cut the last few, which names can afford. */
-	if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL, NULL,
-	                 NULL) != SQLITE_OK) {
-		fail(db, why, whylen, path);
-		sqlite3_close(db);
-		return -1;
-	}
-	*out = db;
-	return 0;
-}
-
-static int
-version_of(sqlite3 *db, int *version)
-{
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
-	if (sqlite3_exec(db,
-	                 "CREATE TABLE IF NOT EXISTS schema_version ("
-	                 " version INTEGER PRIMARY KEY, applied INTEGER NOT NULL, what TEXT NOT NULL);",
-	                 NULL, NULL, NULL) != SQLITE_OK)
+	if (db_exec(db, "CREATE TABLE IF NOT EXISTS schema_version ("
+	                " version INTEGER PRIMARY KEY, applied BIGINT NOT NULL, what TEXT NOT NULL);") != DB_DONE)
 		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(max(version), 0) FROM schema_version;", -1, &st, NULL) != SQLITE_OK)
+	if ((st = db_prepare(db, "SELECT coalesce(max(version), 0) FROM schema_version;")) == NULL)
 		return -1;
-	rc = sqlite3_step(st);
-	*version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
+	rc = db_step(st);
+	*version = rc == DB_ROW ? (int)db_col_int64(st, 0) : -1;
+	db_finalize(st);
+	return rc == DB_ROW ? 0 : -1;
 }
 
-/* Bring the file to `to`, one step and one transaction at a time. */
-static int
-migrate(sqlite3 *db, const char *path, int to, char *why, size_t whylen)
-{
-	int v;
+/* Any number, so long as no other program locks it in the same database. */
+#define PG_MIGRATE_LOCK "7714380213"
 
-	if (version_of(db, &v) != 0)
+/* Bring the database to `to`, one step and one transaction at a time. Several nodes may start at
+ * once against one PostgreSQL: a session advisory lock lets one migrate while the others wait,
+ * and each step reads the version again inside its transaction (READ COMMITTED there, so the
+ * read sees what the lock's last holder committed). */
+static int
+migrate(struct db *db, const char *path, int to, char *why, size_t whylen)
+{
+	bool pg = db_dialect(db) == DB_PG;
+	int v, rc = 0;
+
+	if (pg && db_exec(db, "SELECT pg_advisory_lock(" PG_MIGRATE_LOCK ");") != DB_DONE)
 		return fail(db, why, whylen, path);
+	if (version_of(db, &v) != 0) {
+		rc = fail(db, why, whylen, path);
+		goto out;
+	}
 	if (v > NEWEST) {
 		snprintf(why, whylen, "%s has schema version %d, newer than this wizwar's %d: use a newer wizwar", path, v,
 		         NEWEST);
-		return -1;
+		rc = -1;
+		goto out;
 	}
 	for (; v < to; v++) {
-		sqlite3_stmt *st = NULL;
-		bool ok = sqlite3_exec(db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) == SQLITE_OK;
-		ok = ok && sqlite3_exec(db, migrations[v].sql, NULL, NULL, NULL) == SQLITE_OK;
-		ok = ok && sqlite3_prepare_v2(db, "INSERT INTO schema_version (version, applied, what) VALUES (?, ?, ?);", -1,
-		                              &st, NULL) == SQLITE_OK;
+		struct db_stmt *st = NULL;
+		bool ok = db_exec(db, pg ? "BEGIN;" : "BEGIN IMMEDIATE;") == DB_DONE;
+		ok = ok && db_exec(db, migrations[v].sql[db_dialect(db)]) == DB_DONE;
+		ok = ok && (st = db_prepare(db, "INSERT INTO schema_version (version, applied, what) VALUES (?1, ?2, ?3);")) != NULL;
 		if (ok) {
-			sqlite3_bind_int(st, 1, v + 1);
-			sqlite3_bind_int64(st, 2, now_s());
-			sqlite3_bind_text(st, 3, migrations[v].what, -1, SQLITE_STATIC);
-			ok = sqlite3_step(st) == SQLITE_DONE;
+			db_bind_int64(st, 1, v + 1);
+			db_bind_int64(st, 2, now_s());
+			db_bind_text(st, 3, migrations[v].what);
+			ok = db_step(st) == DB_DONE;
 		}
-		sqlite3_finalize(st);
-		ok = ok && sqlite3_exec(db, "COMMIT;", NULL, NULL, NULL) == SQLITE_OK;
+		db_finalize(st);
+		ok = ok && db_commit(db) == DB_DONE;
 		if (!ok) {
-			char what[96];
+			char what[600];
 			snprintf(what, sizeof what, "%s: migration to schema version %d", path, v + 1);
 			fail(db, why, whylen, what);
-			sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
-			return -1;
+			db_rollback(db);
+			rc = -1;
+			goto out;
 		}
+	}
+out:
+	if (pg)
+		db_exec(db, "SELECT pg_advisory_unlock(" PG_MIGRATE_LOCK ");");
+	return rc;
+}
+
+/* The target opened (a file made 0600, or a connection) and, for a server or an offline command,
+ * migrated to the newest schema; `shown` is the target without a password, for messages. */
+static int
+open_target(const char *target, struct db **out, char *why, size_t whylen)
+{
+	char shown[512];
+
+	db_describe(target, shown, sizeof shown);
+	if (db_open(target, out, why, whylen) != 0)
+		return -1;
+	if (migrate(*out, shown, NEWEST, why, whylen) != 0) {
+		db_close(*out);
+		*out = NULL;
+		return -1;
 	}
 	return 0;
 }
 
-static int rating_of(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], struct glicko *g, int64_t *last);
+static int rating_of(struct db *db, const uint8_t key[PROTO_IDENT_KEY_LEN], struct glicko *g, int64_t *last);
+
+/* The end of a write transaction: COMMIT when it went well, else ROLLBACK (the failure kept). */
+static int
+finish(struct db *db, int result)
+{
+	if (result == STORE_FAILED) {
+		db_rollback(db);
+		return result;
+	}
+	if (db_commit(db) != DB_DONE) {
+		db_rollback(db);
+		return STORE_FAILED;
+	}
+	return result;
+}
 
 /* The claim, in one transaction: the key is recorded (or seen again), its rating read (what the
  * pool pairs it by and `rooms` shows), then the name is its own if nobody has it, or already its
  * own; else taken. No name: the key and its rating only. */
 static int
-claim(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, struct store_rating *out)
+claim(struct db *db, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, struct store_rating *out)
 {
 	struct glicko g;
 	int64_t last;
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int64_t now = now_s();
-	int result = STORE_FAILED, rc;
+	int result = STORE_FAILED;
 
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
+	if (db_begin(db) != DB_DONE)
 		return STORE_FAILED;
-	if (sqlite3_prepare_v2(db,
-	                       "INSERT INTO keys (key, first_seen, last_seen) VALUES (?1, ?2, ?2)"
-	                       " ON CONFLICT (key) DO UPDATE SET last_seen = excluded.last_seen;",
-	                       -1, &st, NULL) != SQLITE_OK)
+	if ((st = db_prepare(db, "INSERT INTO keys (key, first_seen, last_seen) VALUES (?1, ?2, ?2)"
+	                         " ON CONFLICT (key) DO UPDATE SET last_seen = excluded.last_seen;")) == NULL)
 		goto out;
-	sqlite3_bind_blob(st, 1, key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	db_bind_blob(st, 1, key, PROTO_IDENT_KEY_LEN);
+	db_bind_int64(st, 2, now);
+	if (db_step(st) != DB_DONE)
 		goto out;
-	sqlite3_finalize(st);
+	db_finalize(st);
 	st = NULL;
 	if (rating_of(db, key, &g, &last) != 0)
 		goto out;
@@ -270,43 +409,31 @@ claim(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], const char *name, str
 		result = STORE_OK;
 		goto out;
 	}
-	/* INSERT OR IGNORE: the name becomes this key's only if nobody has it (NOCASE), then one
-	 * read says whose it is. */
-	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO names (name, key, claimed, last_used) VALUES (?1, ?2, ?3, ?3);",
-	                       -1, &st, NULL) != SQLITE_OK)
+	/* ON CONFLICT DO NOTHING: the name becomes this key's only if nobody has it (without ASCII
+	 * case), then one write says whose it is. */
+	if ((st = db_prepare(db, "INSERT INTO names (name, key, claimed, last_used) VALUES (?1, ?2, ?3, ?3)"
+	                         " ON CONFLICT DO NOTHING;")) == NULL)
 		goto out;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	db_bind_text(st, 1, name);
+	db_bind_blob(st, 2, key, PROTO_IDENT_KEY_LEN);
+	db_bind_int64(st, 3, now);
+	if (db_step(st) != DB_DONE)
 		goto out;
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "UPDATE names SET last_used = ?3 WHERE name = ?1 AND key = ?2;", -1, &st, NULL) !=
-	    SQLITE_OK)
+	db_finalize(st);
+	if ((st = prepare(db, SQL_NAME_TOUCH)) == NULL)
 		goto out;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	db_bind_text(st, 1, name);
+	db_bind_blob(st, 2, key, PROTO_IDENT_KEY_LEN);
+	db_bind_int64(st, 3, now);
+	if (db_step(st) != DB_DONE)
 		goto out;
-	result = sqlite3_changes(db) == 1 ? STORE_OK : STORE_TAKEN;
+	result = db_changes(st) == 1 ? STORE_OK : STORE_TAKEN;
 out:
-	sqlite3_finalize(st);
-	rc = sqlite3_exec(db, result == STORE_FAILED ? "ROLLBACK;" : "COMMIT;", NULL, NULL, NULL);
-	if (rc != SQLITE_OK && result != STORE_FAILED) {
-		sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
-		result = STORE_FAILED;
-	}
-	return result;
+	db_finalize(st);
+	return finish(db, result);
 }
 
 /* ---- ratings (schema step 3) ---- */
-
-static bool
-step_done(sqlite3_stmt *st)
-{
-	return sqlite3_step(st) == SQLITE_DONE;
-}
 
 static struct wire_msg *
 answer(struct store_req *q, int type)
@@ -320,58 +447,76 @@ answer(struct store_req *q, int type)
 
 /* A result already recorded for this duel: its record. 1 found, 0 not, -1 failed. */
 static int
-recorded(sqlite3 *db, const uint8_t commit[PROTO_COMMIT_LEN], struct rated_rec *rec)
+recorded(struct db *db, const uint8_t commit[PROTO_COMMIT_LEN], struct rated_rec *rec)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st;
 	char why[96];
 	int rc = -1, step;
 
-	if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE duel = ?1;", -1, &st, NULL) != SQLITE_OK)
+	if ((st = db_prepare(db, "SELECT record FROM results WHERE duel = ?1;")) == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, commit, PROTO_COMMIT_LEN, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_DONE)
+	db_bind_blob(st, 1, commit, PROTO_COMMIT_LEN);
+	step = db_step(st);
+	if (step == DB_DONE) {
 		rc = 0;
-	else if (step == SQLITE_ROW)
-		rc = rated_get(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), rec, why, sizeof why) ? 1 : -1;
-	sqlite3_finalize(st);
+	} else if (step == DB_ROW) {
+		size_t n;
+		const void *b = db_col_blob(st, 0, &n);
+		rc = rated_get(b, n, rec, why, sizeof why) ? 1 : -1;
+	}
+	db_finalize(st);
 	return rc;
 }
 
 /* A key's rating now, and when it was last rated (0 and the new player's rating: never). */
 static int
-rating_of(sqlite3 *db, const uint8_t key[PROTO_IDENT_KEY_LEN], struct glicko *g, int64_t *last)
+rating_of(struct db *db, const uint8_t key[PROTO_IDENT_KEY_LEN], struct glicko *g, int64_t *last)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st;
 	int step;
 
-	if (sqlite3_prepare_v2(db, "SELECT rating, deviation, volatility, last_rated FROM ratings WHERE key = ?1;", -1, &st,
-	                       NULL) != SQLITE_OK)
+	if ((st = db_prepare(db, "SELECT rating, deviation, volatility, last_rated FROM ratings WHERE key = ?1;")) == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		*g = (struct glicko){ sqlite3_column_double(st, 0), sqlite3_column_double(st, 1), sqlite3_column_double(st, 2) };
-		*last = sqlite3_column_int64(st, 3);
+	db_bind_blob(st, 1, key, PROTO_IDENT_KEY_LEN);
+	step = db_step(st);
+	if (step == DB_ROW) {
+		*g = (struct glicko){ db_col_double(st, 0), db_col_double(st, 1), db_col_double(st, 2) };
+		*last = db_col_int64(st, 3);
 	} else {
 		*g = glicko_lichess().start;
 		*last = 0;
 	}
-	sqlite3_finalize(st);
-	return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : -1;
+	db_finalize(st);
+	return step == DB_ROW || step == DB_DONE ? 0 : -1;
 }
 
+/* A key's lock id (db_lock): its first 8 bytes, a random public key's (two keys sharing them only
+ * wait for each other). */
+static int64_t
+key_lock_id(const uint8_t key[PROTO_IDENT_KEY_LEN])
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | key[i];
+	return (int64_t)v;
+}
+
+/* Two nodes rating duels of the same key at once: each transaction first takes both keys' locks
+ * (in ascending order: no deadlock), so the second reads the rating the first wrote and neither
+ * update is lost; the same duel rated by two nodes (a takeover) finds the first's record. SQLite's
+ * BEGIN IMMEDIATE holds the file's write lock throughout. */
 static int
 rate(struct store *s, struct store_req *q)
 {
-	sqlite3 *db = s->db;
+	struct db *db = s->db;
 	const struct store_duel *d = &q->duel;
 	struct glicko_params gp = glicko_lichess();
 	struct glicko g[PLAYERS], out[PLAYERS];
 	int64_t last[PLAYERS];
 	struct wire_msg *m;
 	struct rated_rec *rec;
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	uint8_t blob[RATED_SIGNED_LEN];
 	int result = STORE_FAILED, found;
 
@@ -379,22 +524,25 @@ rate(struct store *s, struct store_req *q)
 		return STORE_FAILED;
 	memcpy(m->u.rated.signer, s->signer, RATED_SIGNER_LEN);
 	rec = &m->u.rated.rec;
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
+	int64_t lk[2] = { key_lock_id(d->key[0]), key_lock_id(d->key[1]) };
+	if (db_begin(db) != DB_DONE)
 		return STORE_FAILED;
+	if (db_lock(db, lk[0] < lk[1] ? lk[0] : lk[1]) != DB_DONE || db_lock(db, lk[0] < lk[1] ? lk[1] : lk[0]) != DB_DONE)
+		return finish(db, STORE_FAILED);
 	/* Idempotent: a duel id seen before is answered with its first record and counts nothing. */
 	if ((found = recorded(db, d->commit, rec)) != 0) {
 		result = found > 0 ? STORE_OK : STORE_FAILED;
 		goto out;
 	}
 	for (int p = 0; p < PLAYERS; p++) {
-		if (sqlite3_prepare_v2(db, "INSERT INTO keys (key, first_seen, last_seen) VALUES (?1, ?2, ?2)"
-		                           " ON CONFLICT (key) DO NOTHING;", -1, &st, NULL) != SQLITE_OK)
+		if ((st = db_prepare(db, "INSERT INTO keys (key, first_seen, last_seen) VALUES (?1, ?2, ?2)"
+		                         " ON CONFLICT (key) DO NOTHING;")) == NULL)
 			goto out;
-		sqlite3_bind_blob(st, 1, d->key[p], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, d->time);
-		if (!step_done(st))
+		db_bind_blob(st, 1, d->key[p], PROTO_IDENT_KEY_LEN);
+		db_bind_int64(st, 2, d->time);
+		if (db_step(st) != DB_DONE)
 			goto out;
-		sqlite3_finalize(st);
+		db_finalize(st);
 		st = NULL;
 		if (rating_of(db, d->key[p], &g[p], &last[p]) != 0)
 			goto out;
@@ -418,69 +566,66 @@ rate(struct store *s, struct store_req *q)
 	if (rated_sign(rec, s->signer_sk) != 0)
 		goto out;
 	rated_put(rec, blob);
-	if (sqlite3_prepare_v2(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record)"
-	                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);", -1, &st, NULL) != SQLITE_OK)
+	if ((st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record)"
+	                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);")) == NULL)
 		goto out;
-	sqlite3_bind_blob(st, 1, d->commit, PROTO_COMMIT_LEN, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, d->time);
-	sqlite3_bind_blob(st, 3, d->key[0], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 4, d->key[1], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, d->result);
-	sqlite3_bind_int(st, 6, d->reason);
-	sqlite3_bind_blob(st, 7, blob, sizeof blob, SQLITE_STATIC);
-	if (!step_done(st))
+	db_bind_blob(st, 1, d->commit, PROTO_COMMIT_LEN);
+	db_bind_int64(st, 2, d->time);
+	db_bind_blob(st, 3, d->key[0], PROTO_IDENT_KEY_LEN);
+	db_bind_blob(st, 4, d->key[1], PROTO_IDENT_KEY_LEN);
+	db_bind_int64(st, 5, d->result);
+	db_bind_int64(st, 6, d->reason);
+	db_bind_blob(st, 7, blob, sizeof blob);
+	if (db_step(st) != DB_DONE)
 		goto out;
 	for (int p = 0; p < PLAYERS; p++) {
 		double sc = rated_score(rec, p);
-		sqlite3_finalize(st);
+		db_finalize(st);
 		st = NULL;
-		if (sqlite3_prepare_v2(db, "INSERT INTO ratings (key, rating, deviation, volatility, games, wins, draws, losses,"
-		                           " last_rated) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8) ON CONFLICT (key) DO UPDATE SET"
-		                           " rating = ?2, deviation = ?3, volatility = ?4, games = games + 1, wins = wins + ?5,"
-		                           " draws = draws + ?6, losses = losses + ?7, last_rated = ?8;", -1, &st, NULL) != SQLITE_OK)
+		if ((st = db_prepare(db, "INSERT INTO ratings (key, rating, deviation, volatility, games, wins, draws, losses,"
+		                         " last_rated) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8) ON CONFLICT (key) DO UPDATE SET"
+		                         " rating = ?2, deviation = ?3, volatility = ?4, games = ratings.games + 1,"
+		                         " wins = ratings.wins + ?5, draws = ratings.draws + ?6, losses = ratings.losses + ?7,"
+		                         " last_rated = ?8;")) == NULL)
 			goto out;
-		sqlite3_bind_blob(st, 1, d->key[p], PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-		sqlite3_bind_double(st, 2, out[p].rating);
-		sqlite3_bind_double(st, 3, out[p].deviation);
-		sqlite3_bind_double(st, 4, out[p].volatility);
-		sqlite3_bind_int(st, 5, sc == 1.0);
-		sqlite3_bind_int(st, 6, sc == 0.5);
-		sqlite3_bind_int(st, 7, sc == 0.0);
-		sqlite3_bind_int64(st, 8, d->time);
-		if (!step_done(st))
+		db_bind_blob(st, 1, d->key[p], PROTO_IDENT_KEY_LEN);
+		db_bind_double(st, 2, out[p].rating);
+		db_bind_double(st, 3, out[p].deviation);
+		db_bind_double(st, 4, out[p].volatility);
+		db_bind_int64(st, 5, sc == 1.0);
+		db_bind_int64(st, 6, sc == 0.5);
+		db_bind_int64(st, 7, sc == 0.0);
+		db_bind_int64(st, 8, d->time);
+		if (db_step(st) != DB_DONE)
 			goto out;
 	}
 	result = STORE_OK;
 out:
-	sqlite3_finalize(st);
-	if (sqlite3_exec(db, result == STORE_OK ? "COMMIT;" : "ROLLBACK;", NULL, NULL, NULL) != SQLITE_OK &&
-	    result == STORE_OK) {
-		sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
-		result = STORE_FAILED;
-	}
-	return result;
+	db_finalize(st);
+	return finish(db, result);
 }
 
 /* A ladder row from a statement's columns: rating, deviation, games, wins, draws, name, key. */
 static void
-ladder_row(sqlite3_stmt *st, struct wire_ladder_row *o)
+ladder_row(struct db_stmt *st, struct wire_ladder_row *o)
 {
-	double r = sqlite3_column_double(st, 0), dev = sqlite3_column_double(st, 1);
-	const unsigned char *name = sqlite3_column_text(st, 5);
+	double r = db_col_double(st, 0), dev = db_col_double(st, 1);
+	const char *name = db_col_text(st, 5);
 
 	o->rating = (uint16_t)(r < 0 ? 0 : r > 65535 ? 65535 : r + 0.5);
 	o->deviation = (uint16_t)(dev < 0 ? 0 : dev > 65535 ? 65535 : dev + 0.5);
 	o->flags = dev >= glicko_lichess().provisional ? LADDER_PROVISIONAL : 0;
-	o->games = (uint32_t)sqlite3_column_int64(st, 2);
-	o->wins = (uint32_t)sqlite3_column_int64(st, 3);
-	o->draws = (uint32_t)sqlite3_column_int64(st, 4);
+	o->games = (uint32_t)db_col_int64(st, 2);
+	o->wins = (uint32_t)db_col_int64(st, 3);
+	o->draws = (uint32_t)db_col_int64(st, 4);
 	if (o->wins > o->games || o->draws > o->games - o->wins)
-		o->wins = o->draws = 0; /* a hand-edited file: the row still goes out, the encoder would refuse it */
-	if (name != NULL && strlen((const char *)name) <= PROTO_NAME_BYTES)
+		o->wins = o->draws = 0; /* a hand-edited database: the row still goes out, the encoder would refuse it */
+	if (name != NULL && strlen(name) <= PROTO_NAME_BYTES) {
 		snprintf(o->name, sizeof o->name, "%s", name);
-	else { /* a freed name: the key's first bytes stand for it */
-		const uint8_t *k = sqlite3_column_blob(st, 6);
-		if (k && sqlite3_column_bytes(st, 6) == PROTO_IDENT_KEY_LEN)
+	} else { /* a freed name: the key's first bytes stand for it */
+		size_t n;
+		const uint8_t *k = db_col_blob(st, 6, &n);
+		if (k && n == PROTO_IDENT_KEY_LEN)
 			snprintf(o->name, sizeof o->name, "key-%02x%02x%02x%02x", k[0], k[1], k[2], k[3]);
 		else
 			snprintf(o->name, sizeof o->name, "key-?");
@@ -494,11 +639,11 @@ ladder_row(sqlite3_stmt *st, struct wire_ladder_row *o)
 static int
 ask(struct store *s, struct store_req *q)
 {
-	sqlite3 *db = s->db;
-	sqlite3_stmt *st = NULL;
+	struct db *db = s->db;
+	struct db_stmt *st;
 	struct wire_msg *m;
 	char why[96];
-	int rc;
+	int rc = DB_DONE;
 
 	if (q->ask.kind == ASK_HISTORY) {
 		if ((m = answer(q, WIRE_RECORDS)) == NULL)
@@ -506,33 +651,34 @@ ask(struct store *s, struct store_req *q)
 		memcpy(m->u.records.signer, s->signer, RATED_SIGNER_LEN);
 		/* A page: the newest WIRE_RECORDS_MAX after the `skip` newest (OFFSET walks the index
 		 * by key; a history of thousands is a few milliseconds on the store's thread). */
-		if (sqlite3_prepare_v2(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC"
-		                           " LIMIT ?2 OFFSET ?3;", -1, &st, NULL) != SQLITE_OK)
+		if ((st = db_prepare(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC"
+		                         " LIMIT ?2 OFFSET ?3;")) == NULL)
 			return STORE_FAILED;
-		sqlite3_bind_blob(st, 1, q->key, PROTO_IDENT_KEY_LEN, SQLITE_STATIC);
-		sqlite3_bind_int(st, 2, WIRE_RECORDS_MAX);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)q->ask.skip);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_bind_blob(st, 1, q->key, PROTO_IDENT_KEY_LEN);
+		db_bind_int64(st, 2, WIRE_RECORDS_MAX);
+		db_bind_int64(st, 3, (int64_t)q->ask.skip);
+		/* Bounded here too, not only by LIMIT: a hostile PostgreSQL may send any number of rows. */
+		while (m->u.records.count < WIRE_RECORDS_MAX && (rc = db_step(st)) == DB_ROW) {
 			struct rated_rec *x = &m->u.records.rec[m->u.records.count];
-			/* A record the file holds broken is left out; the client checks the rest's signatures. */
-			if (rated_get(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), x, why, sizeof why))
+			size_t n;
+			const void *b = db_col_blob(st, 0, &n);
+			/* A record the database holds broken is left out; the client checks the rest's signatures. */
+			if (rated_get(b, n, x, why, sizeof why))
 				m->u.records.count++;
 		}
-		sqlite3_finalize(st);
-		return rc == SQLITE_DONE ? STORE_OK : STORE_FAILED;
+		db_finalize(st);
+		return rc == DB_DONE || rc == DB_ROW ? STORE_OK : STORE_FAILED;
 	}
 	if ((m = answer(q, WIRE_LADDER)) == NULL)
 		return STORE_FAILED;
 	if (q->ask.kind == ASK_STATS) {
-		if (sqlite3_prepare_v2(db, "SELECT r.rating, r.deviation, r.games, r.wins, r.draws, n.name, r.key"
-		                           " FROM names n JOIN ratings r ON r.key = n.key WHERE n.name = ?1;",
-		                       -1, &st, NULL) != SQLITE_OK)
+		if ((st = prepare(db, SQL_NAME_STATS)) == NULL)
 			return STORE_FAILED;
-		sqlite3_bind_text(st, 1, q->ask.name, -1, SQLITE_STATIC);
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		db_bind_text(st, 1, q->ask.name);
+		if ((rc = db_step(st)) == DB_ROW)
 			ladder_row(st, &m->u.ladder.row[m->u.ladder.count++]);
-		sqlite3_finalize(st);
-		return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : STORE_FAILED;
+		db_finalize(st);
+		return rc == DB_ROW || rc == DB_DONE ? STORE_OK : STORE_FAILED;
 	}
 	/* The ladder: established players by rating, then the provisional ones apart. */
 	static const char *const parts[] = {
@@ -543,69 +689,64 @@ ask(struct store *s, struct store_req *q)
 	_Static_assert(STORE_TOP_ESTABLISHED + STORE_TOP_PROVISIONAL <= WIRE_LADDER_MAX, "the ladder fits a LADDER");
 	unsigned shown = 0;
 	for (int i = 0; i < 2; i++) {
-		if (sqlite3_prepare_v2(db, parts[i], -1, &st, NULL) != SQLITE_OK)
+		if ((st = db_prepare(db, parts[i])) == NULL)
 			return STORE_FAILED;
-		sqlite3_bind_double(st, 1, glicko_lichess().provisional);
-		sqlite3_bind_int(st, 2, limits[i]);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		db_bind_double(st, 1, glicko_lichess().provisional);
+		db_bind_int64(st, 2, limits[i]);
+		unsigned most = m->u.ladder.count + (unsigned)limits[i];
+		while (m->u.ladder.count < most && (rc = db_step(st)) == DB_ROW)
 			ladder_row(st, &m->u.ladder.row[m->u.ladder.count++]);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
+		db_finalize(st);
+		if (rc == DB_ERR)
 			return STORE_FAILED;
 	}
 	shown = m->u.ladder.count;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM ratings;", -1, &st, NULL) != SQLITE_OK)
+	if ((st = db_prepare(db, "SELECT count(*) FROM ratings;")) == NULL)
 		return STORE_FAILED;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) <= (sqlite3_int64)shown)
+	if (db_step(st) == DB_ROW && db_col_int64(st, 0) <= (int64_t)shown)
 		m->u.ladder.flags = LADDER_ALL;
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return STORE_OK;
 }
 
 /* An operator's decision, one statement (its own transaction). The SQL a kind's: a row of
  * `bans`, or of `mutes`. */
 static int
-moderate(sqlite3 *db, const struct store_req *q)
+moderate(struct db *db, const struct store_req *q)
 {
-	static const char *const sql[2][2] = {
-		{ "INSERT OR REPLACE INTO bans (kind, target, created, expires, reason) VALUES (?1, ?2, ?3, ?4, ?5);",
-		  "DELETE FROM bans WHERE kind = ?1 AND target = ?2;" },
-		{ "INSERT OR REPLACE INTO mutes (fingerprint, created, expires) VALUES (?2, ?3, ?4);",
-		  "DELETE FROM mutes WHERE fingerprint = ?2;" },
-	};
+	static const int sql[2][2] = { { SQL_BAN_PUT, SQL_BAN_DEL }, { SQL_MUTE_PUT, SQL_MUTE_DEL } };
 	static const char *const kind[BAN_KINDS] = { [BAN_KEY] = "key", [BAN_NAME] = "name", [BAN_ADDR] = "addr" };
 	const struct ban *b = &q->ban;
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st;
 	int rc = STORE_FAILED;
-	const char *text = q->kind == REQ_FREE_NAME ? "DELETE FROM names WHERE name = ?1;"
-	                                            : sql[b->kind == BAN_MUTE][q->kind == REQ_BAN_DEL];
 
-	if (sqlite3_prepare_v2(db, text, -1, &st, NULL) != SQLITE_OK)
+	if ((st = prepare(db, q->kind == REQ_FREE_NAME ? SQL_NAME_FREE : sql[b->kind == BAN_MUTE][q->kind == REQ_BAN_DEL])) ==
+	    NULL)
 		return STORE_FAILED;
 	if (q->kind == REQ_FREE_NAME) {
-		sqlite3_bind_text(st, 1, q->name, -1, SQLITE_STATIC);
+		db_bind_text(st, 1, q->name);
 	} else {
 		if (b->kind != BAN_MUTE)
-			sqlite3_bind_text(st, 1, kind[b->kind], -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, b->target, -1, SQLITE_STATIC);
+			db_bind_text(st, 1, kind[b->kind]);
+		db_bind_text(st, 2, b->target);
 		if (q->kind == REQ_BAN_PUT) {
-			sqlite3_bind_int64(st, 3, b->created);
+			db_bind_int64(st, 3, b->created);
 			if (b->expires)
-				sqlite3_bind_int64(st, 4, b->expires);
+				db_bind_int64(st, 4, b->expires);
 			else
-				sqlite3_bind_null(st, 4);
+				db_bind_null(st, 4);
 			if (b->kind != BAN_MUTE)
-				sqlite3_bind_text(st, 5, b->reason, -1, SQLITE_STATIC);
+				db_bind_text(st, 5, b->reason);
 		}
 	}
-	if (sqlite3_step(st) == SQLITE_DONE)
-		rc = sqlite3_changes(db) > 0 ? STORE_OK : STORE_TAKEN; /* TAKEN: nothing was there */
-	sqlite3_finalize(st);
+	if (db_step(st) == DB_DONE)
+		rc = db_changes(st) > 0 ? STORE_OK : STORE_TAKEN; /* TAKEN: nothing was there */
+	db_finalize(st);
 	return rc;
 }
 
 static int
-work(struct store *s, struct store_req *q, bool stopping)
+work_once(struct store *s, struct store_req *q, bool stopping)
 {
 	switch (q->kind) {
 	case REQ_RATE:
@@ -619,6 +760,26 @@ work(struct store *s, struct store_req *q, bool stopping)
 	default:
 		return stopping ? STORE_FAILED : claim(s->db, q->key, q->name[0] ? q->name : NULL, &q->rating); /* its connection is gone */
 	}
+}
+
+/* A request, run again while it failed for a reason that another run may not meet (another
+ * node's transaction, a connection lost and made again): bounded by STORE_RETRIES, each
+ * connection attempt by its connect timeout. */
+static int
+work(struct store *s, struct store_req *q, bool stopping)
+{
+	int result = STORE_FAILED;
+
+	for (int tries = 0; tries <= STORE_RETRIES; tries++) {
+		if (db_ready(s->db) != 0)
+			break;
+		result = work_once(s, q, stopping);
+		if (result != STORE_FAILED || !db_retryable(s->db))
+			break;
+	}
+	if (result == STORE_FAILED)
+		snprintf(q->why, sizeof q->why, "%s", db_errmsg(s->db));
+	return result;
 }
 
 static void *
@@ -668,6 +829,7 @@ on_answers(uv_async_t *a)
 	while (rev) {
 		struct store_req *n = rev->next;
 		s->pending--;
+		s->why = rev->result == STORE_FAILED ? rev->why : NULL;
 		if (rev->cb)
 			rev->cb(rev->ud, rev->result);
 		else if (rev->icb)
@@ -678,6 +840,7 @@ on_answers(uv_async_t *a)
 		free(rev);
 		rev = n;
 	}
+	s->why = NULL;
 }
 
 static void
@@ -695,7 +858,7 @@ on_closed(uv_handle_t *h)
 		cb(ud);
 }
 
-static int load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
+static int load_bans(struct db *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud,
                      char *why, size_t whylen);
 
 int
@@ -715,9 +878,11 @@ store_open_bans(uv_loop_t *loop, const char *path, int64_t now, int (*cb)(void *
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	if (db_open(path, &s->db, why, whylen) != 0 || migrate(s->db, path, NEWEST, why, whylen) != 0 ||
-	    (cb && load_bans(s->db, path, now, cb, ud, why, whylen) != 0)) {
-		sqlite3_close(s->db);
+	char shown[512];
+
+	db_describe(path, shown, sizeof shown);
+	if (open_target(path, &s->db, why, whylen) != 0 || (cb && load_bans(s->db, shown, now, cb, ud, why, whylen) != 0)) {
+		db_close(s->db);
 		free(s);
 		return -1;
 	}
@@ -729,7 +894,7 @@ store_open_bans(uv_loop_t *loop, const char *path, int64_t now, int (*cb)(void *
 	s->async.data = s;
 	if (pthread_create(&s->thread, NULL, worker, s) != 0) {
 		snprintf(why, whylen, "cannot start the store's thread");
-		sqlite3_close(s->db);
+		db_close(s->db);
 		s->db = NULL;
 		uv_close((uv_handle_t *)&s->async, on_closed); /* frees s; no callback is set */
 		return -1;
@@ -758,7 +923,7 @@ store_close(struct store *s, void (*cb)(void *ud), void *ud)
 	 * and an operator's writes (a handful, each one statement) are done; each waits STORE_BUSY_MS
 	 * at worst. */
 	pthread_join(s->thread, NULL);
-	sqlite3_close(s->db);
+	db_close(s->db);
 	for (int i = 0; i < 2; i++) {
 		q = i == 0 ? s->todo : s->done;
 		while (q) {
@@ -861,45 +1026,40 @@ store_free_name_async(struct store *s, const char *name, store_claim_cb cb, void
  * POSIX lock this process holds on it, the worker connection's too (another process could
  * then take the file as unused and remove the WAL under it). */
 static int
-load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
+load_bans(struct db *db, const char *path, int64_t now, int (*cb)(void *ud, const struct ban *b), void *ud, char *why,
           size_t whylen)
 {
 	static const char *const kinds[] = { [BAN_KEY] = "key", [BAN_NAME] = "name", [BAN_ADDR] = "addr" };
-	sqlite3_stmt *st = NULL;
-	int rc = -1, step = SQLITE_DONE;
+	static const char *const expire[] = { "DELETE FROM bans WHERE expires IS NOT NULL AND expires <= ?1;",
+		                              "DELETE FROM mutes WHERE expires IS NOT NULL AND expires <= ?1;" };
+	struct db_stmt *st = NULL;
+	int rc = -1, step = DB_DONE;
 	bool said = false;
 
-	if (sqlite3_prepare_v2(db, "DELETE FROM bans WHERE expires IS NOT NULL AND expires <= ?1;", -1, &st, NULL) !=
-	    SQLITE_OK)
+	for (int i = 0; i < 2; i++) {
+		if ((st = db_prepare(db, expire[i])) == NULL)
+			goto out;
+		db_bind_int64(st, 1, now);
+		if (db_step(st) != DB_DONE)
+			goto out;
+		db_finalize(st);
+		st = NULL;
+	}
+	if ((st = db_prepare(db, "SELECT kind, target, created, coalesce(expires, 0), reason FROM bans"
+	                         " UNION ALL SELECT 'mute', fingerprint, created, coalesce(expires, 0), '' FROM mutes"
+	                         " ORDER BY 3;")) == NULL)
 		goto out;
-	sqlite3_bind_int64(st, 1, now);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto out;
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "DELETE FROM mutes WHERE expires IS NOT NULL AND expires <= ?1;", -1, &st, NULL) !=
-	    SQLITE_OK)
-		goto out;
-	sqlite3_bind_int64(st, 1, now);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto out;
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db,
-	                       "SELECT kind, target, created, coalesce(expires, 0), reason FROM bans"
-	                       " UNION ALL SELECT 'mute', fingerprint, created, coalesce(expires, 0), '' FROM mutes"
-	                       " ORDER BY 3;",
-	                       -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0), *t = (const char *)sqlite3_column_text(st, 1);
-		const char *r = (const char *)sqlite3_column_text(st, 4);
-		struct ban b = { .created = sqlite3_column_int64(st, 2), .expires = sqlite3_column_int64(st, 3) };
+	while ((step = db_step(st)) == DB_ROW) {
+		const char *k = db_col_text(st, 0), *t = db_col_text(st, 1);
+		const char *r = db_col_text(st, 4);
+		struct ban b = { .created = db_col_int64(st, 2), .expires = db_col_int64(st, 3) };
 		int kind = BAN_MUTE;
 		char bad[BAN_REASON_MAX + 1];
 		for (int i = 0; i < BAN_MUTE; i++)
 			if (k && strcmp(k, kinds[i]) == 0)
 				kind = i;
-		/* A row is checked as a command's argument is: the file is the operator's, and
-		 * `sqlite3 FILE` may have written anything into it. */
+		/* A row is checked as a command's argument is: the database is the operator's, and
+		 * `sqlite3 FILE` or psql may have written anything into it. */
 		if (t == NULL || strlen(t) > BAN_TARGET_MAX || !ban_target(kind, t, &b, bad, sizeof bad)) {
 			snprintf(why, whylen, "%s: a row of %s whose target is not one ('%.40s')", path,
 			         kind == BAN_MUTE ? "mutes" : k ? k : "?", t ? t : "");
@@ -913,12 +1073,12 @@ load_bans(sqlite3 *db, const char *path, int64_t now, int (*cb)(void *ud, const 
 			goto out;
 		}
 	}
-	if (step == SQLITE_DONE)
+	if (step == DB_DONE)
 		rc = 0;
 out:
 	if (rc != 0 && !said)
 		fail(db, why, whylen, path);
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
@@ -979,45 +1139,50 @@ store_pending(const struct store *s)
 
 /* ---- offline ---- */
 
+/* A file must be there already (a typo makes no new store); a PostgreSQL database is reached. */
 static int
-offline_open(const char *path, sqlite3 **db, char *why, size_t whylen)
+offline_open(const char *target, struct db **db, char *why, size_t whylen)
 {
 	struct stat st;
 
-	if (stat(path, &st) != 0) {
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+	if (!db_is_pg(target) && stat(target, &st) != 0) {
+		snprintf(why, whylen, "%s: %s", target, strerror(errno));
 		return -1;
 	}
-	if (db_open(path, db, why, whylen) != 0)
-		return -1;
-	if (migrate(*db, path, NEWEST, why, whylen) != 0) {
-		sqlite3_close(*db);
-		return -1;
-	}
-	return 0;
+	return open_target(target, db, why, whylen);
+}
+
+/* A failure's message names the target without its password. */
+static int
+offline_fail(struct db *db, const char *target, char *why, size_t whylen)
+{
+	char shown[512];
+
+	db_describe(target, shown, sizeof shown);
+	return fail(db, why, whylen, shown);
 }
 
 int
 store_free_name(const char *path, const char *name, bool *freed, char *why, size_t whylen)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
+	struct db *db;
+	struct db_stmt *st;
 	int rc = -1;
 
 	*freed = false;
 	if (offline_open(path, &db, why, whylen) != 0)
 		return -1;
-	if (sqlite3_prepare_v2(db, "DELETE FROM names WHERE name = ?1;", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_DONE) {
-			*freed = sqlite3_changes(db) > 0;
+	if ((st = prepare(db, SQL_NAME_FREE)) != NULL) {
+		db_bind_text(st, 1, name);
+		if (db_step(st) == DB_DONE) {
+			*freed = db_changes(st) > 0;
 			rc = 0;
 		}
 	}
 	if (rc != 0)
-		fail(db, why, whylen, path);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+		offline_fail(db, path, why, whylen);
+	db_finalize(st);
+	db_close(db);
 	return rc;
 }
 
@@ -1025,48 +1190,51 @@ int
 store_name_owner(const char *path, const char *name, bool *owned, uint8_t key[PROTO_IDENT_KEY_LEN], char *why,
                  size_t whylen)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
+	struct db *db;
+	struct db_stmt *st;
 	int rc = -1, step;
 
 	*owned = false;
 	if (offline_open(path, &db, why, whylen) != 0)
 		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT key FROM names WHERE name = ?1;", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		step = sqlite3_step(st);
-		if (step == SQLITE_ROW && sqlite3_column_bytes(st, 0) == PROTO_IDENT_KEY_LEN) {
-			memcpy(key, sqlite3_column_blob(st, 0), PROTO_IDENT_KEY_LEN);
+	if ((st = prepare(db, SQL_NAME_OWNER)) != NULL) {
+		db_bind_text(st, 1, name);
+		step = db_step(st);
+		size_t n = 0;
+		const void *k = step == DB_ROW ? db_col_blob(st, 0, &n) : NULL;
+		if (k && n == PROTO_IDENT_KEY_LEN) {
+			memcpy(key, k, PROTO_IDENT_KEY_LEN);
 			*owned = true;
 			rc = 0;
-		} else if (step == SQLITE_DONE) {
+		} else if (step == DB_DONE) {
 			rc = 0;
 		}
 	}
 	if (rc != 0)
-		fail(db, why, whylen, path);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+		offline_fail(db, path, why, whylen);
+	db_finalize(st);
+	db_close(db);
 	return rc;
 }
 
 int
 store_schema_version(const char *path, int *version, char *why, size_t whylen)
 {
-	sqlite3 *db;
+	struct db *db;
 	int rc;
 
 	if (db_open(path, &db, why, whylen) != 0)
 		return -1;
-	rc = version_of(db, version) == 0 ? 0 : fail(db, why, whylen, path);
-	sqlite3_close(db);
+	rc = version_of(db, version) == 0 ? 0 : offline_fail(db, path, why, whylen);
+	db_close(db);
 	return rc;
 }
 
 int
 store_migrate_to(const char *path, int version, char *why, size_t whylen)
 {
-	sqlite3 *db;
+	struct db *db;
+	char shown[512];
 	int rc;
 
 	if (version < 0 || version > NEWEST) {
@@ -1075,19 +1243,26 @@ store_migrate_to(const char *path, int version, char *why, size_t whylen)
 	}
 	if (db_open(path, &db, why, whylen) != 0)
 		return -1;
-	rc = migrate(db, path, version, why, whylen);
-	sqlite3_close(db);
+	db_describe(path, shown, sizeof shown);
+	rc = migrate(db, shown, version, why, whylen);
+	db_close(db);
 	return rc;
 }
 
-#else /* !WW_HAVE_SQLITE: names are not owned; the server says so (docs/server.md) */
+const char *
+store_why(const struct store *s)
+{
+	return s && s->why ? s->why : "";
+}
+
+#else /* neither SQLite nor PostgreSQL: names are not owned; the server says so (docs/server.md) */
 
 const int store_built = 0;
 
 static int
 not_built(char *why, size_t whylen)
 {
-	snprintf(why, whylen, "this wizwar was built without SQLite (meson option sqlite): no store, names are not owned");
+	snprintf(why, whylen, "this wizwar was built without SQLite and PostgreSQL (meson options sqlite, postgres): no store, names are not owned");
 	return -1;
 }
 
@@ -1165,6 +1340,7 @@ store_open_bans(uv_loop_t *loop, const char *path, int64_t now, int (*cb)(void *
 	return not_built(why, whylen);
 }
 unsigned store_pending(const struct store *st) { (void)st; return 0; }
+const char *store_why(const struct store *st) { (void)st; return ""; }
 
 int
 store_free_name(const char *path, const char *name, bool *freed, char *why, size_t whylen)

@@ -29,8 +29,15 @@
  */
 #define STORE_BUSY_MS 5000 /* how long a statement waits for another holder of the file's lock */
 
-/* 1 when built with SQLite (meson feature `sqlite`), else 0: names are then not owned. */
+/* 1 when built with SQLite or PostgreSQL (meson features `sqlite`, `postgres`), else 0: names are
+ * then not owned. */
 extern const int store_built;
+/* A target's driver is built: true, or false with the reason (a URI without `postgres`, a file
+ * without `sqlite`). A target is a file, or a PostgreSQL URI (postgresql://... or postgres://...). */
+bool store_target_built(const char *target, char *why, size_t whylen);
+bool store_target_is_pg(const char *target);
+/* A target as a log line may show it: a URI without its password or its query parameters. */
+void store_describe(const char *target, char *out, size_t outlen);
 
 struct store;
 struct store_req;
@@ -77,6 +84,11 @@ void store_cancel(struct store_req *q);
 struct store_req *store_ban_put(struct store *st, const struct ban *b, store_claim_cb cb, void *ud);
 struct store_req *store_ban_del(struct store *st, int kind, const char *target, store_claim_cb cb, void *ud);
 struct store_req *store_free_name_async(struct store *st, const char *name, store_claim_cb cb, void *ud);
+
+/* Why the request whose callback is running failed (STORE_FAILED): the database's message, for
+ * the server's log (never a password); "" otherwise. Loop thread, during a callback only. */
+#define STORE_WHY_BYTES 256
+const char *store_why(const struct store *st);
 
 /* Requests waiting or being worked (tests). */
 unsigned store_pending(const struct store *st);

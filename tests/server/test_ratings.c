@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ratings: the store's rating transaction: signed, checked against Glicko-2, idempotent by the duel's id. */
+/* test_ratings: the store's rating transaction: signed, checked against Glicko-2, idempotent by the duel's id, none lost by two stores at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +40,38 @@ rate(uv_loop_t *loop, struct store *s, const struct store_duel *d)
 	return &g;
 }
 
+/* The store under test: WIZWAR_TEST_STORE (a PostgreSQL URI: tests/server/pgunit.sh starts one, a fresh
+ * database for each run) or a new SQLite file in `dir`. The same tests, either driver. */
+static const char *
+target(char *dir, char *path, size_t len)
+{
+	const char *pg = getenv("WIZWAR_TEST_STORE");
+
+	if (pg && *pg)
+		return pg;
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, len, "%s/store.db", dir);
+	return path;
+}
+
+static void
+target_rm(const char *dir, const char *path)
+{
+	char side[320];
+
+	if (strcmp(path, getenv("WIZWAR_TEST_STORE") ? getenv("WIZWAR_TEST_STORE") : "") == 0)
+		return;
+	unlink(path);
+	snprintf(side, sizeof side, "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", path);
+	unlink(side);
+	rmdir(dir);
+}
+
 Test(ratings, one_transaction_signed_and_idempotent)
 {
-	char dir[] = "/tmp/wizwar-ratings-XXXXXX", path[300], why[300];
+	char dir[] = "/tmp/wizwar-ratings-XXXXXX", buf[300], why[300];
 	uint8_t sk[32], pk[32];
 	uv_loop_t loop;
 	struct store *s;
@@ -52,8 +81,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	struct glicko_params gp = glicko_lichess();
 
 	cr_assert(sodium_init() >= 0);
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(path, sizeof path, "%s/store.db", dir);
+	const char *path = target(dir, buf, sizeof buf);
 	uv_loop_init(&loop);
 	cr_assert_eq(store_open(&loop, path, &s, why, sizeof why), 0, "%s", why);
 	memset(sk, 0x42, sizeof sk);
@@ -151,11 +179,86 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	store_close(s, NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
-	unlink(path);
-	char side[320];
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
-	rmdir(dir);
+	target_rm(dir, path);
+}
+
+/*
+ * Two stores on one database (two nodes of a cluster on one PostgreSQL; two connections on one file)
+ * rate duels of the same key at once, each its own queue and thread: none is lost, and each record
+ * starts from the rating the one before it left (a lost update would start two from the same).
+ */
+static void
+on_many(void *ud, int result, const struct wire_msg *m)
+{
+	int *left = ud;
+
+	cr_expect_eq(result, STORE_OK);
+	cr_expect(m && m->type == WIRE_RATED);
+	(*left)--;
+}
+
+Test(ratings, two_stores_rating_one_key_at_once_lose_nothing, .timeout = 120)
+{
+	enum { EACH = 24 };
+	char dir[] = "/tmp/wizwar-ratings-XXXXXX", buf[300], why[300];
+	uint8_t sk[32];
+	uv_loop_t loop;
+	struct store *s[2];
+	int left = 2 * EACH;
+
+	cr_assert(sodium_init() >= 0);
+	const char *path = target(dir, buf, sizeof buf);
+	uv_loop_init(&loop);
+	memset(sk, 0x43, sizeof sk);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(store_open(&loop, path, &s[i], why, sizeof why), 0, "%s", why);
+		store_set_signer(s[i], sk);
+	}
+	for (int n = 0; n < EACH; n++)
+		for (int i = 0; i < 2; i++) {
+			struct store_duel d = { 1800000000 + n, { 0 }, { { 0 } }, (uint8_t)(n % 3), END_KILLED };
+			memset(d.commit, 0xd0 + i, sizeof d.commit);
+			d.commit[1] = (uint8_t)n;
+			memset(d.key[0], 0x5a, sizeof d.key[0]);       /* the key both rate */
+			memset(d.key[1], 0x60 + 2 * n + i, sizeof d.key[1]); /* a new opponent each time */
+			cr_assert_not_null(store_rate(s[i], &d, on_many, &left));
+		}
+	while (left > 0)
+		uv_run(&loop, UV_RUN_ONCE);
+
+	/* The key's history, oldest last: each record's "before" is the "after" of the one rated before it. */
+	struct wire_ask ask = { ASK_HISTORY, "", 0 };
+	struct got h;
+	uint8_t k[PROTO_IDENT_KEY_LEN];
+	memset(k, 0x5a, sizeof k);
+	memset(&h, 0, sizeof h);
+	cr_assert_not_null(store_ask(s[0], k, &ask, on_answer, &h));
+	while (h.n == 0)
+		uv_run(&loop, UV_RUN_ONCE);
+	cr_assert_eq(h.m.type, WIRE_RECORDS);
+	cr_assert_eq(h.m.u.records.count, 2 * EACH, "every duel recorded once");
+	for (int i = 0; i + 1 < 2 * EACH; i++) {
+		const struct rated_rec *newer = &h.m.u.records.rec[i], *older = &h.m.u.records.rec[i + 1];
+		cr_expect(newer->before[0].rating == older->after[0].rating &&
+		              newer->before[0].deviation == older->after[0].deviation,
+		          "record %d starts from %.6f, not from the %.6f the one before it left: an update was lost", i,
+		          newer->before[0].rating, older->after[0].rating);
+	}
+	ask.kind = ASK_TOP;
+	memset(&h, 0, sizeof h);
+	cr_assert_not_null(store_ask(s[1], k, &ask, on_answer, &h));
+	while (h.n == 0)
+		uv_run(&loop, UV_RUN_ONCE);
+	bool seen = false;
+	for (unsigned i = 0; i < h.m.u.ladder.count; i++)
+		if (strcmp(h.m.u.ladder.row[i].name, "key-5a5a5a5a") == 0) {
+			cr_expect_eq(h.m.u.ladder.row[i].games, 2 * EACH);
+			seen = true;
+		}
+	cr_expect(seen, "the key is on the ladder");
+	for (int i = 0; i < 2; i++)
+		store_close(s[i], NULL, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
+	target_rm(dir, path);
 }
