@@ -292,6 +292,25 @@ room__destroy(struct gameroom *r)
 		uv_close((uv_handle_t *)&r->seat[i].grace, on_timer_closed);
 }
 
+/* Another node took this room over while this one was not heard from (cluster.c): its players'
+ * connections are closed without a word, as if this node had died, so that their clients move on to
+ * the node that holds it now; the room goes without an end, its log left in playing/ as it is
+ * (server --resume asks Redis before resuming it). */
+void
+room__lost(struct gameroom *r)
+{
+	for (int i = 0; i < PLAYERS; i++) {
+		struct conn *c = r->seat[i].conn;
+		if (c) {
+			c->room = NULL;
+			c->seat = -1;
+			r->seat[i].conn = NULL;
+			conn__close_now(c);
+		}
+	}
+	room__destroy(r);
+}
+
 bool
 room__empty(const struct gameroom *r)
 {
@@ -902,6 +921,10 @@ on_grace(uv_timer_t *t)
 	struct gameroom *r = t->data;
 	struct cmd resign = { CMD_RESIGN, 0, 0 };
 
+	if (server__fenced(r->srv)) { /* the room may be another node's now: decided within a beat */
+		uv_timer_start(t, on_grace, FENCE_RETRY_MS, 0);
+		return;
+	}
 	for (int p = 0; p < PLAYERS; p++) {
 		struct seat *st = &r->seat[p];
 		if (t != &st->grace)
@@ -946,6 +969,10 @@ on_turn_time(uv_timer_t *t)
 
 	if (r->state != ROOM_PLAYING || game_of(r)->result != RESULT_NONE)
 		return;
+	if (server__fenced(r->srv)) { /* as on_grace */
+		uv_timer_start(t, on_turn_time, FENCE_RETRY_MS, 0);
+		return;
+	}
 	server__event(r->srv, LOG_INFO, r->code, NULL, "time is up for player %d", game_of(r)->turn + 1);
 	apply(r, game_of(r)->turn, &pass, MSG_TIME_UP);
 }

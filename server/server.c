@@ -628,7 +628,7 @@ on_hello(struct conn *c, const struct wire_hello *h)
 	}
 	if (old)
 		pconn_set_identity(&c->pc, &s->old_kp);
-	wire_challenge_init(m, s->id.salt, room_key(s)->set);
+	wire_challenge_init(m, s->pw_salt, room_key(s)->set);
 	c->state = CONN_CHALLENGED;
 	if (conn__send(c, m) != 0 || !old)
 		return;
@@ -966,6 +966,16 @@ on_resume(struct conn *c, const struct wire_resume *m)
 void
 server__handle(struct conn *c, const struct wire_msg *m)
 {
+	/* A node that was not heard from (stopped, stalled) may have lost this player's room to
+	 * another node: nothing of it is played here until its beat says (cluster_lapsed), not even a
+	 * message read before the stall. The link is closed as a dead node's would be: the client tries
+	 * the other nodes, which send it to the room's node (this one again if it still holds it). */
+	if ((c->state == CONN_JOINED || c->state == CONN_KNOWN) && m->type != WIRE_HEARTBEAT && server__fenced(c->srv)) {
+		server__event(c->srv, LOG_INFO, c->room ? c->room->code : NULL, c->peer,
+		              "closed: this node is settling whether its rooms are still its own");
+		conn__close_now(c);
+		return;
+	}
 	switch (m->type) {
 	case WIRE_HEARTBEAT:
 		return;
@@ -1336,6 +1346,26 @@ cluster_takeover(void *ud, const char *code, const char *text, size_t len)
 	return 0;
 }
 
+/* One of this node's rooms was taken over by another node while this one was not heard from. */
+static void
+cluster_lost(void *ud, const char *code)
+{
+	struct server *s = ud;
+	struct gameroom *r = server__find_room(s, code);
+
+	if (r == NULL)
+		return;
+	server__event(s, LOG_WARNING, code, NULL, "room %s lost: another node took it over while this node was not heard "
+	              "from; its players are sent on", code);
+	room__lost(r);
+}
+
+bool
+server__fenced(const struct server *s)
+{
+	return s->cluster && cluster_lapsed(s->cluster);
+}
+
 /* Join the cluster (--redis): this node's rooms go into the directory as they are made. */
 static int
 start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
@@ -1349,7 +1379,8 @@ start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
 	}
 	server_fingerprint(s, fp);
 	struct cluster_config cc = {
-		.url = s->cfg.redis, .host = host, .port = server_port(s), .key = server_public_key(s), .id = fp,
+		.url = s->cfg.redis, .password = s->cfg.redis_password, .host = host, .lost = cluster_lost,
+		.salt = s->pw_salt, .port = server_port(s), .key = server_public_key(s), .id = fp,
 		.load = cluster_load, .say = cluster_say, .ud = s,
 		.takeover = s->cfg.log_dir ? cluster_takeover : NULL, .changed = cluster_changed,
 	};
@@ -1419,7 +1450,14 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->cfg.old_key = NULL;
 	if (cfg->old_key)
 		server_set_old_key(s, cfg->old_key, cfg->old_until);
-	if (auth_key_derive(&s->key, cfg->password, s->id.salt) != 0) {
+	/* A cluster's nodes derive over one salt (docs/server.md, "A cluster"): asked of Redis here,
+	 * blocking for a second at most, before anything is served; this node's own if Redis does not
+	 * answer (a player resuming here from another node then derives its key again: slower, not
+	 * refused). */
+	memcpy(s->pw_salt, s->id.salt, sizeof s->pw_salt);
+	if (cfg->redis && cfg->multi)
+		cluster_shared_salt(cfg->redis, cfg->redis_password, s->id.salt, s->pw_salt);
+	if (auth_key_derive(&s->key, cfg->password, s->pw_salt) != 0) {
 		snprintf(why, whylen, "cannot derive the password key (out of memory)");
 		goto fail_mem;
 	}
@@ -1582,7 +1620,7 @@ server_set_password_key(struct server *s, const struct auth_key *k)
 const uint8_t *
 server_password_salt(const struct server *s)
 {
-	return s->id.salt;
+	return s->pw_salt;
 }
 
 const char *
@@ -1776,6 +1814,27 @@ resume_path(const struct server *s, const struct found_log *f, char *buf, size_t
 	         f->name);
 }
 
+/* A node of a cluster restarted with --resume resumes only the duels no other node took over while
+ * it was dead (the claim leaves wizwar:taken:CODE, and the room its new node's in wizwar:rooms):
+ * Redis is asked, blocking, before anything is served. 1 taken (said), 0 this node's, -1 Redis cannot
+ * be asked: the start stops (resuming a duel another node may be playing is what must not happen). */
+static int
+resume_taken(struct server *s, const struct found_log *f, const char *path, char *why, size_t whylen)
+{
+	char owner[CLUSTER_ID_LEN + 1], rwhy[300];
+	int k = cluster_resume_owner(s->cluster, f->code, owner, rwhy, sizeof rwhy);
+
+	if (k < 0) {
+		snprintf(why, whylen, "which duels other nodes took over cannot be asked (%s): start again once Redis "
+		         "answers, or without --resume (the logs are then put away, not resumed)", rwhy);
+		return -1;
+	}
+	if (k == 0)
+		server__event(s, LOG_NOTICE, f->code, NULL, "not resumed: %s: room %s was taken over by node %s", path,
+		              f->code, owner);
+	return k == 0;
+}
+
 static int
 scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 {
@@ -1852,6 +1911,15 @@ scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 		char path[4400], lwhy[300];
 		struct gameroom *r;
 		resume_path(s, &found[i], path, sizeof path);
+		if (resume && s->cluster && !found[i].stale && !found[i].ended &&
+		    !(i > 0 && strcmp(found[i].code, found[i - 1].code) == 0)) {
+			int k = resume_taken(s, &found[i], path, why, whylen);
+			if (k < 0) {
+				free(found);
+				return -1;
+			}
+			found[i].stale = k > 0; /* put away below, as a duel not to be resumed */
+		}
 		/* playing/ keeps only the duels of this process: a log of this server's there that
 		 * is not resumed (finished but not yet compressed when the server was killed, an
 		 * older log of a room, one left more than a day, every one without --resume) is put
@@ -1891,6 +1959,8 @@ scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 		resumed++;
 	}
 	free(found);
+	if (s->cluster)
+		cluster_resume_done(s->cluster);
 	if (put_away)
 		server__log(s, "%u turn log%s left in %s/" LOGTREE_PLAYING " and not resumed put away into the tree by date",
 		            put_away, put_away == 1 ? "" : "s", s->cfg.log_dir);
