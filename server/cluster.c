@@ -163,6 +163,7 @@ struct entry {
 	char node[CLUSTER_ID_LEN + 1]; /* "" while its dead node's room is being claimed */
 	uint64_t pending;              /* ... since then (loop ms) */
 	bool reclaim;                  /* its node's beat key still lived at the claim: asked again */
+	bool loading;                  /* claimed here, its duel being rebuilt off the loop: moving */
 };
 
 #define BUCKETS 4096
@@ -256,6 +257,7 @@ dir_set(struct cluster *c, const char *code, const char *node)
 	}
 	snprintf(e->node, sizeof e->node, "%s", node);
 	e->pending = 0;
+	e->loading = false;
 }
 
 static void
@@ -263,7 +265,7 @@ dir_del(struct cluster *c, const char *code, const char *node)
 {
 	for (struct entry **p = bucket(c, code); *p; p = &(*p)->next) {
 		if (strcmp((*p)->code, code) == 0) {
-			if (node && strcmp((*p)->node, node) != 0)
+			if (node && strcmp((*p)->node, node) != 0 && !(*p)->loading)
 				return; /* moved since: the newer owner's entry stays */
 			struct entry *e = *p;
 			*p = e->next;
@@ -889,8 +891,13 @@ on_claimed(redisAsyncContext *ac, void *r, void *ud)
 		say(c, LOG_ERR, "cluster: room %s claimed, but its turn log in Redis is not one a node writes: not taken over",
 		    cl->code);
 		cluster_room_gone(c, cl->code);
-	} else if (c->cfg.takeover(c->cfg.ud, cl->code, text, len) != 0) {
-		cluster_room_gone(c, cl->code); /* said by the server */
+	} else {
+		int rc = c->cfg.takeover(c->cfg.ud, cl->code, text, len);
+		struct entry *e;
+		if (rc < 0)
+			cluster_room_gone(c, cl->code); /* said by the server */
+		else if (rc > 0 && (e = dir_find(c, cl->code)) != NULL && e->node[0] == '\0')
+			e->loading = true; /* moving until the server has it */
 	}
 	free(text);
 	free(cl);
@@ -943,7 +950,7 @@ drop_context(redisAsyncContext **p)
 static bool
 pending_expired(const struct cluster *c, const struct entry *e)
 {
-	return e->node[0] == '\0' && uv_now(c->loop) - e->pending >= CLUSTER_DEAD_MS;
+	return e->node[0] == '\0' && !e->loading && uv_now(c->loop) - e->pending >= CLUSTER_DEAD_MS;
 }
 
 static void

@@ -51,8 +51,10 @@ struct cluster_config {
 	/* What this node holds now, asked at every beat. */
 	unsigned (*load)(void *ud);
 	/* Take a dead node's duel over: its turn log so far (`len` bytes, the text of docs/turnlog.md
-	 * with the server's comments). 0 when the room is made here and waits for its players; -1 (said)
-	 * when not: the room then leaves the directory. NULL: this node takes nothing over. */
+	 * with the server's comments). 0 when the room is made here and waits for its players; 1 when it
+	 * is being made off the loop (the room stays moving until cluster_room_added, or
+	 * cluster_room_gone if that fails); -1 (said) when not: the room then leaves the directory.
+	 * NULL: this node takes nothing over. */
 	int (*takeover)(void *ud, const char *code, const char *text, size_t len);
 	/* Room `code` is no longer this node's: another node took it over while this one was not heard
 	 * from (stopped, stalled). Its connections are closed without a word, as a dead node's, so that

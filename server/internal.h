@@ -384,6 +384,12 @@ void room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 void room__conn_lost(struct gameroom *r, struct conn *c);
 int room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
 WW_COLD int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
+/* room__load's two halves: a log read and replayed (tlog_load, room__log_commands: pure, run off the
+ * loop by a takeover), then the room made from it on the loop. */
+struct tlog_resume;
+WW_COLD int room__load_parsed(struct gameroom *r, const char *path, struct tlog_resume *lr, uint32_t cmds, char *why,
+                              size_t whylen);
+uint32_t room__log_commands(const char *text, size_t len);
 bool room__empty(const struct gameroom *r);
 /* game_of() for spect.c: the room's game, unpacked into the server's scratch. */
 struct game *room__game(struct gameroom *r);

@@ -1525,9 +1525,10 @@ room__sweep_idle(struct server *s)
 
 /* Resuming a duel from its log. */
 
-/* How many commands a resumed log holds, for the spectators' frames (cold: once per resume). */
-static uint32_t
-log_commands(const char *text, size_t len)
+/* How many commands a resumed log holds, for the spectators' frames (cold: once per resume; a
+ * replay of the whole log: a takeover counts them off the loop). */
+uint32_t
+room__log_commands(const char *text, size_t len)
 {
 	struct turnlog_replay *t = malloc(sizeof *t);
 	uint32_t n = 0;
@@ -1541,7 +1542,6 @@ log_commands(const char *text, size_t len)
 int
 room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 {
-	struct server *s = r->srv;
 	struct tlog_resume *lr = calloc(1, sizeof *lr);
 	int rc = -1;
 
@@ -1549,8 +1549,19 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	if (tlog_load(path, lr, why, whylen) != 0)
-		goto out;
+	if (tlog_load(path, lr, why, whylen) == 0)
+		rc = room__load_parsed(r, path, lr, room__log_commands(lr->text, lr->len), why, whylen);
+	tlog_resume_free(lr);
+	free(lr);
+	return rc;
+}
+
+int
+room__load_parsed(struct gameroom *r, const char *path, struct tlog_resume *lr, uint32_t cmds, char *why, size_t whylen)
+{
+	struct server *s = r->srv;
+	int rc = -1;
+
 	if (lr->ended || lr->game.result != RESULT_NONE) {
 		snprintf(why, whylen, "%s: that duel is over; nothing to resume", path);
 		goto out;
@@ -1583,7 +1594,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		goto out;
 	}
 	log_hooks(r);
-	r->sp.cmds = log_commands(lr->text, lr->len);
+	r->sp.cmds = cmds;
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;
 	r->seed_fixed = false;
@@ -1615,7 +1626,5 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 	            lr->torn ? " (a torn last command was dropped)" : "", (s->cfg.lim.grace_ms + 999) / 1000);
 	rc = 0;
 out:
-	tlog_resume_free(lr);
-	free(lr);
 	return rc;
 }
