@@ -636,8 +636,12 @@ on_beat_reply(redisAsyncContext *ac, void *r, void *ud)
 			start_check(c);
 		return;
 	}
-	if (!c->checking && !c->stopping)
+	/* Fenced: the check starts after this beat, which renewed the key, so it sees every claim made
+	 * before it (one in flight started after an earlier beat, whose time it keeps). */
+	if (!c->checking && !c->stopping) {
+		c->fence_beat = sent;
 		start_check(c);
+	}
 }
 
 static void
@@ -677,7 +681,8 @@ on_cmd_connected(const redisAsyncContext *ac, int status)
 	c->beat_n = 0;
 	c->checking = false;
 	c->beaten = false;
-	say(c, LOG_NOTICE, "cluster: Redis %s port %d answers", c->host, c->port);
+	if (!c->auth_said) /* else said at every try: the refusal was said once */
+		say(c, LOG_NOTICE, "cluster: Redis %s port %d answers", c->host, c->port);
 	if (c->have_salt) /* a Redis come back empty: the salt this node uses is the cluster's again */
 		redisAsyncCommand(c->cmd, ignore_reply, NULL, "SET " KEY_SALT " %s NX", c->salthex);
 	/* Redis may have come back empty (no persistence): this node's rooms are said again. */
@@ -704,7 +709,7 @@ on_cmd_disconnected(const redisAsyncContext *ac, int status)
 		stop_check(c);
 		return;
 	}
-	if (c->cmd_up && !c->stopping)
+	if (c->cmd_up && !c->stopping && !c->auth_said)
 		say(c, LOG_WARNING, "cluster: Redis %s port %d lost: duels here go on; joins routed elsewhere are refused until it is back",
 		    c->host, c->port);
 	c->cmd_up = false;
@@ -739,8 +744,9 @@ on_sub_disconnected(const redisAsyncContext *ac, int status)
 		stop_check(c);
 }
 
-/* AUTH refused after the start (the password changed on Redis since): said once; the node goes on
- * as with Redis away, trying again every second. */
+/* AUTH refused after the start (the password changed on Redis since): said once; the connection is
+ * dropped, so that the node goes on as with Redis away (its duels played, no lease to keep), trying
+ * again every second. */
 static void
 on_auth(redisAsyncContext *ac, void *r, void *ud)
 {
@@ -748,11 +754,14 @@ on_auth(redisAsyncContext *ac, void *r, void *ud)
 	redisReply *reply = r;
 
 	(void)ud;
-	if (c == NULL || reply == NULL || reply->type != REDIS_REPLY_ERROR || c->auth_said)
+	if (reply == NULL || reply->type != REDIS_REPLY_ERROR)
 		return;
-	c->auth_said = true;
-	say(c, LOG_ERR, "cluster: Redis %s port %d refused the password of --redis-password-file: %s", c->host, c->port,
-	    reply->str);
+	if (c && !c->auth_said) {
+		c->auth_said = true;
+		say(c, LOG_ERR, "cluster: Redis %s port %d refused the password of --redis-password-file: %s; trying again "
+		    "every second, its duels going on here", c->host, c->port, reply->str);
+	}
+	redisAsyncDisconnect(ac);
 }
 
 static redisAsyncContext *
