@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cluster: several server nodes sharing one Redis (--redis): node liveness, the room directory. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -195,6 +196,11 @@ struct cluster {
 	uint64_t fence_beat;          /* the send time of the beat that began the check */
 	unsigned reclaims;            /* entries waiting to be claimed again */
 	bool auth_said;
+	bool beat_err_said;
+	bool lapse_said;              /* the lapse below was said (once a lapse) */
+	uint64_t last_tick;           /* monotonic ms of the last tick (on_beat) */
+	uint64_t stall_at;            /* ... of the first tick after a stall of this node's own loop */
+	bool stalled;                 /* since then, no beat sent after it was answered */
 	bool have_salt;
 	char salthex[PROTO_PW_SALT_LEN * 2 + 1];
 	struct cluster_node nodes[CLUSTER_NODES_MAX];
@@ -599,6 +605,8 @@ on_checked(redisAsyncContext *ac, void *r, void *ud)
 	if (lapse) {
 		c->fenced = false;
 		c->acked = c->fence_beat;
+		if (c->stalled && c->acked >= c->stall_at)
+			c->stalled = false;
 		say(c, LOG_WARNING, "cluster: this node was not heard from for over %d ms (stopped, or stalled): %u of its "
 		    "rooms were taken over meanwhile and are dropped here; it plays the others on", CLUSTER_ALIVE_MS, lost);
 	} else if (lost) {
@@ -619,8 +627,13 @@ on_beat_reply(redisAsyncContext *ac, void *r, void *ud)
 	uint64_t sent = c->beat_sent[c->beat_head];
 	c->beat_head = (c->beat_head + 1) % (sizeof c->beat_sent / sizeof c->beat_sent[0]);
 	c->beat_n--;
-	if (reply == NULL || reply->type != REDIS_REPLY_INTEGER)
+	if (reply == NULL || reply->type != REDIS_REPLY_INTEGER) {
+		if (reply && reply->type == REDIS_REPLY_ERROR && !c->beat_err_said) {
+			c->beat_err_said = true;
+			say(c, LOG_ERR, "cluster: Redis refused this node's beat: %s", reply->str);
+		}
 		return;
+	}
 	bool first = !c->beaten;
 	c->beaten = true;
 	if (reply->integer == 0 && !c->fenced && !first) {
@@ -632,6 +645,8 @@ on_beat_reply(redisAsyncContext *ac, void *r, void *ud)
 		 * away: nobody could claim without Redis, so nothing is fenced, but the rooms are checked
 		 * (a node cut off from Redis alone may have lost some). */
 		c->acked = sent;
+		if (c->stalled && sent >= c->stall_at)
+			c->stalled = false;
 		if (reply->integer == 0 && !c->checking && !c->stopping)
 			start_check(c);
 		return;
@@ -1009,6 +1024,12 @@ on_beat(uv_timer_t *t)
 		stop_check(c);
 		return;
 	}
+	uint64_t now = mono_ms();
+	if (now - c->last_tick > CLUSTER_STALL_MS) { /* this node's own loop did not run: stopped, stalled */
+		c->stalled = true;
+		c->stall_at = now;
+	}
+	c->last_tick = now;
 	if (!c->cmd_up || !c->sub_up) {
 		if (uv_now(c->loop) - c->down_said >= 30000 && !(c->cmd_up && !c->sub_up)) {
 			c->down_said = uv_now(c->loop);
@@ -1018,6 +1039,13 @@ on_beat(uv_timer_t *t)
 		connect_both(c);
 		if (!c->cmd_up)
 			return;
+	}
+	if (cluster_lapsed(c) && !c->lapse_said) {
+		c->lapse_said = true;
+		say(c, LOG_WARNING, "cluster: this node's loop stopped, and no beat of it was answered by Redis for %" PRIu64
+		    " ms: its rooms play nothing until one is", mono_ms() - c->acked);
+	} else if (!cluster_lapsed(c)) {
+		c->lapse_said = false;
 	}
 	bool beat = uv_now(c->loop) - c->last_beat >= CLUSTER_BEAT_MS - CLUSTER_TICK_MS / 2;
 	if (beat) {
@@ -1137,7 +1165,7 @@ cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size
 		free(c);
 		return NULL;
 	}
-	c->acked = mono_ms();
+	c->acked = c->last_tick = mono_ms();
 	c->cfg.salt = NULL;
 	if ((c->have_salt = cfg->salt != NULL))
 		sodium_bin2hex(c->salthex, sizeof c->salthex, cfg->salt, PROTO_PW_SALT_LEN);
@@ -1230,10 +1258,19 @@ cluster_room_gone(struct cluster *c, const char *code)
 	}
 }
 
+/* Fenced, or past the lease after this node's own loop stopped (a tick missed for over a second, seen
+ * by a tick since, or now by a callback that runs before the next tick: the first ones after a wake).
+ * A node whose loop runs while Redis is only slow plays on, as with Redis away: the beat Redis answers
+ * next says whether its key expired meanwhile, and if so it is fenced then. */
 bool
 cluster_lapsed(const struct cluster *c)
 {
-	return c->fenced || (c->cmd_up && mono_ms() - c->acked > CLUSTER_LEASE_MS);
+	if (c->fenced)
+		return true;
+	if (!c->cmd_up)
+		return false;
+	uint64_t now = mono_ms();
+	return now - c->acked > CLUSTER_LEASE_MS && (c->stalled || now - c->last_tick > CLUSTER_STALL_MS);
 }
 
 int

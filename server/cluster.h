@@ -25,6 +25,9 @@
  * which starts later (when Redis gets the beat), so that no node claims a room its node still plays. */
 #define CLUSTER_ALIVE_MS (CLUSTER_DEAD_MS - CLUSTER_TICK_MS)
 #define CLUSTER_LEASE_MS (CLUSTER_ALIVE_MS - CLUSTER_TICK_MS)
+/* A tick (every CLUSTER_TICK_MS) this late means the node's own loop stopped: the lease applies only
+ * then (a node whose loop runs while Redis is slow plays on, and is fenced if Redis says so). */
+#define CLUSTER_STALL_MS 1000
 #define CLUSTER_PASSWORD_MAX 512 /* a Redis password (--redis-password-file) */
 
 struct cluster;
@@ -80,10 +83,10 @@ void cluster_stop(struct cluster *c, void (*done)(void *ud), void *ud);
 
 /* Redis answers now: cluster-wide work (routing to another node) can be done. */
 bool cluster_up(const struct cluster *c);
-/* This node has not had a beat answered for CLUSTER_LEASE_MS while Redis was reachable (its process
- * was stopped, or its loop stalled), or it is checking which of its rooms another node took over
- * meanwhile: it must not play a move, a turn's timeout or a forfeit until that is settled. Cheap:
- * asked before every message of a player. */
+/* This node's loop stopped (its process was stopped, or stalled) and it has not had a beat answered
+ * for CLUSTER_LEASE_MS while Redis was reachable, or it is checking which of its rooms another node
+ * took over meanwhile: it must not play a move, a turn's timeout or a forfeit until that is settled.
+ * Cheap: asked before every message of a player. */
 bool cluster_lapsed(const struct cluster *c);
 /* server --resume, before serving: may this node resume its log of room `code`? 1 yes; 0 no, another
  * node took the room over (its id in `owner`, at least CLUSTER_ID_LEN + 1 bytes); -1 Redis cannot be
