@@ -119,8 +119,15 @@ done
 for i in $(seq "$N"); do bot "B$i" --room "${ROOM[$i]}" --seed "$((1000 + i))"; done
 for i in $(seq "$N"); do wait_re "room=${ROOM[$i]} duel 1 starts" "$TMP/n1.err" 20; done
 for i in $(seq "$N"); do # the header goes to Redis as the duel starts: at most a loop iteration after its log line
-	for _ in $(seq 40); do [ "$(rcli XLEN "wizwar:tlog:${ROOM[$i]}")" -ge 1 ] && break; sleep 0.05; done
-	[ "$(rcli XLEN "wizwar:tlog:${ROOM[$i]}")" -ge 1 ] || fail "room ${ROOM[$i]} has no turn log stream in Redis"
+	for _ in $(seq 40); do
+		[ "$(rcli XLEN "wizwar:tlog:${ROOM[$i]}")" -ge 1 ] && break
+		grep -q "room=${ROOM[$i]} duel over" "$TMP/n1.err" && break
+		sleep 0.05
+	done
+	# (a duel over already, on a machine so loaded that the bots' starts spread wider than a duel, has
+	# had its stream deleted: it is left out below)
+	[ "$(rcli XLEN "wizwar:tlog:${ROOM[$i]}")" -ge 1 ] || grep -q "room=${ROOM[$i]} duel over" "$TMP/n1.err" ||
+		fail "room ${ROOM[$i]} has no turn log stream in Redis"
 done
 ok "n2 and n3 joined; $N duels started on n1, each one's turn log streamed to Redis"
 
@@ -148,14 +155,19 @@ if [ "$MODE" = stop ]; then
 	[ "${#LIVE[@]}" -ge 1 ] || fail "every duel ended before the stop: none in its middle (a longer THINK)"
 	ended_before=0
 else
-	LIVE=($(seq "$N"))
 	# ==== kill -9 n1 in the middle of the duels ====
 	kill -9 "${NPID[n1]}"
 	t0="$(date -u +%H:%M:%S.%3N)"
 	sleep 0.1 # its last lines are in its log now: a duel it ended was not in its middle
-	ended_before="$(grep -c 'duel over' "$TMP/n1.err")"
+	# The duels it had not ended are the ones checked below: all of them unless the machine is so
+	# loaded that the bots' starts spread wider than a duel; then at least half.
+	LIVE=()
+	for i in $(seq "$N"); do grep -q "room=${ROOM[$i]} duel over" "$TMP/n1.err" || LIVE+=("$i"); done
+	ended_before=$((N - ${#LIVE[@]}))
+	[ "$ended_before" -le $((N / 2)) ] ||
+		fail "$ended_before duels of $N ended before the kill: not in their middle (a longer THINK)"
+	[ "$ended_before" -eq 0 ] || echo "# $ended_before duels of $N ended before the kill (a loaded machine): left out"
 fi
-[ "$ended_before" -eq 0 ] || fail "$ended_before duels ended before the kill: not in their middle (a longer THINK)"
 NL="${#LIVE[@]}"
 # Each player back is a line of the node that took its room over ("NAME is back in room"), stamped to
 # the millisecond by the same clock as t0.
