@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_server: `wizwar server`: a headless server of many rooms. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ struct srvopts {
 	bool conns_given, resume;
 	const char *admin_path, *metrics; /* --admin-socket, --metrics */
 	const char *web;      /* --web ADDR:PORT */
+	const char *redis_pw_file; /* --redis-password-file FILE */
 	bool metrics_public, announce, upnp;
 	const char *store_file, *free_name; /* --store FILE, --free-name NAME */
 	bool no_store;
@@ -199,6 +201,8 @@ take_option(int argc, char **argv, int *i, struct srvopts *o)
 			return -1;
 		}
 		o->cfg.redis = argv[*i];
+	} else if (strcmp(a, "--redis-password-file") == 0 && more) {
+		o->redis_pw_file = argv[++*i];
 	} else if (strcmp(a, "--cluster-host") == 0 && more) {
 		if (strlen(argv[++*i]) > CLUSTER_HOST_MAX) {
 			cli_error("--cluster-host: at most %d characters\n", CLUSTER_HOST_MAX);
@@ -267,6 +271,32 @@ take_command_line(struct srvopts *o, int argc, char **argv, const char *usage)
 		}
 	}
 	return 0;
+}
+
+/* Redis's password (--redis-password-file): the file's first line, never on the command line, which
+ * ps shows to every user. false (said) when it cannot be had. */
+static bool
+read_redis_password(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok = f && fgets(buf, (int)len, f) != NULL;
+
+	if (f)
+		fclose(f);
+	if (!ok) {
+		cli_error("--redis-password-file %s: %s\n", path, f ? "it is empty" : strerror(errno));
+		return false;
+	}
+	size_t n = strcspn(buf, "\r\n");
+	bool whole = buf[n] != '\0' || n + 1 < len; /* a newline, or the file's end before the buffer's */
+	buf[n] = '\0';
+	if (n == 0 || n > CLUSTER_PASSWORD_MAX || !whole) {
+		cli_error("--redis-password-file %s: its first line must be the password, 1 to %d bytes\n", path,
+		          CLUSTER_PASSWORD_MAX);
+		sodium_memzero(buf, len);
+		return false;
+	}
+	return true;
 }
 
 /* The first call brings the total (the server counts the logs first). */
@@ -721,6 +751,10 @@ cmd_server(int argc, char **argv)
 		no_store = true;
 	}
 	cfg.store_path = no_store ? NULL : store_file;
+	char redis_pw[CLUSTER_PASSWORD_MAX + 2];
+	if (o.redis_pw_file && !read_redis_password(o.redis_pw_file, redis_pw, sizeof redis_pw))
+		return 1;
+	cfg.redis_password = o.redis_pw_file ? redis_pw : NULL;
 	if (auth_init() != 0 || !cmd_net_password_get(&o.pw, "server", "Password for every room: ", &cfg.password) ||
 	    !cmd_net_server_identity(&id, &o.pl, "server"))
 		return 1;
@@ -733,6 +767,8 @@ cmd_server(int argc, char **argv)
 		cfg.hooks.resume_progress = resume_progress;
 	}
 	rc = server_create(&loop, &cfg, &x.srv, why, sizeof why);
+	sodium_memzero(redis_pw, sizeof redis_pw); /* the cluster keeps its own copy */
+	cfg.redis_password = NULL;
 	bool asks_password = cfg.password != NULL; /* the join line says so, as host's does */
 	cmd_net_password_wipe(&o.pw);
 	sodium_memzero(&id, sizeof id);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* cluster: several server nodes sharing one Redis (--redis): node liveness, the room directory. */
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,11 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
 
 	if (strncmp(p, "redis://", 8) == 0)
 		p += 8;
+	if (strchr(p, '@') != NULL) {
+		snprintf(why, whylen, "--redis: no password in the URL (every user sees a command line): give it in a file "
+		         "with --redis-password-file FILE");
+		return -1;
+	}
 	/* An IPv6 address in brackets, or an IPv4 address, then :PORT. */
 	const char *h = p, *he;
 	if (*p == '[') {
@@ -66,6 +73,11 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
  *   wizwar:rooms       a hash, room code -> id of the node holding it (for a node that starts late)
  *   wizwar:events      a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE"
  *   wizwar:tlog:CODE   a stream per duel being played: its turn log, one entry (field t) a batch
+ *   wizwar:alive:ID    a node's beat, expiring CLUSTER_ALIVE_MS after it: while it lives, no node
+ *                      claims that node's rooms (the fence against a node that only stalled)
+ *   wizwar:taken:CODE  the node that took room CODE over, for a day: a node restarted with
+ *                      --resume leaves that duel alone
+ *   wizwar:salt        the cluster's password salt (hex), the first node's
  * and, on the channel, "open ID " then a ROOMS payload (proto/wire.c, decoded as strictly as a
  * client's): the node's public rooms waiting for a player, with every beat.
  * Every node caches the directory and the other nodes' open rooms from the hash and the channel,
@@ -73,16 +85,22 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
 #define KEY_ROOMS "wizwar:rooms"
 #define CHANNEL "wizwar:events"
 #define KEY_TLOG "wizwar:tlog:"
+#define KEY_ALIVE "wizwar:alive:"
+#define KEY_TAKEN "wizwar:taken:"
 #define TLOG_TTL_S 86400 /* a stream nobody took over (the whole cluster gone) does not stay for ever */
 
 /* A dead node's room, claimed atomically: exactly one node finds the room still the dead node's in
  * the hash, makes it its own and gets the stream; every other node gets nil. A room with no stream
- * (waiting in its lobby: nothing to resume) leaves the directory instead. */
+ * (waiting in its lobby: nothing to resume) leaves the directory instead. A node whose beat key
+ * still lives is not dead to Redis (it only seemed so here): 0, and the claim is asked again later.
+ * KEYS: rooms, the stream, the dead node's beat key, the room's taken key; ARGV: code, dead, self. */
 static const char claim_lua[] =
 	"if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return false end "
+	"if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end "
 	"local s = redis.call('XRANGE', KEYS[2], '-', '+') "
 	"if #s == 0 then redis.call('HDEL', KEYS[1], ARGV[1]) return false end "
 	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) "
+	"redis.call('SET', KEYS[4], ARGV[3], 'EX', 86400) "
 	"return s";
 
 /* Another node's public open rooms, as its last "open" said (published with every beat: a node
@@ -93,11 +111,71 @@ struct open_list {
 	struct wire_rooms rooms;
 };
 
+/* A beat: the node's key set to expire, and its line published. 1 when the key was still there;
+ * 0 when it had expired (this node was not heard from: its rooms may have been claimed meanwhile,
+ * and are checked before it plays on). KEYS: the beat key; ARGV: its life (ms), channel, line. */
+static const char beat_lua[] =
+	"local had = redis.call('EXISTS', KEYS[1]) "
+	"redis.call('SET', KEYS[1], '1', 'PX', ARGV[1]) "
+	"redis.call('PUBLISH', ARGV[2], ARGV[3]) "
+	"return had";
+
+/* Which of this node's rooms are not its own in the hash any more: a flat array of code, owner
+ * ("" for none) pairs. KEYS: rooms; ARGV: self, then the codes. */
+static const char own_lua[] =
+	"local r = {} "
+	"for i = 2, #ARGV do "
+	"local o = redis.call('HGET', KEYS[1], ARGV[i]) "
+	"if o ~= ARGV[1] then r[#r + 1] = ARGV[i] r[#r + 1] = o or '' end "
+	"end return r";
+
+/* A batch of a room's turn log, fenced: appended only while the room is this node's in the hash
+ * (ARGV[4] 1: the stream replaced by the whole log), else {code, owner} and nothing written.
+ * KEYS: rooms, the stream; ARGV: code, self, text, whole, the stream's life (s). */
+static const char tlog_lua[] =
+	"local o = redis.call('HGET', KEYS[1], ARGV[1]) "
+	"if o ~= ARGV[2] then return {ARGV[1], o or ''} end "
+	"if ARGV[4] == '1' then redis.call('DEL', KEYS[2]) end "
+	"redis.call('XADD', KEYS[2], '*', 't', ARGV[3]) "
+	"if ARGV[4] == '1' then redis.call('EXPIRE', KEYS[2], ARGV[5]) end "
+	"return 1";
+
+/* A room of this node's said (made, or said again once Redis is back): set only where it is nobody
+ * else's, else {code, owner}. KEYS: rooms; ARGV: code, self, channel, line. */
+static const char put_lua[] =
+	"local o = redis.call('HGET', KEYS[1], ARGV[1]) "
+	"if o and o ~= ARGV[2] then return {ARGV[1], o} end "
+	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
+	"redis.call('PUBLISH', ARGV[3], ARGV[4]) "
+	"return 1";
+
+/* A room of this node's gone: out of the hash, and its stream deleted, only where it is not another
+ * node's (a room taken over from this one is that node's to end). KEYS: rooms, the stream; ARGV:
+ * code, self, hash too (1) or only the stream (0). */
+static const char drop_lua[] =
+	"local o = redis.call('HGET', KEYS[1], ARGV[1]) "
+	"if o and o ~= ARGV[2] then return {ARGV[1], o} end "
+	"if ARGV[3] == '1' then redis.call('HDEL', KEYS[1], ARGV[1]) end "
+	"redis.call('DEL', KEYS[2]) "
+	"return 1";
+
+/* The cluster's password salt: the first node's, kept (hex). KEYS: wizwar:salt; ARGV: this node's. */
+static const char salt_lua[] =
+	"redis.call('SET', KEYS[1], ARGV[1], 'NX') "
+	"return redis.call('GET', KEYS[1])";
+#define KEY_SALT "wizwar:salt"
+
+/* server --resume: the room's owner in the hash, and the node that took it over if one did. */
+static const char owner_lua[] =
+	"return {redis.call('HGET', KEYS[1], ARGV[1]) or '', redis.call('GET', KEYS[2]) or ''}";
+
 struct entry {
 	struct entry *next;
 	char code[PROTO_ROOM_BYTES + 1];
 	char node[CLUSTER_ID_LEN + 1]; /* "" while its dead node's room is being claimed */
 	uint64_t pending;              /* ... since then (loop ms) */
+	bool reclaim;                  /* its node's beat key still lived at the claim: asked again */
+	bool loading;                  /* claimed here, its duel being rebuilt off the loop: moving */
 };
 
 #define BUCKETS 4096
@@ -111,11 +189,31 @@ struct cluster {
 	char self_id[CLUSTER_ID_LEN + 1];
 	char keyhex[PROTO_KEY_LEN * 2 + 1];
 	redisAsyncContext *cmd, *sub; /* one for commands, one subscribed to the channel */
+	redisContext *sync;           /* server --resume's questions, before serving (blocking) */
+	char password[CLUSTER_PASSWORD_MAX + 1]; /* "" none; wiped at the end */
 	bool cmd_up, sub_conn, sub_up, stopping;
 	uint64_t cmd_since, sub_since; /* when the connection attempt in flight began */
 	uv_timer_t beat;              /* ticks: beats, liveness, reconnection */
 	uint64_t last_beat;           /* when this node last said it is alive */
 	uint64_t down_said;           /* when "Redis unreachable" was last logged */
+	/* The fence: the monotonic time (ms) each beat in flight was sent, oldest first (replies come
+	 * in order); the send time of the newest beat Redis answered; a lapse being settled. */
+	uint64_t beat_sent[8];
+	unsigned beat_head, beat_n;
+	uint64_t acked;
+	bool fenced;                  /* a beat found this node's key expired: rooms checked before play */
+	bool beaten;                  /* a beat of this connection was answered */
+	bool checking;                /* ... the check (own_lua) in flight */
+	uint64_t fence_beat;          /* the send time of the beat that began the check */
+	unsigned reclaims;            /* entries waiting to be claimed again */
+	bool auth_said;
+	bool beat_err_said;
+	bool lapse_said;              /* the lapse below was said (once a lapse) */
+	uint64_t last_tick;           /* monotonic ms of the last tick (on_beat) */
+	uint64_t stall_at;            /* ... of the first tick after a stall of this node's own loop */
+	bool stalled;                 /* since then, no beat sent after it was answered */
+	bool have_salt;
+	char salthex[PROTO_PW_SALT_LEN * 2 + 1];
 	struct cluster_node nodes[CLUSTER_NODES_MAX];
 	unsigned nnodes;
 	bool too_many_said;
@@ -180,6 +278,7 @@ dir_set(struct cluster *c, const char *code, const char *node)
 	}
 	snprintf(e->node, sizeof e->node, "%s", node);
 	e->pending = 0;
+	e->loading = false;
 }
 
 static void
@@ -187,7 +286,7 @@ dir_del(struct cluster *c, const char *code, const char *node)
 {
 	for (struct entry **p = bucket(c, code); *p; p = &(*p)->next) {
 		if (strcmp((*p)->code, code) == 0) {
-			if (node && strcmp((*p)->node, node) != 0)
+			if (node && strcmp((*p)->node, node) != 0 && !(*p)->loading)
 				return; /* moved since: the newer owner's entry stays */
 			struct entry *e = *p;
 			*p = e->next;
@@ -370,6 +469,53 @@ on_open(struct cluster *c, const uint8_t *p, size_t n)
 	o->at = uv_now(c->loop);
 }
 
+/* The fence. */
+
+static uint64_t
+mono_ms(void)
+{
+	return uv_hrtime() / 1000000u;
+}
+
+/* Room `code`, this node's here, is `owner`'s in Redis ("" nobody's): dropped here (its players
+ * move on to the node that holds it), and routed to its owner from now on. */
+static void
+lost_room(struct cluster *c, const char *code, const char *owner)
+{
+	char cd[PROTO_ROOM_BYTES + 1], id[CLUSTER_ID_LEN + 1];
+	const struct entry *e = dir_find(c, code);
+
+	if (e == NULL || strcmp(e->node, c->self_id) != 0)
+		return; /* not this node's here (dropped already) */
+	snprintf(cd, sizeof cd, "%s", code); /* the entry goes while the server drops the room */
+	snprintf(id, sizeof id, "%s", valid_id(owner, strlen(owner)) ? owner : "");
+	if (c->cfg.lost)
+		c->cfg.lost(c->cfg.ud, cd);
+	dir_del(c, cd, c->self_id);
+	if (id[0] && strcmp(id, c->self_id) != 0)
+		dir_set(c, cd, id);
+}
+
+/* The answer of a fenced write (tlog_lua, put_lua, drop_lua) or of own_lua: 1 (done), or pairs of
+ * code and owner, each a room of this node's that is another's now. */
+static void
+on_fenced(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct cluster *c = ac->data;
+	redisReply *reply = r;
+
+	(void)ud;
+	if (c == NULL || c->stopping || reply == NULL || reply->type != REDIS_REPLY_ARRAY)
+		return;
+	for (size_t i = 0; i + 1 < reply->elements; i += 2) {
+		redisReply *k = reply->element[i], *v = reply->element[i + 1];
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || !valid_code(k->str, k->len) ||
+		    (v->len && !valid_id(v->str, v->len)))
+			continue;
+		lost_room(c, k->str, v->str);
+	}
+}
+
 /* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE", "open ID ROOMS". */
 static void
 on_event(struct cluster *c, const char *s, size_t n)
@@ -399,8 +545,16 @@ on_event(struct cluster *c, const char *s, size_t n)
 	snprintf(code, sizeof code, "%s", sp + 1);
 	if (strcmp(id, c->self_id) == 0)
 		return; /* this node's own rooms are set where they are made */
-	if (add)
+	if (add) {
+		const struct entry *e = dir_find(c, code);
+		/* Another node made one of this node's rooms its own: it claimed it while this node was
+		 * not heard from. (A node makes a new room under a fresh random code.) */
+		if (e && strcmp(e->node, c->self_id) == 0) {
+			lost_room(c, code, id);
+			return;
+		}
 		dir_set(c, code, id);
+	}
 	else
 		dir_del(c, code, id);
 }
@@ -452,14 +606,126 @@ ignore_reply(redisAsyncContext *ac, void *r, void *ud)
 	(void)ud;
 }
 
+/* Said only where the room is nobody else's: a room another node took over while Redis was away
+ * from this one is dropped here instead (on_fenced). */
 static void
 publish_room(struct cluster *c, struct entry *e)
 {
 	char msg[96];
 
 	snprintf(msg, sizeof msg, "room %s %s", c->self_id, e->code);
-	redisAsyncCommand(c->cmd, ignore_reply, NULL, "HSET %s %s %s", KEY_ROOMS, e->code, c->self_id);
-	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
+	redisAsyncCommand(c->cmd, on_fenced, NULL, "EVAL %s 1 %s %s %s %s %s", put_lua, KEY_ROOMS, e->code, c->self_id,
+	                  CHANNEL, msg);
+}
+
+/* After a lapse: which of this node's rooms another node claimed meanwhile. The beat that found the
+ * lapse renewed this node's key first, so no claim can come after this check; every claim that came
+ * before it shows in the hash. Until its answer this node plays nothing (cluster_lapsed). */
+static void on_checked(redisAsyncContext *ac, void *r, void *ud);
+
+static void
+start_check(struct cluster *c)
+{
+	size_t n = 0, cap = 16;
+	const char **argv = malloc(cap * sizeof *argv);
+
+	if (argv == NULL)
+		return; /* asked again at the next beat: fenced stays */
+	argv[n++] = "EVAL";
+	argv[n++] = own_lua;
+	argv[n++] = "1";
+	argv[n++] = KEY_ROOMS;
+	argv[n++] = c->self_id;
+	for (size_t i = 0; i < BUCKETS; i++) {
+		for (struct entry *e = c->rooms[i]; e; e = e->next) {
+			if (strcmp(e->node, c->self_id) != 0)
+				continue;
+			if (n == cap) {
+				const char **na = realloc(argv, cap * 2 * sizeof *argv);
+				if (na == NULL) {
+					free(argv);
+					return;
+				}
+				argv = na;
+				cap *= 2;
+			}
+			argv[n++] = e->code;
+		}
+	}
+	if (redisAsyncCommandArgv(c->cmd, on_checked, NULL, (int)n, argv, NULL) == REDIS_OK)
+		c->checking = true;
+	free(argv);
+}
+
+static void
+on_checked(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct cluster *c = ac->data;
+	redisReply *reply = r;
+
+	if (c == NULL)
+		return;
+	c->checking = false;
+	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY)
+		return; /* Redis lost meanwhile, or broken: asked again after the next beat */
+	unsigned lost = (unsigned)(reply->elements / 2);
+	bool lapse = c->fenced;
+	on_fenced(ac, r, ud);
+	if (lapse) {
+		c->fenced = false;
+		c->acked = c->fence_beat;
+		if (c->stalled && c->acked >= c->stall_at)
+			c->stalled = false;
+		say(c, LOG_WARNING, "cluster: this node was not heard from for over %d ms (stopped, or stalled): %u of its "
+		    "rooms were taken over meanwhile and are dropped here; it plays the others on", CLUSTER_ALIVE_MS, lost);
+	} else if (lost) {
+		say(c, LOG_WARNING, "cluster: %u of this node's rooms were taken over while Redis was away from it: dropped "
+		    "here", lost);
+	}
+}
+
+static void
+on_beat_reply(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct cluster *c = ac->data;
+	redisReply *reply = r;
+
+	(void)ud;
+	if (c == NULL || c->beat_n == 0)
+		return;
+	uint64_t sent = c->beat_sent[c->beat_head];
+	c->beat_head = (c->beat_head + 1) % (sizeof c->beat_sent / sizeof c->beat_sent[0]);
+	c->beat_n--;
+	if (reply == NULL || reply->type != REDIS_REPLY_INTEGER) {
+		if (reply && reply->type == REDIS_REPLY_ERROR && !c->beat_err_said) {
+			c->beat_err_said = true;
+			say(c, LOG_ERR, "cluster: Redis refused this node's beat: %s", reply->str);
+		}
+		return;
+	}
+	bool first = !c->beaten;
+	c->beaten = true;
+	if (reply->integer == 0 && !c->fenced && !first) {
+		c->fenced = true;
+		c->fence_beat = sent;
+	}
+	if (!c->fenced) {
+		/* The first beat of a connection finds the key expired when the node starts or Redis was
+		 * away: nobody could claim without Redis, so nothing is fenced, but the rooms are checked
+		 * (a node cut off from Redis alone may have lost some). */
+		c->acked = sent;
+		if (c->stalled && sent >= c->stall_at)
+			c->stalled = false;
+		if (reply->integer == 0 && !c->checking && !c->stopping)
+			start_check(c);
+		return;
+	}
+	/* Fenced: the check starts after this beat, which renewed the key, so it sees every claim made
+	 * before it (one in flight started after an earlier beat, whose time it keeps). */
+	if (!c->checking && !c->stopping) {
+		c->fence_beat = sent;
+		start_check(c);
+	}
 }
 
 /* This node's open rooms, after every beat: a list that is empty is said too (its rooms went). */
@@ -487,10 +753,18 @@ static void
 send_beat(struct cluster *c)
 {
 	unsigned load = c->cfg.load ? c->cfg.load(c->cfg.ud) : 0;
-	char msg[256];
+	const size_t q = sizeof c->beat_sent / sizeof c->beat_sent[0];
+	char msg[256], key[sizeof KEY_ALIVE + CLUSTER_ID_LEN];
 
+	if (c->beat_n == q)
+		return; /* Redis has not answered the last beats: the lease runs out (cluster_lapsed) */
 	snprintf(msg, sizeof msg, "beat %s %s %d %s %u", c->self_id, c->self_host, c->cfg.port, c->keyhex, load);
-	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
+	snprintf(key, sizeof key, KEY_ALIVE "%s", c->self_id);
+	if (redisAsyncCommand(c->cmd, on_beat_reply, NULL, "EVAL %s 1 %s %d %s %s", beat_lua, key, CLUSTER_ALIVE_MS,
+	                      CHANNEL, msg) != REDIS_OK)
+		return;
+	c->beat_sent[(c->beat_head + c->beat_n) % q] = mono_ms();
+	c->beat_n++;
 	publish_open(c);
 }
 
@@ -506,7 +780,17 @@ on_cmd_connected(const redisAsyncContext *ac, int status)
 		return;
 	}
 	c->cmd_up = true;
-	say(c, LOG_NOTICE, "cluster: Redis %s port %d answers", c->host, c->port);
+	/* Back after Redis was away: the duels went on meanwhile (nobody could claim a room without
+	 * Redis), and go on; the first beat tells whether this node's key expired, and if so its rooms
+	 * are checked then. */
+	c->acked = mono_ms();
+	c->beat_n = 0;
+	c->checking = false;
+	c->beaten = false;
+	if (!c->auth_said) /* else said at every try: the refusal was said once */
+		say(c, LOG_NOTICE, "cluster: Redis %s port %d answers", c->host, c->port);
+	if (c->have_salt) /* a Redis come back empty: the salt this node uses is the cluster's again */
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "SET " KEY_SALT " %s NX", c->salthex);
 	/* Redis may have come back empty (no persistence): this node's rooms are said again. */
 	dir_each(c, c->self_id, false, publish_room);
 	redisAsyncCommand(c->cmd, on_rooms_read, c, "HGETALL %s", KEY_ROOMS);
@@ -524,12 +808,14 @@ on_cmd_disconnected(const redisAsyncContext *ac, int status)
 	if (c == NULL)
 		return;
 	c->cmd = NULL;
+	c->beat_n = 0;
+	c->checking = false;
 	if (c->stopping) {
 		c->cmd_up = false;
 		stop_check(c);
 		return;
 	}
-	if (c->cmd_up && !c->stopping)
+	if (c->cmd_up && !c->stopping && !c->auth_said)
 		say(c, LOG_WARNING, "cluster: Redis %s port %d lost: duels here go on; joins routed elsewhere are refused until it is back",
 		    c->host, c->port);
 	c->cmd_up = false;
@@ -564,6 +850,26 @@ on_sub_disconnected(const redisAsyncContext *ac, int status)
 		stop_check(c);
 }
 
+/* AUTH refused after the start (the password changed on Redis since): said once; the connection is
+ * dropped, so that the node goes on as with Redis away (its duels played, no lease to keep), trying
+ * again every second. */
+static void
+on_auth(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct cluster *c = ac->data;
+	redisReply *reply = r;
+
+	(void)ud;
+	if (reply == NULL || reply->type != REDIS_REPLY_ERROR)
+		return;
+	if (c && !c->auth_said) {
+		c->auth_said = true;
+		say(c, LOG_ERR, "cluster: Redis %s port %d refused the password of --redis-password-file: %s; trying again "
+		    "every second, its duels going on here", c->host, c->port, reply->str);
+	}
+	redisAsyncDisconnect(ac);
+}
+
 static redisAsyncContext *
 connect_one(struct cluster *c, redisConnectCallback *on_conn, redisDisconnectCallback *on_disc)
 {
@@ -582,6 +888,9 @@ connect_one(struct cluster *c, redisConnectCallback *on_conn, redisDisconnectCal
 	}
 	redisAsyncSetConnectCallback(ac, on_conn);
 	redisAsyncSetDisconnectCallback(ac, on_disc);
+	/* The password first: hiredis sends what is queued in order once connected. */
+	if (c->password[0])
+		redisAsyncCommand(ac, on_auth, NULL, "AUTH %s", c->password);
 	return ac;
 }
 
@@ -608,11 +917,22 @@ connect_both(struct cluster *c)
 	}
 }
 
+/* Room `code` out of the hash (hash: true) and its stream deleted, where it is not another node's. */
+static void
+drop_room(struct cluster *c, const char *code, bool hash)
+{
+	char key[sizeof KEY_TLOG + PROTO_ROOM_BYTES];
+
+	snprintf(key, sizeof key, KEY_TLOG "%s", code);
+	redisAsyncCommand(c->cmd, on_fenced, NULL, "EVAL %s 2 %s %s %s %s %d", drop_lua, KEY_ROOMS, key, code,
+	                  c->self_id, hash ? 1 : 0);
+}
+
 static void
 forget_entry(struct cluster *c, struct entry *e)
 {
 	if (c->cmd_up)
-		redisAsyncCommand(c->cmd, ignore_reply, NULL, "HDEL %s %s", KEY_ROOMS, e->code);
+		drop_room(c, e->code, true);
 }
 
 void cluster_room_gone(struct cluster *c, const char *code);
@@ -621,6 +941,7 @@ void cluster_room_gone(struct cluster *c, const char *code);
 struct claim {
 	struct cluster *c;
 	char code[PROTO_ROOM_BYTES + 1];
+	char dead[CLUSTER_ID_LEN + 1];
 };
 
 /* The claim's answer: nil (another node took it, or it had no duel), or the stream's entries, each
@@ -638,6 +959,19 @@ on_claimed(redisAsyncContext *ac, void *r, void *ud)
 
 	/* Stopping: the server is closing its rooms, and takes none; the room stays this node's in the
 	 * hash, and its stream stays, until this node's beats stop and another claims it. */
+	if (c != NULL && !c->stopping && reply != NULL && reply->type == REDIS_REPLY_INTEGER && reply->integer == 0) {
+		/* The node's beat key lives: it is not dead to Redis, only silent here. Its room stays
+		 * its own, and is claimed again at a later beat if it stays silent (on_beat). */
+		struct entry *e = dir_find(c, cl->code);
+		if (e && e->node[0] == '\0') {
+			snprintf(e->node, sizeof e->node, "%s", cl->dead);
+			e->pending = 0;
+			e->reclaim = true;
+			c->reclaims++;
+		}
+		free(cl);
+		return;
+	}
 	if (c == NULL || c->stopping || reply == NULL || reply->type != REDIS_REPLY_ARRAY) {
 		free(cl);
 		return;
@@ -672,8 +1006,13 @@ on_claimed(redisAsyncContext *ac, void *r, void *ud)
 		say(c, LOG_ERR, "cluster: room %s claimed, but its turn log in Redis is not one a node writes: not taken over",
 		    cl->code);
 		cluster_room_gone(c, cl->code);
-	} else if (c->cfg.takeover(c->cfg.ud, cl->code, text, len) != 0) {
-		cluster_room_gone(c, cl->code); /* said by the server */
+	} else {
+		int rc = c->cfg.takeover(c->cfg.ud, cl->code, text, len);
+		struct entry *e;
+		if (rc < 0)
+			cluster_room_gone(c, cl->code); /* said by the server */
+		else if (rc > 0 && (e = dir_find(c, cl->code)) != NULL && e->node[0] == '\0')
+			e->loading = true; /* moving until the server has it */
 	}
 	free(text);
 	free(cl);
@@ -686,7 +1025,8 @@ static void
 claim_entry(struct cluster *c, struct entry *e)
 {
 	struct claim *cl;
-	char key[sizeof KEY_TLOG + PROTO_ROOM_BYTES];
+	char key[sizeof KEY_TLOG + PROTO_ROOM_BYTES], alive[sizeof KEY_ALIVE + CLUSTER_ID_LEN],
+		taken[sizeof KEY_TAKEN + PROTO_ROOM_BYTES];
 
 	/* A node that takes nothing over leaves the hash to those that do: its HDEL could come before
 	 * their claim, which would then find the room nobody's. */
@@ -697,9 +1037,12 @@ claim_entry(struct cluster *c, struct entry *e)
 	}
 	cl->c = c;
 	snprintf(cl->code, sizeof cl->code, "%s", e->code);
+	snprintf(cl->dead, sizeof cl->dead, "%s", e->node);
 	snprintf(key, sizeof key, KEY_TLOG "%s", e->code);
-	if (redisAsyncCommand(c->cmd, on_claimed, cl, "EVAL %s 2 %s %s %s %s %s", claim_lua, KEY_ROOMS, key, e->code,
-	                      e->node, c->self_id) != REDIS_OK)
+	snprintf(alive, sizeof alive, KEY_ALIVE "%s", e->node);
+	snprintf(taken, sizeof taken, KEY_TAKEN "%s", e->code);
+	if (redisAsyncCommand(c->cmd, on_claimed, cl, "EVAL %s 4 %s %s %s %s %s %s %s", claim_lua, KEY_ROOMS, key, alive,
+	                      taken, e->code, e->node, c->self_id) != REDIS_OK)
 		free(cl);
 	e->node[0] = '\0';
 	e->pending = uv_now(c->loop);
@@ -722,7 +1065,7 @@ drop_context(redisAsyncContext **p)
 static bool
 pending_expired(const struct cluster *c, const struct entry *e)
 {
-	return e->node[0] == '\0' && uv_now(c->loop) - e->pending >= CLUSTER_DEAD_MS;
+	return e->node[0] == '\0' && !e->loading && uv_now(c->loop) - e->pending >= CLUSTER_DEAD_MS;
 }
 
 static void
@@ -740,6 +1083,27 @@ sweep_pending(struct cluster *c)
 		}
 }
 
+/* Rooms whose claim found their node's beat key alive: claimed again, once a beat, while their node
+ * is still not heard from here; left to it once it is. */
+static void
+reclaim(struct cluster *c)
+{
+	c->reclaims = 0;
+	for (size_t i = 0; i < BUCKETS; i++) {
+		for (struct entry *e = c->rooms[i]; e; e = e->next) {
+			if (!e->reclaim)
+				continue;
+			struct cluster_node *n = node_find(c, e->node);
+			if (n && node_alive(c, n)) {
+				e->reclaim = false;
+				continue;
+			}
+			e->reclaim = false;
+			claim_entry(c, e); /* its answer marks it again if the key still lives */
+		}
+	}
+}
+
 static void
 on_beat(uv_timer_t *t)
 {
@@ -751,6 +1115,12 @@ on_beat(uv_timer_t *t)
 		stop_check(c);
 		return;
 	}
+	uint64_t now = mono_ms();
+	if (now - c->last_tick > CLUSTER_STALL_MS) { /* this node's own loop did not run: stopped, stalled */
+		c->stalled = true;
+		c->stall_at = now;
+	}
+	c->last_tick = now;
 	if (!c->cmd_up || !c->sub_up) {
 		if (uv_now(c->loop) - c->down_said >= 30000 && !(c->cmd_up && !c->sub_up)) {
 			c->down_said = uv_now(c->loop);
@@ -761,9 +1131,19 @@ on_beat(uv_timer_t *t)
 		if (!c->cmd_up)
 			return;
 	}
-	if (uv_now(c->loop) - c->last_beat >= CLUSTER_BEAT_MS - CLUSTER_TICK_MS / 2) {
+	if (cluster_lapsed(c) && !c->lapse_said) {
+		c->lapse_said = true;
+		say(c, LOG_WARNING, "cluster: this node's loop stopped, and no beat of it was answered by Redis for %" PRIu64
+		    " ms: its rooms play nothing until one is", mono_ms() - c->acked);
+	} else if (!cluster_lapsed(c)) {
+		c->lapse_said = false;
+	}
+	bool beat = uv_now(c->loop) - c->last_beat >= CLUSTER_BEAT_MS - CLUSTER_TICK_MS / 2;
+	if (beat) {
 		c->last_beat = uv_now(c->loop);
 		send_beat(c);
+		if (c->reclaims)
+			reclaim(c);
 	}
 	/* A node not heard from is gone: its rooms are claimed by the live nodes (the first to ask takes
 	 * each over from its stream: claim_entry), a room without a duel leaves the directory. Looked at
@@ -785,6 +1165,61 @@ on_beat(uv_timer_t *t)
 		c->changed = false;
 		c->cfg.changed(c->cfg.ud);
 	}
+}
+
+/* A blocking connection (at start, and for server --resume's questions: before anything is
+ * served), authenticated. NULL when Redis does not answer within a second. */
+static redisContext *
+sync_connect(struct cluster *c)
+{
+	struct timeval tv = { 1, 0 };
+	redisContext *rc = redisConnectWithTimeout(c->host, c->port, tv);
+
+	if (rc == NULL || rc->err) {
+		redisFree(rc);
+		return NULL;
+	}
+	redisSetTimeout(rc, tv);
+	return rc;
+}
+
+/* The password, asked of a Redis that answers at the start: a wrong one, or none given to a Redis
+ * that wants one, stops the start with the reason (a Redis that does not answer is waited for, as
+ * before). -1 with the reason, else 0. */
+static int
+probe_redis(struct cluster *c, char *why, size_t whylen)
+{
+	redisContext *rc = sync_connect(c);
+	redisReply *r = NULL;
+	int ret = 0;
+
+	if (rc == NULL)
+		return 0;
+	if (c->password[0]) {
+		r = redisCommand(rc, "AUTH %s", c->password);
+		if (r == NULL) { /* accepted the connection, and answers nothing: waited for, as one that refuses */
+			redisFree(rc);
+			return 0;
+		}
+		if (r->type == REDIS_REPLY_ERROR) {
+			snprintf(why, whylen, "--redis: Redis %s port %d refused the password of --redis-password-file: %s",
+			         c->host, c->port, r->str);
+			ret = -1;
+		}
+		freeReplyObject(r);
+		r = NULL;
+	}
+	if (ret == 0 && (r = redisCommand(rc, "PING")) != NULL && r->type == REDIS_REPLY_ERROR) {
+		if (strncmp(r->str, "NOAUTH", 6) == 0)
+			snprintf(why, whylen, "--redis: Redis %s port %d asks a password: give it in a file with "
+			         "--redis-password-file FILE", c->host, c->port);
+		else
+			snprintf(why, whylen, "--redis: Redis %s port %d: %s", c->host, c->port, r->str);
+		ret = -1;
+	}
+	freeReplyObject(r);
+	redisFree(rc);
+	return ret;
 }
 
 struct cluster *
@@ -809,6 +1244,22 @@ cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size
 	}
 	c->loop = loop;
 	c->cfg = *cfg;
+	c->cfg.password = NULL; /* its copy is c->password */
+	if (cfg->password && snprintf(c->password, sizeof c->password, "%s", cfg->password) >= (int)sizeof c->password) {
+		snprintf(why, whylen, "--redis-password-file: the password is longer than %d bytes", CLUSTER_PASSWORD_MAX);
+		sodium_memzero(c->password, sizeof c->password);
+		free(c);
+		return NULL;
+	}
+	if (probe_redis(c, why, whylen) != 0) {
+		sodium_memzero(c->password, sizeof c->password);
+		free(c);
+		return NULL;
+	}
+	c->acked = c->last_tick = mono_ms();
+	c->cfg.salt = NULL;
+	if ((c->have_salt = cfg->salt != NULL))
+		sodium_bin2hex(c->salthex, sizeof c->salthex, cfg->salt, PROTO_PW_SALT_LEN);
 	snprintf(c->self_host, sizeof c->self_host, "%s", cfg->host);
 	snprintf(c->self_id, sizeof c->self_id, "%s", cfg->id);
 	sodium_bin2hex(c->keyhex, sizeof c->keyhex, cfg->key, PROTO_KEY_LEN);
@@ -828,6 +1279,8 @@ on_beat_closed(uv_handle_t *h)
 	void *ud = c->done_ud;
 
 	dir_each(c, NULL, true, NULL);
+	cluster_resume_done(c);
+	sodium_memzero(c->password, sizeof c->password);
 	free(c);
 	if (done)
 		done(ud);
@@ -855,6 +1308,7 @@ cluster_stop(struct cluster *c, void (*done)(void *ud), void *ud)
 	 * beats stop). */
 	if (c->cmd_up) {
 		dir_each(c, c->self_id, false, forget_entry);
+		redisAsyncCommand(c->cmd, ignore_reply, NULL, "DEL " KEY_ALIVE "%s", c->self_id);
 		redisAsyncDisconnect(c->cmd);
 	} else {
 		drop_context(&c->cmd);
@@ -890,9 +1344,100 @@ cluster_room_gone(struct cluster *c, const char *code)
 		char msg[96];
 
 		snprintf(msg, sizeof msg, "gone %s %s", c->self_id, code);
-		redisAsyncCommand(c->cmd, ignore_reply, NULL, "HDEL %s %s", KEY_ROOMS, code);
+		drop_room(c, code, true);
 		redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
 	}
+}
+
+/* Fenced, or past the lease after this node's own loop stopped (a tick missed for over a second, seen
+ * by a tick since, or now by a callback that runs before the next tick: the first ones after a wake).
+ * A node whose loop runs while Redis is only slow plays on, as with Redis away: the beat Redis answers
+ * next says whether its key expired meanwhile, and if so it is fenced then. */
+bool
+cluster_lapsed(const struct cluster *c)
+{
+	if (c->fenced)
+		return true;
+	if (!c->cmd_up)
+		return false;
+	uint64_t now = mono_ms();
+	return now - c->acked > CLUSTER_LEASE_MS && (c->stalled || now - c->last_tick > CLUSTER_STALL_MS);
+}
+
+int
+cluster_resume_owner(struct cluster *c, const char *code, char *owner, char *why, size_t whylen)
+{
+	char taken[sizeof KEY_TAKEN + PROTO_ROOM_BYTES];
+	redisReply *r;
+	int ret = 1;
+
+	owner[0] = '\0';
+	if (c->sync == NULL && (c->sync = sync_connect(c)) != NULL && c->password[0]) {
+		r = redisCommand(c->sync, "AUTH %s", c->password);
+		freeReplyObject(r); /* a refusal shows in the question's answer */
+	}
+	snprintf(taken, sizeof taken, KEY_TAKEN "%s", code);
+	if (c->sync == NULL || (r = redisCommand(c->sync, "EVAL %s 2 %s %s %s", owner_lua, KEY_ROOMS, taken, code)) == NULL) {
+		snprintf(why, whylen, "Redis %s port %d does not answer", c->host, c->port);
+		cluster_resume_done(c);
+		return -1;
+	}
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || r->element[0]->type != REDIS_REPLY_STRING ||
+	    r->element[1]->type != REDIS_REPLY_STRING) {
+		snprintf(why, whylen, "Redis %s port %d: %s", c->host, c->port,
+		         r->type == REDIS_REPLY_ERROR ? r->str : "an answer no node writes");
+		ret = -1;
+	} else {
+		for (int k = 0; k < 2; k++) {
+			const redisReply *v = r->element[k];
+			if (v->len && valid_id(v->str, v->len) && strcmp(v->str, c->self_id) != 0) {
+				snprintf(owner, CLUSTER_ID_LEN + 1, "%s", v->str);
+				ret = 0;
+			}
+		}
+	}
+	freeReplyObject(r);
+	return ret;
+}
+
+void
+cluster_resume_done(struct cluster *c)
+{
+	if (c->sync)
+		redisFree(c->sync);
+	c->sync = NULL;
+}
+
+void
+cluster_shared_salt(const char *url, const char *password, const uint8_t *own, uint8_t *out)
+{
+	struct cluster *c = calloc(1, sizeof *c);
+	char why[300], hex[PROTO_PW_SALT_LEN * 2 + 1];
+	redisReply *r = NULL;
+	size_t n;
+
+	memcpy(out, own, PROTO_PW_SALT_LEN);
+	if (c == NULL || cluster_parse_url(url, c->host, sizeof c->host, &c->port, why, sizeof why) != 0 ||
+	    (password && snprintf(c->password, sizeof c->password, "%s", password) >= (int)sizeof c->password) ||
+	    (c->sync = sync_connect(c)) == NULL)
+		goto out;
+	if (c->password[0] && (r = redisCommand(c->sync, "AUTH %s", c->password)) == NULL)
+		goto out; /* no answer in a second: not asked again */
+	freeReplyObject(r);
+	sodium_bin2hex(hex, sizeof hex, own, PROTO_PW_SALT_LEN);
+	r = redisCommand(c->sync, "EVAL %s 1 %s %s", salt_lua, KEY_SALT, hex);
+	/* Anything but a salt as a node writes it is ignored: this node's own is used. */
+	if (r && r->type == REDIS_REPLY_STRING && r->len == sizeof hex - 1 &&
+	    sodium_hex2bin(out, PROTO_PW_SALT_LEN, r->str, r->len, NULL, &n, NULL) == 0 && n == PROTO_PW_SALT_LEN)
+		goto out;
+	memcpy(out, own, PROTO_PW_SALT_LEN);
+out:
+	freeReplyObject(r);
+	if (c) {
+		cluster_resume_done(c);
+		sodium_memzero(c->password, sizeof c->password);
+	}
+	free(c);
 }
 
 const struct cluster_node *
@@ -931,13 +1476,12 @@ cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, 
 	if (!c->cmd_up)
 		return false;
 	snprintf(key, sizeof key, KEY_TLOG "%s", code);
-	/* Queued in hiredis's buffer, written when the loop next polls the socket: one XADD for the
-	 * batch of lines the room's log hands the disk in this loop iteration. */
-	if (whole)
-		redisAsyncCommand(c->cmd, ignore_reply, NULL, "DEL %s", key);
-	redisAsyncCommand(c->cmd, ignore_reply, NULL, "XADD %s * t %b", key, text, len);
-	if (whole)
-		redisAsyncCommand(c->cmd, ignore_reply, NULL, "EXPIRE %s %d", key, TLOG_TTL_S);
+	/* Queued in hiredis's buffer, written when the loop next polls the socket: one script for the
+	 * batch of lines the room's log hands the disk in this loop iteration, which appends them only
+	 * while the room is this node's (tlog_lua): a node that stalled and lost the room to another
+	 * writes nothing into that node's stream, and drops the room when told (on_fenced). */
+	redisAsyncCommand(c->cmd, on_fenced, NULL, "EVAL %s 2 %s %s %s %s %b %d %d", tlog_lua, KEY_ROOMS, key, code,
+	                  c->self_id, text, len, whole ? 1 : 0, TLOG_TTL_S);
 	return true;
 }
 
@@ -954,7 +1498,7 @@ void
 cluster_tlog_end(struct cluster *c, const char *code)
 {
 	if (c->cmd_up)
-		redisAsyncCommand(c->cmd, ignore_reply, NULL, "DEL " KEY_TLOG "%s", code);
+		drop_room(c, code, false);
 }
 
 unsigned
@@ -1088,6 +1632,37 @@ cluster_up(const struct cluster *c)
 {
 	(void)c;
 	return false;
+}
+
+bool
+cluster_lapsed(const struct cluster *c)
+{
+	(void)c;
+	return false;
+}
+
+int
+cluster_resume_owner(struct cluster *c, const char *code, char *owner, char *why, size_t whylen)
+{
+	(void)c;
+	(void)code;
+	owner[0] = '\0';
+	snprintf(why, whylen, "no Redis in this build");
+	return -1;
+}
+
+void
+cluster_resume_done(struct cluster *c)
+{
+	(void)c;
+}
+
+void
+cluster_shared_salt(const char *url, const char *password, const uint8_t *own, uint8_t *out)
+{
+	(void)url;
+	(void)password;
+	memcpy(out, own, PROTO_PW_SALT_LEN);
 }
 
 void

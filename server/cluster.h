@@ -20,6 +20,16 @@
 #define CLUSTER_TICK_MS 250    /* how often liveness is looked at: a dead node is seen within this of DEAD_MS */
 #define CLUSTER_STALE_MS 1600  /* a node that missed a beat: a player resuming is not sent there */
 #define CLUSTER_TLOG_MAX (16u << 20) /* a stream read back for a takeover: at most what a resume reads */
+/* Fencing (docs/server.md, "A cluster"): each beat also sets the node's key wizwar:alive:ID to expire
+ * after CLUSTER_ALIVE_MS, and a claim of a node's room fails while that key lives. A node acts on its
+ * rooms only within CLUSTER_LEASE_MS of sending a beat that Redis answered: less than the key's life,
+ * which starts later (when Redis gets the beat), so that no node claims a room its node still plays. */
+#define CLUSTER_ALIVE_MS (CLUSTER_DEAD_MS - CLUSTER_TICK_MS)
+#define CLUSTER_LEASE_MS (CLUSTER_ALIVE_MS - CLUSTER_TICK_MS)
+/* A tick (every CLUSTER_TICK_MS) this late means the node's own loop stopped: the lease applies only
+ * then (a node whose loop runs while Redis is slow plays on, and is fenced if Redis says so). */
+#define CLUSTER_STALL_MS 1000
+#define CLUSTER_PASSWORD_MAX 512 /* a Redis password (--redis-password-file) */
 
 struct cluster;
 
@@ -35,6 +45,9 @@ struct cluster_node {
 
 struct cluster_config {
 	const char *url;              /* redis://HOST:PORT (HOST an IP address: no name lookup on the loop) */
+	const char *password;         /* Redis's AUTH password (--redis-password-file), NULL none; copied */
+	const uint8_t *salt;          /* the password salt this node uses (PROTO_PW_SALT_LEN): put back
+	                               * into Redis where it is gone (Redis restarted empty) */
 	const char *host;             /* the address other nodes send clients to */
 	int port;                     /* ... and its port */
 	const uint8_t *key;           /* this node's public key (PROTO_KEY_LEN bytes) */
@@ -42,9 +55,15 @@ struct cluster_config {
 	/* What this node holds now, asked at every beat. */
 	unsigned (*load)(void *ud);
 	/* Take a dead node's duel over: its turn log so far (`len` bytes, the text of docs/turnlog.md
-	 * with the server's comments). 0 when the room is made here and waits for its players; -1 (said)
-	 * when not: the room then leaves the directory. NULL: this node takes nothing over. */
+	 * with the server's comments). 0 when the room is made here and waits for its players; 1 when it
+	 * is being made off the loop (the room stays moving until cluster_room_added, or
+	 * cluster_room_gone if that fails); -1 (said) when not: the room then leaves the directory.
+	 * NULL: this node takes nothing over. */
 	int (*takeover)(void *ud, const char *code, const char *text, size_t len);
+	/* Room `code` is no longer this node's: another node took it over while this one was not heard
+	 * from (stopped, stalled). Its connections are closed without a word, as a dead node's, so that
+	 * its players move on to the node that holds it now; nothing of it is written to Redis. */
+	void (*lost)(void *ud, const char *code);
 	/* A node joined or died: the players here are told the nodes again (NODES). May be NULL. */
 	void (*changed)(void *ud);
 	/* A line for the server's log (level: a syslog priority). */
@@ -59,7 +78,8 @@ struct cluster_config {
 int cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *why, size_t whylen);
 
 /* Start: connects in the background and keeps reconnecting. NULL with a reason (a build without
- * hiredis, a bad URL, no memory). */
+ * hiredis, a bad URL, no memory, or a Redis that answers and refuses the password: asked once here,
+ * blocking for at most a second, before anything is served). */
 struct cluster *cluster_start(uv_loop_t *loop, const struct cluster_config *cfg, char *why, size_t whylen);
 /* Stop: removes this node's rooms from the directory if Redis is there, closes the handles; done(ud)
  * once they are closed. */
@@ -67,6 +87,21 @@ void cluster_stop(struct cluster *c, void (*done)(void *ud), void *ud);
 
 /* Redis answers now: cluster-wide work (routing to another node) can be done. */
 bool cluster_up(const struct cluster *c);
+/* This node's loop stopped (its process was stopped, or stalled) and it has not had a beat answered
+ * for CLUSTER_LEASE_MS while Redis was reachable, or it is checking which of its rooms another node
+ * took over meanwhile: it must not play a move, a turn's timeout or a forfeit until that is settled.
+ * Cheap: asked before every message of a player. */
+bool cluster_lapsed(const struct cluster *c);
+/* server --resume, before serving: may this node resume its log of room `code`? 1 yes; 0 no, another
+ * node took the room over (its id in `owner`, at least CLUSTER_ID_LEN + 1 bytes); -1 Redis cannot be
+ * asked (the reason in `why`). Blocks: a connection of its own, made at the first call and closed by
+ * cluster_resume_done. */
+int cluster_resume_owner(struct cluster *c, const char *code, char *owner, char *why, size_t whylen);
+void cluster_resume_done(struct cluster *c);
+/* At start, before the password key is derived: the cluster's password salt, wizwar:salt, set to
+ * `own` if no node set one yet, into `out` (PROTO_PW_SALT_LEN bytes). Blocking, a second at most;
+ * `out` is `own` when Redis does not answer. */
+void cluster_shared_salt(const char *url, const char *password, const uint8_t *own, uint8_t *out);
 /* A room made here, and one gone from here. */
 void cluster_room_added(struct cluster *c, const char *code);
 void cluster_room_gone(struct cluster *c, const char *code);

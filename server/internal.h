@@ -252,6 +252,9 @@ struct server {
 	char *bind, *log_dir;
 	struct logtree_keeper *keeper; /* --log-keep's expiry of finished logs; NULL: kept forever */
 	struct auth_identity id;   /* the long-term key and password salt */
+	/* The salt passwords are derived over: id.salt, or in a cluster the one its nodes share
+	 * (cluster_shared_salt), so that a player's key derived for one node proves it on every node. */
+	uint8_t pw_salt[PROTO_PW_SALT_LEN];
 	/* A key rotation (docs/server.md, "Key rotation"): the key before id's, proven to a client that
 	 * pinned it (HELLO's hint) until old_until (Unix seconds), with KEYS naming id's, signed by it. */
 	bool has_old;
@@ -316,6 +319,10 @@ struct server {
 };
 
 uint64_t server__now(const struct server *s);
+/* A node of a cluster that may have lost its rooms to another (cluster_lapsed): no move, timeout or
+ * forfeit is played until that is settled; a timer asks again after FENCE_RETRY_MS. */
+bool server__fenced(const struct server *s);
+#define FENCE_RETRY_MS 100
 /* A log line (slog.h's format): its level (<syslog.h>'s LOG_ERR to LOG_DEBUG), the room's code
  * and the peer's address when the event has them (NULL when not), and the event in words. */
 void server__event(const struct server *s, int level, const char *room, const char *peer, const char *fmt, ...)
@@ -364,6 +371,7 @@ void conn__tick_all(struct server *s);
 
 struct gameroom *room__create(struct server *s, const char *code);
 void room__destroy(struct gameroom *r);
+void room__lost(struct gameroom *r);      /* taken over by another node: closed without an end */
 /* The log_check's pass: every waiting room's turn-log lines, one write a room. */
 void room__log_flush(struct server *s);
 void room__send_nodes(struct gameroom *r, int p); /* NODES to seat p's player, in a cluster */
@@ -378,6 +386,12 @@ void room__message(struct gameroom *r, struct conn *c, const struct wire_msg *m)
 void room__conn_lost(struct gameroom *r, struct conn *c);
 int room__reserve(struct gameroom *r, int want, const char *name, uint8_t token[PROTO_TOKEN_MAX], size_t *len);
 WW_COLD int room__load(struct gameroom *r, const char *path, char *why, size_t whylen);
+/* room__load's two halves: a log read and replayed (tlog_load, room__log_commands: pure, run off the
+ * loop by a takeover), then the room made from it on the loop. */
+struct tlog_resume;
+WW_COLD int room__load_parsed(struct gameroom *r, const char *path, struct tlog_resume *lr, uint32_t cmds, char *why,
+                              size_t whylen);
+uint32_t room__log_commands(const char *text, size_t len);
 bool room__empty(const struct gameroom *r);
 /* game_of() for spect.c: the room's game, unpacked into the server's scratch. */
 struct game *room__game(struct gameroom *r);

@@ -292,6 +292,25 @@ room__destroy(struct gameroom *r)
 		uv_close((uv_handle_t *)&r->seat[i].grace, on_timer_closed);
 }
 
+/* Another node took this room over while this one was not heard from (cluster.c): its players'
+ * connections are closed without a word, as if this node had died, so that their clients move on to
+ * the node that holds it now; the room goes without an end, its log left in playing/ as it is
+ * (server --resume asks Redis before resuming it). */
+void
+room__lost(struct gameroom *r)
+{
+	for (int i = 0; i < PLAYERS; i++) {
+		struct conn *c = r->seat[i].conn;
+		if (c) {
+			c->room = NULL;
+			c->seat = -1;
+			r->seat[i].conn = NULL;
+			conn__close_now(c);
+		}
+	}
+	room__destroy(r);
+}
+
 bool
 room__empty(const struct gameroom *r)
 {
@@ -909,6 +928,10 @@ on_grace(uv_timer_t *t)
 	struct gameroom *r = t->data;
 	struct cmd resign = { CMD_RESIGN, 0, 0 };
 
+	if (server__fenced(r->srv)) { /* the room may be another node's now: decided within a beat */
+		uv_timer_start(t, on_grace, FENCE_RETRY_MS, 0);
+		return;
+	}
 	for (int p = 0; p < PLAYERS; p++) {
 		struct seat *st = &r->seat[p];
 		if (t != &st->grace)
@@ -953,6 +976,10 @@ on_turn_time(uv_timer_t *t)
 
 	if (r->state != ROOM_PLAYING || game_of(r)->result != RESULT_NONE)
 		return;
+	if (server__fenced(r->srv)) { /* as on_grace */
+		uv_timer_start(t, on_turn_time, FENCE_RETRY_MS, 0);
+		return;
+	}
 	server__event(r->srv, LOG_INFO, r->code, NULL, "time is up for player %d", game_of(r)->turn + 1);
 	apply(r, game_of(r)->turn, &pass, MSG_TIME_UP);
 }
@@ -1505,9 +1532,10 @@ room__sweep_idle(struct server *s)
 
 /* Resuming a duel from its log. */
 
-/* How many commands a resumed log holds, for the spectators' frames (cold: once per resume). */
-static uint32_t
-log_commands(const char *text, size_t len)
+/* How many commands a resumed log holds, for the spectators' frames (cold: once per resume; a
+ * replay of the whole log: a takeover counts them off the loop). */
+uint32_t
+room__log_commands(const char *text, size_t len)
 {
 	struct turnlog_replay *t = malloc(sizeof *t);
 	uint32_t n = 0;
@@ -1521,7 +1549,6 @@ log_commands(const char *text, size_t len)
 int
 room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 {
-	struct server *s = r->srv;
 	struct tlog_resume *lr = calloc(1, sizeof *lr);
 	int rc = -1;
 
@@ -1529,8 +1556,19 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	if (tlog_load(path, lr, why, whylen) != 0)
-		goto out;
+	if (tlog_load(path, lr, why, whylen) == 0)
+		rc = room__load_parsed(r, path, lr, room__log_commands(lr->text, lr->len), why, whylen);
+	tlog_resume_free(lr);
+	free(lr);
+	return rc;
+}
+
+int
+room__load_parsed(struct gameroom *r, const char *path, struct tlog_resume *lr, uint32_t cmds, char *why, size_t whylen)
+{
+	struct server *s = r->srv;
+	int rc = -1;
+
 	if (lr->ended || lr->game.result != RESULT_NONE) {
 		snprintf(why, whylen, "%s: that duel is over; nothing to resume", path);
 		goto out;
@@ -1563,7 +1601,7 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 		goto out;
 	}
 	log_hooks(r);
-	r->sp.cmds = log_commands(lr->text, lr->len);
+	r->sp.cmds = cmds;
 	r->opt = lr->hdr.opt;
 	r->seed = lr->hdr.seed;
 	r->seed_fixed = false;
@@ -1595,7 +1633,5 @@ room__load(struct gameroom *r, const char *path, char *why, size_t whylen)
 	            lr->torn ? " (a torn last command was dropped)" : "", (s->cfg.lim.grace_ms + 999) / 1000);
 	rc = 0;
 out:
-	tlog_resume_free(lr);
-	free(lr);
 	return rc;
 }

@@ -628,7 +628,7 @@ on_hello(struct conn *c, const struct wire_hello *h)
 	}
 	if (old)
 		pconn_set_identity(&c->pc, &s->old_kp);
-	wire_challenge_init(m, s->id.salt, room_key(s)->set);
+	wire_challenge_init(m, s->pw_salt, room_key(s)->set);
 	c->state = CONN_CHALLENGED;
 	if (conn__send(c, m) != 0 || !old)
 		return;
@@ -991,6 +991,16 @@ on_resume(struct conn *c, const struct wire_resume *m)
 void
 server__handle(struct conn *c, const struct wire_msg *m)
 {
+	/* A node that was not heard from (stopped, stalled) may have lost this player's room to
+	 * another node: nothing of it is played here until its beat says (cluster_lapsed), not even a
+	 * message read before the stall. The link is closed as a dead node's would be: the client tries
+	 * the other nodes, which send it to the room's node (this one again if it still holds it). */
+	if ((c->state == CONN_JOINED || c->state == CONN_KNOWN) && m->type != WIRE_HEARTBEAT && server__fenced(c->srv)) {
+		server__event(c->srv, LOG_INFO, c->room ? c->room->code : NULL, c->peer,
+		              "closed: this node is settling whether its rooms are still its own");
+		conn__close_now(c);
+		return;
+	}
 	switch (m->type) {
 	case WIRE_HEARTBEAT:
 		return;
@@ -1320,47 +1330,146 @@ cluster_changed(void *ud)
 }
 
 /* A dead node's duel, claimed here (cluster.c): its log from Redis goes to playing/ as this node's
- * own, and is resumed from there as `server --resume` resumes a log (room__load: the rules replay
- * it, the seats wait a grace for their players' tokens). The log is one duel's (at most
- * CLUSTER_TLOG_MAX, a resume's bound): one write and one read of a local file on the loop, and only
- * when a node dies. */
+ * own, and is resumed from there as `server --resume` resumes a log (the rules replay it, the seats
+ * wait a grace for their players' tokens). Writing the file and replaying the log (twice: the duel,
+ * and its commands counted for the spectators) run off the loop (uv_queue_work): a 1,000-turn duel
+ * costs about 50 ms of CPU a replay, and a node may take many duels over at once. The room is made
+ * on the loop once they are done; until then the directory says it is moving (its players are
+ * asked to come back in a moment). */
+struct takeover {
+	uv_work_t req;
+	struct server *s;
+	char code[PROTO_ROOM_BYTES + 1];
+	char path[4400];
+	char *text;                /* the log from Redis (the worker's until done) */
+	size_t len;
+	struct tlog_resume lr;     /* ... read back and replayed */
+	uint32_t cmds;
+	int rc;
+	char why[400];
+	uint64_t began;            /* uv_hrtime at the claim */
+	uint64_t work_ns;          /* the worker's time */
+};
+
+static void
+takeover_work(uv_work_t *req)
+{
+	struct takeover *t = req->data;
+	uint64_t t0 = uv_hrtime();
+
+	t->rc = -1;
+	if (tlog_save(t->path, t->text, t->len, t->why, sizeof t->why) != 0)
+		goto out;
+	if (tlog_load(t->path, &t->lr, t->why, sizeof t->why) != 0) {
+		unlink(t->path);
+		goto out;
+	}
+	t->cmds = room__log_commands(t->lr.text, t->lr.len);
+	t->rc = 0;
+out:
+	t->work_ns = uv_hrtime() - t0;
+}
+
+static void
+takeover_done(uv_work_t *req, int status)
+{
+	struct takeover *t = req->data;
+	struct server *s = t->s;
+	struct gameroom *r = NULL;
+
+	if (s->closing || status != 0) { /* stopping: the log stays in playing/ for --resume */
+		if (s->cluster)
+			cluster_room_gone(s->cluster, t->code);
+		goto out;
+	}
+	if (t->rc != 0) {
+		server__event(s, LOG_ERR, t->code, NULL, "a dead node's duel in room %s not taken over: %s", t->code, t->why);
+		cluster_room_gone(s->cluster, t->code);
+		goto out;
+	}
+	if (server__find_room(s, t->code) != NULL || (r = server__add_room(s, t->code)) == NULL) {
+		server__event(s, LOG_WARNING, t->code, NULL, "a dead node's duel in room %s not taken over: no room for "
+		              "another game (%u rooms)", t->code, s->nrooms);
+		unlink(t->path);
+		if (server__find_room(s, t->code) == NULL)
+			cluster_room_gone(s->cluster, t->code);
+		goto out;
+	}
+	if (room__load_parsed(r, t->path, &t->lr, t->cmds, t->why, sizeof t->why) != 0) {
+		room__destroy(r);
+		unlink(t->path);
+		server__event(s, LOG_WARNING, t->code, NULL, "a dead node's duel in room %s not taken over: %s", t->code, t->why);
+		goto out;
+	}
+	server__event(s, LOG_NOTICE, t->code, NULL, "took room %s over from a dead node (%.1f ms to read and replay its "
+	              "log, off the loop; %.1f ms from the claim)", t->code, (double)t->work_ns / 1e6,
+	              (double)(uv_hrtime() - t->began) / 1e6);
+out:
+	tlog_resume_free(&t->lr);
+	free(t->text);
+	free(t);
+	server__unref(s);
+}
+
 static int
 cluster_takeover(void *ud, const char *code, const char *text, size_t len)
 {
 	struct server *s = ud;
-	char name[128], stamp[32], path[4400], why[400];
-	struct gameroom *r;
+	char name[128], stamp[32];
+	struct takeover *t;
 	struct tm tm;
-	time_t t = time(NULL);
+	time_t now = time(NULL);
 
-	path[0] = '\0';
 	if (server__find_room(s, code) != NULL) {
 		server__event(s, LOG_WARNING, code, NULL, "a dead node's duel in room %s not taken over: a room of that code "
 		              "is here already", code);
 		return 0; /* the directory says this node, which holds a room of that code */
 	}
-	localtime_r(&t, &tm);
+	if ((t = calloc(1, sizeof *t)) == NULL || (t->text = malloc(len + 1)) == NULL) {
+		free(t);
+		server__event(s, LOG_ERR, code, NULL, "a dead node's duel in room %s not taken over: out of memory", code);
+		return -1;
+	}
+	memcpy(t->text, text, len);
+	t->text[len] = '\0';
+	t->len = len;
+	t->s = s;
+	t->began = uv_hrtime();
+	t->req.data = t;
+	snprintf(t->code, sizeof t->code, "%s", code);
+	localtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
 	snprintf(name, sizeof name, "wizwar-%s-%s-%u.log", code, stamp, ++s->log_seq);
-	if (!logtree_playing_path(path, sizeof path, s->cfg.log_dir, name) || tlog_save(path, text, len, why, sizeof why) != 0) {
+	if (!logtree_playing_path(t->path, sizeof t->path, s->cfg.log_dir, name) ||
+	    uv_queue_work(s->loop, &t->req, takeover_work, takeover_done) != 0) {
 		server__event(s, LOG_ERR, code, NULL, "a dead node's duel in room %s not taken over: %s", code,
-		              path[0] ? why : "its log's path is too long");
+		              t->path[0] ? "no worker thread" : "its log's path is too long");
+		free(t->text);
+		free(t);
 		return -1;
 	}
-	if ((r = server__add_room(s, code)) == NULL) {
-		server__event(s, LOG_WARNING, code, NULL, "a dead node's duel in room %s not taken over: no room for another "
-		              "game (%u rooms)", code, s->nrooms);
-		unlink(path);
-		return -1;
-	}
-	if (room__load(r, path, why, sizeof why) != 0) {
-		room__destroy(r);
-		unlink(path);
-		server__event(s, LOG_WARNING, code, NULL, "a dead node's duel in room %s not taken over: %s", code, why);
-		return -1;
-	}
-	server__event(s, LOG_NOTICE, code, NULL, "took room %s over from a dead node", code);
-	return 0;
+	s->handles++; /* the server is freed only once the worker is done */
+	return 1;
+}
+
+/* One of this node's rooms was taken over by another node while this one was not heard from. */
+static void
+cluster_lost(void *ud, const char *code)
+{
+	struct server *s = ud;
+	struct gameroom *r = server__find_room(s, code);
+
+	if (r == NULL)
+		return;
+	server__event(s, LOG_WARNING, code, NULL, "room %s lost: another node took it over while this node was not heard "
+	              "from; its players are sent on", code);
+	room__lost(r);
+}
+
+bool
+server__fenced(const struct server *s)
+{
+	return s->cluster && cluster_lapsed(s->cluster);
 }
 
 /* Join the cluster (--redis): this node's rooms go into the directory as they are made. */
@@ -1376,7 +1485,8 @@ start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
 	}
 	server_fingerprint(s, fp);
 	struct cluster_config cc = {
-		.url = s->cfg.redis, .host = host, .port = server_port(s), .key = server_public_key(s), .id = fp,
+		.url = s->cfg.redis, .password = s->cfg.redis_password, .host = host, .lost = cluster_lost,
+		.salt = s->pw_salt, .port = server_port(s), .key = server_public_key(s), .id = fp,
 		.load = cluster_load, .say = cluster_say, .ud = s,
 		.takeover = s->cfg.log_dir ? cluster_takeover : NULL, .changed = cluster_changed,
 		.open_rooms = quick__open_rooms,
@@ -1447,7 +1557,14 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->cfg.old_key = NULL;
 	if (cfg->old_key)
 		server_set_old_key(s, cfg->old_key, cfg->old_until);
-	if (auth_key_derive(&s->key, cfg->password, s->id.salt) != 0) {
+	/* A cluster's nodes derive over one salt (docs/server.md, "A cluster"): asked of Redis here,
+	 * blocking for a second at most, before anything is served; this node's own if Redis does not
+	 * answer (a player resuming here from another node then derives its key again: slower, not
+	 * refused). */
+	memcpy(s->pw_salt, s->id.salt, sizeof s->pw_salt);
+	if (cfg->redis && cfg->multi)
+		cluster_shared_salt(cfg->redis, cfg->redis_password, s->id.salt, s->pw_salt);
+	if (auth_key_derive(&s->key, cfg->password, s->pw_salt) != 0) {
 		snprintf(why, whylen, "cannot derive the password key (out of memory)");
 		goto fail_mem;
 	}
@@ -1610,7 +1727,7 @@ server_set_password_key(struct server *s, const struct auth_key *k)
 const uint8_t *
 server_password_salt(const struct server *s)
 {
-	return s->id.salt;
+	return s->pw_salt;
 }
 
 const char *
@@ -1804,6 +1921,27 @@ resume_path(const struct server *s, const struct found_log *f, char *buf, size_t
 	         f->name);
 }
 
+/* A node of a cluster restarted with --resume resumes only the duels no other node took over while
+ * it was dead (the claim leaves wizwar:taken:CODE, and the room its new node's in wizwar:rooms):
+ * Redis is asked, blocking, before anything is served. 1 taken (said), 0 this node's, -1 Redis cannot
+ * be asked: the start stops (resuming a duel another node may be playing is what must not happen). */
+static int
+resume_taken(struct server *s, const struct found_log *f, const char *path, char *why, size_t whylen)
+{
+	char owner[CLUSTER_ID_LEN + 1], rwhy[300];
+	int k = cluster_resume_owner(s->cluster, f->code, owner, rwhy, sizeof rwhy);
+
+	if (k < 0) {
+		snprintf(why, whylen, "which duels other nodes took over cannot be asked (%s): start again once Redis "
+		         "answers, or without --resume (the logs are then put away, not resumed)", rwhy);
+		return -1;
+	}
+	if (k == 0)
+		server__event(s, LOG_NOTICE, f->code, NULL, "not resumed: %s: room %s was taken over by node %s", path,
+		              f->code, owner);
+	return k == 0;
+}
+
 static int
 scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 {
@@ -1880,6 +2018,15 @@ scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 		char path[4400], lwhy[300];
 		struct gameroom *r;
 		resume_path(s, &found[i], path, sizeof path);
+		if (resume && s->cluster && !found[i].stale && !found[i].ended &&
+		    !(i > 0 && strcmp(found[i].code, found[i - 1].code) == 0)) {
+			int k = resume_taken(s, &found[i], path, why, whylen);
+			if (k < 0) {
+				free(found);
+				return -1;
+			}
+			found[i].stale = k > 0; /* put away below, as a duel not to be resumed */
+		}
 		/* playing/ keeps only the duels of this process: a log of this server's there that
 		 * is not resumed (finished but not yet compressed when the server was killed, an
 		 * older log of a room, one left more than a day, every one without --resume) is put
@@ -1919,6 +2066,8 @@ scan_logs(struct server *s, bool resume, char *why, size_t whylen)
 		resumed++;
 	}
 	free(found);
+	if (s->cluster)
+		cluster_resume_done(s->cluster);
 	if (put_away)
 		server__log(s, "%u turn log%s left in %s/" LOGTREE_PLAYING " and not resumed put away into the tree by date",
 		            put_away, put_away == 1 ? "" : "s", s->cfg.log_dir);

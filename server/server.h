@@ -124,6 +124,7 @@ struct server_config {
 	 * other nodes send clients to for this one's rooms (docs/server.md, "A cluster"). NULL: alone. */
 	const char *redis;
 	const char *cluster_host;
+	const char *redis_password; /* Redis's AUTH (--redis-password-file), NULL none: copied by the cluster */
 };
 
 void server_config_default(struct server_config *c);
