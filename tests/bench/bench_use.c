@@ -17,11 +17,19 @@
  * A state's worth of the item is the share of its play-outs (a) won less the share (b) won (a
  * draw is half a win); the states are the independent samples: per class, their mean, with a
  * 95% interval from their spread (Student's t is near enough normal from 30 states on; classes
- * with fewer are printed, never marked). The last line, `use_helps ITEM: ...`, is bots/bot.c's
- * table row: 1 where the interval's lower end is above 0. Also printed: how often the mover had
+ * with fewer are printed, never marked). A class is marked "helps" only when the lower end of
+ * a wider interval is above 0: z = 2.87, 95% for the BOT_USE_CLASSES classes together
+ * (Bonferroni), since twelve 95% intervals mark one class in two runs by chance alone (seeds
+ * 100001 on did: Blink All at 1 HP out of sight, behind, +7.1, which seeds 1 to 1300 put at
+ * -5.0). The last line, `use_helps ITEM: ...`, is bots/bot.c's table row: 1 where it helps. Also printed: how often the mover had
  * the item a duel, and how often hard used it in the duels themselves (the rule as it stands).
  * With CAP, a class stops being forked once it holds CAP states (the duels go on, so the rare
  * classes, low in HP and in the opponent's sight, keep filling at a duel's cost, about 10 ms).
+ * With BENCH_USE_UNSEEN set in the environment, (a) plays a rule proposed, not the rules: a
+ * Blink (Blink All) that leaves the two wizards in sight of each other is drawn again, with the
+ * next dice, up to 100 times, so the caster lands on a random square out of the opponent's
+ * sight, as a Blink restated "to a random unoccupied square the opponent does not see" would
+ * (docs/rules.md, "What each spell and potion is worth").
  * The same arguments print the same lines (docs/bots.md, "Blink, Blink All and Acid Resistance"). */
 #include <inttypes.h>
 #include <math.h>
@@ -30,6 +38,7 @@
 #include <string.h>
 
 #include "bot.h"
+#include "fov.h"
 #include "botint.h"
 #include "potion.h"
 #include "rng.h"
@@ -115,6 +124,9 @@ play_out(struct game *g, int p, struct rng *r)
 	return g->result == RESULT_DRAW ? 0.5 : (g->result == RESULT_WIN0) == (p == 0) ? 1.0 : 0.0;
 }
 
+/* The normal quantile for 95% over BOT_USE_CLASSES intervals at once: 1 - 0.025 / 12. */
+#define FAMILY_Z 2.87
+
 struct cls {
 	long n;
 	double sa, sb, sd, sdd;
@@ -146,14 +158,15 @@ report(const char *name, int size, uint64_t base, long duels, long rollouts, lon
 		if (s->n == 0)
 			continue;
 		double n = (double)s->n, mean = s->sd / n;
-		double var = s->n > 1 ? (s->sdd - n * mean * mean) / (n - 1) : 0, half = 1.96 * sqrt(var > 0 ? var / n : 0);
+		double var = s->n > 1 ? (s->sdd - n * mean * mean) / (n - 1) : 0, se = sqrt(var > 0 ? var / n : 0);
+		double half = 1.96 * se;
 		if (k < BOT_USE_CLASSES) {
 			all.n += s->n;
 			all.sa += s->sa;
 			all.sb += s->sb;
 			all.sd += s->sd;
 			all.sdd += s->sdd;
-			helps[k] = s->n >= 30 && mean - half > 0;
+			helps[k] = s->n >= 30 && mean - FAMILY_Z * se > 0;
 		}
 		printf("| %s | %ld | %.1f%% | %.1f%% | %+.1f | %+.1f to %+.1f%s |\n",
 		    k < BOT_USE_CLASSES ? class_name(k, buf, sizeof buf) : "all", s->n, 100 * s->sa / n, 100 * s->sb / n,
@@ -178,6 +191,7 @@ main(int argc, char **argv)
 	long duels = argc > 1 ? atol(argv[1]) : 0, rollouts = argc > 4 ? atol(argv[4]) : 0;
 	int size = argc > 2 ? atoi(argv[2]) : 0, item = -1;
 	uint64_t base = argc > 3 ? strtoull(argv[3], NULL, 0) : 1;
+	bool unseen = getenv("BENCH_USE_UNSEEN") != NULL;
 	long had = 0, used = 0, cap = argc > 6 ? atol(argv[6]) : 0;
 	struct options o;
 
@@ -191,6 +205,8 @@ main(int argc, char **argv)
 				"  ITEM: Blink, Blink All or Acid Resistance\n");
 		return 2;
 	}
+	if (unseen)
+		printf("BENCH_USE_UNSEEN: (a) blinks out of the opponent's sight (a rule proposed, not the rules)\n");
 	for (long d = 0; d < duels; d++) {
 		uint64_t seed = base + (uint64_t)d;
 		struct rng r[PLAYERS];
@@ -214,6 +230,13 @@ main(int argc, char **argv)
 					ga = g;
 					ga.rng = dice;
 					apply_or_pass(&ga, p, &use, &ev);
+					for (int t = 0; unseen && item != BOT_USE_RESACID && t < 100 && ga.result == RESULT_NONE &&
+					    fov_los(&ga.level, ga.wiz[0].x, ga.wiz[0].y, ga.wiz[1].x, ga.wiz[1].y, FOV_RADIUS); t++) {
+						struct rng again = ga.rng; /* the next dice: where the last draw left them */
+						ga = g;
+						ga.rng = again;
+						apply_or_pass(&ga, p, &use, &ev);
+					}
 					wa += play_out(&ga, p, rr);
 					gb = g;
 					gb.rng = dice;
