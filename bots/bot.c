@@ -736,7 +736,7 @@ const struct bot__weights bot__hard_weights = {
 	.nav = 3, .close = 6,
 	.lifedetect_near = 25, .lifedetect_lost = 45, .mapping = 60,
 	.escape_cornered = 45, .escape_idle = 2, .escape_unknown = 8,
-	.blink_cornered = 50, .blinkall_cornered = 35, .blink_idle = -5, .cornered_hp = 2,
+	.blink_cornered = 50, .blinkall_cornered = 35, .blink_idle = -5, .cornered_hp = 2, .use_measured = 1,
 	.telepathy = 60, .speed_exact = 40, .speed_else = 18, .resist_near = 30, .resist_far = 6,
 	.teleport_cornered = 60,
 	.drink_unknown = 4, .drink_unknown_hp = WIZARD_HP - 1, .pickup_unknown = 15, .identify_each = 12,
@@ -873,7 +873,7 @@ static const struct {
 	[POTION_RESCOLD] = { 8, drink_resist },
 	[POTION_RESFIRE] = { 8, drink_resist },
 	[POTION_RESELEC] = { 8, drink_resist },
-	[POTION_RESACID] = { 3, drink_nothing },
+	[POTION_RESACID] = { 3, drink_nothing }, /* carried: best_action's use_value */
 	[POTION_TELEPATHY] = { 20, drink_telepathy },
 	[POTION_ENLIGHTEN] = { 8, drink_enlighten },
 	[POTION_TELEPORT] = { 10, drink_teleport },
@@ -925,6 +925,45 @@ consider(struct choice *best, float value, int type, int arg, int dir)
 		best->value = value;
 		best->cmd = (struct cmd){ (uint8_t)type, (uint8_t)arg, (uint8_t)dir };
 	}
+}
+
+/* ---- Blink, Blink All and Acid Resistance: used where measured to help ---- */
+
+int
+bot__use_class(const struct view *v)
+{
+	int full = STEPS_PER_TURN + (has(v, HANDLER_FAST) ? STEPS_PER_TURN : 0) - (has(v, HANDLER_SLOW) ? SLOW_PENALTY : 0);
+
+	if (v->steps_left != (full < 0 ? 0 : full) || v->hp < 1)
+		return -1;
+	int hp = v->hp > BOT_USE_HP ? BOT_USE_HP : v->hp;
+	return ((hp - 1) * 2 + (v->opp_state == OPP_VISIBLE)) * 2 + (v->hp < v->opp_hp);
+}
+
+/* Where each item measurably helps hard: tests/bench/bench_use.c's `use_helps` lines,
+ * pasted (docs/bots.md, "Blink, Blink All and Acid Resistance"). */
+static const uint8_t use_helps[BOT_USE_ITEMS][BOT_USE_CLASSES] = {
+	[BOT_USE_BLINK] = { 0 },
+	[BOT_USE_BLINKALL] = { 0 },
+	[BOT_USE_RESACID] = { 0 },
+};
+
+bool
+bot__use_helps(int item, int cls)
+{
+	return item >= 0 && item < BOT_USE_ITEMS && cls >= 0 && cls < BOT_USE_CLASSES && use_helps[item][cls];
+}
+
+/* What was measured is using the item at once, at the turn's first command, against hard's
+ * best other choice: so where it helps it is worth more than anything but a kill, where I
+ * stand, and elsewhere (or later in the turn) it is never chosen. */
+#define V_USE (V_KILL * 0.49f)
+static float
+use_value(const struct brain *b, int item, int sx, int sy)
+{
+	if (sx == b->me_x && sy == b->me_y && bot__use_helps(item, bot__use_class(b->v)))
+		return V_USE;
+	return item == BOT_USE_RESACID ? 0 : b->k->blink_idle;
 }
 
 /* In the opponent's sight, low, with a wizard who knows where I am: time to leave. */
@@ -1051,6 +1090,8 @@ value_dig(struct brain *b, int sx, int sy, bool hard, int *dir)
 static float
 value_blink(struct brain *b, int sx, int sy, bool hard, int *dir)
 {
+	if (hard && b->k->use_measured != 0)
+		return use_value(b, BOT_USE_BLINK, sx, sy);
 	return cornered(b) ? b->k->blink_cornered : b->k->blink_idle;
 }
 
@@ -1058,6 +1099,8 @@ value_blink(struct brain *b, int sx, int sy, bool hard, int *dir)
 static float
 value_blinkall(struct brain *b, int sx, int sy, bool hard, int *dir)
 {
+	if (hard && b->k->use_measured != 0)
+		return use_value(b, BOT_USE_BLINKALL, sx, sy);
 	return cornered(b) ? b->k->blinkall_cornered : b->k->blink_idle;
 }
 
@@ -1165,7 +1208,10 @@ best_action(struct brain *b, int sx, int sy, bool hard)
 	}
 	for (int i = 0; i < v->ninv; i++) {
 		int kind = v->kind_of[v->inv[i]];
+		/* Acid Resistance carried: quaffed where it was measured to help (bench_use's
+		 * fork quaffs a carried one), worth nothing elsewhere (acid is rare). */
 		float val = kind == POTION_NONE ? drink_unknown_value(b, hard)
+		    : kind == POTION_RESACID && hard && b->k->use_measured != 0 ? use_value(b, BOT_USE_RESACID, sx, sy) - keep_value(kind)
 		                                : drink_value(b, kind, hard) - keep_value(kind);
 		consider(&best, val, CMD_QUAFF, i, DIR_NONE);
 	}
@@ -1622,8 +1668,10 @@ bot_master_budget(int size)
 	 * MASTER_COMMANDS twice as large, but at 51x51 the slowest calls (Alter Dungeon's
 	 * levels, floods over a spread belief) gained least: 478 commands made a worst call
 	 * of 86 ms in 40 duels, so the larger sizes lose 50 / (size + 25) once more: 315.
-	 * In 64 bits whatever long is: the numerator (9.4e9) overflows a 32-bit long. */
-	int64_t n = size > 0 ? (int64_t)MASTER_COMMANDS * 1875 * 50 * 50 /
+	 * In 64 bits whatever long is: the numerator (9.4e9) overflows a 32-bit long. The
+	 * formula's base is MASTER_SCALE (the old MASTER_COMMANDS); MASTER_COMMANDS, now far
+	 * below it, caps every size (issue 33's paired test: docs/bots.md, "Master's budget"). */
+	int64_t n = size > 0 ? (int64_t)MASTER_SCALE * 1875 * 50 * 50 /
 	        ((int64_t)size * (size + 50) * (size + 25) * (size + 25)) : MASTER_COMMANDS;
 
 	return n < 64 ? 64 : n > MASTER_COMMANDS ? MASTER_COMMANDS : (long)n;

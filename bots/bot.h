@@ -34,19 +34,25 @@ void bot_choose(const struct view *v, int level, struct rng *rng, struct cmd *ou
  * saw me); the other levels decide from the view alone. A NULL mind is bot_choose(). */
 void bot_choose_mind(const struct view *v, int level, struct rng *rng, struct bot_mind *mind, struct cmd *out);
 
-/* The master level's budget per call at 25x25 when bot_choose() is asked for it, in
+/* The most the master level spends a call when bot_choose() is asked for it, in
  * commands given inside its play-outs (mine and the opponent's, with the opponent's
  * view; drawing a game counts 2, an Alter Dungeon 7): a count, not a clock, so
  * replays stay reproducible and a call's work is bounded whatever its play-outs cost.
- * Calibrated so that a call stays within 100 ms of one core of the reference machine,
- * worst case included (docs/bots.md has the measured times). */
+ * 167 since a paired test on the same seeds found 2,000 (the old default, the most
+ * within 100 ms of one core) no measurably stronger at 25x25 (docs/bots.md, "Master's
+ * budget"). MASTER_SCALE is the size formula's base (the budget a size would have without
+ * that cap: 2,000 at 25x25, 315 at 51x51). */
 #ifndef MASTER_COMMANDS
-#define MASTER_COMMANDS 2000
+#define MASTER_COMMANDS 167
+#endif
+#ifndef MASTER_SCALE
+#define MASTER_SCALE 2000
 #endif
 
-/* The master level's budget at this level size (bot_choose() uses it): MASTER_COMMANDS
+/* The master level's budget at this level size (bot_choose() uses it): MASTER_SCALE
  * x 25 x 75 x 50 x 50 / (size x (size + 50) x (size + 25)^2), since a command costs more
- * on a larger level, and at most MASTER_COMMANDS (2,000 at 15x15 and 25x25, 315 at 51x51). */
+ * on a larger level, at most MASTER_COMMANDS and at least 64 (167 at 15x15, 25x25 and
+ * 51x51). */
 long bot_master_budget(int size);
 
 /* The master level with a budget of `budget` commands for this call (below 64: hard's

@@ -28,6 +28,9 @@ struct bot__weights {
 	float blink_cornered;       /* Blink when cornered */
 	float blinkall_cornered;    /* Blink All when cornered */
 	float blink_idle;           /* either otherwise */
+	float use_measured;         /* not 0: Blink, Blink All and Acid Resistance used at once where
+	                             * bot.c's use_helps says (hard's, for its own; normal keeps the
+	                             * cornered rule); 0: hard blinks when cornered, as before */
 	float cornered_hp;          /* cornered: at this HP or less, in the opponent's sight */
 	float telepathy;            /* Telepathy drunk while not seeing the opponent */
 	float speed_exact;          /* Speed drunk with the opponent's square known, */
@@ -65,6 +68,19 @@ void bot__choose_hard(const struct view *v, struct rng *r, struct cmd *out);
 /* Does bot.c weigh this spell (kind < 0) or this kind of potion (spell < 0)? Every row of
  * SPELL_LIST and POTION_LIST must have its row in bot.c's spell_values or potion_values. */
 bool bot__valued(int spell, int kind);
+
+/* The states a use of Blink, Blink All or Acid Resistance is measured and decided in
+ * (tests/bench/bench_use.c measures, bot.c's use_helps decides): at the first command of
+ * the mover's turn, by its HP (1, 2, or 3 to 5), whether it sees the opponent now, and
+ * whether it is behind in HP. BOT_USE_CLASSES of them (few, so that each holds enough states
+ * to measure); -1 when it is not the first command of a turn (the bench forks only there,
+ * so the bot decides only there). */
+enum { BOT_USE_HP = 3, BOT_USE_CLASSES = BOT_USE_HP * 2 * 2 };
+int bot__use_class(const struct view *v);
+/* The items: Blink, Blink All, Acid Resistance. */
+enum { BOT_USE_BLINK, BOT_USE_BLINKALL, BOT_USE_RESACID, BOT_USE_ITEMS };
+/* Does the table say that item helps in that class (the bot uses it there, at once)? */
+bool bot__use_helps(int item, int cls);
 
 /* One plan of the hard bot: walk to (x, y), `steps` away, and give `cmd` there. */
 struct bot__plan {

@@ -39,7 +39,7 @@ static const struct {
 	{ "heal4", offsetof(struct bot__weights, heal) + 4 * sizeof(float) },
 	W(danger_sight), W(danger_line), W(danger_off), W(danger_near), W(nav), W(close), W(lifedetect_near),
 	W(lifedetect_lost), W(mapping), W(escape_cornered), W(escape_idle), W(escape_unknown), W(blink_cornered),
-	W(blinkall_cornered), W(blink_idle), W(cornered_hp), W(telepathy), W(speed_exact), W(speed_else),
+	W(blinkall_cornered), W(blink_idle), W(use_measured), W(cornered_hp), W(telepathy), W(speed_exact), W(speed_else),
 	W(resist_near), W(resist_far), W(teleport_cornered), W(drink_unknown), W(drink_unknown_hp),
 	W(pickup_unknown), W(identify_each), W(stay),
 };

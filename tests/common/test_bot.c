@@ -786,12 +786,72 @@ Test(bot, normal_does_not_stand_beside_the_opponent)
 	}
 }
 
-/* The bots cast Random, Blink All and Scream where they help: hard, low and in the
- * opponent's sight in a room it cannot
- * leave, with Blink All to flee by, casts it; there with an empty pack of its own and
- * nothing better, it screams; with the opponent in sight and only Navigate and
- * Demolition besides, it tries Random (a third of its draws can hit). */
-Test(bot, hard_uses_blink_all_scream_and_random)
+/* Hard uses Blink, Blink All and Acid Resistance exactly where bots/bot.c's use_helps says
+ * (the states tests/bench/bench_use.c measured them to help in), at once, and nowhere else:
+ * every class of bot__use_class() is set up (HP 1, 2, 4; the opponent in sight or behind a
+ * wall; behind in HP or not) with the item offered (carried, identified) and nothing else
+ * worth a turn, and hard's first command must be the item's use exactly when the table says. */
+Test(bot, hard_uses_blink_and_acid_resistance_where_measured)
+{
+	static struct game g;
+	static const char *const split[] = {
+		"###############",
+		"#.............#",
+		"#...0...#..1..#",
+		"#.......#.....#",
+		"###############",
+		NULL,
+	};
+	static const char *const cell[] = {
+		"#######",
+		"#.....#",
+		"#..0..#",
+		"#...1.#",
+		"#.....#",
+		"#######",
+		NULL,
+	};
+	static const int hps[] = { 1, 2, 4 };
+	int tried[BOT_USE_CLASSES] = { 0 };
+
+	for (int item = 0; item < BOT_USE_ITEMS; item++)
+		for (int h = 0; h < 3; h++)
+			for (int seen = 0; seen < 2; seen++)
+				for (int behind = 0; behind < 2; behind++) {
+					struct events ev;
+					struct view v;
+					harness_setup(&g, seen ? cell : split, 1);
+					harness_remember(&g);
+					g.wiz[0].hp = (int8_t)hps[h];
+					g.wiz[1].hp = (int8_t)(behind ? hps[h] + 1 : hps[h]);
+					g.wiz[0].ninv = 0;
+					harness_offer(&g, SPELL_NAVIGATE, item == BOT_USE_BLINK ? SPELL_BLINK :
+					    item == BOT_USE_BLINKALL ? SPELL_BLINKALL : SPELL_DEMOLISH, SPELL_DEMOLISH);
+					if (item == BOT_USE_RESACID) {
+						harness_bind(&g, 0, POTION_RESACID);
+						harness_give(&g, 0, 0);
+						g.wiz[0].known |= 1u;
+					}
+					view_build(&g, 0, &v);
+					int k = bot__use_class(&v);
+					cr_assert_eq(k, ((h * 2 + seen) * 2) + (g.wiz[1].hp > g.wiz[0].hp),
+					    "class of %d HP against %d, %s", g.wiz[0].hp, g.wiz[1].hp, seen ? "in sight" : "out of it");
+					tried[k]++;
+					struct cmd c = play_turn(&g, BOT_HARD, 1, &ev);
+					bool used = item == BOT_USE_RESACID ? c.type == CMD_QUAFF : c.type == CMD_CAST && c.arg == 1;
+					cr_assert_eq(used, bot__use_helps(item, k), "item %d, %d HP against %d, %s: %s %d (the table says %d)",
+					    item, hps[h], g.wiz[1].hp, seen ? "in sight" : "out of it", cmd_name(c.type), c.arg,
+					    bot__use_helps(item, k));
+				}
+	for (int k = 0; k < BOT_USE_CLASSES; k++)
+		cr_assert_gt(tried[k], 0, "class %d never set up", k);
+}
+
+/* The bots cast Random and Scream where they help: hard, in the opponent's sight in a room
+ * it cannot leave, with an empty pack of its own and nothing better, screams; with the
+ * opponent in sight and only Navigate and Demolition besides, it tries Random (a third of
+ * its draws can hit). */
+Test(bot, hard_uses_scream_and_random)
 {
 	static struct game g;
 	struct events ev;
@@ -806,14 +866,6 @@ Test(bot, hard_uses_blink_all_scream_and_random)
 		"#######",
 		NULL,
 	};
-	harness_setup(&g, cell, 1);
-	g.wiz[0].hp = 1;
-	harness_offer(&g, SPELL_NAVIGATE, SPELL_BLINKALL, SPELL_DEMOLISH);
-	c = play_turn(&g, BOT_HARD, 1, &ev);
-	cr_assert_eq(c.type, CMD_CAST);
-	cr_assert_eq(harness_msgs(&ev, MSG_BLINKED_ALL, 1), 1, "hard at 1 HP in sight did not cast Blink All (cast %s)",
-	    spell_name(harness_msg_for(&ev, MSG_CAST, 0) ? harness_msg_for(&ev, MSG_CAST, 0)->a : 0));
-
 	harness_setup(&g, cell, 1);
 	harness_offer(&g, SPELL_SCREAM, SPELL_NAVIGATE, SPELL_CREATE);
 	c = play_turn(&g, BOT_HARD, 1, &ev);
