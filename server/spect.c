@@ -32,7 +32,9 @@ spect__init(struct gameroom *r)
 	sp->mode = SPECT_SHARED;
 	uv_timer_init(r->srv->loop, &sp->timer);
 	sp->timer.data = r;
-	r->handles++;
+	uv_idle_init(r->srv->loop, &sp->slice);
+	sp->slice.data = r;
+	r->handles += 2; /* room.c closes both with the room's timers */
 }
 
 static void
@@ -46,6 +48,7 @@ held_clear(struct spect_room *sp, bool last)
 	if (!last)
 		return;
 	sp->cursor = NULL; /* a fan-out of the frame freed here stops */
+	uv_idle_stop(&sp->slice);
 	free(sp->last);
 	sp->last = NULL;
 	sp->last_len = 0;
@@ -70,6 +73,7 @@ spect__finish(struct gameroom *r)
 	sp->count = 0;
 	held_clear(sp, true);
 	uv_timer_stop(&sp->timer);
+	uv_idle_stop(&sp->slice);
 }
 
 /* Every in-process spectator detached and told (a sink's gone may free it: unlinked first). */
@@ -246,14 +250,21 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
 
 /*
  * The last frame to the spectators from sp->cursor on, SPECT_SLICE of them, then the loop's
- * other work (a player's command waiting on its socket) before the next slice, a millisecond on
- * (see fan_out): a thousand spectators never hold a player's update up for more than one
- * slice's sends. A spectator that joins meanwhile has had the frame as its snapshot; one that
- * leaves moves the cursor on.
+ * other work (a player's command waiting on its socket) before the next slice: a thousand
+ * spectators never hold a player's update up for more than one slice's sends. The next slice
+ * runs from an idle handle, which makes the loop poll its sockets without waiting (timeout 0)
+ * and then call it again: no sleep between slices, so the fan-out costs its sends and one
+ * epoll_wait a slice. (A 0 ms timer would not do: libuv 1.44 runs a timer due "now" that a timer
+ * callback starts in the same pass, before any poll, so every slice went out back to back and
+ * a player's command waited for the whole fan-out, p99 18 ms with 1,000 spectators against
+ * 1.2 ms; a 1 ms timer slept between slices, a context switch each and the spectators' sockets
+ * gone cold, at a cost of 2.7x the bare writes against 1.9x now: docs/benchmarks.md.)
+ * A spectator that joins meanwhile has had the frame as its snapshot; one that leaves moves
+ * the cursor on.
  */
 #define SPECT_SLICE 64
 
-static void on_slice(uv_timer_t *t);
+static void on_slice(uv_idle_t *h);
 
 static void
 fan_out(struct gameroom *r)
@@ -271,26 +282,25 @@ fan_out(struct gameroom *r)
 		}
 		conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
 	}
-	/* 1 ms, not 0: libuv (1.44) runs a timer due "now" that a timer callback starts in the same
-	 * pass over its timers, before any poll, so with 0 every slice went out back to back and a
-	 * player's command waited for the whole fan-out (bench_spect at a person's pace: own update
-	 * p99 18 ms with 1,000 spectators against 1.2 ms). Due a millisecond later, the loop polls
-	 * its sockets between slices. */
 	if (sp->cursor && !r->dying)
-		uv_timer_start(&sp->timer, on_slice, 1, 0);
+		uv_idle_start(&sp->slice, on_slice);
+	else
+		uv_idle_stop(&sp->slice);
 }
 
 static void
-on_slice(uv_timer_t *t)
+on_slice(uv_idle_t *h)
 {
-	struct gameroom *r = t->data;
+	struct gameroom *r = h->data;
 
-	if (r->dying)
+	if (r->dying) {
+		uv_idle_stop(h);
 		return;
+	}
 	fan_out(r);
 	/* A frame that came due while the last one went out waits for the next tick. */
 	if (!r->sp.cursor && (r->sp.dirty || r->sp.info_dirty))
-		uv_timer_start(&r->sp.timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
+		arm(r);
 }
 
 /* Where a SPECT_VIEW payload's view begins: after its command count, a varint (its first field). */
@@ -443,6 +453,7 @@ spect__ended(struct gameroom *r)
 	 * has sent the first slice; its spectators are told BYE (spect__finish). */
 	if (r->sp.head || r->sp.sinks) {
 		uv_timer_stop(&r->sp.timer);
+		uv_idle_stop(&r->sp.slice);
 		r->sp.cursor = NULL;
 		send_frame(r);
 	}
