@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "bot.h"
@@ -579,6 +580,9 @@ floor_ns(int n, const uint32_t *sizes, uint32_t nsizes)
 		perror("bench_spect: the floor's socket");
 		exit(1);
 	}
+	/* A reader that fails to connect exits: accept gives up after 30 s rather than wait forever
+	 * (Linux applies SO_RCVTIMEO to accept). */
+	setsockopt(lfd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = 30 }, sizeof(struct timeval));
 	pid = spawn_drain(ntohs(sa.sin_port), n, sizes, nsizes, &rfd);
 	fd = calloc((size_t)n, sizeof *fd);
 	for (int i = 0; i < n; i++) {
