@@ -288,6 +288,7 @@ room__destroy(struct gameroom *r)
 	}
 	uv_close((uv_handle_t *)&r->turn_timer, on_timer_closed);
 	uv_close((uv_handle_t *)&r->sp.timer, on_timer_closed);
+	uv_close((uv_handle_t *)&r->sp.slice, on_timer_closed);
 	for (int i = 0; i < PLAYERS; i++)
 		uv_close((uv_handle_t *)&r->seat[i].grace, on_timer_closed);
 }

@@ -32,7 +32,9 @@ spect__init(struct gameroom *r)
 	sp->mode = SPECT_SHARED;
 	uv_timer_init(r->srv->loop, &sp->timer);
 	sp->timer.data = r;
-	r->handles++;
+	uv_idle_init(r->srv->loop, &sp->slice);
+	sp->slice.data = r;
+	r->handles += 2; /* room.c closes both with the room's timers */
 }
 
 static void
@@ -45,7 +47,13 @@ held_clear(struct spect_room *sp, bool last)
 	}
 	if (!last)
 		return;
-	sp->cursor = NULL; /* a fan-out of the frame freed here stops */
+	/* A fan-out of the frame freed here stops; a count it carried goes again at the next tick
+	 * (to everyone: a second SPECT_INFO of the same count changes nothing). */
+	if (sp->cursor && sp->fan_info)
+		sp->info_dirty = true;
+	sp->cursor = NULL;
+	sp->fan_view = sp->fan_info = false;
+	uv_idle_stop(&sp->slice);
 	free(sp->last);
 	sp->last = NULL;
 	sp->last_len = 0;
@@ -73,6 +81,7 @@ spect__finish(struct gameroom *r)
 	sp->count = 0;
 	held_clear(sp, true);
 	uv_timer_stop(&sp->timer);
+	uv_idle_stop(&sp->slice);
 }
 
 /* Every in-process spectator detached and told (a sink's gone may free it: unlinked first). */
@@ -248,15 +257,22 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
 }
 
 /*
- * The last frame to the spectators from sp->cursor on, SPECT_SLICE of them, then the loop's
- * other work (a player's command waiting on its socket) before the next slice, a millisecond on
- * (see fan_out): a thousand spectators never hold a player's update up for more than one
- * slice's sends. A spectator that joins meanwhile has had the frame as its snapshot; one that
- * leaves moves the cursor on.
+ * What the tick has for the spectators (the last frame, the count, or both in one record:
+ * one seal and one write(2) a spectator), from sp->cursor on, SPECT_SLICE of them, then the
+ * loop's other work (a player's command waiting on its socket) before the next slice: a
+ * thousand spectators never hold a player's update up for more than one slice's sends. The
+ * next slice runs from an idle handle, which makes the loop poll its sockets without waiting
+ * (timeout 0) and then call it again: no sleep between slices, so a fan-out costs its sends
+ * and one epoll_wait a slice. (A 0 ms timer would not do: libuv 1.44 runs a timer due "now"
+ * that a timer callback starts in the same pass, before any poll, so every slice went out back
+ * to back, and a player's command waited for the whole fan-out: p99 18 ms with 1,000
+ * spectators against 1.2 ms. A 1 ms timer slept between slices: a context switch each, 7% of
+ * the server's CPU at a person's pace against 2% now.) A spectator that joins meanwhile has
+ * had the frame and the count as its snapshot; one that leaves moves the cursor on.
  */
 #define SPECT_SLICE 64
 
-static void on_slice(uv_timer_t *t);
+static void on_slice(uv_idle_t *h);
 
 static void
 fan_out(struct gameroom *r)
@@ -272,28 +288,51 @@ fan_out(struct gameroom *r)
 			conn__drop_unlogged(c, PERR_LIMIT, "a spectator too slow to keep up");
 			continue;
 		}
-		conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+		if (sp->fan_info && sp->fan_view) {
+			conn__cork(c);
+			conn__send_payload(c, WIRE_SPECT_INFO, sp->info, sp->info_len);
+			conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+			conn__flush(c);
+		} else if (sp->fan_info) {
+			conn__send_payload(c, WIRE_SPECT_INFO, sp->info, sp->info_len);
+		} else {
+			conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+		}
 	}
-	/* 1 ms, not 0: libuv (1.44) runs a timer due "now" that a timer callback starts in the same
-	 * pass over its timers, before any poll, so with 0 every slice went out back to back and a
-	 * player's command waited for the whole fan-out (bench_spect at a person's pace: own update
-	 * p99 18 ms with 1,000 spectators against 1.2 ms). Due a millisecond later, the loop polls
-	 * its sockets between slices. */
-	if (sp->cursor && !r->dying)
-		uv_timer_start(&sp->timer, on_slice, 1, 0);
+	if (sp->cursor && !r->dying) {
+		uv_idle_start(&sp->slice, on_slice);
+		return;
+	}
+	sp->fan_view = sp->fan_info = false;
+	uv_idle_stop(&sp->slice);
+}
+
+/* A fan-out from the newest spectator on: the new frame if `view`, and the count if one is due. */
+static void
+fan_start(struct gameroom *r, bool view)
+{
+	struct spect_room *sp = &r->sp;
+
+	sp->fan_view = view;
+	if (!view && !sp->fan_info)
+		return;
+	sp->cursor = sp->head;
+	fan_out(r);
 }
 
 static void
-on_slice(uv_timer_t *t)
+on_slice(uv_idle_t *h)
 {
-	struct gameroom *r = t->data;
+	struct gameroom *r = h->data;
 
-	if (r->dying)
+	if (r->dying) {
+		uv_idle_stop(h);
 		return;
+	}
 	fan_out(r);
 	/* A frame that came due while the last one went out waits for the next tick. */
 	if (!r->sp.cursor && (r->sp.dirty || r->sp.info_dirty))
-		uv_timer_start(&r->sp.timer, on_tick, r->srv->cfg.lim.spect_tick_ms, 0);
+		arm(r);
 }
 
 /* Where a SPECT_VIEW payload's view begins: after its command count, a varint (its first field). */
@@ -307,13 +346,13 @@ after_count(const uint8_t *p, size_t len)
 	return i < len ? i + 1 : len;
 }
 
-/* Send the current frame to all when what it shows differs from the last one sent. Its command
+/* Make the current frame the last one when what it shows differs from it (true: fan it out). Its command
  * count alone is no news: a command that changes nothing a spectator sees (in the shared view, a
  * wizard walking where only one player knows it) sends nothing, and a thousand spectators cost
  * the server a thousand writes only when their screen changes. (The last frame, the snapshot a
  * newcomer gets, keeps the count it was made at: the view it shows is still the truth.) */
-static void
-send_frame(struct gameroom *r)
+static bool
+new_frame(struct gameroom *r)
 {
 	struct server *s = r->srv;
 	struct spect_room *sp = &r->sp;
@@ -321,22 +360,20 @@ send_frame(struct gameroom *r)
 
 	sp->dirty = false;
 	if (current(r, &len) != 0 || len == 0)
-		return;
+		return false;
 	if (sp->last) {
 		size_t a = after_count(sp->last, sp->last_len), b = after_count(s->spayload, len);
 		if (sp->last_len - a == len - b && memcmp(sp->last + a, s->spayload + b, len - b) == 0)
-			return;
+			return false;
 	}
 	uint8_t *nb = realloc(sp->last, len);
 	if (nb == NULL)
-		return; /* the next frame, then */
+		return false; /* the next frame, then */
 	sp->last = nb;
 	memcpy(sp->last, s->spayload, len);
 	sp->last_len = len;
 	sinks_send(sp, WIRE_SPECT_VIEW, sp->last, sp->last_len);
-	/* From the newest spectator on, a slice at a time (fan_out). */
-	sp->cursor = sp->head;
-	fan_out(r);
+	return true;
 }
 
 static void
@@ -400,15 +437,23 @@ static void
 on_tick(uv_timer_t *t)
 {
 	struct gameroom *r = t->data;
+	struct server *s = r->srv;
 	struct spect_room *sp = &r->sp;
 
 	if (r->dying)
 		return;
-	/* Everyone hears the count at most once a tick, however fast spectators come and go. */
-	if (sp->info_dirty)
-		info_all(r);
-	if (sp->dirty && (sp->head || sp->sinks))
-		send_frame(r);
+	/* Everyone hears the count at most once a tick, however fast spectators come and go: the
+	 * players at once, the spectators with the tick's frame, in the same record (fan_out). */
+	if (sp->info_dirty) {
+		sp->info_dirty = false;
+		info_players(r);
+		info_fill(r, &s->out);
+		if (wire_encode(&s->out, sp->info, sizeof sp->info, &sp->info_len, &s->err) == 0) {
+			sinks_send(sp, WIRE_SPECT_INFO, sp->info, sp->info_len);
+			sp->fan_info = sp->head != NULL;
+		}
+	}
+	fan_start(r, sp->dirty && (sp->head || sp->sinks) && new_frame(r));
 }
 
 /* ---- the room's events ---- */
@@ -445,9 +490,12 @@ spect__ended(struct gameroom *r)
 	/* Right away, not at the tick (in slices, as every frame). A room that closes with its duel
 	 * has sent the first slice; its spectators are told BYE (spect__finish). */
 	if (r->sp.head || r->sp.sinks) {
+		/* A fan-out under way starts again from the newest spectator, with the end's frame
+		 * and the count it carried, if any. */
 		uv_timer_stop(&r->sp.timer);
+		uv_idle_stop(&r->sp.slice);
 		r->sp.cursor = NULL;
-		send_frame(r);
+		fan_start(r, new_frame(r));
 	}
 	held_clear(&r->sp, false);
 }

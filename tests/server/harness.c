@@ -227,6 +227,8 @@ raw_take(struct raw *r, const uint8_t *p, size_t n)
 		while ((rc = pconn_next(&r->pc, &r->in, &e)) == PROTO_DONE) {
 			r->nmsgs++;
 			r->count[r->in.type & 0x7f]++;
+			if (r->on_msg)
+				r->on_msg(r, &r->in);
 			if (r->in.type == WIRE_ERROR) {
 				r->last_error = r->in;
 				r->nerrors++;

@@ -65,6 +65,9 @@ struct raw {
 	size_t ngot;
 	uint8_t frame[PCONN_FRAME_MAX];
 	struct pconn pc;
+	/* Optional: each message as it is decoded (pc.records_in: the record it came in). */
+	void (*on_msg)(struct raw *r, const struct wire_msg *m);
+	void *ud;
 };
 void raw_start(struct th *t, struct raw *r);
 /* The same with a small receive buffer (a peer that does not read fills up soon). */

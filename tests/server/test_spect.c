@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* server/spect: whole bot duels watched by spectators; every frame checked against the truth replayed from the commands (no leak), chat kept from players, spectators turned off. */
+/* server/spect: whole bot duels watched by spectators; every frame checked against the truth replayed from the commands (no leak), chat kept from players, spectators turned off, a count and a frame of one tick in one record. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -577,5 +577,131 @@ Test(spect, a_spectator_flood_is_bounded, .timeout = 300)
 	cr_expect_eq(f.limits, 2, "%u lines refused, 2 expected", f.limits);
 	cr_expect_eq(f.slow_dropped, 1, "the spectator that does not read was not dropped");
 	raw_close(&slow);
+	th_finish(&t);
+}
+
+/*
+ * A tick that has both a new count and a new frame for the spectators sends them in one record:
+ * one seal and one write(2) a spectator, not two (spect.c, fan_out). A raw spectator watches a
+ * duel whose every move changes the frame (no field of view); a second one comes and goes
+ * mid-duel, so the count changes twice. The raw one notes, for each record after its join
+ * snapshot (the record with LOBBY), whether it carried SPECT_INFO, SPECT_VIEW or both.
+ */
+struct batch {
+	struct th *t;
+	struct netbot a, b;
+	struct raw w;
+	struct net *x;
+	bool x_closed;
+	unsigned views;          /* SPECT_VIEWs the raw spectator got */
+	uint32_t rec;            /* the record the last message came in */
+	bool rec_info, rec_view, rec_lobby;
+	unsigned both, info_alone; /* records after the snapshot: INFO with VIEW; INFO alone */
+	uint16_t counts[8];      /* the counts SPECT_INFO told it, in order */
+	unsigned ncounts;
+};
+
+static void
+batch_record_done(struct batch *b)
+{
+	if (b->rec_info && !b->rec_lobby)
+		b->rec_view ? b->both++ : b->info_alone++;
+	b->rec_info = b->rec_view = b->rec_lobby = false;
+}
+
+static void
+batch_x_closed(void *ud, struct net *n)
+{
+	(void)n;
+	((struct batch *)ud)->x_closed = true;
+}
+
+static void
+batch_msg(struct raw *r, const struct wire_msg *m)
+{
+	struct batch *b = r->ud;
+
+	if (r->pc.records_in != b->rec) {
+		batch_record_done(b);
+		b->rec = r->pc.records_in;
+	}
+	if (m->type == WIRE_LOBBY)
+		b->rec_lobby = true;
+	if (m->type == WIRE_SPECT_INFO) {
+		b->rec_info = true;
+		if (b->ncounts < 8)
+			b->counts[b->ncounts++] = m->u.sinfo.count;
+	}
+	if (m->type != WIRE_SPECT_VIEW)
+		return;
+	b->rec_view = true;
+	/* Mid-duel: a second spectator comes (the count goes to 2), then goes (back to 1). */
+	if (++b->views == 3) {
+		struct net_config nc;
+		char why[256];
+		net_config_default(&nc);
+		nc.host = "127.0.0.1";
+		nc.port = b->t->port;
+		nc.name = "x";
+		nc.role = ROLE_SPECTATOR;
+		nc.server_key = server_public_key(b->t->srv);
+		nc.verify = false;
+		nc.ud = b;
+		nc.ev.closed = batch_x_closed;
+		cr_assert_not_null(b->x = net_create(&b->t->loop, &nc, why, sizeof why), "%s", why);
+	}
+	if (b->views == 8 && b->x)
+		net_close(b->x);
+}
+
+static bool
+batch_w_in(void *ud)
+{
+	return ((struct batch *)ud)->w.count[WIRE_WELCOME & 0x7f] > 0;
+}
+
+static bool
+batch_done(void *ud)
+{
+	struct batch *b = ud;
+
+	return b->a.closed && b->b.closed && (b->x == NULL || b->x_closed);
+}
+
+Test(spect, a_count_and_a_frame_share_a_record, .timeout = 120)
+{
+	static struct batch b;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&b, 0, sizeof b);
+	b.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.seed_fixed = true;
+	c.seed = 78;
+	c.opt.fov = false; /* every move changes what a spectator sees */
+	c.lim.spect_tick_ms = 20;
+	th_server(&t, &c);
+	raw_start(&t, &b.w);
+	b.w.spectator = true;
+	b.w.on_msg = batch_msg;
+	b.w.ud = &b;
+	raw_join_as(&b.w, "w", "host", false);
+	th_run(&t, 20000, batch_w_in, &b);
+	th_bot_config(&t, &ca, "alice", BOT_RANDOM, 7, 1);
+	th_bot_config(&t, &cb, "bob", BOT_RANDOM, 8, 1);
+	ca.think_ms = cb.think_ms = 5;
+	th_bot(&t, &b.a, &ca);
+	th_bot(&t, &b.b, &cb);
+	th_run(&t, 60000, batch_done, &b);
+	batch_record_done(&b);
+	cr_assert_not_null(b.x, "the duel ended before the second spectator came (%u frames)", b.views);
+	cr_expect(b.ncounts >= 3 && b.counts[b.ncounts - 2] == 2 && b.counts[b.ncounts - 1] == 1,
+	          "the counts told: %u of them, the last two %u, %u", b.ncounts, b.ncounts >= 2 ? b.counts[b.ncounts - 2] : 0,
+	          b.ncounts >= 1 ? b.counts[b.ncounts - 1] : 0);
+	cr_expect(b.both >= 1, "no count went with a frame: %u records with the count alone", b.info_alone);
+	raw_close(&b.w);
 	th_finish(&t);
 }
