@@ -331,9 +331,10 @@ zero_bytes(uint64_t x)
 }
 
 /* The length of the text lay_walk's cells would encode to (the same walk, same
- * arguments), or SIZE_MAX for a cell that is not 0..2, as layout_encode refuses it. Eight cells at a time where a word shows at once that
- * none is carried, or that all are and continue the run: a whole interior is mostly
- * that (cells never seen, or all known; long runs early in a duel). */
+ * arguments), or SIZE_MAX for a cell not 0..2, which layout_encode refuses. Eight cells
+ * at a time where a word shows at once that none is carried, or that all are and continue
+ * the run: a whole interior is mostly that (long runs of cells never seen early in a duel,
+ * none carried by REVEAL late in one, none by SIGHT outside the square). */
 static size_t
 lay_measure(const struct view *base, const struct view *now, int mode, const uint8_t (*sight)[LEVEL_MAX], int x0,
             int y0, int w, int h)
