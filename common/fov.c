@@ -178,6 +178,40 @@ mirror_row(uint16_t v)
 	return (uint16_t)(r >> (16 - FOV_SIDE));
 }
 
+/* Bit k set where byte k of the 8 at p is CELL_FLOOR: the bytes compared at once (bit 7
+ * of each byte left where it was 0 after the XOR, carries kept inside their byte), then
+ * gathered into one byte by a multiply. */
+static unsigned
+floor_bits8(const uint8_t *p)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), low7 = 0x7f * ones;
+	uint64_t v;
+
+	memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	v ^= CELL_FLOOR * ones;
+	v = (~(((v & low7) + low7) | v) & ~low7) >> 7;
+	return (unsigned)((v * UINT64_C(0x0102040810204080)) >> 56);
+}
+
+/* Bit i set where the cell (x + i, y) is floor, for i < n (n <= 16): reading the square's
+ * rows a cell at a time was a third of what fov_sight cost (issue 29). Two words while
+ * 16 bytes lie inside the grid (past the row they are the next row's, masked off). */
+static unsigned
+floor_bits(const struct level *lv, int y, int x, int n)
+{
+	const uint8_t *p = &lv->cell[y][x];
+	unsigned f = 0;
+
+	if ((size_t)y * LEVEL_MAX + (size_t)x + 16 <= sizeof lv->cell)
+		return (floor_bits8(p) | floor_bits8(p + 8) << 8) & ((1u << n) - 1);
+	for (int i = 0; i < n; i++)
+		f |= (unsigned)(p[i] == CELL_FLOOR) << i;
+	return f;
+}
+
 /*
  * fov_los() for the whole square at once, as bit operations. The floor of the square is
  * read once into rows of bits; for each quadrant (the rows mirrored as needed so that it
@@ -213,11 +247,7 @@ fov_sight(const struct level *lv, int x, int y, struct fov_sight *s)
 	for (int j = 0; j < FOV_SIDE; j++) {
 		int ty = y - FOV_RADIUS + j;
 		if (ty >= 0 && ty < lv->size) {
-			const uint8_t *c = lv->cell[ty];
-			unsigned f = 0;
-			for (int i = i0; i <= i1; i++)
-				f |= (unsigned)(c[x - FOV_RADIUS + i] == CELL_FLOOR) << i;
-			floor[j] = (uint16_t)f;
+			floor[j] = (uint16_t)(floor_bits(lv, ty, x - FOV_RADIUS + i0, i1 - i0 + 1) << i0);
 			in[j] = cols;
 		}
 		mirrored[j] = mirror_row(floor[j]);

@@ -24,6 +24,26 @@
  * when a cell is not 0..2 or cap is too small. */
 int layout_encode(const uint8_t *cells, size_t n, char *out, size_t cap);
 
+/* The length layout_encode() gives a run of `run` cells of one kind (0..2): its decimal
+ * digits for unknown cells, a letter per 26 for walls or floors; 0 for no cells. A
+ * sequence's text is the sum over its maximal runs, so a sender can weigh several
+ * forms without writing any (update.c). */
+static inline size_t
+layout_run_len(unsigned kind, size_t run)
+{
+	size_t d = 1;
+
+	if (run == 0)
+		return 0;
+	if (kind != 0)
+		return (run + 25) / 26;
+	while (run >= 10) {
+		run /= 10;
+		d++;
+	}
+	return d;
+}
+
 /* Read run-length text into at most cap cells; *n receives how many. Returns 0,
  * or PROTO_BROKEN with e filled (PERR_LAYOUT). */
 int layout_decode(const char *s, size_t len, uint8_t *cells, size_t cap, size_t *n, struct proto_err *e);

@@ -282,16 +282,112 @@ cells_same(const struct view *b, const struct view *a)
 	return true;
 }
 
+/* A layout form being weighed: the run it is in, and the length of the text of the runs
+ * before it (layout_run_len): layout_encode's length, nothing written. */
+struct lay_tally {
+	unsigned kind;
+	size_t run, len;
+};
+
+static inline void
+tally(struct lay_tally *t, unsigned k)
+{
+	if (k == t->kind) {
+		t->run++;
+		return;
+	}
+	t->len += layout_run_len(t->kind, t->run);
+	t->kind = k;
+	t->run = 1;
+}
+
+static inline bool
+tally_cell(struct lay_tally *t, uint8_t c)
+{
+	if (KNOW(c) > VCELL_FLOOR)
+		return false;
+	tally(t, KNOW(c));
+	return true;
+}
+
+#define BYTES(v) ((uint64_t)(v) * UINT64_C(0x0101010101010101))
+
+static inline uint64_t
+load8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* Bit 7 of each byte of x set where that byte is zero. */
+static inline uint64_t
+zero_bytes(uint64_t x)
+{
+	const uint64_t low7 = BYTES(0x7f);
+
+	return ~(((x & low7) + low7) | x) & ~low7;
+}
+
+/* The length of the text lay_walk's cells would encode to (the same walk, same
+ * arguments), or SIZE_MAX for a cell not 0..2, which layout_encode refuses. Eight cells
+ * at a time where a word shows at once that none is carried, or that all are and continue
+ * the run: a whole interior is mostly that (long runs of cells never seen early in a duel,
+ * none carried by REVEAL late in one, none by SIGHT outside the square). */
+static size_t
+lay_measure(const struct view *base, const struct view *now, int mode, const uint8_t (*sight)[LEVEL_MAX], int x0,
+            int y0, int w, int h)
+{
+	struct lay_tally t = { 0, 0, 0 };
+
+	for (int y = y0; y < y0 + h; y++) {
+		int x = x0;
+
+		for (; x + 8 <= x0 + w; x += 8) {
+			uint64_t carried = BYTES(0x80), k = load8(&now->cell[y][x]) & BYTES(0x7f);
+
+			if (mode & LAY_REVEAL)
+				carried = zero_bytes(load8(&base->cell[y][x]) & BYTES(0x7f));
+			if (mode & LAY_SIGHT)
+				carried &= ~zero_bytes(load8(&sight[y][x]));
+			if (carried == 0)
+				continue;
+			if (carried == BYTES(0x80) && k == BYTES(t.kind)) {
+				t.run += 8; /* t.kind is a cell tallied below, or 0: in range */
+				continue;
+			}
+			for (int i = 0; i < 8; i++)
+				if (lay_carries(mode, base->cell[y][x + i], sight, x + i, y) &&
+				    !tally_cell(&t, now->cell[y][x + i]))
+					return SIZE_MAX;
+		}
+		for (; x < x0 + w; x++)
+			if (lay_carries(mode, base->cell[y][x], sight, x, y) && !tally_cell(&t, now->cell[y][x]))
+				return SIZE_MAX;
+	}
+	return t.len + layout_run_len(t.kind, t.run);
+}
+
 static int
 make_layout(const struct view *b, const struct view *a, struct update *u, struct proto_err *e)
 {
-	static const int modes[5] = { LAY_SIGHT | LAY_WHOLE | LAY_REVEAL, LAY_REVEAL, 0, LAY_REVEAL | LAY_WHOLE,
-	                              LAY_WHOLE };
-	int s = a->opt.size, x0 = s, y0 = s, x1 = -1, y1 = -1;
-	bool reveal_ok = true, sight_ok;
+	/* The forms in the order they are preferred on a tie: a rectangle around what changed
+	 * or the whole interior, every cell, only those never seen, or only those never seen
+	 * that the receiver may now see. within[i] is an earlier form whose cells are some of
+	 * form i's, in the same order, or -1: adding cells to a sequence never shortens its
+	 * text (a run grows, or splits around the new cell, and layout_run_len(L1) + 1 +
+	 * layout_run_len(L2) >= layout_run_len(L1 + L2)), so form i costs at least as much
+	 * and, later on a tie, is never the one kept (tests/proto/test_layout.c checks the
+	 * rule on random sequences). */
+	enum { FORMS = 5 };
+	static const int modes[FORMS] = { LAY_SIGHT | LAY_WHOLE | LAY_REVEAL, LAY_REVEAL, 0, LAY_REVEAL | LAY_WHOLE,
+	                                  LAY_WHOLE };
+	static const int within[FORMS] = { -1, -1, 1, 0, 3 };
+	int s = a->opt.size, x0 = s, y0 = s, x1 = -1, y1 = -1, pick = -1;
+	bool reveal_ok = true, sight_ok, on[FORMS];
 	size_t best = SIZE_MAX;
-	uint8_t seq[UPD_CELLS], sight[LEVEL_MAX][LEVEL_MAX];
-	char text[UPD_CELLS];
+	uint8_t sight[LEVEL_MAX][LEVEL_MAX];
 
 	for (int y = 1; y < s - 1; y++) {
 		/* A row sent unchanged has nothing to say, and its cells were checked when it was made. */
@@ -326,36 +422,41 @@ make_layout(const struct view *b, const struct view *a, struct update *u, struct
 					break;
 				}
 	}
-	/* Try each form and keep the shortest: a rectangle around what changed or
-	 * the whole interior, every cell, only those never seen, or only those
-	 * never seen that the receiver may now see. */
-	for (int i = 0; i < 5; i++) {
+	/* Each form weighed by the length of its text alone (lay_measure), and only the
+	 * shortest written out (below); a form that holds another one that serves is not
+	 * weighed at all (within[]). Walking and encoding all five in turn was most of what
+	 * a layout cost the server (issue 29). */
+	for (int i = 0; i < FORMS; i++)
+		on[i] = !((modes[i] & LAY_REVEAL) && !reveal_ok) && !((modes[i] & LAY_SIGHT) && !sight_ok);
+	for (int i = 0; i < FORMS; i++) {
 		int m = modes[i];
 		bool whole = m & LAY_WHOLE;
-		int rx = whole ? 1 : x0, ry = whole ? 1 : y0;
-		int rw = whole ? s - 2 : x1 - x0 + 1, rh = whole ? s - 2 : y1 - y0 + 1;
-		size_t n, cost;
-		int len;
+		size_t len, cost;
 
-		if (((m & LAY_REVEAL) && !reveal_ok) || ((m & LAY_SIGHT) && !sight_ok))
+		if (!on[i] || (within[i] >= 0 && on[within[i]]))
 			continue;
-		n = lay_walk(b, a, m, (const uint8_t (*)[LEVEL_MAX])sight, rx, ry, rw, rh, seq);
-		len = layout_encode(seq, n, text, sizeof text);
-		if (len < 0)
+		len = lay_measure(b, a, m, (const uint8_t (*)[LEVEL_MAX])sight, whole ? 1 : x0, whole ? 1 : y0,
+		                  whole ? s - 2 : x1 - x0 + 1, whole ? s - 2 : y1 - y0 + 1);
+		if (len > UPD_CELLS)
 			return proto__fail(e, PERR_RANGE, "view: layout");
-		cost = (whole ? 0 : 4) + varint_len((uint32_t)len) + (size_t)len;
+		cost = (whole ? 0 : 4) + varint_len((uint32_t)len) + len;
 		if (cost < best) {
-			/* A whole-interior rectangle is not sent: it reads back as zeros. */
 			best = cost;
-			u->lay_mode = (uint8_t)m;
-			u->lay_x = (uint8_t)(whole ? 0 : rx);
-			u->lay_y = (uint8_t)(whole ? 0 : ry);
-			u->lay_w = (uint8_t)(whole ? 0 : rw);
-			u->lay_h = (uint8_t)(whole ? 0 : rh);
-			u->lay_n = (uint16_t)n;
-			memcpy(u->lay, seq, n);
+			pick = i;
 		}
 	}
+	int m = modes[pick];
+	bool whole = m & LAY_WHOLE;
+	int rx = whole ? 1 : x0, ry = whole ? 1 : y0;
+	int rw = whole ? s - 2 : x1 - x0 + 1, rh = whole ? s - 2 : y1 - y0 + 1;
+
+	/* A whole-interior rectangle is not sent: it reads back as zeros. */
+	u->lay_mode = (uint8_t)m;
+	u->lay_x = (uint8_t)(whole ? 0 : rx);
+	u->lay_y = (uint8_t)(whole ? 0 : ry);
+	u->lay_w = (uint8_t)(whole ? 0 : rw);
+	u->lay_h = (uint8_t)(whole ? 0 : rh);
+	u->lay_n = (uint16_t)lay_walk(b, a, m, (const uint8_t (*)[LEVEL_MAX])sight, rx, ry, rw, rh, u->lay);
 	u->has |= UPD_BIT(UPD_LAYOUT);
 	return 0;
 }

@@ -154,3 +154,62 @@ Test(layout, ring_walk)
 	}
 	cr_assert_eq(layout_ring_len(1), 0);
 }
+
+/* A random sequence in long runs or short, some kinds left out, as views hold them. */
+static size_t
+random_cells(struct rng *r, uint8_t *cells, size_t cap)
+{
+	size_t n = rng_below(r, (uint32_t)cap);
+	uint32_t kinds = 1 + rng_below(r, 3), stay = rng_below(r, 40);
+
+	for (size_t i = 0; i < n; i++)
+		cells[i] = i > 0 && rng_below(r, 40) < stay ? cells[i - 1] : (uint8_t)rng_below(r, kinds);
+	return n;
+}
+
+/* layout_run_len over a sequence's maximal runs is layout_encode's length: update.c weighs
+ * the forms of a layout by it without writing any. */
+Test(layout, run_len_sums_to_the_text)
+{
+	struct rng r;
+	uint8_t cells[2600];
+	char out[2600];
+
+	rng_seed(&r, 29);
+	for (int t = 0; t < 2000; t++) {
+		size_t n = random_cells(&r, cells, sizeof cells), sum = 0;
+
+		for (size_t i = 0, j; i < n; i = j) {
+			for (j = i + 1; j < n && cells[j] == cells[i]; j++)
+				;
+			sum += layout_run_len(cells[i], j - i);
+		}
+		cr_assert_eq((size_t)layout_encode(cells, n, out, sizeof out), sum, "sequence %d", t);
+	}
+	cr_assert_eq(layout_run_len(0, 0), 0);
+	cr_assert_eq(layout_run_len(1, 0), 0);
+	cr_assert_eq(layout_run_len(0, 999), 3);
+	cr_assert_eq(layout_run_len(0, 1000), 4);
+	cr_assert_eq(layout_run_len(2, 26), 1);
+	cr_assert_eq(layout_run_len(2, 27), 2);
+}
+
+/* A cell added anywhere never shortens the text: update.c leaves out a layout form whose
+ * cells hold an earlier form's (it cannot be shorter, and a tie keeps the earlier one). */
+Test(layout, a_cell_added_never_shortens_the_text)
+{
+	struct rng r;
+	uint8_t cells[2600], more[2601];
+	char out[2601];
+
+	rng_seed(&r, 2929);
+	for (int t = 0; t < 20000; t++) {
+		size_t n = random_cells(&r, cells, sizeof cells), at = rng_below(&r, (uint32_t)n + 1);
+		int len = layout_encode(cells, n, out, sizeof out);
+
+		memcpy(more, cells, at);
+		more[at] = (uint8_t)rng_below(&r, 3);
+		memcpy(more + at + 1, cells + at, n - at);
+		cr_assert_geq(layout_encode(more, n + 1, out, sizeof out), len, "sequence %d, cell %zu", t, at);
+	}
+}
