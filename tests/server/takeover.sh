@@ -233,7 +233,7 @@ else # (once is enough: in kill mode) Redis cannot be asked: the start stops rat
 		fail "n1 --resume with Redis not answering: $(tail -1 "$TMP/n1.again.err")"
 fi
 # shellcheck disable=SC2046
-XDG_STATE_HOME="$TMP/n1" timeout 20 "$W" $(node_args n1) --resume >/dev/null 2>"$TMP/n1.again.err" &
+XDG_STATE_HOME="$TMP/n1" "$W" $(node_args n1) --resume >/dev/null 2>"$TMP/n1.again.err" &
 PIDS+=($!)
 wait_re 'unfinished duels? brought back' "$TMP/n1.again.err" 15
 grep -qE '(^|: )0 unfinished duels brought back' "$TMP/n1.again.err" ||
