@@ -182,7 +182,7 @@ struct spect_room {
 	uint8_t *last;             /* the frame last sent (the snapshot a newcomer gets), a payload */
 	size_t last_len;
 	struct conn *cursor;       /* the next spectator `last` goes to (spect.c, fan_out); NULL: all have it */
-	uv_idle_t slice;           /* active while cursor is: the next slice after the loop's next poll; data = room */
+	uv_timer_t slice;          /* active while cursor is: the next slice, a millisecond on; data = room */
 	bool fan_view, fan_info;   /* what the fan-out under way carries: `last`, `info` (both: one record) */
 	uint8_t info[8];           /* the SPECT_INFO payload of the tick's count (5 bytes) */
 	size_t info_len;

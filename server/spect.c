@@ -32,7 +32,7 @@ spect__init(struct gameroom *r)
 	sp->mode = SPECT_SHARED;
 	uv_timer_init(r->srv->loop, &sp->timer);
 	sp->timer.data = r;
-	uv_idle_init(r->srv->loop, &sp->slice);
+	uv_timer_init(r->srv->loop, &sp->slice);
 	sp->slice.data = r;
 	r->handles += 2; /* room.c closes both with the room's timers */
 }
@@ -53,7 +53,7 @@ held_clear(struct spect_room *sp, bool last)
 		sp->info_dirty = true;
 	sp->cursor = NULL;
 	sp->fan_view = sp->fan_info = false;
-	uv_idle_stop(&sp->slice);
+	uv_timer_stop(&sp->slice);
 	free(sp->last);
 	sp->last = NULL;
 	sp->last_len = 0;
@@ -81,7 +81,7 @@ spect__finish(struct gameroom *r)
 	sp->count = 0;
 	held_clear(sp, true);
 	uv_timer_stop(&sp->timer);
-	uv_idle_stop(&sp->slice);
+	uv_timer_stop(&sp->slice);
 }
 
 /* Every in-process spectator detached and told (a sink's gone may free it: unlinked first). */
@@ -261,18 +261,20 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
  * one seal and one write(2) a spectator), from sp->cursor on, SPECT_SLICE of them, then the
  * loop's other work (a player's command waiting on its socket) before the next slice: a
  * thousand spectators never hold a player's update up for more than one slice's sends. The
- * next slice runs from an idle handle, which makes the loop poll its sockets without waiting
- * (timeout 0) and then call it again: no sleep between slices, so a fan-out costs its sends
- * and one epoll_wait a slice. (A 0 ms timer would not do: libuv 1.44 runs a timer due "now"
- * that a timer callback starts in the same pass, before any poll, so every slice went out back
- * to back, and a player's command waited for the whole fan-out: p99 18 ms with 1,000
- * spectators against 1.2 ms. A 1 ms timer slept between slices: a context switch each, 7% of
- * the server's CPU at a person's pace against 2% now.) A spectator that joins meanwhile has
+ * next slice runs a millisecond on, from a timer of its own. Not 0 ms: libuv 1.44 runs a timer
+ * due "now" that a timer callback starts in the same pass, before any poll, so every slice went
+ * out back to back, and a player's command waited for the whole fan-out (p99 18 ms with 1,000
+ * spectators against 1.2 ms). Not an idle handle either, which polls without waiting and calls
+ * the next slice at once: it saves the sleep's context switches (7% of the server's CPU at a
+ * person's pace against 2%), but on a 2-core machine the server then keeps its core through the
+ * whole fan-out while the spectators' readers hold the other, and the players wait for a core:
+ * own update p99 7.18x unwatched against 1.76x with the 1 ms sleep (idle machine, side by side,
+ * docs/benchmarks.md). A spectator that joins meanwhile has
  * had the frame and the count as its snapshot; one that leaves moves the cursor on.
  */
 #define SPECT_SLICE 64
 
-static void on_slice(uv_idle_t *h);
+static void on_slice(uv_timer_t *t);
 
 static void
 fan_out(struct gameroom *r)
@@ -300,11 +302,11 @@ fan_out(struct gameroom *r)
 		}
 	}
 	if (sp->cursor && !r->dying) {
-		uv_idle_start(&sp->slice, on_slice);
+		uv_timer_start(&sp->slice, on_slice, 1, 0);
 		return;
 	}
 	sp->fan_view = sp->fan_info = false;
-	uv_idle_stop(&sp->slice);
+	uv_timer_stop(&sp->slice);
 }
 
 /* A fan-out from the newest spectator on: the new frame if `view`, and the count if one is due. */
@@ -321,14 +323,12 @@ fan_start(struct gameroom *r, bool view)
 }
 
 static void
-on_slice(uv_idle_t *h)
+on_slice(uv_timer_t *t)
 {
-	struct gameroom *r = h->data;
+	struct gameroom *r = t->data;
 
-	if (r->dying) {
-		uv_idle_stop(h);
+	if (r->dying)
 		return;
-	}
 	fan_out(r);
 	/* A frame that came due while the last one went out waits for the next tick. */
 	if (!r->sp.cursor && (r->sp.dirty || r->sp.info_dirty))
@@ -493,7 +493,7 @@ spect__ended(struct gameroom *r)
 		/* A fan-out under way starts again from the newest spectator, with the end's frame
 		 * and the count it carried, if any. */
 		uv_timer_stop(&r->sp.timer);
-		uv_idle_stop(&r->sp.slice);
+		uv_timer_stop(&r->sp.slice);
 		r->sp.cursor = NULL;
 		fan_start(r, new_frame(r));
 	}
