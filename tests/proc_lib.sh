@@ -96,3 +96,32 @@ proc_stop() {
 	kill -TERM "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 }
+
+# free_port: a TCP port free on 127.0.0.1 now, for a daemon that cannot be given port 0.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# redis_start [PASSWORD_FILE]: a redis-server of the test's own on 127.0.0.1:$RPORT (RPORT chosen at the
+# first call and kept, so a restart is the same Redis to the nodes), nothing saved, its output appended to
+# $TMP/redis.log; REDIS is its pid (the test kills it). With PASSWORD_FILE, Redis asks that password
+# (requirepass read from stdin: on no command line). Waits for its PONG, else fail. rcli ARGS: redis-cli
+# to it (with the password, if any).
+redis_start() {
+	[ -n "${RPORT:-}" ] || RPORT="$(free_port)"
+	REDIS_PWFILE="${1:-}"
+	{ [ -n "$REDIS_PWFILE" ] && printf 'requirepass %s\n' "$(cat "$REDIS_PWFILE")"; } |
+		redis-server - --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --protected-mode yes \
+			>>"$TMP/redis.log" 2>&1 &
+	REDIS=$!
+	for _ in $(seq 100); do
+		rcli ping 2>/dev/null | grep -q PONG && return 0
+		sleep 0.05
+	done
+	fail "redis-server did not start"
+}
+rcli() {
+	if [ -n "${REDIS_PWFILE:-}" ]; then
+		REDISCLI_AUTH="$(cat "$REDIS_PWFILE")" redis-cli -p "$RPORT" "$@"
+	else
+		redis-cli -p "$RPORT" "$@"
+	fi
+}

@@ -39,7 +39,6 @@ ok() { n=$((n + 1)); echo "ok $n - $* (at ${SECONDS} s)"; }
 . "$(dirname "$0")/../proc_lib.sh" # wait_re
 echo "1..7"
 
-RPORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 # Redis's password in a file (0600), never on a command line; the servers' own, in stop mode, too.
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/redis.pw"
 chmod 600 "$TMP/redis.pw"
@@ -48,12 +47,7 @@ if [ "$MODE" = stop ]; then
 	echo "duel-password" >"$TMP/server.pw"
 	PWARGS=(--password-file "$TMP/server.pw")
 fi
-# requirepass read from stdin (a config file of one line): not on redis-server's command line either.
-printf 'requirepass %s\n' "$(cat "$TMP/redis.pw")" | redis-server - --port "$RPORT" --bind 127.0.0.1 --save '' \
-	--appendonly no --protected-mode yes >"$TMP/redis.log" 2>&1 &
-REDIS=$!
-rcli() { REDISCLI_AUTH="$(cat "$TMP/redis.pw")" redis-cli -p "$RPORT" "$@"; }
-for _ in $(seq 100); do rcli ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+redis_start "$TMP/redis.pw" # requirepass from stdin: not on redis-server's command line either
 
 declare -A NPID NPORT
 node_args() { # node_args NAME: a node's command line

@@ -18,17 +18,6 @@ REDIS=""
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
 echo "1..7"
 
-RPORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-redis_start() {
-	redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --protected-mode yes \
-		>>"$TMP/redis.log" 2>&1 &
-	REDIS=$!
-	for _ in $(seq 100); do
-		redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && return 0
-		sleep 0.05
-	done
-	fail "redis-server did not start"
-}
 redis_start
 
 declare -A NPID NPORT

@@ -43,10 +43,7 @@ ok() { n=$((n + 1)); echo "ok $n - $* (at ${SECONDS} s)"; }
 export XDG_STATE_HOME="$TMP/state" # the watch's key and known servers: this test's own
 echo "1..3"
 
-RPORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --protected-mode yes >"$TMP/redis.log" 2>&1 &
-REDIS=$!
-for _ in $(seq 100); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+redis_start
 
 declare -A NPID NPORT
 node_launch() {
