@@ -10,6 +10,12 @@
 set -u
 WIZWAR="${1:?usage: test_hangup.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
+# Under ASan, LeakSanitizer's exit-time check (it stops the process under a ptrace tracer of its own)
+# sometimes never ends in a client whose terminal just vanished (google/sanitizers#777): the client has
+# left its loop and said why, and then hangs in the sanitizer, which this test would take for a client
+# that does not exit (CI's ASan run: half the runs). Set before tmux_lib.sh starts the tmux server, whose
+# environment the panes get. Leaks stay checked by every other test; here only the exit is.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 . "$HERE/tmux_lib.sh"
 
 # closed SESSION WHAT SHELL-COMMAND: practice running in a new pane (as SHELL-COMMAND says), its pane closed
