@@ -197,19 +197,16 @@ floor_bits8(const uint8_t *p)
 }
 
 /* Bit i set where the cell (x + i, y) is floor, for i < n (n <= 16): reading the square's
- * rows a cell at a time was a third of what fov_sight cost (issue 29). Two words while
- * 16 bytes lie inside the grid (past the row they are the next row's, masked off). */
+ * rows a cell at a time was a third of what fov_sight cost (issue 29). Only the n cells are
+ * read, into a zeroed buffer: past them a caller's scratch grid may hold bytes never written
+ * (update.c fills only the box it looks at), which the carries above would mix in. */
 static unsigned
 floor_bits(const struct level *lv, int y, int x, int n)
 {
-	const uint8_t *p = &lv->cell[y][x];
-	unsigned f = 0;
+	uint8_t b[16] = { 0 };
 
-	if ((size_t)y * LEVEL_MAX + (size_t)x + 16 <= sizeof lv->cell)
-		return (floor_bits8(p) | floor_bits8(p + 8) << 8) & ((1u << n) - 1);
-	for (int i = 0; i < n; i++)
-		f |= (unsigned)(p[i] == CELL_FLOOR) << i;
-	return f;
+	memcpy(b, &lv->cell[y][x], (size_t)n);
+	return (floor_bits8(b) | floor_bits8(b + 8) << 8) & ((1u << n) - 1);
 }
 
 /*
