@@ -197,8 +197,11 @@ else
 	ok "each room was claimed and taken over by exactly one live node"
 fi
 
+# A duel lasts up to ~190 turns, each of them a few of the bots' THINK ms pauses and more on a loaded
+# machine (100 duels at 100 ms: the longest ended 70 s after the kill): one deadline for them all.
+end=$((SECONDS + 60 + THINK * 2))
 for i in "${LIVE[@]}"; do
-	for s in A B; do wait_re '^duel 1: .*log verified' "$TMP/$s$i.out" 60; done
+	for s in A B; do wait_re '^duel 1: .*log verified' "$TMP/$s$i.out" $((end > SECONDS ? end - SECONDS : 1)); done
 done
 for i in "${LIVE[@]}"; do
 	R="${ROOM[$i]}"
