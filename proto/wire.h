@@ -52,7 +52,7 @@
 	X(RESUME,    0x43, WIRE_C2S,  1, 54, 148,               resume)    \
 	X(BYE,       0x44, WIRE_BOTH, 1, 1,  1,                 bye)       \
 	X(PEER,      0x45, WIRE_S2C,  0, 4,  4,                 peer)      \
-	X(SPECT_VIEW, 0x50, WIRE_S2C, 0, 5,  PROTO_PAYLOAD_MAX, sview)     \
+	X(SPECT_VIEW, 0x50, WIRE_S2C, 0, 5,  PROTO_FRAME_MAX,   sview)     \
 	X(SPECT_CHAT, 0x51, WIRE_BOTH, 0, 2, PROTO_NAME_BYTES + PROTO_CHAT_BYTES + 2, schat) \
 	X(SPECT_SET,  0x52, WIRE_C2S, 0, 3,  3,                 sset)      \
 	X(SPECT_INFO, 0x53, WIRE_S2C, 0, 5,  5,                 sinfo)     \
@@ -266,7 +266,8 @@ struct wire_peer {
 };
 
 /* SPECT_VIEW: what a spectator is shown (common/spect.h), whole every time: the first one is the
- * snapshot a late spectator starts from, and a frame needs no earlier one. */
+ * snapshot a late spectator starts from, and a frame needs no earlier one. Never deflated, it is
+ * one frame at most: the largest view is bounded under PROTO_FRAME_MAX (tests/proto/test_sview.c). */
 struct wire_sview {
 	uint32_t cmds;        /* commands of the duel applied when this was true */
 	uint8_t kind;         /* enum spect_kind */
