@@ -6,13 +6,14 @@
 # both of its bots within 5 s (they learnt the nodes from NODES), and end with both fair-host checks
 # passed; the dead node's own log of each duel must be a prefix of the final log (no turn lost) and the
 # final log replay whole (no turn twice). Prints the resume times (docs/benchmarks.md).
-# MODE stop (server/fence): n1 is not killed but stopped (SIGSTOP) for 4.5 s, longer than a node is
-# waited for, and woken: the live nodes take its duels over as from a dead node, and n1, fenced, must
-# drop each of them (its log says so) without playing one more move (its log of each duel is still
-# where the final log begins); every server has a password, so every player's RESUME on its new node
-# proves it there. In both modes Redis asks a password (--redis-password-file; a wrong one and none
-# are refused at the start), and at the end n1, restarted with --resume, resumes none of the duels
-# the others took over (and refuses to start while Redis cannot be asked). TAP output.
+# MODE stop (server/fence): n1 is not killed but stopped (SIGSTOP), longer than a node is waited for
+# (until the others have taken its duels over), and woken: the live nodes take its duels over as from a
+# dead node, and n1, fenced, must drop each of them (its log says so) without playing one more move
+# (its log of each duel is still where the final log begins); every server has a password, so every
+# player's RESUME on its new node proves it there. In both modes Redis asks a password
+# (--redis-password-file; a wrong one and none are refused at the start), and at the end n1, restarted
+# with --resume, resumes none of the duels the others took over (and refuses to start while Redis
+# cannot be asked). TAP output.
 set -u
 W="${1:?usage: takeover.sh WIZWAR [N [THINK_MS [kill|stop]]]}"
 N="${2:-20}"
@@ -127,14 +128,21 @@ ok "n2 and n3 joined; $N duels started on n1, each one's turn log streamed to Re
 
 disown "${NPID[n1]}" # its death (or stop) is this test's doing: not reported by the shell
 if [ "$MODE" = stop ]; then
-	# ==== n1 stopped for 4.5 s in the middle of the duels, then woken ====
+	# ==== n1 stopped in the middle of the duels until the others took them over, then woken ====
 	kill -STOP "${NPID[n1]}"
-	sleep 4.5 # past CLUSTER_DEAD_MS: n2 and n3 claim its rooms meanwhile
-	for _ in $(seq 20); do
-		[ "$(cat "$TMP/n2.err" "$TMP/n3.err" | grep -c 'took room .* over')" -ge "$N" ] && break
-		sleep 0.1
+	t_stop="$(date +%s%3N)"
+	# Its duels not over by now (its log is still: it is stopped) are those the others must take over,
+	# which they do once it has been silent past CLUSTER_DEAD_MS (3.5 s): it is woken as soon as they
+	# have, or after 6.5 s.
+	sleep 0.1
+	going=0
+	for i in $(seq "$N"); do grep -q "room=${ROOM[$i]} duel over" "$TMP/n1.err" || going=$((going + 1)); done
+	for _ in $(seq 130); do
+		[ "$(cat "$TMP/n2.err" "$TMP/n3.err" | grep -c 'took room .* over')" -ge "$going" ] && break
+		sleep 0.05
 	done
 	kill -CONT "${NPID[n1]}"
+	echo "# n1 stood still $(($(date +%s%3N) - t_stop)) ms"
 	t0="$(date -u +%H:%M:%S.%3N)"
 	# A duel that ended before the stop (the bots' start is spread out on a loaded machine) is not
 	# taken over: the checks below are of the duels that were, which must be at least one.
