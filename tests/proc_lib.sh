@@ -85,6 +85,10 @@ server_port() {
 server_start() {
 	local err="$1"
 	shift
+	# Emptied before the start, not by the background job's own redirections, which may come after
+	# server_port has read the file: a server restarted on the same files showed its old port.
+	: >"${err%.err}.out"
+	: >"$err"
 	"$W" server "$@" >"${err%.err}.out" 2>"$err" &
 	SRV=$!
 	PIDS+=("$SRV")

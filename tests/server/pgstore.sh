@@ -23,6 +23,10 @@ PROC_SHOW+=("$PG_DIR/log")
 
 # ==== both nodes at once: one migration ====
 node() { # node NAME: a node on the shared store, its own state folder (key, admin socket)
+	# Its files emptied here, not by the background job's redirections: a restarted node's old
+	# "listening on" line must not be read before the new process truncates the file.
+	: >"$TMP/$1.out"
+	: >"$TMP/$1.err"
 	"$W" server --bind 127.0.0.1 --port 0 --state-dir "$TMP/$1" --log-dir "$TMP/$1/logs" --store "$PG_URI" \
 		>"$TMP/$1.out" 2>"$TMP/$1.err" &
 	PIDS+=($!)
