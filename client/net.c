@@ -10,6 +10,7 @@
 
 #include "known.h"
 #include "net_internal.h"
+#include "rated.h"
 #include "seatfile.h"
 #include "text.h"
 
@@ -1090,6 +1091,19 @@ const uint8_t *
 net_server_key(const struct net *n)
 {
 	return n->pc.secure ? pconn_peer_key(&n->pc) : NULL;
+}
+
+const uint8_t *
+net_rated_key(const struct net *n, const struct wire_rated *r)
+{
+	const uint8_t *pk = net_server_key(n);
+
+	if (pk && rated_verify(&r->rec, r->signer, pk))
+		return pk;
+	for (int i = 0; pk && i < n->nnodes; i++)
+		if (rated_verify(&r->rec, r->signer, n->nodes[i].key))
+			return n->nodes[i].key;
+	return NULL;
 }
 
 int

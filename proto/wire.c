@@ -1139,10 +1139,11 @@ enc_RECORDS(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 
 	if (x->count > WIRE_RECORDS_MAX)
 		BAD("records: %u", x->count);
-	proto__put(w, x->signer, RATED_SIGNER_LEN);
 	proto__put_u8(w, x->count);
-	for (unsigned i = 0; i < x->count; i++)
-		put_rec(w, &x->rec[i]);
+	for (unsigned i = 0; i < x->count; i++) {
+		proto__put(w, x->rec[i].signer, RATED_SIGNER_LEN);
+		put_rec(w, &x->rec[i].rec);
+	}
 	return 0;
 }
 
@@ -1151,12 +1152,14 @@ dec_RECORDS(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 {
 	struct wire_records *x = &m->u.records;
 
-	NEED(proto__get(r, x->signer, RATED_SIGNER_LEN) && proto__get_u8(r, &x->count));
+	NEED(proto__get_u8(r, &x->count));
 	if (x->count > WIRE_RECORDS_MAX)
 		BAD("records: %u", x->count);
-	for (unsigned i = 0; i < x->count; i++)
-		if (get_rec(r, &x->rec[i], e) < 0)
+	for (unsigned i = 0; i < x->count; i++) {
+		NEED(proto__get(r, x->rec[i].signer, RATED_SIGNER_LEN));
+		if (get_rec(r, &x->rec[i].rec, e) < 0)
 			return PROTO_BROKEN;
+	}
 	return 0;
 }
 

@@ -36,9 +36,9 @@ for x in A B; do
 	NPORT[$x]=$PORT
 	NS[$x]="127.0.0.1:$PORT#$(grep -oE 'fingerprint [a-z2-7]{26}' "$TMP/$x.err" | head -1 | cut -d' ' -f2)"
 done
-[ "$(pg_sql 'SELECT count(*), count(DISTINCT version), max(version) FROM schema_version')" = "4|4|4" ] ||
+[ "$(pg_sql 'SELECT count(*), count(DISTINCT version), max(version) FROM schema_version')" = "5|5|5" ] ||
 	fail "schema_version: $(pg_sql 'SELECT * FROM schema_version')"
-ok "two nodes started at once on one PostgreSQL: each step applied once, schema version 4"
+ok "two nodes started at once on one PostgreSQL: each step applied once, schema version 5"
 
 grep -qE "names owned by keys in postgresql://wizwar@127\.0\.0\.1:$PG_PORT/wizwar$" "$TMP/A.err" ||
 	fail "the start line does not name the store: $(grep listening "$TMP/A.err")"
