@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <sodium.h>
@@ -208,12 +209,15 @@ show_history(const uint8_t me[PROTO_IDENT_KEY_LEN], struct signers *t, const str
 	return unknown ? 1 : 0;
 }
 
-/* Every record this client was given signed by one server key (recstore.h: its file) for the key
- * `me` must be in the whole history asked for, byte for byte: a server that dropped one, or signed
- * another outcome for the same duel since, is caught here. The number of records checked, or -1
- * (said). */
+/* The records kept here from one server key (recstore.h: its file) for the key `me`, against the
+ * history asked for: a duel in both must be there byte for byte, under the same signer (a node
+ * that re-signed another outcome, with its own key or any other, is caught: CHANGED); with
+ * `complete` (the history is whole and this signer's records are in it: the node asked's own,
+ * or a signer of some record it gave) every record kept must be in it (MISSING). The number of
+ * records checked, or -1 (said). */
 static long
-check_kept(const struct recstore *kept, const uint8_t me[PROTO_IDENT_KEY_LEN], const struct recstore_entry *e, size_t n)
+check_kept(const struct recstore *kept, const uint8_t me[PROTO_IDENT_KEY_LEN], const struct recstore_entry *e, size_t n,
+           bool complete)
 {
 	uint8_t a[RATED_SIGNED_LEN], b[RATED_SIGNED_LEN];
 	long checked = 0, bad = 0;
@@ -225,9 +229,11 @@ check_kept(const struct recstore *kept, const uint8_t me[PROTO_IDENT_KEY_LEN], c
 
 		if (seat_of(r, me) < 0)
 			continue; /* another key's of this machine */
-		checked++;
 		for (j = 0; j < n && memcmp(e[j].rec.commit, r->commit, PROTO_COMMIT_LEN) != 0; j++)
 			;
+		if (j == n && !complete)
+			continue;
+		checked++;
 		duel_id(r, id, when);
 		if (j == n) {
 			cli_error("MISSING: duel %s of %s, whose record this server gave you, is not in its history now\n", id, when);
@@ -312,41 +318,36 @@ ask_once(uv_loop_t *loop, struct net_config *nc, struct ask_run *a)
 	return 0;
 }
 
-/* The records file of one signer: checked against the history when it is whole, then given
- * this history's verified records of that signer (such as a duel that ended while this player
- * was away: docs/client.md, "Rating records"). Under the file's lock, one file at a time. 0, or
- * -1 said. */
+/* The records file of one server key: checked against the history (check_kept), then, for a
+ * signer of this history that this machine trusts, given its verified records (such as a duel
+ * that ended while this player was away: docs/client.md, "Rating records"). Under the file's
+ * lock, one file at a time. 0, or -1 said. */
 static int
-keep_signer(const char *dir, const struct signer *g, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
-            const struct recstore_entry *got, const bool *verified, size_t n)
+keep_file(const char *path, const uint8_t pk[32], bool mine, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
+          const struct recstore_entry *got, const bool *verified, size_t n)
 {
-	char path[4200], why[400];
+	char why[400];
 	struct recstore kept;
 	int lock, rc = -1;
 	bool added = false;
 
-	if (!recstore_path(dir, g->pk, path, sizeof path)) {
-		cli_error("no state folder to keep records in (set HOME or XDG_STATE_HOME)\n");
-		return -1;
-	}
 	if ((lock = recstore_lock(path, why, sizeof why)) < 0) {
 		cli_error("%s\n", why);
 		return -1;
 	}
-	if (recstore_load(path, g->pk, &kept, why, sizeof why) != 0) {
+	if (recstore_load(path, pk, &kept, why, sizeof why) != 0) {
 		cli_error("%s\n", why);
 		close(lock);
 		return -1;
 	}
-	if (whole) {
-		long checked = check_kept(&kept, me, got, n);
-		if (checked < 0)
-			goto out;
+	long checked = check_kept(&kept, me, got, n, mine && whole);
+	if (checked < 0)
+		goto out;
+	if (mine && whole)
 		printf("all %ld record%s kept here (%s) are in it, as given\n", checked, checked == 1 ? "" : "s", path);
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint8_t pk[32];
-		if (!verified[i] || !rated_signer_server(got[i].signer, pk) || memcmp(pk, g->pk, 32) != 0)
+	for (size_t i = 0; mine && i < n; i++) {
+		uint8_t spk[32];
+		if (!verified[i] || !rated_signer_server(got[i].signer, spk) || memcmp(spk, pk, 32) != 0)
 			continue;
 		int r = recstore_add(&kept, got[i].signer, &got[i].rec);
 		if (r < 0) {
@@ -363,6 +364,60 @@ keep_signer(const char *dir, const struct signer *g, bool whole, const uint8_t m
 out:
 	recstore_free(&kept);
 	close(lock);
+	return rc;
+}
+
+/* How many other servers' records files a history checks its duels against: past that, the rest are not read. */
+#define KEPT_FILES_MAX 256
+
+/* Every records file in STATE/records: the node asked's and each trusted signer's of this history
+ * (`mine`: checked whole and added to), and every other server's (a duel it gave that this
+ * history holds otherwise is CHANGED). 0, or -1 said. */
+static int
+keep_all(const char *dir, const struct signers *t, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
+         const struct recstore_entry *got, const bool *verified, size_t n)
+{
+	char rdir[4200], path[4200 + AUTH_FP_LEN], why[400];
+	bool done[SIGNERS_MAX] = { false };
+	unsigned files = 0;
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	snprintf(rdir, sizeof rdir, "%s/records", dir);
+	if ((d = opendir(rdir)) != NULL) {
+		while (rc == 0 && files < KEPT_FILES_MAX && (de = readdir(d)) != NULL) {
+			uint8_t pk[32];
+			struct stat st;
+			if (strlen(de->d_name) != AUTH_FP_LEN || strchr(de->d_name, '.'))
+				continue; /* a lock, a temporary file */
+			if ((size_t)snprintf(path, sizeof path, "%.4100s/%s", rdir, de->d_name) >= sizeof path ||
+			    lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+				continue;
+			if (recstore_file_key(path, pk, why, sizeof why) != 0) {
+				cli_error("%s\n", why);
+				rc = -1;
+				break;
+			}
+			files++;
+			bool mine = false;
+			for (size_t i = 0; i < t->n; i++)
+				if (memcmp(t->s[i].pk, pk, 32) == 0 && t->s[i].trusted && (i == 0 || t->s[i].used)) {
+					mine = done[i] = true;
+				}
+			rc = keep_file(path, pk, mine, whole, me, got, verified, n);
+		}
+		closedir(d);
+	}
+	/* A signer trusted here whose file is not made yet (the node asked, met first now). */
+	for (size_t i = 0; rc == 0 && i < t->n; i++)
+		if (!done[i] && t->s[i].trusted && (i == 0 || t->s[i].used)) {
+			if (!recstore_path(dir, t->s[i].pk, path, sizeof path)) {
+				cli_error("no state folder to keep records in (set HOME or XDG_STATE_HOME)\n");
+				return -1;
+			}
+			rc = keep_file(path, t->s[i].pk, true, whole, me, got, verified, n);
+		}
 	return rc;
 }
 
@@ -451,11 +506,8 @@ history(uv_loop_t *loop, struct net_config *nc, struct ask_run *a, uint32_t skip
 		cli_error("no state folder to keep records in (set HOME or XDG_STATE_HOME)\n");
 		goto out;
 	}
-	/* The node asked's file always (a record it gave and now lacks is MISSING), and each other
-	 * trusted signer's with records in this history. */
-	for (size_t i = 0; i < t.n; i++)
-		if (t.s[i].trusted && (i == 0 || t.s[i].used) && keep_signer(dir, &t.s[i], whole, a->me, got, verified, n) != 0)
-			goto out;
+	if (keep_all(dir, &t, whole, a->me, got, verified, n) != 0)
+		goto out;
 	status = shown ? 1 : 0;
 out:
 	free(a->ans);
