@@ -1073,7 +1073,8 @@ put_rec(struct proto__w *w, const struct rated_rec *x)
 }
 
 /* A record's numbers and fields are checked by rated_get (strict); its signature is the
- * reader's to verify, against the server key it pinned. */
+ * reader's to verify, against its signer's server key, one the reader trusts (docs/client.md,
+ * "Rating records"). */
 static int
 get_rec(struct proto__r *r, struct rated_rec *x, struct proto_err *e)
 {
