@@ -132,3 +132,24 @@ known_find(const char *path, const char *name, char *fp, size_t len)
 	fclose(f);
 	return found;
 }
+
+bool
+known_has_fp(const char *path, const char *fp)
+{
+	char buf[LINE_MAX_LEN];
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(buf, sizeof buf, f)) {
+		char *p = strchr(buf, ' ');
+		if (buf[0] == '#' || p == NULL)
+			continue;
+		p++;
+		p[strcspn(p, " \t\r\n")] = '\0';
+		found = strcmp(p, fp) == 0;
+	}
+	fclose(f);
+	return found;
+}

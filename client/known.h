@@ -28,5 +28,8 @@ WW_COLD int known_check(const char *path, const char *name, const char *fp, bool
 /* The fingerprint the file holds for `name` into fp (AUTH_FP_LEN + 1 bytes or more): true when
  * there is one; false when there is none or the file cannot be read. */
 WW_COLD bool known_find(const char *path, const char *name, char *fp, size_t len);
+/* Whether any line of the file holds `fp`, whatever its name: a server this user met and pinned
+ * (`wizwar history` trusts the records such a server signed). False when none or unreadable. */
+WW_COLD bool known_has_fp(const char *path, const char *fp);
 
 #endif

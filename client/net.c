@@ -10,6 +10,7 @@
 
 #include "known.h"
 #include "net_internal.h"
+#include "rated.h"
 #include "seatfile.h"
 #include "text.h"
 
@@ -1090,6 +1091,25 @@ const uint8_t *
 net_server_key(const struct net *n)
 {
 	return n->pc.secure ? pconn_peer_key(&n->pc) : NULL;
+}
+
+const uint8_t *
+net_rated_key(const struct net *n, const struct wire_rated *r)
+{
+	const uint8_t *pk = net_server_key(n), *got;
+	uint8_t keys[1 + WIRE_NODES_MAX][32];
+	size_t k = 0;
+
+	if (pk == NULL)
+		return NULL;
+	memcpy(keys[k++], pk, 32);
+	for (int i = 0; i < n->nnodes && i < WIRE_NODES_MAX; i++)
+		memcpy(keys[k++], n->nodes[i].key, 32);
+	if ((got = rated_signed_by(&r->rec, r->signer, (const uint8_t (*)[32])keys, k)) == NULL)
+		return NULL;
+	/* The key as this connection holds it (the copy above is gone at the return). */
+	size_t i = (size_t)(got - &keys[0][0]) / 32;
+	return i == 0 ? pk : n->nodes[i - 1].key;
 }
 
 int

@@ -66,8 +66,9 @@ struct net_events {
 	void (*spect_view)(void *ud, struct net *n, const struct wire_sview *v);
 	void (*spect_chat)(void *ud, struct net *n, const char *name, const char *text);
 	void (*spect_info)(void *ud, struct net *n, const struct wire_sinfo *i);
-	/* A rated duel's record (after END), checked against the server's key: verified false means
-	 * it is not that server's signature (shown as such, never kept). */
+	/* A rated duel's record (after END), checked against the server's key or a node's of its
+	 * cluster (net_rated_key): verified false means it is neither's signature (shown as such,
+	 * never kept). */
 	void (*rated)(void *ud, struct net *n, const struct wire_rated *r, bool verified);
 	/* The answer to an ASK (RECORDS or LADDER); the server then says BYE. */
 	void (*answer)(void *ud, struct net *n, const struct wire_msg *m);
@@ -152,6 +153,11 @@ int net_seat_hold_left(const struct net *n);
 int net_send(struct net *n, const struct wire_msg *m); /* 0, or -1 when not joined */
 /* The server's X25519 key, once the handshake has checked it (NULL before). */
 const uint8_t *net_server_key(const struct net *n);
+/* The server key whose signature a RATED carries (its signer key A): this connection's, or, in a
+ * cluster, a node's that NODES named inside a channel this client trusted (a duel taken over
+ * after its first node rated it is answered with that node's record). NULL: neither, or the
+ * signature does not verify. */
+const uint8_t *net_rated_key(const struct net *n, const struct wire_rated *r);
 int net_cmd(struct net *n, const struct cmd *c);
 int net_chat(struct net *n, const char *text);
 int net_options(struct net *n, const struct options *o, int turn_time);

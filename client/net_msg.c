@@ -373,8 +373,7 @@ on_heartbeat(struct net *n, const struct wire_msg *m)
 static bool
 on_rated(struct net *n, const struct wire_msg *m)
 {
-	const uint8_t *pk = pconn_peer_key(&n->pc);
-	bool ok = pk && rated_verify(&m->u.rated.rec, m->u.rated.signer, pk);
+	bool ok = net_rated_key(n, &m->u.rated) != NULL;
 
 	if (!n->joined)
 		return false;

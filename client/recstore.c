@@ -144,6 +144,27 @@ recstore_parse(const char *path, const char *text, size_t len, struct recstore *
 }
 
 int
+recstore_file_key(const char *path, uint8_t server_pk[32], char *why, size_t whylen)
+{
+	char head[HEAD_LEN + 1];
+	int fd;
+	ssize_t got;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	got = read(fd, head, sizeof head);
+	close(fd);
+	if (got != (ssize_t)sizeof head || memcmp(head, RECSTORE_MAGIC " ", sizeof RECSTORE_MAGIC) != 0 ||
+	    head[HEAD_LEN] != '\n' || !unhex(head + sizeof RECSTORE_MAGIC, KEY_HEX, server_pk)) {
+		snprintf(why, whylen, "%s:1: not a wizwar records file (a line '" RECSTORE_MAGIC " KEY', 64 hex digits)", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
 recstore_load(const char *path, const uint8_t server_pk[32], struct recstore *rs, char *why, size_t whylen)
 {
 	struct stat st;

@@ -45,6 +45,10 @@ int recstore_load(const char *path, const uint8_t server_pk[32], struct recstore
 /* The same on a file's text (len bytes, from `path`, named in the reason): rs->server_pk set,
  * rs empty. 0, or -1 with a reason (rs then holds what came before the fault: free it). */
 int recstore_parse(const char *path, const char *text, size_t len, struct recstore *rs, char *why, size_t whylen);
+/* The server key a records file is for (its first line), whichever file it is: STATE/records
+ * holds one a server, and `wizwar history` checks a duel it is given against the record of it
+ * kept from any server. 0, or -1 with a reason (no such file, not a records file). */
+int recstore_file_key(const char *path, uint8_t server_pk[32], char *why, size_t whylen);
 /* The record's index, or -1: by its duel (the seed commitment). */
 long recstore_find(const struct recstore *rs, const uint8_t commit[PROTO_COMMIT_LEN]);
 /* Add a record (verified by the caller) unless its duel is there: 1 added, 0 there, -1 out of memory. */

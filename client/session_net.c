@@ -528,7 +528,7 @@ ev_rated(void *ud, struct net *n, const struct wire_rated *m, bool verified)
 	/* Kept, so that `wizwar history` can later check the server still holds it (recstore.h):
 	 * a few hundred bytes written once a duel. */
 	char why[300], dir[4096];
-	const uint8_t *pk = net_server_key(n);
+	const uint8_t *pk = net_rated_key(n, m); /* its signer's: kept in that server's file */
 	if (pk && recstore_keep(cli_state_dir(dir, sizeof dir) ? dir : NULL, pk, m->signer, r, why, sizeof why) < 0) {
 		status(s, "WARNING: the rating record could not be kept: %s", why);
 		return;

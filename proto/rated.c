@@ -218,6 +218,21 @@ rated_verify(const struct rated_rec *r, const uint8_t signer[RATED_SIGNER_LEN], 
 	return crypto_sign_verify_detached(r->sig, m, sizeof m, signer) == 0;
 }
 
+bool
+rated_signer_server(const uint8_t signer[RATED_SIGNER_LEN], uint8_t server_pk[32])
+{
+	return crypto_sign_ed25519_pk_to_curve25519(server_pk, signer) == 0;
+}
+
+const uint8_t *
+rated_signed_by(const struct rated_rec *r, const uint8_t signer[RATED_SIGNER_LEN], const uint8_t (*keys)[32], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rated_verify(r, signer, keys[i]))
+			return keys[i];
+	return NULL;
+}
+
 double
 rated_score(const struct rated_rec *r, int p)
 {

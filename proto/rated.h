@@ -69,6 +69,17 @@ int rated_sign(struct rated_rec *r, const uint8_t x25519_sk[32]);
  * signer key `signer`? Any other key, byte or signature: false. */
 bool rated_verify(const struct rated_rec *r, const uint8_t signer[RATED_SIGNER_LEN], const uint8_t server_pk[32]);
 
+/* The X25519 key (the server's public key, whose fingerprint a client pins) that a signer key A
+ * stands for: A's Montgomery u. False for bytes that are no Edwards point (no server's). Which
+ * server signed a record, when records of several (a cluster's nodes) come together. */
+bool rated_signer_server(const uint8_t signer[RATED_SIGNER_LEN], uint8_t server_pk[32]);
+
+/* Of n server keys (keys[i], 32 bytes each), the one whose signature r carries through `signer`,
+ * or NULL: a client's trust for a RATED is "this connection's key, or a node's its cluster
+ * named" (client/net.c), and nothing else verifies. */
+const uint8_t *rated_signed_by(const struct rated_rec *r, const uint8_t signer[RATED_SIGNER_LEN],
+                               const uint8_t (*keys)[32], size_t n);
+
 /* The outcome seen by player p: 1 a win, 0.5 a draw, 0 a loss. */
 double rated_score(const struct rated_rec *r, int p);
 

@@ -1073,7 +1073,8 @@ put_rec(struct proto__w *w, const struct rated_rec *x)
 }
 
 /* A record's numbers and fields are checked by rated_get (strict); its signature is the
- * reader's to verify, against the server key it pinned. */
+ * reader's to verify, against its signer's server key, one the reader trusts (docs/client.md,
+ * "Rating records"). */
 static int
 get_rec(struct proto__r *r, struct rated_rec *x, struct proto_err *e)
 {
@@ -1139,10 +1140,11 @@ enc_RECORDS(struct proto__w *w, const struct wire_msg *m, struct proto_err *e)
 
 	if (x->count > WIRE_RECORDS_MAX)
 		BAD("records: %u", x->count);
-	proto__put(w, x->signer, RATED_SIGNER_LEN);
 	proto__put_u8(w, x->count);
-	for (unsigned i = 0; i < x->count; i++)
-		put_rec(w, &x->rec[i]);
+	for (unsigned i = 0; i < x->count; i++) {
+		proto__put(w, x->rec[i].signer, RATED_SIGNER_LEN);
+		put_rec(w, &x->rec[i].rec);
+	}
 	return 0;
 }
 
@@ -1151,12 +1153,14 @@ dec_RECORDS(struct proto__r *r, struct wire_msg *m, struct proto_err *e)
 {
 	struct wire_records *x = &m->u.records;
 
-	NEED(proto__get(r, x->signer, RATED_SIGNER_LEN) && proto__get_u8(r, &x->count));
+	NEED(proto__get_u8(r, &x->count));
 	if (x->count > WIRE_RECORDS_MAX)
 		BAD("records: %u", x->count);
-	for (unsigned i = 0; i < x->count; i++)
-		if (get_rec(r, &x->rec[i], e) < 0)
+	for (unsigned i = 0; i < x->count; i++) {
+		NEED(proto__get(r, x->rec[i].signer, RATED_SIGNER_LEN));
+		if (get_rec(r, &x->rec[i].rec, e) < 0)
 			return PROTO_BROKEN;
+	}
 	return 0;
 }
 

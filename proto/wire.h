@@ -62,7 +62,7 @@
 	X(MATCH,      0x63, WIRE_S2C, 1, 10, 10 + PROTO_ROOM_BYTES, match) \
 	X(RATED,      0x68, WIRE_S2C, 0, RATED_SIGNER_LEN + RATED_SIGNED_LEN, RATED_SIGNER_LEN + RATED_SIGNED_LEN, rated) \
 	X(ASK,        0x69, WIRE_C2S, 1, 1,  2 + PROTO_NAME_BYTES, ask)     \
-	X(RECORDS,    0x6a, WIRE_S2C, 1, RATED_SIGNER_LEN + 1, RATED_SIGNER_LEN + 1 + WIRE_RECORDS_MAX * RATED_SIGNED_LEN, records) \
+	X(RECORDS,    0x6a, WIRE_S2C, 1, 1, 1 + WIRE_RECORDS_MAX * (RATED_SIGNER_LEN + RATED_SIGNED_LEN), records) \
 	X(LADDER,     0x6b, WIRE_S2C, 1, 2,  2 + WIRE_LADDER_MAX * (WIRE_LADDER_ROW + PROTO_NAME_BYTES), ladder) \
 	X(REDIRECT,   0x70, WIRE_S2C, 1, 36, 35 + WIRE_REDIRECT_HOST_MAX, redirect) \
 	X(NODES,      0x71, WIRE_S2C, 1, 37, 1 + WIRE_NODES_MAX * (35 + WIRE_REDIRECT_HOST_MAX), nodes) \
@@ -382,17 +382,19 @@ struct wire_ask {
 	uint32_t skip;        /* ASK_HISTORY: how many of the newest records to leave out (a page further back) */
 };
 
-/* RECORDS: the asking key's rated duels, newest first, each signed (ASK_HISTORY's answer). A page
- * is at most 60: RECORDS crosses before any join, so it is never deflated and must fit one frame's
- * payload as sent (60 x 267 + 33 = 16,053 of PROTO_FRAME_MAX's 16,383; 100 did not, and a history
- * of 100 duels or more could not be sent at all). */
-#define WIRE_RECORDS_MAX 60
-_Static_assert(RATED_SIGNER_LEN + 1 + WIRE_RECORDS_MAX * RATED_SIGNED_LEN <= PROTO_FRAME_MAX,
+/* RECORDS: the asking key's rated duels, newest first, each signed and each with its own signer
+ * key (ASK_HISTORY's answer): in a cluster sharing one store, a record is signed by the node that
+ * rated it, not by the node asked (docs/protocol.md, "Rated duels"). An entry is RATED's payload.
+ * A page is at most 54: RECORDS crosses before any join, so it is never deflated and must fit one
+ * frame's payload as sent (1 + 54 x 299 = 16,147 of PROTO_FRAME_MAX's 16,383; 55 would not). */
+#define WIRE_RECORDS_MAX 54
+_Static_assert(1 + WIRE_RECORDS_MAX * (RATED_SIGNER_LEN + RATED_SIGNED_LEN) <= PROTO_FRAME_MAX,
                "a page of RECORDS must fit one frame undeflated");
+_Static_assert(1 + (WIRE_RECORDS_MAX + 1) * (RATED_SIGNER_LEN + RATED_SIGNED_LEN) > PROTO_FRAME_MAX,
+               "a page of RECORDS is as long as one frame allows");
 struct wire_records {
-	uint8_t signer[RATED_SIGNER_LEN];
 	uint8_t count;
-	struct rated_rec rec[WIRE_RECORDS_MAX];
+	struct wire_rated rec[WIRE_RECORDS_MAX]; /* each: its signer key, its signed record */
 };
 
 /* LADDER: players' ratings (ASK_TOP: the ladder, established players then provisional ones;
@@ -414,7 +416,7 @@ struct wire_ladder {
 	struct wire_ladder_row row[WIRE_LADDER_MAX];
 };
 
-/* A decoded message: a tag and plain data (no pointers), about 27 KiB (a RECORDS of 100 records is the largest): keep it off small stacks. */
+/* A decoded message: a tag and plain data (no pointers), about 16 KiB (a RECORDS of 54 records is the largest): keep it off small stacks. */
 struct wire_msg {
 	uint8_t type; /* enum wire_type */
 	union {

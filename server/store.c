@@ -159,6 +159,13 @@ static const struct migration {
 	    " expires BIGINT"
 	    ");"
 	    "CREATE UNIQUE INDEX mutes_key ON mutes (" FOLD("fingerprint") ");" } },
+	/* In a cluster on one store each node signs the duels it rates with its own key: a record
+	 * is checked against its signer, not against the node asked. Rows of older builds have
+	 * none (NULL): each node, when it starts, claims those whose signature is its own
+	 * (adopt()); a row nobody claims goes out under the answering node's key, as before. */
+	{ "signers: each rated duel's signer key (XEdDSA's A), the node that rated it",
+	  { "ALTER TABLE results ADD COLUMN signer BLOB CHECK (signer IS NULL OR length(signer) = 32);",
+	    "ALTER TABLE results ADD COLUMN signer BYTEA CHECK (signer IS NULL OR length(signer) = 32);" } },
 };
 #define NEWEST ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -222,6 +229,7 @@ enum req_kind {
 	REQ_BAN_PUT,   /* ban: recorded, or its row replaced */
 	REQ_BAN_DEL,   /* ban.kind, ban.target */
 	REQ_FREE_NAME, /* name */
+	REQ_ADOPT,     /* the rows without a signer that this node's key signed: given its signer */
 };
 
 struct store_req {
@@ -445,15 +453,35 @@ answer(struct store_req *q, int type)
 	return q->ans;
 }
 
-/* A result already recorded for this duel: its record. 1 found, 0 not, -1 failed. */
+/* A row's signer column into `out`: the key stored, or this node's for a row of an older build
+ * that no node claimed (NULL). False for a column of another length (a hand-edited database:
+ * the row is left out rather than sent under a key that cannot be its). */
+static bool
+signer_of(const struct store *s, struct db_stmt *st, int col, uint8_t out[RATED_SIGNER_LEN])
+{
+	size_t n = 0;
+	const void *b = db_col_blob(st, col, &n);
+
+	if (b == NULL) {
+		memcpy(out, s->signer, RATED_SIGNER_LEN);
+		return true;
+	}
+	if (n != RATED_SIGNER_LEN)
+		return false;
+	memcpy(out, b, RATED_SIGNER_LEN);
+	return true;
+}
+
+/* A result already recorded for this duel: its record and its signer (a row of an older build
+ * that no node claimed: this node's). 1 found, 0 not, -1 failed. */
 static int
-recorded(struct db *db, const uint8_t commit[PROTO_COMMIT_LEN], struct rated_rec *rec)
+recorded(struct store *s, const uint8_t commit[PROTO_COMMIT_LEN], struct wire_rated *out)
 {
 	struct db_stmt *st;
 	char why[96];
 	int rc = -1, step;
 
-	if ((st = db_prepare(db, "SELECT record FROM results WHERE duel = ?1;")) == NULL)
+	if ((st = db_prepare(s->db, "SELECT record, signer FROM results WHERE duel = ?1;")) == NULL)
 		return -1;
 	db_bind_blob(st, 1, commit, PROTO_COMMIT_LEN);
 	step = db_step(st);
@@ -462,7 +490,7 @@ recorded(struct db *db, const uint8_t commit[PROTO_COMMIT_LEN], struct rated_rec
 	} else if (step == DB_ROW) {
 		size_t n;
 		const void *b = db_col_blob(st, 0, &n);
-		rc = rated_get(b, n, rec, why, sizeof why) ? 1 : -1;
+		rc = rated_get(b, n, &out->rec, why, sizeof why) && signer_of(s, st, 1, out->signer) ? 1 : -1;
 	}
 	db_finalize(st);
 	return rc;
@@ -529,8 +557,9 @@ rate(struct store *s, struct store_req *q)
 		return STORE_FAILED;
 	if (db_lock(db, lk[0] < lk[1] ? lk[0] : lk[1]) != DB_DONE || db_lock(db, lk[0] < lk[1] ? lk[1] : lk[0]) != DB_DONE)
 		return finish(db, STORE_FAILED);
-	/* Idempotent: a duel id seen before is answered with its first record and counts nothing. */
-	if ((found = recorded(db, d->commit, rec)) != 0) {
+	/* Idempotent: a duel id seen before is answered with its first record, under the key of
+	 * the node that signed it (another node's, after a takeover), and counts nothing. */
+	if ((found = recorded(s, d->commit, &m->u.rated)) != 0) {
 		result = found > 0 ? STORE_OK : STORE_FAILED;
 		goto out;
 	}
@@ -566,8 +595,8 @@ rate(struct store *s, struct store_req *q)
 	if (rated_sign(rec, s->signer_sk) != 0)
 		goto out;
 	rated_put(rec, blob);
-	if ((st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record)"
-	                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);")) == NULL)
+	if ((st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record, signer)"
+	                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);")) == NULL)
 		goto out;
 	db_bind_blob(st, 1, d->commit, PROTO_COMMIT_LEN);
 	db_bind_int64(st, 2, d->time);
@@ -576,6 +605,7 @@ rate(struct store *s, struct store_req *q)
 	db_bind_int64(st, 5, d->result);
 	db_bind_int64(st, 6, d->reason);
 	db_bind_blob(st, 7, blob, sizeof blob);
+	db_bind_blob(st, 8, s->signer, RATED_SIGNER_LEN);
 	if (db_step(st) != DB_DONE)
 		goto out;
 	for (int p = 0; p < PLAYERS; p++) {
@@ -603,6 +633,61 @@ rate(struct store *s, struct store_req *q)
 out:
 	db_finalize(st);
 	return finish(db, result);
+}
+
+/* Rows of older builds carry no signer (schema step 5 added the column). Those whose signature
+ * is this node's key's are given its signer, in transactions of ADOPT_BATCH rows: each is
+ * verified (one Ed25519 check, tens of microseconds), so a store of a million rows takes this
+ * thread a minute without holding a lock that long. Rows another node signed are left for it to
+ * claim when it starts; a node in a cluster claims only what it really signed. */
+#define ADOPT_BATCH 256
+static int
+adopt(struct store *s)
+{
+	struct db *db = s->db;
+	uint8_t pk[32];
+	int64_t after = 0, mine[ADOPT_BATCH];
+
+	if (!s->signer_set || crypto_scalarmult_base(pk, s->signer_sk) != 0)
+		return STORE_FAILED;
+	for (;;) {
+		struct db_stmt *st;
+		int seen = 0, n = 0, step = DB_DONE, result = STORE_FAILED;
+		char why[96];
+
+		if (db_begin(db) != DB_DONE)
+			return STORE_FAILED;
+		if ((st = db_prepare(db, "SELECT seq, record FROM results WHERE signer IS NULL AND seq > ?1 ORDER BY seq"
+		                         " LIMIT ?2;")) == NULL)
+			return finish(db, STORE_FAILED);
+		db_bind_int64(st, 1, after);
+		db_bind_int64(st, 2, ADOPT_BATCH);
+		while (seen < ADOPT_BATCH && (step = db_step(st)) == DB_ROW) {
+			struct rated_rec r;
+			size_t len;
+			const void *b = db_col_blob(st, 1, &len);
+			after = db_col_int64(st, 0);
+			seen++;
+			if (rated_get(b, len, &r, why, sizeof why) && rated_verify(&r, s->signer, pk))
+				mine[n++] = after;
+		}
+		db_finalize(st);
+		if (step == DB_ERR)
+			return finish(db, STORE_FAILED);
+		for (int i = 0; i < n; i++) {
+			if ((st = db_prepare(db, "UPDATE results SET signer = ?1 WHERE seq = ?2 AND signer IS NULL;")) == NULL)
+				return finish(db, STORE_FAILED);
+			db_bind_blob(st, 1, s->signer, RATED_SIGNER_LEN);
+			db_bind_int64(st, 2, mine[i]);
+			step = db_step(st);
+			db_finalize(st);
+			if (step != DB_DONE)
+				return finish(db, STORE_FAILED);
+		}
+		result = finish(db, STORE_OK);
+		if (result != STORE_OK || seen < ADOPT_BATCH)
+			return result;
+	}
 }
 
 /* A ladder row from a statement's columns: rating, deviation, games, wins, draws, name, key. */
@@ -648,10 +733,9 @@ ask(struct store *s, struct store_req *q)
 	if (q->ask.kind == ASK_HISTORY) {
 		if ((m = answer(q, WIRE_RECORDS)) == NULL)
 			return STORE_FAILED;
-		memcpy(m->u.records.signer, s->signer, RATED_SIGNER_LEN);
 		/* A page: the newest WIRE_RECORDS_MAX after the `skip` newest (OFFSET walks the index
 		 * by key; a history of thousands is a few milliseconds on the store's thread). */
-		if ((st = db_prepare(db, "SELECT record FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC"
+		if ((st = db_prepare(db, "SELECT record, signer FROM results WHERE key0 = ?1 OR key1 = ?1 ORDER BY seq DESC"
 		                         " LIMIT ?2 OFFSET ?3;")) == NULL)
 			return STORE_FAILED;
 		db_bind_blob(st, 1, q->key, PROTO_IDENT_KEY_LEN);
@@ -659,11 +743,12 @@ ask(struct store *s, struct store_req *q)
 		db_bind_int64(st, 3, (int64_t)q->ask.skip);
 		/* Bounded here too, not only by LIMIT: a hostile PostgreSQL may send any number of rows. */
 		while (m->u.records.count < WIRE_RECORDS_MAX && (rc = db_step(st)) == DB_ROW) {
-			struct rated_rec *x = &m->u.records.rec[m->u.records.count];
+			struct wire_rated *x = &m->u.records.rec[m->u.records.count];
 			size_t n;
 			const void *b = db_col_blob(st, 0, &n);
-			/* A record the database holds broken is left out; the client checks the rest's signatures. */
-			if (rated_get(b, n, x, why, sizeof why))
+			/* A record the database holds broken is left out; the client checks the rest's
+			 * signatures, each against its own signer. */
+			if (rated_get(b, n, &x->rec, why, sizeof why) && signer_of(s, st, 1, x->signer))
 				m->u.records.count++;
 		}
 		db_finalize(st);
@@ -757,6 +842,8 @@ work_once(struct store *s, struct store_req *q, bool stopping)
 	case REQ_BAN_DEL:
 	case REQ_FREE_NAME:
 		return moderate(s->db, q); /* answered "ok" already: written even at a stop */
+	case REQ_ADOPT:
+		return stopping ? STORE_FAILED : adopt(s); /* the next start claims the rest */
 	default:
 		return stopping ? STORE_FAILED : claim(s->db, q->key, q->name[0] ? q->name : NULL, &q->rating); /* its connection is gone */
 	}
@@ -1085,8 +1172,14 @@ out:
 void
 store_set_signer(struct store *s, const uint8_t x25519_sk[32])
 {
+	struct store_req *q;
+
 	memcpy(s->signer_sk, x25519_sk, 32);
 	s->signer_set = rated_signer(x25519_sk, s->signer) == 0;
+	/* First in the queue: the rows of older builds this key signed get their signer before any
+	 * history is asked for (without an answer: a failure leaves them for the next start). */
+	if (s->signer_set && (q = req_new(REQ_ADOPT, NULL, NULL)) != NULL)
+		enqueue(s, q);
 }
 
 struct store_req *

@@ -94,7 +94,9 @@ const char *store_why(const struct store *st);
 unsigned store_pending(const struct store *st);
 
 /* The server's X25519 secret key, which signs rated records (proto/rated.h); set once, after
- * store_open and before any request. Without it nothing is rated. */
+ * store_open and before any request. Without it nothing is rated. It also queues, first, the
+ * claim of the rows an older build stored without a signer (schema step 5) whose signature is
+ * this key's: they get its signer key. */
 void store_set_signer(struct store *st, const uint8_t x25519_sk[32]);
 
 /*
@@ -114,7 +116,8 @@ struct store_duel {
 };
 typedef void (*store_answer_cb)(void *ud, int result, const struct wire_msg *m);
 struct store_req *store_rate(struct store *st, const struct store_duel *d, store_answer_cb cb, void *ud);
-/* A question (ASK) from the key `key`: its own signed records (RECORDS), the ladder or a name's
+/* A question (ASK) from the key `key`: its own signed records (RECORDS, each with the signer key
+ * stored with it: the node that rated it), the ladder or a name's
  * row (LADDER). cb(ud, STORE_OK, the answer) or (ud, STORE_FAILED, NULL). */
 struct store_req *store_ask(struct store *st, const uint8_t key[PROTO_IDENT_KEY_LEN], const struct wire_ask *a,
                             store_answer_cb cb, void *ud);

@@ -975,10 +975,36 @@ gen_examples(FILE *o)
 		m.type = WIRE_ASK;
 		m.u.ask.kind = ASK_HISTORY;
 		wire_encode(&m, payload, sizeof payload, &len, NULL);
-		block(o, "ASK payload: my history, the newest 60", payload, len);
-		m.u.ask.skip = 60;
+		block(o, "ASK payload: my history, the newest 54", payload, len);
+		m.u.ask.skip = 54;
 		wire_encode(&m, payload, sizeof payload, &len, NULL);
-		block(o, "ASK payload: my history, the page after the newest 60 (skip 60)", payload, len);
+		block(o, "ASK payload: my history, the page after the newest 54 (skip 54)", payload, len);
+		/* A cluster's history: the duel above, and a newer one that another node (X25519 secret
+		 * key 21 22 .. 40) rated, each under its own signer. */
+		static const uint8_t sk2[32] = { 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48,
+		                                 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64 };
+		struct rated_rec rec2 = rec;
+		rec2.time = 1800000600;
+		memset(rec2.commit, 0xc1, sizeof rec2.commit);
+		rec2.result = RATED_DRAW;
+		rec2.reason = END_TURN_LIMIT;
+		rec2.before[0] = rec.after[0];
+		rec2.before[1] = rec.after[1];
+		rec2.after[0] = (struct rated_rating){ 1640.5, 240.1, 0.09 };
+		rec2.after[1] = (struct rated_rating){ 1359.5, 240.1, 0.09 };
+		memset(&m, 0, sizeof m);
+		m.type = WIRE_RECORDS;
+		m.u.records.count = 2;
+		if (rated_signer(sk2, m.u.records.rec[0].signer) != 0 || rated_sign(&rec2, sk2) != 0 ||
+		    rated_signer(sk, m.u.records.rec[1].signer) != 0)
+			return -1;
+		m.u.records.rec[0].rec = rec2;
+		m.u.records.rec[1].rec = rec;
+		wire_encode(&m, payload, sizeof payload, &len, NULL);
+		block(o, "RECORDS payload: two records, newest first: a draw at the turn limit (time 1800000600, duel id "
+		         "c1..., 1662.2 and 1337.8 before, 1640.5 +- 240.1 and 1359.5 +- 240.1 after) signed by the node "
+		         "whose X25519 secret key is 21 22 .. 40, then the RATED record above under its own signer (01 02 .. 20)",
+		      payload, len);
 		m.u.ask.skip = 0;
 		m.u.ask.kind = ASK_STATS;
 		strcpy(m.u.ask.name, "Ada");

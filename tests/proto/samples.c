@@ -377,10 +377,11 @@ sample_msg(int type, uint64_t seed, struct wire_msg *m)
 			strcpy(m->u.ask.name, names[k % 6]);
 		break;
 	case WIRE_RECORDS:
-		fill(m->u.records.signer, sizeof m->u.records.signer, &r);
 		m->u.records.count = (uint8_t)(seed % 4 == 0 ? 0 : seed % 4 == 3 ? WIRE_RECORDS_MAX : 1 + k % 9);
-		for (unsigned i = 0; i < m->u.records.count; i++)
-			sample_rated(seed + i, &m->u.records.rec[i], &r);
+		for (unsigned i = 0; i < m->u.records.count; i++) {
+			sample_rated(seed + i, &m->u.records.rec[i].rec, &r);
+			fill(m->u.records.rec[i].signer, RATED_SIGNER_LEN, &r); /* a signer each: a cluster's nodes */
+		}
 		break;
 	case WIRE_LADDER:
 		m->u.ladder.flags = (uint8_t)(seed & 1);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_rated: rated records' bytes and signatures: fixed vectors, libsodium's own verifier, forgeries refused. */
+/* test_rated: rated records' bytes and signatures: fixed vectors, libsodium's own verifier, forgeries refused, the signer found among a cluster's keys. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -163,4 +163,29 @@ Test(rated, decoder_strict)
 	rated_encode(&r, b);
 	b[107] = 0xc0; /* a negative rating */
 	cr_assert(!rated_decode(b, sizeof b, &f, why, sizeof why));
+}
+
+/* A RATED's signer among the keys a client trusts for it (this connection's, its cluster's
+ * nodes'): the one that signed, whichever place it has; a signer field that names another
+ * node, or a node that is not among them, finds none. */
+Test(rated, signer_found_among_a_clusters_keys)
+{
+	uint8_t keys[3][32], node_sk[3][32], signer[3][RATED_SIGNER_LEN];
+	struct rated_rec r = vector_rec();
+
+	cr_assert(sodium_init() >= 0);
+	for (int i = 0; i < 3; i++) {
+		memset(node_sk[i], 0x51 + i, 32);
+		cr_assert_eq(crypto_scalarmult_base(keys[i], node_sk[i]), 0);
+		cr_assert_eq(rated_signer(node_sk[i], signer[i]), 0);
+	}
+	cr_assert_eq(rated_sign(&r, node_sk[1]), 0); /* node 1 rated it */
+	cr_expect_eq(rated_signed_by(&r, signer[1], (const uint8_t (*)[32])keys, 3), keys[1]);
+	cr_expect_eq(rated_signed_by(&r, signer[1], (const uint8_t (*)[32])keys + 1, 2), keys[1]);
+	cr_expect_null(rated_signed_by(&r, signer[1], (const uint8_t (*)[32])keys, 1), "node 1 not among them");
+	cr_expect_null(rated_signed_by(&r, signer[0], (const uint8_t (*)[32])keys, 3), "a signer that did not sign");
+	cr_expect_null(rated_signed_by(&r, signer[1], (const uint8_t (*)[32])keys, 0));
+	uint8_t pk[32];
+	cr_assert(rated_signer_server(signer[2], pk));
+	cr_expect_eq(memcmp(pk, keys[2], 32), 0, "a signer maps to its server's key");
 }

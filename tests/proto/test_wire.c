@@ -31,7 +31,7 @@ Test(wire, list_is_consistent)
 		cr_assert(wire_min(t) <= wire_max(t));
 		cr_assert(wire_max(t) <= PROTO_PAYLOAD_MAX);
 		/* Nothing is deflated before a join: what may cross then must fit one frame as it is
-		 * (RECORDS's page of 100 did not, and a long history could not be sent). */
+		 * (RECORDS's page of 100 did not, and a long history could not be sent; 54, a signer each, does). */
 		if (wire_before_join(t))
 			cr_assert(wire_max(t) <= PROTO_FRAME_MAX, "%s: at most %zu bytes before a join, never deflated",
 			          wire_name(t), wire_max(t));
@@ -495,6 +495,54 @@ Test(wire, encoders_refuse_what_decoders_would)
 	cr_assert_eq(strlen(m->u.error.text), PROTO_REASON_BYTES);
 	cr_assert_eq(strncmp(m->u.error.text, "bad[0m password and", 19), 0);
 	free(m);
+}
+
+/* RECORDS: a signer key per record (a cluster's nodes each sign what they rate), the largest page
+ * in one undeflated frame and not one record more, every count past it refused both ways. */
+Test(wire, records_carry_a_signer_each)
+{
+	struct wire_msg *m = msg_new(), *d = msg_new();
+	struct proto_err e = { 0 };
+	size_t len;
+
+	cr_assert_eq(sample_msg(WIRE_RECORDS, 3, m), 0); /* seed 3: a full page */
+	cr_assert_eq(m->u.records.count, WIRE_RECORDS_MAX);
+	for (unsigned i = 0; i < WIRE_RECORDS_MAX; i++)
+		memset(m->u.records.rec[i].signer, (int)(0x10 + i), RATED_SIGNER_LEN); /* 54 signers */
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), 0, "%s", e.why);
+	cr_assert_eq(len, 1 + WIRE_RECORDS_MAX * (RATED_SIGNER_LEN + RATED_SIGNED_LEN));
+	cr_assert_eq(len, wire_max(WIRE_RECORDS));
+	cr_assert_leq(len, PROTO_FRAME_MAX, "the largest page crosses in one frame, never deflated");
+	cr_assert_gt(len + RATED_SIGNER_LEN + RATED_SIGNED_LEN, PROTO_FRAME_MAX, "one record more would not");
+	cr_assert_eq(buf[0], WIRE_RECORDS_MAX);
+	for (unsigned i = 0; i < WIRE_RECORDS_MAX; i++) /* each entry: its signer, then its signed record */
+		cr_assert_eq(buf[1 + i * (RATED_SIGNER_LEN + RATED_SIGNED_LEN)], 0x10 + i, "entry %u's signer", i);
+	cr_assert_eq(wire_decode(WIRE_RECORDS, buf, len, d, &e), 0, "%s", e.why);
+	for (unsigned i = 0; i < WIRE_RECORDS_MAX; i++) {
+		cr_assert_eq(d->u.records.rec[i].signer[0], 0x10 + i);
+		cr_assert_eq(memcmp(&d->u.records.rec[i].rec, &m->u.records.rec[i].rec, sizeof d->u.records.rec[i].rec), 0);
+	}
+	/* A count past the page: refused by the decoder before it reads a record, and by the encoder. */
+	buf[0] = WIRE_RECORDS_MAX + 1;
+	refused(WIRE_RECORDS, buf, len, PERR_RANGE, __LINE__);
+	buf[0] = 255;
+	refused(WIRE_RECORDS, buf, len, PERR_RANGE, __LINE__);
+	m->u.records.count = WIRE_RECORDS_MAX + 1;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), PROTO_BROKEN);
+	/* One record whose signer is cut short; one whose record is. */
+	REFUSED(WIRE_RECORDS, PERR_TRUNCATED, 1, 0xaa, 0xbb);
+	m->u.records.count = 1;
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), 0);
+	cr_assert_eq(len, 1 + RATED_SIGNER_LEN + RATED_SIGNED_LEN);
+	refused(WIRE_RECORDS, buf, 1 + RATED_SIGNER_LEN + 10, PERR_TRUNCATED, __LINE__);
+	/* The layout of before (one signer for the page, then the count): its first byte is a
+	 * signer's, read as a count, and the rest does not line up. */
+	memmove(buf + RATED_SIGNER_LEN + 1, buf + 1 + RATED_SIGNER_LEN, RATED_SIGNED_LEN);
+	memset(buf, 0x10, RATED_SIGNER_LEN);
+	buf[RATED_SIGNER_LEN] = 1;
+	refused(WIRE_RECORDS, buf, 1 + RATED_SIGNER_LEN + RATED_SIGNED_LEN, PERR_TRUNCATED, __LINE__);
+	free(m);
+	free(d);
 }
 
 /* Exact bytes of a few frames, as docs/protocol.md shows them (inside records, once secure). */

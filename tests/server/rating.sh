@@ -129,7 +129,7 @@ PY
 "$W" history "$S" --key "$TMP/a.key" > /dev/null 2>&1 || fail "history after the second restore"
 ok "a record the server re-signed with another outcome is caught (CHANGED, exit 1)"
 # A long history: 105 more duels of the same players, each honestly signed with the server's key, put in the
-# store; `history` shows the newest 100 and says how to see the rest, `--all` pages through all 107.
+# store; `history` shows the newest 54 and says how to see the rest, `--all` pages through all 107.
 cp "$REC" "$TMP/rec.long"
 python3 - "$TMP/store.db" "$RESIGN" "$TMP/st/server.key" <<'PY' || fail "could not add a long history"
 import sqlite3, subprocess, sys
@@ -143,7 +143,7 @@ for h in out:
 con.commit()
 PY
 "$W" history "$S" --key "$TMP/a.key" > "$TMP/l.out" 2>&1 || fail "history of 107: $(tail -3 "$TMP/l.out")"
-[ "$(grep -c '^duel ' "$TMP/l.out")" = 60 ] && grep -qF "older ones: wizwar history $S --skip 60 (or --all)" "$TMP/l.out" ||
+[ "$(grep -c '^duel ' "$TMP/l.out")" = 54 ] && grep -qF "older ones: wizwar history $S --skip 54 (or --all)" "$TMP/l.out" ||
 	fail "history of 107, first page: $(grep -vc '^duel ' "$TMP/l.out") other lines: $(grep -v '^duel ' "$TMP/l.out" | head -5)"
 "$W" history "$S" --key "$TMP/a.key" --all > "$TMP/l.out" 2>&1 || fail "history --all: $(tail -3 "$TMP/l.out")"
 [ "$(grep -c '^duel ' "$TMP/l.out")" = 107 ] && [ "$(grep '^duel ' "$TMP/l.out" | sort -u | wc -l)" = 107 ] &&
@@ -156,7 +156,7 @@ con.execute('DELETE FROM results WHERE seq > (SELECT min(seq) + 1 FROM results)'
 con.commit()
 PY
 cp "$TMP/rec.long" "$REC"
-ok "a history of 107 duels: the newest 60 and how to see more, --all pages through every one, each verified"
+ok "a history of 107 duels: the newest 54 and how to see more, --all pages through every one, each verified"
 # A hostile records file (one hex digit of a record changed): refused with its line, nothing shown.
 cp "$REC" "$TMP/rec.save"
 python3 - "$REC" <<'PY'
@@ -207,11 +207,12 @@ ok "one key on both seats is not rated"
 python3 - "$TMP/store.db" <<'PY' || fail "tables"
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
-assert con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4  # step 3 ratings, step 4 bans and mutes
+assert con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5  # step 3 ratings, 4 bans and mutes, 5 signers
 assert con.execute('SELECT count(*) FROM results').fetchone()[0] == 2
+assert con.execute('SELECT count(*) FROM results WHERE length(signer) = 32').fetchone()[0] == 2  # each its signer's
 assert con.execute('SELECT count(*) FROM ratings WHERE games = 2').fetchone()[0] == 2
 PY
-ok "schema version 3: results and ratings as documented"
+ok "schema version 5: results (each with its signer) and ratings as documented"
 "$W" server --bind 127.0.0.1 --port 0 --state-dir "$TMP/st2" --no-store >"$TMP/srv2.out" 2>"$TMP/srv2.err" &
 PIDS="$PIDS $!"
 wait_re 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/srv2.err" 15 || fail "second server"

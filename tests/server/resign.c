@@ -21,10 +21,44 @@
  * commitment's last four bytes its number) honestly signed: a long history for `history --all`
  * without playing a hundred duels.
  *   resign SERVER_KEY_FILE HEX_RECORD [COUNT]
+ * pgstore.sh's cluster cases need the signer key A (results.signer) of a node's key, and a key
+ * outside the cluster to sign with (a hostile node's made-up "node"):
+ *   resign --signer SERVER_KEY_FILE    prints the key's signer A in hex
+ *   resign --new-key SERVER_KEY_FILE   makes a new server key there (never over one) and prints its A
  */
+static int
+signer_mode(bool make, const char *file)
+{
+	struct auth_identity id;
+	uint8_t a[RATED_SIGNER_LEN];
+	char why[256], hex[2 * RATED_SIGNER_LEN + 1];
+	bool created;
+	FILE *f = fopen(file, "r");
+
+	if ((f != NULL) == make) {
+		fprintf(stderr, "resign: %s %s\n", file, make ? "is there already" : "is not there");
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	if (f)
+		fclose(f);
+	if (auth_identity_load(&id, file, &created, why, sizeof why) != 0 || created != make ||
+	    rated_signer(id.kp.sk, a) != 0) {
+		fprintf(stderr, "resign: %s: %s\n", file, why);
+		return 1;
+	}
+	puts(sodium_bin2hex(hex, sizeof hex, a, sizeof a));
+	sodium_memzero(&id, sizeof id);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 3 && (strcmp(argv[1], "--signer") == 0 || strcmp(argv[1], "--new-key") == 0))
+		return sodium_init() < 0 ? 1 : signer_mode(strcmp(argv[1], "--new-key") == 0, argv[2]);
+
 	uint8_t bytes[RATED_SIGNED_LEN];
 	struct auth_identity id;
 	struct rated_rec r;

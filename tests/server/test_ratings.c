@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ratings: the store's rating transaction: signed, checked against Glicko-2, idempotent by the duel's id, none lost by two stores at once. */
+/* test_ratings: the store's rating transaction: signed, checked against Glicko-2, idempotent by the duel's id, none lost by two stores at once, each record with its signer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <sodium.h>
 
+#include "db.h"
 #include "glicko.h"
 #include "rated.h"
 #include "store.h"
@@ -137,7 +138,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 		uv_run(&loop, UV_RUN_ONCE);
 	cr_assert_eq(h.m.type, WIRE_RECORDS);
 	cr_expect_eq(h.m.u.records.count, 2);
-	cr_expect_eq(h.m.u.records.rec[0].commit[0], 0x01, "newest first");
+	cr_expect_eq(h.m.u.records.rec[0].rec.commit[0], 0x01, "newest first");
 	ask.kind = ASK_TOP;
 	memset(&h, 0, sizeof h);
 	cr_assert_not_null(store_ask(s, d.key[0], &ask, on_answer, &h));
@@ -150,7 +151,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	/* No name claimed: a key's first bytes stand for it. */
 	cr_expect(strcmp(h.m.u.ladder.row[0].name, "key-a1a1a1a1") == 0 || strcmp(h.m.u.ladder.row[1].name, "key-a1a1a1a1") == 0);
 
-	/* History past a page (60): pages by ASK's skip, newest first, none twice, none left out. */
+	/* History past a page (54): pages by ASK's skip, newest first, none twice, none left out. */
 	memset(d.key[1], 0xb2, sizeof d.key[1]);
 	for (int i = 0; i < 104; i++) {
 		d.commit[0] = 0x10;
@@ -159,7 +160,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 		cr_assert_eq(rate(&loop, s, &d)->result, STORE_OK);
 	}
 	static const struct { uint32_t skip; unsigned count; uint8_t first0, first1; } pages[] = {
-		{ 0, 60, 0x10, 103 }, { 1, 60, 0x10, 102 }, { 60, 46, 0x10, 43 }, { 100, 6, 0x10, 3 }, { 104, 2, 0x01, 0xc1 }, { 106, 0, 0, 0 },
+		{ 0, 54, 0x10, 103 }, { 1, 54, 0x10, 102 }, { 54, 52, 0x10, 49 }, { 100, 6, 0x10, 3 }, { 104, 2, 0x01, 0xc1 }, { 106, 0, 0, 0 },
 		{ 4000000000u, 0, 0, 0 },
 	};
 	ask.kind = ASK_HISTORY;
@@ -172,7 +173,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 		cr_assert_eq(h.m.type, WIRE_RECORDS);
 		cr_expect_eq(h.m.u.records.count, pages[i].count, "skip %u: %u records", pages[i].skip, h.m.u.records.count);
 		if (pages[i].count)
-			cr_expect(h.m.u.records.rec[0].commit[0] == pages[i].first0 && h.m.u.records.rec[0].commit[1] == pages[i].first1,
+			cr_expect(h.m.u.records.rec[0].rec.commit[0] == pages[i].first0 && h.m.u.records.rec[0].rec.commit[1] == pages[i].first1,
 			          "skip %u: the newest after them first", pages[i].skip);
 	}
 
@@ -238,7 +239,7 @@ Test(ratings, two_stores_rating_one_key_at_once_lose_nothing, .timeout = 120)
 	cr_assert_eq(h.m.type, WIRE_RECORDS);
 	cr_assert_eq(h.m.u.records.count, 2 * EACH, "every duel recorded once");
 	for (int i = 0; i + 1 < 2 * EACH; i++) {
-		const struct rated_rec *newer = &h.m.u.records.rec[i], *older = &h.m.u.records.rec[i + 1];
+		const struct rated_rec *newer = &h.m.u.records.rec[i].rec, *older = &h.m.u.records.rec[i + 1].rec;
 		cr_expect(newer->before[0].rating == older->after[0].rating &&
 		              newer->before[0].deviation == older->after[0].deviation,
 		          "record %d starts from %.6f, not from the %.6f the one before it left: an update was lost", i,
@@ -256,6 +257,145 @@ Test(ratings, two_stores_rating_one_key_at_once_lose_nothing, .timeout = 120)
 			seen = true;
 		}
 	cr_expect(seen, "the key is on the ladder");
+	for (int i = 0; i < 2; i++)
+		store_close(s[i], NULL, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
+	target_rm(dir, path);
+}
+
+/* The history a key's of `s`: its RECORDS. */
+static struct got *
+history_of(uv_loop_t *loop, struct store *s, uint8_t fill)
+{
+	static struct got h;
+	struct wire_ask ask = { ASK_HISTORY, "", 0 };
+	uint8_t k[PROTO_IDENT_KEY_LEN];
+
+	memset(k, fill, sizeof k);
+	memset(&h, 0, sizeof h);
+	cr_assert_not_null(store_ask(s, k, &ask, on_answer, &h));
+	while (h.n == 0)
+		uv_run(loop, UV_RUN_ONCE);
+	cr_assert_eq(h.m.type, WIRE_RECORDS);
+	return &h;
+}
+
+/* Does a record verify against the server key whose secret is sk, through its own signer? */
+static bool
+signed_by(const struct wire_rated *r, const uint8_t sk[32])
+{
+	uint8_t pk[32], signer[RATED_SIGNER_LEN];
+
+	cr_assert_eq(crypto_scalarmult_base(pk, sk), 0);
+	cr_assert_eq(rated_signer(sk, signer), 0);
+	return memcmp(r->signer, signer, sizeof signer) == 0 && rated_verify(&r->rec, r->signer, pk);
+}
+
+/*
+ * Two nodes of a cluster on one store, each its own key (schema step 5): each record keeps the
+ * signer of the node that rated it, a history asked of either node names each record's own
+ * signer, and a duel rated again by the other node (a takeover) is answered with the first
+ * node's record under the first node's signer. Rows an older build wrote have no signer: each
+ * node claims, when it starts, those its key signed, and only those.
+ */
+Test(ratings, each_record_keeps_the_signer_of_the_node_that_rated_it, .timeout = 120)
+{
+	char dir[] = "/tmp/wizwar-ratings-XXXXXX", buf[300], why[300];
+	uint8_t sk[2][32];
+	uv_loop_t loop;
+	struct store *s[2];
+	struct store_duel d = { 1800001000, { 0 }, { { 0 } }, RATED_WIN1, END_RESIGNED };
+
+	cr_assert(sodium_init() >= 0);
+	const char *path = target(dir, buf, sizeof buf);
+	uv_loop_init(&loop);
+	for (int i = 0; i < 2; i++) {
+		memset(sk[i], 0x71 + i, sizeof sk[i]);
+		cr_assert_eq(store_open(&loop, path, &s[i], why, sizeof why), 0, "%s", why);
+		store_set_signer(s[i], sk[i]);
+	}
+	memset(d.key[0], 0x7a, sizeof d.key[0]);
+	memset(d.key[1], 0x7b, sizeof d.key[1]);
+	for (int i = 0; i < 2; i++) { /* duel 0 rated by node 0, duel 1 by node 1 */
+		memset(d.commit, 0xe0 + i, sizeof d.commit);
+		d.time++;
+		struct got *g = rate(&loop, s[i], &d);
+		cr_assert_eq(g->result, STORE_OK);
+		cr_expect(signed_by(&g->m.u.rated, sk[i]), "node %d's RATED is its own signature", i);
+	}
+	/* Node 1 rates duel 0 again (it took the room over after node 0 rated it): node 0's record. */
+	memset(d.commit, 0xe0, sizeof d.commit);
+	struct got *g = rate(&loop, s[1], &d);
+	cr_assert_eq(g->result, STORE_OK);
+	cr_expect(signed_by(&g->m.u.rated, sk[0]), "a duel rated again is answered under its first signer");
+	for (int i = 0; i < 2; i++) {
+		struct got *h = history_of(&loop, s[i], 0x7a);
+		cr_assert_eq(h->m.u.records.count, 2);
+		cr_expect(signed_by(&h->m.u.records.rec[0], sk[1]) && signed_by(&h->m.u.records.rec[1], sk[0]),
+		          "node %d's history: each record under the signer of the node that rated it", i);
+	}
+
+	/* Rows of an older build: no signer. Duel 2 signed with node 0's key, duel 3 with node 1's. */
+	struct db *db;
+	cr_assert_eq(db_open(path, &db, why, sizeof why), 0, "%s", why);
+	for (int i = 0; i < 2; i++) {
+		struct rated_rec r;
+		uint8_t blob[RATED_SIGNED_LEN];
+		memset(&r, 0, sizeof r);
+		r.time = 1800002000 + (uint64_t)i;
+		memset(r.commit, 0xe2 + i, sizeof r.commit);
+		memcpy(r.key, d.key, sizeof r.key);
+		r.result = RATED_DRAW;
+		r.reason = END_TURN_LIMIT;
+		for (int p = 0; p < PLAYERS; p++)
+			r.before[p] = r.after[p] = (struct rated_rating){ 1500, 350, 0.06 };
+		cr_assert_eq(rated_sign(&r, sk[i]), 0);
+		rated_put(&r, blob);
+		struct db_stmt *st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record)"
+		                                    " VALUES (?1, ?2, ?3, ?4, 2, 3, ?5);");
+		cr_assert_not_null(st, "%s", db_errmsg(db));
+		db_bind_blob(st, 1, r.commit, sizeof r.commit);
+		db_bind_int64(st, 2, (int64_t)r.time);
+		db_bind_blob(st, 3, r.key[0], PROTO_IDENT_KEY_LEN);
+		db_bind_blob(st, 4, r.key[1], PROTO_IDENT_KEY_LEN);
+		db_bind_blob(st, 5, blob, sizeof blob);
+		cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(db));
+		db_finalize(st);
+	}
+	/* Before anyone claims them: each goes out under the answering node's key (as an older build
+	 * sent every record), so node 0's own verifies and node 1's does not. */
+	struct got *h = history_of(&loop, s[0], 0x7a);
+	cr_assert_eq(h->m.u.records.count, 4);
+	cr_expect(signed_by(&h->m.u.records.rec[1], sk[0]), "duel 2 under node 0's key");
+	cr_expect(!signed_by(&h->m.u.records.rec[0], sk[0]) && !signed_by(&h->m.u.records.rec[0], sk[1]),
+	          "duel 3, unclaimed, under node 0's key: it does not verify");
+	/* Node 0 restarts (its store opened again): it claims duel 2, not duel 3. */
+	store_close(s[0], NULL, NULL);
+	cr_assert_eq(store_open(&loop, path, &s[0], why, sizeof why), 0, "%s", why);
+	store_set_signer(s[0], sk[0]);
+	h = history_of(&loop, s[0], 0x7a); /* after the claim: it is first in the queue */
+	cr_expect(signed_by(&h->m.u.records.rec[1], sk[0]), "duel 2 claimed by node 0");
+	struct db_stmt *st = db_prepare(db, "SELECT count(*) FROM results WHERE signer IS NULL;");
+	cr_assert_eq(db_step(st), DB_ROW);
+	cr_expect_eq(db_col_int64(st, 0), 1, "node 0 claimed only the row its key signed");
+	db_finalize(st);
+	/* Node 1 restarts: it claims duel 3; both nodes' histories now verify throughout. */
+	store_close(s[1], NULL, NULL);
+	cr_assert_eq(store_open(&loop, path, &s[1], why, sizeof why), 0, "%s", why);
+	store_set_signer(s[1], sk[1]);
+	for (int i = 1; i >= 0; i--) {
+		h = history_of(&loop, s[i], 0x7a);
+		cr_assert_eq(h->m.u.records.count, 4);
+		for (int j = 0; j < 4; j++)
+			cr_expect(signed_by(&h->m.u.records.rec[j], sk[0]) || signed_by(&h->m.u.records.rec[j], sk[1]),
+			          "node %d's history, record %d: verifies against its own signer", i, j);
+	}
+	st = db_prepare(db, "SELECT count(*) FROM results WHERE signer IS NULL;");
+	cr_assert_eq(db_step(st), DB_ROW);
+	cr_expect_eq(db_col_int64(st, 0), 0, "every row has its signer");
+	db_finalize(st);
+	db_close(db);
 	for (int i = 0; i < 2; i++)
 		store_close(s[i], NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
