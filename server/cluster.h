@@ -29,6 +29,7 @@
 /* A tick (every CLUSTER_TICK_MS) this late means the node's own loop stopped: the lease applies only
  * then (a node whose loop runs while Redis is slow plays on, and is fenced if Redis says so). */
 #define CLUSTER_STALL_MS 1000
+#define CLUSTER_MOD_MAX 256      /* a moderation line, its NUL included (server/ban.h, BAN_SYNC_MAX) */
 #define CLUSTER_PASSWORD_MAX 512 /* a Redis password (--redis-password-file) */
 
 struct cluster;
@@ -72,6 +73,13 @@ struct cluster_config {
 	/* This node's public rooms waiting for a player, asked at every beat and published to the other
 	 * nodes (so that ROOMS on any node lists every node's). NULL: none published. */
 	void (*open_rooms)(void *ud, struct wire_rooms *out);
+	/* Bans across nodes (docs/server.md, "Bans across nodes"): a moderation line (server/ban.h's
+	 * ban_sync_line, unchecked: the callee parses it strictly) another node published, or one read
+	 * from the cluster's hash of them when this node (re)joins. NULL: none taken. */
+	void (*mod)(void *ud, const char *line);
+	/* Redis answers again (or for the first time): this node puts its bans and mutes in force back
+	 * with cluster_mod_put (rejoin true), before the hash is read (mod, for each line in it). */
+	void (*mod_rejoin)(void *ud);
 };
 
 /* Parse redis://HOST:PORT (or HOST:PORT). 0, or -1 with a reason. */
@@ -135,5 +143,12 @@ unsigned cluster_open_lists(const struct cluster *c, const struct wire_rooms **l
  * smallest id. NULL: this node pairs (it is that node, or Redis cannot be reached: alone). A node
  * sends QUICK only to a smaller id than its own, so two views that disagree cannot send it round. */
 const struct cluster_node *cluster_pairer(const struct cluster *c);
+
+/* A moderation line into the cluster's hash wizwar:bans under `field` (ban_sync_line's), and
+ * published to the other nodes, only when it is newer than the word the hash holds on that target
+ * (a line's time: a ban's creation, an unban's; rejoin: strictly newer, so that a node coming back
+ * does not put back a ban lifted in the same second while it was away). Nothing when Redis is not
+ * there (the node puts its bans back when it is: mod_rejoin). */
+void cluster_mod_put(struct cluster *c, const char *field, const char *line, bool rejoin);
 
 #endif

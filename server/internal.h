@@ -293,6 +293,8 @@ struct server {
 	struct metrics_http *http; /* the --metrics endpoint, or NULL */
 	struct proxy_cidr trusted[PROXY_TRUSTED_MAX];
 	struct ban_list bans;      /* an operator's bans and mutes (moderate.c), loaded from the store at start */
+	bool bans_shared;          /* ... from a store every node of the cluster reaches (PostgreSQL) */
+	bool bad_mod_said;         /* a cluster's moderation line that did not parse was logged */
 	unsigned ntrusted;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
 	struct wire_msg in, out;
@@ -409,6 +411,10 @@ WW_COLD int moderate__open_store(struct server *s, const char *store_path, char 
 bool moderate__refuse(struct conn *c);
 /* A muted key's chat: the sender is told, nothing is delivered (true). */
 bool moderate__muted(struct conn *c);
+/* The cluster's (cluster.h: mod, mod_rejoin): another node's moderation line applied here, and this
+ * node's bans put back into Redis as it rejoins. */
+void moderate__remote(void *ud, const char *line);
+void moderate__rejoin(void *ud);
 void moderate__sweep(struct server *s);
 const char *moderate__cmd_ban(struct server *s, int verb, const char *args, struct metrics_buf *out, char *why,
                               size_t whylen);
