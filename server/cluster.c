@@ -623,6 +623,46 @@ mods_rejoin(struct cluster *c)
 	redisAsyncCommand(c->cmd, on_mods_read, NULL, "HGETALL %s", KEY_BANS);
 }
 
+/* Quick pairing's rooms on the least loaded node. */
+
+/* A small whole number of at most `max`, the whole token: -1 when not. */
+static long
+small_number(const char *t, long max)
+{
+	long v = 0;
+
+	if (t[0] < '0' || t[0] > '9' || (t[0] == '0' && t[1] != '\0'))
+		return -1;
+	for (; *t; t++) {
+		if (*t < '0' || *t > '9' || (v = v * 10 + (*t - '0')) > max)
+			return -1;
+	}
+	return v;
+}
+
+/* "make FROM TO CODE SIZE FOV POTIONS TURN": the pairing node asks node TO for a pair's room. Only
+ * this node's are taken; the server checks the options as a client's. */
+static void
+on_make(struct cluster *c, char *rest)
+{
+	char *f[7], *save = NULL;
+	int i = 0;
+	long v[4];
+
+	if (c->cfg.make_room == NULL)
+		return;
+	for (char *t = strtok_r(rest, " ", &save); t && i < 7; t = strtok_r(NULL, " ", &save))
+		f[i++] = t;
+	if (i != 7 || strtok_r(NULL, " ", &save) != NULL || !valid_id(f[0], strlen(f[0])) ||
+	    strcmp(f[0], c->self_id) == 0 || strcmp(f[1], c->self_id) != 0 || !valid_code(f[2], strlen(f[2])))
+		return;
+	for (int k = 0; k < 4; k++)
+		if ((v[k] = small_number(f[3 + k], k == 0 ? 255 : k == 3 ? 65535 : 1)) < 0)
+			return;
+	struct options o = { .size = (uint8_t)v[0], .fov = v[1] == 1, .potions = v[2] == 1 };
+	c->cfg.make_room(c->cfg.ud, f[2], &o, (unsigned)v[3]);
+}
+
 /* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE", "open ID ROOMS". */
 static void
 on_event(struct cluster *c, const char *s, size_t n)
@@ -645,6 +685,10 @@ on_event(struct cluster *c, const char *s, size_t n)
 		on_beat_msg(c, buf + 5);
 		return;
 	}
+	if (strncmp(buf, "make ", 5) == 0) {
+		on_make(c, buf + 5);
+		return;
+	}
 	bool add = strncmp(buf, "room ", 5) == 0;
 	if (!add && strncmp(buf, "gone ", 5) != 0)
 		return;
@@ -665,6 +709,8 @@ on_event(struct cluster *c, const char *s, size_t n)
 			return;
 		}
 		dir_set(c, code, id);
+		if (c->cfg.room_news)
+			c->cfg.room_news(c->cfg.ud, code, id);
 	}
 	else
 		dir_del(c, code, id);
@@ -1624,19 +1670,36 @@ cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max)
 	return n;
 }
 
-const struct cluster_node *
-cluster_least_loaded(const struct cluster *c, unsigned mine)
+static bool node_fresh(const struct cluster *c, const struct cluster_node *n);
+
+/* fresh: only among the nodes that beat lately (not one that missed a beat: it may be dead). */
+static const struct cluster_node *
+least_loaded(const struct cluster *c, unsigned mine, bool fresh)
 {
 	const struct cluster_node *best = NULL;
 
 	for (unsigned i = 0; i < c->nnodes; i++) {
 		const struct cluster_node *n = &c->nodes[i];
-		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n))
+		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n) || (fresh && !node_fresh(c, n)))
 			continue;
 		if (n->rooms + 1 < mine && (best == NULL || n->rooms < best->rooms))
 			best = n;
 	}
 	return best;
+}
+
+const struct cluster_node *
+cluster_least_loaded(const struct cluster *c, unsigned mine)
+{
+	return least_loaded(c, mine, false);
+}
+
+/* A pair waits for its room's news from there: a node that missed a beat is not asked (a node killed
+ * is counted alive for CLUSTER_DEAD_MS, and the pair would wait QUICK_PEND_MS for nothing). */
+const struct cluster_node *
+cluster_pair_node(const struct cluster *c, unsigned mine)
+{
+	return least_loaded(c, mine, true);
 }
 
 /* The node's load is its last beat's, up to a second old: without counting the rooms sent since,
@@ -1726,6 +1789,19 @@ cluster_mod_put(struct cluster *c, const char *field, const char *line, bool rej
 	snprintf(msg, sizeof msg, "mod %s %s", c->self_id, line);
 	redisAsyncCommand(c->cmd, ignore_reply, NULL, "EVAL %s 1 %s %s %s %s %s %d", mod_lua, KEY_BANS, field, line,
 	                  CHANNEL, msg, rejoin ? 0 : 1);
+}
+
+bool
+cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *code, const struct options *o,
+                  unsigned turn_time)
+{
+	char msg[160];
+
+	if (!cluster_up(c))
+		return false;
+	snprintf(msg, sizeof msg, "make %s %s %s %u %d %d %u", c->self_id, to->id, code, o->size, o->fov ? 1 : 0,
+	         o->potions ? 1 : 0, turn_time);
+	return redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg) == REDIS_OK;
 }
 
 #else /* no hiredis: a node alone */
@@ -1819,6 +1895,14 @@ cluster_least_loaded(const struct cluster *c, unsigned mine)
 	return NULL;
 }
 
+const struct cluster_node *
+cluster_pair_node(const struct cluster *c, unsigned mine)
+{
+	(void)c;
+	(void)mine;
+	return NULL;
+}
+
 void
 cluster_room_sent(struct cluster *c, const struct cluster_node *to)
 {
@@ -1898,6 +1982,18 @@ cluster_mod_put(struct cluster *c, const char *field, const char *line, bool rej
 	(void)field;
 	(void)line;
 	(void)rejoin;
+}
+
+bool
+cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *code, const struct options *o,
+                  unsigned turn_time)
+{
+	(void)c;
+	(void)to;
+	(void)code;
+	(void)o;
+	(void)turn_time;
+	return false;
 }
 
 #endif

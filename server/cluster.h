@@ -80,6 +80,13 @@ struct cluster_config {
 	/* Redis answers again (or for the first time): this node puts its bans and mutes in force back
 	 * with cluster_mod_put (rejoin true), before the hash is read (mod, for each line in it). */
 	void (*mod_rejoin)(void *ud);
+	/* Quick pairing's rooms on the least loaded node: another node (the pairing node) asks this one
+	 * to make private room `code` for a pair, with these options (unchecked: the callee checks them);
+	 * made, it is said as any room (cluster_room_added). NULL: this node makes none. */
+	void (*make_room)(void *ud, const char *code, const struct options *o, unsigned turn_time);
+	/* Another node said it made room `code` ("room ID CODE"): the pairing node tells its pair then,
+	 * once every node has the room in its directory. May be NULL. */
+	void (*room_news)(void *ud, const char *code, const char *node);
 };
 
 /* Parse redis://HOST:PORT (or HOST:PORT). 0, or -1 with a reason. */
@@ -132,6 +139,9 @@ unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigne
 /* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 (so that two nodes of about
  * the same load do not send a new room back and forth); NULL: keep it here. */
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
+/* As cluster_least_loaded, among the nodes that beat lately: where quick pairing asks for a pair's
+ * room (cluster_make_room). */
+const struct cluster_node *cluster_pair_node(const struct cluster *c, unsigned mine);
 /* A new room was sent to node `to` (REDIRECT): counted in its load until its next beat. */
 void cluster_room_sent(struct cluster *c, const struct cluster_node *to);
 /* Live nodes known, this one included. */
@@ -150,5 +160,10 @@ const struct cluster_node *cluster_pairer(const struct cluster *c);
  * does not put back a ban lifted in the same second while it was away). Nothing when Redis is not
  * there (the node puts its bans back when it is: mod_rejoin). */
 void cluster_mod_put(struct cluster *c, const char *field, const char *line, bool rejoin);
+/* Quick pairing: ask node `to` to make private room `code` with these options for a pair (published
+ * "make SELF TO CODE SIZE FOV POTIONS TURN"); its news comes back through room_news. false: Redis is
+ * not there (make the room here). */
+bool cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *code, const struct options *o,
+                       unsigned turn_time);
 
 #endif

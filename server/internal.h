@@ -314,6 +314,15 @@ struct server {
 	 * public rooms as last made (sent to every asker for ROOMS_CACHE_MS). */
 	struct conn *pool[SERVER_POOL_MAX];
 	unsigned npool;
+	/* ... and the pairs whose room a less loaded node of the cluster is making, told when its
+	 * news comes (or given a room here, QUICK_PEND_MS after, at a wave). */
+	struct quick_pend {
+		struct conn *c[2];     /* NULL once gone */
+		char code[PROTO_ROOM_BYTES + 1];
+		char node[CLUSTER_ID_LEN + 1];
+		uint64_t at;
+	} pend[QUICK_PEND_MAX];
+	unsigned npend;
 	uv_timer_t wave;
 	struct wire_msg rooms_cache;
 	uint64_t rooms_cache_at;
@@ -453,6 +462,10 @@ void quick__conn_gone(struct conn *c);              /* out of the pool */
 uint16_t quick__rating(const struct store_rating *r); /* a store's rating as the pool's (rounded, bounded) */
 void quick__wave(struct server *s);                 /* one wave: pair, tell the rest (the timer's; fuzz_server's) */
 void quick__open_rooms(void *ud, struct wire_rooms *out); /* this node's public open rooms (a cluster's beat) */
+/* A cluster's (cluster.h: make_room, room_news): a pair's room made here for the pairing node, and a
+ * room another node said it made (a pending pair's, told then). */
+void quick__make_room(void *ud, const char *code, const struct options *o, unsigned turn_time);
+void quick__room_news(void *ud, const char *code, const char *node);
 void room__sweep_idle(struct server *s);
 
 #endif
