@@ -6,18 +6,19 @@
 # unban said on another node lets it back; a node stopped while a ban is said learns it when it comes back,
 # and a ban said while Redis is down reaches the others once Redis is back (empty); hostile moderation lines
 # on the channel are ignored; the pairing node killed with -9 while two players wait in its pool: both are
-# paired on the next node within 5 s and play a verified duel. TAP output.
+# paired on the next node within 5 s and play a verified duel; a pairing node holding two rooms more than
+# another has the pair's room made on that one, where they play. TAP output.
 set -u
 W="${1:?usage: xban.sh WIZWAR}"
 command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
 . "$(dirname "$0")/../proc_lib.sh"
 proc_init xban # TMP, PIDS, fail, ok
 PROC_TAP=1
-PROC_TAIL=8
+PROC_TAIL=${PROC_TAIL:-8}
 PROC_SHOW=("$TMP/redis.log")
 REDIS=""
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
-echo "1..6"
+echo "1..7"
 
 redis_start
 
@@ -169,3 +170,38 @@ grep -qE "^duel 1: .*log verified" "$TMP/qa.out" && grep -qE "^duel 1: .*log ver
 	fail "the paired bots did not play a verified duel"
 grep -q "the link to the pool was lost" "$TMP/qa.err" || fail "qa did not say it asked again"
 ok "the pairing node killed with -9: both waiting players paired on $A $((T1 - T0)) ms later, a verified duel"
+
+# ==== the pairing node (now A) holding two rooms more than B: the pair's room is made on B ====
+# The dead P out of both nodes' views first (3.5 s after its last beat): until then a new room asked of A
+# may be sent to it, as to any node not yet seen dead.
+wait_re "cluster: node ${FP[$P]} .*not heard from" "$TMP/$A.err" 6
+wait_re "cluster: node ${FP[$P]} .*not heard from" "$TMP/$B.err" 6
+nrooms() { "$W" status --socket "$TMP/$1/admin.sock" | grep -oE '^rooms: [0-9]+' | cut -d' ' -f2; }
+for i in 1 2 3 4 5 6; do
+	RA="$(nrooms "$A")"
+	RB="$(nrooms "$B")"
+	[ -n "$RA" ] && [ -n "$RB" ] || fail "status of $A or $B: no room count"
+	[ "$RA" -ge $((RB + 2)) ] && break
+	# A new room asked of A stays there while A holds at most one room more than B.
+	bot "hold$i" "$A" --new-room --games 0 --think 30
+	wait_re '^room [a-z0-9-]+:' "$TMP/hold$i.out" 10
+	wait_re "room=$(grep -oE '^room [a-z0-9-]+' "$TMP/hold$i.out" | cut -d' ' -f2) .*created" "$TMP/$A.err" 5
+done
+[ "$RA" -ge $((RB + 2)) ] || fail "$A holds $RA rooms and $B $RB: not two more"
+sleep 1.2 # B's next beat: A counts B's rooms from there
+bot qc "$A" --quick --think 0 --bot-after 30 --games 1
+QC=$BOTPID
+bot qd "$B" --quick --think 0 --bot-after 30 --games 1
+QD=$BOTPID
+wait "$QC" || fail "qc: exit $?"
+wait "$QD" || fail "qd: exit $?"
+PC="$(grep -oE '^paired: room [a-z0-9-]+$' "$TMP/qc.out" | cut -d' ' -f3)"
+PD="$(grep -oE '^paired: room [a-z0-9-]+$' "$TMP/qd.out" | cut -d' ' -f3)"
+[ -n "$PC" ] && [ "$PC" = "$PD" ] || fail "qc and qd were not paired into one room ('$PC', '$PD')"
+grep -qE "room=$PC .*paired .* their room asked of node ${FP[$B]} " "$TMP/$A.err" ||
+	fail "$A ($RA rooms) did not ask $B ($RB rooms) for the pair's room"
+grep -qE "room=$PC .*made for a pair by the cluster's pairing node" "$TMP/$B.err" || fail "$B did not make the pair's room"
+grep -qE "room=$PC duel 1 starts" "$TMP/$B.err" || fail "the pair's duel was not played on $B"
+grep -qE "^duel 1: .*log verified" "$TMP/qc.out" && grep -qE "^duel 1: .*log verified" "$TMP/qd.out" ||
+	fail "the paired bots did not play a verified duel"
+ok "the pairing node $A holding $RA rooms and $B $RB: the pair's room made on $B, a verified duel there"
