@@ -407,9 +407,10 @@ on_beat_msg(struct cluster *c, char *rest)
 	char *f[5], *save = NULL;
 	int i = 0;
 
-	for (char *t = strtok_r(rest, " ", &save); t && i < 5; t = strtok_r(NULL, " ", &save))
+	char *t = strtok_r(rest, " ", &save);
+	for (; t && i < 5; t = strtok_r(NULL, " ", &save))
 		f[i++] = t;
-	if (i != 5 || strtok_r(NULL, " ", &save) != NULL)
+	if (i != 5 || t != NULL) /* t: a sixth token (the loop took it before it stopped) */
 		return;
 	char *end;
 	long port = strtol(f[2], &end, 10);
@@ -651,9 +652,10 @@ on_make(struct cluster *c, char *rest)
 
 	if (c->cfg.make_room == NULL)
 		return;
-	for (char *t = strtok_r(rest, " ", &save); t && i < 7; t = strtok_r(NULL, " ", &save))
+	char *t = strtok_r(rest, " ", &save);
+	for (; t && i < 7; t = strtok_r(NULL, " ", &save))
 		f[i++] = t;
-	if (i != 7 || strtok_r(NULL, " ", &save) != NULL || !valid_id(f[0], strlen(f[0])) ||
+	if (i != 7 || t != NULL || !valid_id(f[0], strlen(f[0])) || /* t: an eighth token */
 	    strcmp(f[0], c->self_id) == 0 || strcmp(f[1], c->self_id) != 0 || !valid_code(f[2], strlen(f[2])))
 		return;
 	for (int k = 0; k < 4; k++)

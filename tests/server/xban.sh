@@ -144,7 +144,18 @@ admin "$A" bans >"$TMP/bans.out" 2>&1
 grep -qF "$FMAL" "$TMP/bans.out" && fail "a hostile line banned Mal on $A: $(cat "$TMP/bans.out")"
 grep -qF "$FZED" "$TMP/bans.out" || fail "a hostile unban lifted Zed's ban on $A"
 kill -0 "${NPID[$A]}" && kill -0 "${NPID[$B]}" || fail "a node died of a hostile line"
-ok "hostile moderation lines on the channel are refused by the strict parser, said once; nothing applied"
+# Hostile asks for a pair's room ("make FROM TO CODE SIZE FOV POTIONS TURN"): none made; then one that is well
+# formed, from a Redis writer, is made (a node trusts Redis: a room, empty, private, swept when idle).
+for m in "${FP[$B]} ${FP[$A]} hstl-aaaa-aaaaa 4 1 1 0" "${FP[$B]} ${FP[$A]} hstl-aaaa-aaaab 25 2 1 0" \
+	"${FP[$B]} ${FP[$A]} hstl!aaaa 25 1 1 0" "${FP[$A]} ${FP[$A]} hstl-aaaa-aaaac 25 1 1 0" \
+	"${FP[$B]} ${FP[$A]} hstl-aaaa-aaaad 25 1 1 0 extra" "${FP[$B]} ${FP[$A]} hstl-aaaa-aaaae 25 1 1 99999" \
+	"${FP[$B]} ${FP[$A]} hstl-aaaa-aaaaf 25 1 1 3601" "${FP[$B]} ${FP[$A]} hstl-aaaa-aaaag 025 1 1 0"; do
+	printf 'make %s' "$m" | rpub
+done
+printf 'make %s %s zzzz-zzzz-zzzzz 25 1 1 0' "${FP[$B]}" "${FP[$A]}" | rpub
+wait_re "room=zzzz-zzzz-zzzzz .*made for a pair by the cluster's pairing node" "$TMP/$A.err" 5
+grep -q "room=hstl" "$TMP/$A.err" && fail "a hostile ask for a pair's room was taken: $(grep "room=hstl" "$TMP/$A.err")"
+ok "hostile moderation lines and asks for rooms on the channel are refused by the strict parsers; nothing applied"
 
 # ==== the pairing node killed with -9 while two players wait in its pool ====
 # qa asks P itself (it learns the other nodes from NODES), qb asks A (sent to P by REDIRECT).
