@@ -79,8 +79,11 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
  *   wizwar:taken:CODE  the node that took room CODE over, for a day: a node restarted with
  *                      --resume leaves that duel alone
  *   wizwar:salt        the cluster's password salt (hex), the first node's
+ *   wizwar:bans        a hash: the newest word on each ban or mute target (server/ban.h's lines)
  * and, on the channel, "open ID " then a ROOMS payload (proto/wire.c, decoded as strictly as a
- * client's): the node's public rooms waiting for a player, with every beat.
+ * client's): the node's public rooms waiting for a player, with every beat; "mod ID LINE": a ban,
+ * unban, mute or unmute said on node ID; "make FROM TO CODE SIZE FOV POTIONS TURN": the pairing
+ * node asks node TO to make a pair's room.
  * Every node caches the directory and the other nodes' open rooms from the hash and the channel,
  * so that routing a join or answering ROOMS asks nothing of Redis on the way. */
 #define KEY_ROOMS "wizwar:rooms"
