@@ -585,6 +585,7 @@ on_mod(struct cluster *c, const char *s, size_t n)
 		return;
 	}
 	c->cfg.mod(c->cfg.ud, line);
+	c->cfg.mod(c->cfg.ud, NULL);
 }
 
 /* The hash of bans, read as this node (re)joins, after it put its own back: each line applied here
@@ -608,6 +609,7 @@ on_mods_read(redisAsyncContext *ac, void *r, void *ud)
 		}
 		c->cfg.mod(c->cfg.ud, line);
 	}
+	c->cfg.mod(c->cfg.ud, NULL);
 	if (bad || reply->elements / 2 > MOD_READ_MAX)
 		say(c, LOG_WARNING, "cluster: %u lines of " KEY_BANS " are not what a node writes, or past %d: ignored",
 		    bad + (unsigned)(reply->elements / 2 > MOD_READ_MAX ? reply->elements / 2 - MOD_READ_MAX : 0),

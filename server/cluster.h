@@ -75,7 +75,8 @@ struct cluster_config {
 	void (*open_rooms)(void *ud, struct wire_rooms *out);
 	/* Bans across nodes (docs/server.md, "Bans across nodes"): a moderation line (server/ban.h's
 	 * ban_sync_line, unchecked: the callee parses it strictly) another node published, or one read
-	 * from the cluster's hash of them when this node (re)joins. NULL: none taken. */
+	 * from the cluster's hash of them when this node (re)joins; then line NULL: the batch is over
+	 * (what the bans match is dropped once a batch, not once a line). NULL: none taken. */
 	void (*mod)(void *ud, const char *line);
 	/* Redis answers again (or for the first time): this node puts its bans and mutes in force back
 	 * with cluster_mod_put (rejoin true), before the hash is read (mod, for each line in it). */

@@ -295,6 +295,7 @@ struct server {
 	struct ban_list bans;      /* an operator's bans and mutes (moderate.c), loaded from the store at start */
 	bool bans_shared;          /* ... from a store every node of the cluster reaches (PostgreSQL) */
 	bool bad_mod_said;         /* a cluster's moderation line that did not parse was logged */
+	bool mod_apply_due;        /* ... a ban came in this batch: who it matches is dropped at its end */
 	unsigned ntrusted;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
 	struct wire_msg in, out;

@@ -161,6 +161,15 @@ moderate__remote(void *ud, const char *line)
 	struct ban b;
 	bool lifted;
 
+	if (line == NULL) { /* the batch is over: one pass over the connections for all its bans */
+		if (s->mod_apply_due) {
+			unsigned n = apply(s);
+			s->mod_apply_due = false;
+			if (n)
+				server__log(s, "cluster: %u connection%s dropped by another node's ban", n, n == 1 ? "" : "s");
+		}
+		return;
+	}
 	if (!ban_sync_parse(line, now, &b, &lifted, why, sizeof why)) {
 		if (!s->bad_mod_said) /* a node trusts Redis, but what no node writes is not applied */
 			server__event(s, LOG_WARNING, NULL, NULL, "cluster: a moderation line that no node writes is ignored "
@@ -197,11 +206,8 @@ moderate__remote(void *ud, const char *line)
 	server__log(s, "cluster: %s %s, from another node", b.kind == BAN_MUTE ? "mute" : "ban", shown);
 	if (s->store && !s->bans_shared)
 		store_ban_put(s->store, &b, on_written, s);
-	if (b.kind != BAN_MUTE) {
-		unsigned n = apply(s);
-		if (n)
-			server__log(s, "cluster: %u connection%s dropped by another node's ban", n, n == 1 ? "" : "s");
-	}
+	if (b.kind != BAN_MUTE)
+		s->mod_apply_due = true;
 }
 
 /* ---- the admin commands (admin.c's table) ---- */
