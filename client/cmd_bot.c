@@ -269,10 +269,12 @@ cmd_bot(int argc, char **argv)
 	if (auth_init() != 0 || !ident_get(key_file, IDENT_BOT, &ident))
 		return 1;
 	bc.net.ident = &ident; /* net_create copies it */
+	struct quick_via via; /* outlives the block: the join may go through its host */
 	if (room.quick) {
 		unsigned rating = 0;
 		/* Each wave's WAITING a line on stderr, as join says it: a bot's log shows how it waited. */
-		r = quick_pair(&bc.net, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, true, code, &rating);
+		r = quick_pair(&bc.net, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, true, code, &rating,
+		               &via);
 		if (r < 0)
 			return 1;
 		if (r > 0) {
@@ -282,6 +284,7 @@ cmd_bot(int argc, char **argv)
 		printf("paired: room %s\n", code);
 		fflush(stdout);
 		bc.net.room = code;
+		quick_join_via(&bc.net, &via);
 	}
 	if (room.new_room) {
 		cmd_net_new_room_code(code);

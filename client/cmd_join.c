@@ -146,9 +146,11 @@ cmd_join(int argc, char **argv)
 	nc.ident = &ident; /* net_create copies it */
 	cmd_net_client_trust(&nc, fp, have_fp, known, sizeof known);
 	banner[0] = share[0] = '\0';
+	struct quick_via via; /* outlives the block: the join may go through its host */
 	if (room.quick) {
 		unsigned rating = 0;
-		r = quick_pair(&nc, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, true, code, &rating);
+		r = quick_pair(&nc, &room.opt, (unsigned)room.turn_time, (unsigned)room.bot_after, true, code, &rating,
+		               &via);
 		if (r < 0)
 			return 1;
 		if (r > 0) {
@@ -156,6 +158,7 @@ cmd_join(int argc, char **argv)
 			return offer_bot((unsigned)room.bot_after, rating, &room.opt);
 		}
 		nc.room = code;
+		quick_join_via(&nc, &via);
 		snprintf(banner, sizeof banner, "Paired with a stranger in the private room %s.", code);
 	}
 	if (room.new_room) {

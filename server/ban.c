@@ -381,3 +381,110 @@ ban_reason_sanitise(char *dst, size_t cap, const char *src)
 	if (text_clean(dst, cap, src, strlen(src), TEXT_REASON) < 0 && src[0])
 		snprintf(dst, cap, "?");
 }
+
+const struct ban *
+ban_get(const struct ban_list *l, int kind, const char *target)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->v[i].kind == kind && same_target(kind, l->v[i].target, target))
+			return &l->v[i];
+	return NULL;
+}
+
+void
+ban_sync_line(const struct ban *b, bool lifted, int64_t when, char *out, char *field)
+{
+	size_t n;
+
+	if (lifted)
+		snprintf(out, BAN_SYNC_MAX, "unban %lld %s %s", (long long)when, kind_word[b->kind], b->target);
+	else
+		snprintf(out, BAN_SYNC_MAX, "ban %lld %lld %s %s%s%s", (long long)b->created, (long long)b->expires,
+		         kind_word[b->kind], b->target, b->reason[0] ? " --reason " : "", b->reason);
+	/* One field a target: a name in any case is one name (same_name), so it is folded here. */
+	n = (size_t)snprintf(field, BAN_SYNC_MAX, "%s %s", kind_word[b->kind], b->target);
+	for (size_t i = 0; i < n && i < BAN_SYNC_MAX; i++)
+		if (field[i] >= 'A' && field[i] <= 'Z')
+			field[i] = (char)(field[i] + 32);
+}
+
+/* A whole decimal number, no sign, no leading zero, at most `max`; the next byte must be a space.
+ * -1 when not. */
+static int64_t
+sync_number(const char **p, int64_t max)
+{
+	const char *s = *p;
+	int64_t v = 0;
+	size_t i = 0;
+
+	if (s[0] == '0' && s[1] == ' ') {
+		*p = s + 2;
+		return 0;
+	}
+	if (s[0] < '1' || s[0] > '9')
+		return -1;
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (max - (s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (s[i] != ' ')
+		return -1;
+	*p = s + i + 1;
+	return v;
+}
+
+bool
+ban_sync_parse(const char *line, int64_t now, struct ban *out, bool *lifted, char *why, size_t whylen)
+{
+	const char *p = line;
+	int64_t created, expires = 0, max = now + BAN_SYNC_SKEW;
+	int kind;
+	size_t n;
+
+	if (memchr(line, '\0', BAN_SYNC_MAX) == NULL) {
+		snprintf(why, whylen, "a line longer than %d bytes", BAN_SYNC_MAX - 1);
+		return false;
+	}
+	if (strncmp(p, "ban ", 4) == 0) {
+		*lifted = false;
+		p += 4;
+	} else if (strncmp(p, "unban ", 6) == 0) {
+		*lifted = true;
+		p += 6;
+	} else {
+		snprintf(why, whylen, "neither ban nor unban");
+		return false;
+	}
+	if ((created = sync_number(&p, max)) < 1) {
+		snprintf(why, whylen, "not a time (or one more than a day ahead of this node's clock)");
+		return false;
+	}
+	if (!*lifted && ((expires = sync_number(&p, created + BAN_FOR_MAX)) < 0 || (expires && expires <= created))) {
+		snprintf(why, whylen, "not an expiry after its creation and within %lld days of it",
+		         (long long)(BAN_FOR_MAX / 86400));
+		return false;
+	}
+	for (kind = 0; kind < BAN_KINDS; kind++) {
+		n = strlen(kind_word[kind]);
+		if (strncmp(p, kind_word[kind], n) == 0 && p[n] == ' ')
+			break;
+	}
+	if (kind == BAN_KINDS) {
+		snprintf(why, whylen, "not a kind (key, name, addr or mute)");
+		return false;
+	}
+	/* The rest is what an admin command says, and is parsed as strictly as one; a mute's and an
+	 * unban's say no more than their target, a ban's its reason at most (no --for: the expiry is
+	 * the line's). */
+	int verb = kind == BAN_MUTE ? (*lifted ? BAN_VERB_UNMUTE : BAN_VERB_MUTE) : (*lifted ? BAN_VERB_UNBAN : BAN_VERB_BAN);
+	if (!ban_parse(verb, kind == BAN_MUTE ? p + n + 1 : p, created, out, why, whylen))
+		return false;
+	if (out->expires != 0) {
+		snprintf(why, whylen, "--for in a line whose expiry is its own");
+		return false;
+	}
+	out->created = created;
+	out->expires = expires;
+	return true;
+}

@@ -88,6 +88,24 @@ bool ban_parse(int verb, const char *args, int64_t now, struct ban *out, char *w
 bool ban_target(int kind, const char *text, struct ban *out, char *why, size_t whylen);
 /* A duration "90s", "15m", "2h", "7d", "2w": seconds, or -1. */
 int64_t ban_duration(const char *text);
+/*
+ * A ban, mute or their lifting as one line for the other nodes of a cluster (docs/server.md,
+ * "Bans across nodes"): "ban CREATED EXPIRES KIND TARGET[ --reason TEXT]" (KIND key, name, addr
+ * or mute) or "unban WHEN KIND TARGET". Times are Unix seconds: a cluster keeps the newest
+ * word on each target (CREATED or WHEN), so that nodes that hear them in another order agree.
+ */
+#define BAN_SYNC_MAX 256 /* bytes of a line, its NUL included: ample for the longest target and reason */
+#define BAN_SYNC_SKEW 86400 /* a CREATED or WHEN more than this past the receiver's clock is refused */
+/* The line of ban b (lifted: "unban", `when` its time) into out; its field in the cluster's hash
+ * ("KIND TARGET", a name folded to ASCII lowercase) into field (BAN_SYNC_MAX bytes each). */
+void ban_sync_line(const struct ban *b, bool lifted, int64_t when, char *out, char *field);
+/* A line from another node, strictly: every field checked as an admin command's (ban_parse), times
+ * whole decimal numbers, an expiry after its creation and within BAN_FOR_MAX of it, nothing after
+ * the target of an unban. true with *lifted, *out (for an unban: its kind and target, created its
+ * time), or false and why. */
+bool ban_sync_parse(const char *line, int64_t now, struct ban *out, bool *lifted, char *why, size_t whylen);
+/* The ban or mute of this kind and target held, or NULL. */
+const struct ban *ban_get(const struct ban_list *l, int kind, const char *target);
 /* A text loaded from the store (which `sqlite3 FILE` may have edited) made clean: anything
  * proto/text.h's REASON kind does not allow is dropped, and a text not UTF-8 becomes "?". */
 void ban_reason_sanitise(char *dst, size_t cap, const char *src);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 #include <arpa/inet.h>
 #include <sodium.h>
@@ -78,8 +79,11 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
  *   wizwar:taken:CODE  the node that took room CODE over, for a day: a node restarted with
  *                      --resume leaves that duel alone
  *   wizwar:salt        the cluster's password salt (hex), the first node's
+ *   wizwar:bans        a hash: the newest word on each ban or mute target (server/ban.h's lines)
  * and, on the channel, "open ID " then a ROOMS payload (proto/wire.c, decoded as strictly as a
- * client's): the node's public rooms waiting for a player, with every beat.
+ * client's): the node's public rooms waiting for a player, with every beat; "mod ID LINE": a ban,
+ * unban, mute or unmute said on node ID; "make FROM TO CODE SIZE FOV POTIONS TURN": the pairing
+ * node asks node TO to make a pair's room.
  * Every node caches the directory and the other nodes' open rooms from the hash and the channel,
  * so that routing a join or answering ROOMS asks nothing of Redis on the way. */
 #define KEY_ROOMS "wizwar:rooms"
@@ -169,6 +173,34 @@ static const char salt_lua[] =
 static const char owner_lua[] =
 	"return {redis.call('HGET', KEYS[1], ARGV[1]) or '', redis.call('GET', KEYS[2]) or ''}";
 
+/* Bans across nodes: the hash wizwar:bans holds, for each target ("KIND TARGET"), the newest word on
+ * it, a ban ("ban CREATED ...") or its lifting ("unban WHEN ..."); a word is set, and published as
+ * "mod ID LINE", only when it is newer than the one there (ARGV[6] 1: or as new, a live command; 0:
+ * strictly newer, a node putting its bans back as it rejoins). KEYS: the hash; ARGV: field, line,
+ * channel, message. */
+#define KEY_BANS "wizwar:bans"
+static const char mod_lua[] =
+	"local function t(v) return tonumber(string.match(v, '^%a+ (%d+)')) or 0 end "
+	"local old = redis.call('HGET', KEYS[1], ARGV[1]) "
+	"if old == ARGV[2] then return 0 end "
+	"if old then local a, b = t(old), t(ARGV[2]) "
+	"if a > b or (a == b and ARGV[5] == '0') then return 0 end end "
+	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
+	"redis.call('PUBLISH', ARGV[3], ARGV[4]) "
+	"return 1";
+/* What no node needs any more: a lifting older than a day (a node away longer than that misses it),
+ * a ban past its expiry. KEYS: the hash; ARGV: now (Unix s). */
+static const char mod_prune_lua[] =
+	"local now, n = tonumber(ARGV[1]), 0 "
+	"local all = redis.call('HGETALL', KEYS[1]) "
+	"for i = 1, #all, 2 do local v = all[i + 1] "
+	"local w = tonumber(string.match(v, '^unban (%d+) ')) "
+	"local e = tonumber(string.match(v, '^ban %d+ (%d+) ')) "
+	"if (w and w + 86400 < now) or (e and e ~= 0 and e <= now) or (not w and not e) then "
+	"redis.call('HDEL', KEYS[1], all[i]) n = n + 1 end end "
+	"return n";
+#define MOD_READ_MAX (2 * 10000) /* lines of the hash taken at a rejoin: BAN_MAX bans and their liftings */
+
 struct entry {
 	struct entry *next;
 	char code[PROTO_ROOM_BYTES + 1];
@@ -224,6 +256,7 @@ struct cluster {
 	struct wire_msg scratch;      /* an open list encoded or decoded (27 KiB: off the stack) */
 	uint8_t openbuf[sizeof "open " + CLUSTER_ID_LEN + WIRE_ROOMS_BYTES];
 	bool bad_open_said;
+	bool bad_mod_said;
 	void (*done)(void *ud);
 	void *done_ud;
 };
@@ -377,9 +410,10 @@ on_beat_msg(struct cluster *c, char *rest)
 	char *f[5], *save = NULL;
 	int i = 0;
 
-	for (char *t = strtok_r(rest, " ", &save); t && i < 5; t = strtok_r(NULL, " ", &save))
+	char *t = strtok_r(rest, " ", &save);
+	for (; t && i < 5; t = strtok_r(NULL, " ", &save))
 		f[i++] = t;
-	if (i != 5 || strtok_r(NULL, " ", &save) != NULL)
+	if (i != 5 || t != NULL) /* t: a sixth token (the loop took it before it stopped) */
 		return;
 	char *end;
 	long port = strtol(f[2], &end, 10);
@@ -516,6 +550,126 @@ on_fenced(redisAsyncContext *ac, void *r, void *ud)
 	}
 }
 
+/* Bans across nodes. */
+
+static void ignore_reply(redisAsyncContext *ac, void *r, void *ud);
+
+/* A moderation line as text, or false: a Redis value that is no line of a node's (too long, a NUL, a
+ * control byte) is not handed on; the server then parses the line strictly (ban_sync_parse). */
+static bool
+mod_text(const char *s, size_t n, char *out, size_t cap)
+{
+	if (n == 0 || n >= cap || memchr(s, '\0', n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return true;
+}
+
+/* "mod ID LINE": another node's ban, unban, mute or unmute, applied here at once. */
+static void
+on_mod(struct cluster *c, const char *s, size_t n)
+{
+	char line[CLUSTER_MOD_MAX];
+
+	if (c->cfg.mod == NULL || n < CLUSTER_ID_LEN + 2 || s[CLUSTER_ID_LEN] != ' ' || !valid_id(s, CLUSTER_ID_LEN) ||
+	    memcmp(s, c->self_id, CLUSTER_ID_LEN) == 0)
+		return; /* this node's own: applied where it was made */
+	if (!mod_text(s + CLUSTER_ID_LEN + 1, n - CLUSTER_ID_LEN - 1, line, sizeof line)) {
+		if (!c->bad_mod_said)
+			say(c, LOG_WARNING, "cluster: a moderation line on the channel is not what a node writes: ignored");
+		c->bad_mod_said = true;
+		return;
+	}
+	c->cfg.mod(c->cfg.ud, line);
+	c->cfg.mod(c->cfg.ud, NULL);
+}
+
+/* The hash of bans, read as this node (re)joins, after it put its own back: each line applied here
+ * as if it had just been published (the server keeps the newest word on each target). */
+static void
+on_mods_read(redisAsyncContext *ac, void *r, void *ud)
+{
+	struct cluster *c = ac->data; /* NULL once stopped: a reply may come after */
+	redisReply *reply = r;
+	char line[CLUSTER_MOD_MAX];
+	unsigned bad = 0;
+
+	(void)ud;
+	if (c == NULL || c->stopping || c->cfg.mod == NULL || reply == NULL || reply->type != REDIS_REPLY_ARRAY)
+		return;
+	for (size_t i = 0; i + 1 < reply->elements && i / 2 < MOD_READ_MAX; i += 2) {
+		redisReply *v = reply->element[i + 1];
+		if (v->type != REDIS_REPLY_STRING || !mod_text(v->str, v->len, line, sizeof line)) {
+			bad++;
+			continue;
+		}
+		c->cfg.mod(c->cfg.ud, line);
+	}
+	c->cfg.mod(c->cfg.ud, NULL);
+	if (bad || reply->elements / 2 > MOD_READ_MAX)
+		say(c, LOG_WARNING, "cluster: %u lines of " KEY_BANS " are not what a node writes, or past %d: ignored",
+		    bad + (unsigned)(reply->elements / 2 > MOD_READ_MAX ? reply->elements / 2 - MOD_READ_MAX : 0),
+		    MOD_READ_MAX);
+}
+
+/* Redis answers again: this node's bans go back (a Redis come back empty, or bans made here while
+ * it was away), the stale words go, then the cluster's are read. In this order on one connection. */
+static void
+mods_rejoin(struct cluster *c)
+{
+	if (c->cfg.mod == NULL)
+		return;
+	if (c->cfg.mod_rejoin)
+		c->cfg.mod_rejoin(c->cfg.ud);
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "EVAL %s 1 %s %lld", mod_prune_lua, KEY_BANS, (long long)time(NULL));
+	redisAsyncCommand(c->cmd, on_mods_read, NULL, "HGETALL %s", KEY_BANS);
+}
+
+/* Quick pairing's rooms on the least loaded node. */
+
+/* A small whole number of at most `max`, the whole token: -1 when not. */
+static long
+small_number(const char *t, long max)
+{
+	long v = 0;
+
+	if (t[0] < '0' || t[0] > '9' || (t[0] == '0' && t[1] != '\0'))
+		return -1;
+	for (; *t; t++) {
+		if (*t < '0' || *t > '9' || (v = v * 10 + (*t - '0')) > max)
+			return -1;
+	}
+	return v;
+}
+
+/* "make FROM TO CODE SIZE FOV POTIONS TURN": the pairing node asks node TO for a pair's room. Only
+ * this node's are taken; the server checks the options as a client's. */
+static void
+on_make(struct cluster *c, char *rest)
+{
+	char *f[7], *save = NULL;
+	int i = 0;
+	long v[4];
+
+	if (c->cfg.make_room == NULL)
+		return;
+	char *t = strtok_r(rest, " ", &save);
+	for (; t && i < 7; t = strtok_r(NULL, " ", &save))
+		f[i++] = t;
+	if (i != 7 || t != NULL || !valid_id(f[0], strlen(f[0])) || /* t: an eighth token */
+	    strcmp(f[0], c->self_id) == 0 || strcmp(f[1], c->self_id) != 0 || !valid_code(f[2], strlen(f[2])))
+		return;
+	for (int k = 0; k < 4; k++)
+		if ((v[k] = small_number(f[3 + k], k == 0 ? 255 : k == 3 ? 65535 : 1)) < 0)
+			return;
+	struct options o = { .size = (uint8_t)v[0], .fov = v[1] == 1, .potions = v[2] == 1 };
+	c->cfg.make_room(c->cfg.ud, f[2], &o, (unsigned)v[3]);
+}
+
 /* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE", "open ID ROOMS". */
 static void
 on_event(struct cluster *c, const char *s, size_t n)
@@ -526,12 +680,20 @@ on_event(struct cluster *c, const char *s, size_t n)
 		on_open(c, (const uint8_t *)s + 5, n - 5);
 		return;
 	}
+	if (n > 4 && memcmp(s, "mod ", 4) == 0) { /* longer than the others too */
+		on_mod(c, s + 4, n - 4);
+		return;
+	}
 	if (n >= sizeof buf || memchr(s, '\0', n))
 		return;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	if (strncmp(buf, "beat ", 5) == 0) {
 		on_beat_msg(c, buf + 5);
+		return;
+	}
+	if (strncmp(buf, "make ", 5) == 0) {
+		on_make(c, buf + 5);
 		return;
 	}
 	bool add = strncmp(buf, "room ", 5) == 0;
@@ -554,6 +716,8 @@ on_event(struct cluster *c, const char *s, size_t n)
 			return;
 		}
 		dir_set(c, code, id);
+		if (c->cfg.room_news)
+			c->cfg.room_news(c->cfg.ud, code, id);
 	}
 	else
 		dir_del(c, code, id);
@@ -795,6 +959,7 @@ on_cmd_connected(const redisAsyncContext *ac, int status)
 	dir_each(c, c->self_id, false, publish_room);
 	redisAsyncCommand(c->cmd, on_rooms_read, c, "HGETALL %s", KEY_ROOMS);
 	send_beat(c);
+	mods_rejoin(c);
 }
 
 static void stop_check(struct cluster *c);
@@ -1512,19 +1677,36 @@ cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max)
 	return n;
 }
 
-const struct cluster_node *
-cluster_least_loaded(const struct cluster *c, unsigned mine)
+static bool node_fresh(const struct cluster *c, const struct cluster_node *n);
+
+/* fresh: only among the nodes that beat lately (not one that missed a beat: it may be dead). */
+static const struct cluster_node *
+least_loaded(const struct cluster *c, unsigned mine, bool fresh)
 {
 	const struct cluster_node *best = NULL;
 
 	for (unsigned i = 0; i < c->nnodes; i++) {
 		const struct cluster_node *n = &c->nodes[i];
-		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n))
+		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n) || (fresh && !node_fresh(c, n)))
 			continue;
 		if (n->rooms + 1 < mine && (best == NULL || n->rooms < best->rooms))
 			best = n;
 	}
 	return best;
+}
+
+const struct cluster_node *
+cluster_least_loaded(const struct cluster *c, unsigned mine)
+{
+	return least_loaded(c, mine, false);
+}
+
+/* A pair waits for its room's news from there: a node that missed a beat is not asked (a node killed
+ * is counted alive for CLUSTER_DEAD_MS, and the pair would wait QUICK_PEND_MS for nothing). */
+const struct cluster_node *
+cluster_pair_node(const struct cluster *c, unsigned mine)
+{
+	return least_loaded(c, mine, true);
 }
 
 /* The node's load is its last beat's, up to a second old: without counting the rooms sent since,
@@ -1602,6 +1784,31 @@ cluster_pairer(const struct cluster *c)
 		}
 	}
 	return best;
+}
+
+void
+cluster_mod_put(struct cluster *c, const char *field, const char *line, bool rejoin)
+{
+	char msg[sizeof "mod " + CLUSTER_ID_LEN + CLUSTER_MOD_MAX];
+
+	if (!c->cmd_up)
+		return;
+	snprintf(msg, sizeof msg, "mod %s %s", c->self_id, line);
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "EVAL %s 1 %s %s %s %s %s %d", mod_lua, KEY_BANS, field, line,
+	                  CHANNEL, msg, rejoin ? 0 : 1);
+}
+
+bool
+cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *code, const struct options *o,
+                  unsigned turn_time)
+{
+	char msg[160];
+
+	if (!cluster_up(c))
+		return false;
+	snprintf(msg, sizeof msg, "make %s %s %s %u %d %d %u", c->self_id, to->id, code, o->size, o->fov ? 1 : 0,
+	         o->potions ? 1 : 0, turn_time);
+	return redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg) == REDIS_OK;
 }
 
 #else /* no hiredis: a node alone */
@@ -1695,6 +1902,14 @@ cluster_least_loaded(const struct cluster *c, unsigned mine)
 	return NULL;
 }
 
+const struct cluster_node *
+cluster_pair_node(const struct cluster *c, unsigned mine)
+{
+	(void)c;
+	(void)mine;
+	return NULL;
+}
+
 void
 cluster_room_sent(struct cluster *c, const struct cluster_node *to)
 {
@@ -1765,6 +1980,27 @@ void
 cluster_flush(struct cluster *c)
 {
 	(void)c;
+}
+
+void
+cluster_mod_put(struct cluster *c, const char *field, const char *line, bool rejoin)
+{
+	(void)c;
+	(void)field;
+	(void)line;
+	(void)rejoin;
+}
+
+bool
+cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *code, const struct options *o,
+                  unsigned turn_time)
+{
+	(void)c;
+	(void)to;
+	(void)code;
+	(void)o;
+	(void)turn_time;
+	return false;
 }
 
 #endif

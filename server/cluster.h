@@ -29,6 +29,7 @@
 /* A tick (every CLUSTER_TICK_MS) this late means the node's own loop stopped: the lease applies only
  * then (a node whose loop runs while Redis is slow plays on, and is fenced if Redis says so). */
 #define CLUSTER_STALL_MS 1000
+#define CLUSTER_MOD_MAX 256      /* a moderation line, its NUL included (server/ban.h, BAN_SYNC_MAX) */
 #define CLUSTER_PASSWORD_MAX 512 /* a Redis password (--redis-password-file) */
 
 struct cluster;
@@ -72,6 +73,21 @@ struct cluster_config {
 	/* This node's public rooms waiting for a player, asked at every beat and published to the other
 	 * nodes (so that ROOMS on any node lists every node's). NULL: none published. */
 	void (*open_rooms)(void *ud, struct wire_rooms *out);
+	/* Bans across nodes (docs/server.md, "Bans across nodes"): a moderation line (server/ban.h's
+	 * ban_sync_line, unchecked: the callee parses it strictly) another node published, or one read
+	 * from the cluster's hash of them when this node (re)joins; then line NULL: the batch is over
+	 * (what the bans match is dropped once a batch, not once a line). NULL: none taken. */
+	void (*mod)(void *ud, const char *line);
+	/* Redis answers again (or for the first time): this node puts its bans and mutes in force back
+	 * with cluster_mod_put (rejoin true), before the hash is read (mod, for each line in it). */
+	void (*mod_rejoin)(void *ud);
+	/* Quick pairing's rooms on the least loaded node: another node (the pairing node) asks this one
+	 * to make private room `code` for a pair, with these options (unchecked: the callee checks them);
+	 * made, it is said as any room (cluster_room_added). NULL: this node makes none. */
+	void (*make_room)(void *ud, const char *code, const struct options *o, unsigned turn_time);
+	/* Another node said it made room `code` ("room ID CODE"): the pairing node tells its pair then,
+	 * once every node has the room in its directory. May be NULL. */
+	void (*room_news)(void *ud, const char *code, const char *node);
 };
 
 /* Parse redis://HOST:PORT (or HOST:PORT). 0, or -1 with a reason. */
@@ -124,6 +140,9 @@ unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigne
 /* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 (so that two nodes of about
  * the same load do not send a new room back and forth); NULL: keep it here. */
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
+/* As cluster_least_loaded, among the nodes that beat lately: where quick pairing asks for a pair's
+ * room (cluster_make_room). */
+const struct cluster_node *cluster_pair_node(const struct cluster *c, unsigned mine);
 /* A new room was sent to node `to` (REDIRECT): counted in its load until its next beat. */
 void cluster_room_sent(struct cluster *c, const struct cluster_node *to);
 /* Live nodes known, this one included. */
@@ -135,5 +154,17 @@ unsigned cluster_open_lists(const struct cluster *c, const struct wire_rooms **l
  * smallest id. NULL: this node pairs (it is that node, or Redis cannot be reached: alone). A node
  * sends QUICK only to a smaller id than its own, so two views that disagree cannot send it round. */
 const struct cluster_node *cluster_pairer(const struct cluster *c);
+
+/* A moderation line into the cluster's hash wizwar:bans under `field` (ban_sync_line's), and
+ * published to the other nodes, only when it is newer than the word the hash holds on that target
+ * (a line's time: a ban's creation, an unban's; rejoin: strictly newer, so that a node coming back
+ * does not put back a ban lifted in the same second while it was away). Nothing when Redis is not
+ * there (the node puts its bans back when it is: mod_rejoin). */
+void cluster_mod_put(struct cluster *c, const char *field, const char *line, bool rejoin);
+/* Quick pairing: ask node `to` to make private room `code` with these options for a pair (published
+ * "make SELF TO CODE SIZE FOV POTIONS TURN"); its news comes back through room_news. false: Redis is
+ * not there (make the room here). */
+bool cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *code, const struct options *o,
+                       unsigned turn_time);
 
 #endif

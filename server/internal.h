@@ -293,6 +293,9 @@ struct server {
 	struct metrics_http *http; /* the --metrics endpoint, or NULL */
 	struct proxy_cidr trusted[PROXY_TRUSTED_MAX];
 	struct ban_list bans;      /* an operator's bans and mutes (moderate.c), loaded from the store at start */
+	bool bans_shared;          /* ... from a store every node of the cluster reaches (PostgreSQL) */
+	bool bad_mod_said;         /* a cluster's moderation line that did not parse was logged */
+	bool mod_apply_due;        /* ... a ban came in this batch: who it matches is dropped at its end */
 	unsigned ntrusted;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
 	struct wire_msg in, out;
@@ -312,6 +315,15 @@ struct server {
 	 * public rooms as last made (sent to every asker for ROOMS_CACHE_MS). */
 	struct conn *pool[SERVER_POOL_MAX];
 	unsigned npool;
+	/* ... and the pairs whose room a less loaded node of the cluster is making, told when its
+	 * news comes (or given a room here, QUICK_PEND_MS after, at a wave). */
+	struct quick_pend {
+		struct conn *c[2];     /* NULL once gone */
+		char code[PROTO_ROOM_BYTES + 1];
+		char node[CLUSTER_ID_LEN + 1];
+		uint64_t at;
+	} pend[QUICK_PEND_MAX];
+	unsigned npend;
 	uv_timer_t wave;
 	struct wire_msg rooms_cache;
 	uint64_t rooms_cache_at;
@@ -409,6 +421,10 @@ WW_COLD int moderate__open_store(struct server *s, const char *store_path, char 
 bool moderate__refuse(struct conn *c);
 /* A muted key's chat: the sender is told, nothing is delivered (true). */
 bool moderate__muted(struct conn *c);
+/* The cluster's (cluster.h: mod, mod_rejoin): another node's moderation line applied here, and this
+ * node's bans put back into Redis as it rejoins. */
+void moderate__remote(void *ud, const char *line);
+void moderate__rejoin(void *ud);
 void moderate__sweep(struct server *s);
 const char *moderate__cmd_ban(struct server *s, int verb, const char *args, struct metrics_buf *out, char *why,
                               size_t whylen);
@@ -447,6 +463,10 @@ void quick__conn_gone(struct conn *c);              /* out of the pool */
 uint16_t quick__rating(const struct store_rating *r); /* a store's rating as the pool's (rounded, bounded) */
 void quick__wave(struct server *s);                 /* one wave: pair, tell the rest (the timer's; fuzz_server's) */
 void quick__open_rooms(void *ud, struct wire_rooms *out); /* this node's public open rooms (a cluster's beat) */
+/* A cluster's (cluster.h: make_room, room_news): a pair's room made here for the pairing node, and a
+ * room another node said it made (a pending pair's, told then). */
+void quick__make_room(void *ud, const char *code, const struct options *o, unsigned turn_time);
+void quick__room_news(void *ud, const char *code, const char *node);
 void room__sweep_idle(struct server *s);
 
 #endif

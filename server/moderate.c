@@ -24,6 +24,7 @@ moderate__open_store(struct server *s, const char *store_path, char *why, size_t
 {
 	if (store_open_bans(s->loop, store_path, moderate__now(), loaded, &s->bans, &s->store, why, whylen) != 0)
 		return -1;
+	s->bans_shared = store_target_is_pg(store_path);
 	if (s->bans.n) {
 		char shown[512];
 		store_describe(store_path, shown, sizeof shown); /* a URI's password never reaches a log */
@@ -122,6 +123,93 @@ record(struct server *s, struct store_req *q, struct metrics_buf *out)
 		metrics_buf_printf(out, "not recorded: out of memory\n");
 }
 
+/* ---- bans across a cluster's nodes (docs/server.md, "Bans across nodes") ---- */
+
+/* A command of this node's to the other nodes: published on the channel and kept in Redis's hash of
+ * bans (cluster.c), where a node that was away reads it when it rejoins. */
+static void
+publish(struct server *s, const struct ban *b, bool lifted, int64_t when)
+{
+	char line[BAN_SYNC_MAX], field[BAN_SYNC_MAX];
+
+	if (s->cluster == NULL)
+		return;
+	ban_sync_line(b, lifted, when, line, field);
+	cluster_mod_put(s->cluster, field, line, false);
+}
+
+void
+moderate__rejoin(void *ud)
+{
+	struct server *s = ud;
+	char line[BAN_SYNC_MAX], field[BAN_SYNC_MAX];
+
+	ban_prune(&s->bans, moderate__now());
+	for (unsigned i = 0; i < s->bans.n; i++) {
+		ban_sync_line(&s->bans.v[i], false, 0, line, field);
+		cluster_mod_put(s->cluster, field, line, true);
+	}
+}
+
+void
+moderate__remote(void *ud, const char *line)
+{
+	struct server *s = ud;
+	int64_t now = moderate__now();
+	char why[160], shown[BAN_TARGET_MAX + BAN_REASON_MAX + 160];
+	const struct ban *old;
+	struct ban b;
+	bool lifted;
+
+	if (line == NULL) { /* the batch is over: one pass over the connections for all its bans */
+		if (s->mod_apply_due) {
+			unsigned n = apply(s);
+			s->mod_apply_due = false;
+			if (n)
+				server__log(s, "cluster: %u connection%s dropped by another node's ban", n, n == 1 ? "" : "s");
+		}
+		return;
+	}
+	if (!ban_sync_parse(line, now, &b, &lifted, why, sizeof why)) {
+		if (!s->bad_mod_said) /* a node trusts Redis, but what no node writes is not applied */
+			server__event(s, LOG_WARNING, NULL, NULL, "cluster: a moderation line that no node writes is ignored "
+			              "(%s); others are ignored silently", why);
+		s->bad_mod_said = true;
+		return;
+	}
+	/* The newest word on a target wins, wherever it was said and in whatever order it comes here;
+	 * a lifting and a ban of the same second: the lifting (so that a node that missed it and
+	 * puts the ban back as it rejoins does not revive it). */
+	old = ban_get(&s->bans, b.kind, b.target);
+	if (old && (old->created > b.created || (!lifted && old->created == b.created && old->expires == b.expires &&
+	                                         strcmp(old->reason, b.reason) == 0)))
+		return;
+	if (lifted) {
+		if (old == NULL)
+			return;
+		ban_remove(&s->bans, b.kind, b.target);
+		server__log(s, "cluster: %s %s lifted by another node", b.kind == BAN_MUTE ? "mute of" : "ban of", b.target);
+		/* A store of this node's own (SQLite) keeps the cluster's word too, for its restart; a
+		 * shared one (PostgreSQL) has it from the node that lifted it. */
+		if (s->store && !s->bans_shared)
+			store_ban_del(s->store, b.kind, b.target, on_written, s);
+		return;
+	}
+	if (b.expires && b.expires <= now)
+		return;
+	if (ban_add(&s->bans, &b) != 0) {
+		server__event(s, LOG_ERR, NULL, NULL, "cluster: another node's %s %s not applied: more than %d bans and mutes",
+		              b.kind == BAN_MUTE ? "mute of" : "ban of", b.target, BAN_MAX);
+		return;
+	}
+	ban_line(&b, now, shown, sizeof shown);
+	server__log(s, "cluster: %s %s, from another node", b.kind == BAN_MUTE ? "mute" : "ban", shown);
+	if (s->store && !s->bans_shared)
+		store_ban_put(s->store, &b, on_written, s);
+	if (b.kind != BAN_MUTE)
+		s->mod_apply_due = true;
+}
+
 /* ---- the admin commands (admin.c's table) ---- */
 
 /* `bans` lists this many at most: some 200 bytes a line, well under half of ADMIN_QUEUE_MAX. */
@@ -145,6 +233,7 @@ moderate__cmd_ban(struct server *s, int verb, const char *args, struct metrics_b
 		server__log(s, "admin: %s %s", verb == BAN_VERB_BAN ? "ban" : "mute", line);
 		metrics_buf_printf(out, "%s\n", line);
 		record(s, s->store ? store_ban_put(s->store, &b, on_written, s) : NULL, out);
+		publish(s, &b, false, now);
 		if (verb == BAN_VERB_BAN)
 		{
 			unsigned n = apply(s);
@@ -152,10 +241,18 @@ moderate__cmd_ban(struct server *s, int verb, const char *args, struct metrics_b
 		}
 		return NULL;
 	}
+	/* In a cluster the lifting goes to the other nodes whether this one held it or not (it may have
+	 * been away when the ban was said). */
+	publish(s, &b, true, now);
 	if (!ban_remove(&s->bans, b.kind, b.target)) {
-		snprintf(why, whylen, "no %s %s", b.kind == BAN_MUTE ? "mute of" : "ban of", b.target);
 		if (s->store) /* it may be in the file still, say an expired one: gone from there too */
 			store_ban_del(s->store, b.kind, b.target, NULL, NULL);
+		if (s->cluster) {
+			metrics_buf_printf(out, "no %s %s here; lifted on the cluster's other nodes\n",
+			                   b.kind == BAN_MUTE ? "mute of" : "ban of", b.target);
+			return NULL;
+		}
+		snprintf(why, whylen, "no %s %s", b.kind == BAN_MUTE ? "mute of" : "ban of", b.target);
 		return why;
 	}
 	server__log(s, "admin: %s %s", verb == BAN_VERB_UNBAN ? "unban" : "unmute", b.target);

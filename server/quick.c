@@ -220,6 +220,30 @@ quick__rating(const struct store_rating *r)
 	return v >= 0 && v <= 65535 ? (uint16_t)(v + 0.5) : v > 65535 ? 65535 : (v < 0 ? 0 : POOL_RATING_DEFAULT);
 }
 
+/* A cluster's live nodes (NODES) to a player entering this node's pool: if this node dies with the
+ * player waiting, its client asks the others again (client/quick.c), and a client that asked this
+ * node first knows no other. As room.c tells a player before WELCOME. */
+static void
+send_nodes(struct conn *c)
+{
+	struct server *s = c->srv;
+	struct wire_msg *m = &s->out;
+	struct cluster_node nodes[WIRE_NODES_MAX];
+	unsigned n;
+
+	if (s->cluster == NULL || (n = cluster_list(s->cluster, nodes, WIRE_NODES_MAX)) == 0)
+		return;
+	memset(&m->u.nodes, 0, sizeof m->u.nodes);
+	m->type = WIRE_NODES;
+	m->u.nodes.n = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		m->u.nodes.node[i].port = (uint16_t)nodes[i].port;
+		memcpy(m->u.nodes.node[i].key, nodes[i].key, PROTO_KEY_LEN);
+		snprintf(m->u.nodes.node[i].host, sizeof m->u.nodes.node[i].host, "%s", nodes[i].host);
+	}
+	conn__send(c, m);
+}
+
 /* Into the pool, its options taken from QUICK and its rating known (the store's, or 1500). */
 static void
 pool_enter(struct conn *c)
@@ -245,6 +269,7 @@ pool_enter(struct conn *c)
 	c->pool_since = server__now(s);
 	server__event(s, LOG_INFO, NULL, c->peer, "waits to be paired (size %d, rating %u, %u s)", c->pool_opt.size,
 	              c->rating, (unsigned)(c->pool_wait_ms / 1000));
+	send_nodes(c);
 	match_send(c, MATCH_WAITING, 0, NULL, 1);
 }
 
@@ -320,15 +345,12 @@ quick_ask(struct conn *c, const struct wire_quick *q)
 		conn__drop(c, PERR_NOMEM, "out of memory");
 }
 
-/* A private room for a pair, with the code a client would make (unguessable: 13 random
- * characters of 32), the options they asked for. NULL: the server is full. */
-static struct gameroom *
-pair_room(struct server *s, const struct conn *a)
+/* The code a client would make (unguessable: 13 random characters of 32), not a room here. */
+static void
+new_code(struct server *s, char code[PROTO_ROOM_BYTES + 1])
 {
 	static const char alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
-	char code[PROTO_ROOM_BYTES + 1];
 	uint8_t rnd[13];
-	struct gameroom *r;
 
 	do {
 		int n = 0;
@@ -340,11 +362,164 @@ pair_room(struct server *s, const struct conn *a)
 		}
 		code[n] = '\0';
 	} while (server__find_room(s, code));
+}
+
+/* A private room for a pair, the options they asked for. NULL: the server is full. */
+static struct gameroom *
+pair_room(struct server *s, const struct conn *a)
+{
+	char code[PROTO_ROOM_BYTES + 1];
+	struct gameroom *r;
+
+	new_code(s, code);
 	if ((r = server__add_room(s, code)) == NULL)
 		return NULL;
 	r->opt = a->pool_opt;
 	r->turn_time = a->pool_turn_time;
 	return r;
+}
+
+/* ---- a pair's room on a less loaded node of the cluster ----
+ *
+ * The pairing node is one node (cluster_pairer), and making every pair's room on it would load it
+ * alone. When another node that beat lately holds two rooms fewer (cluster_pair_node, as a new room
+ * goes), the pair's room is made there: this node publishes "make" for it, that node makes the room
+ * and says it as any room ("room ID CODE"), and only when that news is back here are the two told
+ * MATCH PAIRED, so that every node already routes the code there when they join it through the
+ * node they first asked. News not back within QUICK_PEND_MS (that node full, dying, Redis lost):
+ * the room is made here under a fresh code, at the next wave. */
+
+/* A pair waiting for its room: out of the pool's array, still CONN_POOLED (HEARTBEAT or BYE). */
+static void
+pool_take(struct server *s, struct conn *c)
+{
+	for (unsigned i = 0; i < s->npool; i++) {
+		if (s->pool[i] == c) {
+			s->pool[i] = s->pool[--s->npool];
+			break;
+		}
+	}
+	c->pooled = false;
+}
+
+static bool
+pend_live(const struct conn *c)
+{
+	return c && c->state == CONN_POOLED && !c->doomed;
+}
+
+/* The pend's pair told their room (each still there), and the pend gone. */
+static void
+pend_tell(struct server *s, unsigned i, const char *code)
+{
+	struct quick_pend *p = &s->pend[i];
+	uint16_t rating[2];
+
+	for (int k = 0; k < 2; k++) /* read before either is told: telling one closes it */
+		rating[k] = pend_live(p->c[k]) ? p->c[k]->rating : 0;
+	for (int k = 0; k < 2; k++) {
+		struct conn *c = p->c[k];
+		if (!pend_live(c))
+			continue;
+		match_send(c, MATCH_PAIRED, rating[1 - k], code, 0);
+		conn__bye(c, BYE_QUIT);
+	}
+	s->pend[i] = s->pend[--s->npend];
+}
+
+/* Pends whose news did not come in time: a room here, under a fresh code (the other node may still
+ * make the first one: it then waits empty until its lobby's idle limit). */
+static void
+pend_expire(struct server *s, uint64_t now)
+{
+	for (unsigned i = 0; i < s->npend;) {
+		struct quick_pend *p = &s->pend[i];
+		if (now - p->at < QUICK_PEND_MS) {
+			i++;
+			continue;
+		}
+		if (!pend_live(p->c[0]) && !pend_live(p->c[1])) { /* both gone meanwhile: nobody to tell */
+			s->pend[i] = s->pend[--s->npend];
+			continue;
+		}
+		struct gameroom *r = pair_room(s, p->c[pend_live(p->c[0]) ? 0 : 1]);
+		server__event(s, LOG_WARNING, r ? r->code : p->code, NULL, "node %s did not make the pair's room %s in %d ms: %s",
+		              p->node, p->code, QUICK_PEND_MS,
+		              r ? "made here instead" : "no room here either: the pair goes back into the pool");
+		if (r) {
+			pend_tell(s, i, r->code);
+			continue;
+		}
+		for (int k = 0; k < 2; k++) /* the next wave pairs them again */
+			if (pend_live(p->c[k]) && s->npool < SERVER_POOL_MAX) {
+				s->pool[s->npool++] = p->c[k];
+				p->c[k]->pooled = true;
+			}
+		s->pend[i] = s->pend[--s->npend];
+	}
+}
+
+/* The pair's room asked of a node that holds two rooms fewer than this one, if there is one. */
+static bool
+pair_elsewhere(struct server *s, struct conn *a, struct conn *b, uint64_t now)
+{
+	const struct cluster_node *to;
+	struct quick_pend *p;
+
+	if (s->cluster == NULL || s->npend >= QUICK_PEND_MAX ||
+	    (to = cluster_pair_node(s->cluster, s->nrooms + s->npend)) == NULL)
+		return false;
+	p = &s->pend[s->npend];
+	new_code(s, p->code);
+	if (!cluster_make_room(s->cluster, to, p->code, &a->pool_opt, a->pool_turn_time))
+		return false;
+	cluster_room_sent(s->cluster, to);
+	snprintf(p->node, sizeof p->node, "%s", to->id);
+	p->c[0] = a;
+	p->c[1] = b;
+	p->at = now;
+	s->npend++;
+	server__event(s, LOG_INFO, p->code, NULL, "paired %s (%u) with %s (%u) after %u s and %u s; their room asked of "
+	              "node %s at %s port %d (fewer rooms there)", a->peer, a->rating, b->peer, b->rating,
+	              (unsigned)((now - a->pool_since) / 1000), (unsigned)((now - b->pool_since) / 1000), to->id, to->host,
+	              to->port);
+	pool_take(s, a);
+	pool_take(s, b);
+	return true;
+}
+
+void
+quick__room_news(void *ud, const char *code, const char *node)
+{
+	struct server *s = ud;
+
+	for (unsigned i = 0; i < s->npend; i++)
+		if (strcmp(s->pend[i].code, code) == 0 && strcmp(s->pend[i].node, node) == 0) {
+			pend_tell(s, i, code);
+			return;
+		}
+}
+
+void
+quick__make_room(void *ud, const char *code, const struct options *o, unsigned turn_time)
+{
+	struct server *s = ud;
+	struct gameroom *r;
+
+	/* What a client could not ask (a server with a password pairs nobody), or options no client
+	 * may choose, is not made: a node trusts Redis, but checks what it is given. */
+	if (!s->cfg.multi || s->key.set || options_check(o) != ERR_OK || turn_time > TURN_TIME_MAX ||
+	    server__find_room(s, code))
+		return;
+	if ((r = server__add_room(s, code)) == NULL) {
+		metrics_limit_hit(&s->m, METRICS_LIM_ROOMS_FULL);
+		server__event(s, LOG_WARNING, code, NULL, "a pair's room asked by the pairing node not made: this server holds "
+		              "--max-rooms");
+		return;
+	}
+	r->opt = *o;
+	r->turn_time = turn_time;
+	server__event(s, LOG_INFO, code, NULL, "made for a pair by the cluster's pairing node (size %d)", o->size);
 }
 
 void
@@ -374,6 +549,7 @@ quick__wave(struct server *s)
 			send_to_pairer(c, pn, "the cluster's pairing node now");
 		}
 	}
+	pend_expire(s, now);
 	n = s->npool;
 	if (n == 0)
 		return;
@@ -399,6 +575,8 @@ quick__wave(struct server *s)
 	memcpy(was, s->pool, n * sizeof *was);
 	for (size_t i = 0; i < k; i++) {
 		struct conn *a = was[pairs[i].a], *b = was[pairs[i].b];
+		if (pair_elsewhere(s, a, b, now))
+			continue;
 		struct gameroom *r = pair_room(s, a);
 		if (r == NULL) {
 			metrics_limit_hit(&s->m, METRICS_LIM_ROOMS_FULL);
@@ -455,8 +633,14 @@ quick__init(struct server *s)
 void
 quick__conn_gone(struct conn *c)
 {
+	struct server *s = c->srv;
+
 	if (c->pooled)
-		pool_remove(c->srv, c);
+		pool_remove(s, c);
+	for (unsigned i = 0; i < s->npend; i++)
+		for (int k = 0; k < 2; k++)
+			if (s->pend[i].c[k] == c)
+				s->pend[i].c[k] = NULL;
 }
 
 void

@@ -1490,6 +1490,8 @@ start_cluster(struct server *s, uv_loop_t *loop, char *why, size_t whylen)
 		.load = cluster_load, .say = cluster_say, .ud = s,
 		.takeover = s->cfg.log_dir ? cluster_takeover : NULL, .changed = cluster_changed,
 		.open_rooms = quick__open_rooms,
+		.mod = moderate__remote, .mod_rejoin = moderate__rejoin,
+		.make_room = quick__make_room, .room_news = quick__room_news,
 	};
 	if ((s->cluster = cluster_start(loop, &cc, why, whylen)) == NULL)
 		return -1;

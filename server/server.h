@@ -68,6 +68,8 @@ struct server_limits {
 	unsigned wave_ms;            /* quick pairing: how often the pool is matched (2 s; --pair-wave) */
 };
 #define SERVER_POOL_MAX 1024   /* players waiting to be paired at once (quick.c) */
+#define QUICK_PEND_MAX 64      /* pairs whose room another node is making, at once (quick.c) */
+#define QUICK_PEND_MS 1000     /* ... its news waited for at most this long (then made here) */
 #define SERVER_WAVE_MIN_MS 100 /* --pair-wave's bounds */
 #define SERVER_WAVE_MAX_MS 60000
 

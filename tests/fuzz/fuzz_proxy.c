@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_proxy: the PROXY protocol v2 decoder, the trusted-proxy block parser (server/proxy.c) and the admin socket's ban and mute commands (server/ban.c) on any bytes. */
+/* fuzz_proxy: the PROXY protocol v2 decoder, the trusted-proxy block parser (server/proxy.c), the admin socket's ban and mute commands and a cluster's moderation lines (server/ban.c) on any bytes. */
 #include <stdint.h>
 #include <string.h>
 
@@ -40,8 +40,34 @@ ban_line_fuzz(const uint8_t *p, size_t n)
 	FUZZ_CHECK(strlen(text) <= PROTO_REASON_BYTES);
 }
 
+/* A cluster's moderation line from Redis (any bytes but NUL, within the channel's bound): what parses
+ * is written back by ban_sync_line to a line that parses to the same ban. */
+static void
+sync_line_fuzz(const uint8_t *p, size_t n)
+{
+	char s[BAN_SYNC_MAX + 16], why[256], line[BAN_SYNC_MAX], field[BAN_SYNC_MAX];
+	struct ban b, again;
+	bool lifted, l2;
+
+	if (n >= sizeof s || memchr(p, '\0', n))
+		return;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	if (!ban_sync_parse(s, 2000000000, &b, &lifted, why, sizeof why)) {
+		FUZZ_CHECK(why[0] != '\0');
+		return;
+	}
+	FUZZ_CHECK(b.kind < BAN_KINDS && b.created >= 1 && b.created <= 2000000000 + BAN_SYNC_SKEW);
+	FUZZ_CHECK(b.expires == 0 || (b.expires > b.created && b.expires <= b.created + BAN_FOR_MAX));
+	ban_sync_line(&b, lifted, b.created, line, field);
+	FUZZ_CHECK(ban_sync_parse(line, 2000000000, &again, &l2, why, sizeof why));
+	FUZZ_CHECK(l2 == lifted && again.kind == b.kind && strcmp(again.target, b.target) == 0);
+	FUZZ_CHECK(again.created == b.created && again.expires == b.expires && strcmp(again.reason, b.reason) == 0);
+}
+
 /*
- * Input: one byte choosing the decoder (bit 1: a ban command, its verb in the next byte; else
+ * Input: one byte choosing the decoder (bit 2: a cluster's moderation line; bit 1: a ban command,
+ * its verb in the next byte; else
  * bit 0: a block; else a header), then its bytes. A header the decoder takes is no
  * longer than the input or the cap, and every shorter prefix of it asks for more (never
  * broken: a reader that feeds it byte by byte gets the same answer); more is asked for only
@@ -58,6 +84,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const uint8_t *p = data + 1;
 	size_t n = size - 1;
+	if (data[0] & 4) {
+		sync_line_fuzz(p, n);
+		return 0;
+	}
 	if (data[0] & 2) {
 		ban_line_fuzz(p, n);
 		return 0;

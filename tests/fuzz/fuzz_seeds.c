@@ -50,6 +50,11 @@ proxy_seeds(const char *dir)
 	put(dir, "fuzz_proxy", "ban-name", (const uint8_t *)name, sizeof name - 1);
 	put(dir, "fuzz_proxy", "unban-addr", (const uint8_t *)range, sizeof range - 1);
 	put(dir, "fuzz_proxy", "mute", (const uint8_t *)mute, sizeof mute - 1);
+	/* A cluster's moderation lines: 0x04, then the line as a node publishes it. */
+	static const char sync_ban[] = "\x04" "ban 1999999000 2000003600 name Sir Mordred --reason impersonation";
+	static const char sync_unban[] = "\x04" "unban 1999999500 addr 2001:db8::/32";
+	put(dir, "fuzz_proxy", "sync-ban", (const uint8_t *)sync_ban, sizeof sync_ban - 1);
+	put(dir, "fuzz_proxy", "sync-unban", (const uint8_t *)sync_unban, sizeof sync_unban - 1);
 }
 
 static void

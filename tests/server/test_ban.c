@@ -210,6 +210,91 @@ Test(ban, the_command_parser_is_strict)
 	cr_expect_str_eq(dirty, "?");
 }
 
+/* A cluster's lines (ban_sync_line): what one node writes, another parses back to the same ban. */
+static void
+round_trip(const struct ban *b, bool lifted, int64_t when, const char *field)
+{
+	char line[BAN_SYNC_MAX], f[BAN_SYNC_MAX], why[256] = "";
+	struct ban got;
+	bool l;
+
+	ban_sync_line(b, lifted, when, line, f);
+	cr_expect_str_eq(f, field);
+	cr_assert(ban_sync_parse(line, 2000000000, &got, &l, why, sizeof why), "'%s' refused: %s", line, why);
+	cr_expect_eq(l, lifted, "%s", line);
+	cr_expect_eq(got.kind, b->kind, "%s", line);
+	cr_expect_str_eq(got.target, b->target);
+	cr_expect_eq(got.created, lifted ? when : b->created, "%s", line);
+	if (!lifted) {
+		cr_expect_eq(got.expires, b->expires, "%s", line);
+		cr_expect_str_eq(got.reason, b->reason);
+	}
+}
+
+static void
+sync_refused(const char *line, const char *says)
+{
+	char why[256] = "";
+	struct ban b;
+	bool l;
+
+	cr_expect(!ban_sync_parse(line, 2000000000, &b, &l, why, sizeof why), "'%s' taken", line);
+	cr_expect(strstr(why, says) != NULL, "'%s': '%s' does not say '%s'", line, why, says);
+}
+
+Test(ban, a_clusters_lines_round_trip_and_are_strict)
+{
+	struct ban k = parsed(BAN_VERB_BAN, "key ABCDEFGHIJKLMNOPQRSTUVWXYZ --for 7d --reason seen cheating", 1999999000);
+	struct ban n = parsed(BAN_VERB_BAN, "name Sir Mordred --reason impersonation", 1999999000);
+	struct ban a = parsed(BAN_VERB_BAN, "addr 2001:DB8::/32", 1999999000);
+	struct ban m = parsed(BAN_VERB_MUTE, "abcdefghijklmnopqrstuvwxyz --for 1h", 1999999000);
+
+	round_trip(&k, false, 0, "key abcdefghijklmnopqrstuvwxyz");
+	round_trip(&n, false, 0, "name sir mordred"); /* one field for a name in any case */
+	round_trip(&a, false, 0, "addr 2001:db8::/32");
+	round_trip(&m, false, 0, "mute abcdefghijklmnopqrstuvwxyz");
+	round_trip(&k, true, 1999999500, "key abcdefghijklmnopqrstuvwxyz");
+	round_trip(&n, true, 1999999500, "name sir mordred");
+	round_trip(&m, true, 1999999500, "mute abcdefghijklmnopqrstuvwxyz");
+	/* The longest: every field at its bound still fits a line. */
+	char big[200] = "name ";
+	for (int i = 0; i < 16; i++) /* 16 characters of 4 bytes: a name's 64 */
+		strcat(big, "\xf0\x9d\x94\x90");
+	snprintf(big + 5 + BAN_TARGET_MAX, sizeof big - 5 - BAN_TARGET_MAX, " --reason %.*s", BAN_REASON_MAX,
+	         "rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr");
+	struct ban longest = parsed(BAN_VERB_BAN, big, 1999999000);
+	longest.expires = longest.created + BAN_FOR_MAX;
+	char fold[BAN_SYNC_MAX];
+	snprintf(fold, sizeof fold, "name %s", longest.target);
+	round_trip(&longest, false, 0, fold);
+
+	sync_refused("ban", "neither ban nor unban");
+	sync_refused("bans 1 0 key abcdefghijklmnopqrstuvwxyz", "neither ban nor unban");
+	sync_refused("ban 0 0 key abcdefghijklmnopqrstuvwxyz", "not a time");
+	sync_refused("ban 01 0 key abcdefghijklmnopqrstuvwxyz", "not a time");
+	sync_refused("ban -5 0 key abcdefghijklmnopqrstuvwxyz", "not a time");
+	sync_refused("ban 99999999999999999999 0 key abcdefghijklmnopqrstuvwxyz", "not a time");
+	sync_refused("ban 2000086401 0 key abcdefghijklmnopqrstuvwxyz", "more than a day ahead");
+	sync_refused("ban 1999999000 1999999000 key abcdefghijklmnopqrstuvwxyz", "not an expiry");
+	sync_refused("ban 1999999000 5 key abcdefghijklmnopqrstuvwxyz", "not an expiry");
+	sync_refused("ban 1000 400000000 key abcdefghijklmnopqrstuvwxyz", "not an expiry"); /* past BAN_FOR_MAX */
+	sync_refused("ban 1999999000  0 key abcdefghijklmnopqrstuvwxyz", "not an expiry");
+	sync_refused("ban 1999999000 0 user abcdefghijklmnopqrstuvwxyz", "not a kind");
+	sync_refused("ban 1999999000 0 key abcdefghijklmnopqrstuvwxyz --for 2h", "--for in a line");
+	sync_refused("ban 1999999000 0 key abc", "not a key's fingerprint");
+	sync_refused("ban 1999999000 0 addr 10.0.0.1/8", "bits set past");
+	sync_refused("ban 1999999000 0 name x --reason a\xc2\x9b" "2J", "no control characters");
+	sync_refused("ban 1999999000 0 mute abcdefghijklmnopqrstuvwxyz --reason x", "unexpected");
+	sync_refused("unban 1999999000 key abcdefghijklmnopqrstuvwxyz trailing", "usage: unban");
+	sync_refused("unban 1999999000 0 key abcdefghijklmnopqrstuvwxyz", "not a kind");
+	sync_refused("unban 1999999000 mute abcdefghijklmnopqrstuvwxyz --for 1h", "usage: unmute");
+	char huge[BAN_SYNC_MAX + 8];
+	memset(huge, 'x', sizeof huge);
+	memcpy(huge, "ban 1999999000 0 name ", 22);
+	huge[sizeof huge - 1] = '\0';
+	sync_refused(huge, "a line longer than");
+}
+
 /* ---- a real server ---- */
 
 static bool
