@@ -19,8 +19,8 @@ enum pconn_side {
 };
 
 /* Payloads shorter than this go out as they are, even after the join. Under 8 bytes
- * (a heartbeat, a short PEER) deflate makes them longer; from 8 to 31 bytes (about 3 in
- * 4 of a duel's UPDATEs) it saves a few bytes, 1% of a duel's, for the deflater's whole
+ * (a heartbeat, a short PEER) deflate makes them longer; from 8 to 31 bytes (3 in 4 of
+ * the frames it deflated) it saves 1 to 1.5% of a duel's bytes, for the deflater's whole
  * cost: with thousands of connections sharing one deflater nearly every frame restarts
  * it and builds its Huffman trees, some 46,000 instructions a frame (issue 29;
  * docs/benchmarks.md, "bench_proto"). Raw frames do not touch the stream. Only the
