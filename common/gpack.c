@@ -89,15 +89,32 @@ load_cells(const uint8_t *p, int k)
 }
 
 /* Eight cells of w bits (each in its byte of x) to 8w bits, by halving the lanes:
- * 8 bits -> 16 -> 32 -> 64; and back. Inlined with w constant (see put_rows). */
+ * 8 bits -> 16 -> 32 -> 64; and back. Inlined with w constant (see put_rows). Each step
+ * keeps a lane's low half in place and moves its high half down onto it: the high half
+ * is masked before (unfold) or after (fold) the move, since at widths 5 to 7 a half is
+ * wider than the gap it moves across (an or of the unmasked lanes, as before issue 29,
+ * was right only up to 4 bits; no game the rules make has wider cells). */
 INLINE uint64_t
 fold(uint64_t x, int w)
 {
 	if (w == 8)
 		return x;
-	x = (x | x >> (8 - w)) & lanes(low_bits(2 * w), 16);
-	x = (x | x >> (16 - 2 * w)) & lanes(low_bits(4 * w), 32);
-	return (x | x >> (32 - 4 * w)) & low_bits(8 * w);
+	/* One multiply gathers the lanes where they are narrow enough that no two of its
+	 * partial products overlap: cell k's bit lands at bit 56 + k (w 1); after the first
+	 * halving, 4-bit lane k at bit 48 + 4k (w 2). The same bits as the halvings below
+	 * (tests/common/test_gpack.c compares them), in a third of the instructions. */
+	if (w == 1)
+		return (x * 0x0102040810204080ULL) >> 56;
+	if (w == 2)
+		return (((x | x >> 6) & 0x000f000f000f000fULL) * 0x0001001001001000ULL) >> 48;
+	if (w <= 4) { /* the moved half lands past the kept one: one mask serves both */
+		x = (x | x >> (8 - w)) & lanes(low_bits(2 * w), 16);
+		x = (x | x >> (16 - 2 * w)) & lanes(low_bits(4 * w), 32);
+		return (x | x >> (32 - 4 * w)) & low_bits(8 * w);
+	}
+	x = (x & lanes(low_bits(w), 16)) | (x >> (8 - w) & lanes(low_bits(w) << w, 16));
+	x = (x & lanes(low_bits(2 * w), 32)) | (x >> (16 - 2 * w) & lanes(low_bits(2 * w) << 2 * w, 32));
+	return (x & low_bits(4 * w)) | (x >> (32 - 4 * w) & low_bits(4 * w) << 4 * w);
 }
 
 INLINE uint64_t
@@ -106,9 +123,17 @@ unfold(uint64_t x, int w)
 	x &= low_bits(8 * w);
 	if (w == 8)
 		return x;
-	x = (x | x << (32 - 4 * w)) & lanes(low_bits(4 * w), 32);
-	x = (x | x << (16 - 2 * w)) & lanes(low_bits(2 * w), 16);
-	return (x | x << (8 - w)) & lanes(low_bits(w), 8);
+	if (w == 1) /* byte k gets bit k: a copy of the 8 bits in every byte, k's kept in byte k */
+		return (((x * 0x0101010101010101ULL & 0x8040201008040201ULL) + 0x7f7f7f7f7f7f7f7fULL) >> 7) &
+		       0x0101010101010101ULL;
+	if (w <= 4) {
+		x = (x | x << (32 - 4 * w)) & lanes(low_bits(4 * w), 32);
+		x = (x | x << (16 - 2 * w)) & lanes(low_bits(2 * w), 16);
+		return (x | x << (8 - w)) & lanes(low_bits(w), 8);
+	}
+	x = (x & low_bits(4 * w)) | (x & low_bits(4 * w) << 4 * w) << (32 - 4 * w);
+	x = (x & lanes(low_bits(2 * w), 32)) | (x & lanes(low_bits(2 * w) << 2 * w, 32)) << (16 - 2 * w);
+	return (x & lanes(low_bits(w), 16)) | (x & lanes(low_bits(w) << w, 16)) << (8 - w);
 }
 
 /*
@@ -129,18 +154,29 @@ last_word(const uint8_t *grid, int y, int words, int tail)
 	return load_cells(p, tail);
 }
 
+/* Rows whose last word can be read whole (its 8 bytes inside the grid): all but a 51x51
+ * level's last. */
+INLINE int
+whole_rows(int n, int words)
+{
+	int k = (CELLS - 8 * words) / LEVEL_MAX + 1;
+
+	return k < n ? k : n;
+}
+
 /* Each word's 8-byte store is overwritten past its w bytes by the next one's: `o` has
  * 8 bytes to spare (GPACK_MAX). */
 INLINE uint8_t *
 put_rows(uint8_t *o, const uint8_t *grid, int n, int w)
 {
-	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
+	int words = (n + 7) / 8, tail = n - 8 * (words - 1), whole = whole_rows(n, words);
+	uint64_t mask = low_bits(8 * tail);
 
 	for (int y = 0; y < n; y++) {
 		const uint8_t *row = grid + y * LEVEL_MAX;
 		for (int j = 0; j < words - 1; j++, o += w)
 			store64(o, fold(load64(row + 8 * j), w));
-		store64(o, fold(last_word(grid, y, words, tail), w));
+		store64(o, fold(y < whole ? load64(row + 8 * (words - 1)) & mask : last_word(grid, y, words, tail), w));
 		o += w;
 	}
 	return o;
@@ -177,27 +213,39 @@ lowest(uint64_t x)
 #endif
 }
 
-static uint8_t *
-put_sparse(uint8_t *o, const uint8_t *grid, int n)
+/* Word j of row y, masked to the row when it is the row's last. */
+INLINE uint64_t
+word_at(const uint8_t *grid, int y, int j, int words, int tail, int whole)
 {
-	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
+	const uint8_t *p = grid + y * LEVEL_MAX + 8 * j;
+
+	if (j < words - 1)
+		return load64(p);
+	return y < whole ? load64(p) & low_bits(8 * tail) : last_word(grid, y, words, tail);
+}
+
+/* The most words not zero a grid of width 4 or less may have and still be smaller as the
+ * list (3 + 16 x used < 1 + n x words x w, as put_grid decides). */
+#define SPARSE_WORDS_MAX ((LEVEL_MAX * ((LEVEL_MAX + 7) / 8) * 4 - 3) / 16)
+
+/* The list from the words found not zero (each y << 3 | j in `at`, in row order). */
+static uint8_t *
+put_sparse(uint8_t *o, const uint8_t *grid, int n, const uint16_t *at, unsigned used)
+{
+	int words = (n + 7) / 8, tail = n - 8 * (words - 1), whole = whole_rows(n, words);
 	uint8_t *head = o;
 	unsigned count = 0;
 
 	o += 3;
-	for (int y = 0; y < n; y++) {
-		const uint8_t *row = grid + y * LEVEL_MAX;
-		for (int j = 0; j < words; j++) {
-			uint64_t x = j < words - 1 ? load64(row + 8 * j) : last_word(grid, y, words, tail);
-			if (x == 0)
-				continue;
-			for (uint64_t nz = nonzero(x); nz != 0; nz &= nz - 1) {
-				int b = lowest(nz) >> 3;
-				unsigned v = (unsigned)(x >> (8 * b)) & 0xff, at = (unsigned)y << 6 | (unsigned)(8 * j + b);
-				*o++ = (uint8_t)at;
-				*o++ = (uint8_t)(at >> 8 | v << 4);
-				count++;
-			}
+	for (unsigned i = 0; i < used; i++) {
+		int y = at[i] >> 3, j = at[i] & 7;
+		uint64_t x = word_at(grid, y, j, words, tail, whole);
+		for (uint64_t nz = nonzero(x); nz != 0; nz &= nz - 1) {
+			int b = lowest(nz) >> 3;
+			unsigned v = (unsigned)(x >> (8 * b)) & 0xff, c = (unsigned)y << 6 | (unsigned)(8 * j + b);
+			*o++ = (uint8_t)c;
+			*o++ = (uint8_t)(c >> 8 | v << 4);
+			count++;
 		}
 	}
 	head[0] = SPARSE;
@@ -206,34 +254,48 @@ put_sparse(uint8_t *o, const uint8_t *grid, int n)
 	return o;
 }
 
+/*
+ * The grid's width is the widest value's, from one pass that or's its words together.
+ * Only a grid of width 1 to 4 can be smaller as the list: its words not zero are counted
+ * (and their places kept for the list) in a second pass that stops as soon as there are
+ * too many for the list to be smaller, so that a full grid (the level) costs a few rows
+ * of it. The choice and the bytes are those of counting every word (issue 29: the packer
+ * read every word twice, a sparse grid's three times, for a fifth of a command's cost).
+ */
 static uint8_t *
 put_grid(uint8_t *o, const uint8_t *grid, int n)
 {
-	int words = (n + 7) / 8, tail = n - 8 * (words - 1);
-	uint64_t any = 0;
-	unsigned used = 0; /* words with a cell not zero: at most 8 cells each */
+	int words = (n + 7) / 8, tail = n - 8 * (words - 1), whole = whole_rows(n, words);
+	uint64_t any = 0, mask = low_bits(8 * tail);
 	int w = 0;
 
 	for (int y = 0; y < n; y++) {
 		const uint8_t *row = grid + y * LEVEL_MAX;
-		uint64_t x;
-		for (int j = 0; j < words - 1; j++) {
-			x = load64(row + 8 * j);
-			any |= x;
-			used += x != 0;
-		}
-		x = last_word(grid, y, words, tail);
-		any |= x;
-		used += x != 0;
+		for (int j = 0; j < words - 1; j++)
+			any |= load64(row + 8 * j);
+		any |= y < whole ? load64(row + 8 * (words - 1)) & mask : last_word(grid, y, words, tail);
 	}
 	any |= any >> 32;
 	any |= any >> 16;
 	any |= any >> 8;
 	while ((any & 0xff) >> w)
 		w++;
-	/* The list where even 8 cells a word would be smaller than the rows. */
-	if (w > 0 && w <= 4 && 3 + 16 * (size_t)used < 1 + (size_t)n * (size_t)words * (size_t)w)
-		return put_sparse(o, grid, n);
+	/* The list where even 8 cells a word would be smaller than the rows: 3 + 16 used <
+	 * 1 + n words w, that is 16 used <= room. */
+	long room = (long)n * words * w - 3;
+	if (w > 0 && w <= 4 && room >= 0) {
+		uint16_t at[SPARSE_WORDS_MAX + 1];
+		unsigned used = 0, most = (unsigned)(room / 16);
+		for (int y = 0; y < n; y++)
+			for (int j = 0; j < words; j++)
+				if (word_at(grid, y, j, words, tail, whole) != 0) {
+					if (used == most)
+						goto rows;
+					at[used++] = (uint16_t)(y << 3 | j);
+				}
+		return put_sparse(o, grid, n, at, used);
+	}
+rows:
 	*o++ = (uint8_t)w;
 	switch (w) { /* w constant in each: the folds are a few instructions */
 	case 0: return o;

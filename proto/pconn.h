@@ -18,10 +18,14 @@ enum pconn_side {
 	PCONN_SERVER = 1,
 };
 
-/* Payloads shorter than this go out as they are, even after the join: a
- * heartbeat would grow in deflate (docs/benchmarks.md). Only the server deflates:
- * a client never does (protocol 4; docs/protocol.md, "Compression"). */
-#define PCONN_DEFLATE_MIN 8
+/* Payloads shorter than this go out as they are, even after the join. Under 8 bytes
+ * (a heartbeat, a short PEER) deflate makes them longer; from 8 to 31 bytes (3 in 4 of
+ * the frames it deflated) it saves 1 to 1.5% of a duel's bytes, for the deflater's whole
+ * cost: with thousands of connections sharing one deflater nearly every frame restarts
+ * it and builds its Huffman trees, some 46,000 instructions a frame (issue 29;
+ * docs/benchmarks.md, "bench_proto"). Raw frames do not touch the stream. Only the
+ * server deflates: a client never does (protocol 4; docs/protocol.md, "Compression"). */
+#define PCONN_DEFLATE_MIN 32
 
 /* How a connection compresses. The protocol is ZSTREAM_STREAM with the default
  * parameters and PCONN_DEFLATE_MIN; other settings exist so the benchmark can

@@ -152,6 +152,7 @@ struct window {
 	double p50_ms, p99_ms, max_ms, lag99_ms;
 	double s_cpu, c_cpu; /* server (its CPU clock) and crowd CPU seconds */
 	double s_cpu_stat;   /* the server's utime + stime from /proc/PID/stat */
+	double s_user_stat;  /* its utime alone */
 	long ctxt;           /* the server's context switches, every thread (/proc) */
 	long syscalls, cs;   /* from perf stat, -1 if not available */
 	long rss_kib, anon_kib, fds;
@@ -201,7 +202,7 @@ measure(const struct server_proc *sp, int duels, unsigned secs, unsigned sample,
 	C.nlat = C.nlag = 0;
 	C.commands = 0;
 	long ctxt0 = proc_ctxt(sp->pid);
-	double st0 = proc_cpu_s(sp->pid);
+	double st0 = proc_cpu_s(sp->pid), ut0 = proc_user_s(sp->pid);
 	double s0 = cpu_clock_s(srv_clock), b0 = self_cpu_s();
 	uint64_t m0 = now_ns();
 	for (unsigned done = 0; done < secs;) {
@@ -224,6 +225,7 @@ measure(const struct server_proc *sp, int duels, unsigned secs, unsigned sample,
 	w->s_cpu = cpu_clock_s(srv_clock) - s0;
 	w->c_cpu = self_cpu_s() - b0;
 	w->s_cpu_stat = proc_cpu_s(sp->pid) - st0;
+	w->s_user_stat = proc_user_s(sp->pid) - ut0;
 	w->ctxt = proc_ctxt(sp->pid) - ctxt0;
 	C.measuring = false;
 	perfstat_stop(&ps, &w->syscalls, &w->cs);
@@ -261,9 +263,9 @@ print_window(int duels, const char *tag, const struct window *w, long rss_idle)
 	       duels, tag, w->playing, w->per_s, w->paced, w->p50_ms, w->p99_ms, w->max_ms, w->lag99_ms,
 	       100.0 * w->s_cpu / w->span, 100.0 * w->c_cpu / w->span, w->rss_kib / 1024, rss_idle / 1024,
 	       (double)(w->rss_kib - rss_idle) / duels, w->fds, C.refused, la);
-	printf("  a command on the server: CPU %.1f µs (clock; %.1f µs from /proc stat utime+stime), %s system calls, "
-	       "%s context switches (perf), %.2f context switches (/proc, every thread)\n",
-	       w->s_cpu * 1e6 / n, w->s_cpu_stat * 1e6 / n, sc, cs, (double)w->ctxt / n);
+	printf("  a command on the server: CPU %.1f µs (clock; %.1f µs from /proc stat utime+stime, %.1f µs of it user "
+	       "space), %s system calls, %s context switches (perf), %.2f context switches (/proc, every thread)\n",
+	       w->s_cpu * 1e6 / n, w->s_cpu_stat * 1e6 / n, w->s_user_stat * 1e6 / n, sc, cs, (double)w->ctxt / n);
 }
 
 /* The soak's verdict. The settling is the first third of the samples, and at least until

@@ -188,3 +188,138 @@ Test(gpack, a_grid_is_a_list_or_rows_by_what_is_smaller)
 	g.potion[10][10] = 200; /* too wide for a list: rows of 8 bits */
 	cr_assert_eq(round_trip(&g, &copy), outside + 4 + (1 + 25 * 4 * 8) + (3 + 2));
 }
+
+/* ---- the bytes, against the format's definition ---- */
+
+/* The packed form written out cell by cell from its definition in gpack.h, with none of
+ * the packer's word tricks (the halvings and multiplies of fold, reading a grid once, a
+ * count that stops early): the packer must make these very bytes (issue 29 made it
+ * faster; no byte of its output may change). Grids in struct order, as grid_at. */
+static size_t
+ref_pack(const struct game *g, uint8_t *out, long *lists)
+{
+	static const size_t wiz = offsetof(struct game, wiz), ws = sizeof(struct wizard);
+	const size_t at[6] = { offsetof(struct game, level) + offsetof(struct level, cell), offsetof(struct game, potion),
+		               wiz + offsetof(struct wizard, mem), wiz + offsetof(struct wizard, memp),
+		               wiz + ws + offsetof(struct wizard, mem), wiz + ws + offsetof(struct wizard, memp) };
+	const size_t cells = (size_t)LEVEL_MAX * LEVEL_MAX;
+	const uint8_t *b = (const uint8_t *)g;
+	int n = g->level.size <= LEVEL_MAX ? g->level.size : LEVEL_MAX, words = (n + 7) / 8;
+	size_t o = 0, from = 0;
+
+	for (int i = 0; i < 6; i++) {
+		memcpy(out + o, b + from, at[i] - from);
+		o += at[i] - from;
+		from = at[i] + cells;
+	}
+	memcpy(out + o, b + from, sizeof *g - from);
+	o += sizeof *g - from;
+	for (int i = 0; i < 6; i++) {
+		const uint8_t *grid = b + at[i];
+		unsigned max = 0, used = 0, count = 0;
+		int w = 0;
+		for (int y = 0; y < n; y++)
+			for (int j = 0; j < words; j++) {
+				bool nz = false;
+				for (int k = 8 * j; k < 8 * j + 8 && k < n; k++) {
+					max = grid[y * LEVEL_MAX + k] > max ? grid[y * LEVEL_MAX + k] : max;
+					nz |= grid[y * LEVEL_MAX + k] != 0;
+				}
+				used += nz;
+			}
+		while (max >> w)
+			w++;
+		if (w > 0 && w <= 4 && 3 + 16 * (size_t)used < 1 + (size_t)n * (size_t)words * (size_t)w) {
+			size_t head = o;
+			o += 3;
+			for (int y = 0; y < n; y++)
+				for (int x = 0; x < n; x++)
+					if (grid[y * LEVEL_MAX + x]) {
+						unsigned c = (unsigned)y << 6 | (unsigned)x;
+						out[o++] = (uint8_t)c;
+						out[o++] = (uint8_t)(c >> 8 | (unsigned)grid[y * LEVEL_MAX + x] << 4);
+						count++;
+					}
+			out[head] = 16;
+			++*lists;
+			out[head + 1] = (uint8_t)count;
+			out[head + 2] = (uint8_t)(count >> 8);
+			continue;
+		}
+		out[o++] = (uint8_t)w;
+		for (int y = 0; y < n; y++)
+			for (int j = 0; j < words; j++, o += (size_t)w) {
+				memset(out + o, 0, (size_t)w);
+				for (int k = 0; k < 8 && 8 * j + k < n; k++)
+					for (int bit = 0; bit < w; bit++)
+						if (grid[y * LEVEL_MAX + 8 * j + k] >> bit & 1)
+							out[o + (size_t)(k * w + bit) / 8] |= (uint8_t)(1u << ((k * w + bit) % 8));
+			}
+	}
+	return o;
+}
+
+static void
+same_as_ref(const struct game *g, long *lists)
+{
+	static uint8_t ref[GPACK_MAX];
+	size_t n = gpack_pack(g, buf), m = ref_pack(g, ref, lists);
+
+	cr_assert_eq(n, m, "size %d, turn %u: %zu bytes, the definition %zu", g->level.size, g->turn_no, n, m);
+	size_t d = 0;
+	while (d < n && buf[d] == ref[d])
+		d++;
+	cr_assert(d == n, "size %d, turn %u: byte %zu of %zu (%zu past the grids' start) is %u, the definition's %u",
+	          g->level.size, g->turn_no, d, n, d - (sizeof *g - 6 * (size_t)LEVEL_MAX * LEVEL_MAX), buf[d], ref[d]);
+}
+
+/* Every state of duels at 15, 25, 41 and 51 (with and without FoV and potions), then grids
+ * of random values at every size and density, each of the widths 1 to 8 (zero outside the
+ * level, as the rules keep it): the packer's bytes are the definition's, and unpack to the
+ * same game (widths 5 to 7, which no rules make, did not before issue 29). */
+Test(gpack, the_bytes_are_the_definitions)
+{
+	static struct game g, copy;
+	static const int sizes[] = { 15, 25, 41, 51 };
+	struct options o;
+	struct harness_bots bots;
+	struct events ev;
+	struct cmd c;
+	struct rng r;
+	long states = 0, lists = 0, duel_lists;
+
+	for (int s = 0; s < 4; s++)
+		for (int m = 0; m < 4; m++) {
+			harness_options(&o, sizes[s], m & 1, m & 2);
+			cr_assert_eq(game_init(&g, &o, 4100 + (uint64_t)(10 * s + m)), ERR_OK);
+			harness_bots_init(&bots, 4100 + (uint64_t)(10 * s + m));
+			same_as_ref(&g, &lists);
+			for (int k = 0; k < 400 && g.result == RESULT_NONE; k++, states++) {
+				harness_bots_step(&bots, &g, &c, &ev);
+				same_as_ref(&g, &lists);
+			}
+		}
+	duel_lists = lists;
+	rng_seed(&r, 29);
+	for (int i = 0; i < 3000; i++, states++) {
+		int n = 1 + (int)rng_below(&r, LEVEL_MAX);
+		memset(&g, 0, sizeof g);
+		g.level.size = (uint8_t)n;
+		uint8_t *grids[6] = { &g.level.cell[0][0], &g.potion[0][0], &g.wiz[0].mem[0][0], &g.wiz[0].memp[0][0],
+			              &g.wiz[1].mem[0][0], &g.wiz[1].memp[0][0] };
+		for (int k = 0; k < 6; k++) {
+			/* per mille of cells set: none, a few (near the list's limit), many, all */
+			static const unsigned dens[] = { 0, 8, 30, 120, 600, 1000 };
+			unsigned d = dens[rng_below(&r, 6)], top = (1u << (1 + rng_below(&r, 8))) - 1;
+			for (int y = 0; y < n; y++)
+				for (int x = 0; x < n; x++)
+					if (rng_below(&r, 1000) < d)
+						grids[k][y * LEVEL_MAX + x] = (uint8_t)(1 + rng_below(&r, top));
+		}
+		same_as_ref(&g, &lists);
+		round_trip(&g, &copy);
+	}
+	cr_assert_gt(states, 4000);
+	cr_assert(duel_lists > 1000 && lists - duel_lists > 1000, "lists: %ld in the duels, %ld in random grids",
+	          duel_lists, lists - duel_lists);
+}

@@ -797,7 +797,8 @@ gen_examples(FILE *o)
 		step_u = m.u.update;
 		memcpy(step_pl, payload, len);
 		step_len = len;
-		SHOW(&gs, &m, "UPDATE frame, deflated in the stream that carried the first START frame above");
+		SHOW(&gs, &m, "UPDATE frame, to the stream that carried the first START frame above (under 32 bytes: "
+		                 "raw, so the stream is left as it was)");
 		update_make(&before[1 - p], &after[1 - p], &ev, 1 - p, &m.u.update, NULL);
 		if (m.u.update.has != 0) {
 			fprintf(stderr, "proto_examples: the other player was told of a step it cannot see\n");

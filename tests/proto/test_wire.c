@@ -696,6 +696,48 @@ Test(pconn, handshake_then_deflate)
 	pair_free(p);
 }
 
+/* The server deflates only payloads of PCONN_DEFLATE_MIN (32) bytes or more: the shorter
+ * ones, most of a duel's UPDATEs, go raw and never touch the deflater (which, shared by
+ * thousands of connections, restarts for nearly every frame it deflates: issue 29). Each
+ * sample goes through the deflater exactly when it is long enough, and arrives whole. */
+Test(pconn, short_payloads_go_raw_past_the_deflater)
+{
+	struct pair *p = pair_new();
+	struct proto_err e = { 0 };
+	uint8_t pl[PROTO_PAYLOAD_MAX];
+	int raw_short = 0, raw_mid = 0, deflated = 0;
+
+	handshake(p);
+	sample_msg(WIRE_WELCOME, 2, &p->m);
+	cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s", e.why);
+	cr_assert(p->srv.scr != NULL && p->srv.joined);
+	for (int i = 0; i < sample_ntypes; i++) {
+		int t = sample_types[i];
+
+		if (!(wire_dir(t) & WIRE_S2C) || wire_before_join(t) || t == WIRE_CHAT || t == WIRE_LOBBY ||
+		    t == WIRE_SPECT_CHAT || t == WIRE_SPECT_VIEW || t == WIRE_SPECT_INFO)
+			continue;
+		for (uint64_t seed = 0; seed < 6; seed++) {
+			size_t len;
+			uint64_t frames = p->srv.scr->dz.frames;
+
+			sample_msg(t, seed, &p->m);
+			cr_assert_eq(wire_encode(&p->m, pl, sizeof pl, &len, NULL), 0);
+			cr_assert_eq(pass(p, true, &e), PROTO_DONE, "%s: %s", wire_name(t), e.why);
+			cr_assert(memcmp(&p->m, &p->got, wire_decoded_size(t)) == 0, "%s seed %llu differs", wire_name(t),
+			          (unsigned long long)seed);
+			cr_assert_eq(p->srv.scr->dz.frames - frames, len >= PCONN_DEFLATE_MIN ? 1u : 0u,
+			             "%s of %zu bytes", wire_name(t), len);
+			deflated += len >= PCONN_DEFLATE_MIN;
+			raw_short += len < 8;
+			raw_mid += len >= 8 && len < PCONN_DEFLATE_MIN;
+		}
+	}
+	cr_assert(raw_short > 0 && deflated > 0, "%d short, %d deflated", raw_short, deflated);
+	cr_assert_gt(raw_mid, 0, "no payload of 8 to 31 bytes went raw");
+	pair_free(p);
+}
+
 Test(pconn, nothing_but_the_handshake_before_the_join)
 {
 	struct pair *p = pair_new();
