@@ -382,6 +382,22 @@ server_label(const struct net *n, char *buf, size_t len)
 }
 
 /* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. Once a connection. */
+/* A server key that finished a handshake: kept for net_rated_key (the oldest dropped when full). */
+static void
+met_key(struct net *n, const uint8_t *pk)
+{
+	int cap = (int)(sizeof n->met / sizeof n->met[0]);
+
+	for (int i = 0; i < n->nmet; i++)
+		if (memcmp(n->met[i], pk, PROTO_KEY_LEN) == 0)
+			return;
+	if (n->nmet == cap) {
+		memmove(n->met[0], n->met[1], (size_t)(cap - 1) * sizeof n->met[0]);
+		n->nmet--;
+	}
+	memcpy(n->met[n->nmet++], pk, PROTO_KEY_LEN);
+}
+
 WW_COLD int
 net__check_server_key(struct net *n)
 {
@@ -394,8 +410,10 @@ net__check_server_key(struct net *n)
 	auth_fingerprint(pk, fp);
 	server_label(n, label, sizeof label);
 	if (n->has_pin) {
-		if (auth_equal(pk, n->pinned, PROTO_KEY_LEN))
+		if (auth_equal(pk, n->pinned, PROTO_KEY_LEN)) {
+			met_key(n, pk);
 			return 0;
+		}
 		net__fail(n, PERR_HOSTKEY, true,
 		     "the server at %s came back with another key (%s): someone may be in the middle; not resuming", label, fp);
 		return -1;
@@ -438,6 +456,7 @@ net__check_server_key(struct net *n)
 	}
 	memcpy(n->pinned, pk, PROTO_KEY_LEN);
 	n->has_pin = true;
+	met_key(n, pk);
 	if (n->cfg.ev.key)
 		n->cfg.ev.key(n->cfg.ud, n, how, fp);
 	return 0;
@@ -1096,20 +1115,9 @@ net_server_key(const struct net *n)
 const uint8_t *
 net_rated_key(const struct net *n, const struct wire_rated *r)
 {
-	const uint8_t *pk = net_server_key(n), *got;
-	uint8_t keys[1 + WIRE_NODES_MAX][32];
-	size_t k = 0;
-
-	if (pk == NULL)
+	if (net_server_key(n) == NULL)
 		return NULL;
-	memcpy(keys[k++], pk, 32);
-	for (int i = 0; i < n->nnodes && i < WIRE_NODES_MAX; i++)
-		memcpy(keys[k++], n->nodes[i].key, 32);
-	if ((got = rated_signed_by(&r->rec, r->signer, (const uint8_t (*)[32])keys, k)) == NULL)
-		return NULL;
-	/* The key as this connection holds it (the copy above is gone at the return). */
-	size_t i = (size_t)(got - &keys[0][0]) / 32;
-	return i == 0 ? pk : n->nodes[i - 1].key;
+	return rated_signed_by(&r->rec, r->signer, (const uint8_t (*)[32])n->met, (size_t)n->nmet);
 }
 
 int

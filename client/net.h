@@ -67,8 +67,8 @@ struct net_events {
 	void (*spect_chat)(void *ud, struct net *n, const char *name, const char *text);
 	void (*spect_info)(void *ud, struct net *n, const struct wire_sinfo *i);
 	/* A rated duel's record (after END), checked against the server's key or a node's of its
-	 * cluster (net_rated_key): verified false means it is neither's signature (shown as such,
-	 * never kept). */
+	 * cluster this client met (net_rated_key): verified false means it is none's signature
+	 * (shown as such, never kept). */
 	void (*rated)(void *ud, struct net *n, const struct wire_rated *r, bool verified);
 	/* The answer to an ASK (RECORDS or LADDER); the server then says BYE. */
 	void (*answer)(void *ud, struct net *n, const struct wire_msg *m);
@@ -154,9 +154,9 @@ int net_send(struct net *n, const struct wire_msg *m); /* 0, or -1 when not join
 /* The server's X25519 key, once the handshake has checked it (NULL before). */
 const uint8_t *net_server_key(const struct net *n);
 /* The server key whose signature a RATED carries (its signer key A): this connection's, or, in a
- * cluster, a node's that NODES named inside a channel this client trusted (a duel taken over
- * after its first node rated it is answered with that node's record). NULL: neither, or the
- * signature does not verify. */
+ * cluster, a node's this client finished a handshake with earlier in this run (a duel taken
+ * over after its first node rated it is answered with that node's record); never a key a node
+ * only named. NULL: none of them, or the signature does not verify. */
 const uint8_t *net_rated_key(const struct net *n, const struct wire_rated *r);
 int net_cmd(struct net *n, const struct cmd *c);
 int net_chat(struct net *n, const char *text);

@@ -51,6 +51,11 @@ struct net {
 	 * link dropped (if it is alive, the others send us back to it). */
 	struct wire_redirect nodes[WIRE_NODES_MAX];
 	int nnodes, node_i, lost_node; /* node_i, lost_node: -1 none */
+	/* The server keys this client finished a handshake with in this run (the node of this link
+	 * and the nodes it was on before: a key that proved itself, not one a node named), newest
+	 * last: a RATED signed by one of them is trusted (net_rated_key). */
+	uint8_t met[WIRE_NODES_MAX + 1][PROTO_KEY_LEN];
+	int nmet;
 	/* Every address the name resolved to, tried in turn until one answers; a reconnect
 	 * starts from the one that worked. */
 	struct sockaddr_storage addr[NET_ADDRS_MAX];

@@ -75,8 +75,8 @@ bool rated_verify(const struct rated_rec *r, const uint8_t signer[RATED_SIGNER_L
 bool rated_signer_server(const uint8_t signer[RATED_SIGNER_LEN], uint8_t server_pk[32]);
 
 /* Of n server keys (keys[i], 32 bytes each), the one whose signature r carries through `signer`,
- * or NULL: a client's trust for a RATED is "this connection's key, or a node's its cluster
- * named" (client/net.c), and nothing else verifies. */
+ * or NULL: a client's trust for a RATED is "this connection's key, or a node's it finished a
+ * handshake with in this run" (client/net.c), and nothing else verifies. */
 const uint8_t *rated_signed_by(const struct rated_rec *r, const uint8_t signer[RATED_SIGNER_LEN],
                                const uint8_t (*keys)[32], size_t n);
 

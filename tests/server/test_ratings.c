@@ -402,3 +402,75 @@ Test(ratings, each_record_keeps_the_signer_of_the_node_that_rated_it, .timeout =
 	cr_assert_eq(uv_loop_close(&loop), 0);
 	target_rm(dir, path);
 }
+
+/* A store of schema version 4 (an older build's) holding a rated duel: opened by this build it
+ * gains the signer column (step 5), and the row, whose signature is this node's, gets its
+ * signer: the history answers it under that signer, and the database says so. */
+Test(ratings, a_version_4_store_is_migrated_and_its_rows_claimed, .timeout = 60)
+{
+	char dir[] = "/tmp/wizwar-ratings-XXXXXX", buf[300], why[300];
+	uint8_t sk[32], signer[RATED_SIGNER_LEN];
+	uv_loop_t loop;
+	struct store *s;
+	struct db *db;
+	struct rated_rec r;
+	uint8_t blob[RATED_SIGNED_LEN];
+	int v;
+
+	cr_assert(sodium_init() >= 0);
+	const char *path = target(dir, buf, sizeof buf);
+	cr_assert_eq(store_migrate_to(path, 4, why, sizeof why), 0, "%s", why);
+	memset(sk, 0x91, sizeof sk);
+	cr_assert_eq(rated_signer(sk, signer), 0);
+	memset(&r, 0, sizeof r);
+	r.time = 1800003000;
+	memset(r.commit, 0xf4, sizeof r.commit);
+	memset(r.key[0], 0x94, sizeof r.key[0]);
+	memset(r.key[1], 0x95, sizeof r.key[1]);
+	r.result = RATED_WIN0;
+	r.reason = END_KILLED;
+	for (int p = 0; p < PLAYERS; p++)
+		r.before[p] = r.after[p] = (struct rated_rating){ 1500, 350, 0.06 };
+	cr_assert_eq(rated_sign(&r, sk), 0);
+	rated_put(&r, blob);
+	cr_assert_eq(db_open(path, &db, why, sizeof why), 0, "%s", why);
+	struct db_stmt *st;
+	for (int p = 0; p < PLAYERS; p++) { /* the two players, as a claim wrote them */
+		st = db_prepare(db, "INSERT INTO keys VALUES (?1, 1, 1);");
+		db_bind_blob(st, 1, r.key[p], PROTO_IDENT_KEY_LEN);
+		cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(db));
+		db_finalize(st);
+	}
+	/* Step 4's columns only: what an older build wrote. */
+	st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record) VALUES (?1, ?2, ?3, ?4, 0, 1, ?5);");
+	cr_assert_not_null(st, "%s", db_errmsg(db));
+	db_bind_blob(st, 1, r.commit, sizeof r.commit);
+	db_bind_int64(st, 2, (int64_t)r.time);
+	db_bind_blob(st, 3, r.key[0], PROTO_IDENT_KEY_LEN);
+	db_bind_blob(st, 4, r.key[1], PROTO_IDENT_KEY_LEN);
+	db_bind_blob(st, 5, blob, sizeof blob);
+	cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(db));
+	db_finalize(st);
+	db_close(db);
+
+	uv_loop_init(&loop);
+	cr_assert_eq(store_open(&loop, path, &s, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(store_schema_version(path, &v, why, sizeof why), 0, "%s", why);
+	cr_expect_eq(v, 5);
+	store_set_signer(s, sk);
+	struct got *h = history_of(&loop, s, 0x94);
+	cr_assert_eq(h->m.u.records.count, 1);
+	cr_expect(signed_by(&h->m.u.records.rec[0], sk));
+	cr_assert_eq(db_open(path, &db, why, sizeof why), 0, "%s", why);
+	st = db_prepare(db, "SELECT signer FROM results;");
+	cr_assert_eq(db_step(st), DB_ROW, "%s", db_errmsg(db));
+	size_t n = 0;
+	const void *got = db_col_blob(st, 0, &n);
+	cr_expect(got && n == RATED_SIGNER_LEN && memcmp(got, signer, n) == 0, "the row has its signer");
+	db_finalize(st);
+	db_close(db);
+	store_close(s, NULL, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
+	target_rm(dir, path);
+}
