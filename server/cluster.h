@@ -111,11 +111,14 @@ const struct cluster_node *cluster_room_node(const struct cluster *c, const char
  * node. A player resuming into it is asked to come back in a moment rather than sent there. */
 bool cluster_room_moving(const struct cluster *c, const char *code);
 /* A duel's turn log, copied into the stream wizwar:tlog:CODE for a takeover: `whole` replaces the
- * stream with the whole log so far, else the lines are appended. false: Redis is not there now
- * (the caller sends the whole log next time). */
-bool cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, bool whole);
-/* Write what is queued for Redis now (the turn logs' batches of this loop iteration), rather than
- * when the loop next polls: a node killed then loses as little of its logs as its disk does. */
+ * stream with the whole log so far, else the lines are appended. Held until cluster_flush, which
+ * sends every room's of the loop iteration in one call. false: Redis is not there now, or a call
+ * with this room's earlier lines was lost since its last whole log (`*epoch`, the room's own
+ * counter, set when a whole log is queued): the caller sends the whole log instead. */
+bool cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, bool whole, unsigned *epoch);
+/* Send what cluster_tlog holds, and write what is queued for Redis now, rather than when the loop
+ * next polls: a node killed then loses as little of its logs as its disk does. Called once a loop
+ * iteration, after the rooms' file writes. */
 void cluster_flush(struct cluster *c);
 /* The duel's log is closed (ended, or the room gone): its stream is deleted. */
 void cluster_tlog_end(struct cluster *c, const char *code);
