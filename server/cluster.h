@@ -129,6 +129,13 @@ unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigne
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
 /* A new room was sent to node `to` (REDIRECT): counted in its load until its next beat. */
 void cluster_room_sent(struct cluster *c, const struct cluster_node *to);
+/* ... and remembered as placed, here and (told through the channel) on `to`, for two beats: both
+ * then make it when its player comes (cluster_room_placed_here) rather than send it on again by
+ * loads a beat old. */
+void cluster_room_place(struct cluster *c, const struct cluster_node *to, const char *code);
+/* New room `code` is to be made here, not sent on: another node sent it here, or this node sent it
+ * away and its player came back. */
+bool cluster_room_placed_here(const struct cluster *c, const char *code);
 /* Live nodes known, this one included. */
 unsigned cluster_nodes(const struct cluster *c);
 /* The other live nodes' public rooms, as each published them with its last beat: at most `max`
