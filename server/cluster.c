@@ -265,6 +265,7 @@ struct cluster {
 	 * (cluster_tlog), so that no stream keeps a hole a takeover would replay across. */
 	unsigned epoch;
 	bool in_flush, write_held; /* cluster_flush writes itself: hiredis's poll for writable is held */
+	bool batch_err_said;       /* a refused call said (once a connection) */
 	/* New rooms sent from one node to another in the last PLACE_MS (cluster_room_place), by code's
 	 * hash; a slot taken by another code is overwritten (a room forgotten costs at most a hop). */
 	struct placed {
@@ -586,9 +587,17 @@ on_batch(redisAsyncContext *ac, void *r, void *ud)
 	if (reply == NULL || reply->type == REDIS_REPLY_ERROR) {
 		c->epoch++;
 		/* Redis's script cache emptied under this connection (SCRIPT FLUSH): EVAL until loaded again. */
-		if (reply && reply->str && strncmp(reply->str, "NOSCRIPT", 8) == 0 && c->sha[0]) {
-			c->sha[0] = '\0';
-			load_script(c);
+		if (reply && reply->str && strncmp(reply->str, "NOSCRIPT", 8) == 0) {
+			if (c->sha[0]) { /* the first of the calls in flight refused */
+				c->sha[0] = '\0';
+				load_script(c);
+				say(c, LOG_NOTICE, "cluster: Redis %s port %d lost the turn logs' script (NOSCRIPT): loaded again, "
+				    "and every duel's whole log sent again", c->host, c->port);
+			}
+		} else if (reply && !c->batch_err_said) { /* once a connection */
+			c->batch_err_said = true;
+			say(c, LOG_WARNING, "cluster: Redis %s port %d refused a call of the turn logs: %.120s; every duel's whole "
+			    "log sent again", c->host, c->port, reply->str ? reply->str : "");
 		}
 		return;
 	}
@@ -985,6 +994,7 @@ on_cmd_connected(const redisAsyncContext *ac, int status)
 	if (!c->auth_said) /* else said at every try: the refusal was said once */
 		say(c, LOG_NOTICE, "cluster: Redis %s port %d answers", c->host, c->port);
 	load_script(c);
+	c->batch_err_said = false;
 	if (c->have_salt) /* a Redis come back empty: the salt this node uses is the cluster's again */
 		redisAsyncCommand(c->cmd, ignore_reply, NULL, "SET " KEY_SALT " %s NX", c->salthex);
 	/* Redis may have come back empty (no persistence): this node's rooms are said again. */
