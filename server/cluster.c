@@ -71,7 +71,8 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
 
 /* What Redis holds (docs/server.md, "A cluster"):
  *   wizwar:rooms       a hash, room code -> id of the node holding it (for a node that starts late)
- *   wizwar:events      a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE"
+ *   wizwar:events      a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE",
+ *                      "sent ID CODE" (a new room sent to node ID: placed there, cluster_room_place)
  *   wizwar:tlog:CODE   a stream per duel being played: its turn log, one entry (field t) a batch
  *   wizwar:alive:ID    a node's beat, expiring CLUSTER_ALIVE_MS after it: while it lives, no node
  *                      claims that node's rooms (the fence against a node that only stalled)
