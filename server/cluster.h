@@ -127,24 +127,35 @@ const struct cluster_node *cluster_room_node(const struct cluster *c, const char
  * node. A player resuming into it is asked to come back in a moment rather than sent there. */
 bool cluster_room_moving(const struct cluster *c, const char *code);
 /* A duel's turn log, copied into the stream wizwar:tlog:CODE for a takeover: `whole` replaces the
- * stream with the whole log so far, else the lines are appended. false: Redis is not there now
- * (the caller sends the whole log next time). */
-bool cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, bool whole);
-/* Write what is queued for Redis now (the turn logs' batches of this loop iteration), rather than
- * when the loop next polls: a node killed then loses as little of its logs as its disk does. */
+ * stream with the whole log so far, else the lines are appended. Held until cluster_flush, which
+ * sends every room's of the loop iteration in one call. false: Redis is not there now, or a call
+ * with this room's earlier lines was lost since its last whole log (`*epoch`, the room's own
+ * counter, set when a whole log is queued): the caller sends the whole log instead. */
+bool cluster_tlog(struct cluster *c, const char *code, const char *text, size_t len, bool whole, unsigned *epoch);
+/* Send what cluster_tlog holds, and write what is queued for Redis now, rather than when the loop
+ * next polls: a node killed then loses as little of its logs as its disk does. Called once a loop
+ * iteration, after the rooms' file writes. */
 void cluster_flush(struct cluster *c);
 /* The duel's log is closed (ended, or the room gone): its stream is deleted. */
 void cluster_tlog_end(struct cluster *c, const char *code);
 /* The live nodes (this one included) as clients are told of them (NODES): at most `max`. */
 unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max);
-/* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 (so that two nodes of about
- * the same load do not send a new room back and forth); NULL: keep it here. */
+/* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 - `mine` / 32 (so that two
+ * nodes of about the same load do not send a new room back and forth); its load estimated from its
+ * last beat, the rooms sent it since and the pace it made rooms of its own at. NULL: keep it here. */
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
 /* As cluster_least_loaded, among the nodes that beat lately: where quick pairing asks for a pair's
  * room (cluster_make_room). */
 const struct cluster_node *cluster_pair_node(const struct cluster *c, unsigned mine);
 /* A new room was sent to node `to` (REDIRECT): counted in its load until its next beat. */
 void cluster_room_sent(struct cluster *c, const struct cluster_node *to);
+/* ... and remembered as placed, here and (told through the channel) on `to`, for two beats: both
+ * then make it when its player comes (cluster_room_placed_here) rather than send it on again by
+ * loads a beat old. */
+void cluster_room_place(struct cluster *c, const struct cluster_node *to, const char *code);
+/* New room `code` is to be made here, not sent on: another node sent it here, or this node sent it
+ * away and its player came back. */
+bool cluster_room_placed_here(const struct cluster *c, const char *code);
 /* Live nodes known, this one included. */
 unsigned cluster_nodes(const struct cluster *c);
 /* The other live nodes' public rooms, as each published them with its last beat: at most `max`

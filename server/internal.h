@@ -222,6 +222,7 @@ struct gameroom {
 	struct gameroom *log_next, **log_pprev;
 	bool log_queued;
 	bool log_gap;              /* the cluster's copy of the log missed lines: sent whole next time */
+	unsigned log_epoch;        /* ... and cluster_tlog's count of lost calls when it was last sent whole */
 	int handles;               /* open timers; freed at 0 once dying */
 	bool dying;
 	struct tlog log;

@@ -182,13 +182,14 @@ log_mirror(void *ud, const char *text, size_t len)
 
 	if (cl == NULL)
 		return;
-	if (!r->log_gap) {
-		r->log_gap = !cluster_tlog(cl, r->code, text, len, false);
+	/* Held in the cluster until cluster_flush, at the end of this iteration (on_log_check). */
+	server__log_soon(r->srv);
+	if (!r->log_gap && cluster_tlog(cl, r->code, text, len, false, &r->log_epoch))
 		return;
-	}
+	r->log_gap = true; /* the whole log, this batch's lines included, now if Redis takes it */
 	size_t n;
 	char *whole = tlog_text(&r->log, &n);
-	if (whole && cluster_tlog(cl, r->code, whole, n, true))
+	if (whole && cluster_tlog(cl, r->code, whole, n, true, &r->log_epoch))
 		r->log_gap = false;
 	free(whole);
 }

@@ -669,12 +669,15 @@ redirect_if_elsewhere(struct conn *c, bool create)
 	if (s->cluster == NULL || server__find_room(s, c->who.room) != NULL)
 		return false;
 	bool made_there = false;
-	if ((n = cluster_room_node(s->cluster, c->who.room)) == NULL && create && c->who.create)
+	if ((n = cluster_room_node(s->cluster, c->who.room)) == NULL && create && c->who.create &&
+	    !cluster_room_placed_here(s->cluster, c->who.room))
 		made_there = (n = cluster_least_loaded(s->cluster, s->nrooms)) != NULL;
 	if (n == NULL)
 		return false;
-	if (made_there)
+	if (made_there) {
 		cluster_room_sent(s->cluster, n);
+		cluster_room_place(s->cluster, n, c->who.room);
+	}
 	struct wire_msg *m = &s->out;
 	m->type = WIRE_REDIRECT;
 	m->u.redirect.port = (uint16_t)n->port;

@@ -82,7 +82,7 @@ static struct opts opt = { 250, 2, 2, false, false, 5, 10, 10, 1.0, "/tmp", { 0 
 /* What a crowd process tells this one, in shared memory: written by it before it writes a
  * byte to its report pipe, read here after that byte. */
 struct report {
-	int welcomed, started, dropped, refused, connect_failed, redirected, rejoined, nodes_seen, playing;
+	int welcomed, started, dropped, refused, connect_failed, redirected, rejoined, thrice, nodes_seen, playing;
 	int duels_on[CROWD_NODES_MAX];        /* duels playing, by node */
 	int waiting, connecting, handshaking;  /* players not in yet: not started, before connect, after */
 	double admit_s;                        /* from its start until every duel started */
@@ -155,6 +155,7 @@ fill_report(void)
 	r->connect_failed = C.connect_failed;
 	r->redirected = C.redirected;
 	r->rejoined = C.rejoined;
+	r->thrice = C.thrice;
 	r->nodes_seen = C.nodes_seen;
 	r->playing = 0;
 	memset(r->duels_on, 0, sizeof r->duels_on);
@@ -784,7 +785,7 @@ configuration(const char *wizwar, int nodes, bool redis, int duels, struct figur
 
 	/* Admission. */
 	int waiting = 0, connecting = 0, handshaking = 0;
-	int welcomed = 0, dropped = 0, redirected = 0, rejoined = 0, seen = 0, playing = 0, on[CROWD_NODES_MAX] = { 0 };
+	int welcomed = 0, dropped = 0, redirected = 0, rejoined = 0, thrice = 0, seen = 0, playing = 0, on[CROWD_NODES_MAX] = { 0 };
 	double admit = 0;
 	const char *last = "";
 	bool all_reported = true;
@@ -800,6 +801,7 @@ configuration(const char *wizwar, int nodes, bool redis, int duels, struct figur
 		dropped += r->dropped;
 		redirected += r->redirected;
 		rejoined += r->rejoined;
+		thrice += r->thrice;
 		waiting += r->waiting;
 		connecting += r->connecting;
 		handshaking += r->handshaking;
@@ -817,8 +819,9 @@ configuration(const char *wizwar, int nodes, bool redis, int duels, struct figur
 	       nodes > 1 ? "s" : "", redis ? " and one redis-server" : "", welcomed, 2 * duels, playing, admit);
 	for (int k = 0; k < nodes; k++)
 		printf("%snode %d: %d", k ? ", " : "", k, on[k]);
-	printf("), %d REDIRECTs followed, %d joins sent on %d times and started again a second later; fewest nodes in "
-	       "a NODES %d; %d dropped%s%s%s\n", redirected, rejoined, CROWD_REDIRECTS_MAX + 1, seen, dropped,
+	printf("), %d REDIRECTs followed, %d joins sent on more than twice, %d on %d times and started again a second "
+	       "later; fewest nodes in a NODES %d; %d dropped%s%s%s\n", redirected, thrice, rejoined,
+	       CROWD_REDIRECTS_MAX + 1, seen, dropped,
 	       dropped ? " (last: " : "",
 	       dropped ? last : "", dropped ? ")" : "");
 	/* NODES lists the nodes heard within the last 1.6 s: a node whose loop is busy admitting (or a

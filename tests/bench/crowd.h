@@ -75,6 +75,7 @@ struct crowd {
 	bool follow;
 	int redirected;           /* REDIRECTs followed */
 	int rejoined;             /* joins sent on more than CROWD_REDIRECTS_MAX times, started again */
+	int thrice;               /* joins sent on more than twice (issue 34: a new room placed within a beat) */
 	int launched;             /* clients started (client_start) */
 	int nodes_seen;           /* the fewest nodes a NODES message named (0: none came) */
 	uint64_t node_cmds[CROWD_NODES_MAX]; /* commands answered in the window, by node */
@@ -489,7 +490,9 @@ redirect(struct client *c, const struct wire_redirect *d)
 		drop(c, "sent to a node this run did not start");
 		return;
 	}
-	if (++c->redirects > CROWD_REDIRECTS_MAX) {
+	if (++c->redirects == 3)
+		C.thrice++;
+	if (c->redirects > CROWD_REDIRECTS_MAX) {
 		if (++c->rejoins > CROWD_REJOINS_MAX) {
 			drop(c, "sent from node to node on every try");
 			return;

@@ -126,6 +126,31 @@ for i in $(seq "$N"); do # the header goes to Redis as the duel starts: at most 
 done
 ok "n2 and n3 joined; $N duels started on n1, each one's turn log streamed to Redis"
 
+if [ "$MODE" = kill ]; then
+	# ==== Redis's script cache emptied under n1 (SCRIPT FLUSH: a Redis failed over to a fresh one) ====
+	# n1's next call of its turn logs' script (EVALSHA) is refused, NOSCRIPT, and its batches with it:
+	# n1 loads the script again and sends each duel's whole log again, which replaces the stream (its
+	# first entry changes). The kill waits for that: a stream with the lost batch's hole in it would
+	# lose turns at the takeover, which the checks below see.
+	# Every stream's first entry in one call ("-": a duel over, its stream deleted).
+	firsts() {
+		local k=() i
+		for i in $(seq "$N"); do k+=("wizwar:tlog:${ROOM[$i]}"); done
+		rcli EVAL "local r = {} for i, k in ipairs(KEYS) do local x = redis.call('XRANGE', k, '-', '+', 'COUNT', 1) \
+r[i] = x[1] and x[1][1] or '-' end return r" "$N" "${k[@]}"
+	}
+	before="$(firsts)"
+	rcli SCRIPT FLUSH >/dev/null
+	wait_re "cluster: Redis .* lost the turn logs' script \(NOSCRIPT\): loaded again" "$TMP/n1.err" 10
+	for _ in $(seq 100); do
+		same="$(paste -d ' ' <(echo "$before") <(firsts) | awk '$1 == $2 && $2 != "-"' | wc -l)"
+		[ "$same" -eq 0 ] && break
+		sleep 0.05
+	done
+	[ "$same" -eq 0 ] || fail "$same duels' streams were not replaced by their whole logs after NOSCRIPT"
+	echo "# SCRIPT FLUSH: n1 said NOSCRIPT and sent every duel's whole log again"
+fi
+
 disown "${NPID[n1]}" # its death (or stop) is this test's doing: not reported by the shell
 if [ "$MODE" = stop ]; then
 	# ==== n1 stopped in the middle of the duels until the others took them over, then woken ====
