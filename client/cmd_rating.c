@@ -318,12 +318,12 @@ ask_once(uv_loop_t *loop, struct net_config *nc, struct ask_run *a)
 	return 0;
 }
 
-/* The records file of one server key: checked against the history (check_kept), then, for a
- * signer of this history that this machine trusts, given its verified records (such as a duel
- * that ended while this player was away: docs/client.md, "Rating records"). Under the file's
- * lock, one file at a time. 0, or -1 said. */
+/* The records file of one server key: checked against the history (check_kept: pass 0), or,
+ * for a signer of this history that this machine trusts, given its verified records (pass 1,
+ * such as a duel that ended while this player was away: docs/client.md, "Rating records").
+ * Under the file's lock, one file at a time. 0, or -1 said. */
 static int
-keep_file(const char *path, const uint8_t pk[32], bool mine, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
+keep_file(int pass, const char *path, const uint8_t pk[32], bool mine, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
           const struct recstore_entry *got, const bool *verified, size_t n)
 {
 	char why[400];
@@ -340,12 +340,14 @@ keep_file(const char *path, const uint8_t pk[32], bool mine, bool whole, const u
 		close(lock);
 		return -1;
 	}
-	long checked = check_kept(&kept, me, got, n, mine && whole);
-	if (checked < 0)
-		goto out;
-	if (mine && whole)
-		printf("all %ld record%s kept here (%s) are in it, as given\n", checked, checked == 1 ? "" : "s", path);
-	for (size_t i = 0; mine && i < n; i++) {
+	if (pass == 0) {
+		long checked = check_kept(&kept, me, got, n, mine && whole);
+		if (checked < 0)
+			goto out;
+		if (mine && whole)
+			printf("all %ld record%s kept here (%s) are in it, as given\n", checked, checked == 1 ? "" : "s", path);
+	}
+	for (size_t i = 0; pass == 1 && mine && i < n; i++) {
 		uint8_t spk[32];
 		if (!verified[i] || !rated_signer_server(got[i].signer, spk) || memcmp(spk, pk, 32) != 0)
 			continue;
@@ -372,10 +374,12 @@ out:
 
 /* Every records file in STATE/records: the node asked's and each trusted signer's of this history
  * (`mine`: checked whole and added to), and every other server's (a duel it gave that this
- * history holds otherwise is CHANGED). 0, or -1 said. */
+ * history holds otherwise is CHANGED). Pass 0 checks them all, pass 1 adds: nothing is added
+ * from a history one of the files refutes (a record a node re-signed, kept, would make the
+ * next history against the honest record CHANGED). 0, or -1 said. */
 static int
-keep_all(const char *dir, const struct signers *t, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
-         const struct recstore_entry *got, const bool *verified, size_t n)
+keep_pass(int pass, const char *dir, const struct signers *t, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
+          const struct recstore_entry *got, const bool *verified, size_t n)
 {
 	char rdir[4200], path[4200 + AUTH_FP_LEN], why[400];
 	bool done[SIGNERS_MAX] = { false };
@@ -405,7 +409,7 @@ keep_all(const char *dir, const struct signers *t, bool whole, const uint8_t me[
 				if (memcmp(t->s[i].pk, pk, 32) == 0 && t->s[i].trusted && (i == 0 || t->s[i].used)) {
 					mine = done[i] = true;
 				}
-			rc = keep_file(path, pk, mine, whole, me, got, verified, n);
+			rc = keep_file(pass, path, pk, mine, whole, me, got, verified, n);
 		}
 		closedir(d);
 	}
@@ -416,9 +420,19 @@ keep_all(const char *dir, const struct signers *t, bool whole, const uint8_t me[
 				cli_error("no state folder to keep records in (set HOME or XDG_STATE_HOME)\n");
 				return -1;
 			}
-			rc = keep_file(path, t->s[i].pk, true, whole, me, got, verified, n);
+			rc = keep_file(pass, path, t->s[i].pk, true, whole, me, got, verified, n);
 		}
 	return rc;
+}
+
+static int
+keep_all(const char *dir, const struct signers *t, bool whole, const uint8_t me[PROTO_IDENT_KEY_LEN],
+         const struct recstore_entry *got, const bool *verified, size_t n)
+{
+	for (int pass = 0; pass < 2; pass++)
+		if (keep_pass(pass, dir, t, whole, me, got, verified, n) != 0)
+			return -1;
+	return 0;
 }
 
 /* --all: at most this many pages (a connection each) */

@@ -182,9 +182,10 @@ for x in A B; do
 	grep -qE "^wizwar history: CHANGED: duel [0-9a-f]{16} of .* is in the server.s history with another record" "$TMP/h.err" ||
 		fail "re-signed on $x: $(cat "$TMP/h.err")"
 done
+grep -qF "$resigned" "$RECS"/* && fail "a record of a history refuted as CHANGED was kept: $(grep -lF "$resigned" "$RECS"/*)"
 pg_sql "UPDATE results SET record = decode('$orig', 'hex'), signer = decode('${SIGNER[B]}', 'hex') WHERE seq = $seq" >/dev/null
 history_on B || fail "history after the restore: $(cat "$TMP/h.err")"
-ok "another node's record re-signed by the node asked: CHANGED on both nodes, exit 1"
+ok "another node's record re-signed by the node asked: CHANGED on both nodes, exit 1, and nothing of that answer kept"
 
 # ==== a name freed offline, against PostgreSQL, while both nodes run ====
 "$W" server --free-name ann --store "$PG_URI" >"$TMP/free.out" 2>"$TMP/free.err" || fail "--free-name: $(cat "$TMP/free.err")"
