@@ -27,6 +27,9 @@ start env XDG_STATE_HOME="$STATE" "$WIZWAR" practice --seed "$SEED" --bot random
 
 # ---- the main screen at 80x24 ----
 wait_for 'Round 1: your move, 5 steps left'
+# The header can be drawn a frame before the first view reaches the map ("waiting..." there): a full
+# run under load captured that frame and found no @.
+wait_gone 'waiting\.\.\.'
 echo "--- the main screen at 80x24:"
 cat "$SCREEN"
 expect '^┌─ 25x25 ─+┐' "the map's frame (the level's outer wall) at the top left"
