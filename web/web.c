@@ -745,49 +745,18 @@ static bool
 origin_ok(const struct web *w, struct lws *wsi)
 {
 	char origin[256], host[256], h[WEB_AUTH_MAX];
-	const char *a, *pe;
-	long port;
+	const char *a;
+	int port;
 
 	if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) <= 0)
 		return true;
-	if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
-		return false;
-	if (strncmp(origin, "http://", 7) == 0)
-		a = origin + 7, port = 80;
-	else if (strncmp(origin, "https://", 8) == 0)
-		a = origin + 8, port = 443;
-	else
+	if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0 ||
+	    !wmsg_origin(origin, &a, h, sizeof h, &port))
 		return false; /* "null" (a sandboxed or file page), or no origin a page of ours has */
 	if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) > 0 && strcasecmp(a, host) == 0)
 		return true;
 	struct cluster *c = server_cluster(w->srv);
-	if (c == NULL)
-		return false;
-	/* HOST[:PORT] or [V6][:PORT], nothing else (no path, no user). */
-	if (a[0] == '[') {
-		if ((pe = strchr(a, ']')) == NULL)
-			return false;
-		a++;
-	} else {
-		pe = a + strcspn(a, ":");
-	}
-	if ((size_t)(pe - a) >= sizeof h || pe == a)
-		return false;
-	memcpy(h, a, (size_t)(pe - a));
-	h[pe - a] = '\0';
-	if (*pe == ']')
-		pe++;
-	if (*pe == ':') {
-		char *e;
-		if (pe[1] < '0' || pe[1] > '9')
-			return false;
-		port = strtol(pe + 1, &e, 10);
-		if (*e || port < 1 || port > 65535)
-			return false;
-	} else if (*pe) {
-		return false;
-	}
-	return cluster_web_origin(c, h, (int)port);
+	return c && cluster_web_origin(c, h, port);
 }
 
 /* The page's Content-Security-Policy: it connects back to its own origin and, in a cluster, to the
