@@ -119,9 +119,23 @@ try {
     const st = await r.page.textContent('#status');
     r.now = st.match(/from (\S+)\.$/)[1];
     ok(`${r.name}: the page says "${st}" ${((Date.now() - killed) / 1000).toFixed(1)} s after the kill`);
+    // The other live node, asked for the room, says where it is (a page opened there goes there).
+    const other = [`127.0.0.1:${env.N2_WEB}`, `127.0.0.1:${env.N3_WEB}`].find((a) => a !== r.now);
+    const [room, key] = r.link.slice(3).split('.');
+    const ans = await r.page.evaluate(([addr, room, key]) => new Promise((res) => {
+      const ws = new WebSocket('ws://' + addr + '/', 'wizwar');
+      ws.onopen = () => ws.send(JSON.stringify({ t: 'watch', room, key }));
+      ws.onmessage = (e) => { res(JSON.parse(e.data)); ws.close(); };
+      ws.onerror = () => res({ t: 'a socket error' });
+      setTimeout(() => res({ t: 'silence' }), 5000);
+    }), [other, room, key]);
+    const ended = /The duel is over/.test(await r.page.textContent('#grid'));
+    if (ans.t === 'moved' && ans.to === r.now) ok(`${r.name}: ${other}, asked for the room, says it is on ${ans.to}`);
+    else if (ended && ans.t === 'error') ok(`${r.name}: ${other} asked for the room once its duel was over: "${ans.text}"`);
+    else notok(`${r.name}: ${other}, asked for the room, says where it is`, JSON.stringify(ans));
   }));
   await Promise.all(rooms.map(async (r) => {
-    await waitText(r.page, 'grid', /The duel is over: everything is shown\./, 30000);
+    await waitText(r.page, 'grid', /The duel is over: everything is shown\./, 40000);
     const after = r.screens.slice(r.before).filter((s) => s.from.includes(r.now)).length;
     if (after >= 2) ok(`${r.name}: the page showed the duel going on from ${r.now} to its end (${after} screens from there)`);
     else notok(`${r.name}: the page followed the duel from ${r.now}`, `${after} screens from there`);

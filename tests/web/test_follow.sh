@@ -28,7 +28,7 @@ PROC_TAIL=12
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
 REDIS=""
 # The browser first: chromium starts while the cluster does (it waits for the line that says where).
-coproc BROWSER { cd "$HERE" && CHROMIUM="$CHROMIUM" timeout 90 node follow.test.mjs 2>&1; }
+coproc BROWSER { cd "$HERE" && CHROMIUM="$CHROMIUM" timeout 80 node follow.test.mjs 2>&1; }
 BPID="$BROWSER_PID"
 PIDS+=("$BPID")
 exec 3<&"${BROWSER[0]}" 4>&"${BROWSER[1]}"

@@ -125,11 +125,14 @@
     connect(addr);
   }
 
+  function startFollow(why) {
+    if (follow) return;
+    follow = { lost: at, until: Date.now() + FOLLOW_MS, i: 0, next: null, notFound: 0, again: seen };
+    status(why);
+  }
+
   function lost() {
-    if (!follow) {
-      follow = { lost: at, until: Date.now() + FOLLOW_MS, i: 0, next: null, notFound: 0 };
-      status('The connection to ' + at + ' was lost: looking for the duel on the other nodes...');
-    }
+    startFollow('The connection to ' + at + ' was lost: looking for the duel on the other nodes...');
     setTimeout(tryNext, TRY_MS);
   }
 
@@ -161,18 +164,22 @@
       const m = JSON.parse(e.data);
       if (m.t === 'screen') {
         if (follow) {
+          status('Live; watching ' + (follow.again ? 'again ' : '') + 'from ' + addr + '.');
           follow = null;
           at = addr;
-          status('Live; watching again from ' + addr + '.');
         }
         seen = true;
         draw(m);
       } else if (m.t === 'list') lists(m);
       else if (m.t === 'nodes') nodes = m.nodes.filter((n) => typeof n === 'string');
-      else if (m.t === 'moved' && follow) { // the room's node now: asked next
+      else if (m.t === 'moved') { // the room's node now: asked next (also a link opened on another node)
+        startFollow('The room is on ' + m.to + ': watching it there...');
         follow.next = m.to;
         sock.close();
-      } else if (m.t === 'moving' && follow) sock.close();
+      } else if (m.t === 'moving') {
+        startFollow('The room is moving to another node: looking for it...');
+        sock.close();
+      }
       else if (m.t === 'error' && follow) {
         follow.notFound++;
         sock.close();
