@@ -64,6 +64,41 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
 	return 0;
 }
 
+/* "ID HOST PORT", the fields of a node's "web" line. Strict and bounded (a node trusts Redis, but a
+ * value that is not what a node writes is dropped, not half used): fuzzed by tests/fuzz/fuzz_webmsg.c. */
+int
+cluster_parse_web(const char *s, char id[CLUSTER_ID_LEN + 1], char host[CLUSTER_HOST_MAX + 1], int *port)
+{
+	const char *h, *ps;
+	unsigned char probe[16];
+	long v = 0;
+
+	for (int i = 0; i < CLUSTER_ID_LEN; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return -1;
+	if (s[CLUSTER_ID_LEN] != ' ')
+		return -1;
+	h = s + CLUSTER_ID_LEN + 1;
+	if ((ps = strchr(h, ' ')) == NULL || ps == h || (size_t)(ps - h) > CLUSTER_HOST_MAX)
+		return -1;
+	memcpy(host, h, (size_t)(ps - h));
+	host[ps - h] = '\0';
+	if (inet_pton(AF_INET, host, probe) != 1 && inet_pton(AF_INET6, host, probe) != 1)
+		return -1;
+	ps++;
+	for (int i = 0; ps[i]; i++) {
+		if (ps[i] < '0' || ps[i] > '9' || i == 5 || (i == 0 && ps[i] == '0'))
+			return -1;
+		v = v * 10 + (ps[i] - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	memcpy(id, s, CLUSTER_ID_LEN);
+	id[CLUSTER_ID_LEN] = '\0';
+	*port = (int)v;
+	return 0;
+}
+
 #if WW_HAVE_REDIS
 
 #include <hiredis/adapters/libuv.h>
@@ -74,6 +109,7 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
  *   wizwar:rooms       a hash, room code -> id of the node holding it (for a node that starts late)
  *   wizwar:events      a channel: "beat ID HOST PORT KEYHEX ROOMS", "room ID CODE", "gone ID CODE",
  *                      "sent ID CODE" (a new room sent to node ID: placed there, cluster_room_place)
+ *                      (and "open ID ROOMS", "web ID HOST PORT" after each beat)
  *   wizwar:tlog:CODE   a stream per duel being played: its turn log, one entry (field t) a batch
  *   wizwar:alive:ID    a node's beat, expiring CLUSTER_ALIVE_MS after it: while it lives, no node
  *                      claims that node's rooms (the fence against a node that only stalled)
@@ -307,6 +343,12 @@ struct cluster {
 		bool here;    /* sent here by another node, or sent away by this one and come back */
 		uint64_t at;  /* loop ms */
 	} placed[PLACED_SLOTS];
+	char web_host[CLUSTER_HOST_MAX + 1]; /* this node's web page (cluster_set_web); web_port 0: none */
+	int web_port;
+	/* The web pages "web" lines named, newest first, a dead node's kept: a page loaded from a node
+	 * that died comes to the others with that node's origin (cluster_web_origin). */
+	struct { char host[CLUSTER_HOST_MAX + 1]; int port; } web_seen[CLUSTER_NODES_MAX];
+	unsigned nweb_seen;
 	void (*done)(void *ud);
 	void *done_ud;
 };
@@ -870,6 +912,38 @@ place(struct cluster *c, const char *code)
 	p->at = uv_now(c->loop);
 }
 
+/* host:port to the front of the web pages seen (the oldest falls off a full list). */
+static void
+web_seen(struct cluster *c, const char *host, int port)
+{
+	unsigned i, max = sizeof c->web_seen / sizeof c->web_seen[0];
+
+	for (i = 0; i < c->nweb_seen; i++)
+		if (c->web_seen[i].port == port && strcmp(c->web_seen[i].host, host) == 0)
+			break;
+	if (i == c->nweb_seen)
+		i = c->nweb_seen < max ? c->nweb_seen++ : max - 1;
+	memmove(&c->web_seen[1], &c->web_seen[0], i * sizeof c->web_seen[0]);
+	snprintf(c->web_seen[0].host, sizeof c->web_seen[0].host, "%s", host);
+	c->web_seen[0].port = port;
+}
+
+/* "web ID HOST PORT": a known node's web page. Only a node whose beat came (a node's beat goes out
+ * before its "web" line, on the same connection), so at most CLUSTER_NODES_MAX of them. */
+static void
+on_web(struct cluster *c, const char *rest)
+{
+	char id[CLUSTER_ID_LEN + 1], host[CLUSTER_HOST_MAX + 1];
+	int port;
+	struct cluster_node *n;
+
+	if (cluster_parse_web(rest, id, host, &port) != 0 || (n = node_find(c, id)) == NULL)
+		return;
+	snprintf(n->web_host, sizeof n->web_host, "%s", host);
+	n->web_port = port;
+	web_seen(c, host, port);
+}
+
 /* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE", "open ID ROOMS". */
 static void
 on_event(struct cluster *c, const char *s, size_t n)
@@ -894,6 +968,10 @@ on_event(struct cluster *c, const char *s, size_t n)
 	}
 	if (strncmp(buf, "make ", 5) == 0) {
 		on_make(c, buf + 5);
+		return;
+	}
+	if (strncmp(buf, "web ", 4) == 0) {
+		on_web(c, buf + 4);
 		return;
 	}
 	bool add = strncmp(buf, "room ", 5) == 0, sent = strncmp(buf, "sent ", 5) == 0;
@@ -1118,6 +1196,19 @@ publish_open(struct cluster *c)
 	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %b", CHANNEL, c->openbuf, (size_t)head + len);
 }
 
+/* This node's web page, after every beat, on its own line: a node that does not know "web" ignores
+ * it, and the beat's fields stay what they were. */
+static void
+publish_web(struct cluster *c)
+{
+	char msg[sizeof "web " + CLUSTER_ID_LEN + CLUSTER_HOST_MAX + 16];
+
+	if (c->web_port <= 0)
+		return;
+	snprintf(msg, sizeof msg, "web %s %s %d", c->self_id, c->web_host, c->web_port);
+	redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg);
+}
+
 static void
 send_beat(struct cluster *c)
 {
@@ -1135,6 +1226,7 @@ send_beat(struct cluster *c)
 	c->beat_sent[(c->beat_head + c->beat_n) % q] = mono_ms();
 	c->beat_n++;
 	publish_open(c);
+	publish_web(c);
 }
 
 static void
@@ -2137,6 +2229,54 @@ cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *
 	return redisAsyncCommand(c->cmd, ignore_reply, NULL, "PUBLISH %s %s", CHANNEL, msg) == REDIS_OK;
 }
 
+void
+cluster_set_web(struct cluster *c, const char *host, int port)
+{
+	snprintf(c->web_host, sizeof c->web_host, "%s", host);
+	c->web_port = port;
+	web_seen(c, host, port);
+	/* This node's own entry too: it is listed before its own first "web" line comes back. */
+	struct cluster_node *n = node_find(c, c->self_id);
+	if (n) {
+		snprintf(n->web_host, sizeof n->web_host, "%s", host);
+		n->web_port = port;
+	}
+}
+
+unsigned
+cluster_web_list(const struct cluster *c, struct cluster_node *out, unsigned max)
+{
+	unsigned n = 0;
+	bool self = false;
+
+	for (unsigned i = 0; i < c->nnodes && n < max; i++) {
+		const struct cluster_node *k = &c->nodes[i];
+		bool me = strcmp(k->id, c->self_id) == 0;
+		if (k->web_port > 0 && (me || (node_alive(c, k) && node_fresh(c, k)))) {
+			out[n++] = *k;
+			self = self || me;
+		}
+	}
+	/* Before its own first beat came back (or with Redis away) this node is not in its list. */
+	if (!self && c->web_port > 0 && n < max) {
+		memset(&out[n], 0, sizeof out[n]);
+		snprintf(out[n].id, sizeof out[n].id, "%s", c->self_id);
+		snprintf(out[n].web_host, sizeof out[n].web_host, "%s", c->web_host);
+		out[n].web_port = c->web_port;
+		n++;
+	}
+	return n;
+}
+
+bool
+cluster_web_origin(const struct cluster *c, const char *host, int port)
+{
+	for (unsigned i = 0; i < c->nweb_seen; i++)
+		if (c->web_seen[i].port == port && strcmp(c->web_seen[i].host, host) == 0)
+			return true;
+	return false;
+}
+
 #else /* no hiredis: a node alone */
 
 struct cluster {
@@ -2343,6 +2483,32 @@ cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *
 	(void)code;
 	(void)o;
 	(void)turn_time;
+	return false;
+}
+
+void
+cluster_set_web(struct cluster *c, const char *host, int port)
+{
+	(void)c;
+	(void)host;
+	(void)port;
+}
+
+unsigned
+cluster_web_list(const struct cluster *c, struct cluster_node *out, unsigned max)
+{
+	(void)c;
+	(void)out;
+	(void)max;
+	return 0;
+}
+
+bool
+cluster_web_origin(const struct cluster *c, const char *host, int port)
+{
+	(void)c;
+	(void)host;
+	(void)port;
 	return false;
 }
 

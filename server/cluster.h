@@ -42,6 +42,10 @@ struct cluster_node {
 	uint8_t key[PROTO_KEY_LEN];   /* its long-term key: a client sent there pins it */
 	unsigned rooms;               /* its load */
 	uint64_t heard;               /* loop time (ms) of its last beat */
+	/* Its spectators' web page (`--web`), as its "web" line after each beat says: the address and
+	 * port a browser is sent to when a room moves there; web_port 0: it serves none. */
+	char web_host[CLUSTER_HOST_MAX + 1];
+	int web_port;
 };
 
 struct cluster_config {
@@ -177,5 +181,18 @@ void cluster_mod_put(struct cluster *c, const char *field, const char *line, boo
  * not there (make the room here). */
 bool cluster_make_room(struct cluster *c, const struct cluster_node *to, const char *code, const struct options *o,
                        unsigned turn_time);
+/* The web page (web/web.c, `--web`) across nodes (docs/server.md, "A cluster"). */
+/* This node serves the web page at host (an IP address) and port: said after each beat ("web ID HOST
+ * PORT"), so that the other nodes can send a page there. */
+void cluster_set_web(struct cluster *c, const char *host, int port);
+/* The live nodes (this one included) that serve the web page: at most `max`. */
+unsigned cluster_web_list(const struct cluster *c, struct cluster_node *out, unsigned max);
+/* Is, or was lately, host:port a web page of this cluster's (this node's or one a "web" line named;
+ * the last CLUSTER_NODES_MAX named are kept, a dead node's too: its pages follow its rooms)? The web
+ * port lets a page of such an origin in (docs/server.md, the threat model). */
+bool cluster_web_origin(const struct cluster *c, const char *host, int port);
+/* A "web" line's fields (after "web "): 0 and the id, host and port, or -1 for anything a node does
+ * not write (strict: the id, an IP address, a port 1 to 65535, single spaces, nothing after). Pure. */
+int cluster_parse_web(const char *s, char id[CLUSTER_ID_LEN + 1], char host[CLUSTER_HOST_MAX + 1], int *port);
 
 #endif

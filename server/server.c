@@ -2334,5 +2334,25 @@ server_link_key(const struct server *s, uint8_t out[32])
 	/* A key of its own for this one use (BLAKE2b keyed by the long-term secret): a link's MAC
 	 * says nothing of that secret, and no other use of it can be made to sign a link. */
 	static const char what[] = "wizwar web replay links v1";
-	crypto_generichash(out, 32, (const uint8_t *)what, sizeof what - 1, s->id.kp.sk, sizeof s->id.kp.sk);
+	static const char what_cluster[] = "wizwar web links of a cluster v1";
+	/* A private cluster's nodes share no secret key, but every node has the password key (one
+	 * password, one salt: wizwar:salt), and a link made by one node must open on the node that
+	 * takes its room over. Whoever could make a link so already holds what `wizwar watch` of
+	 * that room asks: the password, and the room's code, which the link names. */
+	if (s->cluster && s->key.set)
+		crypto_generichash(out, 32, (const uint8_t *)what_cluster, sizeof what_cluster - 1, s->key.k, sizeof s->key.k);
+	else
+		crypto_generichash(out, 32, (const uint8_t *)what, sizeof what - 1, s->id.kp.sk, sizeof s->id.kp.sk);
+}
+
+struct cluster *
+server_cluster(const struct server *s)
+{
+	return s->cluster;
+}
+
+const char *
+server_cluster_host(const struct server *s)
+{
+	return s->cfg.cluster_host ? s->cfg.cluster_host : s->bind;
 }

@@ -275,7 +275,14 @@ bool server_private(const struct server *s);
 /* Where finished turn logs are (logtree.h), or NULL. */
 const char *server_log_dir(const struct server *s);
 /* A 32-byte key for the web page's links, derived from the server's long-term secret key (so
- * links outlive a restart with the same key, and nobody without that key can make one). */
+ * links outlive a restart with the same key, and nobody without that key can make one); a private
+ * cluster node's from the password key its nodes share, so that the node that takes a room over
+ * checks the link another node gave (docs/server.md, "A cluster"). */
 void server_link_key(const struct server *s, uint8_t out[32]);
+/* The web page across a cluster's nodes (web/web.c): the cluster (NULL: alone), and the address
+ * other nodes send clients to (--cluster-host, else --bind's). */
+struct cluster;
+struct cluster *server_cluster(const struct server *s);
+const char *server_cluster_host(const struct server *s);
 
 #endif

@@ -5,12 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+
+#include <arpa/inet.h>
 
 #include <libwebsockets.h>
 #include <sodium.h>
 
 #include "cli.h"
+#include "cluster.h"
 #include "help.h"
 #include "logtree.h"
 #include "web.h"
@@ -35,6 +39,9 @@
 #define WEB_SCAN_EVERY_MS 5000 /* the log tree is listed again at most this often */
 #define WEB_OUTQ 4             /* text messages waiting for a page's socket; more closes it */
 #define WEB_RENDER_MAX 65536   /* a screen's JSON at most (24x80 cells, runs of styles) */
+#define WEB_NODES_MAX 8        /* a cluster's web pages a page is told of (and its CSP names), as NODES */
+#define WEB_AUTH_MAX 72        /* "HOST:PORT" or "[V6]:PORT" of one */
+#define WEB_NODES_EVERY_MS 1000 /* a watching page is told the nodes again, when they changed, at most this often */
 
 struct addr_count {
 	char addr[64];
@@ -90,6 +97,8 @@ struct sess {
 	unsigned rate_n;
 	struct load_job *loading;
 	lws_sorted_usec_list_t sul; /* a playing replay's next command */
+	char nodes[WEB_NODES_MAX * (WEB_AUTH_MAX + 3) + 32]; /* the "nodes" message last sent (live, a cluster) */
+	uint64_t nodes_at;
 };
 
 struct pss {
@@ -113,7 +122,6 @@ struct web {
 	struct ui ui;
 	struct keys keys;
 	bool screen_ok;
-	uint8_t link_key[32];
 	struct sess *sessions;
 	struct addr_count addrs[WEB_CONNS_MAX];
 	/* the log tree's finished duels, listed off the loop */
@@ -137,11 +145,14 @@ struct web {
 static void
 mac_hex(const struct web *w, const char *what, const char *id, char out[WEB_MAC_HEX + 1])
 {
-	uint8_t mac[crypto_auth_BYTES];
+	uint8_t mac[crypto_auth_BYTES], key[32];
 	crypto_auth_hmacsha512256_state st;
 
-	/* HMAC-SHA-512-256 under the server's link key, over what the link opens and its name. */
-	crypto_auth_hmacsha512256_init(&st, w->link_key, sizeof w->link_key);
+	/* HMAC-SHA-512-256 under the server's link key, over what the link opens and its name. The key
+	 * is asked each time: a private cluster node's follows its password (a reload changes it). */
+	server_link_key(w->srv, key);
+	crypto_auth_hmacsha512256_init(&st, key, sizeof key);
+	sodium_memzero(key, sizeof key);
 	crypto_auth_hmacsha512256_update(&st, (const uint8_t *)what, strlen(what) + 1);
 	crypto_auth_hmacsha512256_update(&st, (const uint8_t *)id, strlen(id));
 	crypto_auth_hmacsha512256_final(&st, mac);
@@ -641,6 +652,129 @@ ask_list(struct sess *s)
 	w->scanning = true;
 }
 
+/* ---- a cluster's nodes ---- */
+
+/*
+ * A page follows its room across a cluster's nodes (docs/server.md, "A cluster"), as a terminal
+ * spectator does: each node says its web page's address after its beats (cluster_set_web), a page
+ * watching a live room is told every node's ("nodes", like NODES), and when its websocket closes in
+ * the middle of the duel it asks the others; a node that does not hold the room says where it is
+ * ("moved", like REDIRECT) or that it is moving ("moving": ask again in a moment). The page talks to
+ * the other nodes' ports from its own origin: its CSP names them (connect-src), and each node lets
+ * in a websocket whose Origin is its own page's or a cluster node's (origin_ok).
+ */
+
+/* "HOST:PORT", an IPv6 address in brackets: a URL's authority. */
+static void
+authority(const char *host, int port, char *out, size_t len)
+{
+	snprintf(out, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+}
+
+/* The cluster's web pages (this node's first), as authorities: how many, at most WEB_NODES_MAX. */
+static unsigned
+web_nodes(const struct web *w, char out[WEB_NODES_MAX][WEB_AUTH_MAX])
+{
+	struct cluster *c = server_cluster(w->srv);
+	struct cluster_node nodes[WEB_NODES_MAX];
+	unsigned n = c ? cluster_web_list(c, nodes, WEB_NODES_MAX) : 0;
+
+	for (unsigned i = 0; i < n; i++)
+		authority(nodes[i].web_host, nodes[i].web_port, out[i], WEB_AUTH_MAX);
+	return n;
+}
+
+/* A live page is told the cluster's web pages: at its start, and again when they changed. */
+static void
+send_nodes(struct sess *s)
+{
+	char a[WEB_NODES_MAX][WEB_AUTH_MAX], buf[sizeof s->nodes];
+	unsigned n = web_nodes(s->w, a);
+	size_t len = 0;
+
+	s->nodes_at = uv_now(s->w->loop);
+	if (n == 0)
+		return;
+	len += (size_t)snprintf(buf + len, sizeof buf - len, "{\"t\":\"nodes\",\"nodes\":[");
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s\"%s\"", i ? "," : "", a[i]);
+	snprintf(buf + len, sizeof buf - len, "]}");
+	if (strcmp(buf, s->nodes) == 0)
+		return;
+	memcpy(s->nodes, buf, sizeof buf);
+	send_text(s, buf);
+}
+
+/* Room `room` is not here: in a cluster, where it is (true: said). */
+static bool
+watch_elsewhere(struct sess *s, const char *room)
+{
+	struct cluster *c = server_cluster(s->w->srv);
+	const struct cluster_node *n;
+	char buf[160], a[WEB_AUTH_MAX];
+
+	if (c == NULL)
+		return false;
+	/* Its node missed a beat, or died and the room is being taken over: no refusal, which would
+	 * end the page's watch in the middle of a takeover; the page asks again in a moment. */
+	if (cluster_room_moving(c, room)) {
+		send_text(s, "{\"t\":\"moving\"}");
+		return true;
+	}
+	if ((n = cluster_room_node(c, room)) == NULL)
+		return false;
+	if (n->web_port <= 0) {
+		send_error(s, "the room is on another node, which serves no web page");
+		return true;
+	}
+	authority(n->web_host, n->web_port, a, sizeof a);
+	snprintf(buf, sizeof buf, "{\"t\":\"moved\",\"to\":\"%s\"}", a);
+	send_text(s, buf);
+	return true;
+}
+
+/*
+ * Which pages may open a websocket here. A browser says the page's origin (Origin); the port lets
+ * in its own page's (the origin is the address the request was made to, Host) and, in a cluster, a
+ * page of any node's web address, a dead node's too (cluster_web_origin): that is the page that
+ * follows its room here. Anything else a browser sends is refused: a page of another site, opened
+ * by someone who can reach this port, cannot use that browser to watch, list or load here. A client
+ * that is not a browser sends no Origin (or any it likes): let in, as it could be anyway.
+ */
+static bool
+origin_ok(const struct web *w, struct lws *wsi)
+{
+	char origin[256], host[256], h[WEB_AUTH_MAX];
+	const char *a;
+	int port;
+
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) <= 0)
+		return true;
+	if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0 ||
+	    !wmsg_origin(origin, &a, h, sizeof h, &port))
+		return false; /* "null" (a sandboxed or file page), or no origin a page of ours has */
+	if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) > 0 && strcasecmp(a, host) == 0)
+		return true;
+	struct cluster *c = server_cluster(w->srv);
+	return c && cluster_web_origin(c, h, port);
+}
+
+/* The page's Content-Security-Policy: it connects back to its own origin and, in a cluster, to the
+ * nodes' web pages known when it was served (where it follows its room). */
+static void
+csp_make(const struct web *w, char *out, size_t len)
+{
+	char a[WEB_NODES_MAX][WEB_AUTH_MAX];
+	unsigned n = web_nodes(w, a);
+	size_t k = (size_t)snprintf(out, len, "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; "
+	    "connect-src 'self'");
+
+	for (unsigned i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(out + k, len - k, " ws://%s", a[i]);
+	if (k < len)
+		snprintf(out + k, len - k, "; img-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+}
+
 /* ---- a live room ---- */
 
 static void
@@ -654,6 +788,8 @@ sink_msg(void *ud, int type, const uint8_t *payload, size_t len)
 		return;
 	}
 	screen_changed(s);
+	if (uv_now(w->loop) - s->nodes_at >= WEB_NODES_EVERY_MS)
+		send_nodes(s);
 	if (s->over_said && s->v->st.have_view && s->v->st.view.result == RESULT_NONE) {
 		s->over_said = false; /* a rematch: the room's next duel is under way */
 		send_text(s, "{\"t\":\"live\"}");
@@ -701,12 +837,14 @@ start_watch(struct sess *s, const char *room, const char *key)
 	s->sink = (struct spect_sink){ .msg = sink_msg, .gone = sink_gone, .ud = s };
 	int rc = server_spect_attach(w->srv, room, &s->sink);
 	if (rc != PERR_OK) {
-		send_error(s, rc == PERR_NO_ROOM ? "no such room" : "the room cannot be watched now (full, or no spectators)");
+		if (rc != PERR_NO_ROOM || !watch_elsewhere(s, room))
+			send_error(s, rc == PERR_NO_ROOM ? "no such room" : "the room cannot be watched now (full, or no spectators)");
 		free(s->v);
 		s->v = NULL;
 		s->kind = SESS_NONE;
 		return;
 	}
+	send_nodes(s);
 	screen_changed(s);
 }
 
@@ -944,6 +1082,8 @@ cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, s
 	struct sess *s = pss ? pss->s : NULL;
 
 	switch (reason) {
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+		return origin_ok(w, wsi) ? 0 : -1; /* refused before the upgrade: an HTTP error, no socket */
 	case LWS_CALLBACK_ESTABLISHED: {
 		char addr[64] = "";
 		lws_get_peer_simple(wsi, addr, sizeof addr);
@@ -1014,7 +1154,8 @@ static int
 cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
 	struct pss_http *ph = user;
-	uint8_t buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+	uint8_t buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+	char csp[WEB_NODES_MAX * (WEB_AUTH_MAX + 6) + 256];
 
 	switch (reason) {
 	case LWS_CALLBACK_HTTP: {
@@ -1029,8 +1170,7 @@ cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 			lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
 			return -1;
 		}
-		static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; "
-		    "connect-src 'self'; img-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+		csp_make(lws_context_user(lws_get_context(wsi)), csp, sizeof csp);
 		if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, files[ph->file].type, files[ph->file].len - 1, &p, end) ||
 		    lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
 		        (const unsigned char *)csp, (int)strlen(csp), &p, end) ||
@@ -1104,6 +1244,30 @@ parse_addr(const char *s, char *host, size_t hostlen, int *port, char *why, size
 	return true;
 }
 
+/* In a cluster, this node's page is said to the others (cluster_set_web): at the address it was
+ * given when that is one address (an IP), else at the address other nodes send clients to
+ * (--cluster-host, else --bind's). */
+static void
+publish(struct web *w, const char *bound)
+{
+	struct cluster *c = server_cluster(w->srv);
+	const char *host = server_cluster_host(w->srv);
+	unsigned char probe[16];
+	char why[200];
+
+	if (c == NULL)
+		return;
+	if ((inet_pton(AF_INET, bound, probe) == 1 && strcmp(bound, "0.0.0.0") != 0) ||
+	    (inet_pton(AF_INET6, bound, probe) == 1 && strcmp(bound, "::") != 0))
+		host = bound;
+	if (host == NULL || strlen(host) > CLUSTER_HOST_MAX) {
+		snprintf(why, sizeof why, "cluster: the web page's address is not said to the other nodes (no address)");
+		server_say(w->srv, "%s", why);
+		return;
+	}
+	cluster_set_web(c, host, w->port);
+}
+
 int
 web_start(uv_loop_t *loop, struct server *srv, const char *addr, struct web **out, char *why, size_t whylen)
 {
@@ -1121,7 +1285,6 @@ web_start(uv_loop_t *loop, struct server *srv, const char *addr, struct web **ou
 	}
 	w->loop = loop;
 	w->srv = srv;
-	server_link_key(srv, w->link_key);
 	keys_init(&w->keys);
 	w->screen_ok = wview_screen_start(&w->ui, &w->keys) == 0;
 	if (!w->screen_ok) {
@@ -1157,6 +1320,7 @@ web_start(uv_loop_t *loop, struct server *srv, const char *addr, struct web **ou
 		free(w);
 		return -1;
 	}
+	publish(w, host);
 	if (server_private(srv)) {
 		if ((w->said = calloc(WEB_SAID_MAX, sizeof *w->said)) == NULL) {
 			snprintf(why, whylen, "out of memory");

@@ -102,3 +102,49 @@ wmsg_parse(const char *s, size_t len, struct wmsg *m)
 	}
 }
 
+
+bool
+wmsg_origin(const char *origin, const char **authority, char *host, size_t hostlen, int *port)
+{
+	const char *a, *he, *p;
+	long v;
+
+	if (strncmp(origin, "http://", 7) == 0)
+		a = origin + 7, v = 80;
+	else if (strncmp(origin, "https://", 8) == 0)
+		a = origin + 8, v = 443;
+	else
+		return false;
+	if (a[0] == '[') {
+		if ((he = strchr(a, ']')) == NULL)
+			return false;
+		p = he + 1;
+		a++;
+	} else {
+		he = p = a + strcspn(a, ":");
+	}
+	if (he == a || (size_t)(he - a) >= hostlen)
+		return false;
+	for (const char *c = a; c < he; c++) /* a host's letters, digits, '.', '-' (and ':' in brackets) */
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+		      *c == '-' || (*c == ':' && a[-1] == '[')))
+			return false;
+	if (*p == ':') {
+		v = 0;
+		p++;
+		for (int i = 0; p[i]; i++) {
+			if (p[i] < '0' || p[i] > '9' || i == 5 || (i == 0 && p[i] == '0'))
+				return false;
+			v = v * 10 + (p[i] - '0');
+		}
+		if (v < 1 || v > 65535)
+			return false;
+	} else if (*p) {
+		return false;
+	}
+	memcpy(host, a, (size_t)(he - a));
+	host[he - a] = '\0';
+	*authority = origin + (origin[4] == 's' ? 8 : 7);
+	*port = (int)v;
+	return true;
+}

@@ -22,4 +22,10 @@ struct wmsg {
  * to 9 digits); nothing else, nothing after it. False for anything else. */
 bool wmsg_parse(const char *s, size_t len, struct wmsg *m);
 
+/* A browser's Origin header (NUL-ended): "http://" or "https://", then HOST[:PORT], HOST a name or an
+ * IPv4 address or an IPv6 one in brackets, PORT 1 to 65535 (80 or 443 when none), nothing after. The
+ * authority (what follows "://", within origin), the host (without brackets, at most hostlen - 1
+ * bytes) and the port; false for anything else ("null", a path, a user). */
+bool wmsg_origin(const char *origin, const char **authority, char *host, size_t hostlen, int *port);
+
 #endif

@@ -35,7 +35,9 @@ proxy_seeds(const char *dir)
 	/* The web page's messages (web/wmsg.c): each kind a page sends. */
 	static const char *const webmsg[] = { "{\"t\":\"list\"}", "{\"t\":\"watch\",\"room\":\"ab12-cd34-efgh5\",\"key\":\"\"}",
 		"{\"t\":\"replay\",\"id\":\"20260102-wizwar-x\",\"key\":\"00112233445566778899aabbccddeeff\"}",
-		"{\"t\":\"key\",\"k\":\" \"}", "{ \"t\" : \"turn\" , \"turn\" : 12 }" };
+		"{\"t\":\"key\",\"k\":\" \"}", "{ \"t\" : \"turn\" , \"turn\" : 12 }",
+		/* a browser's Origin, and a cluster node's "web" line (the same target's other decoders) */
+		"http://127.0.0.1:8080", "https://[2001:db8::1]", "abcdefghijklmnopqrstuvwxyz 127.0.0.1 8080" };
 	for (size_t i = 0; i < sizeof webmsg / sizeof webmsg[0]; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "msg%zu", i);

@@ -97,10 +97,56 @@
     if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(o));
   }
 
-  function connect() {
-    ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/', 'wizwar');
-    ws.onopen = () => {
-      status('');
+  // A live room follows its duel (docs/server.md, "A cluster"): the node says the cluster's web
+  // pages ("nodes"); when the socket closes in the middle of the duel, the page asks the others
+  // every 250 ms (as `wizwar watch` does), the lost node last, for as long as a terminal watch
+  // tries (130 s), and watches on from the node that holds the room now: one that does not says
+  // where it is ("moved") or that it is moving ("moving"). A node restarted with --resume is
+  // found the same way (its own address is the only one then).
+  const TRY_MS = 250, FOLLOW_MS = 130000, NOT_FOUND_MAX = 40;
+  let nodes = [], at = location.host, seen = false, over = false, follow = null;
+
+  function url(addr) {
+    return (location.protocol === 'https:' && addr === location.host ? 'wss://' : 'ws://') + addr + '/';
+  }
+
+  function tryNext() {
+    if (Date.now() > follow.until || follow.notFound >= NOT_FOUND_MAX) {
+      follow = null;
+      status('The duel could not be found on any node: it may be over.');
+      return;
+    }
+    let addr = follow.next;
+    follow.next = null;
+    if (!addr) {
+      const order = nodes.filter((n) => n !== follow.lost).concat([follow.lost]);
+      addr = order[follow.i++ % order.length];
+    }
+    connect(addr);
+  }
+
+  function startFollow(why) {
+    if (follow) return;
+    follow = { lost: at, until: Date.now() + FOLLOW_MS, i: 0, next: null, notFound: 0, again: seen };
+    status(why);
+  }
+
+  function lost() {
+    startFollow('The connection to ' + at + ' was lost: looking for the duel on the other nodes...');
+    setTimeout(tryNext, TRY_MS);
+  }
+
+  function connect(addr) {
+    let sock;
+    try {
+      sock = new WebSocket(url(addr), 'wizwar');
+    } catch (e) { // a node this page's CSP does not name (one that joined after it was loaded)
+      if (follow) lost();
+      return;
+    }
+    ws = sock;
+    sock.onopen = () => {
+      if (!follow) status('');
       if (want && want[1] === 'w') {
         $('title').textContent = 'room ' + want[2];
         $('duel').classList.remove('hidden');
@@ -114,26 +160,54 @@
         timer = setInterval(() => send({ t: 'list' }), 3000);
       }
     };
-    ws.onmessage = (e) => {
+    sock.onmessage = (e) => {
       const m = JSON.parse(e.data);
-      if (m.t === 'screen') draw(m);
-      else if (m.t === 'list') lists(m);
-      else if (m.t === 'error') status(m.text);
+      if (m.t === 'screen') {
+        if (follow) {
+          status('Live; watching ' + (follow.again ? 'again ' : '') + 'from ' + addr + '.');
+          follow = null;
+          at = addr;
+        }
+        seen = true;
+        draw(m);
+      } else if (m.t === 'list') lists(m);
+      else if (m.t === 'nodes') nodes = m.nodes.filter((n) => typeof n === 'string');
+      else if (m.t === 'moved') { // the room's node now: asked next (also a link opened on another node)
+        startFollow('The room is on ' + m.to + ': watching it there...');
+        follow.next = m.to;
+        sock.close();
+      } else if (m.t === 'moving') {
+        startFollow('The room is moving to another node: looking for it...');
+        sock.close();
+      }
+      else if (m.t === 'error' && follow) {
+        follow.notFound++;
+        sock.close();
+      } else if (m.t === 'error') {
+        seen = false; // refused, or the room closed: nothing to follow
+        status(m.text);
+      }
       else if (m.t === 'replay') {
         $('controls').classList.remove('hidden');
         $('turn').max = m.turns;
       } else if (m.t === 'live') {
+        over = false;
         $('over').replaceChildren();
       } else if (m.t === 'over') {
+        over = true;
         const o = $('over');
+        // A replay is kept by the node that ended the duel: its link, there.
+        const r = m.replay && at !== location.host ? location.protocol + '//' + at + '/' + m.replay : m.replay;
         o.replaceChildren('The duel is over. ');
-        if (m.replay) o.appendChild(link('Replay it', m.replay));
-        o.dataset.replay = m.replay || '';
+        if (r) o.appendChild(link('Replay it', r));
+        o.dataset.replay = r || '';
       }
     };
-    ws.onclose = () => {
+    sock.onclose = () => {
+      if (sock !== ws) return;
       clearInterval(timer);
-      if (!$('status').textContent) status('The connection closed.');
+      if (follow || (want && want[1] === 'w' && seen && !over)) lost();
+      else if (!$('status').textContent) status('The connection closed.');
     };
   }
 
@@ -165,5 +239,5 @@
     }
   });
   window.addEventListener('hashchange', () => location.reload());
-  connect();
+  connect(location.host);
 })();

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test_follow: the web page follows its duel across a cluster's nodes (follow.test.mjs, headless chromium).
+# Three private `wizwar server --redis --web` nodes on a redis-server started here on a loopback port of its
+# own: n1 holds two bot duels (one shared view, one player 1's view 2 turns behind). A page watches each
+# duel on n1 from the link n1 logged, from before it starts; n1 is killed with -9; each page asks the other
+# nodes (n2 first: where the room is not, it says where it is or that it is moving), watches on from the
+# node that took the room over, with the same link, and shows the duel to its end; every screen it got,
+# from either node, is within the view its room promised. Then n3's Origin check, and a wrong link refused.
+# Fails without the page following: its websocket's close was the end of its watch.
+set -u
+W="${1:?usage: test_follow.sh PATH-TO-WIZWAR}"
+W="$(cd "$(dirname "$W")" && pwd)/$(basename "$W")" # the test goes into tests/web to run node
+HERE="$(cd "$(dirname "$0")" && pwd)"
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+if ! command -v node >/dev/null 2>&1 || [ ! -x "$CHROMIUM" ]; then
+	echo "node or $CHROMIUM is not installed (.ci/deps test installs them): skipped"
+	exit 77
+fi
+if [ ! -d "$HERE/node_modules/playwright-core" ]; then
+	echo "tests/web/node_modules is missing: run \`npm ci\` in tests/web (.ci/deps test does): skipped"
+	exit 77
+fi
+command -v redis-server >/dev/null || { echo "redis-server is not installed: skipped"; exit 77; }
+. "$HERE/../proc_lib.sh"
+proc_init follow
+PROC_TAIL=12
+trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
+REDIS=""
+# The browser first: chromium starts while the cluster does (it waits for the line that says where).
+coproc BROWSER { cd "$HERE" && CHROMIUM="$CHROMIUM" timeout 80 node follow.test.mjs 2>&1; }
+BPID="$BROWSER_PID"
+PIDS+=("$BPID")
+exec 3<&"${BROWSER[0]}" 4>&"${BROWSER[1]}"
+export XDG_STATE_HOME="$TMP/state" # the bots' keys and known servers: this test's own
+redis_start
+echo "the web's own secret" >"$TMP/pw"
+
+declare -A NPID NPORT NWEB
+node_start() { # NAME ARGS...: a node with --web, its ports in NPORT and NWEB once it listens
+	local name="$1"
+	shift
+	XDG_STATE_HOME="$TMP/$name" "$W" server --bind 127.0.0.1 --port 0 --web 127.0.0.1:0 --redis "redis://127.0.0.1:$RPORT" \
+		--password-file "$TMP/pw" --admin-socket none --no-store --rooms-per-hour 0 --handshakes-per-min 0 \
+		--max-per-addr 1000 "$@" >/dev/null 2>"$TMP/$name.err" &
+	NPID[$name]=$!
+	PIDS+=($!)
+	wait_re 'web page on .* port [0-9]+' "$TMP/$name.err" 15
+	NPORT[$name]="$(grep -oE 'listening on 127\.0\.0\.1 port [0-9]+' "$TMP/$name.err" | grep -oE '[0-9]+$')"
+	NWEB[$name]="$(grep -oE 'web page on .* port [0-9]+' "$TMP/$name.err" | grep -oE '[0-9]+$')"
+}
+heard() { # NODE COUNT: until NODE heard of COUNT other nodes
+	for _ in $(seq 100); do [ "$(grep -c ' joined' "$TMP/$1.err")" -ge "$2" ] && return 0; sleep 0.1; done
+	fail "$1 did not hear of $2 other nodes"
+}
+
+# n1 alone first, so that both rooms are made there; then n2, heard by n1 before n3, so that a page
+# asks n2 first.
+node_start n1 --log-dir "$TMP/n1/logs"
+wait_re 'cluster: Redis .* answers' "$TMP/n1.err" 10
+# Each room's duel: 51x51 (the wizards meet later: a duel long enough to be killed in its middle).
+bot() { # NAME ARGS...
+	local name="$1"
+	shift
+	"$W" bot "127.0.0.1:${NPORT[n1]}" --name "$name" --think "${THINK:-40}" --games 1 --reconnect 30 \
+		--password-file "$TMP/pw" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	PIDS+=($!)
+}
+room() { # NAME ARGS...: a room made on n1 by bot NAME; its code in ROOM_NAME
+	bot "$@" --new-room --size 51
+	wait_re '^room ' "$TMP/$1.out" 10
+	printf -v "ROOM_$1" '%s' "$(head -1 "$TMP/$1.out" | cut -d' ' -f2 | tr -d :)"
+}
+room Ann
+room Dee --spectators delayed:2:1
+node_start n2
+heard n1 1
+node_start n3
+heard n1 2
+heard n3 2
+# The rooms' links, as n1 says them for whoever runs it to hand on.
+link() { # ROOM: its page's fragment
+	wait_re "room $1: its web page is http://HOST:${NWEB[n1]}/#w=" "$TMP/n1.err" 10
+	grep -oE "room $1: its web page is http://HOST:${NWEB[n1]}/#w=[^ ]+" "$TMP/n1.err" | head -1 | sed 's/.*#/#/'
+}
+LINK_A="$(link "$ROOM_Ann")"
+LINK_B="$(link "$ROOM_Dee")"
+ok "three nodes, two rooms on n1, their private links said"
+
+printf '{"N1_WEB":%d,"N2_WEB":%d,"N3_WEB":%d,"LINK_A":"%s","LINK_B":"%s","ROOM_A":"%s"}\n' "${NWEB[n1]}" "${NWEB[n2]}" \
+	"${NWEB[n3]}" "$LINK_A" "$LINK_B" "$ROOM_Ann" >&4
+while IFS= read -r line <&3; do
+	if [ "$line" = start ]; then
+		bot Ann-b --room "$ROOM_Ann"
+		bot Dee-b --room "$ROOM_Dee"
+		wait_re "room=$ROOM_Ann duel 1 starts" "$TMP/n1.err" 10
+		wait_re "room=$ROOM_Dee duel 1 starts" "$TMP/n1.err" 10
+		echo started >&4
+		continue
+	fi
+	if [ "$line" = kill ]; then
+		grep -q 'duel over' "$TMP/n1.err" && echo "# a duel ended on n1 before the kill: not in its middle (THINK)"
+		disown "${NPID[n1]}"
+		kill -9 "${NPID[n1]}"
+		echo "# n1 killed at ${SECONDS} s"
+		echo killed >&4
+		continue
+	fi
+	echo "$line"
+done
+wait "$BPID"
+rc=$?
+[ "$rc" = 0 ] || fail "the browser test failed ($rc)"
+grep -hE "took room ($ROOM_Ann|$ROOM_Dee) over" "$TMP/n2.err" "$TMP/n3.err" | sed 's/^/# /'
+ok "the pages followed both duels to the node that took each over (at ${SECONDS} s)"
