@@ -59,8 +59,8 @@ enum potion_effect {
 	  "Stops lightning damage until the end of your 8th turn from now.", \
 	  "stops lightning damage") \
 	X(RESACID, "Acid Resistance", PEFFECT_INTRINSIC, HANDLER_RES_ACID, 8, 1, \
-	  "Stops acid damage until the end of your 8th turn from now.", \
-	  "stops acid damage") \
+	  "Stops acid and poison damage until the end of your 8th turn from now.", \
+	  "stops acid and poison damage") \
 	X(TELEPATHY, "Telepathy", PEFFECT_INTRINSIC, HANDLER_TELEPATHY, 5, 1, \
 	  "You sense your opponent at the start of each of your next 5 turns.", \
 	  "the drinker senses the opponent's position at the start of each of its turns") \
@@ -77,8 +77,8 @@ enum potion_effect {
 	  "As Acid Rain: 1 acid damage to you and to a neighbour (harmful).", \
 	  "as Acid Rain (negative)") \
 	X(POISON, "Poison", PEFFECT_HARM, 1, 0, 0, \
-	  "1 poison damage to you; nothing resists it (harmful).", \
-	  "1 poison damage to the drinker (negative; no resistance)") \
+	  "1 poison damage to you; only Acid Resistance stops it (harmful).", \
+	  "1 poison damage to the drinker (negative; Acid Resistance stops it)") \
 	X(SLOWNESS, "Slowness", PEFFECT_INTRINSIC, HANDLER_SLOW, 3, 0, \
 	  "Slow: 3 steps fewer on each of your next 3 turns (harmful).", \
 	  "Slow: 3 steps fewer each turn (2 instead of 5)") \
