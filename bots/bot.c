@@ -740,7 +740,7 @@ const struct bot__weights bot__hard_weights = {
 	.telepathy = 60, .speed_exact = 40, .speed_else = 18, .resist_near = 30, .resist_far = 6,
 	.teleport_cornered = 60,
 	.drink_unknown = 4, .drink_unknown_hp = WIZARD_HP - 1, .pickup_unknown = 15, .identify_each = 12,
-	.stay = 4, .drink_resisted = 25,
+	.stay = 4,
 };
 
 /* What a hit on me costs: more as I near death. */
@@ -896,15 +896,10 @@ drink_value(const struct brain *b, int kind, bool hard)
 }
 
 /* Drinking a potion of unknown kind: even odds of good and bad, and it identifies. Only
- * hard risks it, and only with hit points to spare and no opponent at hand; or while it
- * resists acid and poison (Acid Resistance, rules version 4), when no kind can hurt it but
- * Forgetfulness and Slowness, which cost no hit point: then at any HP, for a little more
- * than a step's worth, so that a likely hit or a needed heal still comes first. */
+ * hard risks it, and only with hit points to spare and no opponent at hand. */
 static float
 drink_unknown_value(const struct brain *b, bool hard)
 {
-	if (hard && has(b->v, HANDLER_RES_ACID))
-		return b->k->drink_resisted;
 	return hard && (float)b->hp >= b->k->drink_unknown_hp && b->belief != B_EXACT ? b->k->drink_unknown : V_NEVER;
 }
 
@@ -945,33 +940,6 @@ bot__use_class(const struct view *v)
 	return ((hp - 1) * 2 + (v->opp_state == OPP_VISIBLE)) * 2 + (v->hp < v->opp_hp);
 }
 
-/* May the mover use the item at this command: Blink and Blink All offered, or an identified
- * Acid Resistance carried together with a potion of unknown kind (its use since rules
- * version 4: drunk first, it makes the unknown ones safe to try) and not resisting already
- * beyond this turn. Its slot (a spell slot or an inventory slot), or -1. bench_use forks
- * exactly here. */
-int
-bot__use_slot(const struct view *v, int item)
-{
-	if (item == BOT_USE_RESACID) {
-		int slot = -1, unknown = 0;
-		if (has(v, HANDLER_RES_ACID) && v->turns_left[HANDLER_RES_ACID] > 1)
-			return -1;
-		for (int i = 0; i < v->ninv; i++) {
-			int kind = v->kind_of[v->inv[i]];
-			unknown += kind == POTION_NONE;
-			if (kind == POTION_RESACID && slot < 0)
-				slot = i;
-		}
-		return unknown ? slot : -1;
-	}
-	int spell = item == BOT_USE_BLINK ? SPELL_BLINK : item == BOT_USE_BLINKALL ? SPELL_BLINKALL : SPELL_NONE;
-	for (int i = 0; spell != SPELL_NONE && i < SPELL_OFFERED; i++)
-		if (v->offered[i] == spell)
-			return i;
-	return -1;
-}
-
 /* Where each item measurably helps hard: tests/bench/bench_use.c's `use_helps` lines,
  * pasted (docs/bots.md, "Blink, Blink All and Acid Resistance"). */
 static const uint8_t use_helps[BOT_USE_ITEMS][BOT_USE_CLASSES] = {
@@ -993,7 +961,7 @@ bot__use_helps(int item, int cls)
 static float
 use_value(const struct brain *b, int item, int sx, int sy)
 {
-	if (sx == b->me_x && sy == b->me_y && bot__use_slot(b->v, item) >= 0 && bot__use_helps(item, bot__use_class(b->v)))
+	if (sx == b->me_x && sy == b->me_y && bot__use_helps(item, bot__use_class(b->v)))
 		return V_USE;
 	return item == BOT_USE_RESACID ? 0 : b->k->blink_idle;
 }

@@ -43,7 +43,6 @@ struct bot__weights {
 	float pickup_unknown;       /* an unknown potion picked up */
 	float identify_each;        /* Identify, per unknown potion carried (and once more) */
 	float stay;                 /* a remembered opponent that did not move, against one square it walked to */
-	float drink_resisted;       /* an unknown potion drunk while resisting acid and poison, at any HP */
 };
 
 /* Hard's own numbers: the hard level, the normal and easy levels' shared reckoning, master's
@@ -80,8 +79,6 @@ enum { BOT_USE_HP = 3, BOT_USE_CLASSES = BOT_USE_HP * 2 * 2 };
 int bot__use_class(const struct view *v);
 /* The items: Blink, Blink All, Acid Resistance. */
 enum { BOT_USE_BLINK, BOT_USE_BLINKALL, BOT_USE_RESACID, BOT_USE_ITEMS };
-/* The slot the item may be used from at this command, or -1 (bot.c, where it is said when). */
-int bot__use_slot(const struct view *v, int item);
 /* Does the table say that item helps in that class (the bot uses it there, at once)? */
 bool bot__use_helps(int item, int cls);
 

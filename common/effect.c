@@ -19,11 +19,11 @@ element_name(int e)
 	return e >= 0 && e < ELEMENT_COUNT ? element_names[e] : "(unknown element)";
 }
 
-/* Each row of HANDLER_LIST: its name, its messages, the elements it stops. */
+/* Each row of HANDLER_LIST: its name, its messages, the element it stops. */
 static const struct {
 	const char *name;
 	int on_msg, off_msg;
-	unsigned resists;
+	int resists;
 } rows[HANDLER_COUNT] = {
 #define X(id, name, on, off, resists) { name, on, off, resists },
 	HANDLER_LIST(X)
@@ -77,11 +77,11 @@ h_regen(struct game *g, int who, struct link *l, struct hmsg *m, struct events *
 	return tick(who, l, m, ev);
 }
 
-/* A resistance: stops damage of the elements its row names before the base handler. */
+/* A resistance: stops damage of the element its row names before the base handler. */
 static enum hresult
 h_resist(struct game *g, int who, struct link *l, struct hmsg *m, struct events *ev)
 {
-	if (m->type == HMSG_DAMAGE && m->element < ELEMENT_COUNT && (rows[l->id].resists & EBIT(m->element))) {
+	if (m->type == HMSG_DAMAGE && m->element == rows[l->id].resists) {
 		game__say(ev, game__bit(who), MSG_RESISTED, m->element, 0);
 		return H_KEEP_STOP;
 	}

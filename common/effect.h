@@ -29,24 +29,18 @@ enum element {
 	ELEMENT_COUNT
 };
 
-/* A set of elements, as a resistance's row names what it stops. */
-#define EBIT(e) (1u << (e))
-
 /* X(ID, name shown to the player, message when it starts, message when it ends, the
- * elements it stops, EBIT()s or 0). The handler id is also the intrinsic bit:
- * INTRINSIC(HANDLER_FAST) == 1u << HANDLER_FAST. Resist acid stops poison too (rules
- * version 4): the Acid and Poison potions are the two an unknown drink hurts with, so
- * drinking Acid Resistance first makes unknown potions safe to try for 8 turns, its one
- * use that measured (docs/rules.md, "What each spell and potion is worth"). */
+ * element it stops or -1). The handler id is also the intrinsic bit:
+ * INTRINSIC(HANDLER_FAST) == 1u << HANDLER_FAST. */
 #define HANDLER_LIST(X) \
-	X(FAST,      "Fast",                   MSG_FAST_ON,      MSG_FAST_OFF,      0)                  \
-	X(SLOW,      "Slow",                   MSG_SLOW_ON,      MSG_SLOW_OFF,      0)                  \
-	X(REGEN,     "Regeneration",           MSG_REGEN_ON,     MSG_REGEN_OFF,     0)                  \
-	X(RES_COLD,  "Resist cold",            MSG_RESCOLD_ON,   MSG_RESCOLD_OFF,   EBIT(ELEMENT_COLD)) \
-	X(RES_FIRE,  "Resist fire",            MSG_RESFIRE_ON,   MSG_RESFIRE_OFF,   EBIT(ELEMENT_FIRE)) \
-	X(RES_ELEC,  "Resist lightning",       MSG_RESELEC_ON,   MSG_RESELEC_OFF,   EBIT(ELEMENT_ELEC)) \
-	X(RES_ACID,  "Resist acid and poison", MSG_RESACID_ON,   MSG_RESACID_OFF,   EBIT(ELEMENT_ACID) | EBIT(ELEMENT_POISON)) \
-	X(TELEPATHY, "Telepathy",              MSG_TELEPATHY_ON, MSG_TELEPATHY_OFF, 0)
+	X(FAST,      "Fast",             MSG_FAST_ON,      MSG_FAST_OFF,      -1)           \
+	X(SLOW,      "Slow",             MSG_SLOW_ON,      MSG_SLOW_OFF,      -1)           \
+	X(REGEN,     "Regeneration",     MSG_REGEN_ON,     MSG_REGEN_OFF,     -1)           \
+	X(RES_COLD,  "Resist cold",      MSG_RESCOLD_ON,   MSG_RESCOLD_OFF,   ELEMENT_COLD) \
+	X(RES_FIRE,  "Resist fire",      MSG_RESFIRE_ON,   MSG_RESFIRE_OFF,   ELEMENT_FIRE) \
+	X(RES_ELEC,  "Resist lightning", MSG_RESELEC_ON,   MSG_RESELEC_OFF,   ELEMENT_ELEC) \
+	X(RES_ACID,  "Resist acid",      MSG_RESACID_ON,   MSG_RESACID_OFF,   ELEMENT_ACID) \
+	X(TELEPATHY, "Telepathy",        MSG_TELEPATHY_ON, MSG_TELEPATHY_OFF, -1)
 
 enum handler_id {
 #define X(id, name, on, off, resists) HANDLER_##id,

@@ -7,14 +7,13 @@
  *
  *   bench_use DUELS SIZE SEED ROLLOUTS ITEM [CAP]
  *
- * ITEM: `Blink`, `Blink All` or `Acid Resistance`. The duels are hard against hard, seeds SEED
+ * ITEM: `Blink`, `Blink All` or `Acid Resistance` (which no duel draws since rules version 4:
+ * its measurements are of version 3 and of the candidate in commit 73bf4ce). The duels are hard against hard, seeds SEED
  * to SEED + DUELS - 1; a state is the first command of a turn (bot__use_class(): the mover's HP,
  * whether it sees the opponent, behind, even or ahead) in which the mover is offered the spell,
- * or carries a potion of the kind it has identified together with a potion of unknown kind
- * (and is not already resisting acid for more than this turn: bot__use_slot()). The duel itself
- * goes on as hard plays it (with bots/bot.c's use_helps as it is), and so do the play-outs after
- * the fork: in (a), hard resisting acid and poison drinks its unknown potions at any HP as
- * its worths say (drink_resisted), which is the use measured.
+ * or carries a potion of the kind it has identified (and is not already resisting acid for more
+ * than this turn). The duel itself goes on as hard plays it (with bots/bot.c's use_helps as it
+ * is), and so do the play-outs after the fork.
  *
  * A state's worth of the item is the share of its play-outs (a) won less the share (b) won (a
  * draw is half a win); the states are the independent samples: per class, their mean, with a
@@ -32,10 +31,6 @@
  * next dice, up to 100 times, so the caster lands on a random square out of the opponent's
  * sight, as a Blink restated "to a random unoccupied square the opponent does not see" would
  * (docs/rules.md, "What each spell and potion is worth").
- * With BENCH_USE_CLASSES set to a list of class numbers (0 to 11, bot__use_class(), comma
- * separated), only the states of those classes are forked: a run that confirms, on fresh seeds,
- * the classes a first run of all twelve found near the mark, at a duel's cost per state rather
- * than a whole run's (the marking is the same: z = 2.87 as if for all twelve).
  * The same arguments print the same lines (docs/bots.md, "Blink, Blink All and Acid Resistance"). */
 #include <inttypes.h>
 #include <math.h>
@@ -52,11 +47,23 @@
 #include "view.h"
 
 /* The first command where player p may use the item, in its slot (a spell slot, or an
- * inventory slot); -1 if it may not: bots/bot.c's bot__use_slot(), where the bot decides. */
+ * inventory slot); -1 if it may not. */
 static int
 item_slot(const struct view *v, int item)
 {
-	return bot__use_slot(v, item);
+	if (item == BOT_USE_RESACID) {
+		if ((v->intrinsics & INTRINSIC(HANDLER_RES_ACID)) && v->turns_left[HANDLER_RES_ACID] > 1)
+			return -1;
+		for (int i = 0; i < v->ninv; i++)
+			if (v->kind_of[v->inv[i]] == POTION_RESACID)
+				return i;
+		return -1;
+	}
+	int spell = item == BOT_USE_BLINK ? SPELL_BLINK : SPELL_BLINKALL;
+	for (int i = 0; i < SPELL_OFFERED; i++)
+		if (v->offered[i] == spell)
+			return i;
+	return -1;
 }
 
 static struct cmd
@@ -186,8 +193,6 @@ main(int argc, char **argv)
 	int size = argc > 2 ? atoi(argv[2]) : 0, item = -1;
 	uint64_t base = argc > 3 ? strtoull(argv[3], NULL, 0) : 1;
 	bool unseen = getenv("BENCH_USE_UNSEEN") != NULL;
-	const char *only = getenv("BENCH_USE_CLASSES");
-	bool fork_class[BOT_USE_CLASSES];
 	long had = 0, used = 0, cap = argc > 6 ? atol(argv[6]) : 0;
 	struct options o;
 
@@ -201,20 +206,6 @@ main(int argc, char **argv)
 				"  ITEM: Blink, Blink All or Acid Resistance\n");
 		return 2;
 	}
-	for (int k = 0; k < BOT_USE_CLASSES; k++)
-		fork_class[k] = only == NULL;
-	for (const char *q = only; q != NULL && *q != '\0';) {
-		char *end;
-		long k = strtol(q, &end, 10);
-		if (end == q || k < 0 || k >= BOT_USE_CLASSES || (*end != ',' && *end != '\0')) {
-			fprintf(stderr, "bench_use: BENCH_USE_CLASSES: class numbers 0 to %d, comma separated\n", BOT_USE_CLASSES - 1);
-			return 2;
-		}
-		fork_class[k] = true;
-		q = *end == ',' ? end + 1 : end;
-	}
-	if (only != NULL)
-		printf("BENCH_USE_CLASSES: only the states of classes %s are forked\n", only);
 	if (unseen)
 		printf("BENCH_USE_UNSEEN: (a) blinks out of the opponent's sight (a rule proposed, not the rules)\n");
 	for (long d = 0; d < duels; d++) {
@@ -231,7 +222,7 @@ main(int argc, char **argv)
 			k = bot__use_class(&v);
 			if (k >= 0 && (slot = item_slot(&v, item)) >= 0)
 				had++;
-			if (k >= 0 && fork_class[k] && (slot = item_slot(&v, item)) >= 0 && (cap == 0 || cls[k].n < cap)) {
+			if (k >= 0 && (slot = item_slot(&v, item)) >= 0 && (cap == 0 || cls[k].n < cap)) {
 				double wa = 0, wb = 0;
 				for (long i = 0; i < rollouts; i++) {
 					struct rng dice, rr[PLAYERS] = { r[0], r[1] };

@@ -789,8 +789,7 @@ Test(bot, normal_does_not_stand_beside_the_opponent)
 /* Hard uses Blink, Blink All and Acid Resistance exactly where bots/bot.c's use_helps says
  * (the states tests/bench/bench_use.c measured them to help in), at once, and nowhere else:
  * every class of bot__use_class() is set up (HP 1, 2, 4; the opponent in sight or behind a
- * wall; behind in HP or not) with the item offered (carried, identified, with an unknown potion
- * beside it) and nothing else
+ * wall; behind in HP or not) with the item offered (carried, identified) and nothing else
  * worth a turn, and hard's first command must be the item's use exactly when the table says. */
 Test(bot, hard_uses_blink_and_acid_resistance_where_measured)
 {
@@ -829,11 +828,8 @@ Test(bot, hard_uses_blink_and_acid_resistance_where_measured)
 					harness_offer(&g, SPELL_NAVIGATE, item == BOT_USE_BLINK ? SPELL_BLINK :
 					    item == BOT_USE_BLINKALL ? SPELL_BLINKALL : SPELL_DEMOLISH, SPELL_DEMOLISH);
 					if (item == BOT_USE_RESACID) {
-						/* Its use (rules version 4): with a potion of unknown kind to try. */
 						harness_bind(&g, 0, POTION_RESACID);
-						harness_bind(&g, 1, POTION_SPEED);
 						harness_give(&g, 0, 0);
-						harness_give(&g, 0, 1);
 						g.wiz[0].known |= 1u;
 					}
 					view_build(&g, 0, &v);
@@ -842,65 +838,13 @@ Test(bot, hard_uses_blink_and_acid_resistance_where_measured)
 					    "class of %d HP against %d, %s", g.wiz[0].hp, g.wiz[1].hp, seen ? "in sight" : "out of it");
 					tried[k]++;
 					struct cmd c = play_turn(&g, BOT_HARD, 1, &ev);
-					bool used = item == BOT_USE_RESACID ? c.type == CMD_QUAFF && c.arg == 0 : c.type == CMD_CAST && c.arg == 1;
+					bool used = item == BOT_USE_RESACID ? c.type == CMD_QUAFF : c.type == CMD_CAST && c.arg == 1;
 					cr_assert_eq(used, bot__use_helps(item, k), "item %d, %d HP against %d, %s: %s %d (the table says %d)",
 					    item, hps[h], g.wiz[1].hp, seen ? "in sight" : "out of it", cmd_name(c.type), c.arg,
 					    bot__use_helps(item, k));
 				}
 	for (int k = 0; k < BOT_USE_CLASSES; k++)
 		cr_assert_gt(tried[k], 0, "class %d never set up", k);
-}
-
-/* The rest of Acid Resistance's use: while hard resists acid and poison, no unknown potion can
- * cost it a hit point, and it drinks one at any HP, 1 included, with nothing better to do;
- * without the resistance it does not at 1 or 2 HP. Without an unknown potion, a carried Acid
- * Resistance is never drunk (bot__use_slot): it has no other use. */
-Test(bot, hard_drinks_unknown_potions_while_resisting_acid)
-{
-	static struct game g;
-	static const char *const split[] = {
-		"###############",
-		"#.............#",
-		"#...0...#..1..#",
-		"#.......#.....#",
-		"###############",
-		NULL,
-	};
-
-	for (int hp = 1; hp <= 2; hp++)
-		for (int resisting = 0; resisting < 2; resisting++) {
-			struct events ev;
-			harness_setup(&g, split, 1);
-			harness_remember(&g);
-			g.wiz[0].hp = (int8_t)hp;
-			g.wiz[1].hp = (int8_t)hp;
-			harness_offer(&g, SPELL_NAVIGATE, SPELL_DEMOLISH, SPELL_DEMOLISH);
-			g.wiz[0].ninv = 0;
-			harness_bind(&g, 1, POTION_SPEED);
-			harness_give(&g, 0, 1);
-			if (resisting)
-				g.wiz[0].chain = (struct chain){ 1, { { HANDLER_RES_ACID, 5 } } };
-			g.wiz[0].intrinsics = resisting ? INTRINSIC(HANDLER_RES_ACID) : 0;
-			struct cmd c = play_turn(&g, BOT_HARD, 1, &ev);
-			cr_assert_eq(c.type == CMD_QUAFF, resisting, "%d HP, %s: %s", hp, resisting ? "resisting" : "not resisting",
-			    cmd_name(c.type));
-		}
-
-	/* Acid Resistance alone, identified, at 1 HP: kept, whatever the class. */
-	harness_setup(&g, split, 1);
-	harness_remember(&g);
-	g.wiz[0].hp = 1;
-	harness_offer(&g, SPELL_NAVIGATE, SPELL_DEMOLISH, SPELL_DEMOLISH);
-	g.wiz[0].ninv = 0;
-	harness_bind(&g, 0, POTION_RESACID);
-	harness_give(&g, 0, 0);
-	g.wiz[0].known |= 1u;
-	struct view v;
-	view_build(&g, 0, &v);
-	cr_assert_eq(bot__use_slot(&v, BOT_USE_RESACID), -1);
-	struct events ev;
-	struct cmd c = play_turn(&g, BOT_HARD, 1, &ev);
-	cr_assert_neq(c.type, CMD_QUAFF);
 }
 
 /* The bots cast Random and Scream where they help: hard, in the opponent's sight in a room

@@ -119,8 +119,7 @@ Test(effects, resistance_matrix)
 			fresh();
 			link_raw(1, res[r][0], 5);
 			int got = send(1, HMSG_DAMAGE, e, 1);
-			/* Resist acid stops poison too (rules version 4). */
-			bool stopped = e == res[r][1] || (res[r][0] == HANDLER_RES_ACID && e == ELEMENT_POISON);
+			bool stopped = e == res[r][1];
 			cr_assert_eq(got, !stopped, "%s vs %s", handler_name(res[r][0]), element_name(e));
 			cr_assert_eq(g.wiz[1].hp, WIZARD_HP - !stopped);
 			cr_assert_eq(harness_msgs(&ev, MSG_RESISTED, 2), stopped);
@@ -304,7 +303,7 @@ Test(effects, names)
 {
 	static const char *const elements[] = { "cold", "fire", "lightning", "acid", "drain", "poison" };
 	static const char *const handlers[] = { "Fast", "Slow", "Regeneration", "Resist cold", "Resist fire",
-		"Resist lightning", "Resist acid and poison", "Telepathy" };
+		"Resist lightning", "Resist acid", "Telepathy" };
 
 	cr_assert_eq(ELEMENT_COUNT, 6);
 	cr_assert_eq(HANDLER_COUNT, 8);

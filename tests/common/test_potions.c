@@ -476,9 +476,10 @@ Test(potions, poison_hurts_and_can_kill)
 	cr_assert_eq(m->b, 1);
 	cr_assert_eq(harness_msgs_for(&ev, 1), 0);
 
-	/* Cold, fire and lightning resistance do not stop poison. */
+	/* No resistance stops poison. */
 	harness_setup(&g, harness_room_map, 1);
-	g.wiz[0].chain = (struct chain){ 3, { { HANDLER_RES_COLD, 5 }, { HANDLER_RES_FIRE, 5 }, { HANDLER_RES_ELEC, 5 } } };
+	g.wiz[0].chain = (struct chain){ 4, { { HANDLER_RES_COLD, 5 }, { HANDLER_RES_FIRE, 5 }, { HANDLER_RES_ELEC, 5 },
+		{ HANDLER_RES_ACID, 5 } } };
 	drink_kind(&g, 0, POTION_POISON, true, &ev);
 	cr_assert_eq(g.wiz[0].hp, WIZARD_HP - 1);
 
@@ -491,48 +492,6 @@ Test(potions, poison_hurts_and_can_kill)
 	cr_assert_eq(g.end_reason, END_KILLED);
 	cr_assert_eq(harness_msgs(&ev, MSG_YOU_LOSE, 2), 1);
 	cr_assert(!ev.turn_ended);
-}
-
-/* Rules version 4: Acid Resistance stops poison as well as acid, so that with it drunk first no
- * unknown potion can cost a hit point: the Poison potion is resisted, and the Acid potion burns
- * only a neighbouring opponent. Its resistance lasts to the end of the 8th turn after it. */
-Test(potions, acid_resistance_makes_acid_and_poison_potions_harmless)
-{
-	static struct game g;
-	struct events ev;
-
-	harness_setup(&g, harness_room_map, 1);
-	harness_bind(&g, APPEAR_BLUE, POTION_RESACID);
-	harness_give(&g, 0, APPEAR_BLUE);
-	cr_assert_eq(harness_do(&g, 0, CMD_QUAFF, g.wiz[0].ninv - 1, 0, &ev), ERR_OK);
-	cr_assert(g.wiz[0].intrinsics & INTRINSIC(HANDLER_RES_ACID));
-	next_turn(&g, 0, &ev);
-	drink_kind(&g, 0, POTION_POISON, true, &ev);
-	cr_assert_eq(g.wiz[0].hp, WIZARD_HP, "poison is resisted");
-	const struct msg *m = harness_msg_for(&ev, MSG_RESISTED, 0);
-	cr_assert_not_null(m);
-	cr_assert_eq(m->a, ELEMENT_POISON);
-	cr_assert_eq(harness_msgs(&ev, MSG_HURT, 1), 0);
-
-	/* The Acid potion: rain on the drinker (resisted) and on the opponent beside it (hurt). */
-	harness_pass(&g, 1, &ev);
-	harness_place(&g, 1, g.wiz[0].x + 1, g.wiz[0].y);
-	drink_kind(&g, 0, POTION_ACID, false, &ev);
-	cr_assert_eq(g.wiz[0].hp, WIZARD_HP);
-	cr_assert_eq(g.wiz[1].hp, WIZARD_HP - 1);
-	m = harness_msg_for(&ev, MSG_RESISTED, 0);
-	cr_assert_not_null(m);
-	cr_assert_eq(m->a, ELEMENT_ACID);
-
-	/* Eight turns after the one it was drunk in, it is gone and poison hurts again. */
-	for (int t = 3; t <= 8; t++) {
-		next_turn(&g, 0, &ev);
-		cr_assert(g.wiz[0].intrinsics & INTRINSIC(HANDLER_RES_ACID), "turn %d after the drink", t);
-	}
-	next_turn(&g, 0, &ev);
-	cr_assert(!(g.wiz[0].intrinsics & INTRINSIC(HANDLER_RES_ACID)));
-	drink_kind(&g, 0, POTION_POISON, true, &ev);
-	cr_assert_eq(g.wiz[0].hp, WIZARD_HP - 1);
 }
 
 /* A second dose renews the effect to its full length; it never stacks. */
@@ -590,4 +549,32 @@ Test(potions, durations_count_the_drinkers_turns_only)
 		harness_pass(&g, 0, &ev);
 	}
 	cr_assert_eq(g.wiz[1].chain.n, 0);
+}
+
+/* Rules version 4: no duel binds Acid Resistance (potion_drawn()); the five kinds of a duel are
+ * drawn from the other thirteen, each of them in about 5 duels of 13. Every kind but it must
+ * turn up, and none anywhere near twice its share, over many seeds. */
+Test(potions, duels_draw_their_kinds_from_all_but_acid_resistance)
+{
+	static struct game g;
+	struct options o;
+	int seen[POTION_KIND_COUNT] = { 0 }, drawn = 0;
+	enum { DUELS = 1300 };
+
+	for (int k = 0; k < POTION_KIND_COUNT; k++)
+		drawn += potion_drawn(k);
+	cr_assert_eq(drawn, POTION_KIND_COUNT - 1);
+	cr_assert(!potion_drawn(POTION_RESACID));
+	cr_assert(!potion_drawn(-1) && !potion_drawn(POTION_KIND_COUNT));
+	harness_options(&o, 15, true, true);
+	for (uint64_t seed = 1; seed <= DUELS; seed++) {
+		cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+		for (int a = 0; a < APPEARANCE_COUNT; a++)
+			seen[g.kind_of[a]]++;
+	}
+	cr_assert_eq(seen[POTION_RESACID], 0, "a duel bound Acid Resistance");
+	for (int k = 0; k < POTION_KIND_COUNT; k++)
+		if (k != POTION_RESACID)
+			cr_assert(seen[k] > DUELS * 5 / 13 * 3 / 4 && seen[k] < DUELS * 5 / 13 * 5 / 4, "%s in %d of %d duels",
+			    potion_name(k), seen[k], DUELS);
 }

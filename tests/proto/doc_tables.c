@@ -156,19 +156,6 @@ static const char *const msg_names[] = {
 #undef X
 };
 
-/* The elements of a resistance's set, "acid, poison"; nothing for none. */
-static void
-elements(FILE *o, unsigned set)
-{
-	const char *sep = "";
-
-	for (int e = 0; e < ELEMENT_COUNT; e++)
-		if (set & EBIT(e)) {
-			fprintf(o, "%s%s", sep, element_name(e));
-			sep = ", ";
-		}
-}
-
 static int
 gen_handlers(FILE *o)
 {
@@ -177,9 +164,8 @@ gen_handlers(FILE *o)
 	fprintf(o, "\n| handler (bit) | name | message when it starts | when it ends | stops damage of |\n"
 	           "| --- | --- | --- | --- | --- |\n");
 #define X(id, name, on, off, resists)                                                                     \
-	fprintf(o, "| %d | %s | %d %s | %d %s | ", i++, name, on, msg_names[on], off, msg_names[off]); \
-	elements(o, resists);                                                                              \
-	fprintf(o, " |\n");
+	fprintf(o, "| %d | %s | %d %s | %d %s | %s |\n", i++, name, on, msg_names[on], off, msg_names[off], \
+	        (resists) < 0 ? "" : element_name(resists));
 	HANDLER_LIST(X)
 #undef X
 	fprintf(o, "\n");
