@@ -1262,16 +1262,19 @@ game_apply(struct game *g, int p, const struct cmd *c, struct events *ev)
 
 /* ---- set-up ---- */
 
-/* Bind five of the kinds to the five appearances: a partial Fisher-Yates shuffle. */
+/* Bind five of the kinds a duel draws (potion_drawn()) to the five appearances: a partial
+ * Fisher-Yates shuffle of them, in the rules' order. */
 static void
 bind_kinds(struct game *g)
 {
 	uint8_t pool[POTION_KIND_COUNT];
+	int n = 0;
 
-	for (int i = 0; i < POTION_KIND_COUNT; i++)
-		pool[i] = (uint8_t)i;
+	for (int k = 0; k < POTION_KIND_COUNT; k++)
+		if (potion_drawn(k))
+			pool[n++] = (uint8_t)k;
 	for (int i = 0; i < APPEARANCE_COUNT; i++) {
-		int j = i + (int)rng_below(&g->rng, (uint32_t)(POTION_KIND_COUNT - i));
+		int j = i + (int)rng_below(&g->rng, (uint32_t)(n - i));
 		uint8_t t = pool[i];
 		pool[i] = pool[j];
 		pool[j] = t;

@@ -16,7 +16,7 @@
 
 /* Bump whenever any table, number or rule below changes the outcome of a game:
  * logs and the wire carry it, and a mismatch is refused rather than desynced. */
-#define RULES_VERSION 3
+#define RULES_VERSION 4
 
 #define PLAYERS 2
 #define WIZARD_HP 5      /* start and maximum */

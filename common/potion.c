@@ -16,6 +16,17 @@ static const struct potion_info kinds[POTION_KIND_COUNT] = {
 #undef X
 };
 
+/* The kinds no duel draws (potion.h says why): a table, so that retiring another is a row. */
+static const bool retired[POTION_KIND_COUNT] = {
+	[POTION_RESACID] = true,
+};
+
+bool
+potion_drawn(int kind)
+{
+	return kind >= 0 && kind < POTION_KIND_COUNT && !retired[kind];
+}
+
 const char *
 appearance_name(int a)
 {

@@ -3,6 +3,7 @@
 #ifndef WW_POTION_H
 #define WW_POTION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "effect.h"
@@ -60,7 +61,7 @@ enum potion_effect {
 	  "stops lightning damage") \
 	X(RESACID, "Acid Resistance", PEFFECT_INTRINSIC, HANDLER_RES_ACID, 8, 1, \
 	  "Stops acid damage until the end of your 8th turn from now.", \
-	  "stops acid damage") \
+	  "stops acid damage; **never drawn** since rules version 4 (see below)") \
 	X(TELEPATHY, "Telepathy", PEFFECT_INTRINSIC, HANDLER_TELEPATHY, 5, 1, \
 	  "You sense your opponent at the start of each of your next 5 turns.", \
 	  "the drinker senses the opponent's position at the start of each of its turns") \
@@ -101,6 +102,11 @@ struct potion_info {
 
 #define POTION_NONE 0xff
 
+/* Is the kind among those a duel draws its five from? Every kind but Acid Resistance, which
+ * no duel draws since rules version 4: measured, drinking it helped hard in no state, and
+ * neither did a restatement that let it stop poison too (docs/rules.md, "What each spell
+ * and potion is worth"). Its row stays, so that the kinds keep their ids on the wire. */
+bool potion_drawn(int kind);
 const char *appearance_name(int a);
 const struct potion_info *potion_info(int kind);
 const char *potion_name(int kind);

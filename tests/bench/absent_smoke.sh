@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # absent_smoke.sh: the table's tools in a few seconds: absent_table.sh runs bench_absent (two duels
 # an item at 15x15) and writes the rows into a copy of docs/rules.md; the copy must hold one row for
-# the control and each spell offered and each potion kind, and nothing else of the file may change.
+# the control and each spell offered and each potion kind a duel draws, and nothing else of the file may change.
 # bench_absent itself stops with an error if a side ever casts or drinks what it goes without.
 #   absent_smoke.sh BENCH_ABSENT RULES_MD
 set -eu
@@ -18,6 +18,9 @@ rows=$(sed -n '/^<!-- BEGIN absent -->$/,/^<!-- END absent -->$/p' "$tmp/rules.m
 src=$(cd "$dir/../.." && pwd)
 spells=$(grep -cE '^[[:space:]]*X\([A-Z_]+, "[^"]+", SPELL_(POSITIVE|NEUTRAL),' "$src/common/spell.h")
 kinds=$(grep -cE '^[[:space:]]*X\([A-Z_]+, "[^"]+", PEFFECT_' "$src/common/potion.h")
+# less the kinds no duel draws (common/potion.c's retired[]), which have no row
+retired=$(grep -cE '^[[:space:]]*\[POTION_[A-Z_]+\] = true,' "$src/common/potion.c" || true)
+kinds=$((kinds - retired))
 want=$((1 + spells + kinds))
 if [ "$rows" -ne "$want" ]; then
 	echo "absent_smoke: $rows rows in the table, not $want" >&2

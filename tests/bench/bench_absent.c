@@ -5,9 +5,10 @@
  *
  *   bench_absent DUELS SIZE SEED ITEM...
  *
- * ITEM is a spell or a potion kind by its name ("Take Life", "Acid Resistance"), `none`
+ * ITEM is a spell or a potion kind by its name ("Take Life", "Speed"), `none`
  * (the control: nothing withheld, so the "without" seat wins about half), or `all`: none,
- * then every spell that is offered and every potion kind, in the rules' order. For each item,
+ * then every spell that is offered and every potion kind a duel draws (potion_drawn()), in
+ * the rules' order. For each item,
  * DUELS duels of hard against hard on seeds SEED to SEED + DUELS - 1 (the same seeds for
  * every item, so the items compare on the same levels), the seats alternating between
  * duels; one side is the one *without* the item:
@@ -59,7 +60,7 @@ item_parse(const char *s, struct item *it)
 			return 0;
 		}
 	for (int k = 0; k < POTION_KIND_COUNT; k++)
-		if (strcmp(s, potion_name(k)) == 0) {
+		if (potion_drawn(k) && strcmp(s, potion_name(k)) == 0) {
 			*it = (struct item){ ITEM_POTION, k };
 			return 0;
 		}
@@ -267,7 +268,8 @@ main(int argc, char **argv)
 				if (spell_class_of(k) != SPELL_NEGATIVE)
 					items[n++] = (struct item){ ITEM_SPELL, k };
 			for (int k = 0; k < POTION_KIND_COUNT && n < 64; k++)
-				items[n++] = (struct item){ ITEM_POTION, k };
+				if (potion_drawn(k)) /* a kind no duel draws is absent from both sides already */
+					items[n++] = (struct item){ ITEM_POTION, k };
 			continue;
 		}
 		if (item_parse(argv[a], &items[n++]) != 0) {

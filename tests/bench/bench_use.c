@@ -7,7 +7,8 @@
  *
  *   bench_use DUELS SIZE SEED ROLLOUTS ITEM [CAP]
  *
- * ITEM: `Blink`, `Blink All` or `Acid Resistance`. The duels are hard against hard, seeds SEED
+ * ITEM: `Blink`, `Blink All` or `Acid Resistance` (which no duel draws since rules version 4:
+ * its measurements are of version 3 and of the candidate in commit 73bf4ce). The duels are hard against hard, seeds SEED
  * to SEED + DUELS - 1; a state is the first command of a turn (bot__use_class(): the mover's HP,
  * whether it sees the opponent, behind, even or ahead) in which the mover is offered the spell,
  * or carries a potion of the kind it has identified (and is not already resisting acid for more

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # test_hitdir: hurt from out of sight in the real curses client (tmux, 80x24), the narration says where the
-# effect was seen and no more, and look (;) finds it on the squares around. Seed 5 at 15x15 (rules version 3;
-# seed 2 before): the hard bot, unseen, strikes with Rays of Cold while I only end my turns, and 11 squares I see are cold.
+# effect was seen and no more, and look (;) finds it on the squares around. Seed 5 at 15x15 (rules version 4; it
+# was Rays of Cold on 11 squares under 3): the hard bot, unseen, strikes with Fire Storm while I only end my turns,
+# and 17 squares I see burn.
 set -u
 WIZWAR="${1:?usage: test_hitdir.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -45,8 +46,8 @@ for line in open(sys.argv[1], encoding="utf-8"):
         if bars == 1 and tok == "@" and fg == 31:
             sys.exit(1)
 PY
-wait_said 'You are hurt by cold \(-1 HP\)! You saw the cold on 11 squares around you \(; looks at them until the next move\)\.' w
-ok "hurt from the dark: the narration says where the cold was seen (11 squares around me)"
+wait_said 'You are hurt by fire \(-1 HP\)! You saw the fire on 17 squares around you \(; looks at them until the next move\)\.' w
+ok "hurt from the dark: the narration says where the fire was seen (17 squares around me)"
 
 # Look at the eight squares around me: the struck ones say so, and at least one of them is struck.
 struck=0
@@ -55,12 +56,12 @@ wait_for 'Look: You'
 for d in 8 9 6 3 2 1 4 7; do
 	keys "$d"
 	capture
-	grep -q 'Struck by cold a moment ago' "$SCREEN" && struck=$((struck + 1))
+	grep -q 'Struck by fire a moment ago' "$SCREEN" && struck=$((struck + 1))
 	keys "$((10 - d))"
 done
 keys Escape
-[ "$struck" -ge 1 ] || fail "no square around me says it was struck by cold"
-ok "look finds the cold on $struck of the 8 squares around me"
+[ "$struck" -ge 1 ] || fail "no square around me says it was struck by fire"
+ok "look finds the fire on $struck of the 8 squares around me"
 keys Q y
 wait_for 'STTY$' 15
 expect '^EXIT=0$' "practice exits 0"

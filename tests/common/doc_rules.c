@@ -68,8 +68,12 @@ gen_potion_lines(FILE *o)
 static int
 gen_counts(FILE *o)
 {
-	fprintf(o, "%d spells exist (`SPELL_LIST`) and %d kinds of potion (`POTION_LIST`).\n", SPELL_COUNT,
-	    POTION_KIND_COUNT);
+	int drawn = 0;
+
+	for (int k = 0; k < POTION_KIND_COUNT; k++)
+		drawn += potion_drawn(k);
+	fprintf(o, "%d spells exist (`SPELL_LIST`) and %d kinds of potion (`POTION_LIST`), of which duels draw %d.\n",
+	    SPELL_COUNT, POTION_KIND_COUNT, drawn);
 	return 0;
 }
 

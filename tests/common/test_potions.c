@@ -550,3 +550,31 @@ Test(potions, durations_count_the_drinkers_turns_only)
 	}
 	cr_assert_eq(g.wiz[1].chain.n, 0);
 }
+
+/* Rules version 4: no duel binds Acid Resistance (potion_drawn()); the five kinds of a duel are
+ * drawn from the other thirteen, each of them in about 5 duels of 13. Every kind but it must
+ * turn up, and none anywhere near twice its share, over many seeds. */
+Test(potions, duels_draw_their_kinds_from_all_but_acid_resistance)
+{
+	static struct game g;
+	struct options o;
+	int seen[POTION_KIND_COUNT] = { 0 }, drawn = 0;
+	enum { DUELS = 1300 };
+
+	for (int k = 0; k < POTION_KIND_COUNT; k++)
+		drawn += potion_drawn(k);
+	cr_assert_eq(drawn, POTION_KIND_COUNT - 1);
+	cr_assert(!potion_drawn(POTION_RESACID));
+	cr_assert(!potion_drawn(-1) && !potion_drawn(POTION_KIND_COUNT));
+	harness_options(&o, 15, true, true);
+	for (uint64_t seed = 1; seed <= DUELS; seed++) {
+		cr_assert_eq(game_init(&g, &o, seed), ERR_OK);
+		for (int a = 0; a < APPEARANCE_COUNT; a++)
+			seen[g.kind_of[a]]++;
+	}
+	cr_assert_eq(seen[POTION_RESACID], 0, "a duel bound Acid Resistance");
+	for (int k = 0; k < POTION_KIND_COUNT; k++)
+		if (k != POTION_RESACID)
+			cr_assert(seen[k] > DUELS * 5 / 13 * 3 / 4 && seen[k] < DUELS * 5 / 13 * 5 / 4, "%s in %d of %d duels",
+			    potion_name(k), seen[k], DUELS);
+}
