@@ -152,6 +152,29 @@ conn__send(struct conn *c, const struct wire_msg *m)
 	return conn__write(c, len);
 }
 
+/* NODES, a cluster's live nodes, to one connection (nothing outside a cluster): where a player
+ * resumes, a spectator watches again, or a player waiting for a pair asks again, if this node dies. */
+void
+conn__send_nodes(struct conn *c)
+{
+	struct server *s = c->srv;
+	struct wire_msg *m = &s->out;
+	struct cluster_node nodes[WIRE_NODES_MAX];
+	unsigned n;
+
+	if (s->cluster == NULL || (n = cluster_list(s->cluster, nodes, WIRE_NODES_MAX)) == 0)
+		return;
+	memset(&m->u.nodes, 0, sizeof m->u.nodes);
+	m->type = WIRE_NODES;
+	m->u.nodes.n = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		m->u.nodes.node[i].port = (uint16_t)nodes[i].port;
+		memcpy(m->u.nodes.node[i].key, nodes[i].key, PROTO_KEY_LEN);
+		snprintf(m->u.nodes.node[i].host, sizeof m->u.nodes.node[i].host, "%s", nodes[i].host);
+	}
+	conn__send(c, m);
+}
+
 int
 conn__send_payload(struct conn *c, int type, const uint8_t *payload, size_t plen)
 {

@@ -368,6 +368,7 @@ void server__auth_failed(struct server *s, struct conn *c);
 int conn__start(struct server *s, int fd);
 void conn__addr_key(const struct sockaddr *sa, uint8_t addr16[16], char *host, size_t hostlen, int *port);
 int conn__send(struct conn *c, const struct wire_msg *m);
+void conn__send_nodes(struct conn *c); /* NODES to one connection, in a cluster */
 /* A payload already encoded (the same frame to many spectators): 0, or -1 (not sent). */
 int conn__send_payload(struct conn *c, int type, const uint8_t *payload, size_t len);
 void conn__cork(struct conn *c);
@@ -392,7 +393,6 @@ void room__lost(struct gameroom *r);      /* taken over by another node: closed 
 /* The log_check's pass: every waiting room's turn-log lines, one write a room. */
 void room__log_flush(struct server *s);
 void room__send_nodes(struct gameroom *r, int p); /* NODES to seat p's player, in a cluster */
-void room__nodes_to(struct gameroom *r, struct conn *c); /* ... to one connection */
 /* A line was added to the room's turn log outside a command (spect.c): written at the log's next turn. */
 void room__log_later(struct gameroom *r);
 /* A room has turn-log lines: write them at the end of this loop iteration. */

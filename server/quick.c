@@ -220,30 +220,6 @@ quick__rating(const struct store_rating *r)
 	return v >= 0 && v <= 65535 ? (uint16_t)(v + 0.5) : v > 65535 ? 65535 : (v < 0 ? 0 : POOL_RATING_DEFAULT);
 }
 
-/* A cluster's live nodes (NODES) to a player entering this node's pool: if this node dies with the
- * player waiting, its client asks the others again (client/quick.c), and a client that asked this
- * node first knows no other. As room.c tells a player before WELCOME. */
-static void
-send_nodes(struct conn *c)
-{
-	struct server *s = c->srv;
-	struct wire_msg *m = &s->out;
-	struct cluster_node nodes[WIRE_NODES_MAX];
-	unsigned n;
-
-	if (s->cluster == NULL || (n = cluster_list(s->cluster, nodes, WIRE_NODES_MAX)) == 0)
-		return;
-	memset(&m->u.nodes, 0, sizeof m->u.nodes);
-	m->type = WIRE_NODES;
-	m->u.nodes.n = (uint8_t)n;
-	for (unsigned i = 0; i < n; i++) {
-		m->u.nodes.node[i].port = (uint16_t)nodes[i].port;
-		memcpy(m->u.nodes.node[i].key, nodes[i].key, PROTO_KEY_LEN);
-		snprintf(m->u.nodes.node[i].host, sizeof m->u.nodes.node[i].host, "%s", nodes[i].host);
-	}
-	conn__send(c, m);
-}
-
 /* Into the pool, its options taken from QUICK and its rating known (the store's, or 1500). */
 static void
 pool_enter(struct conn *c)
@@ -269,7 +245,9 @@ pool_enter(struct conn *c)
 	c->pool_since = server__now(s);
 	server__event(s, LOG_INFO, NULL, c->peer, "waits to be paired (size %d, rating %u, %u s)", c->pool_opt.size,
 	              c->rating, (unsigned)(c->pool_wait_ms / 1000));
-	send_nodes(c);
+	/* The cluster's live nodes: if this node dies with the player waiting, its client asks the
+	 * others again (client/quick.c), and a client that asked this node first knows no other. */
+	conn__send_nodes(c);
 	match_send(c, MATCH_WAITING, 0, NULL, 1);
 }
 

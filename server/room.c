@@ -511,29 +511,7 @@ hold_secs(unsigned ms)
 void
 room__send_nodes(struct gameroom *r, int p)
 {
-	room__nodes_to(r, r->seat[p].conn);
-}
-
-/* ... to any connection of the room (a spectator follows the room to the node that takes it over). */
-void
-room__nodes_to(struct gameroom *r, struct conn *c)
-{
-	struct server *s = r->srv;
-	struct wire_msg *m = &s->out;
-	struct cluster_node nodes[WIRE_NODES_MAX];
-	unsigned n;
-
-	if (s->cluster == NULL || (n = cluster_list(s->cluster, nodes, WIRE_NODES_MAX)) == 0)
-		return;
-	memset(&m->u.nodes, 0, sizeof m->u.nodes);
-	m->type = WIRE_NODES;
-	m->u.nodes.n = (uint8_t)n;
-	for (unsigned i = 0; i < n; i++) {
-		m->u.nodes.node[i].port = (uint16_t)nodes[i].port;
-		memcpy(m->u.nodes.node[i].key, nodes[i].key, PROTO_KEY_LEN);
-		snprintf(m->u.nodes.node[i].host, sizeof m->u.nodes.node[i].host, "%s", nodes[i].host);
-	}
-	conn__send(c, m);
+	conn__send_nodes(r->seat[p].conn);
 }
 
 static void

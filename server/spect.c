@@ -532,7 +532,7 @@ spect__join(struct gameroom *r, struct conn *c)
 	server__log(s, "%s: %s watches room %s (%u watching)", c->peer, c->who.name, r->code, sp->count);
 	/* In a cluster, the nodes first, as a player gets them: a spectator whose node dies looks
 	 * for the room on them (the node that takes the duel over), with each node's key pinned. */
-	room__nodes_to(r, c);
+	conn__send_nodes(c);
 	memset(&m->u.welcome, 0, sizeof m->u.welcome);
 	m->type = WIRE_WELCOME;
 	m->u.welcome.player = WELCOME_SPECTATOR;
@@ -556,7 +556,7 @@ void
 spect__nodes(struct gameroom *r)
 {
 	for (struct conn *c = r->sp.head; c; c = c->snext)
-		room__nodes_to(r, c);
+		conn__send_nodes(c);
 }
 
 void

@@ -57,10 +57,10 @@ loadavg(char *out, size_t len)
 	snprintf(out, len, "%.2f", a);
 }
 
-/* CPU seconds of a process, every thread, user + system, from /proc/PID/stat (clock ticks:
- * good to 10 ms, enough over a window of seconds). -1 if unreadable. */
-static inline double
-proc_cpu_s(pid_t pid)
+/* A process's user and system CPU seconds, every thread, from /proc/PID/stat (clock ticks: good
+ * to 10 ms, enough over a window of seconds). -1 if unreadable. */
+static inline int
+proc_times_s(pid_t pid, double *user, double *sys)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
@@ -77,7 +77,18 @@ proc_cpu_s(pid_t pid)
 	if ((p = strrchr(buf, ')')) == NULL ||
 	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	*user = (double)ut / (double)sysconf(_SC_CLK_TCK);
+	*sys = (double)st / (double)sysconf(_SC_CLK_TCK);
+	return 0;
+}
+
+/* CPU seconds of a process, user + system. -1 if unreadable. */
+static inline double
+proc_cpu_s(pid_t pid)
+{
+	double u, k;
+
+	return proc_times_s(pid, &u, &k) == 0 ? u + k : -1;
 }
 
 /* The user-space part of proc_cpu_s (utime alone): the code's own cost, which a loaded
@@ -85,20 +96,9 @@ proc_cpu_s(pid_t pid)
 static inline double
 proc_user_s(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long ut;
-	size_t n;
-	FILE *f;
+	double u, k;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu", &ut) != 1)
-		return -1;
-	return (double)ut / (double)sysconf(_SC_CLK_TCK);
+	return proc_times_s(pid, &u, &k) == 0 ? u : -1;
 }
 
 /* Context switches of a process, every thread, voluntary and not, summed over
