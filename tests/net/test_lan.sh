@@ -96,6 +96,14 @@ tm send-keys -t w 1 Enter
 lan_bg botA2 A "$W" bot "127.0.0.1:$portA#$fpA" --games 1 --think 20 --name erin
 check "the duel chosen is joined: the curses client's duel begins" 'wait_for "screen \"The duel begins\"" 20' ||
 	show "$LAN_T/screen"
+# The pane's processes first: a client whose terminal goes first exits through its sanitizer's leak
+# check, which has been seen to spin for good (google/sanitizers#777).
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill -9 "$1" 2>/dev/null
+}
+for p in $(tm list-panes -a -F '#{pane_pid}' 2>/dev/null); do kill_tree "$p"; done
 tm kill-server 2>/dev/null
 lan_stop botA2
 

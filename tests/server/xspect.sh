@@ -21,7 +21,15 @@ SOCK="wizwar-xspect-$$"
 PIDS=()
 REDIS=""
 T() { tmux -L "$SOCK" -f /dev/null "$@"; }
+# A pane's processes, killed before its tmux server: a client whose terminal goes first exits through
+# its sanitizer's leak check, which has been seen to spin for good (google/sanitizers#777).
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill -9 "$1" 2>/dev/null
+}
 finish() {
+	for p in $(T list-panes -a -F '#{pane_pid}' 2>/dev/null); do kill_tree "$p"; done
 	T kill-server >/dev/null 2>&1
 	for p in "${PIDS[@]}" $REDIS; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
