@@ -629,7 +629,7 @@ lost_room(struct cluster *c, const char *code, const char *owner)
 		dir_set(c, cd, id);
 }
 
-/* The answer of a fenced write (tlog_lua, put_lua, drop_lua) or of own_lua: 1 (done), or pairs of
+/* The answer of a fenced write (batch_lua, put_lua, drop_lua) or of own_lua: 1 (done), or pairs of
  * code and owner, each a room of this node's that is another's now. */
 static void
 on_fenced(redisAsyncContext *ac, void *r, void *ud)

@@ -299,6 +299,27 @@ signed_by(const struct wire_rated *r, const uint8_t sk[32])
  * node's record under the first node's signer. Rows an older build wrote have no signer: each
  * node claims, when it starts, those its key signed, and only those.
  */
+/* A rated duel's row as a build before schema step 5 wrote it: no signer column. */
+static void
+insert_unsigned_row(struct db *db, const struct rated_rec *r)
+{
+	uint8_t blob[RATED_SIGNED_LEN];
+	struct db_stmt *st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record)"
+	                                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);");
+
+	cr_assert_not_null(st, "%s", db_errmsg(db));
+	rated_put(r, blob);
+	db_bind_blob(st, 1, r->commit, sizeof r->commit);
+	db_bind_int64(st, 2, (int64_t)r->time);
+	db_bind_blob(st, 3, r->key[0], PROTO_IDENT_KEY_LEN);
+	db_bind_blob(st, 4, r->key[1], PROTO_IDENT_KEY_LEN);
+	db_bind_int64(st, 5, r->result);
+	db_bind_int64(st, 6, r->reason);
+	db_bind_blob(st, 7, blob, sizeof blob);
+	cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(db));
+	db_finalize(st);
+}
+
 Test(ratings, each_record_keeps_the_signer_of_the_node_that_rated_it, .timeout = 120)
 {
 	char dir[] = "/tmp/wizwar-ratings-XXXXXX", buf[300], why[300];
@@ -341,7 +362,6 @@ Test(ratings, each_record_keeps_the_signer_of_the_node_that_rated_it, .timeout =
 	cr_assert_eq(db_open(path, &db, why, sizeof why), 0, "%s", why);
 	for (int i = 0; i < 2; i++) {
 		struct rated_rec r;
-		uint8_t blob[RATED_SIGNED_LEN];
 		memset(&r, 0, sizeof r);
 		r.time = 1800002000 + (uint64_t)i;
 		memset(r.commit, 0xe2 + i, sizeof r.commit);
@@ -351,17 +371,7 @@ Test(ratings, each_record_keeps_the_signer_of_the_node_that_rated_it, .timeout =
 		for (int p = 0; p < PLAYERS; p++)
 			r.before[p] = r.after[p] = (struct rated_rating){ 1500, 350, 0.06 };
 		cr_assert_eq(rated_sign(&r, sk[i]), 0);
-		rated_put(&r, blob);
-		struct db_stmt *st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record)"
-		                                    " VALUES (?1, ?2, ?3, ?4, 2, 3, ?5);");
-		cr_assert_not_null(st, "%s", db_errmsg(db));
-		db_bind_blob(st, 1, r.commit, sizeof r.commit);
-		db_bind_int64(st, 2, (int64_t)r.time);
-		db_bind_blob(st, 3, r.key[0], PROTO_IDENT_KEY_LEN);
-		db_bind_blob(st, 4, r.key[1], PROTO_IDENT_KEY_LEN);
-		db_bind_blob(st, 5, blob, sizeof blob);
-		cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(db));
-		db_finalize(st);
+		insert_unsigned_row(db, &r);
 	}
 	/* Before anyone claims them: each goes out under the answering node's key (as an older build
 	 * sent every record), so node 0's own verifies and node 1's does not. */
@@ -414,7 +424,6 @@ Test(ratings, a_version_4_store_is_migrated_and_its_rows_claimed, .timeout = 60)
 	struct store *s;
 	struct db *db;
 	struct rated_rec r;
-	uint8_t blob[RATED_SIGNED_LEN];
 	int v;
 
 	cr_assert(sodium_init() >= 0);
@@ -432,7 +441,6 @@ Test(ratings, a_version_4_store_is_migrated_and_its_rows_claimed, .timeout = 60)
 	for (int p = 0; p < PLAYERS; p++)
 		r.before[p] = r.after[p] = (struct rated_rating){ 1500, 350, 0.06 };
 	cr_assert_eq(rated_sign(&r, sk), 0);
-	rated_put(&r, blob);
 	cr_assert_eq(db_open(path, &db, why, sizeof why), 0, "%s", why);
 	struct db_stmt *st;
 	for (int p = 0; p < PLAYERS; p++) { /* the two players, as a claim wrote them */
@@ -441,16 +449,7 @@ Test(ratings, a_version_4_store_is_migrated_and_its_rows_claimed, .timeout = 60)
 		cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(db));
 		db_finalize(st);
 	}
-	/* Step 4's columns only: what an older build wrote. */
-	st = db_prepare(db, "INSERT INTO results (duel, time, key0, key1, result, reason, record) VALUES (?1, ?2, ?3, ?4, 0, 1, ?5);");
-	cr_assert_not_null(st, "%s", db_errmsg(db));
-	db_bind_blob(st, 1, r.commit, sizeof r.commit);
-	db_bind_int64(st, 2, (int64_t)r.time);
-	db_bind_blob(st, 3, r.key[0], PROTO_IDENT_KEY_LEN);
-	db_bind_blob(st, 4, r.key[1], PROTO_IDENT_KEY_LEN);
-	db_bind_blob(st, 5, blob, sizeof blob);
-	cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(db));
-	db_finalize(st);
+	insert_unsigned_row(db, &r); /* step 4's columns only: what an older build wrote */
 	db_close(db);
 
 	uv_loop_init(&loop);

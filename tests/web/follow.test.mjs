@@ -7,26 +7,9 @@
 import http from 'node:http';
 import readline from 'node:readline';
 import { chromium } from 'playwright-core';
+import { ok, notok, tap, waitText } from './tap.mjs';
 
 const env = process.env;
-let n = 0, failed = 0;
-const t0 = Date.now();
-const secs = () => ((Date.now() - t0) / 1000).toFixed(1) + ' s';
-function ok(what) { console.log(`ok ${++n} - ${what} (${secs()})`); }
-function notok(what, why) { failed++; console.log(`not ok ${++n} - ${what}\n# ${String(why).replace(/\n/g, '\n# ')}`); }
-
-// Until element #id's text matches (a MutationObserver in the page: no polling).
-async function waitText(page, id, re, ms = 10000) {
-  await page.evaluate(([id, src, ms]) => new Promise((res, rej) => {
-    const el = document.getElementById(id), r = new RegExp(src);
-    if (r.test(el.textContent)) { res(); return; }
-    const o = new MutationObserver(() => {
-      if (r.test(el.textContent)) { clearTimeout(t); o.disconnect(); res(); }
-    });
-    const t = setTimeout(() => { o.disconnect(); rej(new Error(`#${id} did not show /${src}/ in ${ms} ms: ${el.textContent.slice(0, 300)}`)); }, ms);
-    o.observe(el, { childList: true, subtree: true, characterData: true });
-  }), [id, re.source, ms]);
-}
 
 // A websocket upgrade by hand, with the Origin a browser would send: its HTTP status (101: let in).
 function upgrade(port, origin) {
@@ -171,5 +154,5 @@ try {
   await browser.close();
   rl.close();
 }
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+console.log(`1..${tap.n}`);
+process.exit(tap.failed ? 1 : 0);

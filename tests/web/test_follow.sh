@@ -12,15 +12,7 @@ set -u
 W="${1:?usage: test_follow.sh PATH-TO-WIZWAR}"
 W="$(cd "$(dirname "$W")" && pwd)/$(basename "$W")" # the test goes into tests/web to run node
 HERE="$(cd "$(dirname "$0")" && pwd)"
-CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
-if ! command -v node >/dev/null 2>&1 || [ ! -x "$CHROMIUM" ]; then
-	echo "node or $CHROMIUM is not installed (.ci/deps test installs them): skipped"
-	exit 77
-fi
-if [ ! -d "$HERE/node_modules/playwright-core" ]; then
-	echo "tests/web/node_modules is missing: run \`npm ci\` in tests/web (.ci/deps test does): skipped"
-	exit 77
-fi
+. "$HERE/web_lib.sh" # skipped without node, chromium or the npm packages; CHROMIUM
 command -v redis-server >/dev/null || { echo "redis-server is not installed: skipped"; exit 77; }
 . "$HERE/../proc_lib.sh"
 proc_init follow

@@ -12,15 +12,7 @@ set -u
 WIZWAR="${1:?usage: test_web.sh PATH-TO-WIZWAR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPLAYS="$HERE/../replays"
-CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
-if ! command -v node >/dev/null 2>&1 || [ ! -x "$CHROMIUM" ]; then
-	echo "node or $CHROMIUM is not installed (.ci/deps test installs them): skipped"
-	exit 77
-fi
-if [ ! -d "$HERE/node_modules/playwright-core" ]; then
-	echo "tests/web/node_modules is missing: run \`npm ci\` in tests/web (.ci/deps test does): skipped"
-	exit 77
-fi
+. "$HERE/web_lib.sh" # skipped without node, chromium or the npm packages; CHROMIUM
 . "$HERE/../client/tmux_lib.sh"
 
 # Finished duels where a server keeps them: LOGDIR/YYYY/MM/DD/NAME.log.gz.

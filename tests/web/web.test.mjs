@@ -4,13 +4,9 @@
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
+import { ok, notok, tap, waitText } from './tap.mjs';
 
 const env = process.env;
-let n = 0, failed = 0;
-const t0 = Date.now();
-const secs = () => ((Date.now() - t0) / 1000).toFixed(1) + ' s';
-function ok(what) { console.log(`ok ${++n} - ${what} (${secs()})`); }
-function notok(what, why) { failed++; console.log(`not ok ${++n} - ${what}\n# ${why.replace(/\n/g, '\n# ')}`); }
 
 // The DEC special graphics a terminal draws lines with (what tmux keeps as SO, 'q', SI).
 const DEC = { '`': '\u25c6', a: '\u2592', f: '\u00b0', g: '\u00b1', j: '\u2518', k: '\u2510', l: '\u250c', m: '\u2514',
@@ -84,20 +80,6 @@ function compare(want, got) {
 
 const text = (grid) => grid.map((r) => r.map((c) => c.ch).join('')).join('\n');
 
-// Until element #id's text matches: checked on each change of it (a MutationObserver in the page),
-// not on every animation frame (waitForFunction's 'raf'): nine pages polling at 60 Hz cost a loaded
-// machine more than the test itself.
-async function waitText(page, id, re, ms = 10000) {
-  await page.evaluate(([id, src, ms]) => new Promise((res, rej) => {
-    const el = document.getElementById(id), r = new RegExp(src);
-    if (r.test(el.textContent)) { res(); return; }
-    const o = new MutationObserver(() => {
-      if (r.test(el.textContent)) { clearTimeout(t); o.disconnect(); res(); }
-    });
-    const t = setTimeout(() => { o.disconnect(); rej(new Error(`#${id} did not show /${src}/ in ${ms} ms`)); }, ms);
-    o.observe(el, { childList: true, subtree: true, characterData: true });
-  }), [id, re.source, ms]);
-}
 const waitScreen = (page, re, ms) => waitText(page, 'grid', re, ms);
 
 // The replay link the end of a live duel gave ("over"): kept in #over's data-replay, which the
@@ -343,5 +325,5 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+console.log(`1..${tap.n}`);
+process.exit(tap.failed ? 1 : 0);
