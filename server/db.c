@@ -58,6 +58,7 @@ db_ready(struct db *db)
 	return db->ops->ready(db);
 }
 bool db_retryable(const struct db *db) { return db->retryable; }
+int db_wait(struct db *db, int ms) { return db->ops->wait(db, ms); }
 
 int
 db_exec(struct db *db, const char *sql)

@@ -49,6 +49,10 @@ const char *db_errmsg(const struct db *db);
 /* Before each request: the retryable flag cleared, and the connection usable, or made again (PostgreSQL: a lost server, a restart; bounded by
  * its connect timeout). 0, or -1 with db_errmsg. SQLite: always 0. */
 int db_ready(struct db *db);
+/* How long the statements from now on wait for a lock (DB_BUSY_MS when opened): SQLite's busy
+ * timeout, PostgreSQL's lock_timeout (a round trip; a connection made again has DB_BUSY_MS).
+ * 0, or -1 with db_errmsg. */
+int db_wait(struct db *db, int ms);
 /* The last failure was one that the same transaction, run again from its start, may not meet
  * (PostgreSQL: a serialization failure, a deadlock, a unique violation by a concurrent
  * transaction). Cleared by db_ready and db_begin. */

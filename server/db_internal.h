@@ -10,6 +10,7 @@ struct db_ops {
 	void (*close)(struct db *db);
 	const char *(*errmsg)(const struct db *db);
 	int (*ready)(struct db *db);
+	int (*wait)(struct db *db, int ms);
 	int (*exec)(struct db *db, const char *sql);
 	struct db_stmt *(*prepare)(struct db *db, const char *sql);
 	void (*bind_int64)(struct db_stmt *st, int i, int64_t v);

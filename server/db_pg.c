@@ -272,11 +272,21 @@ pg_finalize(struct db_stmt *st)
 	free(s);
 }
 
+static int
+pg_wait(struct db *db, int ms)
+{
+	char sql[48];
+
+	snprintf(sql, sizeof sql, "SET lock_timeout = %d;", ms);
+	return pg_exec(db, sql) == DB_DONE ? 0 : -1;
+}
+
 static const struct db_ops pg_ops = {
 	.dialect = DB_PG,
 	.close = pg_close,
 	.errmsg = pg_errmsg,
 	.ready = pg_ready,
+	.wait = pg_wait,
 	.exec = pg_exec,
 	.prepare = pg_prepare,
 	.bind_int64 = pg_bind_int64,

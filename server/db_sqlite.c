@@ -117,11 +117,18 @@ lite_finalize(struct db_stmt *st)
 	free(st);
 }
 
+static int
+lite_wait(struct db *db, int ms)
+{
+	return sqlite3_busy_timeout(H(db), ms) == SQLITE_OK ? 0 : -1;
+}
+
 static const struct db_ops lite_ops = {
 	.dialect = DB_SQLITE,
 	.close = lite_close,
 	.errmsg = lite_errmsg,
 	.ready = lite_ready,
+	.wait = lite_wait,
 	.exec = lite_exec,
 	.prepare = lite_prepare,
 	.bind_int64 = lite_bind_int64,

@@ -246,6 +246,7 @@ struct store_req {
 	struct wire_ask ask;        /* REQ_ASK */
 	struct wire_msg *ans;       /* REQ_RATE, REQ_ASK: the worker's answer (malloc'd), freed after acb */
 	struct ban ban;             /* REQ_BAN_PUT, REQ_BAN_DEL */
+	uint64_t asked;             /* uv_hrtime() when asked: a player's request has STORE_BUSY_MS from then */
 	int result;                 /* the worker's answer */
 	char why[STORE_WHY_BYTES];  /* the worker's: why it is STORE_FAILED */
 };
@@ -849,23 +850,51 @@ work_once(struct store *s, struct store_req *q, bool stopping)
 	}
 }
 
+/* A player's request (a claim at the door, a question) is answered within STORE_BUSY_MS of its
+ * asking, whatever was ahead of it in the queue: a rating or an operator's write held up by
+ * another holder of the lock spends its own whole busy timeout, and a claim behind it would
+ * otherwise wait twice that. Its statements wait only what is left; with nothing left it is
+ * refused unrun. Ratings and operators' writes keep the whole timeout: they are worth the wait.
+ * Less queueing than the slack keeps the connection's timeout (a PostgreSQL round trip saved). */
+#define STORE_WAIT_SLACK_MS 100
+
+static int
+left_ms(const struct store_req *q)
+{
+	uint64_t waited = (uv_hrtime() - q->asked) / 1000000u;
+
+	if (q->kind != REQ_CLAIM && q->kind != REQ_ASK)
+		return STORE_BUSY_MS;
+	return waited >= STORE_BUSY_MS ? 0 : STORE_BUSY_MS - (int)waited;
+}
+
 /* A request, run again while it failed for a reason that another run may not meet (another
  * node's transaction, a connection lost and made again): bounded by STORE_RETRIES, each
  * connection attempt by its connect timeout. */
 static int
 work(struct store *s, struct store_req *q, bool stopping)
 {
-	int result = STORE_FAILED;
+	int result = STORE_FAILED, left;
+	bool shortened = false;
 
 	for (int tries = 0; tries <= STORE_RETRIES; tries++) {
+		if ((left = left_ms(q)) == 0) {
+			snprintf(q->why, sizeof q->why, "no answer within %d ms of the request (the requests ahead of it held the store)",
+			         STORE_BUSY_MS);
+			return STORE_FAILED;
+		}
 		if (db_ready(s->db) != 0)
 			break;
+		if (left < STORE_BUSY_MS - STORE_WAIT_SLACK_MS)
+			shortened |= db_wait(s->db, left) == 0;
 		result = work_once(s, q, stopping);
 		if (result != STORE_FAILED || !db_retryable(s->db))
 			break;
 	}
 	if (result == STORE_FAILED)
 		snprintf(q->why, sizeof q->why, "%s", db_errmsg(s->db));
+	if (shortened)
+		db_wait(s->db, DB_BUSY_MS);
 	return result;
 }
 
@@ -1032,6 +1061,7 @@ store_close(struct store *s, void (*cb)(void *ud), void *ud)
 static void
 enqueue(struct store *s, struct store_req *q)
 {
+	q->asked = uv_hrtime();
 	pthread_mutex_lock(&s->mu);
 	*s->todo_tail = q;
 	s->todo_tail = &q->next;

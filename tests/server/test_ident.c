@@ -373,6 +373,9 @@ Test(ident, a_locked_store_does_not_stop_the_loop, .timeout = 120)
 	/* Another process's view of the file (as `sqlite3 FILE` would hold it): a write lock that
 	 * the store's claim must wait for. */
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	/* The store may be writing (a rating of a duel that just ended): wait for it, as a person
+	 * running sqlite3 would. (This blocks the test's loop, the server's too, for that write.) */
+	sqlite3_busy_timeout(db, 2 * STORE_BUSY_MS);
 	cr_assert_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE; INSERT INTO keys VALUES (zeroblob(32), 0, 0);", NULL, NULL, NULL),
 	             SQLITE_OK, "%s", sqlite3_errmsg(db));
 	raw_start(&t, &waiter);
@@ -393,7 +396,7 @@ Test(ident, a_locked_store_does_not_stop_the_loop, .timeout = 120)
 
 	/* Held past the store's busy timeout: a clear refusal, the loop still serving. */
 	cr_assert_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE; INSERT INTO keys VALUES (zeroblob(32), 0, 0);", NULL, NULL, NULL),
-	             SQLITE_OK);
+	             SQLITE_OK, "%s", sqlite3_errmsg(db));
 	raw_start(&t, &late);
 	raw_join_as(&late, "Late", "third", true);
 	before = bz.applied;
@@ -405,6 +408,79 @@ Test(ident, a_locked_store_does_not_stop_the_loop, .timeout = 120)
 	netbot_stop(&p1);
 	netbot_stop(&p2);
 	th_finish(&t);
+	temp_store_rm(path);
+}
+
+/* A player's request is answered within the busy timeout of its asking, even behind an
+ * operator's write that spends its own whole timeout on the lock first (a rating at a duel's
+ * end does the same): without that bound a join behind it waited twice as long. */
+struct asked {
+	uv_loop_t *loop;
+	struct store *s;
+	uint64_t at[2];     /* when answered, ms since the start */
+	int result[2];      /* [0] the operator's write, [1] the claim */
+	char why[300];
+	uint64_t start;
+	unsigned answered;
+};
+
+static void
+on_ban_answer(void *ud, int result)
+{
+	struct asked *a = ud;
+	a->result[0] = result;
+	a->at[0] = uv_now(a->loop) - a->start;
+	a->answered++;
+}
+
+static void
+on_claim_answer(void *ud, int result, const struct store_rating *r)
+{
+	struct asked *a = ud;
+	(void)r;
+	a->result[1] = result;
+	a->at[1] = uv_now(a->loop) - a->start;
+	snprintf(a->why, sizeof a->why, "%s", store_why(a->s));
+	a->answered++;
+}
+
+Test(store, a_claim_waits_the_busy_timeout_from_its_asking_not_behind_others, .timeout = 60)
+{
+	static struct asked a;
+	struct ban b = { .kind = BAN_NAME, .target = "mallory", .created = 1 };
+	uint8_t key[PROTO_IDENT_KEY_LEN] = { 7 };
+	char path[300], why[300];
+	uv_loop_t loop;
+	struct store *s;
+	sqlite3 *db;
+
+	temp_store(path, sizeof path);
+	uv_loop_init(&loop);
+	cr_assert_eq(store_open(&loop, path, &s, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE; INSERT INTO keys VALUES (zeroblob(32), 0, 0);", NULL, NULL, NULL),
+	             SQLITE_OK, "%s", sqlite3_errmsg(db));
+	a.loop = &loop;
+	a.s = s;
+	uv_update_time(&loop);
+	a.start = uv_now(&loop);
+	cr_assert_not_null(store_ban_put(s, &b, on_ban_answer, &a));
+	cr_assert_not_null(store_claim_name(s, key, "Waiter", on_claim_answer, &a));
+	while (a.answered < 2)
+		uv_run(&loop, UV_RUN_ONCE);
+	cr_log_info("the write answered at %llu ms, the claim at %llu ms (%s)", (unsigned long long)a.at[0],
+	            (unsigned long long)a.at[1], a.why);
+	cr_expect_eq(a.result[0], STORE_FAILED, "the write went through a held lock");
+	cr_expect_geq(a.at[0], STORE_BUSY_MS - 50, "the operator's write did not wait its whole busy timeout");
+	cr_expect_eq(a.result[1], STORE_FAILED, "the claim went through a held lock");
+	/* Answered at STORE_BUSY_MS from its asking, give or take the loop's wake-up; the old
+	 * queue answered it at twice that. */
+	cr_expect_lt(a.at[1], STORE_BUSY_MS + STORE_BUSY_MS / 2, "the claim waited its own timeout behind the write's");
+	sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
+	sqlite3_close(db);
+	store_close(s, NULL, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_assert_eq(uv_loop_close(&loop), 0);
 	temp_store_rm(path);
 }
 

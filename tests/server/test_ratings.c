@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ratings: the store's rating transaction: signed, checked against Glicko-2, idempotent by the duel's id, none lost by two stores at once, each record with its signer. */
+/* test_ratings: the store's rating transaction: signed, checked against Glicko-2, idempotent by the duel's id, none lost by two stores at once, each record with its signer, a lock wait shortened (db_wait) giving up in time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,5 +471,40 @@ Test(ratings, a_version_4_store_is_migrated_and_its_rows_claimed, .timeout = 60)
 	store_close(s, NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
+	target_rm(dir, path);
+}
+
+/* db_wait: a statement waits for a held lock only as long as it is told, then fails; told
+ * DB_BUSY_MS again it waits that long again (the store shortens a player's request by what it
+ * waited in the queue). SQLite's busy timeout, PostgreSQL's lock_timeout. */
+Test(ratings, a_shortened_wait_gives_up_on_a_held_lock_in_time, .timeout = 60)
+{
+	char dir[] = "/tmp/wizwar-ratings-XXXXXX", buf[300], why[300];
+	struct db *holder, *waiter;
+	uint64_t t0, ms;
+
+	const char *path = target(dir, buf, sizeof buf);
+	cr_assert_eq(db_open(path, &holder, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(db_open(path, &waiter, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(db_begin(holder), DB_DONE, "%s", db_errmsg(holder));
+	cr_assert_eq(db_lock(holder, 42), DB_DONE, "%s", db_errmsg(holder));
+	cr_assert_eq(db_wait(waiter, 300), 0, "%s", db_errmsg(waiter));
+	t0 = uv_hrtime();
+	int rc = db_begin(waiter);
+	if (rc == DB_DONE)
+		rc = db_lock(waiter, 42);
+	ms = (uv_hrtime() - t0) / 1000000u;
+	cr_expect_eq(rc, DB_ERR, "the held lock was taken");
+	cr_log_info("gave up after %llu ms: %s", (unsigned long long)ms, db_errmsg(waiter));
+	cr_expect_geq(ms, 250, "gave up before its 300 ms");
+	cr_expect_lt(ms, DB_BUSY_MS / 2, "waited its whole default timeout, not the 300 ms it was told");
+	db_rollback(waiter);
+	cr_assert_eq(db_wait(waiter, DB_BUSY_MS), 0, "%s", db_errmsg(waiter));
+	db_rollback(holder);
+	cr_assert_eq(db_begin(waiter), DB_DONE, "%s", db_errmsg(waiter));
+	cr_assert_eq(db_lock(waiter, 42), DB_DONE, "%s", db_errmsg(waiter));
+	db_rollback(waiter);
+	db_close(waiter);
+	db_close(holder);
 	target_rm(dir, path);
 }
