@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # xban: bans across a cluster's nodes and the pairing node's death (docs/server.md, "A cluster"): three
 # `wizwar server --redis` nodes on one real redis-server started here on a loopback port of its own. A key
-# banned on one node drops its player connected to a second and is refused by the third within a second; an
+# banned on one node drops its player connected to a second and is refused by the third within 2.5 s; an
 # unban said on another node lets it back; a node stopped while a ban is said learns it when it comes back,
 # and a ban said while Redis is down reaches the others once Redis is back (empty); hostile moderation lines
 # on the channel are ignored; the pairing node killed with -9 while two players wait in its pool: both are
@@ -66,7 +66,7 @@ refused() {
 # ms: a monotonic clock in ms.
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# ==== a ban said on P: A drops the player, B refuses the key, within a second ====
+# ==== a ban said on P: A drops the player, B refuses the key, within 2.5 s ====
 bot Mal "$A" --new-room --games 0 --think 30
 MALPID=$BOTPID
 wait_re '^room [a-z0-9-]+:' "$TMP/Mal.out" 10
@@ -74,14 +74,16 @@ FMAL="$(keyfp Mal)"
 [ -n "$FMAL" ] || fail "no fingerprint for Mal's key"
 T0=$(ms)
 admin "$P" ban key "$FMAL" --reason seen cheating >"$TMP/ban.out" 2>&1 || fail "ban on $P: $(cat "$TMP/ban.out")"
-for _ in $(seq 40); do
+for _ in $(seq 200); do
 	grep -q "dropped: banned from this server" "$TMP/$A.err" && grep -qF "cluster: ban key $FMAL" "$TMP/$B.err" && break
 	sleep 0.025
 done
 T1=$(ms)
 grep -q "dropped: banned from this server" "$TMP/$A.err" || fail "$A did not drop the player banned on $P"
 grep -qF "cluster: ban key $FMAL" "$TMP/$B.err" || fail "$B did not apply the ban said on $P"
-[ $((T1 - T0)) -le 1000 ] || fail "the ban took $((T1 - T0)) ms to reach both other nodes"
+# One Redis publish away: some 30 ms idle. The bound is a loaded CI machine's (it once took past
+# 1,000 ms beside server/cluster), still far below a node's 3.5 s death or a beat's second.
+[ $((T1 - T0)) -le 2500 ] || fail "the ban took $((T1 - T0)) ms to reach both other nodes"
 for _ in $(seq 40); do kill -0 "$MALPID" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$MALPID" 2>/dev/null && fail "Mal's bot still runs after its drop"
 grep -q "banned from this server (key): seen cheating" "$TMP/Mal.err" || fail "Mal was not told why"
