@@ -272,7 +272,9 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
  * docs/benchmarks.md). A spectator that joins meanwhile has
  * had the frame and the count as its snapshot; one that leaves moves the cursor on.
  */
+#ifndef SPECT_SLICE /* a knob for bench_spect's side-by-side runs */
 #define SPECT_SLICE 64
+#endif
 
 static void on_slice(uv_timer_t *t);
 
