@@ -579,5 +579,6 @@ HELP_TEXT(HELP_FIGHT,
     "They find you with Life Detection (\"you feel watched\") and the Telepathy\n"
     "  potion; Magic Mapping shows them walls, not you. Thunder: Lightning Bolts.\n"
     "Hide behind walls and off the 8 lines of Rays of Cold; get away with Blink,\n"
-    "  Teleportation or Alter Dungeon. Resistance potions stop their element.\n"
+    "  Teleportation or Alter Dungeon. Cold, Fire and Lightning Resistance stop\n"
+    "  their element; nothing stops acid (no duel draws Acid Resistance).\n"
     "; looks at any square: what you know of it, how far and which way.\n")
