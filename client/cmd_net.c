@@ -457,10 +457,9 @@ cmd_net_room_option(int argc, char **argv, int *i, struct cmd_net_room *rc)
 		rc->quick = true;
 	else if ((r = cli_game_option(argc, argv, i, &rc->opt)) != 0) {
 		if (r > 0 && rc->game_opt == NULL)
-			rc->game_opt = a;
+			rc->game_opt = a; /* named when refused: cmd_net_room_check */
 		return r < 0 ? -1 : 1;
-	}
-	else if (!more)
+	} else if (!more)
 		return 0; /* the options below take a value: the caller says it is missing */
 	else if (strcmp(a, "--room") == 0) {
 		if (!cmd_net_text_arg(argv[++*i], TEXT_ROOM, "--room"))

@@ -4,7 +4,7 @@
 # until its screen had been through endwin() once (client/ui.c, ui_start), so a frame left in some 40
 # writes and a capture between two showed the new header ("your move") over the old map ("waiting...")
 # or the old spells and actions. Here, in tmux, a practice duel:
-#  1. captured as fast as tmux answers from its start and across four turn changes, every capture
+#  1. captured as fast as tmux answers from its start and across three turn changes each way, every capture
 #     agrees with itself: "your move" in the header, then no "waiting..." on the map, the spells offered
 #     and "cast" among the actions; the opponent's move, then "offered on your move" and no "cast";
 #  2. a whole-screen repaint (the ? page, and back) is at most 2 writes (the client's syscw in
@@ -51,7 +51,7 @@ settled() {
 }
 
 start env LANG=C.UTF-8 "$WIZWAR" practice --seed 5 --bot random --name Tess --no-log
-burst 150 "$TMPD/start"
+burst 100 "$TMPD/start"
 wait_for 'Round 1: your move'
 C="$(pane_wizwar w practice)"
 n=0
@@ -59,11 +59,11 @@ for f in "$TMPD"/start.*; do
 	agree "$f"
 	grep -qE 'Round 1: your move' "$f" && n=$((n + 1))
 done
-echo "# the start: $n of 150 captures already showed the first move"
+echo "# the start: $n of 100 captures already showed the first move"
 ok "the duel's start, captured as fast as tmux answers: the header and the map agree in every capture"
 
-# Four turns each way: end the turn, capture through the bot's turn until the next move is mine.
-for round in 2 3 4 5; do
+# Three turns each way: end the turn, capture through the bot's turn until the next move is mine.
+for round in 2 3 4; do
 	keys .
 	k=0
 	while :; do
@@ -74,7 +74,7 @@ for round in 2 3 4 5; do
 	done
 	for f in "$TMPD/r$round".*; do agree "$f"; done
 done
-ok "four turn changes each way, captured through: every capture shows one turn"
+ok "three turn changes each way, captured through: every capture shows one turn"
 
 settled
 before="$(writes)"
@@ -84,7 +84,7 @@ settled
 after="$(writes)"
 [ $((after - before)) -le 2 ] || fail "the ? page took $((after - before)) writes, not at most 2"
 keys Space
-wait_for 'Round 5: your move'
+wait_for 'Round 4: your move'
 settled
 back="$(writes)"
 [ $((back - after)) -le 2 ] || fail "the duel's screen, drawn again, took $((back - after)) writes, not at most 2"
