@@ -239,7 +239,7 @@ cmd_bot(int argc, char **argv)
 		cli_error("an address or --lan NAME, not both\n");
 		return 2;
 	}
-	if (!cmd_net_room_check(&room))
+	if (!cmd_net_room_check(&room, true))
 		return 2;
 	bc.net.room = room.room;
 	if (lan) {
@@ -292,6 +292,10 @@ cmd_bot(int argc, char **argv)
 		bc.net.create_room = true;
 		bc.net.public_room = room.public_room;
 		x.new_room = code; /* said once the server has made it: bot_msg */
+		/* AUTH carries no options: the bot, the room's controller, sets them in its first lobby. */
+		bc.opt_set = room.game_opt != NULL;
+		bc.opt = room.opt;
+		bc.turn_time = (int)room.turn_time;
 	}
 	bc.on_msg = bot_msg; /* the room's code (--new-room), a rated duel's ratings */
 	bc.net.seat_file = cmd_net_seat_path("bot", &bc.net, seatbuf, sizeof seatbuf, &claim);

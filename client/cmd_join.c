@@ -114,7 +114,7 @@ cmd_join(int argc, char **argv)
 		cli_error("an address or --lan NAME, not both\n");
 		return 2;
 	}
-	if (!cmd_net_room_check(&room))
+	if (!cmd_net_room_check(&room, false))
 		return 2;
 	nc.room = room.room;
 	/* No address: the duels announced on the LAN; the fingerprint announced is pinned as a typed one. */

@@ -455,9 +455,11 @@ cmd_net_room_option(int argc, char **argv, int *i, struct cmd_net_room *rc)
 		rc->public_room = true;
 	else if (strcmp(a, "--quick") == 0)
 		rc->quick = true;
-	else if ((r = cli_game_option(argc, argv, i, &rc->opt)) != 0)
+	else if ((r = cli_game_option(argc, argv, i, &rc->opt)) != 0) {
+		if (r > 0 && rc->game_opt == NULL)
+			rc->game_opt = a; /* named when refused: cmd_net_room_check */
 		return r < 0 ? -1 : 1;
-	else if (!more)
+	} else if (!more)
 		return 0; /* the options below take a value: the caller says it is missing */
 	else if (strcmp(a, "--room") == 0) {
 		if (!cmd_net_text_arg(argv[++*i], TEXT_ROOM, "--room"))
@@ -470,16 +472,19 @@ cmd_net_room_option(int argc, char **argv, int *i, struct cmd_net_room *rc)
 	} else if (strcmp(a, "--turn-time") == 0) {
 		if (!cli_int(argv[++*i], 0, TURN_TIME_MAX, "--turn-time", &rc->turn_time))
 			return -1;
+		if (rc->game_opt == NULL)
+			rc->game_opt = a;
 	} else if (strcmp(a, "--bot-after") == 0) {
 		if (!cli_int(argv[++*i], QUICK_WAIT_MIN, QUICK_WAIT_MAX, "--bot-after", &rc->bot_after))
 			return -1;
+		rc->bot_after_given = true;
 	} else
 		return 0;
 	return 1;
 }
 
 bool
-cmd_net_room_check(const struct cmd_net_room *rc)
+cmd_net_room_check(const struct cmd_net_room *rc, bool new_room_opts)
 {
 	if (rc->new_room && rc->room) {
 		cli_error("--room or --new-room, not both\n");
@@ -491,6 +496,21 @@ cmd_net_room_check(const struct cmd_net_room *rc)
 	}
 	if (rc->quick && (rc->new_room || rc->room || rc->lan)) {
 		cli_error("--quick finds a room: not with --room, --new-room or --lan\n");
+		return false;
+	}
+	/* Refused rather than ignored: a duel of other options than asked is found out only on the board. */
+	if (rc->bot_after_given && !rc->quick) {
+		cli_error("--bot-after is how long --quick waits to be paired: give --quick too\n");
+		return false;
+	}
+	if (rc->game_opt && !rc->quick && !(rc->new_room && new_room_opts)) {
+		if (new_room_opts)
+			cli_error("%s is an option of the room made (--new-room) or paired by (--quick): a room joined "
+			          "keeps the options its controller set\n", rc->game_opt);
+		else
+			cli_error("%s is an option to be paired by (--quick): a room joined keeps the options its "
+			          "controller set, and a room you make (--new-room) takes them in its lobby (/size, "
+			          "/fov, /potions, /time)\n", rc->game_opt);
 		return false;
 	}
 	return true;

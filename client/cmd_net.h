@@ -69,15 +69,19 @@ struct cmd_net_room {
 	bool new_room;       /* --new-room */
 	bool public_room;    /* --public (with --new-room) */
 	bool quick;          /* --quick */
-	struct options opt;  /* --size, --no-fov, --no-potions: the duel --quick asks for */
-	long turn_time;      /* --turn-time SECS, for --quick */
+	struct options opt;  /* --size, --no-fov, --no-potions: the duel --quick asks for (bot: or --new-room makes) */
+	long turn_time;      /* --turn-time SECS, as opt */
 	long bot_after;      /* --bot-after SECS, for --quick */
+	const char *game_opt;  /* the first of --size, --no-fov, --no-potions, --turn-time given; NULL none */
+	bool bot_after_given;  /* --bot-after */
 };
 void cmd_net_room_init(struct cmd_net_room *rc);
 /* 1 if argv[*i] is a room option (advancing past its value), 0 if not, -1 on a bad one (said). */
 int cmd_net_room_option(int argc, char **argv, int *i, struct cmd_net_room *rc);
-/* False (said) when the room options given together mean nothing. */
-bool cmd_net_room_check(const struct cmd_net_room *rc);
+/* False (said) when the room options given together mean nothing, or would be ignored: the game
+ * options apply with --quick, and with --new-room when the command sets them on the room it makes
+ * (new_room_opts: `bot`, which sends them as the room's controller); a room joined keeps its own. */
+bool cmd_net_room_check(const struct cmd_net_room *rc, bool new_room_opts);
 /* A new room's code: 13 characters of Crockford's base32 (65 random bits: no guessing them),
  * lower case and without i, l, o, u (nothing to misread aloud), in three groups. */
 void cmd_net_new_room_code(char out[PROTO_ROOM_BYTES + 1]);

@@ -44,6 +44,12 @@ consider(struct netbot *b)
 		               b->cfg.think_ms + (b->cfg.jitter_ms ? rng_below(&b->pace, b->cfg.jitter_ms + 1) : 0), 0);
 }
 
+static bool
+same_options(const struct options *a, const struct options *b)
+{
+	return a->size == b->size && a->fov == b->fov && a->potions == b->potions;
+}
+
 static void
 ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 {
@@ -67,6 +73,13 @@ ev_lobby(void *ud, struct net *n, const struct wire_lobby *l)
 	if (!(l->ready & (1u << me)) && !b->ready_sent) {
 		b->ready_sent = true;
 		/* The options first: a duel starts at the second READY, and they change only in the lobby. */
+		/* Only when they differ: OPTIONS clears every READY, even to the same options (a bot
+		 * run again after a kill finds them set already). */
+		if (b->cfg.opt_set && !b->opt_sent && l->controller == me) {
+			b->opt_sent = true;
+			if (!same_options(&l->opt, &b->cfg.opt) || l->turn_time != b->cfg.turn_time)
+				net_options(n, &b->cfg.opt, b->cfg.turn_time);
+		}
 		if (b->cfg.spect_set && !b->spect_sent && l->controller == me) {
 			b->spect_sent = true;
 			net_spect_set(n, b->cfg.spect_allowed, b->cfg.spect_mode, b->cfg.spect_delay, b->cfg.spect_player);

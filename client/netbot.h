@@ -29,6 +29,9 @@ struct netbot_config {
 	bool spect_set;         /* as the controller, set the room's spectator options before the first READY */
 	bool spect_allowed;
 	int spect_mode, spect_delay, spect_player; /* as net_spect_set() takes them */
+	bool opt_set;           /* as the controller, set the room's options (OPTIONS) before the first READY */
+	struct options opt;
+	int turn_time;          /* seconds a turn, 0: no limit */
 	/* Hooks for tests and the CLI. */
 	void *ud;
 	void (*on_msg)(void *ud, struct netbot *b, const struct wire_msg *m);
@@ -66,6 +69,7 @@ struct netbot {
 	bool their_turn;        /* the opponent has the move: the next update is its command's */
 	bool ready_sent;
 	bool spect_sent;        /* cfg.spect_set done */
+	bool opt_sent;          /* cfg.opt_set done */
 	bool ready_seen;         /* a lobby has shown this bot ready since it last said READY */
 	bool stopping;          /* netbot_stop or netbot_abandon: what follows is not a cut-off */
 	int handles;

@@ -237,6 +237,17 @@ ui_start(struct ui *ui)
 			    "terminal such as xterm, screen, tmux or linux\n", t && t[0] ? t : "unset");
 			return -1;
 		}
+		/* One frame, one write: ncurses (from 6.0's patch 20170722) flushes its output at
+		 * every cursor move until its screen has been through endwin() once, so a frame left
+		 * in some 40 writes, a row or two each, and a terminal (or a tmux capture) between two
+		 * of them showed the new header ("your move") over the old map ("waiting..."): both
+		 * drawn from the same state, the map's rows not yet written. An endwin() and a refresh()
+		 * before anything is drawn make it buffer a frame whole ((2 + rows) * (6 + columns)
+		 * bytes: a turn's frame in one write, a full repaint in two). typeahead(-1): nor does
+		 * it poll for a key every 5 rows and flush there when one waits. */
+		typeahead(-1);
+		endwin();
+		refresh();
 		curses_began = true;
 		restore_len = 0;
 		capture("sgr0");

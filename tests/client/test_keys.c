@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_keys: key bindings: presets, names, keys.conf parsing and its warnings, paths, `wizwar keys`. */
+/* test_keys: key bindings: presets, names, keys.conf parsing and its warnings, paths, `wizwar keys`; the `?` fight page's potions. */
 #include <criterion/criterion.h>
 
 #include <curses.h>
@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cmd_keys.h"
+#include "help.h"
+#include "potion.h"
 #include "game.h"
 #include "keys.h"
 
@@ -998,4 +1000,41 @@ Test(cmd, help_and_bad_arguments)
 	cr_assert_eq(run_cmd(out, err, 2, dirfile), 1);
 	cr_assert(strncmp(slurp(err), "wizwar keys: ", 13) == 0);
 	cr_assert_not_null(strstr(slurp(err), "cannot read"));
+}
+
+/* The `?` fight page names the resistance potions a duel can hold, and no other: since rules
+ * version 4 no duel draws Acid Resistance (common/potion.h's potion_drawn), and "Resistance
+ * potions stop their element" promised one against Acid Rain that a player never finds. */
+Test(help, fight_page_names_the_resistances_a_duel_draws)
+{
+	char page[4096], *w = page;
+
+	/* The page's rows joined into one line of single spaces: a sentence may wrap anywhere. */
+	for (const char *s = help_get(HELP_FIGHT); *s && w < page + sizeof page - 1; s++)
+		if (!((*s == ' ' || *s == '\n') && w > page && w[-1] == ' '))
+			*w++ = *s == '\n' ? ' ' : *s;
+	*w = '\0';
+	const char *says = strstr(page, " Resistance stop their element");
+	cr_assert(says, "the fight page does not say which Resistance potions stop their element: %s", page);
+	const char *from = says;
+	while (from > page && from[-1] != '.')
+		from--;
+	int n = 0;
+	for (int k = 0; k < POTION_KIND_COUNT; k++) {
+		const char *name = potion_name(k), *res = strstr(name, " Resistance");
+		if (res == NULL || res[strlen(" Resistance")] != '\0')
+			continue;
+		char element[32], never[64];
+		snprintf(element, sizeof element, "%.*s", (int)(res - name), name);
+		snprintf(never, sizeof never, "no duel draws %s", name);
+		const char *at = strstr(from, element);
+		if (potion_drawn(k)) {
+			cr_expect(at && at < says, "%s is drawn but not named among the resistances: %s", name, page);
+		} else {
+			cr_expect(at == NULL || at > says, "%s is never drawn but named among the resistances: %s", name, page);
+			cr_expect(strstr(page, never), "the page does not say \"%s\": %s", never, page);
+		}
+		n++;
+	}
+	cr_assert_eq(n, 4, "%d Resistance potions in common/potion.h, the test knows 4", n);
 }

@@ -3,7 +3,8 @@
 # test_web: `wizwar server --web` in a real browser: Debian's chromium, driven by playwright-core (web.test.mjs).
 #  1. Recorded duels (tests/replays) replayed in the page equal `wizwar replay` in tmux, cell for cell
 #     (characters and colours), at several commands reached by the same keys.
-#  2. A live bot duel is followed through the page to its end; the end gives its replay link.
+#  2. A live bot duel is followed through the page to its end; the end gives its replay link. A room and a duel
+#     that do not exist are said ("no such room", "no such duel, or not its link") with nothing drawn.
 #  3. A private server (a password) lists nothing, and its room and its finished duel open only from their links.
 #  4. `wizwar host --web`, played in tmux: its page lists its room and, once the host forfeits, that duel's
 #     replay (and not an earlier log of its folder); the host's own screen is whole after.
