@@ -171,6 +171,28 @@
 #ifndef ALTER_COST
 #define ALTER_COST 6         /* an Alter Dungeon cast in a play-out, in commands beyond its own */
 #endif
+#ifndef MASTER_ORACLE
+#define MASTER_ORACLE 0      /* a measurement build, not a player: parts of the true game given (ORACLE_* bits) */
+#endif
+
+/* What an oracle build gives the drawn games from the true one, part by part, to measure
+ * what each guess of determinize() costs (docs/bots.md, "The oracle, part by part"). The
+ * dice stay drawn: an oracle of the future would measure luck, not belief. */
+enum {
+	ORACLE_SQUARE = 1,   /* the opponent's square */
+	ORACLE_MEMORY = 2,   /* whether and where it remembers me */
+	ORACLE_PACK = 4,     /* its pack and which appearances it has identified */
+	ORACLE_KINDS = 8,    /* the kinds of the appearances I have not identified */
+	ORACLE_MAP = 16,     /* its map (what it has explored, the potions it remembers) */
+	ORACLE_EFFECTS = 32, /* its effects (what it drank or cast on itself, and for how long) */
+	ORACLE_LEVEL = 64,   /* the squares I have not seen, and the potions lying anywhere */
+};
+#if MASTER_ORACLE
+/* The true game of the call, set by the caller (tests/bench/bench_master.c) before each call
+ * of an oracle build; never defined in a player's build. */
+extern const struct game *master__oracle;
+const struct game *master__oracle;
+#endif
 
 static const int8_t mdx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
 static const int8_t mdy[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
@@ -375,6 +397,17 @@ determinize(struct master *m, uint64_t seed, struct game *g)
 		}
 	g->level.cell[v->y][v->x] = CELL_FLOOR;
 	draw_opponent(m, g, &r, &ox, &oy);
+#if MASTER_ORACLE
+	const struct game *t = master__oracle;
+	if (t && (MASTER_ORACLE & ORACLE_LEVEL)) {
+		memcpy(&g->level, &t->level, sizeof g->level);
+		memcpy(g->potion, t->potion, sizeof g->potion);
+	}
+	if (t && (MASTER_ORACLE & ORACLE_SQUARE)) {
+		ox = t->wiz[op].x;
+		oy = t->wiz[op].y;
+	}
+#endif
 	g->level.cell[oy][ox] = CELL_FLOOR;
 
 	for (int a = 0; a < APPEARANCE_COUNT; a++)
@@ -452,6 +485,28 @@ determinize(struct master *m, uint64_t seed, struct game *g)
 		o->opp_y = v->y;
 	}
 
+#if MASTER_ORACLE
+	if (t && (MASTER_ORACLE & ORACLE_KINDS))
+		memcpy(g->kind_of, t->kind_of, sizeof g->kind_of);
+	if (t && (MASTER_ORACLE & ORACLE_PACK)) {
+		o->ninv = t->wiz[op].ninv;
+		memcpy(o->inv, t->wiz[op].inv, sizeof o->inv);
+		o->known = t->wiz[op].known;
+	}
+	if (t && (MASTER_ORACLE & ORACLE_MAP)) {
+		memcpy(o->mem, t->wiz[op].mem, sizeof o->mem);
+		memcpy(o->memp, t->wiz[op].memp, sizeof o->memp);
+	}
+	if (t && (MASTER_ORACLE & ORACLE_EFFECTS)) {
+		o->intrinsics = t->wiz[op].intrinsics;
+		o->chain = t->wiz[op].chain;
+	}
+	if (t && (MASTER_ORACLE & ORACLE_MEMORY)) {
+		o->opp_known = t->wiz[op].opp_known;
+		o->opp_x = t->wiz[op].opp_x;
+		o->opp_y = t->wiz[op].opp_y;
+	}
+#endif
 	g->first = (uint8_t)me;
 	g->turn = (uint8_t)me;
 	g->turn_no = v->turn_no;
