@@ -70,7 +70,12 @@
  * worth for who knows whose square (KNOW_BONUS 40 or 80); the set near me weighing three
  * times when it remembers me (BEL_TOWARD). The search given the true hidden game instead
  * of drawn ones (an oracle build, not a player) won 11 points more: the points are still
- * in belief.
+ * in belief. Under rules 4 (docs/bots.md, "Under rules 4: the oracle, part by part"), that
+ * oracle taken apart (MASTER_ORACLE, one ORACLE_* part at a time): the opponent's square is
+ * the one part worth points alone (+5.2 of the whole's +9.0 on seeds 1-1000); its memory of
+ * me, pack, kinds, map, effects and the unseen level each tie. Priors over the mind's set
+ * measured from where hard really stood (BEL_DIST by distance and lines, BEL_REM, BEL_UNKNOWN)
+ * tied: mild likelihoods over a hundred squares do not find the one square.
  *
  * Deterministic: the determinizations are seeded from a peek at the bot's RNG (which is
  * never advanced) and the turn number, so the calls of one turn (each step is a call)
@@ -126,6 +131,9 @@
 #endif
 #ifndef BEL_REM
 #define BEL_REM 4.0f         /* with a mind: the square the view remembers it on weighs this many times another */
+#endif
+#ifndef BEL_UNKNOWN
+#define BEL_UNKNOWN 0.5f     /* with a mind: a square of the set I have never seen weighs this much of one known as floor */
 #endif
 #ifndef KNOW_BONUS
 #define KNOW_BONUS 0.0f      /* a play-out not over: worth this more when it ends with me knowing its square, less when it knows mine */
@@ -744,7 +752,7 @@ believe_mind(struct master *m)
 		for (int x = 1; x < v->opt.size - 1; x++) {
 			if (!mind->may[y][x] || (x == v->x && y == v->y))
 				continue;
-			float wt = vcell(v, x, y) == VCELL_FLOOR ? 1.0f : 0.5f;
+			float wt = vcell(v, x, y) == VCELL_FLOOR ? 1.0f : BEL_UNKNOWN;
 			if (v->opp_state == OPP_REMEMBERED && x == v->opp_x && y == v->opp_y)
 				wt *= BEL_REM; /* it may well not have moved (hard's own weight) */
 			if (BEL_DIST > 0) {

@@ -219,11 +219,15 @@ report(long done, int size, long budget, const char *who, int opp, long won, lon
  * that neither see nor sense it: by its distance from me (Chebyshev), and whether the mind
  * holds that it remembers me. `share` is what a draw uniform over the set puts in each
  * distance, `found` how often the opponent stood there: their ratio is how much more likely
- * a square of the set at that distance is than the set's uniform draw says. */
+ * a square of the set at that distance is than the set's uniform draw says. The same by a
+ * class of square: by lines (bit 0 on a line through me, bit 1 on one through where the mind
+ * says it remembers me), or with BENCH_MASTER_BELIEF=known, known floor (0) or never seen (1).
+ * docs/bots.md, "Under rules 4: the oracle, part by part". */
 #define BELIEF_FAR 25
 struct belief_tally {
+	bool by_known;
 	double share[2][BELIEF_FAR + 1], found[2][BELIEF_FAR + 1];
-	double lshare[2][4], lfound[2][4]; /* by line: bit 0 on a line through me, bit 1 through where it remembers me */
+	double lshare[2][4], lfound[2][4];
 	long calls[2], inside[2];
 };
 
@@ -234,8 +238,10 @@ on_line(int ax, int ay, int bx, int by)
 }
 
 static int
-line_class(const struct view *v, int h, int mx, int my, int x, int y)
+line_class(const struct belief_tally *t, const struct view *v, int h, int mx, int my, int x, int y)
 {
+	if (t->by_known)
+		return (v->cell[y][x] & ~VCELL_VISIBLE) == VCELL_FLOOR ? 0 : 1;
 	return on_line(v->x, v->y, x, y) | (h && on_line(mx, my, x, y)) << 1;
 }
 
@@ -257,7 +263,7 @@ belief_add(struct belief_tally *t, const struct bot_mind *m, const struct view *
 				continue;
 			int dx = abs(x - v->x), dy = abs(y - v->y), d = dx > dy ? dx : dy;
 			here[d > BELIEF_FAR ? BELIEF_FAR : d] += 1;
-			lhere[line_class(v, h, mx, my, x, y)] += 1;
+			lhere[line_class(t, v, h, mx, my, x, y)] += 1;
 			n += 1;
 		}
 	if (n <= 0)
@@ -272,7 +278,7 @@ belief_add(struct belief_tally *t, const struct bot_mind *m, const struct view *
 	t->inside[h]++;
 	int dx = abs(o->x - v->x), dy = abs(o->y - v->y), d = dx > dy ? dx : dy;
 	t->found[h][d > BELIEF_FAR ? BELIEF_FAR : d] += 1;
-	t->lfound[h][line_class(v, h, mx, my, o->x, o->y)] += 1;
+	t->lfound[h][line_class(t, v, h, mx, my, o->x, o->y)] += 1;
 }
 
 static void
@@ -288,7 +294,7 @@ belief_print(const struct belief_tally *t)
 				    t->found[h][d] / (t->share[h][d] * (double)t->inside[h] / (double)t->calls[h]));
 		for (int c = 0; c < 4; c++)
 			if (t->lshare[h][c] > 0)
-				printf("  line %d  %11.1f  %5.0f  %11.2f\n", c, t->lshare[h][c], t->lfound[h][c],
+				printf("  %s %d  %11.1f  %5.0f  %11.2f\n", t->by_known ? "known" : "line", c, t->lshare[h][c], t->lfound[h][c],
 				    t->lfound[h][c] / (t->lshare[h][c] * (double)t->inside[h] / (double)t->calls[h]));
 	}
 }
@@ -348,6 +354,7 @@ main(int argc, char **argv)
 	/* BENCH_MASTER_BELIEF: where the opponent stands within the mind's set, by its distance. */
 	bool keep_belief = getenv("BENCH_MASTER_BELIEF") != NULL;
 	static struct belief_tally belief;
+	belief.by_known = keep_belief && strcmp(getenv("BENCH_MASTER_BELIEF"), "known") == 0;
 	double t_start = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
