@@ -70,7 +70,12 @@
  * worth for who knows whose square (KNOW_BONUS 40 or 80); the set near me weighing three
  * times when it remembers me (BEL_TOWARD). The search given the true hidden game instead
  * of drawn ones (an oracle build, not a player) won 11 points more: the points are still
- * in belief.
+ * in belief. Under rules 4 (docs/bots.md, "Under rules 4: the oracle, part by part"), that
+ * oracle taken apart (MASTER_ORACLE, one ORACLE_* part at a time): the opponent's square is
+ * the one part worth points alone (+5.2 of the whole's +9.0 on seeds 1-1000); its memory of
+ * me, pack, kinds, map, effects and the unseen level each tie. Priors over the mind's set
+ * measured from where hard really stood (BEL_DIST by distance and lines, BEL_REM, BEL_UNKNOWN)
+ * tied: mild likelihoods over a hundred squares do not find the one square.
  *
  * Deterministic: the determinizations are seeded from a peek at the bot's RNG (which is
  * never advanced) and the turn number, so the calls of one turn (each step is a call)
@@ -121,6 +126,15 @@
 #ifndef BEL_NEAR
 #define BEL_NEAR 6
 #endif
+#ifndef BEL_DIST
+#define BEL_DIST 0           /* 1: the set's squares weighed by their distance from me (bel_dist); 2: and by my lines */
+#endif
+#ifndef BEL_REM
+#define BEL_REM 4.0f         /* with a mind: the square the view remembers it on weighs this many times another */
+#endif
+#ifndef BEL_UNKNOWN
+#define BEL_UNKNOWN 0.5f     /* with a mind: a square of the set I have never seen weighs this much of one known as floor */
+#endif
 #ifndef KNOW_BONUS
 #define KNOW_BONUS 0.0f      /* a play-out not over: worth this more when it ends with me knowing its square, less when it knows mine */
 #endif
@@ -170,6 +184,28 @@
 #endif
 #ifndef ALTER_COST
 #define ALTER_COST 6         /* an Alter Dungeon cast in a play-out, in commands beyond its own */
+#endif
+#ifndef MASTER_ORACLE
+#define MASTER_ORACLE 0      /* a measurement build, not a player: parts of the true game given (ORACLE_* bits) */
+#endif
+
+/* What an oracle build gives the drawn games from the true one, part by part, to measure
+ * what each guess of determinize() costs (docs/bots.md, "The oracle, part by part"). The
+ * dice stay drawn: an oracle of the future would measure luck, not belief. */
+enum {
+	ORACLE_SQUARE = 1,   /* the opponent's square */
+	ORACLE_MEMORY = 2,   /* whether and where it remembers me */
+	ORACLE_PACK = 4,     /* its pack and which appearances it has identified */
+	ORACLE_KINDS = 8,    /* the kinds of the appearances I have not identified */
+	ORACLE_MAP = 16,     /* its map (what it has explored, the potions it remembers) */
+	ORACLE_EFFECTS = 32, /* its effects (what it drank or cast on itself, and for how long) */
+	ORACLE_LEVEL = 64,   /* the squares I have not seen, and the potions lying anywhere */
+};
+#if MASTER_ORACLE
+/* The true game of the call, set by the caller (tests/bench/bench_master.c) before each call
+ * of an oracle build; never defined in a player's build. */
+extern const struct game *master__oracle;
+const struct game *master__oracle;
 #endif
 
 static const int8_t mdx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
@@ -375,6 +411,17 @@ determinize(struct master *m, uint64_t seed, struct game *g)
 		}
 	g->level.cell[v->y][v->x] = CELL_FLOOR;
 	draw_opponent(m, g, &r, &ox, &oy);
+#if MASTER_ORACLE
+	const struct game *t = master__oracle;
+	if (t && (MASTER_ORACLE & ORACLE_LEVEL)) {
+		memcpy(&g->level, &t->level, sizeof g->level);
+		memcpy(g->potion, t->potion, sizeof g->potion);
+	}
+	if (t && (MASTER_ORACLE & ORACLE_SQUARE)) {
+		ox = t->wiz[op].x;
+		oy = t->wiz[op].y;
+	}
+#endif
 	g->level.cell[oy][ox] = CELL_FLOOR;
 
 	for (int a = 0; a < APPEARANCE_COUNT; a++)
@@ -452,6 +499,28 @@ determinize(struct master *m, uint64_t seed, struct game *g)
 		o->opp_y = v->y;
 	}
 
+#if MASTER_ORACLE
+	if (t && (MASTER_ORACLE & ORACLE_KINDS))
+		memcpy(g->kind_of, t->kind_of, sizeof g->kind_of);
+	if (t && (MASTER_ORACLE & ORACLE_PACK)) {
+		o->ninv = t->wiz[op].ninv;
+		memcpy(o->inv, t->wiz[op].inv, sizeof o->inv);
+		o->known = t->wiz[op].known;
+	}
+	if (t && (MASTER_ORACLE & ORACLE_MAP)) {
+		memcpy(o->mem, t->wiz[op].mem, sizeof o->mem);
+		memcpy(o->memp, t->wiz[op].memp, sizeof o->memp);
+	}
+	if (t && (MASTER_ORACLE & ORACLE_EFFECTS)) {
+		o->intrinsics = t->wiz[op].intrinsics;
+		o->chain = t->wiz[op].chain;
+	}
+	if (t && (MASTER_ORACLE & ORACLE_MEMORY)) {
+		o->opp_known = t->wiz[op].opp_known;
+		o->opp_x = t->wiz[op].opp_x;
+		o->opp_y = t->wiz[op].opp_y;
+	}
+#endif
 	g->first = (uint8_t)me;
 	g->turn = (uint8_t)me;
 	g->turn_no = v->turn_no;
@@ -643,6 +712,27 @@ bot_master_choose_mind(const struct view *v, const struct bot_mind *mind, struct
 	return bot__master_choose_w(v, &bot__hard_weights, mind, rng, budget, out);
 }
 
+/* How much more often hard stood on a square of the mind's set at this distance from me
+ * (Chebyshev, capped at 19) than a draw uniform over the set says, [1] when the mind holds
+ * that it remembers me: bench_master's BENCH_MASTER_BELIEF tally over seeds 20001-20300
+ * (master against hard, 25x25, 35,000 calls), rounded. It comes to strike from 2 or 3
+ * squares when it knows where I am, and strays far less than the set's walk allows. */
+static const float bel_dist[2][20] = {
+	{ 1, 1, 1, 1, 1, 1, 1, 1, 1.1f, 1.1f, 1.1f, 0.95f, 0.95f, 0.85f, 0.85f, 0.85f, 0.85f, 0.63f, 0.63f, 0.65f },
+	{ 1, 1, 1.35f, 1.8f, 1.1f, 0.95f, 0.95f, 0.95f, 0.95f, 0.95f, 0.95f, 0.8f, 0.8f, 0.8f, 0.8f, 0.7f, 0.7f,
+	  0.57f, 0.57f, 0.45f },
+};
+/* The same by lines, when it remembers me: [on a line through me][on one through where it
+ * remembers me]. Hard ends its turn off the lines of the square it thinks I hold. */
+static const float bel_line[2][2] = { { 1, 0.69f }, { 1.32f, 0.7f } };
+
+static int
+on_line(int ax, int ay, int bx, int by)
+{
+	int dx = ax > bx ? ax - bx : bx - ax, dy = ay > by ? ay - by : by - ay;
+	return dx == 0 || dy == 0 || dx == dy;
+}
+
 /* The belief of hard, replaced by the mind's set of squares the opponent may be on, when
  * the view does not show it: the set is narrower (it grows a turn's walk a turn from the
  * last square known, less all I have seen since), where the view has only "lost". */
@@ -662,9 +752,16 @@ believe_mind(struct master *m)
 		for (int x = 1; x < v->opt.size - 1; x++) {
 			if (!mind->may[y][x] || (x == v->x && y == v->y))
 				continue;
-			float wt = vcell(v, x, y) == VCELL_FLOOR ? 1.0f : 0.5f;
+			float wt = vcell(v, x, y) == VCELL_FLOOR ? 1.0f : BEL_UNKNOWN;
 			if (v->opp_state == OPP_REMEMBERED && x == v->opp_x && y == v->opp_y)
-				wt *= 4; /* it may well not have moved (hard's own weight) */
+				wt *= BEL_REM; /* it may well not have moved (hard's own weight) */
+			if (BEL_DIST > 0) {
+				int dx = x > v->x ? x - v->x : v->x - x, dy = y > v->y ? y - v->y : v->y - y;
+				int d = dx > dy ? dx : dy;
+				wt *= bel_dist[hunted][d > 19 ? 19 : d];
+				if (BEL_DIST > 1 && hunted)
+					wt *= bel_line[on_line(v->x, v->y, x, y)][on_line(mx, my, x, y)];
+			}
 			if (BEL_TOWARD > 0 && hunted) {
 				int dx = x > mx ? x - mx : mx - x, dy = y > my ? y - my : my - y;
 				if ((dx > dy ? dx : dy) <= BEL_NEAR)

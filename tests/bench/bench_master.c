@@ -52,6 +52,12 @@
 #include "spell.h"
 #include "view.h"
 
+#if defined(MASTER_ORACLE) && MASTER_ORACLE
+/* An oracle build (-Dc_args=-DMASTER_ORACLE=BITS, bots/master.c): master's drawn games take
+ * those parts from the true game, set here before each of its calls. A measurement, not a player. */
+extern const struct game *master__oracle;
+#endif
+
 #define BUCKET_US 100 /* 0.1 ms buckets up to 2 s */
 #define BUCKETS 20000
 
@@ -209,6 +215,90 @@ report(long done, int size, long budget, const char *who, int opp, long won, lon
 	fflush(stdout);
 }
 
+/* Where the opponent stood within the mind's set of squares it may be on, at master's calls
+ * that neither see nor sense it: by its distance from me (Chebyshev), and whether the mind
+ * holds that it remembers me. `share` is what a draw uniform over the set puts in each
+ * distance, `found` how often the opponent stood there: their ratio is how much more likely
+ * a square of the set at that distance is than the set's uniform draw says. The same by a
+ * class of square: by lines (bit 0 on a line through me, bit 1 on one through where the mind
+ * says it remembers me), or with BENCH_MASTER_BELIEF=known, known floor (0) or never seen (1).
+ * docs/bots.md, "Under rules 4: the oracle, part by part". */
+#define BELIEF_FAR 25
+struct belief_tally {
+	bool by_known;
+	double share[2][BELIEF_FAR + 1], found[2][BELIEF_FAR + 1];
+	double lshare[2][4], lfound[2][4];
+	long calls[2], inside[2];
+};
+
+static int
+on_line(int ax, int ay, int bx, int by)
+{
+	return ax == bx || ay == by || abs(ax - bx) == abs(ay - by);
+}
+
+static int
+line_class(const struct belief_tally *t, const struct view *v, int h, int mx, int my, int x, int y)
+{
+	if (t->by_known)
+		return (v->cell[y][x] & ~VCELL_VISIBLE) == VCELL_FLOOR ? 0 : 1;
+	return on_line(v->x, v->y, x, y) | (h && on_line(mx, my, x, y)) << 1;
+}
+
+static void
+belief_add(struct belief_tally *t, const struct bot_mind *m, const struct view *v, const struct game *g)
+{
+	const struct wizard *o = &g->wiz[1 - v->me];
+	int mx, my, h = mind_opp_remembers(m, v, &mx, &my);
+	double n = 0;
+	static double here[BELIEF_FAR + 1];
+	double lhere[4] = { 0 };
+
+	if (!m->started || m->nmay <= 0 || m->exact)
+		return;
+	memset(here, 0, sizeof here);
+	for (int y = 1; y < v->opt.size - 1; y++)
+		for (int x = 1; x < v->opt.size - 1; x++) {
+			if (!m->may[y][x] || (x == v->x && y == v->y))
+				continue;
+			int dx = abs(x - v->x), dy = abs(y - v->y), d = dx > dy ? dx : dy;
+			here[d > BELIEF_FAR ? BELIEF_FAR : d] += 1;
+			lhere[line_class(t, v, h, mx, my, x, y)] += 1;
+			n += 1;
+		}
+	if (n <= 0)
+		return;
+	t->calls[h]++;
+	for (int d = 0; d <= BELIEF_FAR; d++)
+		t->share[h][d] += here[d] / n;
+	for (int c = 0; c < 4; c++)
+		t->lshare[h][c] += lhere[c] / n;
+	if (!m->may[o->y][o->x])
+		return;
+	t->inside[h]++;
+	int dx = abs(o->x - v->x), dy = abs(o->y - v->y), d = dx > dy ? dx : dy;
+	t->found[h][d > BELIEF_FAR ? BELIEF_FAR : d] += 1;
+	t->lfound[h][line_class(t, v, h, mx, my, o->x, o->y)] += 1;
+}
+
+static void
+belief_print(const struct belief_tally *t)
+{
+	for (int h = 0; h < 2; h++) {
+		printf("belief, %s: %ld calls, the opponent in the set at %ld\n",
+		    h ? "it remembers me (the mind says)" : "it does not", t->calls[h], t->inside[h]);
+		printf("  distance  set's share  found  found/share\n");
+		for (int d = 1; d <= BELIEF_FAR; d++)
+			if (t->share[h][d] > 0)
+				printf("  %8d  %11.1f  %5.0f  %11.2f\n", d, t->share[h][d], t->found[h][d],
+				    t->found[h][d] / (t->share[h][d] * (double)t->inside[h] / (double)t->calls[h]));
+		for (int c = 0; c < 4; c++)
+			if (t->lshare[h][c] > 0)
+				printf("  %s %d  %11.1f  %5.0f  %11.2f\n", t->by_known ? "known" : "line", c, t->lshare[h][c], t->lfound[h][c],
+				    t->lfound[h][c] / (t->lshare[h][c] * (double)t->inside[h] / (double)t->calls[h]));
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -261,6 +351,10 @@ main(int argc, char **argv)
 	static long phase_n[WIZARD_HP + 1][WIZARD_HP + 1], phase_won[WIZARD_HP + 1][WIZARD_HP + 1];
 	long early_n = 0, early_won = 0;
 	uint32_t phase_turn = game_end_phase(size);
+	/* BENCH_MASTER_BELIEF: where the opponent stands within the mind's set, by its distance. */
+	bool keep_belief = getenv("BENCH_MASTER_BELIEF") != NULL;
+	static struct belief_tally belief;
+	belief.by_known = keep_belief && strcmp(getenv("BENCH_MASTER_BELIEF"), "known") == 0;
 	double t_start = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < duels; i++) {
 		uint64_t seed = base + (uint64_t)i;
@@ -294,7 +388,15 @@ main(int argc, char **argv)
 				}
 				double c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID), w0 = clock_ms(CLOCK_MONOTONIC);
 				int played = 0;
+				if (level == BOT_MASTER && keep_belief && v.opp_state != OPP_VISIBLE && v.opp_state != OPP_SENSED) {
+					struct bot_mind seen = mind;
+					mind_observe(&seen, &v);
+					belief_add(&belief, &seen, &v, &g);
+				}
 				if (level == BOT_MASTER) {
+#if defined(MASTER_ORACLE) && MASTER_ORACLE
+					master__oracle = &g;
+#endif
 					mind_observe(&mind, &v);
 					played = bot_master_choose_mind(&v, &mind, &r[p], budget, &c);
 					mind_acted(&mind, &v, &c);
@@ -374,6 +476,8 @@ main(int argc, char **argv)
 	}
 	if (keep_ledger)
 		ledger_print(&ledger, who, won, duels);
+	if (keep_belief)
+		belief_print(&belief);
 	if (keep_phase) {
 		long pn = 0, pw = 0;
 		printf("ended before the end phase (turn %" PRIu32 "): %s won %ld of %ld\n", phase_turn, who, early_won, early_n);
