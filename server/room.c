@@ -378,9 +378,9 @@ last_put(struct seat *st, const struct view *v)
 	memcpy(b, (const uint8_t *)v + GRIDS_END, sizeof *v - GRIDS_END);
 	b += sizeof *v - GRIDS_END;
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(b, v->cell[y], n);
+		view_row_copy(b, v->cell[y], n);
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(b, v->potion[y], n);
+		view_row_copy(b, v->potion[y], n);
 	return true;
 }
 
@@ -397,9 +397,9 @@ last_get(const struct seat *st, struct view *v)
 	b += sizeof *v - GRIDS_END;
 	n = v->opt.size <= LEVEL_MAX ? v->opt.size : LEVEL_MAX;
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(v->cell[y], b, n);
+		view_row_copy(v->cell[y], b, n);
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(v->potion[y], b, n);
+		view_row_copy(v->potion[y], b, n);
 }
 
 static void
