@@ -5,7 +5,7 @@
 
 #include "gpack.h"
 
-#define GRIDS 6
+#define GRIDS GPACK_GRIDS
 #define CELLS (LEVEL_MAX * LEVEL_MAX)
 #define WIZ(p, f) (offsetof(struct game, wiz) + (p) * sizeof(struct wizard) + offsetof(struct wizard, f))
 
@@ -376,6 +376,9 @@ get_grid(const uint8_t *in, const uint8_t *end, uint8_t *grid, int n)
 	}
 }
 
+/* The bytes before the first grid's in the packed form: every byte outside the grids. */
+#define REST (sizeof(struct game) - GRIDS * CELLS)
+
 size_t
 gpack_pack(const struct game *g, uint8_t *out)
 {
@@ -420,4 +423,79 @@ gpack_unpack(const uint8_t *in, size_t len, struct game *g)
 		if ((in = get_grid(in, end, b + grid_at[i], n)) == NULL)
 			return -1;
 	return in == end ? 0 : -1;
+}
+
+/* The grids' first n rows, whole (LEVEL_MAX bytes each): the cells past n in a row are the
+ * level's outside, zero, so comparing them too only ever finds a change where packing
+ * would find none, never the other way. */
+static size_t
+memo_bytes(int n)
+{
+	return (size_t)n * LEVEL_MAX;
+}
+
+/* The length of the grid whose bytes start at p: already checked by gpack_unpack. */
+static size_t
+grid_len(const uint8_t *p, int n)
+{
+	if (p[0] == SPARSE)
+		return 3 + 2 * ((size_t)p[1] | (size_t)p[2] << 8);
+	return 1 + (size_t)n * (size_t)((n + 7) / 8) * p[0];
+}
+
+int
+gpack_unpack_memo(const uint8_t *in, size_t len, struct game *g, struct gpack_memo *m)
+{
+	const uint8_t *b = (const uint8_t *)g;
+	size_t at = REST;
+	int n;
+
+	m->n = 0;
+	if (gpack_unpack(in, len, g) != 0)
+		return -1;
+	if ((n = g->level.size) <= 0)
+		return 0; /* no level: nothing a memo would save */
+	for (int i = 0; i < GRIDS; i++) {
+		m->at[i] = (uint32_t)at;
+		at += grid_len(in + at, n);
+		memcpy(m->grid[i], b + grid_at[i], memo_bytes(n));
+	}
+	m->at[GRIDS] = (uint32_t)at;
+	m->n = n;
+	return 0;
+}
+
+size_t
+gpack_pack_memo(const struct game *g, const uint8_t *old, struct gpack_memo *m, uint8_t *out)
+{
+	const uint8_t *b = (const uint8_t *)g;
+	int n = g->level.size <= LEVEL_MAX ? g->level.size : LEVEL_MAX;
+	bool memo = m->n > 0 && m->n == n && old != NULL;
+	uint8_t *o = out;
+	size_t at = 0;
+
+	for (int i = 0; i < GRIDS; i++) {
+		memcpy(o, b + at, grid_at[i] - at);
+		o += grid_at[i] - at;
+		at = grid_at[i] + CELLS;
+	}
+	memcpy(o, b + at, sizeof *g - at);
+	o += sizeof *g - at;
+	for (int i = 0; i < GRIDS; i++) {
+		const uint8_t *grid = b + grid_at[i];
+		uint32_t here = (uint32_t)(o - out);
+
+		if (memo && memcmp(m->grid[i], grid, memo_bytes(n)) == 0) {
+			memcpy(o, old + m->at[i], m->at[i + 1] - m->at[i]);
+			o += m->at[i + 1] - m->at[i];
+		} else {
+			o = put_grid(o, grid, n);
+			if (n > 0)
+				memcpy(m->grid[i], grid, memo_bytes(n));
+		}
+		m->at[i] = here;
+	}
+	m->at[GRIDS] = (uint32_t)(o - out);
+	m->n = n;
+	return (size_t)(o - out);
 }

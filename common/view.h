@@ -4,7 +4,9 @@
 #define WW_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "game.h"
 
@@ -51,5 +53,24 @@ void view_build(const struct game *g, int p, struct view *v);
  * changed in g since: it takes what p sees from ev->sight, which the rules' memory
  * update computed, instead of computing the field of view a second time. */
 void view_build_after(const struct game *g, int p, const struct events *ev, struct view *v);
+
+/* n bytes of a grid's row (a level's side) copied as 16-byte blocks, the last one
+ * overlapping the block before so that nothing past the row is read or written: a memcpy
+ * of a length known only at run time is a call into libc a row, and the server copies some
+ * 200 rows a command (each seat's last view in and out, the potions of the view built),
+ * issue 29. */
+static inline void
+view_row_copy(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
+{
+	size_t i;
+
+	if (n < 16) {
+		memcpy(d, s, n);
+		return;
+	}
+	for (i = 0; i + 16 < n; i += 16)
+		memcpy(d + i, s + i, 16);
+	memcpy(d + n - 16, s + n - 16, 16);
+}
 
 #endif

@@ -461,23 +461,25 @@ make_layout(const struct view *b, const struct view *a, struct update *u, struct
 	return 0;
 }
 
+/* The ring is walked in its order (layout_ring_point's: the top row left to right, the
+ * right column down, the bottom row right to left, the left column up) side by side, a
+ * step a cell, not by a call a cell (issue 29). */
 static int
 make_ring(const struct view *b, const struct view *a, struct update *u, struct proto_err *e)
 {
-	int s = a->opt.size, n = layout_ring_len(s);
+	static const int8_t dx[4] = { 1, 0, -1, 0 }, dy[4] = { 0, 1, 0, -1 };
+	int s = a->opt.size, n = layout_ring_len(s), x = 0, y = 0, i = 0;
 	uint8_t ring[UPD_RING_MAX];
 	bool changed = false;
 
-	for (int i = 0; i < n; i++) {
-		int x, y;
-
-		layout_ring_point(s, i, &x, &y);
-		ring[i] = KNOW(a->cell[y][x]);
-		if (ring[i] > VCELL_WALL)
-			return proto__fail(e, PERR_RANGE, "view: ring cell (%d,%d) is %u", x, y, a->cell[y][x]);
-		if (ring[i] != KNOW(b->cell[y][x]))
-			changed = true;
-	}
+	for (int side = 0; side < 4 && n > 0; side++)
+		for (int j = 0; j < s - 1; j++, i++, x += dx[side], y += dy[side]) {
+			ring[i] = KNOW(a->cell[y][x]);
+			if (ring[i] > VCELL_WALL)
+				return proto__fail(e, PERR_RANGE, "view: ring cell (%d,%d) is %u", x, y, a->cell[y][x]);
+			if (ring[i] != KNOW(b->cell[y][x]))
+				changed = true;
+		}
 	if (changed) {
 		memcpy(u->ring, ring, (size_t)n);
 		u->ring_n = (uint16_t)n;

@@ -308,6 +308,7 @@ struct server {
 	struct game game;
 	const struct gameroom *game_of;
 	uint8_t gpack[GPACK_MAX];
+	struct gpack_memo gmemo; /* game_of's packed grids, for game_keep to copy those unchanged */
 	/* Every connection's pconn works in this (a payload, the deflater): a connection
 	 * keeps only its deflate history. Made with the first connection. */
 	struct pconn_scratch *pscratch;

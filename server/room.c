@@ -33,9 +33,10 @@ game_of(const struct gameroom *r)
 	struct server *s = r->srv;
 
 	if (s->game_of != r) {
+		s->gmemo.n = 0;
 		if (r->packed == NULL)
 			memset(&s->game, 0, sizeof s->game); /* no duel yet: as a calloc'd room had */
-		else if (gpack_unpack(r->packed, r->packed_len, &s->game) != 0)
+		else if (gpack_unpack_memo(r->packed, r->packed_len, &s->game, &s->gmemo) != 0)
 			abort(); /* our own bytes: a broken invariant, not input */
 		s->game_of = r;
 	}
@@ -44,13 +45,18 @@ game_of(const struct gameroom *r)
 
 /* The scratch game (r's, just changed) packed again, into a buffer sized to it (grown or cut
  * in steps of 64 bytes, so that a duel reallocates it seldom). -1: out of memory, and the
- * scratch no longer counts as r's, so the game is the one packed before the change. */
+ * scratch no longer counts as r's, so the game is the one packed before the change. The
+ * memo (s->gmemo) describes r->packed while the scratch is r's: a grid the command left
+ * as it was is copied from there, not packed again (common/gpack.h). */
 static int
 game_keep(struct gameroom *r)
 {
 	struct server *s = r->srv;
-	size_t n = gpack_pack(&s->game, s->gpack);
+	size_t n;
 
+	if (s->game_of != r)
+		s->gmemo.n = 0; /* the memo is another room's */
+	n = gpack_pack_memo(&s->game, r->packed, &s->gmemo, s->gpack);
 	if (n > r->packed_cap || n + 256 < r->packed_cap) {
 		size_t cap = (n + 63) & ~(size_t)63;
 		uint8_t *b = realloc(r->packed, cap);
@@ -372,9 +378,9 @@ last_put(struct seat *st, const struct view *v)
 	memcpy(b, (const uint8_t *)v + GRIDS_END, sizeof *v - GRIDS_END);
 	b += sizeof *v - GRIDS_END;
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(b, v->cell[y], n);
+		view_row_copy(b, v->cell[y], n);
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(b, v->potion[y], n);
+		view_row_copy(b, v->potion[y], n);
 	return true;
 }
 
@@ -391,9 +397,9 @@ last_get(const struct seat *st, struct view *v)
 	b += sizeof *v - GRIDS_END;
 	n = v->opt.size <= LEVEL_MAX ? v->opt.size : LEVEL_MAX;
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(v->cell[y], b, n);
+		view_row_copy(v->cell[y], b, n);
 	for (size_t y = 0; y < n; y++, b += n)
-		memcpy(v->potion[y], b, n);
+		view_row_copy(v->potion[y], b, n);
 }
 
 static void

@@ -323,3 +323,96 @@ Test(gpack, the_bytes_are_the_definitions)
 	cr_assert(duel_lists > 1000 && lists - duel_lists > 1000, "lists: %ld in the duels, %ld in random grids",
 	          duel_lists, lists - duel_lists);
 }
+
+/* The server's way (room.c): a duel held packed, unpacked with a memo into a scratch that
+ * held another game, a command applied, packed again with the memo; or a run of commands
+ * in one room, each packed with the memo the last left. Every packing must be the bytes
+ * of a fresh gpack_pack(), whichever grids the command changed. */
+static uint8_t held[GPACK_MAX], out[GPACK_MAX], fresh[GPACK_MAX];
+
+static size_t
+memo_keep(const struct game *g, struct gpack_memo *m, size_t *held_len)
+{
+	size_t n = gpack_pack_memo(g, held, m, out), f = gpack_pack(g, fresh);
+
+	cr_assert_eq(n, f, "the memo's packing has %zu bytes, a fresh one %zu (turn %u)", n, f, g->turn_no);
+	cr_assert_eq(memcmp(out, fresh, n), 0, "the memo's packing differs from a fresh one (turn %u)", g->turn_no);
+	memcpy(held, out, n);
+	*held_len = n;
+	return n;
+}
+
+Test(gpack, a_memo_packs_the_bytes_of_a_fresh_pack)
+{
+	static struct game g, scratch;
+	static struct gpack_memo m;
+	struct options o;
+	struct harness_bots bots;
+	struct events ev;
+	struct cmd c;
+	long states = 0;
+
+	for (int i = 0; i < 8; i++) {
+		harness_options(&o, i % 4 == 3 ? 51 : i % 2 ? 25 : 15, i & 1, i & 2);
+		cr_assert_eq(game_init(&g, &o, 8100 + (uint64_t)i), ERR_OK);
+		harness_bots_init(&bots, 8100 + (uint64_t)i);
+		m.n = 0;
+		size_t len = 0;
+		memo_keep(&g, &m, &len);
+		for (long k = 0; g.result == RESULT_NONE; k++, states++) {
+			if (k % 3 == 0) { /* another room ran between: unpack with a memo */
+				memset(&scratch, 0x5a, sizeof scratch);
+				memset(&m, 0xa5, sizeof m);
+				cr_assert_eq(gpack_unpack_memo(held, len, &scratch, &m), 0);
+				cr_assert_eq(memcmp(&scratch, &g, sizeof g), 0);
+			}
+			harness_bots_step(&bots, &g, &c, &ev);
+			memo_keep(&g, &m, &len);
+		}
+	}
+	cr_assert_gt(states, 1000);
+}
+
+/* A change to any one cell of any grid, wherever it lies in the level and whatever it does
+ * to the grid's width or form, is packed: a memo that went stale would copy the old bytes. */
+Test(gpack, a_memo_sees_a_change_to_any_cell)
+{
+	static struct game g, scratch;
+	static struct gpack_memo m;
+	static const size_t at[6] = {
+		offsetof(struct game, level) + offsetof(struct level, cell), offsetof(struct game, potion),
+		offsetof(struct game, wiz[0].mem), offsetof(struct game, wiz[0].memp),
+		offsetof(struct game, wiz[1].mem), offsetof(struct game, wiz[1].memp),
+	};
+	struct options o;
+	size_t len, n;
+
+	harness_options(&o, 25, true, true);
+	cr_assert_eq(game_init(&g, &o, 77), ERR_OK);
+	const int s = g.level.size;
+	const int cells[][2] = { { 0, 0 }, { s - 1, 0 }, { 0, s - 1 }, { s - 1, s - 1 }, { 12, 7 } };
+	const uint8_t values[] = { 0, 1, 3, 9 };
+	for (int i = 0; i < 6; i++)
+		for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
+			for (size_t v = 0; v < sizeof values; v++) {
+				const uint8_t *cell = (const uint8_t *)&g + at[i] + (size_t)cells[k][1] * LEVEL_MAX + (size_t)cells[k][0];
+				len = gpack_pack(&g, held);
+				cr_assert_eq(gpack_unpack_memo(held, len, &scratch, &m), 0);
+				if (*cell == values[v])
+					continue;
+				((uint8_t *)&scratch)[at[i] + (size_t)cells[k][1] * LEVEL_MAX + (size_t)cells[k][0]] = values[v];
+				n = gpack_pack_memo(&scratch, held, &m, out);
+				cr_assert_eq(n, gpack_pack(&scratch, fresh), "grid %d, cell (%d, %d) = %u: a stale length", i,
+				             cells[k][0], cells[k][1], values[v]);
+				cr_assert_eq(memcmp(out, fresh, n), 0, "grid %d, cell (%d, %d) = %u: stale bytes", i, cells[k][0],
+				             cells[k][1], values[v]);
+			}
+	/* A memo of a 25x25 level does not serve a 15x15 one's packing, nor one with no memo. */
+	len = gpack_pack(&g, held);
+	cr_assert_eq(gpack_unpack_memo(held, len, &scratch, &m), 0);
+	harness_options(&o, 15, true, true);
+	cr_assert_eq(game_init(&scratch, &o, 77), ERR_OK);
+	n = gpack_pack_memo(&scratch, held, &m, out);
+	cr_assert_eq(n, gpack_pack(&scratch, fresh));
+	cr_assert_eq(memcmp(out, fresh, n), 0, "a memo of another size served");
+}

@@ -2,6 +2,7 @@
 /* Tests for turnlog: format and parse round trips, strict parsing, and replays of selfplay logs made in memory. */
 #include <criterion/criterion.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -790,4 +791,51 @@ Test(turnlog, body_structure_faults)
 	cr_assert_eq(r.line, 8);
 	cr_assert(strstr(r.error, "line 8") != NULL, "%s", r.error);
 	logbuf_free(&b);
+}
+
+/* The two lines formatted by hand (issue 29) are the bytes of the printf formats they
+ * replaced, for every command byte and player, every turn and hash tried, and refuse a
+ * buffer one byte too small as vsnprintf did. */
+static int
+old_cmd(int p, const struct cmd *c, char *buf, size_t len)
+{
+	int n;
+
+	switch (c->type) {
+	case CMD_STEP: n = snprintf(buf, len, "%d step %d\n", p, c->dir); break;
+	case CMD_CAST:
+		n = c->dir != DIR_NONE ? snprintf(buf, len, "%d cast %d %d\n", p, c->arg + 1, c->dir)
+		                       : snprintf(buf, len, "%d cast %d\n", p, c->arg + 1);
+		break;
+	case CMD_QUAFF: n = snprintf(buf, len, "%d quaff %d\n", p, c->arg + 1); break;
+	default: n = snprintf(buf, len, "%d %s\n", p, cmd_name(c->type)); break;
+	}
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+Test(turnlog, lines_by_hand_are_the_printf_bytes)
+{
+	static const int players[] = { 0, 1, -7, 12, 2147483647 };
+	char a[64], b[64];
+
+	for (size_t k = 0; k < sizeof players / sizeof players[0]; k++)
+		for (int type = 0; type < CMD_COUNT; type++)
+			for (int arg = 0; arg < 256; arg += (type == CMD_CAST || type == CMD_QUAFF) ? 1 : 85)
+				for (int dir = 0; dir < 256; dir++) {
+					struct cmd c = { (uint8_t)type, (uint8_t)arg, (uint8_t)dir };
+					int n = old_cmd(players[k], &c, b, sizeof b);
+					cr_assert_eq(turnlog_format_cmd(players[k], &c, a, sizeof a), n);
+					cr_assert_str_eq(a, b);
+					cr_assert_eq(turnlog_format_cmd(players[k], &c, a, (size_t)n + 1), n);
+					cr_assert_eq(turnlog_format_cmd(players[k], &c, a, (size_t)n), -1, "'%s' in %d bytes", b, n);
+				}
+	static const uint64_t hashes[] = { 0, 1, 0xff, 0x0123456789abcdefULL, 0xfedcba9876543210ULL, ~0ULL };
+	static const uint32_t turns[] = { 0, 1, 9, 10, 99, 100, 12345, 4000000000u, 4294967295u };
+	for (size_t i = 0; i < sizeof hashes / sizeof hashes[0]; i++)
+		for (size_t j = 0; j < sizeof turns / sizeof turns[0]; j++) {
+			int n = snprintf(b, sizeof b, "= %" PRIu32 " %016" PRIx64 "\n", turns[j], hashes[i]);
+			cr_assert_eq(turnlog_format_hash(turns[j], hashes[i], a, sizeof a), n);
+			cr_assert_str_eq(a, b);
+			cr_assert_eq(turnlog_format_hash(turns[j], hashes[i], a, (size_t)n), -1);
+		}
 }
