@@ -192,7 +192,8 @@ unsigned cluster_web_list(const struct cluster *c, struct cluster_node *out, uns
  * port lets a page of such an origin in (docs/server.md, the threat model). */
 bool cluster_web_origin(const struct cluster *c, const char *host, int port);
 /* A "web" line's fields (after "web "): 0 and the id, host and port, or -1 for anything a node does
- * not write (strict: the id, an IP address, a port 1 to 65535, single spaces, nothing after). Pure. */
+ * not write (strict: the id, an IP address, a port 1 to 65535, single spaces, nothing after). Pure:
+ * server/xmsg.c's parser of the channel's lines. */
 int cluster_parse_web(const char *s, char id[CLUSTER_ID_LEN + 1], char host[CLUSTER_HOST_MAX + 1], int *port);
 
 #endif
