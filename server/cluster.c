@@ -294,6 +294,7 @@ struct cluster {
 		unsigned beat;     /* rooms its last beat said */
 		unsigned sent;     /* new rooms this node sent it since */
 		unsigned rate;     /* rooms a second it made of its own between its last two beats */
+		bool missed;       /* it missed a beat, said (on_beat): no new room goes there until it beats */
 	} load[CLUSTER_NODES_MAX];
 	unsigned nnodes;
 	bool too_many_said;
@@ -451,6 +452,13 @@ node_alive(const struct cluster *c, const struct cluster_node *n)
 	return uv_now(c->loop) - n->heard < CLUSTER_DEAD_MS;
 }
 
+/* A node that beat lately: one that missed a beat is not listed, nor sent new rooms or pairs. */
+static bool
+node_fresh(const struct cluster *c, const struct cluster_node *n)
+{
+	return uv_now(c->loop) - n->heard < CLUSTER_STALE_MS;
+}
+
 /* "beat ID HOST PORT KEYHEX ROOMS" (xmsg_parse): a node is alive, where, its key and its load. */
 static void
 on_beat_msg(struct cluster *c, const struct xmsg *m)
@@ -465,6 +473,7 @@ on_beat_msg(struct cluster *c, const struct xmsg *m)
 			c->too_many_said = true;
 			return;
 		}
+		memset(&c->load[c->nnodes], 0, sizeof c->load[0]); /* a dead node's, left there when it was dropped */
 		n = &c->nodes[c->nnodes++];
 		memset(n, 0, sizeof *n);
 		snprintf(n->id, sizeof n->id, "%s", m->id);
@@ -482,6 +491,11 @@ on_beat_msg(struct cluster *c, const struct xmsg *m)
 	                          ? (unsigned)((rooms - was) * 1000 / dt) : 0;
 	c->load[k].beat = (unsigned)rooms;
 	c->load[k].sent = 0;
+	if (c->load[k].missed) {
+		c->load[k].missed = false;
+		say(c, LOG_INFO, "cluster: node %s at %s port %d beats again, %" PRIu64 " ms after its last beat", n->id, n->host,
+		    n->port, dt);
+	}
 	n->rooms = (unsigned)rooms;
 	n->heard = now;
 	if (c->changed && c->cfg.changed) {
@@ -1544,6 +1558,11 @@ on_beat(uv_timer_t *t)
 	 * every tick, so that a takeover starts within CLUSTER_TICK_MS of CLUSTER_DEAD_MS. */
 	for (unsigned i = 0; i < c->nnodes;) {
 		struct cluster_node *n = &c->nodes[i];
+		if (strcmp(n->id, c->self_id) != 0 && node_alive(c, n) && !node_fresh(c, n) && !c->load[i].missed) {
+			c->load[i].missed = true;
+			say(c, LOG_INFO, "cluster: node %s at %s port %d missed a beat (%" PRIu64 " ms since its last): no new "
+			    "room goes there until it beats again", n->id, n->host, n->port, uv_now(c->loop) - n->heard);
+		}
 		if (strcmp(n->id, c->self_id) != 0 && !node_alive(c, n)) {
 			say(c, LOG_NOTICE, "cluster: node %s at %s port %d not heard from for %d ms: its rooms are taken over or forgotten",
 			    n->id, n->host, n->port, CLUSTER_DEAD_MS);
@@ -1937,11 +1956,12 @@ cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max)
 	return n;
 }
 
-static bool node_fresh(const struct cluster *c, const struct cluster_node *n);
-
-/* fresh: only among the nodes that beat lately (not one that missed a beat: it may be dead). */
+/* Only among the nodes that beat lately, not one that missed a beat: it may be dead (a node killed
+ * counts as alive for CLUSTER_DEAD_MS), and a client sent there by REDIRECT is not sent anywhere
+ * else: connection refused (killed) or no answer in 10 s (stopped), and its join fails with that
+ * error, its new room lost. A node that only beat late loses a beat's new rooms. */
 static const struct cluster_node *
-least_loaded(const struct cluster *c, unsigned mine, bool fresh)
+least_loaded(const struct cluster *c, unsigned mine)
 {
 	const struct cluster_node *best = NULL;
 
@@ -1954,10 +1974,10 @@ least_loaded(const struct cluster *c, unsigned mine, bool fresh)
 	 * duel). A margin of 1 in 32 besides: two nodes within it keep their new rooms. */
 	for (unsigned i = 0; i < c->nnodes; i++) {
 		const struct cluster_node *n = &c->nodes[i];
-		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n) || (fresh && !node_fresh(c, n)))
+		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n) || !node_fresh(c, n))
 			continue;
-		uint64_t age = now - n->heard;
-		unsigned est = n->rooms + (unsigned)((uint64_t)c->load[i].rate * (age < CLUSTER_STALE_MS ? age : CLUSTER_STALE_MS) / 1000);
+		uint64_t age = now - n->heard; /* under CLUSTER_STALE_MS: fresh */
+		unsigned est = n->rooms + (unsigned)((uint64_t)c->load[i].rate * age / 1000);
 		if (est + 1 + mine / 32 < mine && (best == NULL || est < best_est)) {
 			best = n;
 			best_est = est;
@@ -1969,15 +1989,15 @@ least_loaded(const struct cluster *c, unsigned mine, bool fresh)
 const struct cluster_node *
 cluster_least_loaded(const struct cluster *c, unsigned mine)
 {
-	return least_loaded(c, mine, false);
+	return least_loaded(c, mine);
 }
 
-/* A pair waits for its room's news from there: a node that missed a beat is not asked (a node killed
- * is counted alive for CLUSTER_DEAD_MS, and the pair would wait QUICK_PEND_MS for nothing). */
+/* A pair waits for its room's news from there: a node that missed a beat is not asked (the pair
+ * would wait QUICK_PEND_MS for nothing). */
 const struct cluster_node *
 cluster_pair_node(const struct cluster *c, unsigned mine)
 {
-	return least_loaded(c, mine, true);
+	return least_loaded(c, mine);
 }
 
 /* The node's load is its last beat's, up to a second old: without counting the rooms sent since,
@@ -2023,13 +2043,6 @@ cluster_nodes(const struct cluster *c)
 	for (unsigned i = 0; i < c->nnodes; i++)
 		n += node_alive(c, &c->nodes[i]);
 	return n;
-}
-
-/* A node that beat lately: one that missed a beat is not listed, nor paired through. */
-static bool
-node_fresh(const struct cluster *c, const struct cluster_node *n)
-{
-	return uv_now(c->loop) - n->heard < CLUSTER_STALE_MS;
 }
 
 static const struct cluster_node *
