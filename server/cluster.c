@@ -13,6 +13,10 @@
 #include <sodium.h>
 
 #include "cluster.h"
+#include "xmsg.h"
+
+_Static_assert(XMSG_ID_LEN == CLUSTER_ID_LEN && XMSG_HOST_MAX == CLUSTER_HOST_MAX && XMSG_MOD_MAX == CLUSTER_MOD_MAX,
+               "xmsg.h's bounds are the cluster's");
 
 int
 cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *why, size_t whylen)
@@ -64,38 +68,23 @@ cluster_parse_url(const char *url, char *host, size_t hostlen, int *port, char *
 	return 0;
 }
 
-/* "ID HOST PORT", the fields of a node's "web" line. Strict and bounded (a node trusts Redis, but a
- * value that is not what a node writes is dropped, not half used): fuzzed by tests/fuzz/fuzz_webmsg.c. */
+/* "ID HOST PORT", the fields of a node's "web" line: xmsg_parse's, for the web port's tests. */
 int
 cluster_parse_web(const char *s, char id[CLUSTER_ID_LEN + 1], char host[CLUSTER_HOST_MAX + 1], int *port)
 {
-	const char *h, *ps;
-	unsigned char probe[16];
-	long v = 0;
+	char line[XMSG_LINE_MAX];
+	struct xmsg m;
+	size_t n = strnlen(s, sizeof line - 4);
 
-	for (int i = 0; i < CLUSTER_ID_LEN; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
-			return -1;
-	if (s[CLUSTER_ID_LEN] != ' ')
+	if (n == sizeof line - 4)
 		return -1;
-	h = s + CLUSTER_ID_LEN + 1;
-	if ((ps = strchr(h, ' ')) == NULL || ps == h || (size_t)(ps - h) > CLUSTER_HOST_MAX)
+	memcpy(line, "web ", 4);
+	memcpy(line + 4, s, n);
+	if (xmsg_parse(line, n + 4, &m) != 0 || m.type != XMSG_WEB)
 		return -1;
-	memcpy(host, h, (size_t)(ps - h));
-	host[ps - h] = '\0';
-	if (inet_pton(AF_INET, host, probe) != 1 && inet_pton(AF_INET6, host, probe) != 1)
-		return -1;
-	ps++;
-	for (int i = 0; ps[i]; i++) {
-		if (ps[i] < '0' || ps[i] > '9' || i == 5 || (i == 0 && ps[i] == '0'))
-			return -1;
-		v = v * 10 + (ps[i] - '0');
-	}
-	if (v < 1 || v > 65535)
-		return -1;
-	memcpy(id, s, CLUSTER_ID_LEN);
-	id[CLUSTER_ID_LEN] = '\0';
-	*port = (int)v;
+	memcpy(id, m.id, sizeof m.id);
+	memcpy(host, m.host, sizeof m.host);
+	*port = m.port;
 	return 0;
 }
 
@@ -305,6 +294,7 @@ struct cluster {
 		unsigned beat;     /* rooms its last beat said */
 		unsigned sent;     /* new rooms this node sent it since */
 		unsigned rate;     /* rooms a second it made of its own between its last two beats */
+		bool missed;       /* it missed a beat, said (on_beat): no new room goes there until it beats */
 	} load[CLUSTER_NODES_MAX];
 	unsigned nnodes;
 	bool too_many_said;
@@ -316,6 +306,7 @@ struct cluster {
 	uint8_t openbuf[sizeof "open " + CLUSTER_ID_LEN + WIRE_ROOMS_BYTES];
 	bool bad_open_said;
 	bool bad_mod_said;
+	struct xmsg msg;              /* the channel's line being read (on_event) */
 	/* The turn logs' batches of this loop iteration (cluster_tlog), sent as one call of batch_lua
 	 * (batch_send): each room's code and whole flag, its text at off in tbuf. */
 	struct {
@@ -444,41 +435,6 @@ dir_each(struct cluster *c, const char *node, bool remove, void (*cb)(struct clu
 	}
 }
 
-/* Checks on what Redis says: a node trusts Redis (docs/server.md), but a value that is not what a
- * node writes is ignored rather than used. */
-static bool
-valid_code(const char *s, size_t n)
-{
-	if (n == 0 || n > PROTO_ROOM_BYTES)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-		      ch == '_'))
-			return false;
-	}
-	return true;
-}
-
-static bool
-valid_id(const char *s, size_t n)
-{
-	if (n != CLUSTER_ID_LEN)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
-			return false;
-	return true;
-}
-
-static bool
-valid_host(const char *s, size_t n)
-{
-	unsigned char a[16];
-
-	return n > 0 && n <= CLUSTER_HOST_MAX && (inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1);
-}
-
 /* Nodes. */
 
 static struct cluster_node *
@@ -496,47 +452,38 @@ node_alive(const struct cluster *c, const struct cluster_node *n)
 	return uv_now(c->loop) - n->heard < CLUSTER_DEAD_MS;
 }
 
-static void
-on_beat_msg(struct cluster *c, char *rest)
+/* A node that beat lately: one that missed a beat is not listed, nor sent new rooms or pairs. */
+static bool
+node_fresh(const struct cluster *c, const struct cluster_node *n)
 {
-	char *f[5], *save = NULL;
-	int i = 0;
+	return uv_now(c->loop) - n->heard < CLUSTER_STALE_MS;
+}
 
-	char *t = strtok_r(rest, " ", &save);
-	for (; t && i < 5; t = strtok_r(NULL, " ", &save))
-		f[i++] = t;
-	if (i != 5 || t != NULL) /* t: a sixth token (the loop took it before it stopped) */
-		return;
-	char *end;
-	long port = strtol(f[2], &end, 10);
-	if (*end || port < 1 || port > 65535)
-		return;
-	unsigned long rooms = strtoul(f[4], &end, 10);
-	if (*end || f[4][0] == '-' || rooms > 10000000)
-		return;
-	uint8_t key[PROTO_KEY_LEN];
-	size_t klen;
-	if (!valid_id(f[0], strlen(f[0])) || !valid_host(f[1], strlen(f[1])) || strlen(f[3]) != PROTO_KEY_LEN * 2 ||
-	    sodium_hex2bin(key, sizeof key, f[3], strlen(f[3]), NULL, &klen, NULL) != 0 || klen != sizeof key)
-		return;
-	struct cluster_node *n = node_find(c, f[0]);
+/* "beat ID HOST PORT KEYHEX ROOMS" (xmsg_parse): a node is alive, where, its key and its load. */
+static void
+on_beat_msg(struct cluster *c, const struct xmsg *m)
+{
+	unsigned long rooms = m->rooms;
+
+	struct cluster_node *n = node_find(c, m->id);
 	if (n == NULL) {
 		if (c->nnodes == CLUSTER_NODES_MAX) {
 			if (!c->too_many_said)
-				say(c, LOG_WARNING, "cluster: more than %d nodes: node %s is not routed to", CLUSTER_NODES_MAX, f[0]);
+				say(c, LOG_WARNING, "cluster: more than %d nodes: node %s is not routed to", CLUSTER_NODES_MAX, m->id);
 			c->too_many_said = true;
 			return;
 		}
+		memset(&c->load[c->nnodes], 0, sizeof c->load[0]); /* a dead node's, left there when it was dropped */
 		n = &c->nodes[c->nnodes++];
 		memset(n, 0, sizeof *n);
-		snprintf(n->id, sizeof n->id, "%s", f[0]);
+		snprintf(n->id, sizeof n->id, "%s", m->id);
 		if (strcmp(n->id, c->self_id) != 0)
-			say(c, LOG_NOTICE, "cluster: node %s at %s port %ld joined", n->id, f[1], port);
+			say(c, LOG_NOTICE, "cluster: node %s at %s port %d joined", n->id, m->host, m->port);
 		c->changed = true; /* told once the node's fields are in */
 	}
-	snprintf(n->host, sizeof n->host, "%s", f[1]);
-	n->port = (int)port;
-	memcpy(n->key, key, sizeof key);
+	snprintf(n->host, sizeof n->host, "%s", m->host);
+	n->port = m->port;
+	memcpy(n->key, m->key, sizeof n->key);
 	uint64_t now = uv_now(c->loop), dt = now - n->heard;
 	unsigned k = (unsigned)(n - c->nodes), was = c->load[k].beat + c->load[k].sent;
 	/* Its own rooms a second: its growth that this node did not send it (n->heard 0: the first beat). */
@@ -544,6 +491,11 @@ on_beat_msg(struct cluster *c, char *rest)
 	                          ? (unsigned)((rooms - was) * 1000 / dt) : 0;
 	c->load[k].beat = (unsigned)rooms;
 	c->load[k].sent = 0;
+	if (c->load[k].missed) {
+		c->load[k].missed = false;
+		say(c, LOG_INFO, "cluster: node %s at %s port %d beats again, %" PRIu64 " ms after its last beat", n->id, n->host,
+		    n->port, dt);
+	}
 	n->rooms = (unsigned)rooms;
 	n->heard = now;
 	if (c->changed && c->cfg.changed) {
@@ -572,22 +524,18 @@ open_slot(struct cluster *c, const char *id)
  * bounded, fuzzed decoder as a client's (proto/wire.c): a Redis value that is not what a node
  * writes is dropped, said once. */
 static void
-on_open(struct cluster *c, const uint8_t *p, size_t n)
+on_open(struct cluster *c, const struct xmsg *m)
 {
-	char id[CLUSTER_ID_LEN + 1];
+	const char *id = m->id;
+	const uint8_t *p = m->payload;
+	size_t n = m->len;
 	struct proto_err err;
 	struct open_list *o;
 
-	if (n < CLUSTER_ID_LEN + 1 || p[CLUSTER_ID_LEN] != ' ' || !valid_id((const char *)p, CLUSTER_ID_LEN))
-		return;
-	memcpy(id, p, CLUSTER_ID_LEN);
-	id[CLUSTER_ID_LEN] = '\0';
 	/* Only a node whose beat came (so at most CLUSTER_NODES_MAX lists): a node's beat goes out
 	 * before its first list, on the same connection. This node's own rooms are listed from here. */
 	if (strcmp(id, c->self_id) == 0 || node_find(c, id) == NULL)
 		return;
-	p += CLUSTER_ID_LEN + 1;
-	n -= CLUSTER_ID_LEN + 1;
 	if (n > WIRE_ROOMS_BYTES || wire_decode(WIRE_ROOMS, p, n, &c->scratch, &err) != 0) {
 		if (!c->bad_open_said)
 			say(c, LOG_WARNING, "cluster: node %s's open rooms are not what a node writes: ignored (%s)", id,
@@ -621,7 +569,7 @@ lost_room(struct cluster *c, const char *code, const char *owner)
 	if (e == NULL || strcmp(e->node, c->self_id) != 0)
 		return; /* not this node's here (dropped already) */
 	snprintf(cd, sizeof cd, "%s", code); /* the entry goes while the server drops the room */
-	snprintf(id, sizeof id, "%s", valid_id(owner, strlen(owner)) ? owner : "");
+	snprintf(id, sizeof id, "%s", xmsg_valid_id(owner, strlen(owner)) ? owner : "");
 	if (c->cfg.lost)
 		c->cfg.lost(c->cfg.ud, cd);
 	dir_del(c, cd, c->self_id);
@@ -642,8 +590,8 @@ on_fenced(redisAsyncContext *ac, void *r, void *ud)
 		return;
 	for (size_t i = 0; i + 1 < reply->elements; i += 2) {
 		redisReply *k = reply->element[i], *v = reply->element[i + 1];
-		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || !valid_code(k->str, k->len) ||
-		    (v->len && !valid_id(v->str, v->len)))
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || !xmsg_valid_code(k->str, k->len) ||
+		    (v->len && !xmsg_valid_id(v->str, v->len)))
 			continue;
 		lost_room(c, k->str, v->str);
 	}
@@ -653,37 +601,14 @@ on_fenced(redisAsyncContext *ac, void *r, void *ud)
 
 static void ignore_reply(redisAsyncContext *ac, void *r, void *ud);
 
-/* A moderation line as text, or false: a Redis value that is no line of a node's (too long, a NUL, a
- * control byte) is not handed on; the server then parses the line strictly (ban_sync_parse). */
-static bool
-mod_text(const char *s, size_t n, char *out, size_t cap)
-{
-	if (n == 0 || n >= cap || memchr(s, '\0', n))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return true;
-}
-
-/* "mod ID LINE": another node's ban, unban, mute or unmute, applied here at once. */
+/* "mod ID LINE": another node's ban, unban, mute or unmute, applied here at once. The line has no
+ * control byte (xmsg_mod_line); the server then parses it strictly (ban_sync_parse). */
 static void
-on_mod(struct cluster *c, const char *s, size_t n)
+on_mod(struct cluster *c, const struct xmsg *m)
 {
-	char line[CLUSTER_MOD_MAX];
-
-	if (c->cfg.mod == NULL || n < CLUSTER_ID_LEN + 2 || s[CLUSTER_ID_LEN] != ' ' || !valid_id(s, CLUSTER_ID_LEN) ||
-	    memcmp(s, c->self_id, CLUSTER_ID_LEN) == 0)
+	if (c->cfg.mod == NULL || strcmp(m->id, c->self_id) == 0)
 		return; /* this node's own: applied where it was made */
-	if (!mod_text(s + CLUSTER_ID_LEN + 1, n - CLUSTER_ID_LEN - 1, line, sizeof line)) {
-		if (!c->bad_mod_said)
-			say(c, LOG_WARNING, "cluster: a moderation line on the channel is not what a node writes: ignored");
-		c->bad_mod_said = true;
-		return;
-	}
-	c->cfg.mod(c->cfg.ud, line);
+	c->cfg.mod(c->cfg.ud, m->line);
 	c->cfg.mod(c->cfg.ud, NULL);
 }
 
@@ -702,7 +627,7 @@ on_mods_read(redisAsyncContext *ac, void *r, void *ud)
 		return;
 	for (size_t i = 0; i + 1 < reply->elements && i / 2 < MOD_READ_MAX; i += 2) {
 		redisReply *v = reply->element[i + 1];
-		if (v->type != REDIS_REPLY_STRING || !mod_text(v->str, v->len, line, sizeof line)) {
+		if (v->type != REDIS_REPLY_STRING || !xmsg_mod_line(v->str, v->len, line, sizeof line)) {
 			bad++;
 			continue;
 		}
@@ -730,43 +655,14 @@ mods_rejoin(struct cluster *c)
 
 /* Quick pairing's rooms on the least loaded node. */
 
-/* A small whole number of at most `max`, the whole token: -1 when not. */
-static long
-small_number(const char *t, long max)
-{
-	long v = 0;
-
-	if (t[0] < '0' || t[0] > '9' || (t[0] == '0' && t[1] != '\0'))
-		return -1;
-	for (; *t; t++) {
-		if (*t < '0' || *t > '9' || (v = v * 10 + (*t - '0')) > max)
-			return -1;
-	}
-	return v;
-}
-
 /* "make FROM TO CODE SIZE FOV POTIONS TURN": the pairing node asks node TO for a pair's room. Only
  * this node's are taken; the server checks the options as a client's. */
 static void
-on_make(struct cluster *c, char *rest)
+on_make(struct cluster *c, const struct xmsg *m)
 {
-	char *f[7], *save = NULL;
-	int i = 0;
-	long v[4];
-
-	if (c->cfg.make_room == NULL)
+	if (c->cfg.make_room == NULL || strcmp(m->id, c->self_id) == 0 || strcmp(m->to, c->self_id) != 0)
 		return;
-	char *t = strtok_r(rest, " ", &save);
-	for (; t && i < 7; t = strtok_r(NULL, " ", &save))
-		f[i++] = t;
-	if (i != 7 || t != NULL || !valid_id(f[0], strlen(f[0])) || /* t: an eighth token */
-	    strcmp(f[0], c->self_id) == 0 || strcmp(f[1], c->self_id) != 0 || !valid_code(f[2], strlen(f[2])))
-		return;
-	for (int k = 0; k < 4; k++)
-		if ((v[k] = small_number(f[3 + k], k == 0 ? 255 : k == 3 ? 65535 : 1)) < 0)
-			return;
-	struct options o = { .size = (uint8_t)v[0], .fov = v[1] == 1, .potions = v[2] == 1 };
-	c->cfg.make_room(c->cfg.ud, f[2], &o, (unsigned)v[3]);
+	c->cfg.make_room(c->cfg.ud, m->code, &m->opt, m->turn_time);
 }
 
 static void load_script(struct cluster *c);
@@ -931,79 +827,72 @@ web_seen(struct cluster *c, const char *host, int port)
 /* "web ID HOST PORT": a known node's web page. Only a node whose beat came (a node's beat goes out
  * before its "web" line, on the same connection), so at most CLUSTER_NODES_MAX of them. */
 static void
-on_web(struct cluster *c, const char *rest)
+on_web(struct cluster *c, const struct xmsg *m)
 {
-	char id[CLUSTER_ID_LEN + 1], host[CLUSTER_HOST_MAX + 1];
-	int port;
 	struct cluster_node *n;
 
-	if (cluster_parse_web(rest, id, host, &port) != 0 || (n = node_find(c, id)) == NULL)
+	if ((n = node_find(c, m->id)) == NULL)
 		return;
-	snprintf(n->web_host, sizeof n->web_host, "%s", host);
-	n->web_port = port;
-	web_seen(c, host, port);
+	snprintf(n->web_host, sizeof n->web_host, "%s", m->host);
+	n->web_port = m->port;
+	web_seen(c, m->host, m->port);
 }
 
-/* One message on the channel: "beat ...", "room ID CODE", "gone ID CODE", "open ID ROOMS". */
+/* One message on the channel, parsed by xmsg_parse (strict: a line no node writes is ignored). */
 static void
 on_event(struct cluster *c, const char *s, size_t n)
 {
-	char buf[256], id[CLUSTER_ID_LEN + 1], code[PROTO_ROOM_BYTES + 1];
+	struct xmsg *m = &c->msg;
 
-	if (n > 5 && memcmp(s, "open ", 5) == 0) { /* binary, and longer than the others */
-		on_open(c, (const uint8_t *)s + 5, n - 5);
+	if (xmsg_parse(s, n, m) != 0) {
+		/* Said once: a moderation line refused (a ban that would not reach this node); an open list
+		 * whose payload does not decode is said by on_open, with the node it names. */
+		if (n > 4 && memcmp(s, "mod ", 4) == 0 && !c->bad_mod_said) {
+			c->bad_mod_said = true;
+			say(c, LOG_WARNING, "cluster: a moderation line on the channel is not what a node writes: ignored");
+		}
 		return;
 	}
-	if (n > 4 && memcmp(s, "mod ", 4) == 0) { /* longer than the others too */
-		on_mod(c, s + 4, n - 4);
+	switch (m->type) {
+	case XMSG_OPEN:
+		on_open(c, m);
 		return;
+	case XMSG_MOD:
+		on_mod(c, m);
+		return;
+	case XMSG_BEAT:
+		on_beat_msg(c, m);
+		return;
+	case XMSG_MAKE:
+		on_make(c, m);
+		return;
+	case XMSG_WEB:
+		on_web(c, m);
+		return;
+	case XMSG_SENT: /* another node sent new room CODE to node ID (cluster_room_place) */
+		if (strcmp(m->id, c->self_id) == 0)
+			place(c, m->code);
+		return;
+	case XMSG_ROOM:
+	case XMSG_GONE:
+		break;
 	}
-	if (n >= sizeof buf || memchr(s, '\0', n))
-		return;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (strncmp(buf, "beat ", 5) == 0) {
-		on_beat_msg(c, buf + 5);
-		return;
-	}
-	if (strncmp(buf, "make ", 5) == 0) {
-		on_make(c, buf + 5);
-		return;
-	}
-	if (strncmp(buf, "web ", 4) == 0) {
-		on_web(c, buf + 4);
-		return;
-	}
-	bool add = strncmp(buf, "room ", 5) == 0, sent = strncmp(buf, "sent ", 5) == 0;
-	if (!add && !sent && strncmp(buf, "gone ", 5) != 0)
-		return;
-	const char *p = buf + 5, *sp = strchr(p, ' ');
-	if (sp == NULL || !valid_id(p, (size_t)(sp - p)) || !valid_code(sp + 1, strlen(sp + 1)))
-		return;
-	memcpy(id, p, CLUSTER_ID_LEN);
-	id[CLUSTER_ID_LEN] = '\0';
-	snprintf(code, sizeof code, "%s", sp + 1);
-	if (sent) { /* "sent ID CODE": another node sent new room CODE to node ID (cluster_room_place) */
-		if (strcmp(id, c->self_id) == 0)
-			place(c, code);
-		return;
-	}
-	if (strcmp(id, c->self_id) == 0)
+	if (strcmp(m->id, c->self_id) == 0)
 		return; /* this node's own rooms are set where they are made */
-	if (add) {
-		const struct entry *e = dir_find(c, code);
+	if (m->type == XMSG_ROOM) {
+		const struct entry *e = dir_find(c, m->code);
 		/* Another node made one of this node's rooms its own: it claimed it while this node was
 		 * not heard from. (A node makes a new room under a fresh random code.) */
 		if (e && strcmp(e->node, c->self_id) == 0) {
-			lost_room(c, code, id);
+			lost_room(c, m->code, m->id);
 			return;
 		}
-		dir_set(c, code, id);
+		dir_set(c, m->code, m->id);
 		if (c->cfg.room_news)
-			c->cfg.room_news(c->cfg.ud, code, id);
+			c->cfg.room_news(c->cfg.ud, m->code, m->id);
+	} else {
+		dir_del(c, m->code, m->id);
 	}
-	else
-		dir_del(c, code, id);
 }
 
 /* Redis. */
@@ -1038,8 +927,8 @@ on_rooms_read(redisAsyncContext *ac, void *r, void *ud)
 		return;
 	for (size_t i = 0; i + 1 < reply->elements; i += 2) {
 		redisReply *k = reply->element[i], *v = reply->element[i + 1];
-		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || !valid_code(k->str, k->len) ||
-		    !valid_id(v->str, v->len) || strcmp(v->str, c->self_id) == 0)
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING || !xmsg_valid_code(k->str, k->len) ||
+		    !xmsg_valid_id(v->str, v->len) || strcmp(v->str, c->self_id) == 0)
 			continue;
 		dir_set(c, k->str, v->str);
 	}
@@ -1669,6 +1558,11 @@ on_beat(uv_timer_t *t)
 	 * every tick, so that a takeover starts within CLUSTER_TICK_MS of CLUSTER_DEAD_MS. */
 	for (unsigned i = 0; i < c->nnodes;) {
 		struct cluster_node *n = &c->nodes[i];
+		if (strcmp(n->id, c->self_id) != 0 && node_alive(c, n) && !node_fresh(c, n) && !c->load[i].missed) {
+			c->load[i].missed = true;
+			say(c, LOG_INFO, "cluster: node %s at %s port %d missed a beat (%" PRIu64 " ms since its last): no new "
+			    "room goes there until it beats again", n->id, n->host, n->port, uv_now(c->loop) - n->heard);
+		}
 		if (strcmp(n->id, c->self_id) != 0 && !node_alive(c, n)) {
 			say(c, LOG_NOTICE, "cluster: node %s at %s port %d not heard from for %d ms: its rooms are taken over or forgotten",
 			    n->id, n->host, n->port, CLUSTER_DEAD_MS);
@@ -1912,7 +1806,7 @@ cluster_resume_owner(struct cluster *c, const char *code, char *owner, char *why
 	} else {
 		for (int k = 0; k < 2; k++) {
 			const redisReply *v = r->element[k];
-			if (v->len && valid_id(v->str, v->len) && strcmp(v->str, c->self_id) != 0) {
+			if (v->len && xmsg_valid_id(v->str, v->len) && strcmp(v->str, c->self_id) != 0) {
 				snprintf(owner, CLUSTER_ID_LEN + 1, "%s", v->str);
 				ret = 0;
 			}
@@ -2062,11 +1956,12 @@ cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max)
 	return n;
 }
 
-static bool node_fresh(const struct cluster *c, const struct cluster_node *n);
-
-/* fresh: only among the nodes that beat lately (not one that missed a beat: it may be dead). */
+/* Only among the nodes that beat lately, not one that missed a beat: it may be dead (a node killed
+ * counts as alive for CLUSTER_DEAD_MS), and a client sent there by REDIRECT is not sent anywhere
+ * else: connection refused (killed) or no answer in 10 s (stopped), and its join fails with that
+ * error, its new room lost. A node that only beat late loses a beat's new rooms. */
 static const struct cluster_node *
-least_loaded(const struct cluster *c, unsigned mine, bool fresh)
+least_loaded(const struct cluster *c, unsigned mine)
 {
 	const struct cluster_node *best = NULL;
 
@@ -2079,10 +1974,10 @@ least_loaded(const struct cluster *c, unsigned mine, bool fresh)
 	 * duel). A margin of 1 in 32 besides: two nodes within it keep their new rooms. */
 	for (unsigned i = 0; i < c->nnodes; i++) {
 		const struct cluster_node *n = &c->nodes[i];
-		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n) || (fresh && !node_fresh(c, n)))
+		if (strcmp(n->id, c->self_id) == 0 || !node_alive(c, n) || !node_fresh(c, n))
 			continue;
-		uint64_t age = now - n->heard;
-		unsigned est = n->rooms + (unsigned)((uint64_t)c->load[i].rate * (age < CLUSTER_STALE_MS ? age : CLUSTER_STALE_MS) / 1000);
+		uint64_t age = now - n->heard; /* under CLUSTER_STALE_MS: fresh */
+		unsigned est = n->rooms + (unsigned)((uint64_t)c->load[i].rate * age / 1000);
 		if (est + 1 + mine / 32 < mine && (best == NULL || est < best_est)) {
 			best = n;
 			best_est = est;
@@ -2094,15 +1989,15 @@ least_loaded(const struct cluster *c, unsigned mine, bool fresh)
 const struct cluster_node *
 cluster_least_loaded(const struct cluster *c, unsigned mine)
 {
-	return least_loaded(c, mine, false);
+	return least_loaded(c, mine);
 }
 
-/* A pair waits for its room's news from there: a node that missed a beat is not asked (a node killed
- * is counted alive for CLUSTER_DEAD_MS, and the pair would wait QUICK_PEND_MS for nothing). */
+/* A pair waits for its room's news from there: a node that missed a beat is not asked (the pair
+ * would wait QUICK_PEND_MS for nothing). */
 const struct cluster_node *
 cluster_pair_node(const struct cluster *c, unsigned mine)
 {
-	return least_loaded(c, mine, true);
+	return least_loaded(c, mine);
 }
 
 /* The node's load is its last beat's, up to a second old: without counting the rooms sent since,
@@ -2148,13 +2043,6 @@ cluster_nodes(const struct cluster *c)
 	for (unsigned i = 0; i < c->nnodes; i++)
 		n += node_alive(c, &c->nodes[i]);
 	return n;
-}
-
-/* A node that beat lately: one that missed a beat is not listed, nor paired through. */
-static bool
-node_fresh(const struct cluster *c, const struct cluster_node *n)
-{
-	return uv_now(c->loop) - n->heard < CLUSTER_STALE_MS;
 }
 
 static const struct cluster_node *

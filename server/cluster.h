@@ -144,12 +144,12 @@ void cluster_flush(struct cluster *c);
 void cluster_tlog_end(struct cluster *c, const char *code);
 /* The live nodes (this one included) as clients are told of them (NODES): at most `max`. */
 unsigned cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max);
-/* The live node holding the fewest rooms, if it holds fewer than `mine` - 1 - `mine` / 32 (so that two
- * nodes of about the same load do not send a new room back and forth); its load estimated from its
- * last beat, the rooms sent it since and the pace it made rooms of its own at. NULL: keep it here. */
+/* The node that beat lately (within CLUSTER_STALE_MS: not one that missed a beat, which may be dead)
+ * holding the fewest rooms, if it holds fewer than `mine` - 1 - `mine` / 32 (so that two nodes of
+ * about the same load do not send a new room back and forth); its load estimated from its last beat,
+ * the rooms sent it since and the pace it made rooms of its own at. NULL: keep it here. */
 const struct cluster_node *cluster_least_loaded(const struct cluster *c, unsigned mine);
-/* As cluster_least_loaded, among the nodes that beat lately: where quick pairing asks for a pair's
- * room (cluster_make_room). */
+/* The same choice, where quick pairing asks for a pair's room (cluster_make_room). */
 const struct cluster_node *cluster_pair_node(const struct cluster *c, unsigned mine);
 /* A new room was sent to node `to` (REDIRECT): counted in its load until its next beat. */
 void cluster_room_sent(struct cluster *c, const struct cluster_node *to);
@@ -192,7 +192,8 @@ unsigned cluster_web_list(const struct cluster *c, struct cluster_node *out, uns
  * port lets a page of such an origin in (docs/server.md, the threat model). */
 bool cluster_web_origin(const struct cluster *c, const char *host, int port);
 /* A "web" line's fields (after "web "): 0 and the id, host and port, or -1 for anything a node does
- * not write (strict: the id, an IP address, a port 1 to 65535, single spaces, nothing after). Pure. */
+ * not write (strict: the id, an IP address, a port 1 to 65535, single spaces, nothing after). Pure:
+ * server/xmsg.c's parser of the channel's lines. */
 int cluster_parse_web(const char *s, char id[CLUSTER_ID_LEN + 1], char host[CLUSTER_HOST_MAX + 1], int *port);
 
 #endif

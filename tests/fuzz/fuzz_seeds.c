@@ -43,6 +43,20 @@ proxy_seeds(const char *dir)
 		snprintf(name, sizeof name, "msg%zu", i);
 		put(dir, "fuzz_webmsg", name, (const uint8_t *)webmsg[i], strlen(webmsg[i]));
 	}
+	/* A cluster's channel lines (fuzz_xmsg): each kind a node publishes. */
+	static const char *const xmsg[] = {
+		"beat abcdefghijklmnopqrstuvwxyz 127.0.0.1 7727 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff 3",
+		"beat abcdefghijklmnopqrstuvwxy2 2001:db8::1 65535 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff 0",
+		"room abcdefghijklmnopqrstuvwxyz ab12-cd34-efgh5", "gone abcdefghijklmnopqrstuvwxyz ab12-cd34-efgh5",
+		"sent abcdefghijklmnopqrstuvwxyz Q_x", "make abcdefghijklmnopqrstuvwxyz 0123456789abcdefghijklmnop qk-1 25 1 1 60",
+		"web abcdefghijklmnopqrstuvwxyz 127.0.0.1 8080",
+		"mod abcdefghijklmnopqrstuvwxyz ban 1999999000 2000003600 name Sir Mordred --reason impersonation",
+	};
+	for (size_t i = 0; i < sizeof xmsg / sizeof xmsg[0]; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "line%zu", i);
+		put(dir, "fuzz_xmsg", name, (const uint8_t *)xmsg[i], strlen(xmsg[i]));
+	}
 	/* Ban commands: 0x02, the verb (0 ban, 1 unban, 2 mute, 3 unmute), the arguments. */
 	static const char ban[] = "\x02\x00" "key abcdefghijklmnopqrstuvwxyz --for 2h --reason seen cheating";
 	static const char name[] = "\x02\x00" "name Sir Mordred --reason impersonation";
@@ -263,6 +277,14 @@ main(int argc, char **argv)
 					buf[0] = (uint8_t)t;
 					snprintf(name, sizeof name, "%s-%llu", wire_name(t), (unsigned long long)seed);
 					put(argv[1], "fuzz_decode", name, buf, len + 1);
+				}
+				if (pass == 0 && t == WIRE_ROOMS) {
+					/* A node's open rooms on the channel (fuzz_xmsg): "open ID " then the payload. */
+					static uint8_t line[sizeof "open " + 26 + PROTO_PAYLOAD_MAX];
+					memcpy(line, "open abcdefghijklmnopqrstuvwxyz ", 32);
+					memcpy(line + 32, buf + 1, len);
+					snprintf(name, sizeof name, "open-%llu", (unsigned long long)seed);
+					put(argv[1], "fuzz_xmsg", name, line, 32 + len);
 				}
 				if (t == WIRE_HELLO || t == WIRE_CHALLENGE)
 					continue; /* in clear only: the clear seeds below */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # cluster: three `wizwar server --redis` nodes sharing one real redis-server on loopback (started here, on a
 # port of its own, and stopped). A room made on one node is joined through another (REDIRECT: the client
-# checks the node's key and plays there); a new room goes to the node holding the fewest; with Redis killed
+# checks the node's key and plays there); a new room goes to the node holding the fewest, never to one that
+# missed a beat (stopped with -STOP), and again once it beats; with Redis killed
 # the duels under way go on and a join routed elsewhere is refused with the reason, and once Redis is back
 # (empty) the nodes put their rooms back and route again; a node killed with -9 is forgotten by the others
 # within CLUSTER_DEAD_MS; a node stopped takes its rooms out of the directory. TAP output.
@@ -16,7 +17,7 @@ PROC_TAIL=8
 PROC_SHOW=("$TMP/redis.log")
 REDIS=""
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
-echo "1..7"
+echo "1..8"
 
 redis_start
 
@@ -91,6 +92,48 @@ OTHER=""
 for x in n2 n3; do grep -q "room=${W_ROOM[3]} .*created" "$TMP/$x.err" && OTHER=$x; done
 [ -n "$OTHER" ] || fail "no node made the third room"
 ok "a new room asked of the busiest node is made on one holding fewer ($OTHER)"
+
+# ==== a node that missed a beat gets no new room; once it beats again it does ====
+# n1 holds two rooms, OTHER one, THIRD none. THIRD stopped (kill -STOP: it may be dead, and is counted
+# alive for CLUSTER_DEAD_MS): once n1 says it missed a beat, a new room asked of n1 does not go there
+# (its player would wait 10 s for an answer, then fail); THIRD let go, the next new room goes there.
+THIRD=n2
+[ "$OTHER" = n2 ] && THIRD=n3
+P3=${NPORT[$THIRD]}
+made='room=[^ ]+ .*(created|sent to node)'
+before="$(count "$made" "$TMP/n1.err")"
+# Counted, not grepped: on a loaded machine THIRD may have missed a beat (and beat again) before.
+missed="node [a-z0-9]+ at 127\.0\.0\.1 port $P3 missed a beat"
+back="node [a-z0-9]+ at 127\.0\.0\.1 port $P3 beats again"
+joined="node [a-z0-9]+ at 127\.0\.0\.1 port $P3 joined"
+nmissed="$(count "$missed" "$TMP/n1.err")" nback="$(count "$back" "$TMP/n1.err")" njoined="$(count "$joined" "$TMP/n1.err")"
+# Stopped: missed a beat since, and no beat of its own came after that (one sent just before the stop).
+stale() {
+	[ "$(count "$missed" "$TMP/n1.err")" -gt "$nmissed" ] &&
+		grep -E "$missed|$back" "$TMP/n1.err" | tail -1 | grep -qE "$missed"
+}
+kill -STOP "${NPID[$THIRD]}"
+for _ in $(seq 100); do stale && break; sleep 0.05; done
+stale || fail "n1 did not say that THIRD ($THIRD) missed a beat"
+bot Wait4 "${NPORT[n1]}" --new-room
+for _ in $(seq 200); do [ "$(count "$made" "$TMP/n1.err")" -gt "$before" ] && break; sleep 0.05; done
+line="$(grep -E "$made" "$TMP/n1.err" | tail -1)"
+kill -CONT "${NPID[$THIRD]}"
+[ "$(count "$made" "$TMP/n1.err")" -gt "$before" ] || fail "n1 neither made nor sent Wait4's new room"
+case "$line" in
+*"port $P3 "*) fail "a new room was sent to a node that missed a beat ($THIRD, port $P3): $line" ;;
+esac
+# Back (or, on a machine so loaded that it stayed stopped past CLUSTER_DEAD_MS, joined again).
+for _ in $(seq 100); do
+	[ "$(count "$back" "$TMP/n1.err")" -gt "$nback" ] || [ "$(count "$joined" "$TMP/n1.err")" -gt "$njoined" ] && break
+	sleep 0.05
+done
+bot Wait5 "${NPORT[n1]}" --new-room
+R5="$(room_of Wait5)"
+grep -qE "room=$R5 .*sent to node [a-z0-9]+ at 127\.0\.0\.1 port $P3 \(a new room" "$TMP/n1.err" ||
+	fail "the node that beats again ($THIRD, port $P3) got no new room: $(grep -E "room=$R5 " "$TMP/n1.err" | tail -1)"
+wait_re "room=$R5 .*created" "$TMP/$THIRD.err" 5
+ok "a node that missed a beat (stopped) is sent no new room; once it beats again it is"
 
 # ==== a node killed with -9 is forgotten; a node stopped takes its rooms out ====
 kill -9 "${NPID[$OTHER]}"
