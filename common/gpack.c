@@ -379,12 +379,10 @@ get_grid(const uint8_t *in, const uint8_t *end, uint8_t *grid, int n)
 /* The bytes before the first grid's in the packed form: every byte outside the grids. */
 #define REST (sizeof(struct game) - GRIDS * CELLS)
 
-size_t
-gpack_pack(const struct game *g, uint8_t *out)
+/* Every byte of the game but its grids, in order: the packed form's head. */
+static uint8_t *
+put_rest(const uint8_t *b, uint8_t *o)
 {
-	const uint8_t *b = (const uint8_t *)g;
-	int n = g->level.size <= LEVEL_MAX ? g->level.size : LEVEL_MAX;
-	uint8_t *o = out;
 	size_t at = 0;
 
 	for (int i = 0; i < GRIDS; i++) {
@@ -392,8 +390,17 @@ gpack_pack(const struct game *g, uint8_t *out)
 		o += grid_at[i] - at;
 		at = grid_at[i] + CELLS;
 	}
-	memcpy(o, b + at, sizeof *g - at);
-	o += sizeof *g - at;
+	memcpy(o, b + at, sizeof(struct game) - at);
+	return o + sizeof(struct game) - at;
+}
+
+size_t
+gpack_pack(const struct game *g, uint8_t *out)
+{
+	const uint8_t *b = (const uint8_t *)g;
+	int n = g->level.size <= LEVEL_MAX ? g->level.size : LEVEL_MAX;
+	uint8_t *o = put_rest(b, out);
+
 	for (int i = 0; i < GRIDS; i++)
 		o = put_grid(o, b + grid_at[i], n);
 	return (size_t)(o - out);
@@ -471,16 +478,8 @@ gpack_pack_memo(const struct game *g, const uint8_t *old, struct gpack_memo *m, 
 	const uint8_t *b = (const uint8_t *)g;
 	int n = g->level.size <= LEVEL_MAX ? g->level.size : LEVEL_MAX;
 	bool memo = m->n > 0 && m->n == n && old != NULL;
-	uint8_t *o = out;
-	size_t at = 0;
+	uint8_t *o = put_rest(b, out);
 
-	for (int i = 0; i < GRIDS; i++) {
-		memcpy(o, b + at, grid_at[i] - at);
-		o += grid_at[i] - at;
-		at = grid_at[i] + CELLS;
-	}
-	memcpy(o, b + at, sizeof *g - at);
-	o += sizeof *g - at;
 	for (int i = 0; i < GRIDS; i++) {
 		const uint8_t *grid = b + grid_at[i];
 		uint32_t here = (uint32_t)(o - out);
