@@ -12,7 +12,7 @@ command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not in
 . "$(dirname "$0")/../proc_lib.sh"
 proc_init xroom # TMP, PIDS, fail, ok
 PROC_TAP=1
-PROC_TAIL=8
+PROC_TAIL=20
 PROC_SHOW=("$TMP/redis.log" "$TMP/list.out")
 REDIS=""
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
@@ -83,6 +83,11 @@ gone_wait "$RA" 40
 grep -qF "$RB" "$TMP/list.out" || fail "n2's room left the list with n1's"
 ok "a room whose player is gone leaves the list of another node"
 
+# The quick duel takes a few seconds (think 0); CI once timed out here at 60 s with nothing said:
+# a bound of its own, so that a stuck pair fails with both bots' and every node's last lines.
+for _ in $(seq 400); do kill -0 "$QA" 2>/dev/null || kill -0 "$QB" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$QA" 2>/dev/null && fail "qa (asking n1) still runs 40 s on"
+kill -0 "$QB" 2>/dev/null && fail "qb (asking n2) still runs 40 s on"
 wait "$QA" || fail "qa: exit $?"
 wait "$QB" || fail "qb: exit $?"
 PA="$(grep -oE '^paired: room [a-z0-9-]+$' "$TMP/qa.out" | cut -d' ' -f3)"
