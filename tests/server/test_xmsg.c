@@ -208,7 +208,7 @@ Test(xmsg, an_unknown_word_or_nothing_is_refused)
 {
 	struct xmsg m;
 
-	static const char *const bad[] = { "", " ", "hello " ID " abc", "rooms " ID " abc", "beats " ID, "ro", "\n" };
+	static const char *const bad[] = { "", " ", "hello " ID " abc", "rooms " ID " abc", ("beats " ID), "ro", "\n" };
 
 	all_refused(bad, sizeof bad / sizeof bad[0]);
 	cr_assert_neq(xmsg_parse("beat", 0, &m), 0);
