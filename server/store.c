@@ -874,14 +874,13 @@ left_ms(const struct store_req *q)
 static int
 work(struct store *s, struct store_req *q, bool stopping)
 {
-	int result = STORE_FAILED, left;
+	int result = STORE_FAILED, left = STORE_BUSY_MS;
 	bool shortened = false;
 
 	for (int tries = 0; tries <= STORE_RETRIES; tries++) {
 		if ((left = left_ms(q)) == 0) {
-			snprintf(q->why, sizeof q->why, "no answer within %d ms of the request (the requests ahead of it held the store)",
-			         STORE_BUSY_MS);
-			return STORE_FAILED;
+			result = STORE_FAILED;
+			break; /* below: the connection's own wait put back if a try shortened it */
 		}
 		if (db_ready(s->db) != 0)
 			break;
@@ -891,7 +890,10 @@ work(struct store *s, struct store_req *q, bool stopping)
 		if (result != STORE_FAILED || !db_retryable(s->db))
 			break;
 	}
-	if (result == STORE_FAILED)
+	if (result == STORE_FAILED && left == 0)
+		snprintf(q->why, sizeof q->why, "no answer within %d ms of the request (the requests ahead of it held the store)",
+		         STORE_BUSY_MS);
+	else if (result == STORE_FAILED)
 		snprintf(q->why, sizeof q->why, "%s", db_errmsg(s->db));
 	if (shortened)
 		db_wait(s->db, DB_BUSY_MS);
