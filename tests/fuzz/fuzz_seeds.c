@@ -390,10 +390,10 @@ main(int argc, char **argv)
 		{
 			/* A client's records file (selector 2): the server's X25519 key in the hash's first half,
 			 * then the file: its header and one record signed by that key, as recstore_save writes. */
-			static uint8_t in[1 + PROTO_HASH_LEN + 200 + 2 * (32 + 1 + 2 * RATED_SIGNED_LEN)];
+			static uint8_t file[1 + PROTO_HASH_LEN + 200 + 2 * (32 + 1 + 2 * RATED_SIGNED_LEN)];
 			uint8_t sk[32], pk[32], signer[RATED_SIGNER_LEN], rec[RATED_SIGNED_LEN];
 			struct rated_rec r;
-			size_t n = 0;
+			size_t len = 0;
 			for (int i = 0; i < 32; i++)
 				sk[i] = (uint8_t)(i + 1);
 			crypto_scalarmult_base(pk, sk);
@@ -408,22 +408,22 @@ main(int argc, char **argv)
 			r.reason = 1;
 			rated_sign(&r, sk);
 			rated_put(&r, rec);
-			in[n++] = 2;
-			memcpy(in + n, pk, 32);
-			memset(in + n + 32, 0x63, PROTO_HASH_LEN - 32);
-			n += PROTO_HASH_LEN;
-			n += (size_t)sprintf((char *)in + n, "wizwar-records-1 ");
+			file[len++] = 2;
+			memcpy(file + len, pk, 32);
+			memset(file + len + 32, 0x63, PROTO_HASH_LEN - 32);
+			len += PROTO_HASH_LEN;
+			len += (size_t)sprintf((char *)file + len, "wizwar-records-1 ");
 			for (int i = 0; i < 32; i++)
-				n += (size_t)sprintf((char *)in + n, "%02x", pk[i]);
-			in[n++] = '\n';
+				len += (size_t)sprintf((char *)file + len, "%02x", pk[i]);
+			file[len++] = '\n';
 			for (int i = 0; i < RATED_SIGNER_LEN; i++)
-				n += (size_t)sprintf((char *)in + n, "%02x", signer[i]);
-			in[n++] = ' ';
+				len += (size_t)sprintf((char *)file + len, "%02x", signer[i]);
+			file[len++] = ' ';
 			for (int i = 0; i < RATED_SIGNED_LEN; i++)
-				n += (size_t)sprintf((char *)in + n, "%02x", rec[i]);
-			in[n++] = '\n';
-			put(argv[1], "fuzz_ident", "records", in, n);
-			put(argv[1], "fuzz_ident", "records-cut", in, n - 7);
+				len += (size_t)sprintf((char *)file + len, "%02x", rec[i]);
+			file[len++] = '\n';
+			put(argv[1], "fuzz_ident", "records", file, len);
+			put(argv[1], "fuzz_ident", "records-cut", file, len - 7);
 		}
 	}
 	for (int k = 0; k < 4; k++) {
