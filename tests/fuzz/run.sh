@@ -22,7 +22,7 @@ if ! command -v clang >/dev/null; then
 	exit 1
 fi
 if [ ! -f "$build/build.ninja" ]; then
-	CC=clang meson setup "$build" -Dfuzz=true -Dtests=false -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
+	CC=clang meson setup "$build" -Dwerror=true -Dfuzz=true -Dtests=false -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
 fi
 ninja -C "$build" tests/fuzz/fuzz_seeds "${targets[@]/#/tests/fuzz/fuzz_}"
 
