@@ -39,26 +39,14 @@ struct spectate {
 	char live[360];
 };
 
-static const char *const kind_text[SPECT_KIND_COUNT] = {
-	[SPECT_KIND_SHARED] = "what both players know",
-	[SPECT_KIND_PLAYER0] = "player 1's view",
-	[SPECT_KIND_PLAYER1] = "player 2's view",
-	[SPECT_KIND_ALL] = "everything (the duel is over)",
-};
-
 static void
 update_line(struct spectate *w)
 {
 	char what[160] = "waiting for the room";
 	const struct wire_sinfo *i = &w->info;
 
-	if (w->have_info && i->mode == SPECT_SHARED)
-		snprintf(what, sizeof what, "shared view: only what both players know");
-	else if (w->have_info && i->mode == SPECT_DELAYED)
-		snprintf(what, sizeof what, "%s's view, %u turn%s behind", w->app->st.name[i->player], i->delay,
-		         i->delay == 1 ? "" : "s");
-	else if (w->have_info)
-		snprintf(what, sizeof what, "nothing until the duel is over");
+	if (w->have_info) /* the decoder keeps i->player to 0 or 1 */
+		spect_mode_text(i->mode, i->delay, w->app->st.name[i->player], what, sizeof what);
 	/* Where from, once the room was looked for again (its node died, another took it over): said
 	 * here, where it stays, as well as in the log, which moves on. */
 	if (w->where[0])
@@ -129,7 +117,7 @@ ev_spect_view(void *ud, struct net *n, const struct wire_sview *sv)
 	}
 	if (sv->kind < SPECT_KIND_COUNT && sv->kind != w->kind_shown) {
 		char buf[120];
-		snprintf(buf, sizeof buf, "You see %s.", kind_text[sv->kind]);
+		snprintf(buf, sizeof buf, "You see %s.", spect_kind_text(sv->kind));
 		app_on_status(w->app, buf);
 		w->kind_shown = sv->kind;
 	}

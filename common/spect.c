@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* spect: the spectator's views (shared, one player's, everything), made from the players' views. */
+#include <stdio.h>
 #include <string.h>
 
 #include "spect.h"
@@ -114,4 +115,31 @@ spect_all(const struct game *g, struct spect_view *out)
 		memset(v->offered, SPELL_NONE, sizeof v->offered);
 	v->result = g->result;
 	v->end_reason = g->end_reason;
+}
+
+static const char *const kind_text[SPECT_KIND_COUNT] = {
+	[SPECT_KIND_SHARED] = "what both players know",
+	[SPECT_KIND_PLAYER0] = "player 1's view",
+	[SPECT_KIND_PLAYER1] = "player 2's view",
+	[SPECT_KIND_ALL] = "everything (the duel is over)",
+};
+
+const char *
+spect_kind_text(unsigned kind)
+{
+	return kind < SPECT_KIND_COUNT ? kind_text[kind] : NULL;
+}
+
+size_t
+spect_mode_text(unsigned mode, unsigned delay, const char *name, char *buf, size_t len)
+{
+	int n;
+
+	if (mode == SPECT_SHARED)
+		n = snprintf(buf, len, "shared view: only what both players know");
+	else if (mode == SPECT_DELAYED)
+		n = snprintf(buf, len, "%s's view, %u turn%s behind", name, delay, delay == 1 ? "" : "s");
+	else
+		n = snprintf(buf, len, "nothing until the duel is over");
+	return n < 0 ? 0 : (size_t)n;
 }

@@ -3,6 +3,7 @@
 #ifndef WW_SPECT_H
 #define WW_SPECT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "game.h"
@@ -53,5 +54,12 @@ void spect_shared(const struct view *v0, const struct view *v1, struct spect_vie
 /* Everything: the whole level, both wizards, wizard 0's private facts (the replay viewer's
  * all-seeing view). For the end of a duel. */
 void spect_all(const struct game *g, struct spect_view *out);
+
+/* The words a spectator is shown, one home for the terminal (cmd_spectate.c) and the web page
+ * (web/wview.c). What a frame of this kind shows ("what both players know"); NULL past the kinds. */
+const char *spect_kind_text(unsigned kind);
+/* What the room lets its spectators see, as a phrase: "shared view: only what both players know",
+ * "NAME's view, 3 turns behind", "nothing until the duel is over". Returns the length snprintf would. */
+size_t spect_mode_text(unsigned mode, unsigned delay, const char *name, char *buf, size_t len);
 
 #endif

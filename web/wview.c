@@ -23,26 +23,14 @@ wview_log_free(struct rcursor_log *d)
 
 /* ---- live: what a terminal spectator's cmd_spectate.c does with the same messages ---- */
 
-static const char *const kind_text[SPECT_KIND_COUNT] = {
-	[SPECT_KIND_SHARED] = "what both players know",
-	[SPECT_KIND_PLAYER0] = "player 1's view",
-	[SPECT_KIND_PLAYER1] = "player 2's view",
-	[SPECT_KIND_ALL] = "everything (the duel is over)",
-};
-
 static void
 live_line(struct wview *v)
 {
 	char what[160] = "waiting for the room";
 	const struct wire_sinfo *i = &v->info;
 
-	if (v->have_info && i->mode == SPECT_SHARED)
-		snprintf(what, sizeof what, "shared view: only what both players know");
-	else if (v->have_info && i->mode == SPECT_DELAYED)
-		snprintf(what, sizeof what, "%s's view, %u turn%s behind", v->st.name[i->player < PLAYERS ? i->player : 0],
-		         i->delay, i->delay == 1 ? "" : "s");
-	else if (v->have_info)
-		snprintf(what, sizeof what, "nothing until the duel is over");
+	if (v->have_info)
+		spect_mode_text(i->mode, i->delay, v->st.name[i->player < PLAYERS ? i->player : 0], what, sizeof what);
 	snprintf(v->line, sizeof v->line, "Spectator in room %s: %s; %u watching\n%s\nOn the web page: the duel as it goes",
 	         v->room, what, v->have_info ? (unsigned)i->count : 0u,
 	         v->st.have_view && v->st.view.result == RESULT_NONE ? "Live." :
@@ -94,7 +82,7 @@ wview_live_msg(struct wview *v, int type, const uint8_t *payload, size_t len)
 		} else {
 			uint8_t kind = m->u.sview.kind;
 			if (kind < SPECT_KIND_COUNT && kind != v->kind_shown) {
-				state_log_system(&v->st, "You see %s.", kind_text[kind]);
+				state_log_system(&v->st, "You see %s.", spect_kind_text(kind));
 				v->kind_shown = kind;
 			}
 			v->st.me_state = m->u.sview.me_state;
