@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_ratings_wait: the store's lock waits and retries (server/store.c work()): a player's request shortened by its queueing, the ratings after it given their whole wait back (after a retry out of time too), retries after serialization failures and a lost connection. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -468,6 +471,90 @@ Test(wait, a_claim_whose_connection_is_lost_is_answered_on_a_new_one_in_its_time
 	db_close(ctl);
 	db_close(rows);
 	db_close(holder);
+	close_store(&loop, s);
+	target_rm(dir, path);
+}
+
+/*
+ * PostgreSQL slow to take a connection (a stopped or overloaded server, a slow network: here its
+ * postmaster stopped, WIZWAR_TEST_PG_PID from pgunit.sh, so that a new connection waits while the
+ * backends running go on): a claim whose connection is lost is made again, which takes STALL_MS, and
+ * what is left of its 5 s is counted after that. Its name is held by another transaction throughout,
+ * so it waits its lock to the end of its 5 s and no longer: before, it waited a whole 5 s from the
+ * connection's return, 5 s + STALL_MS from its asking.
+ */
+#define STALL_MS 2500
+
+/* A child of its own sends SIGCONT after ms, so that the postmaster runs again even if the test dies. */
+static pid_t
+stall_postmaster(pid_t pm, unsigned ms)
+{
+	pid_t c;
+
+	cr_assert_eq(kill(pm, SIGSTOP), 0, "cannot stop the postmaster %d", (int)pm);
+	if ((c = fork()) == 0) {
+		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+		kill(pm, SIGCONT);
+		_exit(0);
+	}
+	if (c < 0)
+		kill(pm, SIGCONT);
+	cr_assert_gt(c, 0, "fork");
+	return c;
+}
+
+Test(wait, a_claim_made_to_wait_for_its_connection_gets_only_the_rest_of_its_time, .timeout = 60)
+{
+	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
+	const char *path = target(dir, buf, sizeof buf);
+	const char *pm = getenv("WIZWAR_TEST_PG_PID");
+	uv_loop_t loop;
+	struct db *rows, *ctl;
+	struct db_stmt *st;
+	struct ans claim;
+	uint8_t other[PROTO_IDENT_KEY_LEN];
+	int status;
+
+	pg_only(path);
+	if (pm == NULL || atoi(pm) <= 1)
+		cr_skip_test("no WIZWAR_TEST_PG_PID: the PostgreSQL is not this test run's own (pgunit.sh gives it)");
+	uv_loop_init(&loop);
+	struct store *s = open_store(&loop, path);
+	cr_assert_eq(db_open(path, &rows, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(db_open(path, &ctl, why, sizeof why), 0, "%s", why);
+
+	/* Another node's uncommitted Eve: the claim of EVE waits for it until its own time is up. */
+	memset(other, 0xe2, sizeof other);
+	cr_assert_eq(db_begin(rows), DB_DONE, "%s", db_errmsg(rows));
+	st = db_prepare(rows, "INSERT INTO keys VALUES (?1, 1, 1);");
+	db_bind_blob(st, 1, other, sizeof other);
+	cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(rows));
+	db_finalize(st);
+	st = db_prepare(rows, "INSERT INTO names VALUES ('Eve', ?1, 1, 1);");
+	db_bind_blob(st, 1, other, sizeof other);
+	cr_assert_eq(db_step(st), DB_DONE, "%s", db_errmsg(rows));
+	db_finalize(st);
+
+	/* The store's connection (the one idle client backend: `rows` is in a transaction) ended. */
+	cr_assert_eq(sql_int(ctl, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+	                          " WHERE datname = current_database() AND backend_type = 'client backend'"
+	                          " AND state = 'idle' AND pid <> pg_backend_pid();"),
+	             1, "not one store connection ended");
+	pid_t cont = stall_postmaster(atoi(pm), STALL_MS);
+	ask_claim(s, &loop, 0xc1, "EVE", &claim);
+	wait_answer(&loop, &claim, "the claim");
+	cr_assert_eq(waitpid(cont, &status, 0), cont);
+	cr_log_info("the claim, its connection made again in %d ms: %d at %llu ms (%s)", STALL_MS, claim.result,
+	            (unsigned long long)claim.ms, claim.why);
+	cr_expect_eq(claim.result, STORE_FAILED, "the claim got a name another transaction holds: %s", claim.why);
+	cr_expect_geq(claim.ms, STALL_MS, "the connection was not made again while the postmaster was stopped");
+	cr_expect_lt(claim.ms, STORE_BUSY_MS + STALL_MS / 2,
+	             "answered at %llu ms: it waited for its lock %d ms from the connection's return, not the rest of"
+	             " its own %d ms", (unsigned long long)claim.ms, STORE_BUSY_MS, STORE_BUSY_MS);
+	db_rollback(rows);
+	db_close(ctl);
+	db_close(rows);
 	close_store(&loop, s);
 	target_rm(dir, path);
 }
