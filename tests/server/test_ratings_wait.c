@@ -312,6 +312,64 @@ Test(wait, a_claim_shortened_by_its_queueing_leaves_the_rating_after_it_its_whol
 	target_rm(dir, path);
 }
 
+/* Whether the store recorded a key filled with k (a claim that ran records its key first). */
+static int64_t
+key_rows(struct db *db, uint8_t k)
+{
+	uint8_t key[PROTO_IDENT_KEY_LEN];
+	struct db_stmt *st = db_prepare(db, "SELECT count(*) FROM keys WHERE key = ?1;");
+	int64_t n;
+
+	cr_assert_not_null(st, "%s", db_errmsg(db));
+	memset(key, k, sizeof key);
+	db_bind_blob(st, 1, key, sizeof key);
+	cr_assert_eq(db_step(st), DB_ROW, "%s", db_errmsg(db));
+	n = db_col_int64(st, 0);
+	db_finalize(st);
+	return n;
+}
+
+/*
+ * A rating waits its whole 5 s for a held lock and gives up; a claim queued behind it and a second
+ * rating (which gets the lock when it goes, 300 ms later) has nothing left: it is refused unrun
+ * with the queue's reason, its key not even recorded.
+ */
+Test(wait, a_claim_queued_past_its_time_is_refused_unrun_behind_ratings_that_wait_their_whole_time, .timeout = 60)
+{
+	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
+	const char *path = target(dir, buf, sizeof buf);
+	uv_loop_t loop;
+	struct db *holder;
+	struct ans first, second, claim;
+
+	uv_loop_init(&loop);
+	struct store *s = open_store(&loop, path);
+	cr_assert_eq(db_open(path, &holder, why, sizeof why), 0, "%s", why);
+
+	hold(holder, 0xa1);
+	ask_rate(s, &loop, 0xa1, 0xb1, 0x01, &first);
+	ask_rate(s, &loop, 0xa1, 0xb2, 0x02, &second);
+	ask_claim(s, &loop, 0xc1, "Cleo", &claim);
+	run_for(&loop, STORE_BUSY_MS + 300);
+	db_rollback(holder);
+	wait_answer(&loop, &first, "the first rating");
+	wait_answer(&loop, &second, "the second rating");
+	wait_answer(&loop, &claim, "the claim");
+	cr_log_info("first rating %d at %llu ms (%s); second %d at %llu ms; claim %d at %llu ms (%s)", first.result,
+	            (unsigned long long)first.ms, first.why, second.result, (unsigned long long)second.ms, claim.result,
+	            (unsigned long long)claim.ms, claim.why);
+	cr_expect_eq(first.result, STORE_FAILED, "the first rating went through a held lock");
+	cr_expect_geq(first.ms, STORE_BUSY_MS - 50, "the first rating did not wait its whole %d ms", STORE_BUSY_MS);
+	cr_expect_eq(second.result, STORE_OK, "the second rating, its lock free at %d ms: %s", STORE_BUSY_MS + 300,
+	             second.why);
+	cr_expect_eq(claim.result, STORE_FAILED, "the claim passed with no time left");
+	cr_expect(strstr(claim.why, "no answer within") != NULL, "the claim's reason: '%s'", claim.why);
+	cr_expect_eq(key_rows(holder, 0xc1), 0, "the claim ran: its key is recorded");
+	db_close(holder);
+	close_store(&loop, s);
+	target_rm(dir, path);
+}
+
 /*
  * The retry out of time (e942aab): a claim queued QUEUE_MS, shortened, meets a serialization failure
  * after its time is gone (the trigger sleeps past it): it is refused with the queue's reason without
