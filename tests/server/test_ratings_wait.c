@@ -20,13 +20,13 @@
  * measured time, and reads when the store answers. The durations below are the test's knobs:
  *
  * QUEUE_MS  how long a first rating holds the queue, so that a claim behind it is shortened to
- *           STORE_BUSY_MS - QUEUE_MS or less (far more than the 100 ms slack, and with 800 ms to
- *           spare for a loaded machine's late wake-up before nothing would be left at all);
+ *           STORE_BUSY_MS - QUEUE_MS or less (far more than the 100 ms slack, and with 1 s to spare
+ *           for a loaded machine's late wake-up before nothing would be left at all);
  * HOLD_MS   how long the lock is held against the rating after it: more than twice what a
  *           shortened wait left on the connection would give it, well under its own 5 s.
  */
-#define QUEUE_MS 4200
-#define HOLD_MS 1800
+#define QUEUE_MS 4000
+#define HOLD_MS 2200
 _Static_assert(HOLD_MS > 2 * (STORE_BUSY_MS - QUEUE_MS), "a shortened wait gives up before the hold ends");
 _Static_assert(HOLD_MS < STORE_BUSY_MS / 2, "a rating's whole wait outlasts the hold");
 
@@ -351,8 +351,8 @@ Test(wait, a_claim_queued_past_its_time_is_refused_unrun_behind_ratings_that_wai
 	ask_rate(s, &loop, 0xa1, 0xb2, 0x02, &second);
 	ask_claim(s, &loop, 0xc1, "Cleo", &claim);
 	run_for(&loop, STORE_BUSY_MS + 300);
+	wait_answer(&loop, &first, "the first rating"); /* held until it gave up, however late its thread began it */
 	db_rollback(holder);
-	wait_answer(&loop, &first, "the first rating");
 	wait_answer(&loop, &second, "the second rating");
 	wait_answer(&loop, &claim, "the claim");
 	cr_log_info("first rating %d at %llu ms (%s); second %d at %llu ms; claim %d at %llu ms (%s)", first.result,
@@ -513,7 +513,9 @@ Test(wait, a_claim_whose_connection_is_lost_is_answered_on_a_new_one_in_its_time
 			run_for(&loop, 10);
 	}
 	cr_assert_neq(pid, 0, "the claim never waited for the other transaction (answered: %d, %s)", claim.n, claim.why);
-	st = db_prepare(ctl, "SELECT pg_terminate_backend(?1);");
+	/* Its end waited for (PostgreSQL 14's timeout argument), so that the other transaction is not
+	 * gone first and the claim through on its old connection. */
+	st = db_prepare(ctl, "SELECT pg_terminate_backend(?1, 5000);");
 	db_bind_int64(st, 1, pid);
 	cr_assert_eq(db_step(st), DB_ROW, "%s", db_errmsg(ctl));
 	db_finalize(st);
@@ -595,7 +597,7 @@ Test(wait, a_claim_made_to_wait_for_its_connection_gets_only_the_rest_of_its_tim
 	db_finalize(st);
 
 	/* The store's connection (the one idle client backend: `rows` is in a transaction) ended. */
-	cr_assert_eq(sql_int(ctl, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+	cr_assert_eq(sql_int(ctl, "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
 	                          " WHERE datname = current_database() AND backend_type = 'client backend'"
 	                          " AND state = 'idle' AND pid <> pg_backend_pid();"),
 	             1, "not one store connection ended");
