@@ -878,11 +878,11 @@ work(struct store *s, struct store_req *q, bool stopping)
 	bool shortened = false;
 
 	for (int tries = 0; tries <= STORE_RETRIES; tries++) {
-		if ((left = left_ms(q)) == 0) {
-			result = STORE_FAILED;
-			break; /* below: the connection's own wait put back if a try shortened it */
-		}
-		if (db_ready(s->db) != 0)
+		/* What is left is counted again after db_ready: making a lost connection again may take
+		 * up to its connect timeout of it. With nothing left the try is not run (and `left` is
+		 * never 0 below: PostgreSQL's lock_timeout 0 would be no limit at all); the connection's
+		 * own wait is put back after the loop if an earlier try shortened it. */
+		if ((left = left_ms(q)) == 0 || db_ready(s->db) != 0 || (left = left_ms(q)) == 0)
 			break;
 		if (left < STORE_BUSY_MS - STORE_WAIT_SLACK_MS)
 			shortened |= db_wait(s->db, left) == 0;
@@ -891,8 +891,9 @@ work(struct store *s, struct store_req *q, bool stopping)
 			break;
 	}
 	if (result == STORE_FAILED && left == 0)
-		snprintf(q->why, sizeof q->why, "no answer within %d ms of the request (the requests ahead of it held the store)",
-		         STORE_BUSY_MS);
+		snprintf(q->why, sizeof q->why,
+		         "no answer within %d ms of the request (the requests ahead of it, or making the connection again,"
+		         " held the store)", STORE_BUSY_MS);
 	else if (result == STORE_FAILED)
 		snprintf(q->why, sizeof q->why, "%s", db_errmsg(s->db));
 	if (shortened)

@@ -13,6 +13,7 @@ proc_init pgunit
 PROC_TAP=1
 trap 'pg_stop; proc_finish' EXIT
 pg_start
+PG_PID="$(head -1 "$PG_DIR/data/postmaster.pid")" # the postmaster's: a test may stop it a moment (SIGSTOP, then SIGCONT)
 PROC_SHOW+=("$PG_DIR/log")
 PROC_TAIL=30
 # `--list` draws a tree: "suite: N tests", then one test a line after the box-drawing characters.
@@ -24,7 +25,7 @@ i=0
 for t in $tests; do
 	i=$((i + 1))
 	PG_DB=postgres pg_sql "CREATE DATABASE t$i OWNER wizwar;" >/dev/null || fail "database t$i"
-	WIZWAR_TEST_STORE="postgresql://wizwar@127.0.0.1:$PG_PORT/t$i?passfile=$TMP/pgpass" \
+	WIZWAR_TEST_STORE="postgresql://wizwar@127.0.0.1:$PG_PORT/t$i?passfile=$TMP/pgpass" WIZWAR_TEST_PG_PID="$PG_PID" \
 		"$EXE" --jobs=1 --filter "$suite/$t" >"$TMP/t$i.out" 2>&1 || fail "$suite/$t on PostgreSQL"
 	grep -qE 'Tested: 1 ' "$TMP/t$i.out" || fail "$suite/$t ran no test"
 	echo "ok $i - $suite/$t on PostgreSQL"
