@@ -103,6 +103,11 @@ for x in n1 n2; do
 	[ $x = "$PN" ] && continue
 	grep -qE "sent to node $FPN at 127\.0\.0\.1 port ${NPORT[$PN]} to be paired \(the cluster's pairing node" "$TMP/$x.err" ||
 		fail "$x did not send its QUICK to the pairing node $PN"
+	# The pair joins through the pairing node that answered, not through the node first asked: that
+	# one hears of the room through Redis, on a loaded machine after the join ("no room with that
+	# code": one bot left alone in the room: 1 run in 18 here, 6 at once beside 2 busy loops).
+	grep -qE "room=$PA .*\(its room is there\)|no room '$PA'" "$TMP/$x.err" &&
+		fail "a paired bot joined room $PA through $x, the node it first asked, not the pairing node $PN"
 done
 grep -qE "room=$PA duel 1 starts" "$TMP/$PN.err" || fail "the duel was not played on the pairing node $PN"
 ok "QUICK asked of n1 and of n2: paired with each other on the pairing node ($PN), a verified duel there"
