@@ -20,6 +20,9 @@ struct seen {
 	uint8_t asked[PROTO_KEY_LEN];
 	uint8_t pool[PROTO_KEY_LEN];  /* the key of the node whose pool it waited in */
 	struct wire_nodes nodes;      /* the cluster's nodes, as the last NODES said (n 0: none) */
+	struct wire_redirect to;      /* the last REDIRECT (when redirected): where net went on */
+	bool answered;                /* the answer came from a node whose key is answered_key */
+	uint8_t answered_key[PROTO_KEY_LEN];
 };
 
 struct ask {
@@ -52,6 +55,7 @@ on_msg(void *ud, struct net *n, const struct wire_msg *m)
 		sn->refused = true;
 	} else if (m->type == WIRE_REDIRECT) {
 		sn->redirected = true;
+		sn->to = m->u.redirect;
 	} else if (m->type == WIRE_NODES) {
 		sn->nodes = m->u.nodes;
 	}
@@ -76,6 +80,10 @@ on_reply(void *ud, struct net *n, const struct wire_msg *m)
 	}
 	*a->out = *m;
 	a->done = true;
+	if (a->seen && net_server_key(n)) {
+		a->seen->answered = true;
+		memcpy(a->seen->answered_key, net_server_key(n), PROTO_KEY_LEN);
+	}
 	net_close(n);
 }
 
@@ -242,7 +250,7 @@ quick_pair(const struct net_config *base, const struct options *o, unsigned turn
 	q.u.quick.turn_time = (uint16_t)turn_time;
 	q.u.quick.wait = (uint16_t)wait;
 	for (;;) {
-		sn.pooled = sn.refused = sn.redirected = sn.reached = false;
+		sn.pooled = sn.refused = sn.redirected = sn.reached = sn.answered = false;
 		rc = ask_once(&nc, &q, say ? say_wait : NULL, &tty, &ans, NULL, why, sizeof why, &sn);
 		if (rc == 0)
 			break;
@@ -280,7 +288,17 @@ quick_pair(const struct net_config *base, const struct options *o, unsigned turn
 	}
 	if (say && tty)
 		fputc('\n', stderr);
-	if (node >= 0 && via) {
+	/* Sent on to the cluster's pairing node: the pair's room is joined through it, not through
+	 * the node first asked. That one learns of the room only when the room's news comes through
+	 * Redis, which may be after the join's handshake on a loaded machine ("no room with that
+	 * code": one player left alone in the room); the pairing node made the room or heard of it
+	 * before it said PAIRED. Only the node that answered, its key the one REDIRECT pinned. */
+	if (sn.redirected && sn.answered && memcmp(sn.answered_key, sn.to.key, PROTO_KEY_LEN) == 0 && via) {
+		via->moved = true;
+		snprintf(via->host, sizeof via->host, "%s", sn.to.host);
+		via->port = sn.to.port;
+		memcpy(via->key, sn.to.key, PROTO_KEY_LEN);
+	} else if (node >= 0 && via) {
 		via->moved = true;
 		snprintf(via->host, sizeof via->host, "%s", sn.nodes.node[node].host);
 		via->port = sn.nodes.node[node].port;

@@ -21,12 +21,13 @@ typedef void (*quick_wait_fn)(void *ud, const struct wire_match *m);
 WW_COLD int quick_ask(const struct net_config *base, const struct wire_msg *q, quick_wait_fn on_wait, void *ud,
                       struct wire_msg *out, bool *partial, char *why, size_t whylen);
 
-/* A cluster's node to join the paired room through, when the server first asked is gone: the node
- * that pairs for a cluster died with the player waiting there, and the player was paired on another
- * node that NODES named (docs/server.md, "Quick pairing across nodes"). */
+/* A cluster's node to join the paired room through, when it is not the server first asked: the
+ * cluster's pairing node that answered PAIRED (the server first asked REDIRECTed the QUICK there,
+ * and may not have heard of the room yet), or, when the pairing node died with the player waiting
+ * there, the node NODES named that paired it (docs/server.md, "Quick pairing across nodes"). */
 struct quick_via {
 	bool moved;                               /* false: join through the server first asked */
-	char host[WIRE_REDIRECT_HOST_MAX + 1];    /* an IP address, from NODES */
+	char host[WIRE_REDIRECT_HOST_MAX + 1];    /* an IP address, from REDIRECT or NODES */
 	int port;
 	uint8_t key[PROTO_KEY_LEN];               /* pinned: NODES came inside a checked channel */
 };
@@ -41,12 +42,12 @@ struct quick_via {
  * player's rating there either way), or -1 (said on stderr). A link lost while waiting (a cluster's
  * pairing node died) is tried again, every QUICK_RETRY_EVERY_MS for QUICK_RETRY_FOR_MS: through the
  * node first asked, or, when that was the one lost, the other nodes NODES named; *via says where
- * to join then (NULL: not told, the server first asked). */
+ * to join: the node that paired it (NULL: not told, the server first asked). */
 WW_COLD int quick_pair(const struct net_config *base, const struct options *o, unsigned turn_time, unsigned wait,
                        bool say, char code[PROTO_ROOM_BYTES + 1], unsigned *rating, struct quick_via *via);
 
-/* The join of the paired room goes through via's node when the server first asked is gone (its key
- * pinned: known-servers and fingerprint are for the server first asked); else nothing changes. */
+/* The join of the paired room goes through via's node when that is not the server first asked (its
+ * key pinned: known-servers and fingerprint are for the server first asked); else nothing changes. */
 WW_COLD void quick_join_via(struct net_config *nc, const struct quick_via *via);
 
 /* The built-in bot offered to a player of this rating when nobody came (enum bot_level). */

@@ -1236,6 +1236,37 @@ ev_cluster(void *privdata)
 	return p->context ? p->context->data : NULL;
 }
 
+/* hiredis 0.14's adapter ignores a poll error: Redis killed with a command of ours still unread
+ * resets the connection (EPOLLERR), libuv stops the poll and says UV_EBADF, and the context is
+ * never read again nor disconnected: the node neither says Redis lost nor connects again, its
+ * beats stop and the other nodes take it for dead (server/xroom: 1 run in 18 under load). Newer
+ * hiredis reads and writes on an error, so that the failure shows; so does this, and a connected
+ * context still standing after that is freed (its disconnect callback runs, and connect_both makes
+ * a new one; one still connecting is given up by connect_both after two beats). */
+static void
+ev_poll(uv_poll_t *handle, int status, int events)
+{
+	redisLibuvEvents *p = handle->data;
+	int ev = status ? p->events : events;
+
+	if (p->context != NULL && (ev & UV_READABLE))
+		redisAsyncHandleRead(p->context);
+	if (p->context != NULL && (ev & UV_WRITABLE))
+		redisAsyncHandleWrite(p->context);
+	if (status != 0 && p->context != NULL && (p->context->c.flags & REDIS_CONNECTED))
+		redisAsyncFree(p->context);
+}
+
+static void
+ev_set(redisLibuvEvents *p, int events)
+{
+	p->events = events;
+	if (events)
+		uv_poll_start(&p->handle, events, ev_poll);
+	else
+		uv_poll_stop(&p->handle);
+}
+
 static void
 ev_add_read(void *privdata)
 {
@@ -1243,7 +1274,15 @@ ev_add_read(void *privdata)
 
 	if ((p->events & UV_READABLE) && uv_is_active((uv_handle_t *)&p->handle))
 		return;
-	redisLibuvAddRead(privdata);
+	ev_set(p, p->events | UV_READABLE);
+}
+
+static void
+ev_del_read(void *privdata)
+{
+	redisLibuvEvents *p = privdata;
+
+	ev_set(p, p->events & ~UV_READABLE);
 }
 
 static void
@@ -1258,7 +1297,7 @@ ev_add_write(void *privdata)
 	}
 	if ((p->events & UV_WRITABLE) && uv_is_active((uv_handle_t *)&p->handle))
 		return;
-	redisLibuvAddWrite(privdata);
+	ev_set(p, p->events | UV_WRITABLE);
 }
 
 static void
@@ -1271,7 +1310,7 @@ ev_del_write(void *privdata)
 		c->write_held = false;
 	if (!(p->events & UV_WRITABLE))
 		return;
-	redisLibuvDelWrite(privdata);
+	ev_set(p, p->events & ~UV_WRITABLE);
 }
 
 static redisAsyncContext *
@@ -1291,6 +1330,7 @@ connect_one(struct cluster *c, redisConnectCallback *on_conn, redisDisconnectCal
 		return NULL;
 	}
 	ac->ev.addRead = ev_add_read;
+	ac->ev.delRead = ev_del_read;
 	ac->ev.addWrite = ev_add_write;
 	ac->ev.delWrite = ev_del_write;
 	redisAsyncSetConnectCallback(ac, on_conn);
@@ -1934,7 +1974,7 @@ cluster_flush(struct cluster *c)
 	redisAsyncHandleWrite(c->cmd);
 	c->in_flush = false;
 	if (c->write_held && c->cmd && c->cmd->ev.data)
-		redisLibuvAddWrite(c->cmd->ev.data);
+		ev_add_write(c->cmd->ev.data);
 	c->write_held = false;
 }
 
