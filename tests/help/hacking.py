@@ -14,9 +14,11 @@ import sys
 import tempfile
 
 MAX_FILES = 5
-# The rules suite's programs (tests/common/meson.build, and bench_absent for bench/absent_smoke) and doc_rules.
+# The rules suite's programs (tests/common/meson.build, bench_absent for bench/absent_smoke and bench_bot for
+# bench/strength_smoke) and doc_rules.
 TARGETS = ["test_common_" + t for t in ("level", "fov", "rules", "spells", "potions", "effects", "view",
-                                        "turnlog", "bot", "mind", "describe", "gpack", "spect")] + ["doc_rules", "bench_absent"]
+                                        "turnlog", "bot", "mind", "describe", "gpack", "spect")] + ["doc_rules", "bench_absent",
+                                                                                                    "bench_bot"]
 APPLY = re.compile(r"^<!-- apply (\S+): (.*) -->$")
 STEP = re.compile(r"^\d+\. `([^`]+)`")
 
