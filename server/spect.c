@@ -298,10 +298,10 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
  * fewer as soon as the loop has anything else to do: every SPECT_PEEK spectators the loop's own
  * poll descriptor (epoll's, uv_backend_fd) is asked without waiting whether one of its sockets
  * is ready, and if so the slice stops there. A player's command that arrives during a fan-out
- * so waits behind at most SPECT_PEEK spectators' sends (some 50 µs), not a whole slice's
+ * so waits behind at most SPECT_PEEK spectators' sends (some 70 µs), not a whole slice's
  * (0.6 ms, and more when the machine is loaded), and is read, applied and written in this
- * same loop iteration's poll. The question is one poll(2) for SPECT_PEEK seals and writes, 2%
- * of them. A spectator's own socket being ready (a chat line, an EOF, a full send buffer
+ * same loop iteration's poll. The question is one poll(2) for SPECT_PEEK seals and writes: the
+ * server's CPU a frame a spectator did not move measurably (docs/benchmarks.md). A spectator's own socket being ready (a chat line, an EOF, a full send buffer
  * drained) stops a slice too, which is right: that is a read too, and every slice sends to at
  * least SPECT_PEEK spectators, so a flood of such events slows the fan-out, never stalls it.
  *
@@ -575,7 +575,8 @@ spect__ended(struct gameroom *r)
  * A command that ends the duel corks its players' records (UPDATE, END, the log, LOBBY: one
  * record, apply() in room.c) while finish() makes what the spectators get too: the end's frame
  * and LOBBY, a write to each of them. Held, those wait until the players' record is written:
- * with a thousand spectators the last command's own update went out some ten milliseconds late.
+ * with a thousand spectators the last command's own update waited behind 1,064 spectators'
+ * sends (some 10 ms of the server's CPU).
  * What each spectator gets, and in which order, is unchanged: the end's first slice, then LOBBY
  * to all, the rest of the slices after.
  */
