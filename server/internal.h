@@ -187,6 +187,9 @@ struct spect_room {
 	uint8_t info[8];           /* the SPECT_INFO payload of the tick's count (5 bytes) */
 	size_t info_len;
 	struct spect_sink *sinks;  /* spectators inside the process (the web page's, server.h), counted in count */
+	bool hold;                 /* a command's players' records are not written yet: spectators wait (spect__hold) */
+	bool end_due, end_view;    /* held: the end's fan-out, and whether it carries a new frame */
+	struct spect_later *later; /* held: messages for every spectator, in order (spect.c) */
 };
 
 struct gameroom {
@@ -444,6 +447,8 @@ void spect__set(struct gameroom *r, struct conn *c, const struct wire_sset *m); 
 void spect__started(struct gameroom *r);   /* a duel began (START sent to the players) */
 void spect__applied(struct gameroom *r, const struct events *ev); /* after the players' updates went */
 void spect__ended(struct gameroom *r);     /* the duel is over: everything may be shown */
+void spect__hold(struct gameroom *r);      /* the players' corked records go first: spectators' sends wait ... */
+void spect__release(struct gameroom *r);   /* ... until now (after the players' flush) */
 void spect__info_to(struct gameroom *r, struct conn *c); /* SPECT_INFO to one connection */
 void spect__joined(struct gameroom *r, struct conn *c);  /* a player joined: SPECT_INFO if there is news */
 /* The turn log's comment on the options: "off", "shared", "after" or "delayed K P" into buf. */

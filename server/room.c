@@ -1197,8 +1197,12 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 		spect__applied(r, &ev); /* after the players' updates: a flag, and a frame at the tick */
 	}
 	if (over) {
+		/* The end's spectator traffic (the whole truth to each, LOBBY to each: a thousand
+		 * writes) after the players' record, not before it. */
+		spect__hold(r);
 		finish(r);
 		flush_all(to);
+		spect__release(r);
 	} else if (!r->dying && ev.turn_ended) {
 		arm_turn(r);
 	}

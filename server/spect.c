@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* spect: a room's spectators: the view its players allow, made once and sent to all of them after the players, held frames, their own chat. */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 static void on_tick(uv_timer_t *t);
 static void sinks_gone(struct spect_room *sp);
+static void later_free(struct spect_room *sp);
 
 void
 spect__init(struct gameroom *r)
@@ -79,6 +81,8 @@ spect__finish(struct gameroom *r)
 	sp->cursor = NULL;
 	sinks_gone(sp);
 	sp->count = 0;
+	later_free(sp);
+	sp->end_due = false;
 	held_clear(sp, true);
 	uv_timer_stop(&sp->timer);
 	uv_timer_stop(&sp->slice);
@@ -228,12 +232,44 @@ hold_turn(struct gameroom *r)
 	hold_game(r, room__game(r));
 }
 
-/* The same payload to every spectator; one too slow to keep up is dropped. */
+/* A message for every spectator made while the room's spectators are held (spect__hold). */
+struct spect_later {
+	struct spect_later *next;
+	int type;
+	size_t len;
+	uint8_t p[];
+};
+
+static void
+later_free(struct spect_room *sp)
+{
+	struct spect_later *l;
+
+	while ((l = sp->later) != NULL) {
+		sp->later = l->next;
+		free(l);
+	}
+}
+
+/* The same payload to every spectator; one too slow to keep up is dropped. Held, it waits in
+ * sp->later (out of memory: that message is lost to the spectators, as a dropped one). */
 static void
 broadcast(struct gameroom *r, int type, const uint8_t *p, size_t len)
 {
 	struct server *s = r->srv;
 	struct conn *c, *next;
+
+	if (r->sp.hold) {
+		struct spect_later *l = malloc(sizeof *l + len), **tail = &r->sp.later;
+		if (l == NULL)
+			return;
+		while (*tail)
+			tail = &(*tail)->next;
+		*l = (struct spect_later){ NULL, type, len };
+		memcpy(l->p, p, len);
+		*tail = l;
+		return;
+	}
 
 	for (c = r->sp.head; c; c = next) {
 		next = c->snext;
@@ -258,22 +294,45 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
 
 /*
  * What the tick has for the spectators (the last frame, the count, or both in one record:
- * one seal and one write(2) a spectator), from sp->cursor on, SPECT_SLICE of them, then the
- * loop's other work (a player's command waiting on its socket) before the next slice: a
- * thousand spectators never hold a player's update up for more than one slice's sends. The
- * next slice runs a millisecond on, from a timer of its own. Not 0 ms: libuv 1.44 runs a timer
- * due "now" that a timer callback starts in the same pass, before any poll, so every slice went
- * out back to back, and a player's command waited for the whole fan-out (p99 18 ms with 1,000
- * spectators against 1.2 ms). Not an idle handle either, which polls without waiting and calls
- * the next slice at once: it saves the sleep's context switches (7% of the server's CPU at a
- * person's pace against 2%), but on a 2-core machine the server then keeps its core through the
- * whole fan-out while the spectators' readers hold the other, and the players wait for a core:
- * own update p99 7.18x unwatched against 1.76x with the 1 ms sleep (idle machine, side by side,
- * docs/benchmarks.md). A spectator that joins meanwhile has
- * had the frame and the count as its snapshot; one that leaves moves the cursor on.
+ * one seal and one write(2) a spectator), from sp->cursor on, at most SPECT_SLICE of them, and
+ * fewer as soon as the loop has anything else to do: every SPECT_PEEK spectators the loop's own
+ * poll descriptor (epoll's, uv_backend_fd) is asked without waiting whether one of its sockets
+ * is ready, and if so the slice stops there. A player's command that arrives during a fan-out
+ * so waits behind at most SPECT_PEEK spectators' sends (some 70 µs), not a whole slice's
+ * (0.6 ms, and more when the machine is loaded), and is read, applied and written in this
+ * same loop iteration's poll. The question is one poll(2) for SPECT_PEEK seals and writes: the
+ * server's CPU a frame a spectator did not move measurably (docs/benchmarks.md). A spectator's own socket being ready (a chat line, an EOF, a full send buffer
+ * drained) stops a slice too, which is right: that is a read too, and every slice sends to at
+ * least SPECT_PEEK spectators, so a flood of such events slows the fan-out, never stalls it.
+ *
+ * The next slice runs a millisecond on, from a timer of its own. Not 0 ms: libuv 1.44 runs a
+ * timer due "now" that a timer callback starts in the same pass, before any poll, so every
+ * slice went out back to back, and a player's command waited for the whole fan-out (p99 18 ms
+ * with 1,000 spectators against 1.2 ms). Not an idle handle either, which polls without waiting
+ * and calls the next slice at once: it saves the sleep's context switches (7% of the server's
+ * CPU at a person's pace against 2%), but on a 2-core machine the server then keeps its core
+ * through the whole fan-out while the spectators' readers hold the other, and the players wait
+ * for a core: own update p99 7.18x unwatched against 1.76x with the 1 ms sleep (idle machine,
+ * side by side, docs/benchmarks.md). A spectator that joins meanwhile has had the frame and the
+ * count as its snapshot; one that leaves moves the cursor on.
  */
-#ifndef SPECT_SLICE /* a knob for bench_spect's side-by-side runs */
+#ifndef SPECT_SLICE /* knobs for bench_spect's side-by-side runs */
 #define SPECT_SLICE 64
+#endif
+#ifndef SPECT_PEEK /* 0: never ask, every slice SPECT_SLICE long */
+#define SPECT_PEEK 8
+#endif
+
+#if SPECT_PEEK > 0
+/* Has the loop anything waiting: a socket ready (a player's command first of all)? Its poll
+ * descriptor is readable then (epoll's and kqueue's both are); false where it has none. */
+static bool
+loop_waiting(uv_loop_t *loop)
+{
+	struct pollfd p = { .fd = uv_backend_fd(loop), .events = POLLIN };
+
+	return p.fd >= 0 && poll(&p, 1, 0) > 0;
+}
 #endif
 
 static void on_slice(uv_timer_t *t);
@@ -302,6 +361,10 @@ fan_out(struct gameroom *r)
 		} else {
 			conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
 		}
+#if SPECT_PEEK > 0
+		if (n % SPECT_PEEK == 0 && sp->cursor && loop_waiting(s->loop))
+			break;
+#endif
 	}
 	if (sp->cursor && !r->dying) {
 		uv_timer_start(&sp->slice, on_slice, 1, 0);
@@ -497,9 +560,55 @@ spect__ended(struct gameroom *r)
 		uv_timer_stop(&r->sp.timer);
 		uv_timer_stop(&r->sp.slice);
 		r->sp.cursor = NULL;
-		fan_start(r, new_frame(r));
+		bool view = new_frame(r); /* now: the game is the room's only until finish is done */
+		if (r->sp.hold) {
+			r->sp.end_due = true;
+			r->sp.end_view = view;
+		} else {
+			fan_start(r, view);
+		}
 	}
 	held_clear(&r->sp, false);
+}
+
+/*
+ * A command that ends the duel corks its players' records (UPDATE, END, the log, LOBBY: one
+ * record, apply() in room.c) while finish() makes what the spectators get too: the end's frame
+ * and LOBBY, a write to each of them. Held, those wait until the players' record is written:
+ * with a thousand spectators the last command's own update waited behind 1,064 spectators'
+ * sends (some 10 ms of the server's CPU).
+ * What each spectator gets, and in which order, is unchanged: the end's first slice, then LOBBY
+ * to all, the rest of the slices after.
+ */
+void
+spect__hold(struct gameroom *r)
+{
+	r->sp.hold = true;
+}
+
+void
+spect__release(struct gameroom *r)
+{
+	struct spect_room *sp = &r->sp;
+	struct spect_later *l;
+
+	if (!sp->hold)
+		return;
+	sp->hold = false;
+	if (r->dying) { /* spect__finish told everyone BYE */
+		later_free(sp);
+		sp->end_due = false;
+		return;
+	}
+	if (sp->end_due) {
+		sp->end_due = false;
+		fan_start(r, sp->end_view);
+	}
+	while ((l = sp->later) != NULL) {
+		sp->later = l->next;
+		broadcast(r, l->type, l->p, l->len);
+		free(l);
+	}
 }
 
 /* ---- spectators ---- */

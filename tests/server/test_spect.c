@@ -705,3 +705,156 @@ Test(spect, a_count_and_a_frame_share_a_record, .timeout = 120)
 	raw_close(&b.w);
 	th_finish(&t);
 }
+
+/*
+ * The players go first (spect.c). A fan-out under way stops as soon as the loop has something to
+ * read: a player who speaks while a frame goes to a hundred spectators is heard and answered after
+ * at most SPECT_PEEK (8) more of them, not after the rest of the slice (62 of its 64). And the
+ * command that ends the duel writes its players' record (UPDATE, END, the log, LOBBY) before any
+ * spectator gets the end's frame or LOBBY.
+ */
+#define FIRST_N 100
+
+struct first {
+	struct th *t;
+	struct netbot a, b;
+	struct net *n[FIRST_N];
+	int welcomed, closed;
+	bool playing, ended;
+	int state;               /* 0: not yet; 1: the chat line sent mid-fan-out; 2: a player written to since */
+	unsigned run, after;     /* spectators written to since a player was; of them, since the line was sent */
+	unsigned players_seen;   /* once the duel is over: bit p when player p's record was written */
+	unsigned early;          /* ... and spectators written to before both were */
+};
+
+static void
+first_tap(void *ud, const struct conn *c, int seat, const uint8_t *bytes, size_t n)
+{
+	struct first *f = ud;
+
+	(void)c, (void)bytes, (void)n;
+	if (f->ended) {
+		if (seat >= 0)
+			f->players_seen |= 1u << seat;
+		else if (f->players_seen != 3)
+			f->early++;
+		return;
+	}
+	if (!f->playing)
+		return;
+	if (seat >= 0) {
+		if (f->state == 1)
+			f->state = 2;
+		f->run = 0;
+		return;
+	}
+	f->run++;
+	if (f->state == 1) {
+		f->after++;
+	} else if (f->state == 0 && f->run == 2) {
+		/* The second spectator of a fan-out: the player's line is in the server's socket
+		 * when this returns (loopback), with the rest of the slice still to go. */
+		cr_assert_eq(net_chat(f->a.net, "now"), 0);
+		f->state = 1;
+	}
+}
+
+static void
+first_applied(void *ud, struct gameroom *r, int p, const struct cmd *c, const struct events *ev)
+{
+	struct first *f = ud;
+
+	(void)p, (void)c, (void)ev;
+	f->playing = true;
+	if (room_game(r)->result != RESULT_NONE)
+		f->ended = true;
+}
+
+static void
+first_welcome(void *ud, struct net *n, int player, bool controller)
+{
+	(void)n, (void)player, (void)controller;
+	((struct first *)ud)->welcomed++;
+}
+
+static void
+first_closed(void *ud, struct net *n)
+{
+	(void)n;
+	((struct first *)ud)->closed++;
+}
+
+static bool
+first_in(void *ud)
+{
+	return ((struct first *)ud)->welcomed == FIRST_N;
+}
+
+static bool
+first_done(void *ud)
+{
+	struct first *f = ud;
+
+	return f->a.closed && f->b.closed;
+}
+
+static bool
+first_gone(void *ud)
+{
+	return ((struct first *)ud)->closed == FIRST_N;
+}
+
+Test(spect, the_players_go_before_the_spectators, .timeout = 120)
+{
+	static struct first f;
+	struct th t;
+	struct server_config c;
+	struct netbot_config ca, cb;
+
+	memset(&f, 0, sizeof f);
+	f.t = &t;
+	th_init(&t);
+	th_config(&c);
+	c.seed_fixed = true;
+	c.seed = 79;
+	c.opt.fov = false; /* every move changes what a spectator sees: a fan-out each tick */
+	c.lim.spect_tick_ms = 20;
+	c.lim.max_conns_per_addr = FIRST_N + 8;
+	c.hooks.ud = &f;
+	c.hooks.tap = first_tap;
+	c.hooks.applied = first_applied;
+	th_server(&t, &c);
+	for (int i = 0; i < FIRST_N; i++) {
+		struct net_config nc;
+		char why[256];
+		static char name[FIRST_N][8];
+		net_config_default(&nc);
+		snprintf(name[i], sizeof name[i], "s%d", i);
+		nc.host = "127.0.0.1";
+		nc.port = t.port;
+		nc.name = name[i];
+		nc.role = ROLE_SPECTATOR;
+		nc.server_key = server_public_key(t.srv);
+		nc.verify = false;
+		nc.ud = &f;
+		nc.ev.welcome = first_welcome;
+		nc.ev.closed = first_closed;
+		cr_assert_not_null(f.n[i] = net_create(&t.loop, &nc, why, sizeof why), "%s", why);
+	}
+	th_run(&t, 30000, first_in, &f);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 9, 1);
+	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 10, 1);
+	ca.think_ms = cb.think_ms = 2;
+	th_bot(&t, &f.a, &ca);
+	th_bot(&t, &f.b, &cb);
+	th_run(&t, 60000, first_done, &f);
+	cr_assert_eq(f.state, 2, "the line was %s", f.state == 0 ? "never sent: no fan-out reached a second spectator" :
+	                                        "sent, and no player was written to after it");
+	cr_expect_leq(f.after, 8, "a player's line waited for %u spectators' writes (at most 8)", f.after);
+	cr_expect_eq(f.players_seen, 3u, "the players' last records: %#x", f.players_seen);
+	cr_expect_eq(f.early, 0, "%u spectators' writes of the end went before the players' last records", f.early);
+	for (int i = 0; i < FIRST_N; i++)
+		net_close(f.n[i]);
+	th_run(&t, 20000, first_gone, &f);
+	th_finish(&t);
+}
