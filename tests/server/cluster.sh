@@ -6,7 +6,9 @@
 # missed a beat (stopped with -STOP), and again once it beats; with Redis killed
 # the duels under way go on and a join routed elsewhere is refused with the reason, and once Redis is back
 # (empty) the nodes put their rooms back and route again; a node killed with -9 is forgotten by the others
-# within CLUSTER_DEAD_MS; a node stopped takes its rooms out of the directory. TAP output.
+# within CLUSTER_DEAD_MS; a client sent to a node stopped or killed right after it was chosen goes back to
+# the node it asked, which by then says the room went with its node; a node stopped takes its rooms out of
+# the directory. TAP output.
 set -u
 W="${1:?usage: cluster.sh WIZWAR}"
 command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
@@ -17,7 +19,7 @@ PROC_TAIL=8
 PROC_SHOW=("$TMP/redis.log")
 REDIS=""
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
-echo "1..8"
+echo "1..9"
 
 redis_start
 
@@ -135,8 +137,33 @@ grep -qE "room=$R5 .*sent to node [a-z0-9]+ at 127\.0\.0\.1 port $P3 \(a new roo
 wait_re "room=$R5 .*created" "$TMP/$THIRD.err" 5
 ok "a node that missed a beat (stopped) is sent no new room; once it beats again it is"
 
+# ==== a client sent to a node that died asks the node it first asked again ====
+# THIRD holds R5 (Wait5 waiting there). THIRD stopped (kill -STOP: it takes the connection and never
+# answers), Eve asks n1 at once to join R5: the directory still names THIRD (alive for CLUSTER_DEAD_MS),
+# so n1 sends her there. No handshake within NET_REDIRECT_WAIT_MS (4 s): she goes back to n1, saying so;
+# by then n1 has found THIRD dead and its waiting room gone from the directory (nothing to take over), and
+# tells her so. THIRD is then killed, stopped: it never comes back. Fails without the client's way back: a
+# REDIRECT's node that did not answer was the end of the join ("no answer from ..." after 10 s).
+kill -STOP "${NPID[$THIRD]}"
+bot Eve "${NPORT[n1]}" --room "$R5"
+wait_re "room=$R5 .*sent to node [a-z0-9]+ at 127\.0\.0\.1 port $P3 \(its room is there\)" "$TMP/n1.err" 5
+wait_re "the node the cluster sent us to, 127\.0\.0\.1:$P3, is out of reach \(no answer in 4 s\): asking 127\.0\.0\.1:${NPORT[n1]} again in 1 s \(try 1 of 3\)" "$TMP/Eve.err" 10
+wait_re "no room '$R5' on this server" "$TMP/Eve.err" 15
+[ -z "$(rcli HGET wizwar:rooms "$R5")" ] || fail "the dead node's waiting room $R5 is still in the directory"
+kill -9 "${NPID[$THIRD]}"
+wait "${NPID[$THIRD]}" 2>/dev/null
+ok "a client sent to a node stopped right after it was chosen asks the node it first asked again, and is told the room went with its node"
+
 # ==== a node killed with -9 is forgotten; a node stopped takes its rooms out ====
 kill -9 "${NPID[$OTHER]}"
+# Fay asks n1 for OTHER's room at once: sent there (OTHER still counts as alive), refused, she asks n1 again.
+XDG_STATE_HOME="$TMP/bots" "$W" bot "127.0.0.1:${NPORT[n1]}" --name Fay --room "${W_ROOM[3]}" --games 1 \
+	>"$TMP/Fay.out" 2>"$TMP/Fay.err"
+grep -qE "room=${W_ROOM[3]} .*sent to node [a-z0-9]+ at 127\.0\.0\.1 port ${NPORT[$OTHER]} \(its room is there\)" "$TMP/n1.err" ||
+	fail "n1 did not send Fay to the node just killed"
+grep -qE "the node the cluster sent us to, 127\.0\.0\.1:${NPORT[$OTHER]}, is out of reach \(connection refused\): asking 127\.0\.0\.1:${NPORT[n1]} again in 1 s \(try 1 of 3\)" "$TMP/Fay.err" ||
+	fail "Fay did not go back to n1 when the node she was sent to refused"
+grep -q "no room '${W_ROOM[3]}' on this server" "$TMP/Fay.err" || fail "Fay was not told the dead node's room is gone: $(tail -2 "$TMP/Fay.err")"
 wait_re "node [a-z0-9]+ at 127\.0\.0\.1 port ${NPORT[$OTHER]} not heard from for [0-9]+ ms: its rooms are taken over or forgotten" "$TMP/n1.err" 10
 for _ in $(seq 40); do [ -z "$(rcli HGET wizwar:rooms "${W_ROOM[3]}")" ] && break; sleep 0.1; done
 [ -z "$(rcli HGET wizwar:rooms "${W_ROOM[3]}")" ] || fail "the dead node's room is still in the directory"
@@ -148,11 +175,11 @@ kill -TERM "${NPID[n1]}"
 wait "${NPID[n1]}" 2>/dev/null
 [ -z "$(rcli HGET wizwar:rooms "${W_ROOM[1]}")$(rcli HGET wizwar:rooms "${W_ROOM[2]}")" ] ||
 	fail "a stopped node's rooms are still in the directory"
-ok "a node killed with -9 is forgotten with its rooms; a node stopped takes its rooms out of the directory"
+ok "a node killed with -9 is forgotten with its rooms (a client sent there as it died asks again and is told); a node stopped takes its rooms out of the directory"
 
 # ==== what Redis holds is what docs/server.md says: one hash, the password salt, the live nodes' beat keys ====
 keys="$(rcli --scan | grep -v '^wizwar:alive:' | sort | tr '\n' ' ')"
 [ "$keys" = "wizwar:rooms wizwar:salt " ] || [ "$keys" = "wizwar:salt " ] || fail "Redis holds more than the directory and the salt: $keys"
 alive="$(rcli --scan --pattern 'wizwar:alive:*' | wc -l)"
-[ "$alive" -eq 1 ] || fail "$alive beat keys for the 1 node still running (a stopped node deletes its own, a killed one's expires)"
-ok "Redis holds the room directory, the password salt and the live node's beat key, nothing else, once the duels are over: no turn log stream left ($keys)"
+[ "$alive" -eq 0 ] || fail "$alive beat keys, no node running (a stopped node deletes its own, a killed one's expires)"
+ok "Redis holds the room directory, the password salt and the live nodes' beat keys (none now), nothing else, once the duels are over: no turn log stream left ($keys)"
