@@ -96,6 +96,7 @@ unref(struct net *n)
 	free(n->seen);
 	free(n->log);
 	free(n->host);
+	free(n->origin_host);
 	free(n->name);
 	free(n->room);
 	free(n->seat_file);
@@ -588,12 +589,17 @@ net__has_seat(const struct net *n)
 }
 
 static void next_node(struct net *n);
+static bool fall_back(struct net *n, const char *why);
 
 void
 net__link_lost(struct net *n, const char *why)
 {
 	bool was_up = n->joined, lobby = n->phase == NET_LOBBY && n->player >= 0 && !n->watching;
 
+	/* Closed before WELCOME by the node we were sent to (killed in the handshake): as a refusal. An
+	 * ERROR it sent first set fatal (a refusal of ours, said), and then this is not tried. */
+	if (!n->gave_up && fall_back(n, why))
+		return;
 	net__close_link(n);
 	if (n->closing || n->phase == NET_CLOSED)
 		return;
@@ -694,6 +700,47 @@ addr_name(const struct sockaddr_storage *a, char *buf, size_t len)
 		uv_ip4_name((const struct sockaddr_in *)a, buf, len);
 }
 
+/* The node a REDIRECT sent us to is dead to us (`why`: it refused, or did not answer): before a seat
+ * there is nothing to resume, so rather than fail, the join goes back to the node first asked, in a
+ * moment (by then the directory drops or re-homes a dead node's rooms, docs/server.md "A cluster"),
+ * saying so. Past NET_FALLBACKS_MAX tries, the end, said. false: not a REDIRECT's link. */
+static bool
+fall_back(struct net *n, const char *why)
+{
+	char dead[300], origin[300];
+	char *h;
+
+	if (n->phase != NET_CONNECTING || !n->redirected || n->origin_host == NULL || n->closing || n->fatal)
+		return false;
+	server_label(n, dead, sizeof dead);
+	net__close_link(n);
+	n->redirected = false;
+	if (n->fallbacks >= NET_FALLBACKS_MAX || (h = strdup(n->origin_host)) == NULL) {
+		net__fail(n, PERR_SERVER, true, "the node the cluster sent us to, %s, is out of reach (%s), and the node first "
+		          "asked sent us to a dead node %u times: giving up", dead, why, n->fallbacks + 1);
+		n->fatal = true;
+		net_close(n);
+		return true;
+	}
+	n->fallbacks++;
+	free(n->host);
+	n->host = h;
+	n->cfg.port = n->origin_port;
+	memcpy(n->pinned, n->origin_pin, PROTO_KEY_LEN);
+	n->has_pin = true;
+	n->redirects = 0; /* an ask of its own: it may be sent on again */
+	n->node_i = -1;
+	n->resolved = false;
+	n->naddr = n->addr_i = 0;
+	n->tried[0] = '\0';
+	unsigned wait_ms = NET_FALLBACK_MS * n->fallbacks;
+	n->fallback_at = net__now(n) + wait_ms;
+	server_label(n, origin, sizeof origin);
+	net__fail(n, PERR_OK, false, "the node the cluster sent us to, %s, is out of reach (%s): asking %s again in %u s "
+	          "(try %u of %u)", dead, why, origin, wait_ms / 1000, n->fallbacks, NET_FALLBACKS_MAX);
+	return true;
+}
+
 /* This address did not answer: the next one, or (all tried) say what each said. */
 static void
 next_address(struct net *n, const char *why)
@@ -711,6 +758,8 @@ next_address(struct net *n, const char *why)
 		return;
 	}
 	if (n->phase == NET_CONNECTING) {
+		if (fall_back(n, why))
+			return;
 		if (n->naddr > 1)
 			net__fail(n, PERR_SERVER, true, "cannot connect to %s port %d (%s)", n->host, n->cfg.port, n->tried);
 		else
@@ -770,6 +819,8 @@ net__try_connect(struct net *n)
 		next_address(n, "cannot start a connection");
 }
 
+static void start_lookup(struct net *n);
+
 static void
 on_tick(uv_timer_t *t)
 {
@@ -784,7 +835,17 @@ on_tick(uv_timer_t *t)
 		next_address(n, "no answer");
 		return;
 	}
-	if (n->link && !n->joined && !n->queried && tnow - n->link_since >= n->cfg.connect_ms) {
+	if (n->phase == NET_CONNECTING && n->fallback_at && n->link == NULL && !n->resolving && tnow >= n->fallback_at) {
+		n->fallback_at = 0;
+		start_lookup(n); /* the node first asked, by the name given: it may have moved */
+		return;
+	}
+	unsigned bound = n->redirected && n->cfg.connect_ms > NET_REDIRECT_WAIT_MS ? NET_REDIRECT_WAIT_MS : n->cfg.connect_ms;
+	if (n->link && !n->joined && !n->queried && tnow - n->link_since >= bound) {
+		char said[64];
+		snprintf(said, sizeof said, "no answer in %u s", bound / 1000);
+		if (fall_back(n, said))
+			return;
 		if (n->phase == NET_CONNECTING) {
 			net__fail(n, PERR_TIMEOUT, true, "no answer from %s port %d", n->host, n->cfg.port);
 			n->fatal = true;
@@ -917,6 +978,11 @@ net__redirect(struct net *n, const char *host, int port, const uint8_t key[PROTO
 		net_close(n);
 		return;
 	}
+	if (n->origin_host == NULL && n->has_pin && (n->origin_host = strdup(n->host)) != NULL) {
+		n->origin_port = n->cfg.port;
+		memcpy(n->origin_pin, n->pinned, PROTO_KEY_LEN);
+	}
+	n->redirected = true;
 	net__close_link(n);
 	free(n->host);
 	n->host = h;
@@ -1029,6 +1095,7 @@ fail:
 	free(n->fingerprint);
 	free(n->known_file);
 	free(n->host);
+	free(n->origin_host);
 	free(n->name);
 	free(n->room);
 	free(n->seat_file);

@@ -25,6 +25,15 @@ struct seen {
 
 /* A client follows at most this many REDIRECTs a join: nodes that send each other a client stop there. */
 #define NET_REDIRECTS_MAX 3
+/* A REDIRECT's node that refuses the connection, or does not finish the handshake within
+ * NET_REDIRECT_WAIT_MS (a live node answers in milliseconds; connect_ms is for a far server), is taken
+ * for dead: the client asks the node it first asked again, NET_FALLBACK_MS times the try's number
+ * later, at most NET_FALLBACKS_MAX times. The waits (1 + 2 + 3 s) outlast the cluster's
+ * CLUSTER_DEAD_MS (3.5 s) and a tick: by the last ask the directory has dropped the dead node's
+ * waiting rooms and given its duels to a live node, so that answer is one that holds. */
+#define NET_REDIRECT_WAIT_MS 4000
+#define NET_FALLBACK_MS 1000
+#define NET_FALLBACKS_MAX 3
 /* After a drop, the next of a cluster's nodes is tried this soon (one attempt a reconnect_ms otherwise). */
 #define NET_NODE_RETRY_MS 250
 
@@ -46,6 +55,14 @@ struct net {
 	uv_getaddrinfo_t gai;
 	bool resolving, resolved;
 	int redirects;             /* REDIRECTs followed for this join (NET_REDIRECTS_MAX at most) */
+	/* The node first asked (kept at a join's first REDIRECT, its key as checked then): where the
+	 * client goes back to when the node it was sent to is dead (NET_FALLBACKS_MAX). */
+	char *origin_host;
+	int origin_port;
+	uint8_t origin_pin[PROTO_KEY_LEN];
+	bool redirected;           /* the link being made follows a REDIRECT */
+	unsigned fallbacks;        /* times this join went back to the origin */
+	uint64_t fallback_at;      /* when the origin is asked again (loop ms; 0: not waiting) */
 	/* A cluster's nodes (NODES, from a node we trusted): when the link drops, the seat is looked
 	 * for on the next of them, each with the key given here pinned; never first on the node whose
 	 * link dropped (if it is alive, the others send us back to it). */

@@ -91,6 +91,8 @@ on_welcome(struct net *n, const struct wire_msg *m)
 {
 	n->joined = true;
 	n->redirects = 0; /* counted for one join: a resume later on another node counts afresh */
+	n->redirected = false;
+	n->fallbacks = 0;
 	n->player = m->u.welcome.player;
 	n->watching = n->player == WELCOME_SPECTATOR;
 	n->controller = m->u.welcome.controller;

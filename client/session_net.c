@@ -569,8 +569,13 @@ ev_error(void *ud, struct net *n, int code, bool fatal, const char *text)
 		if (s->reconnecting && s->app)
 			app_on_note(s->app, NULL);
 	}
-	if (!s->app)
+	if (!s->app) {
+		/* Before the screen (none until joined), on stderr: the net's own word on the way there (a
+		 * cluster's REDIRECT, a dead node left for the one first asked). */
+		if (!fatal && code == PERR_OK)
+			cli_error("%s\n", text);
 		return;
+	}
 	if (code == PERR_RESUME && !fatal && s->reconnecting)
 		return; /* the seat was given up: said when the link is up again (ev_link) */
 	if (code >= PERR_REFUSED_BASE && code < PERR_REFUSED_BASE + ERR_COUNT)

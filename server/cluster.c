@@ -1997,9 +1997,9 @@ cluster_list(const struct cluster *c, struct cluster_node *out, unsigned max)
 }
 
 /* Only among the nodes that beat lately, not one that missed a beat: it may be dead (a node killed
- * counts as alive for CLUSTER_DEAD_MS), and a client sent there by REDIRECT is not sent anywhere
- * else: connection refused (killed) or no answer in 10 s (stopped), and its join fails with that
- * error, its new room lost. A node that only beat late loses a beat's new rooms. */
+ * counts as alive for CLUSTER_DEAD_MS), and a client sent there by REDIRECT loses seconds: refused
+ * (killed) or no answer in 4 s (stopped), it comes back here a second later (client/net.c,
+ * NET_FALLBACKS_MAX). A node that only beat late loses a beat's new rooms. */
 static const struct cluster_node *
 least_loaded(const struct cluster *c, unsigned mine)
 {

@@ -405,6 +405,36 @@ pend_tell(struct server *s, unsigned i, const char *code)
 	s->pend[i] = s->pend[--s->npend];
 }
 
+/* A pend one of whose players went meanwhile (its link lost: a client that waited in a pool asks
+ * again, into the pool, and may take --bot-after's bot there): the other goes back into the pool,
+ * its wait counted from when it came, rather than be told PAIRED into a room where nobody comes
+ * (it waited there alone until its lobby's idle limit). A pend with nobody left just goes. true:
+ * the pend is gone. */
+static bool
+pend_half(struct server *s, unsigned i)
+{
+	struct quick_pend *p = &s->pend[i];
+
+	if (pend_live(p->c[0]) && pend_live(p->c[1]))
+		return false;
+	for (int k = 0; k < 2; k++) {
+		struct conn *c = p->c[k];
+		if (!pend_live(c))
+			continue;
+		if (s->npool < SERVER_POOL_MAX) {
+			s->pool[s->npool++] = c;
+			c->pooled = true;
+			server__event(s, LOG_INFO, p->code, c->peer, "the other player of the pair left before their room "
+			              "was made: back in the pool");
+		} else {
+			match_send(c, MATCH_NOBODY, 0, NULL, 0);
+			conn__bye(c, BYE_QUIT);
+		}
+	}
+	s->pend[i] = s->pend[--s->npend];
+	return true;
+}
+
 /* Pends whose news did not come in time: a room here, under a fresh code (the other node may still
  * make the first one: it then waits empty until its lobby's idle limit). */
 static void
@@ -416,11 +446,9 @@ pend_expire(struct server *s, uint64_t now)
 			i++;
 			continue;
 		}
-		if (!pend_live(p->c[0]) && !pend_live(p->c[1])) { /* both gone meanwhile: nobody to tell */
-			s->pend[i] = s->pend[--s->npend];
+		if (pend_half(s, i)) /* one or both gone meanwhile: no room for them */
 			continue;
-		}
-		struct gameroom *r = pair_room(s, p->c[pend_live(p->c[0]) ? 0 : 1]);
+		struct gameroom *r = pair_room(s, p->c[0]);
 		server__event(s, LOG_WARNING, r ? r->code : p->code, NULL, "node %s did not make the pair's room %s in %d ms: %s",
 		              p->node, p->code, QUICK_PEND_MS,
 		              r ? "made here instead" : "no room here either: the pair goes back into the pool");
@@ -473,7 +501,8 @@ quick__room_news(void *ud, const char *code, const char *node)
 
 	for (unsigned i = 0; i < s->npend; i++)
 		if (strcmp(s->pend[i].code, code) == 0 && strcmp(s->pend[i].node, node) == 0) {
-			pend_tell(s, i, code);
+			if (!pend_half(s, i))
+				pend_tell(s, i, code);
 			return;
 		}
 }

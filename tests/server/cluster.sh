@@ -6,7 +6,10 @@
 # missed a beat (stopped with -STOP), and again once it beats; with Redis killed
 # the duels under way go on and a join routed elsewhere is refused with the reason, and once Redis is back
 # (empty) the nodes put their rooms back and route again; a node killed with -9 is forgotten by the others
-# within CLUSTER_DEAD_MS; a node stopped takes its rooms out of the directory. TAP output.
+# within CLUSTER_DEAD_MS; a client sent to a node stopped or killed right after it was chosen goes back to
+# the node it asked, which by then says the room went with its node; a node stopped takes its rooms out of
+# the directory; a quick pair whose room another node was asked to make, one of its players gone before the
+# room's news: the other goes back into the pool, not into a room alone. TAP output.
 set -u
 W="${1:?usage: cluster.sh WIZWAR}"
 command -v redis-server >/dev/null || { echo "1..0 # SKIP redis-server is not installed"; exit 77; }
@@ -17,7 +20,7 @@ PROC_TAIL=8
 PROC_SHOW=("$TMP/redis.log")
 REDIS=""
 trap 'kill -9 $REDIS 2>/dev/null; proc_finish' EXIT
-echo "1..8"
+echo "1..10"
 
 redis_start
 
@@ -135,8 +138,33 @@ grep -qE "room=$R5 .*sent to node [a-z0-9]+ at 127\.0\.0\.1 port $P3 \(a new roo
 wait_re "room=$R5 .*created" "$TMP/$THIRD.err" 5
 ok "a node that missed a beat (stopped) is sent no new room; once it beats again it is"
 
+# ==== a client sent to a node that died asks the node it first asked again ====
+# THIRD holds R5 (Wait5 waiting there). THIRD stopped (kill -STOP: it takes the connection and never
+# answers), Eve asks n1 at once to join R5: the directory still names THIRD (alive for CLUSTER_DEAD_MS),
+# so n1 sends her there. No handshake within NET_REDIRECT_WAIT_MS (4 s): she goes back to n1, saying so;
+# by then n1 has found THIRD dead and its waiting room gone from the directory (nothing to take over), and
+# tells her so. THIRD is then killed, stopped: it never comes back. Fails without the client's way back: a
+# REDIRECT's node that did not answer was the end of the join ("no answer from ..." after 10 s).
+kill -STOP "${NPID[$THIRD]}"
+bot Eve "${NPORT[n1]}" --room "$R5"
+wait_re "room=$R5 .*sent to node [a-z0-9]+ at 127\.0\.0\.1 port $P3 \(its room is there\)" "$TMP/n1.err" 5
+wait_re "the node the cluster sent us to, 127\.0\.0\.1:$P3, is out of reach \(no answer in 4 s\): asking 127\.0\.0\.1:${NPORT[n1]} again in 1 s \(try 1 of 3\)" "$TMP/Eve.err" 10
+wait_re "no room '$R5' on this server" "$TMP/Eve.err" 15
+[ -z "$(rcli HGET wizwar:rooms "$R5")" ] || fail "the dead node's waiting room $R5 is still in the directory"
+kill -9 "${NPID[$THIRD]}"
+wait "${NPID[$THIRD]}" 2>/dev/null
+ok "a client sent to a node stopped right after it was chosen asks the node it first asked again, and is told the room went with its node"
+
 # ==== a node killed with -9 is forgotten; a node stopped takes its rooms out ====
 kill -9 "${NPID[$OTHER]}"
+# Fay asks n1 for OTHER's room at once: sent there (OTHER still counts as alive), refused, she asks n1 again.
+XDG_STATE_HOME="$TMP/bots" "$W" bot "127.0.0.1:${NPORT[n1]}" --name Fay --room "${W_ROOM[3]}" --games 1 \
+	>"$TMP/Fay.out" 2>"$TMP/Fay.err"
+grep -qE "room=${W_ROOM[3]} .*sent to node [a-z0-9]+ at 127\.0\.0\.1 port ${NPORT[$OTHER]} \(its room is there\)" "$TMP/n1.err" ||
+	fail "n1 did not send Fay to the node just killed"
+grep -qE "the node the cluster sent us to, 127\.0\.0\.1:${NPORT[$OTHER]}, is out of reach \(connection refused\): asking 127\.0\.0\.1:${NPORT[n1]} again in 1 s \(try 1 of 3\)" "$TMP/Fay.err" ||
+	fail "Fay did not go back to n1 when the node she was sent to refused"
+grep -q "no room '${W_ROOM[3]}' on this server" "$TMP/Fay.err" || fail "Fay was not told the dead node's room is gone: $(tail -2 "$TMP/Fay.err")"
 wait_re "node [a-z0-9]+ at 127\.0\.0\.1 port ${NPORT[$OTHER]} not heard from for [0-9]+ ms: its rooms are taken over or forgotten" "$TMP/n1.err" 10
 for _ in $(seq 40); do [ -z "$(rcli HGET wizwar:rooms "${W_ROOM[3]}")" ] && break; sleep 0.1; done
 [ -z "$(rcli HGET wizwar:rooms "${W_ROOM[3]}")" ] || fail "the dead node's room is still in the directory"
@@ -148,11 +176,78 @@ kill -TERM "${NPID[n1]}"
 wait "${NPID[n1]}" 2>/dev/null
 [ -z "$(rcli HGET wizwar:rooms "${W_ROOM[1]}")$(rcli HGET wizwar:rooms "${W_ROOM[2]}")" ] ||
 	fail "a stopped node's rooms are still in the directory"
-ok "a node killed with -9 is forgotten with its rooms; a node stopped takes its rooms out of the directory"
+ok "a node killed with -9 is forgotten with its rooms (a client sent there as it died asks again and is told); a node stopped takes its rooms out of the directory"
 
 # ==== what Redis holds is what docs/server.md says: one hash, the password salt, the live nodes' beat keys ====
 keys="$(rcli --scan | grep -v '^wizwar:alive:' | sort | tr '\n' ' ')"
 [ "$keys" = "wizwar:rooms wizwar:salt " ] || [ "$keys" = "wizwar:salt " ] || fail "Redis holds more than the directory and the salt: $keys"
 alive="$(rcli --scan --pattern 'wizwar:alive:*' | wc -l)"
-[ "$alive" -eq 1 ] || fail "$alive beat keys for the 1 node still running (a stopped node deletes its own, a killed one's expires)"
-ok "Redis holds the room directory, the password salt and the live node's beat key, nothing else, once the duels are over: no turn log stream left ($keys)"
+[ "$alive" -eq 0 ] || fail "$alive beat keys, no node running (a stopped node deletes its own, a killed one's expires)"
+ok "Redis holds the room directory, the password salt and the live nodes' beat keys (none now), nothing else, once the duels are over: no turn log stream left ($keys)"
+
+# ==== a pair one of whose players leaves before their room is made: the other goes back into the pool ====
+# Two fresh nodes on the same Redis (the others are gone), pairing every 250 ms: P, the pairing node (the
+# smaller id), and T, reloaded to --max-rooms 1 and holding a room. P holding 3 rooms, T holds two fewer,
+# so P asks T to make a pair's room, which T cannot: the pair waits for the room's news (QUICK_PEND_MS).
+# qa is killed meanwhile (a player gone: its link lost, or it quit); qb goes back into the pool and,
+# nobody else coming, is told so at its --bot-after (exit 3). Fails without: qb was told PAIRED into a
+# room of its own where nobody comes, and waited there.
+rcli SUBSCRIBE wizwar:events >"$TMP/events.txt" 2>/dev/null &
+PIDS+=($!)
+for x in p1 p2; do
+	: >"$TMP/$x.conf"
+	XDG_STATE_HOME="$TMP/$x" server_start "$TMP/$x.err" --bind 127.0.0.1 --port 0 --redis "redis://127.0.0.1:$RPORT" \
+		--log-dir "$TMP/$x/logs" --admin-socket none --no-store --config "$TMP/$x.conf" --pair-wave 250
+	NPID[$x]=$SRV
+	NPORT[$x]=$PORT
+done
+for x in p1 p2; do wait_re 'cluster: node [a-z0-9]+ .* joined' "$TMP/$x.err" 10; done
+fp() { grep -oE 'fingerprint [a-z0-9]+' "$TMP/$1.err" | head -1 | cut -d' ' -f2; }
+if [ "$(printf '%s\n%s\n' "$(fp p1)" "$(fp p2)" | LC_ALL=C sort | head -1)" = "$(fp p1)" ]; then P=p1 T=p2; else P=p2 T=p1; fi
+FT="$(fp $T)"
+echo "max-rooms 1" >"$TMP/$T.conf"
+kill -HUP "${NPID[$T]}"
+wait_re "reloaded $TMP/$T.conf: applied: max-rooms" "$TMP/$T.err" 10
+bot Tw "${NPORT[$T]}" --new-room
+room_of Tw >/dev/null
+# T's load as P sees it: two beats that say its room (the second: it makes no more, so P counts none ahead).
+for _ in $(seq 100); do [ "$(count "^beat $FT [0-9.]+ [0-9]+ [0-9a-f]+ 1$" "$TMP/events.txt")" -ge 2 ] && break; sleep 0.05; done
+[ "$(count "^beat $FT [0-9.]+ [0-9]+ [0-9a-f]+ 1$" "$TMP/events.txt")" -ge 2 ] || fail "T's beats did not say its room"
+for i in 1 2 3; do bot "Pw$i" "${NPORT[$P]}" --new-room; done # each stays on P: T, full, holds 1
+for i in 1 2 3; do room_of "Pw$i" >/dev/null; done
+[ "$(count "room=[^ ]+ .*created" "$TMP/$P.err")" -eq 3 ] || fail "P does not hold the 3 rooms: $(grep -E 'created|sent to' "$TMP/$P.err")"
+pbot() { # NAME: a quick bot of its own key asking P, giving up after 2 s
+	XDG_STATE_HOME="$TMP/bots" "$W" bot "127.0.0.1:${NPORT[$P]}" --name "$1" --key "$TMP/$1.key" --quick --bot-after 2 \
+		--games 1 >"$TMP/$1.out" 2>"$TMP/$1.err" &
+	PIDS+=($!)
+	BOTPID=$!
+}
+# The pair goes to T only while P has T's beat of the last 1.6 s: on a machine so loaded that T missed
+# one just then, P pairs them on itself (said, and that pair let go), and two more bots ask.
+QB=""
+for try in 1 2 3; do
+	paired="$(count "paired .* with " "$TMP/$P.err")"
+	pbot "qa$try"
+	QA=$BOTPID
+	pbot "qb$try"
+	QB=$BOTPID
+	for _ in $(seq 200); do [ "$(count "paired .* with " "$TMP/$P.err")" -gt "$paired" ] && break; sleep 0.05; done
+	line="$(grep -E "paired .* with " "$TMP/$P.err" | tail -1)"
+	case "$line" in *"their room asked of node $FT at"*) break ;; esac
+	echo "# try $try: P did not ask T for the pair's room: $line"
+	kill -9 "$QA" "$QB" 2>/dev/null
+	QB=""
+done
+[ -n "$QB" ] || fail "P never asked T to make a pair's room"
+kill -9 "$QA"
+wait_re "a pair's room asked by the pairing node not made: this server holds --max-rooms" "$TMP/$T.err" 5
+for _ in $(seq 200); do kill -0 "$QB" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$QB" 2>/dev/null && fail "qb still runs 10 s on: $(grep '^paired' "$TMP/qb$try.out")"
+wait "$QB"
+rc=$?
+grep -q '^paired' "$TMP/qb$try.out" && fail "qb was told it was paired, into a room nobody else comes to"
+[ "$rc" = 3 ] || fail "qb: exit $rc, not 3 (nobody to pair with)"
+grep -q 'nobody to pair with came in 2 s' "$TMP/qb$try.err" || fail "qb was not told nobody came"
+grep -q "the other player of the pair left before their room was made: back in the pool" "$TMP/$P.err" ||
+	fail "P did not say qb went back into the pool"
+ok "a pair whose other player left before their room was made: the one left goes back into the pool, and is told nobody came"

@@ -148,6 +148,24 @@ try {
   await waitText(q, 'status', /private/);
   ok(`a wrong link of the room is refused on ${rooms[0].now}: "${await q.textContent('#status')}"`);
   await q.close();
+
+  // Not found: a third duel (on n2, or n3), watched from its link; its node is stopped, the duel's log
+  // deleted from Redis and the node killed (by the script): no node can take it over, and the page says
+  // so once every live node it knows said "no such room", not after a count of answers.
+  console.log('third');
+  const g = JSON.parse((await lines.next()).value);
+  const gp = await context.newPage();
+  gp.on('pageerror', (e) => notok('third: no script error on the page', e));
+  await gp.goto(`http://127.0.0.1:${g.G_WEB}/${g.LINK_G}`);
+  await waitText(gp, 'grid', /Round [1-9]/, 20000);
+  await tell('vanish', 'vanished');
+  const gone = Date.now();
+  await waitText(gp, 'status', /looking for the duel on the other nodes/, 5000);
+  await waitText(gp, 'status', /The duel could not be found on any node: it may be over\./, 20000);
+  const took = (Date.now() - gone) / 1000;
+  if (took <= 12) ok(`third: a duel no node could take over is said not found ${took.toFixed(1)} s after its node's death`);
+  else notok('third: a duel no node could take over is said not found within 12 s', `${took.toFixed(1)} s`);
+  await gp.close();
 } catch (e) {
   notok('the follow test ran through', e && e.stack || e);
 } finally {

@@ -7,6 +7,9 @@
 # nodes (n2 first: where the room is not, it says where it is or that it is moving), watches on from the
 # node that took the room over, with the same link, and shows the duel to its end; every screen it got,
 # from either node, is within the view its room promised. Then n3's Origin check, and a wrong link refused.
+# Then a third duel on n2 (or n3), watched by a page; its node stopped, the duel's log deleted from Redis and
+# the node killed: nobody can take it over, and the page says "could not be found on any node" once the
+# live node said so, within 12 s of the kill (before: after 40 answers, 10 s of them at least).
 # Fails without the page following: its websocket's close was the end of its watch.
 set -u
 W="${1:?usage: test_follow.sh PATH-TO-WIZWAR}"
@@ -54,7 +57,7 @@ wait_re 'cluster: Redis .* answers' "$TMP/n1.err" 10
 bot() { # NAME ARGS...
 	local name="$1"
 	shift
-	"$W" bot "127.0.0.1:${NPORT[n1]}" --name "$name" --think "${THINK:-40}" --games 1 --reconnect 30 \
+	"$W" bot "127.0.0.1:${NPORT[${BOTNODE:-n1}]}" --name "$name" --think "${THINK:-40}" --games 1 --reconnect 30 \
 		--password-file "$TMP/pw" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	PIDS+=($!)
 }
@@ -88,6 +91,36 @@ while IFS= read -r line <&3; do
 		wait_re "room=$ROOM_Ann duel 1 starts" "$TMP/n1.err" 10
 		wait_re "room=$ROOM_Dee duel 1 starts" "$TMP/n1.err" 10
 		echo started >&4
+		continue
+	fi
+	if [ "$line" = third ]; then
+		# A third duel, asked of n2 (made there, or on n3 if n2 holds more rooms); its node and link said.
+		BOTNODE=n2 bot Gus --new-room --size 51
+		wait_re '^room ' "$TMP/Gus.out" 10
+		ROOM_G="$(head -1 "$TMP/Gus.out" | cut -d' ' -f2 | tr -d :)"
+		GN=""
+		for _ in $(seq 100); do
+			for x in n2 n3; do grep -qE "room=$ROOM_G .*created" "$TMP/$x.err" && GN=$x; done
+			[ -n "$GN" ] && break
+			sleep 0.05
+		done
+		[ -n "$GN" ] || fail "neither n2 nor n3 made Gus's room"
+		wait_re "room $ROOM_G: its web page is http://HOST:${NWEB[$GN]}/#w=" "$TMP/$GN.err" 10
+		LINK_G="$(grep -oE "room $ROOM_G: its web page is http://HOST:${NWEB[$GN]}/#w=[^ ]+" "$TMP/$GN.err" | head -1 | sed 's/.*#/#/')"
+		BOTNODE=$GN bot Gus-b --room "$ROOM_G"
+		wait_re "room=$ROOM_G duel 1 starts" "$TMP/$GN.err" 10
+		printf '{"G_WEB":%d,"LINK_G":"%s"}\n' "${NWEB[$GN]}" "$LINK_G" >&4
+		continue
+	fi
+	if [ "$line" = vanish ]; then
+		# Its node stopped, the duel's turn log deleted from Redis (what a Redis that lost its data
+		# leaves), the node killed: no node can take the duel over, and the directory drops it.
+		kill -STOP "${NPID[$GN]}"
+		rcli DEL "wizwar:tlog:$ROOM_G" >/dev/null
+		disown "${NPID[$GN]}"
+		kill -9 "${NPID[$GN]}"
+		echo "# $GN stopped, its duel's log deleted, killed at ${SECONDS} s"
+		echo vanished >&4
 		continue
 	fi
 	if [ "$line" = kill ]; then

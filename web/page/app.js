@@ -102,7 +102,10 @@
   // every 250 ms (as `wizwar watch` does), the lost node last, for as long as a terminal watch
   // tries (130 s), and watches on from the node that holds the room now: one that does not says
   // where it is ("moved") or that it is moving ("moving"). A node restarted with --resume is
-  // found the same way (its own address is the only one then).
+  // found the same way (its own address is the only one then). Not found: once every live node it
+  // knows said "no such room" since the last "moved" or "moving" (a room being taken over is
+  // "moving" on every node until one holds it, so an answer of every node is the directory's
+  // word), said at once; NOT_FOUND_MAX such answers in all is the bound when a node never answers.
   const TRY_MS = 250, FOLLOW_MS = 130000, NOT_FOUND_MAX = 40;
   let nodes = [], at = location.host, seen = false, over = false, follow = null;
 
@@ -110,8 +113,14 @@
     return (location.protocol === 'https:' && addr === location.host ? 'wss://' : 'ws://') + addr + '/';
   }
 
+  // Every node but the lost one (or the lost one, alone) said "no such room" since the last news.
+  function nowhere() {
+    const need = nodes.filter((n) => n !== follow.lost);
+    return (need.length ? need : [follow.lost]).every((n) => follow.absent.has(n));
+  }
+
   function tryNext() {
-    if (Date.now() > follow.until || follow.notFound >= NOT_FOUND_MAX) {
+    if (Date.now() > follow.until || follow.notFound >= NOT_FOUND_MAX || nowhere()) {
       follow = null;
       status('The duel could not be found on any node: it may be over.');
       return;
@@ -127,7 +136,7 @@
 
   function startFollow(why) {
     if (follow) return;
-    follow = { lost: at, until: Date.now() + FOLLOW_MS, i: 0, next: null, notFound: 0, again: seen };
+    follow = { lost: at, until: Date.now() + FOLLOW_MS, i: 0, next: null, notFound: 0, absent: new Set(), again: seen };
     status(why);
   }
 
@@ -175,13 +184,16 @@
       else if (m.t === 'moved') { // the room's node now: asked next (also a link opened on another node)
         startFollow('The room is on ' + m.to + ': watching it there...');
         follow.next = m.to;
+        follow.absent.clear();
         sock.close();
       } else if (m.t === 'moving') {
         startFollow('The room is moving to another node: looking for it...');
+        follow.absent.clear();
         sock.close();
       }
       else if (m.t === 'error' && follow) {
         follow.notFound++;
+        follow.absent.add(addr);
         sock.close();
       } else if (m.t === 'error') {
         seen = false; // refused, or the room closed: nothing to follow
