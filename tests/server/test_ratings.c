@@ -12,6 +12,7 @@
 #include "glicko.h"
 #include "rated.h"
 #include "store.h"
+#include "store_target.h"
 
 struct got {
 	int n, result;
@@ -41,35 +42,6 @@ rate(uv_loop_t *loop, struct store *s, const struct store_duel *d)
 	return &g;
 }
 
-/* The store under test: WIZWAR_TEST_STORE (a PostgreSQL URI: tests/server/pgunit.sh starts one, a fresh
- * database for each run) or a new SQLite file in `dir`. The same tests, either driver. */
-static const char *
-target(char *dir, char *path, size_t len)
-{
-	const char *pg = getenv("WIZWAR_TEST_STORE");
-
-	if (pg && *pg)
-		return pg;
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(path, len, "%s/store.db", dir);
-	return path;
-}
-
-static void
-target_rm(const char *dir, const char *path)
-{
-	char side[320];
-
-	if (strcmp(path, getenv("WIZWAR_TEST_STORE") ? getenv("WIZWAR_TEST_STORE") : "") == 0)
-		return;
-	unlink(path);
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
-	rmdir(dir);
-}
-
 Test(ratings, one_transaction_signed_and_idempotent)
 {
 	char dir[] = "/tmp/wizwar-ratings-XXXXXX", buf[300], why[300];
@@ -82,7 +54,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	struct glicko_params gp = glicko_lichess();
 
 	cr_assert(sodium_init() >= 0);
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_init(&loop);
 	cr_assert_eq(store_open(&loop, path, &s, why, sizeof why), 0, "%s", why);
 	memset(sk, 0x42, sizeof sk);
@@ -180,7 +152,7 @@ Test(ratings, one_transaction_signed_and_idempotent)
 	store_close(s, NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /*
@@ -208,7 +180,7 @@ Test(ratings, two_stores_rating_one_key_at_once_lose_nothing, .timeout = 120)
 	int left = 2 * EACH;
 
 	cr_assert(sodium_init() >= 0);
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_init(&loop);
 	memset(sk, 0x43, sizeof sk);
 	for (int i = 0; i < 2; i++) {
@@ -261,7 +233,7 @@ Test(ratings, two_stores_rating_one_key_at_once_lose_nothing, .timeout = 120)
 		store_close(s[i], NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /* The history a key's of `s`: its RECORDS. */
@@ -329,7 +301,7 @@ Test(ratings, each_record_keeps_the_signer_of_the_node_that_rated_it, .timeout =
 	struct store_duel d = { 1800001000, { 0 }, { { 0 } }, RATED_WIN1, END_RESIGNED };
 
 	cr_assert(sodium_init() >= 0);
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_init(&loop);
 	for (int i = 0; i < 2; i++) {
 		memset(sk[i], 0x71 + i, sizeof sk[i]);
@@ -410,7 +382,7 @@ Test(ratings, each_record_keeps_the_signer_of_the_node_that_rated_it, .timeout =
 		store_close(s[i], NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /* A store of schema version 4 (an older build's) holding a rated duel: opened by this build it
@@ -427,7 +399,7 @@ Test(ratings, a_version_4_store_is_migrated_and_its_rows_claimed, .timeout = 60)
 	int v;
 
 	cr_assert(sodium_init() >= 0);
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	cr_assert_eq(store_migrate_to(path, 4, why, sizeof why), 0, "%s", why);
 	memset(sk, 0x91, sizeof sk);
 	cr_assert_eq(rated_signer(sk, signer), 0);
@@ -471,7 +443,7 @@ Test(ratings, a_version_4_store_is_migrated_and_its_rows_claimed, .timeout = 60)
 	store_close(s, NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	cr_assert_eq(uv_loop_close(&loop), 0);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /* db_wait: a statement waits for a held lock only as long as it is told, then fails; told
@@ -483,7 +455,7 @@ Test(ratings, a_shortened_wait_gives_up_on_a_held_lock_in_time, .timeout = 60)
 	struct db *holder, *waiter;
 	uint64_t t0, ms;
 
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	cr_assert_eq(db_open(path, &holder, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(db_open(path, &waiter, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(db_begin(holder), DB_DONE, "%s", db_errmsg(holder));
@@ -506,5 +478,5 @@ Test(ratings, a_shortened_wait_gives_up_on_a_held_lock_in_time, .timeout = 60)
 	db_rollback(waiter);
 	db_close(waiter);
 	db_close(holder);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }

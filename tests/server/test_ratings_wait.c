@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "store.h"
+#include "store_target.h"
 
 /*
  * Every test holds, on a connection of its own, the lock a rating needs (SQLite: the file's write
@@ -30,41 +31,15 @@
 _Static_assert(HOLD_MS > 2 * (STORE_BUSY_MS - QUEUE_MS), "a shortened wait gives up before the hold ends");
 _Static_assert(HOLD_MS < STORE_BUSY_MS / 2, "a rating's whole wait outlasts the hold");
 
-/* The store under test: WIZWAR_TEST_STORE (a PostgreSQL URI: tests/server/pgunit.sh starts one, a fresh
- * database for each test) or a new SQLite file in `dir`. */
-static const char *
-target(char *dir, char *path, size_t len)
-{
-	const char *pg = getenv("WIZWAR_TEST_STORE");
-
-	if (pg && *pg)
-		return pg;
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(path, len, "%s/store.db", dir);
-	return path;
-}
-
+/* The paths a retry takes need a failure that may pass when run again: PostgreSQL's alone. A
+ * skipped test leaves no SQLite folder behind. */
 static void
-target_rm(const char *dir, const char *path)
+pg_only(const char *dir, const char *path)
 {
-	char side[320];
-
 	if (db_is_pg(path))
 		return;
-	unlink(path);
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
-	rmdir(dir);
-}
-
-/* The paths a retry takes need a failure that may pass when run again: PostgreSQL's alone. */
-static void
-pg_only(const char *path)
-{
-	if (!db_is_pg(path))
-		cr_skip_test("PostgreSQL only (server/ratings-wait-pg): SQLite never retries a request");
+	store_target_rm(dir, path);
+	cr_skip_test("PostgreSQL only (server/ratings-wait-pg): SQLite never retries a request");
 }
 
 static void
@@ -284,7 +259,7 @@ expect_whole_wait(uv_loop_t *loop, struct store *s, struct db *holder, uint8_t d
 Test(wait, a_claim_shortened_by_its_queueing_leaves_the_rating_after_it_its_whole_wait, .timeout = 60)
 {
 	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_t loop;
 	struct db *holder;
 	struct ans first, claim;
@@ -309,7 +284,7 @@ Test(wait, a_claim_shortened_by_its_queueing_leaves_the_rating_after_it_its_whol
 	expect_whole_wait(&loop, s, holder, 0x02, "a shortened claim");
 	db_close(holder);
 	close_store(&loop, s);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /* Whether the store recorded a key filled with k (a claim that ran records its key first). */
@@ -337,7 +312,7 @@ key_rows(struct db *db, uint8_t k)
 Test(wait, a_claim_queued_past_its_time_is_refused_unrun_behind_ratings_that_wait_their_whole_time, .timeout = 60)
 {
 	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_t loop;
 	struct db *holder;
 	struct ans first, second, claim;
@@ -367,7 +342,7 @@ Test(wait, a_claim_queued_past_its_time_is_refused_unrun_behind_ratings_that_wai
 	cr_expect_eq(key_rows(holder, 0xc1), 0, "the claim ran: its key is recorded");
 	db_close(holder);
 	close_store(&loop, s);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /*
@@ -379,12 +354,12 @@ Test(wait, a_claim_queued_past_its_time_is_refused_unrun_behind_ratings_that_wai
 Test(wait, a_claim_retried_out_of_its_time_leaves_the_rating_after_it_its_whole_wait, .timeout = 60)
 {
 	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_t loop;
 	struct db *holder, *ctl;
 	struct ans first, claim;
 
-	pg_only(path);
+	pg_only(dir, path);
 	uv_loop_init(&loop);
 	struct store *s = open_store(&loop, path);
 	cr_assert_eq(db_open(path, &holder, why, sizeof why), 0, "%s", why);
@@ -411,7 +386,7 @@ Test(wait, a_claim_retried_out_of_its_time_leaves_the_rating_after_it_its_whole_
 	db_close(ctl);
 	db_close(holder);
 	close_store(&loop, s);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /*
@@ -422,12 +397,12 @@ Test(wait, a_claim_retried_out_of_its_time_leaves_the_rating_after_it_its_whole_
 Test(wait, serialization_failures_are_tried_again_at_most_8_times, .timeout = 60)
 {
 	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_t loop;
 	struct db *ctl;
 	struct ans a;
 
-	pg_only(path);
+	pg_only(dir, path);
 	uv_loop_init(&loop);
 	struct store *s = open_store(&loop, path);
 	cr_assert_eq(db_open(path, &ctl, why, sizeof why), 0, "%s", why);
@@ -456,7 +431,7 @@ Test(wait, serialization_failures_are_tried_again_at_most_8_times, .timeout = 60
 
 	db_close(ctl);
 	close_store(&loop, s);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /*
@@ -467,7 +442,7 @@ Test(wait, serialization_failures_are_tried_again_at_most_8_times, .timeout = 60
 Test(wait, a_claim_whose_connection_is_lost_is_answered_on_a_new_one_in_its_time, .timeout = 60)
 {
 	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	uv_loop_t loop;
 	struct db *holder, *rows, *ctl;
 	struct ans first, claim;
@@ -475,7 +450,7 @@ Test(wait, a_claim_whose_connection_is_lost_is_answered_on_a_new_one_in_its_time
 	uint8_t other[PROTO_IDENT_KEY_LEN];
 	int64_t pid = 0;
 
-	pg_only(path);
+	pg_only(dir, path);
 	uv_loop_init(&loop);
 	struct store *s = open_store(&loop, path);
 	cr_assert_eq(db_open(path, &holder, why, sizeof why), 0, "%s", why);
@@ -532,7 +507,7 @@ Test(wait, a_claim_whose_connection_is_lost_is_answered_on_a_new_one_in_its_time
 	db_close(rows);
 	db_close(holder);
 	close_store(&loop, s);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
 
 /*
@@ -567,7 +542,7 @@ stall_postmaster(pid_t pm, unsigned ms)
 Test(wait, a_claim_made_to_wait_for_its_connection_gets_only_the_rest_of_its_time, .timeout = 60)
 {
 	char dir[] = "/tmp/wizwar-wait-XXXXXX", buf[300], why[300];
-	const char *path = target(dir, buf, sizeof buf);
+	const char *path = store_target(dir, buf, sizeof buf);
 	const char *pm = getenv("WIZWAR_TEST_PG_PID");
 	uv_loop_t loop;
 	struct db *rows, *ctl;
@@ -576,7 +551,7 @@ Test(wait, a_claim_made_to_wait_for_its_connection_gets_only_the_rest_of_its_tim
 	uint8_t other[PROTO_IDENT_KEY_LEN];
 	int status;
 
-	pg_only(path);
+	pg_only(dir, path);
 	if (pm == NULL || atoi(pm) <= 1)
 		cr_skip_test("no WIZWAR_TEST_PG_PID: the PostgreSQL is not this test run's own (pgunit.sh gives it)");
 	uv_loop_init(&loop);
@@ -616,5 +591,5 @@ Test(wait, a_claim_made_to_wait_for_its_connection_gets_only_the_rest_of_its_tim
 	db_close(ctl);
 	db_close(rows);
 	close_store(&loop, s);
-	target_rm(dir, path);
+	store_target_rm(dir, path);
 }
