@@ -69,6 +69,8 @@ proc_finish() {
 	local p
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	# WIZWAR_KEEP=DIR: a copy of the folder kept there, to read a failure that comes one run in many.
+	if [ -n "${WIZWAR_KEEP:-}" ]; then mkdir -p "$WIZWAR_KEEP" && cp -r "$TMP" "$WIZWAR_KEEP/" 2>/dev/null; fi
 	rm -rf "$TMP"
 }
 

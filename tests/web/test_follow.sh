@@ -5,8 +5,9 @@
 # own: n1 holds two bot duels (one shared view, one player 1's view 2 turns behind). A page watches each
 # duel on n1 from the link n1 logged, from before it starts; n1 is killed with -9; each page asks the other
 # nodes (n2 first: where the room is not, it says where it is or that it is moving), watches on from the
-# node that took the room over, with the same link, and shows the duel to its end; every screen it got,
-# from either node, is within the view its room promised. Then n3's Origin check, and a wrong link refused.
+# node that took the room over, with the same link, for a few screens; then each room's second player
+# leaves (a forfeit), and the page shows the duel's end; every screen it got, from either node, is within
+# the view its room promised. Then n3's Origin check, and a wrong link refused.
 # Then a third duel on n2 (or n3), watched by a page; its node stopped, the duel's log deleted from Redis and
 # the node killed: nobody can take it over, and the page says "could not be found on any node" once the
 # live node said so, within 12 s of the kill (before: after 40 answers, 10 s of them at least).
@@ -31,7 +32,7 @@ export XDG_STATE_HOME="$TMP/state" # the bots' keys and known servers: this test
 redis_start
 echo "the web's own secret" >"$TMP/pw"
 
-declare -A NPID NPORT NWEB
+declare -A NPID NPORT NWEB BOTPID
 node_start() { # NAME ARGS...: a node with --web, its ports in NPORT and NWEB once it listens
 	local name="$1"
 	shift
@@ -60,6 +61,7 @@ bot() { # NAME ARGS...
 	"$W" bot "127.0.0.1:${NPORT[${BOTNODE:-n1}]}" --name "$name" --think "${THINK:-40}" --games 1 --reconnect 30 \
 		--password-file "$TMP/pw" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	PIDS+=($!)
+	BOTPID[$name]=$!
 }
 room() { # NAME ARGS...: a room made on n1 by bot NAME; its code in ROOM_NAME
 	bot "$@" --new-room --size 51
@@ -121,6 +123,13 @@ while IFS= read -r line <&3; do
 		kill -9 "${NPID[$GN]}"
 		echo "# $GN stopped, its duel's log deleted, killed at ${SECONDS} s"
 		echo vanished >&4
+		continue
+	fi
+	if [ "$line" = leave ]; then
+		# Each room's second player leaves (SIGTERM: its BYE, a forfeit): the duel's end, now.
+		kill -TERM "${BOTPID[Ann-b]}" "${BOTPID[Dee-b]}" 2>/dev/null
+		echo "# Ann-b and Dee-b stopped at ${SECONDS} s"
+		echo left >&4
 		continue
 	fi
 	if [ "$line" = kill ]; then
