@@ -33,6 +33,7 @@ finish() {
 	T kill-server >/dev/null 2>&1
 	for p in "${PIDS[@]}" $REDIS; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	if [ -n "${WIZWAR_KEEP:-}" ]; then mkdir -p "$WIZWAR_KEEP" && cp -r "$TMP" "$WIZWAR_KEEP/" 2>/dev/null; fi # as proc_lib.sh
 	rm -rf "$TMP"
 }
 trap finish EXIT
