@@ -35,8 +35,8 @@ enum pconn_side {
  * frames corked before it, or a record of its own: 240 bytes, pconn_pad_class) goes raw
  * too. Deflating it would not make the record, and so the bytes on the wire, one byte
  * shorter, and nearly every frame the shared deflater takes restarts it (a hash cleared,
- * a history hashed in, Huffman trees built: some 60,000 instructions, a fifth of a
- * command's user-space CPU at 5,000 duels; issue 29, docs/benchmarks.md). What still
+ * a history hashed in, Huffman trees built: some 60,000 instructions; zlib was 8% of the
+ * server's user-space samples at 5,000 duels; issue 29, docs/benchmarks.md). What still
  * goes deflated: frames that would spill into a larger padding class (a layout made
  * anew, the log at END). */
 struct pconn_config {
