@@ -296,6 +296,18 @@ pconn_flush(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto
 	return seal(c, out, cap, len, e);
 }
 
+/* Would the frame, raw, fit in the padding its record pays for already (pconn_config's
+ * fit_raw)? The record is the corked frames, or this frame alone (fill 0: the smallest class). */
+static bool
+fits_raw(const struct pconn *c, int type, size_t plen)
+{
+	uint8_t hdr[PROTO_HEADER_MAX];
+	size_t fill = c->corked || c->ob_len > 0 ? c->ob_len : 0;
+	int hl = frame_header(hdr, type, false, plen);
+
+	return hl >= 0 && fill + (size_t)hl + plen <= pconn_padded(fill);
+}
+
 /* A payload already encoded (buf, plen bytes) as one frame of `type`: deflated when that is on,
  * then sealed, or kept while corked. The secure half of pconn_send. */
 static int
@@ -312,7 +324,8 @@ frame_out(struct pconn *c, int type, const uint8_t *buf, size_t plen, uint8_t *o
 	 * deflates (protocol 4): a client's frames are commands and small, and a server
 	 * that never inflates needs no inflate state per connection. */
 	fb = out + cap - PCONN_RECORD_MAX + PROTO_HEADER_MAX;
-	if (c->side == PCONN_SERVER && c->joined && plen >= c->cfg.deflate_min && !never_deflated(type)) {
+	if (c->side == PCONN_SERVER && c->joined && plen >= c->cfg.deflate_min && !never_deflated(type) &&
+	    !(c->cfg.fit_raw && fits_raw(c, type, plen))) {
 		if (zstream_deflate(&c->z, buf, plen, fb, PROTO_FRAME_MAX, &flen, e) < 0)
 			return PROTO_BROKEN;
 		deflated = true;

@@ -28,14 +28,24 @@ enum pconn_side {
 #define PCONN_DEFLATE_MIN 32
 
 /* How a connection compresses. The protocol is ZSTREAM_STREAM with the default
- * parameters and PCONN_DEFLATE_MIN; other settings exist so the benchmark can
- * measure them, and both ends must then use the same. */
+ * parameters, PCONN_DEFLATE_MIN and fit_raw; other settings exist so the benchmark can
+ * measure them, and both ends must then use the same.
+ *
+ * fit_raw: a payload that fits raw in the padding its record pays for already (the
+ * frames corked before it, or a record of its own: 240 bytes, pconn_pad_class) goes raw
+ * too. Deflating it would not make the record, and so the bytes on the wire, one byte
+ * shorter, and nearly every frame the shared deflater takes restarts it (a hash cleared,
+ * a history hashed in, Huffman trees built: some 60,000 instructions; zlib was 8% of the
+ * server's user-space samples at 5,000 duels; issue 29, docs/benchmarks.md). What still
+ * goes deflated: frames that would spill into a larger padding class (a layout made
+ * anew, the log at END). */
 struct pconn_config {
 	int zmode;                   /* enum zstream_mode */
 	struct zstream_params zpar;
 	size_t deflate_min;
+	bool fit_raw;
 };
-#define PCONN_CONFIG_DEFAULT ((struct pconn_config){ ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT, PCONN_DEFLATE_MIN })
+#define PCONN_CONFIG_DEFAULT ((struct pconn_config){ ZSTREAM_STREAM, ZSTREAM_PARAMS_DEFAULT, PCONN_DEFLATE_MIN, true })
 
 /*
  * A connection's life (docs/protocol.md, "Handshake" and "Encrypted records"):

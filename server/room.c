@@ -384,18 +384,23 @@ last_put(struct seat *st, const struct view *v)
 	return true;
 }
 
+/* The seat's last view into v, as a view zeroed then filled: every byte but the grids' is
+ * copied, and the grids past the first n rows and columns are zero already unless `*side`
+ * (struct server's prev_side) says a larger level's may be left there. */
 static void
-last_get(const struct seat *st, struct view *v)
+last_get(const struct seat *st, struct view *v, int *side)
 {
 	const uint8_t *b = st->last;
 	size_t n;
 
-	memset(v, 0, sizeof *v);
 	memcpy(v, b, GRIDS_AT);
 	b += GRIDS_AT;
 	memcpy((uint8_t *)v + GRIDS_END, b, sizeof *v - GRIDS_END);
 	b += sizeof *v - GRIDS_END;
 	n = v->opt.size <= LEVEL_MAX ? v->opt.size : LEVEL_MAX;
+	if ((size_t)*side > n)
+		memset((uint8_t *)v + GRIDS_AT, 0, GRIDS_END - GRIDS_AT);
+	*side = (int)n;
 	for (size_t y = 0; y < n; y++, b += n)
 		view_row_copy(v->cell[y], b, n);
 	for (size_t y = 0; y < n; y++, b += n)
@@ -588,7 +593,7 @@ send_updates(struct gameroom *r, const struct events *ev)
 		if (!st->conn || !st->last_valid)
 			continue;
 		view_build_after(game_of(r), p, ev, &s->view);
-		last_get(st, &s->prev);
+		last_get(st, &s->prev, &s->prev_side);
 		m->type = WIRE_UPDATE;
 		if (update_make(&s->prev, &s->view, ev, p, &m->u.update, &s->err) != 0) {
 			conn__drop(st->conn, PERR_SERVER, s->err.why);

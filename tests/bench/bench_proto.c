@@ -34,20 +34,21 @@ struct cfg {
 };
 
 static const struct cfg cfgs[] = {
-	{ "stream, sync flush, raw below 32 bytes (the protocol)", { ZSTREAM_STREAM, { 9, 11, 5 }, PCONN_DEFLATE_MIN } },
-	{ "the same, on the first duels only", { ZSTREAM_STREAM, { 9, 11, 5 }, PCONN_DEFLATE_MIN } },
-	{ "the same with a 32 KiB window, memLevel 8, raw below 8 bytes (protocol 3)", { ZSTREAM_STREAM, { 9, 15, 8 }, 8 } },
-	{ "no deflate", { ZSTREAM_STREAM, { 9, 15, 8 }, (size_t)-1 } },
-	{ "per frame, when smaller", { ZSTREAM_FRAME, { 9, 15, 8 }, 0 } },
-	{ "stream, every frame deflated", { ZSTREAM_STREAM, { 9, 15, 8 }, 0 } },
-	{ "stream, raw below 16 bytes", { ZSTREAM_STREAM, { 9, 15, 8 }, 16 } },
-	{ "stream, 4 KiB window, memLevel 5, raw below 8 bytes", { ZSTREAM_STREAM, { 9, 12, 5 }, 8 } },
-	{ "stream, level 6, raw below 8 bytes", { ZSTREAM_STREAM, { 6, 15, 8 }, 8 } },
+	{ "stream, sync flush, raw below 32 bytes or fitting its record raw (the protocol)", { ZSTREAM_STREAM, { 9, 11, 5 }, PCONN_DEFLATE_MIN, true } },
+	{ "the same, on the first duels only", { ZSTREAM_STREAM, { 9, 11, 5 }, PCONN_DEFLATE_MIN, true } },
+	{ "the same, deflating what fits its record raw too", { ZSTREAM_STREAM, { 9, 11, 5 }, PCONN_DEFLATE_MIN, false } },
+	{ "the same with a 32 KiB window, memLevel 8, raw below 8 bytes (protocol 3)", { ZSTREAM_STREAM, { 9, 15, 8 }, 8, false } },
+	{ "no deflate", { ZSTREAM_STREAM, { 9, 15, 8 }, (size_t)-1, false } },
+	{ "per frame, when smaller", { ZSTREAM_FRAME, { 9, 15, 8 }, 0, false } },
+	{ "stream, every frame deflated", { ZSTREAM_STREAM, { 9, 15, 8 }, 0, false } },
+	{ "stream, raw below 16 bytes", { ZSTREAM_STREAM, { 9, 15, 8 }, 16, false } },
+	{ "stream, 4 KiB window, memLevel 5, raw below 8 bytes", { ZSTREAM_STREAM, { 9, 12, 5 }, 8, false } },
+	{ "stream, level 6, raw below 8 bytes", { ZSTREAM_STREAM, { 6, 15, 8 }, 8, false } },
 	/* Issue 29: fewer frames through the shared deflater, each of which costs a restart. */
-	{ "stream, 2 KiB window, raw below 8 bytes (protocol 4 to 6)", { ZSTREAM_STREAM, { 9, 11, 5 }, 8 } },
-	{ "stream, 2 KiB window, raw below 24 bytes", { ZSTREAM_STREAM, { 9, 11, 5 }, 24 } },
-	{ "stream, 1 KiB window, memLevel 4, raw below 8 bytes", { ZSTREAM_STREAM, { 9, 10, 4 }, 8 } },
-	{ "stream, 1 KiB window, memLevel 4, raw below 24 bytes", { ZSTREAM_STREAM, { 9, 10, 4 }, 24 } },
+	{ "stream, 2 KiB window, raw below 8 bytes (protocol 4 to 6)", { ZSTREAM_STREAM, { 9, 11, 5 }, 8, false } },
+	{ "stream, 2 KiB window, raw below 24 bytes", { ZSTREAM_STREAM, { 9, 11, 5 }, 24, false } },
+	{ "stream, 1 KiB window, memLevel 4, raw below 8 bytes", { ZSTREAM_STREAM, { 9, 10, 4 }, 8, false } },
+	{ "stream, 1 KiB window, memLevel 4, raw below 24 bytes", { ZSTREAM_STREAM, { 9, 10, 4 }, 24, false } },
 };
 #define NCFG ((int)(sizeof cfgs / sizeof cfgs[0]))
 

@@ -734,7 +734,8 @@ DUELS = [  # size, fov, potions, seed, bot level
 
 
 def check_deflate_settings(doc):
-    """The deflated START example made again, byte for byte, with the settings the
+    """The deflated START example (FoV off, too long to fit a record's padding raw) made
+    again, byte for byte, on a fresh stream, with the settings the
     worked examples name (level, raw window bits, memLevel, strategy; one stream, a sync flush
     per frame, its 00 00 ff ff left off)."""
     m = re.search(r"`deflateInit2\(level (\d+), Z_DEFLATED, windowBits (-\d+)`[^`]*`, memLevel (\d+), "
@@ -744,7 +745,7 @@ def check_deflate_settings(doc):
     def block(caption):
         return bytes.fromhex(re.search(re.escape(caption) + r"[^\n]*:\n\n```\n(.*?)```", doc, re.S).group(1))
     z = zlib.compressobj(level, zlib.DEFLATED, wbits, memlevel, zlib.Z_DEFAULT_STRATEGY)
-    for payload, framed in (("START payload", "START frame, deflated"),):
+    for payload, framed in (("START payload with FoV off", "That START frame"),):
         out = z.compress(block(payload)) + z.flush(zlib.Z_SYNC_FLUSH)
         f = block(framed)
         if out[-4:] != b"\x00\x00\xff\xff" or out[:-4] != f[2 if f[1] < 0x80 else 3:]:

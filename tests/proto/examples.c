@@ -738,7 +738,7 @@ gen_examples(FILE *o)
 	start_msg = m.u.start;
 	memcpy(start_pl, payload, len);
 	start_len = len;
-	SHOW(&gs, &m, "START frame, deflated: the first deflated frame of the server's stream to that player");
+	SHOW(&gs, &m, "START frame: it fits raw in a record's smallest padding (240 bytes), where deflating it would save no byte on the wire, so it goes raw and leaves the server's deflate stream to that player untouched");
 	{
 		/* The same level, whole: FoV off, as after Magic Mapping. */
 		struct pconn fresh;
@@ -759,12 +759,14 @@ gen_examples(FILE *o)
 		pconn_init(&fresh_c, PCONN_CLIENT);
 		secure_pair(&fresh, &fresh_c);
 		fresh.joined = true;
+		size_t flen;
 		wire_encode(&m, payload, sizeof payload, &len, NULL);
-		fprintf(o, "START with FoV off carries the whole level that way: %zu bytes of payload, ", len);
-		if (frame(&fresh, &m, out, &len) != 0)
+		if (frame(&fresh, &m, out, &flen) != 0)
 			return -1;
-		fprintf(o, "%zu bytes as a deflated frame.\n\n", len);
-		block(o, "That START frame", out, len);
+		fprintf(o, "START with FoV off carries the whole level that way: %zu bytes of payload, too long to fit "
+		        "a record's smallest padding raw, so deflated: %zu bytes as a frame.\n\n", len, flen);
+		block(o, "START payload with FoV off", payload, len);
+		block(o, "That START frame", out, flen);
 		pconn_finish(&fresh);
 	}
 	{
