@@ -639,6 +639,38 @@ net__link_lost(struct net *n, const char *why)
 	                                                                                      : n->cfg.reconnect_ms);
 }
 
+/*
+ * ERROR MOVING before a WELCOME: the room's node stopped answering and the cluster is taking the room
+ * over (docs/server.md, "A cluster"). A link lost before (a seat, or a watch being followed, in
+ * NET_RECONNECTING) goes on as for any drop when the server closes it: net__link_lost tries the nodes
+ * NODES named, and a note at each try would only repeat what the lost link said. A first ask (a new
+ * `wizwar watch`, which knows no other node yet) asks the same node again every NET_MOVING_RETRY_MS,
+ * saying so once, for reconnect_for_ms: by then that node sends it to the room's new node, or
+ * refuses it (the room is gone), and that is said.
+ */
+bool
+net__moving(struct net *n, const char *text)
+{
+	uint64_t now = net__now(n);
+
+	if (n->phase != NET_CONNECTING)
+		return true;
+	if (n->moving_since == 0) {
+		n->moving_since = now;
+		net__fail(n, PERR_MOVING, false, "%s: asking again every %u ms, for up to %u s", text, NET_MOVING_RETRY_MS,
+		          (n->cfg.reconnect_for_ms + 999) / 1000);
+	} else if (now - n->moving_since >= n->cfg.reconnect_for_ms) {
+		n->fatal = true;
+		net__fail(n, PERR_MOVING, true, "%s (still, after %u s of asking): giving up", text,
+		          (unsigned)((now - n->moving_since) / 1000));
+		net_close(n);
+		return true;
+	}
+	net__close_link(n);
+	n->moving_at = now + NET_MOVING_RETRY_MS;
+	return true;
+}
+
 /* Node i of the cluster's: its address (an IP address: NODES carries nothing else, so no lookup)
  * and its key, pinned, for the next attempt. */
 static void
@@ -838,6 +870,11 @@ on_tick(uv_timer_t *t)
 	if (n->phase == NET_CONNECTING && n->fallback_at && n->link == NULL && !n->resolving && tnow >= n->fallback_at) {
 		n->fallback_at = 0;
 		start_lookup(n); /* the node first asked, by the name given: it may have moved */
+		return;
+	}
+	if (n->phase == NET_CONNECTING && n->moving_at && n->link == NULL && tnow >= n->moving_at) {
+		n->moving_at = 0;
+		net__try_connect(n); /* the node that said MOVING, at the address that answered */
 		return;
 	}
 	unsigned bound = n->redirected && n->cfg.connect_ms > NET_REDIRECT_WAIT_MS ? NET_REDIRECT_WAIT_MS : n->cfg.connect_ms;

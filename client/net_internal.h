@@ -36,6 +36,10 @@ struct seen {
 #define NET_FALLBACKS_MAX 3
 /* After a drop, the next of a cluster's nodes is tried this soon (one attempt a reconnect_ms otherwise). */
 #define NET_NODE_RETRY_MS 250
+/* A join told MOVING (the room's node died and another is taking it over) asks the same node again this
+ * much later, for at most reconnect_for_ms: twice a second stays within a server's handshake budget
+ * per address (30, one more a second) for as long as a takeover takes. */
+#define NET_MOVING_RETRY_MS 500
 
 struct net {
 	uv_loop_t *loop;
@@ -63,6 +67,10 @@ struct net {
 	bool redirected;           /* the link being made follows a REDIRECT */
 	unsigned fallbacks;        /* times this join went back to the origin */
 	uint64_t fallback_at;      /* when the origin is asked again (loop ms; 0: not waiting) */
+	/* Told MOVING before a WELCOME (a spectator's first ask of a room whose node just died): the
+	 * same node is asked again at moving_at (0: not waiting), said once, until moving_since +
+	 * reconnect_for_ms. */
+	uint64_t moving_at, moving_since;
 	/* A cluster's nodes (NODES, from a node we trusted): when the link drops, the seat is looked
 	 * for on the next of them, each with the key given here pinned; never first on the node whose
 	 * link dropped (if it is alive, the others send us back to it). */
@@ -170,6 +178,7 @@ void net__close_link(struct net *n);
 void net__redirect(struct net *n, const char *host, int port, const uint8_t key[PROTO_KEY_LEN]);
 void net__nodes(struct net *n, const struct wire_nodes *d); /* NODES: the nodes to resume on */
 void net__link_lost(struct net *n, const char *why); /* reconnect if a seat is held, else give up */
+bool net__moving(struct net *n, const char *text);   /* ERROR MOVING before a WELCOME: ask again in a moment */
 void net__try_connect(struct net *n);
 /* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */
 WW_COLD int net__check_server_key(struct net *n);

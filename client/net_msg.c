@@ -93,6 +93,7 @@ on_welcome(struct net *n, const struct wire_msg *m)
 	n->redirects = 0; /* counted for one join: a resume later on another node counts afresh */
 	n->redirected = false;
 	n->fallbacks = 0;
+	n->moving_at = n->moving_since = 0;
 	n->player = m->u.welcome.player;
 	n->watching = n->player == WELCOME_SPECTATOR;
 	n->controller = m->u.welcome.controller;
@@ -343,6 +344,8 @@ on_error(struct net *n, const struct wire_msg *m)
 		net__try_connect(n);
 		return true;
 	}
+	if (er->code == PERR_MOVING && !n->joined)
+		return net__moving(n, er->text);
 	if (er->fatal && (er->code == PERR_CRYPTO || er->code == PERR_RECORD) && net__has_seat(n)) {
 		/* A record of ours reached the server changed (a bit flipped on the way, a
 		 * tamperer who cannot read it): the server dropped the link and holds the seat,

@@ -100,6 +100,7 @@
 	X(LIMIT,          109, "too much, too fast: a rate limit") \
 	X(NO_ROOM,        110, "no room with that code") \
 	X(NO_SPECTATORS,  111, "the players of this room do not allow spectators") \
+	X(MOVING,         112, "the room is moving to another node: ask again in a moment") \
 	X(NAME_OWNED,     120, "that name belongs to another player's key on this server") \
 	X(BANNED,         130, "banned from this server by its operator") \
 	X(MUTED,          131, "muted on this server by its operator: chat is not delivered")

@@ -108,6 +108,8 @@ struct conn {
 	int seat;                  /* JOINED: 0 or 1; else -1 (a spectator too) */
 	bool spect;                /* JOINED as a spectator (spect.c): on its room's list, no seat */
 	struct conn *snext, *sprev; /* that list */
+	uint64_t spect_from;       /* the first of its room's spectator messages it is sent (spect.c): its snapshot
+	                            * at the join holds what the ones before said */
 	unsigned chat_count;
 	uint64_t chat_window;
 	unsigned budget_frames;    /* frames and inflated bytes in the current second */
@@ -181,15 +183,16 @@ struct spect_room {
 	struct spect_held held[SPECT_DELAY_MAX + 1]; /* a ring, by turn_no % (SPECT_DELAY_MAX + 1) */
 	uint8_t *last;             /* the frame last sent (the snapshot a newcomer gets), a payload */
 	size_t last_len;
-	struct conn *cursor;       /* the next spectator `last` goes to (spect.c, fan_out); NULL: all have it */
+	/* Everything the spectators' connections are sent but their snapshot (frames, counts, chat,
+	 * LOBBY) goes through one queue, in slices (spect.c, fan_out): `batch` to every spectator from
+	 * `cursor` on, then what was queued meanwhile, in the order it was made. */
+	struct spect_item *batch;  /* the messages of the fan-out under way, in order */
+	struct spect_item *queue, **queue_tail; /* made since it began: the next fan-out's */
+	uint64_t seq;              /* messages made so far: the next one's number */
+	struct conn *cursor;       /* the next spectator the batch goes to; NULL: no fan-out under way */
 	uv_timer_t slice;          /* active while cursor is: the next slice, a millisecond on; data = room */
-	bool fan_view, fan_info;   /* what the fan-out under way carries: `last`, `info` (both: one record) */
-	uint8_t info[8];           /* the SPECT_INFO payload of the tick's count (5 bytes) */
-	size_t info_len;
 	struct spect_sink *sinks;  /* spectators inside the process (the web page's, server.h), counted in count */
 	bool hold;                 /* a command's players' records are not written yet: spectators wait (spect__hold) */
-	bool end_due, end_view;    /* held: the end's fan-out, and whether it carries a new frame */
-	struct spect_later *later; /* held: messages for every spectator, in order (spect.c) */
 };
 
 struct gameroom {

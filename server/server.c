@@ -894,20 +894,29 @@ on_auth(struct conn *c, const struct wire_auth *a)
 }
 
 /* A spectator (who has no seat to RESUME: it comes back by AUTH) asking for a room that is moving to
- * another node, as on_resume does for a player: no WELCOME, no refusal either; the connection closes
- * and the client, which follows the room (NODES), comes back in a moment to a node that holds it or
- * sends it there. A refusal (no such room) would end its watch in the middle of a takeover. */
+ * another node: no WELCOME, and no refusal (no such room), which would end its watch in the middle of
+ * a takeover. It is told MOVING, not fatal, and the connection closes: a client that knows the code
+ * asks again in a moment, also on its first ask (a new `wizwar watch`, which knows no other node
+ * yet), and one that does not shows the text and takes the close as a lost link (a spectator that
+ * watched before follows the room on the nodes NODES named, as it did when this close was silent).
+ * Held here until the room lands instead, a spectator would wait without a word for as long as the
+ * takeover takes, against its client's and this server's handshake limits. */
 static bool
 spectator_moving(struct conn *c)
 {
 	struct server *s = c->srv;
+	struct wire_msg *m = &s->out;
+	char why[PROTO_REASON_BYTES + 1];
 
 	if (c->who.role != ROLE_SPECTATOR || s->cluster == NULL || server__find_room(s, c->who.room) != NULL ||
 	    !cluster_room_moving(s->cluster, c->who.room))
 		return false;
 	server__event(s, LOG_INFO, c->who.room, c->peer, "a spectator of a room that is moving to another node: "
-	              "closed, to come back in a moment");
-	conn__close_now(c);
+	              "told MOVING and closed, to come back in a moment");
+	snprintf(why, sizeof why, "room %s is moving to another node (its node stopped answering): ask again in a moment",
+	         c->who.room);
+	wire_error_init(m, PERR_MOVING, false, why);
+	conn__send_close(c, m);
 	return true;
 }
 

@@ -11,19 +11,41 @@
 /*
  * What a spectator is shown is decided here and only here, from the views common/view.c
  * builds for the players (common/spect.c combines them); nothing a spectator sends chooses
- * it. Three rules keep the players first:
+ * it. Four rules keep the players first:
  *   - a frame is made after the players' updates of a command have been written (apply()
  *     calls spect__applied after its flush), and only at the room's tick (spect_tick_ms):
  *     a command costs the room one flag; a run of commands between ticks, one frame;
  *   - a frame is encoded once and the same payload is sealed for each spectator
  *     (pconn_send_payload: no deflate, no second encoding);
  *   - a spectator with more than spect_queued bytes waiting is dropped, never waited for:
- *     every write is libuv's, which never blocks.
+ *     every write is libuv's, which never blocks;
+ *   - whatever goes to every spectator's connection (a frame, the count, a chat line, LOBBY)
+ *     goes through one queue, in slices that stop when a player's command is waiting (fan_out):
+ *     none of it is written to a whole crowd in one pass.
  */
 
 static void on_tick(uv_timer_t *t);
 static void sinks_gone(struct spect_room *sp);
-static void later_free(struct spect_room *sp);
+
+/* A message for every spectator's connection, queued for the fan-out (fan_out). */
+struct spect_item {
+	struct spect_item *next;
+	uint64_t seq;              /* its number in the room: a spectator that joined after it has it in its snapshot */
+	int type;
+	size_t len;
+	uint8_t p[];
+};
+
+static void
+items_free(struct spect_item **l)
+{
+	struct spect_item *x;
+
+	while ((x = *l) != NULL) {
+		*l = x->next;
+		free(x);
+	}
+}
 
 void
 spect__init(struct gameroom *r)
@@ -36,6 +58,7 @@ spect__init(struct gameroom *r)
 	sp->timer.data = r;
 	uv_timer_init(r->srv->loop, &sp->slice);
 	sp->slice.data = r;
+	sp->queue_tail = &sp->queue;
 	r->handles += 2; /* room.c closes both with the room's timers */
 }
 
@@ -49,16 +72,19 @@ held_clear(struct spect_room *sp, bool last)
 	}
 	if (!last)
 		return;
-	/* A fan-out of the frame freed here stops; a count it carried goes again at the next tick
-	 * (to everyone: a second SPECT_INFO of the same count changes nothing). */
-	if (sp->cursor && sp->fan_info)
-		sp->info_dirty = true;
-	sp->cursor = NULL;
-	sp->fan_view = sp->fan_info = false;
-	uv_timer_stop(&sp->slice);
+	/* A fan-out under way has its own copies: it goes on. */
 	free(sp->last);
 	sp->last = NULL;
 	sp->last_len = 0;
+}
+
+/* The messages of l from number `from` on, to c (corked by the caller). */
+static void
+items_send(struct conn *c, const struct spect_item *l, uint64_t from)
+{
+	for (; l; l = l->next)
+		if (l->seq >= from)
+			conn__send_payload(c, l->type, l->p, l->len);
 }
 
 void
@@ -66,23 +92,34 @@ spect__finish(struct gameroom *r)
 {
 	struct spect_room *sp = &r->sp;
 	struct conn *c, *next;
+	bool reached = sp->cursor == NULL;
 
 	/* A room that closes while its server goes on (its players left) is gone for good: LEAVE. A
 	 * spectator's client rides SHUTDOWN out as a drop and looks for the room again (net.c), which
-	 * is right when the server or its node stops, and only a detour to "no room" here. */
+	 * is right when the server or its node stops, and only a detour to "no room" here. What the
+	 * fan-out had still to send goes first, in the same record: the end's frame, when the players
+	 * leave as soon as the duel is over, had reached only the first slice. */
 	for (c = sp->head; c; c = next) {
 		next = c->snext;
+		reached = reached || c == sp->cursor;
 		c->snext = c->sprev = NULL;
 		c->room = NULL;
 		c->spect = false;
+		if (c->queued <= r->srv->cfg.lim.spect_queued) {
+			conn__cork(c);
+			if (reached)
+				items_send(c, sp->batch, c->spect_from);
+			items_send(c, sp->queue, c->spect_from);
+		}
 		conn__bye(c, r->srv->closing ? r->srv->bye_reason : BYE_LEAVE);
 	}
 	sp->head = NULL;
 	sp->cursor = NULL;
 	sinks_gone(sp);
 	sp->count = 0;
-	later_free(sp);
-	sp->end_due = false;
+	items_free(&sp->batch);
+	items_free(&sp->queue);
+	sp->queue_tail = &sp->queue;
 	held_clear(sp, true);
 	uv_timer_stop(&sp->timer);
 	uv_timer_stop(&sp->slice);
@@ -232,54 +269,30 @@ hold_turn(struct gameroom *r)
 	hold_game(r, room__game(r));
 }
 
-/* A message for every spectator made while the room's spectators are held (spect__hold). */
-struct spect_later {
-	struct spect_later *next;
-	int type;
-	size_t len;
-	uint8_t p[];
-};
+static void fan_start(struct gameroom *r);
 
+/* A payload for every spectator's connection, queued after what was queued before it (out of
+ * memory: that message is lost to the spectators, as a dropped one). fan_start sends it. */
 static void
-later_free(struct spect_room *sp)
+queue_add(struct spect_room *sp, int type, const uint8_t *p, size_t len)
 {
-	struct spect_later *l;
+	struct spect_item *x;
 
-	while ((l = sp->later) != NULL) {
-		sp->later = l->next;
-		free(l);
-	}
+	if (sp->head == NULL || (x = malloc(sizeof *x + len)) == NULL)
+		return;
+	*x = (struct spect_item){ NULL, sp->seq++, type, len };
+	memcpy(x->p, p, len);
+	*sp->queue_tail = x;
+	sp->queue_tail = &x->next;
 }
 
-/* The same payload to every spectator; one too slow to keep up is dropped. Held, it waits in
- * sp->later (out of memory: that message is lost to the spectators, as a dropped one). */
+/* The same payload to every spectator: the in-process ones now, the connections in slices. */
 static void
 broadcast(struct gameroom *r, int type, const uint8_t *p, size_t len)
 {
-	struct server *s = r->srv;
-	struct conn *c, *next;
-
-	if (r->sp.hold) {
-		struct spect_later *l = malloc(sizeof *l + len), **tail = &r->sp.later;
-		if (l == NULL)
-			return;
-		while (*tail)
-			tail = &(*tail)->next;
-		*l = (struct spect_later){ NULL, type, len };
-		memcpy(l->p, p, len);
-		*tail = l;
-		return;
-	}
-
-	for (c = r->sp.head; c; c = next) {
-		next = c->snext;
-		if (c->queued > s->cfg.lim.spect_queued) {
-			conn__drop_unlogged(c, PERR_LIMIT, "a spectator too slow to keep up");
-			continue;
-		}
-		conn__send_payload(c, type, p, len);
-	}
 	sinks_send(&r->sp, type, p, len);
+	queue_add(&r->sp, type, p, len);
+	fan_start(r);
 }
 
 void
@@ -293,8 +306,9 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
 }
 
 /*
- * What the tick has for the spectators (the last frame, the count, or both in one record:
- * one seal and one write(2) a spectator), from sp->cursor on, at most SPECT_SLICE of them, and
+ * The batch (what was queued when this fan-out began: the tick's count and frame, a chat line,
+ * LOBBY, in the order they were made, in one record: one seal and one write(2) a spectator)
+ * to the spectators from sp->cursor on, at most SPECT_SLICE of them, and
  * fewer as soon as the loop has anything else to do: every SPECT_PEEK spectators the loop's own
  * poll descriptor (epoll's, uv_backend_fd) is asked without waiting whether one of its sockets
  * is ready, and if so the slice stops there. A player's command that arrives during a fan-out
@@ -315,6 +329,12 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
  * for a core: own update p99 7.18x unwatched against 1.76x with the 1 ms sleep (idle machine,
  * side by side, docs/benchmarks.md). A spectator that joins meanwhile has had the frame and the
  * count as its snapshot; one that leaves moves the cursor on.
+ *
+ * What is queued while a batch goes out waits for the next fan-out, which begins a slice after
+ * this one ends: every spectator so gets every message in the order the room made them (a chat
+ * line said while a frame went out comes after that frame, to each), and a chat line or LOBBY
+ * to 256 spectators, once one pass (some 2.5 ms that a player's command waited behind), stops
+ * for a player's command as a frame does.
  */
 #ifndef SPECT_SLICE /* knobs for bench_spect's side-by-side runs */
 #define SPECT_SLICE 64
@@ -351,38 +371,48 @@ fan_out(struct gameroom *r)
 			conn__drop_unlogged(c, PERR_LIMIT, "a spectator too slow to keep up");
 			continue;
 		}
-		if (sp->fan_info && sp->fan_view) {
-			conn__cork(c);
-			conn__send_payload(c, WIRE_SPECT_INFO, sp->info, sp->info_len);
-			conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
-			conn__flush(c);
-		} else if (sp->fan_info) {
-			conn__send_payload(c, WIRE_SPECT_INFO, sp->info, sp->info_len);
-		} else {
-			conn__send_payload(c, WIRE_SPECT_VIEW, sp->last, sp->last_len);
-		}
+		conn__cork(c);
+		items_send(c, sp->batch, c->spect_from);
+		conn__flush(c);
 #if SPECT_PEEK > 0
 		if (n % SPECT_PEEK == 0 && sp->cursor && loop_waiting(s->loop))
 			break;
 #endif
 	}
+	if (sp->cursor == NULL) {
+		/* This batch is out: the next one, made meanwhile, from the newest spectator, a slice on. */
+		items_free(&sp->batch);
+		if (sp->queue && sp->head && !sp->hold) {
+			sp->batch = sp->queue;
+			sp->queue = NULL;
+			sp->queue_tail = &sp->queue;
+			sp->cursor = sp->head;
+		}
+	}
 	if (sp->cursor && !r->dying) {
 		uv_timer_start(&sp->slice, on_slice, 1, 0);
 		return;
 	}
-	sp->fan_view = sp->fan_info = false;
 	uv_timer_stop(&sp->slice);
 }
 
-/* A fan-out from the newest spectator on: the new frame if `view`, and the count if one is due. */
+/* What is queued, from the newest spectator on, unless a fan-out is under way (what is queued goes
+ * when it is done) or the players' record is not written yet (spect__release). */
 static void
-fan_start(struct gameroom *r, bool view)
+fan_start(struct gameroom *r)
 {
 	struct spect_room *sp = &r->sp;
 
-	sp->fan_view = view;
-	if (!view && !sp->fan_info)
+	if (sp->cursor || sp->hold || r->dying || sp->queue == NULL)
 		return;
+	if (sp->head == NULL) {
+		items_free(&sp->queue);
+		sp->queue_tail = &sp->queue;
+		return;
+	}
+	sp->batch = sp->queue;
+	sp->queue = NULL;
+	sp->queue_tail = &sp->queue;
 	sp->cursor = sp->head;
 	fan_out(r);
 }
@@ -508,17 +538,21 @@ on_tick(uv_timer_t *t)
 	if (r->dying)
 		return;
 	/* Everyone hears the count at most once a tick, however fast spectators come and go: the
-	 * players at once, the spectators with the tick's frame, in the same record (fan_out). */
+	 * players at once, the spectators with the tick's frame, in the same record (fan_out, when
+	 * no fan-out is under way: arm() waits for its end). */
 	if (sp->info_dirty) {
+		size_t len;
 		sp->info_dirty = false;
 		info_players(r);
 		info_fill(r, &s->out);
-		if (wire_encode(&s->out, sp->info, sizeof sp->info, &sp->info_len, &s->err) == 0) {
-			sinks_send(sp, WIRE_SPECT_INFO, sp->info, sp->info_len);
-			sp->fan_info = sp->head != NULL;
+		if (wire_encode(&s->out, s->spayload, sizeof s->spayload, &len, &s->err) == 0) {
+			sinks_send(sp, WIRE_SPECT_INFO, s->spayload, len);
+			queue_add(sp, WIRE_SPECT_INFO, s->spayload, len);
 		}
 	}
-	fan_start(r, sp->dirty && (sp->head || sp->sinks) && new_frame(r));
+	if (sp->dirty && (sp->head || sp->sinks) && new_frame(r))
+		queue_add(sp, WIRE_SPECT_VIEW, sp->last, sp->last_len);
+	fan_start(r);
 }
 
 /* ---- the room's events ---- */
@@ -552,21 +586,12 @@ spect__applied(struct gameroom *r, const struct events *ev)
 void
 spect__ended(struct gameroom *r)
 {
-	/* Right away, not at the tick (in slices, as every frame). A room that closes with its duel
-	 * has sent the first slice; its spectators are told BYE (spect__finish). */
-	if (r->sp.head || r->sp.sinks) {
-		/* A fan-out under way starts again from the newest spectator, with the end's frame
-		 * and the count it carried, if any. */
-		uv_timer_stop(&r->sp.timer);
-		uv_timer_stop(&r->sp.slice);
-		r->sp.cursor = NULL;
-		bool view = new_frame(r); /* now: the game is the room's only until finish is done */
-		if (r->sp.hold) {
-			r->sp.end_due = true;
-			r->sp.end_view = view;
-		} else {
-			fan_start(r, view);
-		}
+	/* Right away, not at the tick (in slices, as every frame, after a fan-out under way and once
+	 * the players' record is written: spect__release). A room that closes with its duel sends
+	 * what is left of it before its BYE (spect__finish). */
+	if ((r->sp.head || r->sp.sinks) && new_frame(r)) { /* now: the game is the room's only until finish is done */
+		queue_add(&r->sp, WIRE_SPECT_VIEW, r->sp.last, r->sp.last_len);
+		fan_start(r);
 	}
 	held_clear(&r->sp, false);
 }
@@ -577,8 +602,8 @@ spect__ended(struct gameroom *r)
  * and LOBBY, a write to each of them. Held, those wait until the players' record is written:
  * with a thousand spectators the last command's own update waited behind 1,064 spectators'
  * sends (some 10 ms of the server's CPU).
- * What each spectator gets, and in which order, is unchanged: the end's first slice, then LOBBY
- * to all, the rest of the slices after.
+ * What each spectator gets, and in which order, is unchanged: the end's frame, then LOBBY, in
+ * slices (fan_out).
  */
 void
 spect__hold(struct gameroom *r)
@@ -589,26 +614,10 @@ spect__hold(struct gameroom *r)
 void
 spect__release(struct gameroom *r)
 {
-	struct spect_room *sp = &r->sp;
-	struct spect_later *l;
-
-	if (!sp->hold)
+	if (!r->sp.hold)
 		return;
-	sp->hold = false;
-	if (r->dying) { /* spect__finish told everyone BYE */
-		later_free(sp);
-		sp->end_due = false;
-		return;
-	}
-	if (sp->end_due) {
-		sp->end_due = false;
-		fan_start(r, sp->end_view);
-	}
-	while ((l = sp->later) != NULL) {
-		sp->later = l->next;
-		broadcast(r, l->type, l->p, l->len);
-		free(l);
-	}
+	r->sp.hold = false;
+	fan_start(r); /* nothing when the room closed meanwhile: spect__finish sent it with BYE */
 }
 
 /* ---- spectators ---- */
@@ -633,6 +642,7 @@ spect__join(struct gameroom *r, struct conn *c)
 	c->state = CONN_JOINED;
 	c->srv->m.welcomed++;
 	c->sprev = NULL;
+	c->spect_from = sp->seq; /* what is queued now, its snapshot below holds */
 	c->snext = sp->head;
 	if (sp->head)
 		sp->head->sprev = c;

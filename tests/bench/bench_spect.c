@@ -42,10 +42,14 @@
  * resampling whole rounds (players_report). Goals (issue 32): at most 20 µs a command more with
  * 1,000 spectators; the players' p99 not worse; the first frame within 50 ms and 8 KiB;
  * restated: a frame a spectator at most 2x the floor, the players' p99 within 2x unwatched.
- * Usage: bench_spect [N [ROUNDS]] (1000, 3).
+ * Usage: bench_spect [N [ROUNDS]] (1000, 3). BENCH_SPECT_CHAT_MS=M: the crowd's spectators take
+ * turns to say a chat line every M ms (the room lets 20 through in 10 s: M of 500 or more), which
+ * goes to all of them; its fan-outs count with the frames' ("during a fan-out"), and the server's
+ * CPU a frame then carries the chat's too.
  */
 
 static struct auth_identity server_id;
+static unsigned chat_ms;
 
 /* A server of one room whose duel's level is seed's: the two duels of a round are the same duel
  * (the rules are deterministic, the bots' generators the round's), command for command. */
@@ -131,6 +135,7 @@ struct duel {
 	uint32_t nsizes;
 	int report_fd;             /* the crowd's: where the count goes at SIGTERM */
 	struct bursts *bursts;     /* the crowd's writes, shared */
+	int chat_next;             /* the crowd's: the spectator who says the next chat line */
 	struct net *late;
 	uint64_t late_t0, late_first_ns;
 	size_t late_bytes;
@@ -242,6 +247,31 @@ record_bytes(const struct wire_sview *v, size_t *plen)
 	return (uint32_t)(2 + pconn_padded((size_t)hl + *plen) + NOISE_TAG_LEN);
 }
 
+/* A message of a fan-out reached the crowd: the burst it belongs to, or a new one. */
+static void
+burst(struct bursts *bu)
+{
+	uint64_t now = uv_hrtime();
+
+	if (bu->n > 0 && now - bu->end[bu->n - 1] < BURST_GAP) {
+		bu->end[bu->n - 1] = now;
+	} else if (bu->n < BURSTS_MAX) {
+		bu->start[bu->n] = bu->end[bu->n] = now;
+		bu->n++;
+	}
+}
+
+static void
+s_chat(void *ud, struct net *n, const char *name, const char *text)
+{
+	struct duel *d = ud;
+
+	(void)name;
+	(void)text;
+	if (n != d->late)
+		burst(d->bursts);
+}
+
 static void
 s_view(void *ud, struct net *n, const struct wire_sview *v)
 {
@@ -249,15 +279,8 @@ s_view(void *ud, struct net *n, const struct wire_sview *v)
 	size_t len = 0;
 
 	if (n != d->late) {
-		struct bursts *bu = d->bursts;
-		uint64_t now = uv_hrtime();
 		d->frames++;
-		if (bu->n > 0 && now - bu->end[bu->n - 1] < BURST_GAP) {
-			bu->end[bu->n - 1] = now;
-		} else if (bu->n < BURSTS_MAX) {
-			bu->start[bu->n] = bu->end[bu->n] = now;
-			bu->n++;
-		}
+		burst(d->bursts);
 		/* The first spectator's records, which the floor writes again (floor_ns). */
 		if (n == d->spect[0] && d->nsizes < SIZES_MAX && (d->sizes[d->nsizes] = record_bytes(v, &len)) > 0)
 			d->nsizes++;
@@ -298,6 +321,7 @@ spectator(struct duel *d, const char *name)
 	nc.ud = d;
 	nc.ev.welcome = s_welcome;
 	nc.ev.spect_view = s_view;
+	nc.ev.spect_chat = s_chat;
 	nc.ev.closed = s_closed;
 	if ((n = net_create(d->loop, &nc, why, sizeof why)) == NULL) {
 		fprintf(stderr, "bench_spect: %s\n", why);
@@ -351,6 +375,14 @@ crowd_stop(uv_signal_t *h, int sig)
 	_exit(0);
 }
 
+static void
+crowd_chat(uv_timer_t *t)
+{
+	struct duel *d = t->data;
+
+	(void)net_spect_chat(d->spect[d->chat_next++ % d->nspect], "gl");
+}
+
 /* The crowd: N spectators in a process of their own, so that decoding their frames does not
  * slow the players' loop here. It writes one byte once all are in, and at SIGTERM the frames
  * they received (*rfd: where to read them). */
@@ -390,6 +422,11 @@ spawn_crowd(int port, const char *room, int n, struct bursts *bu, int *rfd)
 		uv_signal_init(&loop, &stop);
 		stop.data = d;
 		uv_signal_start(&stop, crowd_stop, SIGTERM);
+		uv_timer_t chat;
+		uv_timer_init(&loop, &chat);
+		chat.data = d;
+		if (chat_ms)
+			uv_timer_start(&chat, crowd_chat, chat_ms, chat_ms);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		_exit(0);
 	}
@@ -831,6 +868,7 @@ main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	think_ms = getenv("BENCH_SPECT_THINK_MS") ? (unsigned)atoi(getenv("BENCH_SPECT_THINK_MS")) : 0;
+	chat_ms = getenv("BENCH_SPECT_CHAT_MS") ? (unsigned)atoi(getenv("BENCH_SPECT_CHAT_MS")) : 0;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
@@ -907,8 +945,9 @@ main(int argc, char **argv)
 	double ratio = floor > 0 ? per_frame / floor : 0;
 	printf("spectators: %.2f µs of server CPU a frame a spectator (the extra over the frames they got, mean of %d "
 	       "rounds), %.2f µs a bare write(2) of the same records: %.2fx the floor (goal at most 2); %.2f frames a "
-	       "spectator a command; %u ms between a bot's commands (BENCH_SPECT_THINK_MS)\n",
-	       per_frame, measured, floor, ratio, fpc, think_ms);
+	       "spectator a command; %u ms between a bot's commands (BENCH_SPECT_THINK_MS), %u ms between the crowd's "
+	       "chat lines (BENCH_SPECT_CHAT_MS, 0: none)\n",
+	       per_frame, measured, floor, ratio, fpc, think_ms, chat_ms);
 	double pr, phi;
 	players_report(R0, R1, rounds, &pr, &phi);
 	printf("players: the two duels of a round were the same duel (as many commands) in %d of %d rounds\n", same, rounds);

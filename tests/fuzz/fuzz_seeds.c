@@ -201,6 +201,14 @@ scripts(const char *dir)
 			put(dir, side ? "fuzz_server" : "fuzz_client", "forged-record", s, n);
 		}
 	}
+	/* A cluster's node whose room is moving, before a WELCOME: ERROR MOVING, not fatal; the client
+	 * asks again in a moment (net__moving). */
+	n = 0;
+	s[n++] = SCRIPT_SECURE;
+	wire_error_init(&m, PERR_MOVING, false,
+	                "room duel-1 is moving to another node (its node stopped answering): ask again in a moment");
+	if (script_add(s, &n, sizeof s, 4, &m) == 0)
+		put(dir, "fuzz_client", "moving", s, n);
 	n = 0;
 	s[n++] = SCRIPT_JOIN;
 	memset(&m, 0, sizeof m);

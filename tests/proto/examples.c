@@ -1052,6 +1052,11 @@ gen_examples(FILE *o)
 	wire_encode(&m, payload, sizeof payload, &len, NULL);
 	block(o, "ROOMS_PARTIAL payload: the cluster's directory cannot be reached, the ROOMS that follows holds this node's "
 	         "rooms only", payload, len);
+	wire_error_init(&m, PERR_MOVING, false,
+	                "room duel-1 is moving to another node (its node stopped answering): ask again in a moment");
+	wire_encode(&m, payload, sizeof payload, &len, NULL);
+	block(o, "ERROR payload to a spectator asking for room \"duel-1\" while it moves to another node: code 112 "
+	         "(MOVING), not fatal, then the connection closes", payload, len);
 	pconn_finish(&cli);
 	pconn_finish(&srv);
 	pconn_finish(&gs);

@@ -497,6 +497,31 @@ Test(wire, encoders_refuse_what_decoders_would)
 	free(m);
 }
 
+/* MOVING (a cluster's room between nodes) is an ERROR as any: code 112, not fatal, its text as said,
+ * and the same bytes as docs/protocol.md's example. */
+Test(wire, moving_is_a_non_fatal_error)
+{
+	static const uint8_t doc[] = { 0x00, 0x70, 0x00, 0x59 };
+	struct wire_msg *m = msg_new(), *d = msg_new();
+	struct proto_err e = { 0 };
+	size_t len;
+
+	cr_assert_str_eq(proto_strerror(PERR_MOVING), "the room is moving to another node: ask again in a moment");
+	wire_error_init(m, PERR_MOVING, false,
+	                "room duel-1 is moving to another node (its node stopped answering): ask again in a moment");
+	cr_assert_eq(wire_encode(m, buf, sizeof buf, &len, &e), 0, "%s", e.why);
+	cr_assert_eq(len, 93);
+	cr_assert_eq(memcmp(buf, doc, sizeof doc), 0, "code 112, flags 0, a text of 89 bytes");
+	cr_assert_eq(wire_decode(WIRE_ERROR, buf, len, d, &e), 0, "%s", e.why);
+	cr_assert_eq(d->u.error.code, PERR_MOVING);
+	cr_assert(!d->u.error.fatal);
+	cr_assert_str_eq(d->u.error.text, m->u.error.text);
+	buf[2] = 0x02; /* a flag bit no version sends: refused, as for any ERROR */
+	cr_assert_eq(wire_decode(WIRE_ERROR, buf, len, d, &e), PROTO_BROKEN);
+	free(m);
+	free(d);
+}
+
 /* RECORDS: a signer key per record (a cluster's nodes each sign what they rate), the largest page
  * in one undeflated frame and not one record more, every count past it refused both ways. */
 Test(wire, records_carry_a_signer_each)

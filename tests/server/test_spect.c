@@ -709,9 +709,12 @@ Test(spect, a_count_and_a_frame_share_a_record, .timeout = 120)
 /*
  * The players go first (spect.c). A fan-out under way stops as soon as the loop has something to
  * read: a player who speaks while a frame goes to a hundred spectators is heard and answered after
- * at most SPECT_PEEK (8) more of them, not after the rest of the slice (62 of its 64). And the
- * command that ends the duel writes its players' record (UPDATE, END, the log, LOBBY) before any
- * spectator gets the end's frame or LOBBY.
+ * at most SPECT_PEEK (8) more of them, not after the rest of the slice (62 of its 64). So too while
+ * a spectator's chat line goes to the others (once written to all of them in one pass: the
+ * player's line waited for 98). And the command that ends the duel writes its players' record
+ * (UPDATE, END, the log, LOBBY) before any spectator gets the end's frame or LOBBY; and when the
+ * room closes as its players leave at the end, every spectator still gets the end's frame (with
+ * its BYE: 0 to 24 of the 100 did when the fan-out was cut there).
  */
 #define FIRST_N 100
 
@@ -725,6 +728,8 @@ struct first {
 	unsigned run, after;     /* spectators written to since a player was; of them, since the line was sent */
 	unsigned players_seen;   /* once the duel is over: bit p when player p's record was written */
 	unsigned early;          /* ... and spectators written to before both were */
+	bool chat, chatted;      /* the fan-out is a spectator's chat line, said at the first command */
+	int saw_end;             /* spectators that got the end's frame (the room closes as the players leave) */
 };
 
 static void
@@ -766,6 +771,10 @@ first_applied(void *ud, struct gameroom *r, int p, const struct cmd *c, const st
 
 	(void)p, (void)c, (void)ev;
 	f->playing = true;
+	if (f->chat && !f->chatted) {
+		f->chatted = true;
+		cr_assert_eq(net_spect_chat(f->n[0], "gl"), 0);
+	}
 	if (room_game(r)->result != RESULT_NONE)
 		f->ended = true;
 }
@@ -778,10 +787,22 @@ first_welcome(void *ud, struct net *n, int player, bool controller)
 }
 
 static void
-first_closed(void *ud, struct net *n)
+first_view(void *ud, struct net *n, const struct wire_sview *v)
 {
 	(void)n;
-	((struct first *)ud)->closed++;
+	if (v->kind == SPECT_KIND_ALL)
+		((struct first *)ud)->saw_end++;
+}
+
+static void
+first_closed(void *ud, struct net *n)
+{
+	struct first *f = ud;
+
+	for (int i = 0; i < FIRST_N; i++)
+		if (f->n[i] == n)
+			f->n[i] = NULL; /* freed once this returns */
+	f->closed++;
 }
 
 static bool
@@ -799,12 +820,21 @@ first_done(void *ud)
 }
 
 static bool
+first_room(void *ud)
+{
+	struct server_room_info i;
+
+	return server_rooms_list(((struct th *)ud)->srv, &i, 1) == 1;
+}
+
+static bool
 first_gone(void *ud)
 {
 	return ((struct first *)ud)->closed == FIRST_N;
 }
 
-Test(spect, the_players_go_before_the_spectators, .timeout = 120)
+static void
+players_first(bool chat)
 {
 	static struct first f;
 	struct th t;
@@ -813,17 +843,26 @@ Test(spect, the_players_go_before_the_spectators, .timeout = 120)
 
 	memset(&f, 0, sizeof f);
 	f.t = &t;
+	f.chat = chat;
 	th_init(&t);
 	th_config(&c);
 	c.seed_fixed = true;
 	c.seed = 79;
 	c.opt.fov = false; /* every move changes what a spectator sees: a fan-out each tick */
-	c.lim.spect_tick_ms = 20;
+	/* With the chat line, no frame before the end: the line's fan-out is the only one. */
+	c.lim.spect_tick_ms = chat ? 600000 : 20;
 	c.lim.max_conns_per_addr = FIRST_N + 8;
+	c.multi = true; /* the room closes once its players leave, as soon as the duel is over */
 	c.hooks.ud = &f;
 	c.hooks.tap = first_tap;
 	c.hooks.applied = first_applied;
 	th_server(&t, &c);
+	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 9, 1);
+	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 10, 1);
+	ca.net.room = cb.net.room = "room-f";
+	ca.think_ms = cb.think_ms = 2;
+	th_bot(&t, &f.a, &ca); /* she makes the room, which the spectators then join */
+	th_run(&t, 10000, first_room, &t);
 	for (int i = 0; i < FIRST_N; i++) {
 		struct net_config nc;
 		char why[256];
@@ -833,28 +872,42 @@ Test(spect, the_players_go_before_the_spectators, .timeout = 120)
 		nc.host = "127.0.0.1";
 		nc.port = t.port;
 		nc.name = name[i];
+		nc.room = "room-f";
 		nc.role = ROLE_SPECTATOR;
 		nc.server_key = server_public_key(t.srv);
 		nc.verify = false;
 		nc.ud = &f;
 		nc.ev.welcome = first_welcome;
+		nc.ev.spect_view = first_view;
 		nc.ev.closed = first_closed;
 		cr_assert_not_null(f.n[i] = net_create(&t.loop, &nc, why, sizeof why), "%s", why);
 	}
 	th_run(&t, 30000, first_in, &f);
-	th_bot_config(&t, &ca, "alice", BOT_NORMAL, 9, 1);
-	th_bot_config(&t, &cb, "bob", BOT_NORMAL, 10, 1);
-	ca.think_ms = cb.think_ms = 2;
-	th_bot(&t, &f.a, &ca);
 	th_bot(&t, &f.b, &cb);
 	th_run(&t, 60000, first_done, &f);
 	cr_assert_eq(f.state, 2, "the line was %s", f.state == 0 ? "never sent: no fan-out reached a second spectator" :
 	                                        "sent, and no player was written to after it");
+	cr_assert(!chat || f.chatted, "no spectator's chat line was said");
 	cr_expect_leq(f.after, 8, "a player's line waited for %u spectators' writes (at most 8)", f.after);
 	cr_expect_eq(f.players_seen, 3u, "the players' last records: %#x", f.players_seen);
 	cr_expect_eq(f.early, 0, "%u spectators' writes of the end went before the players' last records", f.early);
+	/* The players leave at the end, and the room closes with the fan-out of its end under way:
+	 * what it had left goes with each spectator's BYE. */
+	th_run(&t, 20000, first_gone, &f);
+	cr_expect_eq(f.saw_end, FIRST_N, "%d of %d spectators got the end's frame", f.saw_end, FIRST_N);
 	for (int i = 0; i < FIRST_N; i++)
-		net_close(f.n[i]);
+		if (f.n[i])
+			net_close(f.n[i]);
 	th_run(&t, 20000, first_gone, &f);
 	th_finish(&t);
+}
+
+Test(spect, the_players_go_before_the_spectators, .timeout = 120)
+{
+	players_first(false);
+}
+
+Test(spect, the_players_go_before_the_spectators_chat, .timeout = 120)
+{
+	players_first(true);
 }

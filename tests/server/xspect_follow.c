@@ -227,6 +227,8 @@ bot_end(void *ud, struct netbot *b, const struct wire_end *e, bool verified, con
 	maybe_done(f);
 }
 
+static void on_deadline(uv_timer_t *t);
+
 static void
 bot_closed(void *ud, struct netbot *b)
 {
@@ -234,7 +236,11 @@ bot_closed(void *ud, struct netbot *b)
 
 	(void)b;
 	f->bot_closed = true;
-	if (!f->done && f->spect) {
+	/* Over: the end's frame, written after the players' record, may still be on its way (or read
+	 * in the same poll, after the player's END): the spectator waits for it, at most 10 s. */
+	if (!f->done && f->spect && f->log) {
+		uv_timer_start(&f->deadline, on_deadline, 10000, 0);
+	} else if (!f->done && f->spect) {
 		uv_timer_stop(&f->deadline);
 		net_close(f->spect);
 	}
@@ -245,7 +251,7 @@ on_deadline(uv_timer_t *t)
 {
 	struct follow *f = t->data;
 
-	snprintf(f->why, sizeof f->why, "no end within %d s (%u frames)", DEADLINE_MS / 1000, f->nfr);
+	snprintf(f->why, sizeof f->why, "no end in time (%u frames)", f->nfr);
 	if (f->spect)
 		net_close(f->spect);
 	netbot_stop(&f->bot);
