@@ -648,13 +648,13 @@ net__link_lost(struct net *n, const char *why)
  * saying so once, for reconnect_for_ms: by then that node sends it to the room's new node, or
  * refuses it (the room is gone), and that is said.
  */
-bool
+void
 net__moving(struct net *n, const char *text)
 {
 	uint64_t now = net__now(n);
 
 	if (n->phase != NET_CONNECTING)
-		return true;
+		return;
 	if (n->moving_since == 0) {
 		n->moving_since = now;
 		net__fail(n, PERR_MOVING, false, "%s: asking again every %u ms, for up to %u s", text, NET_MOVING_RETRY_MS,
@@ -664,11 +664,10 @@ net__moving(struct net *n, const char *text)
 		net__fail(n, PERR_MOVING, true, "%s (still, after %u s of asking): giving up", text,
 		          (unsigned)((now - n->moving_since) / 1000));
 		net_close(n);
-		return true;
+		return;
 	}
 	net__close_link(n);
 	n->moving_at = now + NET_MOVING_RETRY_MS;
-	return true;
 }
 
 /* Node i of the cluster's: its address (an IP address: NODES carries nothing else, so no lookup)

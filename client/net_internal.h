@@ -178,7 +178,7 @@ void net__close_link(struct net *n);
 void net__redirect(struct net *n, const char *host, int port, const uint8_t key[PROTO_KEY_LEN]);
 void net__nodes(struct net *n, const struct wire_nodes *d); /* NODES: the nodes to resume on */
 void net__link_lost(struct net *n, const char *why); /* reconnect if a seat is held, else give up */
-bool net__moving(struct net *n, const char *text);   /* ERROR MOVING before a WELCOME: ask again in a moment */
+void net__moving(struct net *n, const char *text);   /* ERROR MOVING before a WELCOME: ask again in a moment */
 void net__try_connect(struct net *n);
 /* Is the key that just proved itself in the handshake the server we mean? 0, or -1 said. */
 WW_COLD int net__check_server_key(struct net *n);

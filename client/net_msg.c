@@ -344,8 +344,10 @@ on_error(struct net *n, const struct wire_msg *m)
 		net__try_connect(n);
 		return true;
 	}
-	if (er->code == PERR_MOVING && !n->joined)
-		return net__moving(n, er->text);
+	if (er->code == PERR_MOVING && !n->joined) {
+		net__moving(n, er->text);
+		return true;
+	}
 	if (er->fatal && (er->code == PERR_CRYPTO || er->code == PERR_RECORD) && net__has_seat(n)) {
 		/* A record of ours reached the server changed (a bit flipped on the way, a
 		 * tamperer who cannot read it): the server dropped the link and holds the seat,

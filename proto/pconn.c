@@ -297,15 +297,15 @@ pconn_flush(struct pconn *c, uint8_t *out, size_t cap, size_t *len, struct proto
 }
 
 /* Would the frame, raw, fit in the padding its record pays for already (pconn_config's
- * fit_raw)? The record is the corked frames, or this frame alone (fill 0: the smallest class). */
+ * fit_raw)? The record is the frames corked before it (ob_len), or this frame alone (ob_len 0:
+ * the smallest class). */
 static bool
 fits_raw(const struct pconn *c, int type, size_t plen)
 {
 	uint8_t hdr[PROTO_HEADER_MAX];
-	size_t fill = c->corked || c->ob_len > 0 ? c->ob_len : 0;
 	int hl = frame_header(hdr, type, false, plen);
 
-	return hl >= 0 && fill + (size_t)hl + plen <= pconn_padded(fill);
+	return hl >= 0 && c->ob_len + (size_t)hl + plen <= pconn_padded(c->ob_len);
 }
 
 /* A payload already encoded (buf, plen bytes) as one frame of `type`: deflated when that is on,

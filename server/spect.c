@@ -271,6 +271,16 @@ hold_turn(struct gameroom *r)
 
 static void fan_start(struct gameroom *r);
 
+/* What is queued becomes the batch of a fan-out from the newest spectator on. */
+static void
+batch_take(struct spect_room *sp)
+{
+	sp->batch = sp->queue;
+	sp->queue = NULL;
+	sp->queue_tail = &sp->queue;
+	sp->cursor = sp->head;
+}
+
 /* A payload for every spectator's connection, queued after what was queued before it (out of
  * memory: that message is lost to the spectators, as a dropped one). fan_start sends it. */
 static void
@@ -382,12 +392,8 @@ fan_out(struct gameroom *r)
 	if (sp->cursor == NULL) {
 		/* This batch is out: the next one, made meanwhile, from the newest spectator, a slice on. */
 		items_free(&sp->batch);
-		if (sp->queue && sp->head && !sp->hold) {
-			sp->batch = sp->queue;
-			sp->queue = NULL;
-			sp->queue_tail = &sp->queue;
-			sp->cursor = sp->head;
-		}
+		if (sp->queue && sp->head && !sp->hold)
+			batch_take(sp);
 	}
 	if (sp->cursor && !r->dying) {
 		uv_timer_start(&sp->slice, on_slice, 1, 0);
@@ -410,10 +416,7 @@ fan_start(struct gameroom *r)
 		sp->queue_tail = &sp->queue;
 		return;
 	}
-	sp->batch = sp->queue;
-	sp->queue = NULL;
-	sp->queue_tail = &sp->queue;
-	sp->cursor = sp->head;
+	batch_take(sp);
 	fan_out(r);
 }
 
