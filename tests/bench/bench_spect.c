@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_spect: what N spectators of one duel cost the server a command and a frame, side by side with none and with bare write(2)s of the same records, the players' own update latency beside it, and a late spectator's first frame. */
+#define _GNU_SOURCE /* SCHED_IDLE */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -50,6 +52,23 @@
 
 static struct auth_identity server_id;
 static unsigned chat_ms;
+static bool crowd_idle;
+
+/* BENCH_SPECT_CROWD_IDLE=1: the crowd's and the floor's readers run at SCHED_IDLE, taking only
+ * cycles nobody else wants. A thousand spectators live on a thousand other machines; on this
+ * box their clients decrypting compete with the server and the players for the same cores, and
+ * the players' p99 then measures the bench's own clients as much as the server. The server's
+ * work for them (sealing, the loopback writes and their delivery) is still in its own time. */
+static void
+reader_sched(void)
+{
+	struct sched_param sp = { 0 };
+
+	if (crowd_idle && sched_setscheduler(0, SCHED_IDLE, &sp) != 0) {
+		perror("bench_spect: SCHED_IDLE");
+		_exit(1);
+	}
+}
 
 /* A server of one room whose duel's level is seed's: the two duels of a round are the same duel
  * (the rules are deterministic, the bots' generators the round's), command for command. */
@@ -400,6 +419,7 @@ spawn_crowd(int port, const char *room, int n, struct bursts *bu, int *rfd)
 		struct duel *d = calloc(1, sizeof *d);
 
 		close(fds[0]);
+		reader_sched();
 		uv_loop_init(&loop);
 		d->loop = &loop;
 		d->port = port;
@@ -689,6 +709,7 @@ spawn_drain(int port, int n, const uint32_t *sizes, uint32_t nsizes, int *rfd)
 		uv_connect_t *req = calloc((size_t)n, sizeof *req);
 
 		close(fds[0]);
+		reader_sched();
 		uv_loop_init(&loop);
 		uv_ip4_addr("127.0.0.1", port, &sa);
 		dr.tcp = calloc((size_t)n, sizeof *dr.tcp);
@@ -869,6 +890,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	think_ms = getenv("BENCH_SPECT_THINK_MS") ? (unsigned)atoi(getenv("BENCH_SPECT_THINK_MS")) : 0;
 	chat_ms = getenv("BENCH_SPECT_CHAT_MS") ? (unsigned)atoi(getenv("BENCH_SPECT_CHAT_MS")) : 0;
+	crowd_idle = getenv("BENCH_SPECT_CROWD_IDLE") && atoi(getenv("BENCH_SPECT_CROWD_IDLE")) != 0;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
