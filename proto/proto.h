@@ -8,7 +8,9 @@
 
 /*
  * The protocol version. Don't forget to bump PROTO_VERSION if anything in
- * docs/protocol.md changes: a frame, a message type, a field, a code, a limit.
+ * docs/protocol.md changes: a frame, a message type, a field, a limit. A new
+ * ERROR code alone needs no bump: a receiver that does not know one acts on the
+ * ERROR's fatal bit and shows its text, which every version does.
  * Peers of different versions refuse each other at HELLO with an ERROR naming
  * both versions; the frame header, HELLO's first 8 bytes, CHALLENGE's first 8
  * bytes and ERROR are frozen so that this refusal is readable by every version.
