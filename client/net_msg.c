@@ -344,7 +344,7 @@ on_error(struct net *n, const struct wire_msg *m)
 		net__try_connect(n);
 		return true;
 	}
-	if (er->code == PERR_MOVING && !n->joined) {
+	if (er->code == PERR_MOVING && (!n->joined || n->phase == NET_RECONNECTING)) {
 		net__moving(n, er->text);
 		return true;
 	}

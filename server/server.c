@@ -893,26 +893,27 @@ on_auth(struct conn *c, const struct wire_auth *a)
 		conn__drop(c, PERR_NOMEM, "out of memory");
 }
 
-/* A spectator (who has no seat to RESUME: it comes back by AUTH) asking for a room that is moving to
- * another node: no WELCOME, and no refusal (no such room), which would end its watch in the middle of
- * a takeover. It is told MOVING, not fatal, and the connection closes: a client that knows the code
- * asks again in a moment, also on its first ask (a new `wizwar watch`, which knows no other node
- * yet), and one that does not shows the text and takes the close as a lost link (a spectator that
- * watched before follows the room on the nodes NODES named, as it did when this close was silent).
- * Held here until the room lands instead, a spectator would wait without a word for as long as the
- * takeover takes, against its client's and this server's handshake limits. */
+/* Someone asking for a room that is moving to another node (its node stopped answering and the
+ * cluster is taking it over): no WELCOME yet, and no refusal (no such room, unknown token), which
+ * would end a watch or a seat in the middle of a takeover. It is told MOVING, not fatal, and the
+ * connection closes. A spectator (who has no seat to RESUME: it comes back by AUTH) asks again in a
+ * moment, also on its first ask (a new `wizwar watch`, which knows no other node yet); a player
+ * resuming keeps its token and comes back in a moment (to this node or the next it knows), by when
+ * the room has its new node. A client that does not know the code shows the text and takes the close
+ * as a lost link, as it did when this close was silent. Held here until the room lands instead, a
+ * client would wait without a word for as long as the takeover takes, against its own and this
+ * server's handshake limits. */
 static bool
-spectator_moving(struct conn *c)
+room_moving(struct conn *c, const char *who)
 {
 	struct server *s = c->srv;
 	struct wire_msg *m = &s->out;
 	char why[PROTO_REASON_BYTES + 1];
 
-	if (c->who.role != ROLE_SPECTATOR || s->cluster == NULL || server__find_room(s, c->who.room) != NULL ||
-	    !cluster_room_moving(s->cluster, c->who.room))
+	if (s->cluster == NULL || server__find_room(s, c->who.room) != NULL || !cluster_room_moving(s->cluster, c->who.room))
 		return false;
-	server__event(s, LOG_INFO, c->who.room, c->peer, "a spectator of a room that is moving to another node: "
-	              "told MOVING and closed, to come back in a moment");
+	server__event(s, LOG_INFO, c->who.room, c->peer, "%s a room that is moving to another node: "
+	              "told MOVING and closed, to come back in a moment", who);
 	snprintf(why, sizeof why, "room %s is moving to another node (its node stopped answering): ask again in a moment",
 	         c->who.room);
 	wire_error_init(m, PERR_MOVING, false, why);
@@ -930,7 +931,7 @@ join_room(struct conn *c)
 	unsigned retry_s = 0;
 	char why[PROTO_REASON_BYTES];
 
-	if (spectator_moving(c))
+	if (c->who.role == ROLE_SPECTATOR && room_moving(c, "a spectator of"))
 		return;
 	if (redirect_if_elsewhere(c, true))
 		return;
@@ -985,15 +986,8 @@ on_resume(struct conn *c, const struct wire_resume *m)
 	 * with one, several behind one address (a NAT), which must not lock that address out. */
 	unsigned retry_s;
 
-	/* A room whose node missed a beat, or died and is being taken over: no WELCOME yet, no
-	 * refusal either. The connection closes and the client, which keeps its seat's token, comes
-	 * back in a second (to this node or the next it knows), by when the room has its new node. */
-	if (s->cluster && server__find_room(s, c->who.room) == NULL && cluster_room_moving(s->cluster, c->who.room)) {
-		server__event(s, LOG_INFO, c->who.room, c->peer, "resuming into a room that is moving to another node: "
-		              "closed, to come back in a moment");
-		conn__close_now(c);
+	if (room_moving(c, "resuming into"))
 		return;
-	}
 	if (redirect_if_elsewhere(c, false))
 		return;
 	if ((r = room_for(c, false, &code, &retry_s)) == NULL || (code = room__resume(r, c, m)) != PERR_OK)
