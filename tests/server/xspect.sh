@@ -14,6 +14,7 @@
 #  3. Once n3 has seen n1 miss a beat (the room is moving until a node has taken it over), six new
 #     spectators ask n3 for the shared room, one every 250 ms, each a first ask (no NODES yet): those
 #     that come while it moves are told MOVING and ask again by themselves; every one watches to the end.
+#     So does a `wizwar watch` started then, whose screen must say the room is moving.
 # Fails without spectators following a takeover: a spectator's link lost was the end of its watch; and
 # without MOVING: a new spectator asking for a room in the middle of a takeover was closed without a word.
 set -u
@@ -51,6 +52,7 @@ fail() {
 		[ -e "$f" ] && { echo "# --- $(basename "$f"):"; tail -12 "$f" | sed 's/^/# /'; }
 	done
 	T capture-pane -p -t w 2>/dev/null | sed 's/^/# screen: /'
+	T capture-pane -p -t w2 2>/dev/null | sed 's/^/# screen w2: /'
 	exit 1
 }
 ok() { n=$((n + 1)); echo "ok $n - $* (at ${SECONDS} s)"; }
@@ -109,14 +111,14 @@ F2=$!
 PIDS+=($!)
 wait_re "room=$R1 duel 1 starts" "$TMP/n1.err" 10
 T new-session -d -s w -x 80 -y 24 "'$W' watch 127.0.0.1:${NPORT[n3]} $R1 --name Eve --reconnect 30; echo EXIT=\$?; exec sleep 600"
-screen_has() { # screen_has REGEX SECS
+screen_has() { # screen_has REGEX SECS [SESSION]: w, the first watch's, unless said
 	local i
 	for ((i = 0; i < $2 * 20; i++)); do
-		T capture-pane -p -t w >"$TMP/screen" 2>/dev/null
+		T capture-pane -p -t "${3:-w}" >"$TMP/screen" 2>/dev/null
 		grep -qE -- "$1" "$TMP/screen" && return 0
 		sleep 0.05
 	done
-	fail "waited $2 s for /$1/ on the watch's screen"
+	fail "waited $2 s for /$1/ on the screen of ${3:-w}"
 }
 wait_re '^frame 2 ' "$TMP/f1.out" 15
 wait_re '^frame 1 ' "$TMP/f2.out" 15
@@ -145,6 +147,9 @@ grep -q 'duel over' "$TMP/n1.err" && fail "a duel ended before the kill: not in 
 for _ in $(seq 100); do [ "$(grep -c "$missed_re" "$TMP/n3.err")" -gt "$missed0" ] && break; sleep 0.05; done
 [ "$(grep -c "$missed_re" "$TMP/n3.err")" -gt "$missed0" ] || fail "n3 did not see n1 miss a beat within 5 s of the kill"
 kill -USR1 "$XF"
+# And a person's first ask, in the curses client, while the room moves: it must say so, not end.
+T new-session -d -s w2 -x 80 -y 24 "'$W' watch 127.0.0.1:${NPORT[n3]} $R1 --name Newt --reconnect 30; echo EXIT=\$?; exec sleep 600"
+screen_has "room $R1 is moving to another node" 5 w2
 # The watch says where from as soon as it is back, in its status lines (which stay while the duel runs).
 screen_has 'Live; watching again from 127\.0\.0\.1:('"${NPORT[n2]}|${NPORT[n3]}"')\.' 15
 for f in F1 F2; do
@@ -161,7 +166,8 @@ ok "both duels' spectators followed their room to the node that took it over, to
 
 screen_has 'wins:|is a draw' 30
 screen_has 'The duel is over: everything is shown' 5
-ok "the curses watch said where it watches again from and shows the duel's end"
+screen_has 'The duel is over: everything is shown' 10 w2
+ok "the curses watch said where it watches again from and shows the duel's end; one started while the room moved said so and shows the end"
 
 for _ in $(seq 600); do kill -0 "$XF" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$XF" 2>/dev/null && fail "the newcomers still watch 30 s after the duels"
