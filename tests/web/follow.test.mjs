@@ -95,6 +95,18 @@ try {
   await tell('kill', 'killed');
   const killed = Date.now();
   const others = `(${env.N2_WEB}|${env.N3_WEB})`;
+  // A newcomer: the shared room's link opened on n2 while the room moves (the script answers once n2
+  // has seen n1 miss a beat). Its first ask is told "moving"; it must say so, and find the room.
+  const newcomer = (async () => {
+    await tell('moving', 'moving');
+    const p = await context.newPage();
+    p.on('pageerror', (e) => notok('newcomer: no script error on the page', e));
+    await p.goto(`http://127.0.0.1:${env.N2_WEB}/${env.LINK_A}`);
+    await waitText(p, 'status', /The room is moving to another node: looking for it\.\.\./, 5000);
+    await waitText(p, 'status', new RegExp(`Live; watching from 127\\.0\\.0\\.1:${others}\\.`), 20000);
+    ok(`newcomer: a page opened on n2 while the room moved said so, then "${await p.textContent('#status')}"`);
+    return p;
+  })();
   await Promise.all(rooms.map(async (r) => {
     r.before = r.screens.length;
     await waitText(r.page, 'status', /looking for the duel on the other nodes/, 5000);
@@ -128,7 +140,11 @@ try {
     if (done.every((d) => d)) break;
     await new Promise((res) => setTimeout(res, 100));
   }
+  const late = await newcomer;
   await tell('leave', 'left');
+  await waitText(late, 'grid', /The duel is over: everything is shown\./, 20000);
+  ok('newcomer: the page opened while the room moved shows the duel\'s end');
+  await late.close();
   await Promise.all(rooms.map(async (r) => {
     await waitText(r.page, 'grid', /The duel is over: everything is shown\./, 20000);
     const after = from(r);

@@ -7,7 +7,8 @@
 # nodes (n2 first: where the room is not, it says where it is or that it is moving), watches on from the
 # node that took the room over, with the same link, for a few screens; then each room's second player
 # leaves (a forfeit), and the page shows the duel's end; every screen it got, from either node, is within
-# the view its room promised. Then n3's Origin check, and a wrong link refused.
+# the view its room promised. A page opened on n2 while the room moves (n2 has seen n1 miss a beat) says
+# the room is moving, finds it, and shows the end too. Then n3's Origin check, and a wrong link refused.
 # Then a third duel on n2 (or n3), watched by a page; its node stopped, the duel's log deleted from Redis and
 # the node killed: nobody can take it over, and the page says "could not be found on any node" once the
 # live node said so, within 12 s of the kill (before: after 40 answers, 10 s of them at least).
@@ -132,8 +133,19 @@ while IFS= read -r line <&3; do
 		echo left >&4
 		continue
 	fi
+	if [ "$line" = moving ]; then
+		# Once n2 has seen n1 miss a beat, n1's rooms are moving until a node has taken them over: a
+		# page opened on n2 then asks while the room moves.
+		for _ in $(seq 100); do [ "$(grep -c "$MISSED_RE" "$TMP/n2.err")" -gt "$MISSED0" ] && break; sleep 0.05; done
+		[ "$(grep -c "$MISSED_RE" "$TMP/n2.err")" -gt "$MISSED0" ] || echo "# n2 did not see n1 miss a beat within 5 s"
+		echo "# n2 saw n1 miss a beat at ${SECONDS} s"
+		echo moving >&4
+		continue
+	fi
 	if [ "$line" = kill ]; then
 		grep -q 'duel over' "$TMP/n1.err" && echo "# a duel ended on n1 before the kill: not in its middle (THINK)"
+		MISSED_RE="port ${NPORT[n1]} missed a beat"
+		MISSED0="$(grep -c "$MISSED_RE" "$TMP/n2.err")"
 		disown "${NPID[n1]}"
 		kill -9 "${NPID[n1]}"
 		echo "# n1 killed at ${SECONDS} s"
