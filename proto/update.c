@@ -279,13 +279,27 @@ varint_len(uint32_t v)
 
 /* ---- update_make ---- */
 
+/* Eight bytes as a little-endian word, so that byte k is bits 8k..8k+7 on any host (the
+ * row scans of make_vis shift bits between lanes and count them by position). */
 static inline uint64_t
 load8(const uint8_t *p)
 {
 	uint64_t v;
 
 	memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
 	return v;
+}
+
+/* Where the word of a row's cells from x starts: x, or for the last word of a row not a
+ * multiple of 8 wide, the 8 cells ending at the row's end (overlapping the word before,
+ * which an OR, a min or a max does not mind). Rows are at least LEVEL_MIN wide. */
+static inline int
+word_at(int x, int s)
+{
+	return x + 8 <= s ? x : s - 8;
 }
 
 /* memcmp(p, q, n) == 0 for a row of a grid, 8 bytes at a time, the last word overlapping
@@ -545,9 +559,9 @@ make_vis_predict(const struct view *a, struct update *u, size_t cost, uint64_t s
 		if ((y < vy0 || y > vy1) && !(seen_rows >> y & 1))
 			continue;
 		/* Most rows hold no correction: found in one pass the compiler vectorizes. */
-		unsigned odd = 0;
-		for (int x = 0; x < s; x++)
-			odd |= (unsigned)(vis[y][x] ^ (a->cell[y][x] >> 7));
+		uint64_t odd = 0;
+		for (int x = 0; x < s; x += 8)
+			odd |= load8(&vis[y][word_at(x, s)]) ^ (load8(&a->cell[y][word_at(x, s)]) >> 7 & BYTES(1));
 		if (!odd)
 			continue;
 		for (int x = 0; x < s; x++) {
@@ -581,38 +595,54 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 	_Static_assert(LEVEL_MAX <= 64, "a row a bit of seen_rows");
 	square_box(s, a->x, a->y, &sx0, &sy0, &sx1, &sy1);
 	for (int y = 0; y < s; y++) {
+		const uint8_t *ar = a->cell[y];
 		/* A row with no cell seen now (with FoV on, every row but those around the
-		 * receiver) and none out of range says, in one pass the compiler vectorizes,
-		 * all the cell by cell walk below would: whether it changed, and not all seen. */
-		unsigned odd = 0, diff = 0;
-		for (int x = 0; x < s; x++) {
-			odd |= a->cell[y][x] & (0x7c | VCELL_VISIBLE);
-			diff |= (unsigned)(a->cell[y][x] ^ b->cell[y][x]);
+		 * receiver) and none out of range says, eight cells a word, all the walk of its
+		 * seen cells below would: whether it changed, and not all seen. Cell by cell, a
+		 * 25-cell row was mostly a vectorized loop's scalar tail (issue 29). */
+		uint64_t odd = 0, diff = 0;
+		for (int x = 0; x < s; x += 8) {
+			uint64_t w = load8(ar + word_at(x, s));
+
+			odd |= w & BYTES(0x7c | VCELL_VISIBLE);
+			diff |= w ^ load8(&b->cell[y][word_at(x, s)]);
 		}
+		changed |= (diff & BYTES(VCELL_VISIBLE)) != 0;
 		if (!odd) {
-			changed |= (diff & VCELL_VISIBLE) != 0;
 			all = false;
 			continue;
 		}
 		seen_rows |= UINT64_C(1) << y;
-		for (int x = 0; x < s; x++) {
-			uint8_t c = a->cell[y][x];
+		if (odd & BYTES(0x7c))
+			for (int x = 0; x < s; x++)
+				if (ar[x] & 0x7c)
+					return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", x, y, ar[x]);
+		/* The row's seen cells (bit 0 of their bytes in `seen`), in words: their first and
+		 * last columns, any cell not seen, any seen but unknown (which no square carries). */
+		uint64_t unseen = 0, blind = 0;
+		int first = s, last = -1;
+		for (int x = 0; x < s; x += 8) {
+			int at = word_at(x, s);
+			uint64_t w = load8(ar + at), seen = w >> 7 & BYTES(1);
 
-			if (c & 0x7f & ~0x03)
-				return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", x, y, c);
-			if (SEEN(c) != SEEN(b->cell[y][x]))
-				changed = true;
-			if (!SEEN(c)) {
-				all = false;
-				continue;
+			unseen |= ~w & BYTES(VCELL_VISIBLE);
+			blind |= seen & ~((w | w >> 1) & BYTES(1));
+			if (seen) {
+				int f = at + __builtin_ctzll(seen) / 8, l = at + (63 - __builtin_clzll(seen)) / 8;
+				first = f < first ? f : first;
+				last = l > last ? l : last;
 			}
-			if (KNOW(c) == VCELL_UNKNOWN || x < sx0 || x > sx1 || y < sy0 || y > sy1)
-				square_ok = false;
-			x0 = x < x0 ? x : x0;
-			x1 = x > x1 ? x : x1;
-			y0 = y < y0 ? y : y0;
-			y1 = y > y1 ? y : y1;
 		}
+		if (unseen)
+			all = false;
+		if (last < 0)
+			continue;
+		if (blind || first < sx0 || last > sx1 || y < sy0 || y > sy1)
+			square_ok = false;
+		x0 = first < x0 ? first : x0;
+		x1 = last > x1 ? last : x1;
+		y0 = y < y0 ? y : y0;
+		y1 = y;
 	}
 	if (!changed)
 		return 0;
