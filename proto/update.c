@@ -143,26 +143,27 @@ zero_bytes(uint64_t x)
 	return ~(((x & low7) + low7) | x) & ~low7;
 }
 
-/* Eight bytes as a little-endian word, so that byte k is bits 8k..8k+7 on any host (the
- * row scans of make_vis shift bits between lanes and count them by position). */
+/* Words are little-endian, so that byte k is bits 8k..8k+7 on any host (the row scans of
+ * make_vis shift bits between lanes and find cells by position). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define LE64(v) __builtin_bswap64(v)
+#else
+#define LE64(v) (v)
+#endif
+
 static inline uint64_t
 load8(const uint8_t *p)
 {
 	uint64_t v;
 
 	memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
+	return LE64(v);
 }
 
 static inline void
 store8(uint8_t *p, uint64_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
+	v = LE64(v);
 	memcpy(p, &v, sizeof v);
 }
 
