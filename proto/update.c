@@ -132,6 +132,50 @@ lay_walk(const struct view *base, const struct view *now, int mode, const uint8_
 	return n;
 }
 
+#define BYTES(v) ((uint64_t)(v) * UINT64_C(0x0101010101010101))
+
+/* Bit 7 of each byte of x set where that byte is zero. */
+static inline uint64_t
+zero_bytes(uint64_t x)
+{
+	const uint64_t low7 = BYTES(0x7f);
+
+	return ~(((x & low7) + low7) | x) & ~low7;
+}
+
+/* Words are little-endian, so that byte k is bits 8k..8k+7 on any host (the row scans of
+ * make_vis shift bits between lanes and find cells by position). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define LE64(v) __builtin_bswap64(v)
+#else
+#define LE64(v) (v)
+#endif
+
+static inline uint64_t
+load8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof v);
+	return LE64(v);
+}
+
+static inline void
+store8(uint8_t *p, uint64_t v)
+{
+	v = LE64(v);
+	memcpy(p, &v, sizeof v);
+}
+
+/* Where the word of a row's cells from x starts: x, or for the last word of a row s wide
+ * (at least 8) and not a multiple of 8, the 8 cells ending at the row's end (overlapping
+ * the word before, which an OR, a min or a max does not mind, nor a store of the same). */
+static inline int
+word_at(int x, int s)
+{
+	return x + 8 <= s ? x : s - 8;
+}
+
 /* Where a receiver standing at `from` might see, counting every cell it has
  * never seen as floor, and the cells next to those (a wall is seen whole when
  * a floor beside it is): each cell it is about to see for the first time is
@@ -152,9 +196,23 @@ known_box(const struct view *v, struct level *lv, int x0, int y0, int x1, int y1
 	y0 = y0 > 0 ? y0 - 1 : 0;
 	x1 = x1 + 1 < s ? x1 + 1 : s - 1;
 	y1 = y1 + 1 < s ? y1 + 1 : s - 1;
-	for (int y = y0; y <= y1; y++)
-		for (int x = x0; x <= x1; x++)
-			lv->cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+	_Static_assert(CELL_WALL == 0 && CELL_FLOOR == 1, "a cell a bit");
+	for (int y = y0; y <= y1; y++) {
+		int w = x1 - x0 + 1;
+
+		if (w < 8) {
+			for (int x = x0; x <= x1; x++)
+				lv->cell[y][x] = KNOW(v->cell[y][x]) == VCELL_WALL ? CELL_WALL : CELL_FLOOR;
+			continue;
+		}
+		/* Eight cells a word, the last word overlapping the one before. */
+		for (int x = 0; x < w; x += 8) {
+			int at = x0 + word_at(x, w);
+			uint64_t wall = zero_bytes((load8(&v->cell[y][at]) & BYTES(0x7f)) ^ BYTES(VCELL_WALL)) >> 7;
+
+			store8(&lv->cell[y][at], BYTES(CELL_FLOOR) & ~wall);
+		}
+	}
 }
 
 /* The bytes of a 51x51 scratch grid's first `s` rows: all that a level of side s reads of
@@ -279,15 +337,6 @@ varint_len(uint32_t v)
 
 /* ---- update_make ---- */
 
-static inline uint64_t
-load8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
 /* memcmp(p, q, n) == 0 for a row of a grid, 8 bytes at a time, the last word overlapping
  * the one before: a call into libc a row was some 110,000 calls in 1,255 commands of the
  * crowd (cells and potions, two views a command; issue 29). */
@@ -350,16 +399,6 @@ tally_cell(struct lay_tally *t, uint8_t c)
 	return true;
 }
 
-#define BYTES(v) ((uint64_t)(v) * UINT64_C(0x0101010101010101))
-
-/* Bit 7 of each byte of x set where that byte is zero. */
-static inline uint64_t
-zero_bytes(uint64_t x)
-{
-	const uint64_t low7 = BYTES(0x7f);
-
-	return ~(((x & low7) + low7) | x) & ~low7;
-}
 
 /* The length of the text lay_walk's cells would encode to (the same walk, same
  * arguments), or SIZE_MAX for a cell not 0..2, which layout_encode refuses. Eight cells
@@ -424,19 +463,28 @@ make_layout(const struct view *b, const struct view *a, struct update *u, struct
 		/* A row sent unchanged has nothing to say, and its cells were checked when it was made. */
 		if (row_same(b, a, y))
 			continue;
-		for (int x = 1; x < s - 1; x++) {
-			uint8_t ka = KNOW(a->cell[y][x]), kb = KNOW(b->cell[y][x]);
+		/* The interior's cells eight to a word (most rows that changed changed only in
+		 * what is seen): bit 7 of a byte of `moved` where the knowledge changed. */
+		for (int x = 1; x < s - 1; x += 8) {
+			int at = word_at(x - 1, s - 2) + 1, f, l;
+			uint64_t ka = load8(&a->cell[y][at]) & BYTES(0x7f), kb = load8(&b->cell[y][at]) & BYTES(0x7f), moved;
 
-			if (ka > VCELL_FLOOR)
-				return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", x, y, a->cell[y][x]);
-			if (ka == kb)
+			if ((ka & BYTES(0x7c)) || zero_bytes(ka ^ BYTES(VCELL_FLOOR + 1)))
+				for (int i = 0; i < 8; i++)
+					if (KNOW(a->cell[y][at + i]) > VCELL_FLOOR)
+						return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", at + i, y,
+						                   a->cell[y][at + i]);
+			moved = ~zero_bytes(ka ^ kb) & BYTES(0x80);
+			if (!moved)
 				continue;
-			if (kb != VCELL_UNKNOWN)
+			if (moved & ~zero_bytes(kb)) /* a cell known before changed */
 				reveal_ok = false;
-			x0 = x < x0 ? x : x0;
-			x1 = x > x1 ? x : x1;
+			f = at + __builtin_ctzll(moved) / 8;
+			l = at + (63 - __builtin_clzll(moved)) / 8;
+			x0 = f < x0 ? f : x0;
+			x1 = l > x1 ? l : x1;
 			y0 = y < y0 ? y : y0;
-			y1 = y > y1 ? y : y1;
+			y1 = y;
 		}
 	}
 	if (x1 < 0)
@@ -545,9 +593,9 @@ make_vis_predict(const struct view *a, struct update *u, size_t cost, uint64_t s
 		if ((y < vy0 || y > vy1) && !(seen_rows >> y & 1))
 			continue;
 		/* Most rows hold no correction: found in one pass the compiler vectorizes. */
-		unsigned odd = 0;
-		for (int x = 0; x < s; x++)
-			odd |= (unsigned)(vis[y][x] ^ (a->cell[y][x] >> 7));
+		uint64_t odd = 0;
+		for (int x = 0; x < s; x += 8)
+			odd |= load8(&vis[y][word_at(x, s)]) ^ (load8(&a->cell[y][word_at(x, s)]) >> 7 & BYTES(1));
 		if (!odd)
 			continue;
 		for (int x = 0; x < s; x++) {
@@ -581,38 +629,54 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 	_Static_assert(LEVEL_MAX <= 64, "a row a bit of seen_rows");
 	square_box(s, a->x, a->y, &sx0, &sy0, &sx1, &sy1);
 	for (int y = 0; y < s; y++) {
+		const uint8_t *ar = a->cell[y];
 		/* A row with no cell seen now (with FoV on, every row but those around the
-		 * receiver) and none out of range says, in one pass the compiler vectorizes,
-		 * all the cell by cell walk below would: whether it changed, and not all seen. */
-		unsigned odd = 0, diff = 0;
-		for (int x = 0; x < s; x++) {
-			odd |= a->cell[y][x] & (0x7c | VCELL_VISIBLE);
-			diff |= (unsigned)(a->cell[y][x] ^ b->cell[y][x]);
+		 * receiver) and none out of range says, eight cells a word, all the walk of its
+		 * seen cells below would: whether it changed, and not all seen. Cell by cell, a
+		 * 25-cell row was mostly a vectorized loop's scalar tail (issue 29). */
+		uint64_t odd = 0, diff = 0;
+		for (int x = 0; x < s; x += 8) {
+			uint64_t w = load8(ar + word_at(x, s));
+
+			odd |= w & BYTES(0x7c | VCELL_VISIBLE);
+			diff |= w ^ load8(&b->cell[y][word_at(x, s)]);
 		}
+		changed |= (diff & BYTES(VCELL_VISIBLE)) != 0;
 		if (!odd) {
-			changed |= (diff & VCELL_VISIBLE) != 0;
 			all = false;
 			continue;
 		}
 		seen_rows |= UINT64_C(1) << y;
-		for (int x = 0; x < s; x++) {
-			uint8_t c = a->cell[y][x];
+		if (odd & BYTES(0x7c))
+			for (int x = 0; x < s; x++)
+				if (ar[x] & 0x7c)
+					return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", x, y, ar[x]);
+		/* The row's seen cells (bit 0 of their bytes in `seen`), in words: their first and
+		 * last columns, any cell not seen, any seen but unknown (which no square carries). */
+		uint64_t unseen = 0, blind = 0;
+		int first = s, last = -1;
+		for (int x = 0; x < s; x += 8) {
+			int at = word_at(x, s);
+			uint64_t w = load8(ar + at), seen = w >> 7 & BYTES(1);
 
-			if (c & 0x7f & ~0x03)
-				return proto__fail(e, PERR_RANGE, "view: cell (%d,%d) is %u", x, y, c);
-			if (SEEN(c) != SEEN(b->cell[y][x]))
-				changed = true;
-			if (!SEEN(c)) {
-				all = false;
-				continue;
+			unseen |= ~w & BYTES(VCELL_VISIBLE);
+			blind |= seen & ~((w | w >> 1) & BYTES(1));
+			if (seen) {
+				int f = at + __builtin_ctzll(seen) / 8, l = at + (63 - __builtin_clzll(seen)) / 8;
+				first = f < first ? f : first;
+				last = l > last ? l : last;
 			}
-			if (KNOW(c) == VCELL_UNKNOWN || x < sx0 || x > sx1 || y < sy0 || y > sy1)
-				square_ok = false;
-			x0 = x < x0 ? x : x0;
-			x1 = x > x1 ? x : x1;
-			y0 = y < y0 ? y : y0;
-			y1 = y > y1 ? y : y1;
 		}
+		if (unseen)
+			all = false;
+		if (last < 0)
+			continue;
+		if (blind || first < sx0 || last > sx1 || y < sy0 || y > sy1)
+			square_ok = false;
+		x0 = first < x0 ? first : x0;
+		x1 = last > x1 ? last : x1;
+		y0 = y < y0 ? y : y0;
+		y1 = y;
 	}
 	if (!changed)
 		return 0;
