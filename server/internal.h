@@ -193,6 +193,8 @@ struct spect_room {
 	uv_timer_t slice;          /* active while cursor is: the next slice, a millisecond on; data = room */
 	struct spect_sink *sinks;  /* spectators inside the process (the web page's, server.h), counted in count */
 	bool hold;                 /* a command's players' records are not written yet: spectators wait (spect__hold) */
+	uint64_t quiet_until;      /* uv_hrtime: no frame made nor slice sent before it (spect.c, players_first) */
+	bool waited;               /* the tick or the slice due now was put off once already: it goes */
 };
 
 struct gameroom {

@@ -11,7 +11,7 @@
 /*
  * What a spectator is shown is decided here and only here, from the views common/view.c
  * builds for the players (common/spect.c combines them); nothing a spectator sends chooses
- * it. Four rules keep the players first:
+ * it. Five rules keep the players first:
  *   - a frame is made after the players' updates of a command have been written (apply()
  *     calls spect__applied after its flush), and only at the room's tick (spect_tick_ms):
  *     a command costs the room one flag; a run of commands between ticks, one frame;
@@ -21,7 +21,9 @@
  *     every write is libuv's, which never blocks;
  *   - whatever goes to every spectator's connection (a frame, the count, a chat line, LOBBY)
  *     goes through one queue, in slices that stop when a player's command is waiting (fan_out):
- *     none of it is written to a whole crowd in one pass.
+ *     none of it is written to a whole crowd in one pass;
+ *   - for a moment after a command's updates are written, no frame is made and no slice sent:
+ *     the player's process, woken on the server's core, runs first (players_first).
  */
 
 static void on_tick(uv_timer_t *t);
@@ -365,6 +367,37 @@ loop_waiting(uv_loop_t *loop)
 }
 #endif
 
+/*
+ * After a command's updates are written, neither a frame nor a slice for SPECT_QUIET_US. A
+ * socket's reader is woken on the writer's core (a TCP wake-up is a "sync" one: the writer is
+ * expected to sleep), so a player's process woken by its UPDATE waited on the server's core for
+ * a slice that the server began right after (the tick or the slice timer due at that moment):
+ * 0.2 to 1.5 ms at a stretch, 64 seals and writes, when its own update had taken 0.2 (`perf sched
+ * timehist`, 1,000 watching: a sixth of the bots' waits for a core were behind the server's
+ * fan-out). The peek (loop_waiting) cannot see this one: the player has nothing to send yet.
+ * What is put off goes at most once in a row: a player's every command within the quiet time
+ * (bots at full speed) slows the fan-out by one timer a slice, never stops it.
+ */
+#ifndef SPECT_QUIET_US /* 0: no quiet time, the slices as before */
+#define SPECT_QUIET_US 1000
+#endif
+
+/* True when what timer t runs now (cb) should wait for the quiet time's end: t is started again. */
+static bool
+players_first(struct spect_room *sp, uv_timer_t *t, uv_timer_cb cb)
+{
+	uint64_t now;
+
+	if (SPECT_QUIET_US == 0 || sp->waited || (now = uv_hrtime()) >= sp->quiet_until) {
+		sp->waited = false;
+		return false;
+	}
+	sp->waited = true;
+	/* uv's clock is in whole ms and a timer of 1 fires anywhere from 0 to 1 ms on: one more. */
+	uv_timer_start(t, cb, (sp->quiet_until - now) / 1000000 + 1, 0);
+	return true;
+}
+
 static void on_slice(uv_timer_t *t);
 
 static void
@@ -374,6 +407,8 @@ fan_out(struct gameroom *r)
 	struct spect_room *sp = &r->sp;
 	int n = 0;
 
+	if (players_first(sp, &sp->slice, on_slice))
+		return;
 	while (sp->cursor && n++ < SPECT_SLICE) {
 		struct conn *c = sp->cursor;
 		sp->cursor = c->snext;
@@ -538,7 +573,7 @@ on_tick(uv_timer_t *t)
 	struct server *s = r->srv;
 	struct spect_room *sp = &r->sp;
 
-	if (r->dying)
+	if (r->dying || players_first(sp, &sp->timer, on_tick))
 		return;
 	/* Everyone hears the count at most once a tick, however fast spectators come and go: the
 	 * players at once, the spectators with the tick's frame, in the same record (fan_out, when
@@ -579,6 +614,7 @@ spect__applied(struct gameroom *r, const struct events *ev)
 	struct spect_room *sp = &r->sp;
 
 	sp->cmds++;
+	sp->quiet_until = uv_hrtime() + SPECT_QUIET_US * 1000ull; /* its players' updates are written (players_first) */
 	if (ev->turn_ended)
 		hold_turn(r);
 	sp->dirty = true;
