@@ -176,10 +176,6 @@ word_at(int x, int s)
 	return x + 8 <= s ? x : s - 8;
 }
 
-/* Where a receiver standing at `from` might see, counting every cell it has
- * never seen as floor, and the cells next to those (a wall is seen whole when
- * a floor beside it is): each cell it is about to see for the first time is
- * in there. */
 /* The level as a view knows it, a cell never seen counting as floor, filled only in the
  * square (x0, y0)-(x1, y1) around the viewer and the ring of cells around it (clipped to
  * the level): all that the field of view at FOV_RADIUS reads (fov_sight; a viewer inside a
@@ -224,6 +220,10 @@ rows_of(int s)
 	return (size_t)(s > 0 && s < LEVEL_MAX ? s : LEVEL_MAX) * LEVEL_MAX;
 }
 
+/* Where a receiver standing at `from` might see, counting every cell it has
+ * never seen as floor, and the cells next to those (a wall is seen whole when
+ * a floor beside it is): each cell it is about to see for the first time is
+ * in there. */
 static void
 lay_sight(const struct view *known, const struct view *from, uint8_t sight[LEVEL_MAX][LEVEL_MAX])
 {
