@@ -2,6 +2,7 @@
 /* fov: symmetric line of sight on a square of radius FOV_RADIUS, walls drawn whole. */
 #include "fov.h"
 #include "internal.h"
+#include "le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -185,12 +186,8 @@ static unsigned
 floor_bits8(const uint8_t *p)
 {
 	const uint64_t ones = UINT64_C(0x0101010101010101), low7 = 0x7f * ones;
-	uint64_t v;
+	uint64_t v = le_load64(p);
 
-	memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
 	v ^= CELL_FLOOR * ones;
 	v = (~(((v & low7) + low7) | v) & ~low7) >> 7;
 	return (unsigned)((v * UINT64_C(0x0102040810204080)) >> 56);

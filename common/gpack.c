@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpack.h"
+#include "le.h"
 
 #define GRIDS GPACK_GRIDS
 #define CELLS (LEVEL_MAX * LEVEL_MAX)
@@ -36,28 +37,6 @@ _Static_assert(WIZ(0, memp) >= WIZ(0, mem) + CELLS && WIZ(1, mem) >= WIZ(0, memp
 #define INLINE static inline
 #endif
 
-/* Cell k of a word is its byte k (bits 8k to 8k+7), on any host. */
-INLINE uint64_t
-load64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
-INLINE void
-store64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	memcpy(p, &v, sizeof v);
-}
-
 /* x repeated in every lane of `lane` bits (lane < 64). */
 INLINE uint64_t
 lanes(uint64_t x, int lane)
@@ -82,7 +61,7 @@ load_cells(const uint8_t *p, int k)
 	uint64_t v = 0;
 
 	if (k == 8)
-		return load64(p);
+		return le_load64(p);
 	for (int i = 0; i < k; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
@@ -150,7 +129,7 @@ last_word(const uint8_t *grid, int y, int words, int tail)
 	const uint8_t *p = grid + y * LEVEL_MAX + 8 * (words - 1);
 
 	if (y * LEVEL_MAX + 8 * words <= CELLS)
-		return load64(p) & low_bits(8 * tail);
+		return le_load64(p) & low_bits(8 * tail);
 	return load_cells(p, tail);
 }
 
@@ -175,8 +154,8 @@ put_rows(uint8_t *o, const uint8_t *grid, int n, int w)
 	for (int y = 0; y < n; y++) {
 		const uint8_t *row = grid + y * LEVEL_MAX;
 		for (int j = 0; j < words - 1; j++, o += w)
-			store64(o, fold(load64(row + 8 * j), w));
-		store64(o, fold(y < whole ? load64(row + 8 * (words - 1)) & mask : last_word(grid, y, words, tail), w));
+			le_store64(o, fold(le_load64(row + 8 * j), w));
+		le_store64(o, fold(y < whole ? le_load64(row + 8 * (words - 1)) & mask : last_word(grid, y, words, tail), w));
 		o += w;
 	}
 	return o;
@@ -220,8 +199,8 @@ word_at(const uint8_t *grid, int y, int j, int words, int tail, int whole)
 	const uint8_t *p = grid + y * LEVEL_MAX + 8 * j;
 
 	if (j < words - 1)
-		return load64(p);
-	return y < whole ? load64(p) & low_bits(8 * tail) : last_word(grid, y, words, tail);
+		return le_load64(p);
+	return y < whole ? le_load64(p) & low_bits(8 * tail) : last_word(grid, y, words, tail);
 }
 
 /* The most words not zero a grid of width 4 or less may have and still be smaller as the
@@ -272,8 +251,8 @@ put_grid(uint8_t *o, const uint8_t *grid, int n)
 	for (int y = 0; y < n; y++) {
 		const uint8_t *row = grid + y * LEVEL_MAX;
 		for (int j = 0; j < words - 1; j++)
-			any |= load64(row + 8 * j);
-		any |= y < whole ? load64(row + 8 * (words - 1)) & mask : last_word(grid, y, words, tail);
+			any |= le_load64(row + 8 * j);
+		any |= y < whole ? le_load64(row + 8 * (words - 1)) & mask : last_word(grid, y, words, tail);
 	}
 	any |= any >> 32;
 	any |= any >> 16;
@@ -341,11 +320,11 @@ get_rows(const uint8_t *in, const uint8_t *end, uint8_t *grid, int n, int w)
 		uint8_t *row = grid + y * LEVEL_MAX;
 		int j = 0;
 		for (; j < words - 1; j++, in += w)
-			store64(row + 8 * j, unfold(end - in >= 8 ? load64(in) : load_cells(in, w), w));
-		uint64_t x = unfold(end - in >= 8 ? load64(in) : load_cells(in, w), w) & last;
+			le_store64(row + 8 * j, unfold(end - in >= 8 ? le_load64(in) : load_cells(in, w), w));
+		uint64_t x = unfold(end - in >= 8 ? le_load64(in) : load_cells(in, w), w) & last;
 		in += w;
 		if (y * LEVEL_MAX + 8 * words <= CELLS) {
-			store64(row + 8 * j, x);
+			le_store64(row + 8 * j, x);
 		} else {
 			for (int i = 0; i < tail; i++)
 				row[8 * j + i] = (uint8_t)(x >> (8 * i));

@@ -6,6 +6,7 @@
 #include "fov.h"
 #include "internal.h"
 #include "layout.h"
+#include "le.h"
 #include "update.h"
 
 _Static_assert(UPD_COUNT <= 32, "the has word is 32 bits");
@@ -143,30 +144,6 @@ zero_bytes(uint64_t x)
 	return ~(((x & low7) + low7) | x) & ~low7;
 }
 
-/* Words are little-endian, so that byte k is bits 8k..8k+7 on any host (the row scans of
- * make_vis shift bits between lanes and find cells by position). */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define LE64(v) __builtin_bswap64(v)
-#else
-#define LE64(v) (v)
-#endif
-
-static inline uint64_t
-load8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof v);
-	return LE64(v);
-}
-
-static inline void
-store8(uint8_t *p, uint64_t v)
-{
-	v = LE64(v);
-	memcpy(p, &v, sizeof v);
-}
-
 /* Where the word of a row's cells from x starts: x, or for the last word of a row s wide
  * (at least 8) and not a multiple of 8, the 8 cells ending at the row's end (overlapping
  * the word before, which an OR, a min or a max does not mind, nor a store of the same). */
@@ -204,9 +181,9 @@ known_box(const struct view *v, struct level *lv, int x0, int y0, int x1, int y1
 		/* Eight cells a word, the last word overlapping the one before. */
 		for (int x = 0; x < w; x += 8) {
 			int at = x0 + word_at(x, w);
-			uint64_t wall = zero_bytes((load8(&v->cell[y][at]) & BYTES(0x7f)) ^ BYTES(VCELL_WALL)) >> 7;
+			uint64_t wall = zero_bytes((le_load64(&v->cell[y][at]) & BYTES(0x7f)) ^ BYTES(VCELL_WALL)) >> 7;
 
-			store8(&lv->cell[y][at], BYTES(CELL_FLOOR) & ~wall);
+			le_store64(&lv->cell[y][at], BYTES(CELL_FLOOR) & ~wall);
 		}
 	}
 }
@@ -348,8 +325,8 @@ bytes_same(const uint8_t *p, const uint8_t *q, size_t n)
 	if (n < 8)
 		return memcmp(p, q, n) == 0;
 	for (size_t i = 0; i + 8 <= n; i += 8)
-		d |= load8(p + i) ^ load8(q + i);
-	d |= load8(p + n - 8) ^ load8(q + n - 8);
+		d |= le_load64(p + i) ^ le_load64(q + i);
+	d |= le_load64(p + n - 8) ^ le_load64(q + n - 8);
 	return d == 0;
 }
 
@@ -415,12 +392,12 @@ lay_measure(const struct view *base, const struct view *now, int mode, const uin
 		int x = x0;
 
 		for (; x + 8 <= x0 + w; x += 8) {
-			uint64_t carried = BYTES(0x80), k = load8(&now->cell[y][x]) & BYTES(0x7f);
+			uint64_t carried = BYTES(0x80), k = le_load64(&now->cell[y][x]) & BYTES(0x7f);
 
 			if (mode & LAY_REVEAL)
-				carried = zero_bytes(load8(&base->cell[y][x]) & BYTES(0x7f));
+				carried = zero_bytes(le_load64(&base->cell[y][x]) & BYTES(0x7f));
 			if (mode & LAY_SIGHT)
-				carried &= ~zero_bytes(load8(&sight[y][x]));
+				carried &= ~zero_bytes(le_load64(&sight[y][x]));
 			if (carried == 0)
 				continue;
 			if (carried == BYTES(0x80) && k == BYTES(t.kind)) {
@@ -467,7 +444,7 @@ make_layout(const struct view *b, const struct view *a, struct update *u, struct
 		 * what is seen): bit 7 of a byte of `moved` where the knowledge changed. */
 		for (int x = 1; x < s - 1; x += 8) {
 			int at = word_at(x - 1, s - 2) + 1, f, l;
-			uint64_t ka = load8(&a->cell[y][at]) & BYTES(0x7f), kb = load8(&b->cell[y][at]) & BYTES(0x7f), moved;
+			uint64_t ka = le_load64(&a->cell[y][at]) & BYTES(0x7f), kb = le_load64(&b->cell[y][at]) & BYTES(0x7f), moved;
 
 			if ((ka & BYTES(0x7c)) || zero_bytes(ka ^ BYTES(VCELL_FLOOR + 1)))
 				for (int i = 0; i < 8; i++)
@@ -595,7 +572,7 @@ make_vis_predict(const struct view *a, struct update *u, size_t cost, uint64_t s
 		/* Most rows hold no correction: found in one pass the compiler vectorizes. */
 		uint64_t odd = 0;
 		for (int x = 0; x < s; x += 8)
-			odd |= load8(&vis[y][word_at(x, s)]) ^ (load8(&a->cell[y][word_at(x, s)]) >> 7 & BYTES(1));
+			odd |= le_load64(&vis[y][word_at(x, s)]) ^ (le_load64(&a->cell[y][word_at(x, s)]) >> 7 & BYTES(1));
 		if (!odd)
 			continue;
 		for (int x = 0; x < s; x++) {
@@ -636,10 +613,10 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 		 * 25-cell row was mostly a vectorized loop's scalar tail (issue 29). */
 		uint64_t odd = 0, diff = 0;
 		for (int x = 0; x < s; x += 8) {
-			uint64_t w = load8(ar + word_at(x, s));
+			uint64_t w = le_load64(ar + word_at(x, s));
 
 			odd |= w & BYTES(0x7c | VCELL_VISIBLE);
-			diff |= w ^ load8(&b->cell[y][word_at(x, s)]);
+			diff |= w ^ le_load64(&b->cell[y][word_at(x, s)]);
 		}
 		changed |= (diff & BYTES(VCELL_VISIBLE)) != 0;
 		if (!odd) {
@@ -657,7 +634,7 @@ make_vis(const struct view *b, const struct view *a, struct update *u, struct pr
 		int first = s, last = -1;
 		for (int x = 0; x < s; x += 8) {
 			int at = word_at(x, s);
-			uint64_t w = load8(ar + at), seen = w >> 7 & BYTES(1);
+			uint64_t w = le_load64(ar + at), seen = w >> 7 & BYTES(1);
 
 			unseen |= ~w & BYTES(VCELL_VISIBLE);
 			blind |= seen & ~((w | w >> 1) & BYTES(1));
