@@ -147,6 +147,7 @@ zero_bytes(uint64_t x)
 /* Where the word of a row's cells from x starts: x, or for the last word of a row s wide
  * (at least 8) and not a multiple of 8, the 8 cells ending at the row's end (overlapping
  * the word before, which an OR, a min or a max does not mind, nor a store of the same). */
+_Static_assert(LEVEL_MIN - 2 >= 8, "every row's interior holds a whole word (word_at)");
 static inline int
 word_at(int x, int s)
 {

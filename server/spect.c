@@ -614,7 +614,8 @@ spect__applied(struct gameroom *r, const struct events *ev)
 	struct spect_room *sp = &r->sp;
 
 	sp->cmds++;
-	sp->quiet_until = uv_hrtime() + SPECT_QUIET_US * 1000ull; /* its players' updates are written (players_first) */
+	if (sp->head) /* only connections' fan-outs wait (players_first): no clock read for a room nobody watches */
+		sp->quiet_until = uv_hrtime() + SPECT_QUIET_US * 1000ull; /* its players' updates are written */
 	if (ev->turn_ended)
 		hold_turn(r);
 	sp->dirty = true;
