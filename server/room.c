@@ -111,9 +111,6 @@ seed_parts(const struct gameroom *r)
 	return bits;
 }
 
-/* Turn-log lines go to the disk this long after their batch's first command, together:
- * one write(2) for all the commands of that time instead of one each. A host killed
- * meanwhile loses them (docs/turnlog.md); the players' check allows 2 s. */
 /*
  * A command's turn-log lines go to the disk at the end of the loop iteration that applied it
  * (the server's uv_check_t, after the iteration's I/O: the players' updates are written
@@ -1211,7 +1208,7 @@ apply(struct gameroom *r, int p, const struct cmd *c, int extra_msg)
 	} else if (!r->dying && ev.turn_ended) {
 		arm_turn(r);
 	}
-	/* The lines go to the disk later, together (libuv's threadpool, never waited for):
+	/* The lines go to the disk at the end of this loop iteration (log_unqueue's comment):
 	 * no disk I/O between a command and its updates. */
 	log_later(r);
 	return ERR_OK;
