@@ -15,7 +15,9 @@
 #include "net.h"
 #include "netbot.h"
 #include "server.h"
+#include "loopchild.h"
 #include "procstat.h"
+#include "relay.h"
 
 /* The server's key, made before the fork: the clients check the key it shows. */
 static struct auth_identity server_id;
@@ -25,47 +27,34 @@ static bool log_dir_used = true; /* false with BENCH_NET_NO_LOGS */
 
 /* The server runs in a child process of its own, as it would on a host, so that its CPU and
  * memory are measured apart from the bots'. */
+static int
+serve_wizwar(uv_loop_t *loop, void *ud)
+{
+	struct server_config c;
+	struct server *s;
+	char why[256];
+
+	(void)ud;
+	server_config_default(&c);
+	c.bind = "127.0.0.1";
+	c.multi = true;
+	c.quiet = true;
+	c.lim.max_rooms = 100000;
+	c.lim.max_conns = 200000;
+	c.lim.max_conns_per_addr = 200000;
+	c.identity = &server_id;
+	c.log_dir = getenv("BENCH_NET_NO_LOGS") ? NULL : log_dir; /* as shipped: every duel's turn log on disk */
+	if (server_create(loop, &c, &s, why, sizeof why) != 0) {
+		fprintf(stderr, "bench_net: %s\n", why);
+		return -1;
+	}
+	return server_port(s);
+}
+
 static pid_t
 spawn_server(int *port)
 {
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds) != 0)
-		exit(1);
-	if ((pid = fork()) == 0) {
-		uv_loop_t loop;
-		struct server_config c;
-		struct server *s;
-		char why[256];
-
-		close(fds[0]);
-		uv_loop_init(&loop);
-		server_config_default(&c);
-		c.bind = "127.0.0.1";
-		c.multi = true;
-		c.quiet = true;
-		c.lim.max_rooms = 100000;
-		c.lim.max_conns = 200000;
-		c.lim.max_conns_per_addr = 200000;
-		c.identity = &server_id;
-		c.log_dir = getenv("BENCH_NET_NO_LOGS") ? NULL : log_dir; /* as shipped: every duel's turn log on disk */
-		if (server_create(&loop, &c, &s, why, sizeof why) != 0) {
-			fprintf(stderr, "bench_net: %s\n", why);
-			_exit(1);
-		}
-		int p = server_port(s);
-		if (write(fds[1], &p, sizeof p) != sizeof p)
-			_exit(1);
-		close(fds[1]);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], port, sizeof *port) != sizeof *port)
-		exit(1);
-	close(fds[0]);
-	return pid;
+	return loopchild_spawn(serve_wizwar, NULL, port);
 }
 
 static void
@@ -367,118 +356,12 @@ lat_close(struct lat *l)
 	uv_loop_close(&l->loop);
 }
 
-/* The baseline: a bare libuv server in a process of its own (as the wizwar server is) and two
+/* The baseline: relay.h's bare relay in a process of its own (as the wizwar server is) and two
  * clients on one loop in this one, TCP_NODELAY everywhere, as wizwar's sockets are. The sizes
  * are those of wizwar's records: a CMD (2 + 3 + 16 bytes) and a small UPDATE (2 + 12 + 16). */
 
 #define PP_CMD 21
 #define PP_REPLY 30
-
-struct pp_srv_conn {
-	uv_tcp_t tcp;
-	size_t have;
-	uint8_t buf[256];
-	struct pp_srv_conn *next;
-};
-
-static struct pp_srv_conn *pp_conns;
-
-static void
-pp_srv_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
-{
-	struct pp_srv_conn *c = h->data;
-
-	(void)suggested;
-	*b = uv_buf_init((char *)c->buf + c->have, (unsigned)(sizeof c->buf - c->have));
-}
-
-static void
-pp_srv_written(uv_write_t *w, int status)
-{
-	(void)status;
-	free(w);
-}
-
-static void
-pp_srv_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
-{
-	static const uint8_t reply[PP_REPLY];
-	struct pp_srv_conn *c = st->data;
-
-	(void)b;
-	if (n < 0) {
-		uv_close((uv_handle_t *)st, NULL); /* the bench is over: the process exits soon */
-		return;
-	}
-	c->have += (size_t)n;
-	while (c->have >= PP_CMD) {
-		memmove(c->buf, c->buf + PP_CMD, c->have - PP_CMD);
-		c->have -= PP_CMD;
-		/* Like the server: one write of the reply to each client, straight away, to the
-		 * socket when it takes it all (uv_try_write), else queued. */
-		for (struct pp_srv_conn *o = pp_conns; o; o = o->next) {
-			uv_buf_t rb = uv_buf_init((char *)reply, sizeof reply);
-			if (uv_try_write((uv_stream_t *)&o->tcp, &rb, 1) == (int)sizeof reply)
-				continue;
-			uv_write_t *w = malloc(sizeof *w);
-			if (w == NULL || uv_write(w, (uv_stream_t *)&o->tcp, &rb, 1, pp_srv_written) != 0)
-				free(w);
-		}
-	}
-}
-
-static void
-pp_srv_accept(uv_stream_t *ls, int status)
-{
-	struct pp_srv_conn *c = calloc(1, sizeof *c);
-
-	if (status != 0 || c == NULL)
-		exit(1);
-	uv_tcp_init(ls->loop, &c->tcp);
-	c->tcp.data = c;
-	if (uv_accept(ls, (uv_stream_t *)&c->tcp) != 0)
-		exit(1);
-	uv_tcp_nodelay(&c->tcp, 1);
-	c->next = pp_conns;
-	pp_conns = c;
-	uv_read_start((uv_stream_t *)&c->tcp, pp_srv_alloc, pp_srv_read);
-}
-
-static pid_t
-spawn_pingpong(int *port)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds) != 0)
-		exit(1);
-	if ((pid = fork()) == 0) {
-		uv_loop_t loop;
-		uv_tcp_t ls;
-		struct sockaddr_in sa;
-		struct sockaddr_storage got;
-		int len = sizeof got;
-
-		close(fds[0]);
-		uv_loop_init(&loop);
-		uv_tcp_init(&loop, &ls);
-		uv_ip4_addr("127.0.0.1", 0, &sa);
-		if (uv_tcp_bind(&ls, (const struct sockaddr *)&sa, 0) != 0 || uv_listen((uv_stream_t *)&ls, 16, pp_srv_accept) != 0)
-			_exit(1);
-		uv_tcp_getsockname(&ls, (struct sockaddr *)&got, &len);
-		int p = ntohs(((struct sockaddr_in *)&got)->sin_port);
-		if (write(fds[1], &p, sizeof p) != sizeof p)
-			_exit(1);
-		close(fds[1]);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], port, sizeof *port) != sizeof *port)
-		exit(1);
-	close(fds[0]);
-	return pid;
-}
 
 struct pp {
 	uv_loop_t loop;
@@ -616,7 +499,7 @@ latency(int port, pid_t server)
 	static struct lat l;
 	static struct pp p;
 	int pp_port;
-	pid_t pp_server = spawn_pingpong(&pp_port);
+	pid_t pp_server = loopchild_spawn(relay_serve, &(struct relay_cfg){ PP_CMD, PP_REPLY }, &pp_port);
 	uint64_t cpu_w = 0, cpu_p = 0;
 	size_t block = LAT_SAMPLES / LAT_BLOCKS;
 	char la0[16];

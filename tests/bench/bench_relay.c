@@ -14,14 +14,13 @@
 #include <uv.h>
 
 #include "procstat.h"
+#include "relay.h"
 
 /*
  * What does a server cost that does nothing but move a duel's bytes? bench_crowd gives the
  * `wizwar server`'s CPU, system calls and context switches a command at N duels of a command
- * a second; this gives the same figures, measured the same way, for a relay with no rules,
- * no encryption and no turn log: one libuv loop in a process of its own, TCP_NODELAY, which
- * for each message read writes one reply to each of the two connections of its pair, with
- * uv_try_write (queued only when the socket is full), as the server does. The sizes default to
+ * a second; this gives the same figures, measured the same way, for relay.h's bare relay
+ * (no rules, no encryption, no turn log) in a process of its own. The sizes default to
  * the smallest padded records of protocol 6 (240 bytes both ways: a CMD, and the UPDATE most
  * commands get). Run it beside bench_crowd at the same N (docs/benchmarks.md, issue 29): what
  * wizwar costs above this is its own; below this no server on this kernel can go.
@@ -34,141 +33,6 @@
 
 static size_t cmd_len = 240, reply_len = 240;
 
-/* The relay (the child process). */
-
-struct rconn {
-	uv_tcp_t tcp;
-	struct rconn *peer;
-	size_t have;
-	uint8_t buf[16384 + 64];
-};
-
-static uint8_t *reply_buf;
-
-static void
-r_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
-{
-	struct rconn *c = h->data;
-
-	(void)suggested;
-	*b = uv_buf_init((char *)c->buf + c->have, (unsigned)(sizeof c->buf - c->have));
-}
-
-static void
-r_written(uv_write_t *w, int status)
-{
-	(void)status;
-	free(w);
-}
-
-static void
-r_send(struct rconn *to, const uint8_t *tag)
-{
-	uv_buf_t b;
-	int n;
-
-	if (to == NULL || uv_is_closing((uv_handle_t *)&to->tcp))
-		return;
-	memcpy(reply_buf, tag, 8);
-	b = uv_buf_init((char *)reply_buf, (unsigned)reply_len);
-	n = uv_try_write((uv_stream_t *)&to->tcp, &b, 1);
-	if (n == (int)reply_len)
-		return;
-	/* The rest queued, copied: the one reply buffer is reused at once. */
-	size_t off = n > 0 ? (size_t)n : 0;
-	uv_write_t *w = malloc(sizeof *w + reply_len - off);
-	if (w == NULL)
-		exit(1);
-	memcpy((uint8_t *)(w + 1), reply_buf + off, reply_len - off);
-	b = uv_buf_init((char *)(w + 1), (unsigned)(reply_len - off));
-	if (uv_write(w, (uv_stream_t *)&to->tcp, &b, 1, r_written) != 0)
-		free(w);
-}
-
-static void
-r_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
-{
-	struct rconn *c = st->data;
-	size_t at = 0;
-
-	(void)b;
-	if (n < 0) {
-		if (c->peer)
-			c->peer->peer = NULL;
-		uv_close((uv_handle_t *)st, NULL); /* the run is over: the process exits soon */
-		return;
-	}
-	c->have += (size_t)n;
-	while (c->have - at >= cmd_len) {
-		r_send(c, c->buf + at);
-		r_send(c->peer, c->buf + at);
-		at += cmd_len;
-	}
-	memmove(c->buf, c->buf + at, c->have - at);
-	c->have -= at;
-}
-
-static struct rconn *r_waiting; /* accepted, its pair's second not yet */
-
-static void
-r_accept(uv_stream_t *ls, int status)
-{
-	struct rconn *c = calloc(1, sizeof *c);
-
-	if (status != 0 || c == NULL)
-		exit(1);
-	uv_tcp_init(ls->loop, &c->tcp);
-	c->tcp.data = c;
-	if (uv_accept(ls, (uv_stream_t *)&c->tcp) != 0)
-		exit(1);
-	uv_tcp_nodelay(&c->tcp, 1);
-	if (r_waiting) {
-		c->peer = r_waiting;
-		r_waiting->peer = c;
-		r_waiting = NULL;
-	} else
-		r_waiting = c;
-	uv_read_start((uv_stream_t *)&c->tcp, r_alloc, r_read);
-}
-
-static pid_t
-spawn_relay(int *port)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds) != 0)
-		exit(1);
-	if ((pid = fork()) == 0) {
-		uv_loop_t loop;
-		uv_tcp_t ls;
-		struct sockaddr_in sa;
-		struct sockaddr_storage got;
-		int len = sizeof got;
-
-		close(fds[0]);
-		if ((reply_buf = calloc(1, reply_len)) == NULL)
-			_exit(1);
-		uv_loop_init(&loop);
-		uv_tcp_init(&loop, &ls);
-		uv_ip4_addr("127.0.0.1", 0, &sa);
-		if (uv_tcp_bind(&ls, (const struct sockaddr *)&sa, 0) != 0 || uv_listen((uv_stream_t *)&ls, 4096, r_accept) != 0)
-			_exit(1);
-		uv_tcp_getsockname(&ls, (struct sockaddr *)&got, &len);
-		int p = ntohs(((struct sockaddr_in *)&got)->sin_port);
-		if (write(fds[1], &p, sizeof p) != sizeof p)
-			_exit(1);
-		close(fds[1]);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], port, sizeof *port) != sizeof *port)
-		exit(1);
-	close(fds[0]);
-	return pid;
-}
-
 /* The crowd (this process). */
 
 struct cconn {
@@ -178,7 +42,7 @@ struct cconn {
 	uint32_t id, seq;
 	uint64_t t0;           /* the message out: when sent, 0 if none */
 	size_t have;
-	uint8_t buf[16384 + 64];
+	uint8_t *buf; /* 2 x reply_len */
 };
 
 static struct {
@@ -216,7 +80,7 @@ c_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 	struct cconn *c = h->data;
 
 	(void)suggested;
-	*b = uv_buf_init((char *)c->buf + c->have, (unsigned)(sizeof c->buf - c->have));
+	*b = uv_buf_init((char *)c->buf + c->have, (unsigned)(2 * reply_len - c->have));
 }
 
 static void
@@ -290,6 +154,8 @@ c_start_next(void)
 	while (R.started < R.n && R.started - R.connected < 256) {
 		struct cconn *c = &R.c[R.started];
 		c->id = (uint32_t)R.started++;
+		if ((c->buf = malloc(2 * reply_len)) == NULL)
+			exit(1);
 		uv_tcp_init(R.loop, &c->tcp);
 		c->tcp.data = c;
 		c->cr.data = c;
@@ -369,7 +235,8 @@ main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	int port;
-	pid_t srv = spawn_relay(&port);
+	struct relay_cfg rc = { cmd_len, reply_len };
+	pid_t srv = loopchild_spawn(relay_serve, &rc, &port);
 	clockid_t srv_clock;
 	if (clock_getcpuclockid(srv, &srv_clock) != 0) {
 		fprintf(stderr, "bench_relay: no CPU clock for the relay\n");

@@ -26,6 +26,7 @@
 #include "netbot.h"
 #include "noise.h"
 #include "pconn.h"
+#include "loopchild.h"
 #include "procstat.h"
 #include "server.h"
 
@@ -72,49 +73,35 @@ reader_sched(void)
 
 /* A server of one room whose duel's level is seed's: the two duels of a round are the same duel
  * (the rules are deterministic, the bots' generators the round's), command for command. */
+static int
+serve_room(uv_loop_t *loop, void *ud)
+{
+	struct server_config c;
+	struct server *s;
+	char why[256];
+
+	server_config_default(&c);
+	c.bind = "127.0.0.1";
+	c.quiet = true;
+	c.seed_fixed = true;
+	c.seed = *(const uint64_t *)ud;
+	c.lim.max_conns = 200000;
+	c.lim.max_conns_per_addr = 200000;
+	c.lim.hs_burst = 0;
+	c.lim.room_burst = 0;
+	c.lim.spect_max = 100000;
+	c.identity = &server_id;
+	if (server_create(loop, &c, &s, why, sizeof why) != 0) {
+		fprintf(stderr, "bench_spect: %s\n", why);
+		return -1;
+	}
+	return server_port(s);
+}
+
 static pid_t
 spawn_server(int *port, uint64_t seed)
 {
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds) != 0)
-		exit(1);
-	if ((pid = fork()) == 0) {
-		uv_loop_t loop;
-		struct server_config c;
-		struct server *s;
-		char why[256];
-
-		close(fds[0]);
-		uv_loop_init(&loop);
-		server_config_default(&c);
-		c.bind = "127.0.0.1";
-		c.quiet = true;
-		c.seed_fixed = true;
-		c.seed = seed;
-		c.lim.max_conns = 200000;
-		c.lim.max_conns_per_addr = 200000;
-		c.lim.hs_burst = 0;
-		c.lim.room_burst = 0;
-		c.lim.spect_max = 100000;
-		c.identity = &server_id;
-		if (server_create(&loop, &c, &s, why, sizeof why) != 0) {
-			fprintf(stderr, "bench_spect: %s\n", why);
-			_exit(1);
-		}
-		int p = server_port(s);
-		if (write(fds[1], &p, sizeof p) != sizeof p)
-			_exit(1);
-		close(fds[1]);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], port, sizeof *port) != sizeof *port)
-		exit(1);
-	close(fds[0]);
-	return pid;
+	return loopchild_spawn(serve_room, &seed, port);
 }
 
 #define SAMPLES_MAX 200000
