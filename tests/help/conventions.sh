@@ -16,7 +16,7 @@ export XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config HOME=$tmp/home
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else notok "$what"; fi; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else notok "$what"; return 1; fi; }
 mapfile -t cmds < <("$exe" --help | awk '/^commands:/ { on = 1; next } on && NF >= 2 && /^  [a-z]/ { print $1 }')
 
 # --opt=VALUE is --opt VALUE.
@@ -161,7 +161,7 @@ for sig in INT TERM; do
 	wait $b2; r2=$?
 	check "SIG$sig: two bots given --opt=VALUE and -- HOST:PORT played a verified duel" \
 		test -n "$port" -a $r1 -eq 0 -a $r2 -eq 0 -a -n "$(grep -F "duel 1:" "$tmp/bot1.out")" ||
-		sed 's/^/# /' "$tmp/bot1.out" "$tmp/bot2.out"
+		sed 's/^/# /' "$tmp/bot1.out" "$tmp/bot2.out" "$tmp/server.err"
 	kill -$sig $srv
 	# The server has 20 s to stop; then it is killed and the check fails.
 	for _ in $(seq 200); do
