@@ -135,33 +135,39 @@ fi
 # cleanly: exit 0, the log flushed, complete and 0600. (SIGHUP reloads its --config: tests/server/config.sh.)
 for sig in INT TERM; do
 	dir=$tmp/srv-$sig
-	XDG_STATE_HOME="$tmp" "$exe" server --bind=127.0.0.1 --port=0 --log-dir="$dir" > "$tmp/server.out" 2> "$tmp/server.err" &
+	# Each run's outputs in files of their own: the port and the room code are read from them while
+	# the programs start, and a file the run before left would give its port or code (a race: the
+	# shell opens, and so empties, a background program's output in that program's own process,
+	# which may not have run yet when the next line reads the file).
+	w=$tmp/run-$sig
+	mkdir "$w"
+	XDG_STATE_HOME="$tmp" "$exe" server --bind=127.0.0.1 --port=0 --log-dir="$dir" > "$w/server.out" 2> "$w/server.err" &
 	srv=$!
 	port=
 	for _ in $(seq 300); do
-		port=$(sed -n 's/.*listening on 127.0.0.1 port \([0-9]*\).*/\1/p' "$tmp/server.err")
+		port=$(sed -n 's/.*listening on 127.0.0.1 port \([0-9]*\).*/\1/p' "$w/server.err")
 		[ -n "$port" ] && break
 		sleep 0.1
 	done
 	# The first asks for a room (its code on its first line), the second joins it by that code.
 	# Each program under `timeout`: a hang is a failure with the programs' words below, not the suite's limit.
 	XDG_STATE_HOME="$tmp" timeout 60 "$exe" bot --new-room --level=easy --games=1 --think=0 --seed=1 -- "127.0.0.1:$port" \
-		> "$tmp/bot1.out" 2>&1 &
+		> "$w/bot1.out" 2>&1 &
 	b1=$!
 	room=
 	for _ in $(seq 300); do
-		room=$(sed -n 's/^room \([0-9a-z-]*\):.*/\1/p' "$tmp/bot1.out")
+		room=$(sed -n 's/^room \([0-9a-z-]*\):.*/\1/p' "$w/bot1.out")
 		[ -n "$room" ] && break
 		sleep 0.1
 	done
 	XDG_STATE_HOME="$tmp" timeout 60 "$exe" bot --room="$room" --level=hard --games=1 --think=0 --seed=2 -- "127.0.0.1:$port" \
-		> "$tmp/bot2.out" 2>&1 &
+		> "$w/bot2.out" 2>&1 &
 	b2=$!
 	wait $b1; r1=$?
 	wait $b2; r2=$?
 	check "SIG$sig: two bots given --opt=VALUE and -- HOST:PORT played a verified duel" \
-		test -n "$port" -a $r1 -eq 0 -a $r2 -eq 0 -a -n "$(grep -F "duel 1:" "$tmp/bot1.out")" ||
-		sed 's/^/# /' "$tmp/bot1.out" "$tmp/bot2.out" "$tmp/server.err"
+		test -n "$port" -a $r1 -eq 0 -a $r2 -eq 0 -a -n "$(grep -F "duel 1:" "$w/bot1.out")" ||
+		sed 's/^/# /' "$w/bot1.out" "$w/bot2.out" "$w/server.err"
 	kill -$sig $srv
 	# The server has 20 s to stop; then it is killed and the check fails.
 	for _ in $(seq 200); do
@@ -170,9 +176,9 @@ for sig in INT TERM; do
 	done
 	kill -KILL $srv 2>/dev/null
 	wait $srv; rc=$?
-	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/server.err"
+	[ $rc -eq 0 ] || sed 's/^/# /' "$w/server.err"
 	check "SIG$sig: the server shut down cleanly (exit 0)" \
-		test $rc -eq 0 -a -n "$(grep -F "shutting down" "$tmp/server.err")"
+		test $rc -eq 0 -a -n "$(grep -F "shutting down" "$w/server.err")"
 	logs=("$dir"/[0-9]*/*/*/*.log.gz) # finished: compressed into the tree by date
 	check "SIG$sig: its turn log is complete" test -f "${logs[0]}" -a -n "$(zcat "${logs[0]}" 2>/dev/null | grep "^end ")"
 	check "SIG$sig: its turn log is 0600" test "$(stat -c %a "${logs[0]}")" = 600
