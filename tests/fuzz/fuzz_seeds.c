@@ -9,10 +9,13 @@
 #include <sodium.h>
 
 #include "auth.h"
+#include "bot.h"
+#include "mind.h"
 #include "pconn.h"
 #include "rated.h"
 #include "samples.h"
 #include "script.h"
+#include "turnlog.h"
 
 static void put(const char *dir, const char *target, const char *name, const uint8_t *p, size_t n);
 
@@ -236,6 +239,66 @@ scripts(const char *dir)
 	put(dir, "fuzz_server", "quick-pair", s, n);
 }
 
+/* fuzz_turnlog's seeds: whole duels of two bots written as a server writes their logs (the header,
+ * each command, each turn's hash, a chat line, the end), on each board size; and one cut inside a
+ * line, as a host killed mid-write leaves it. */
+static void
+turnlog_seeds(const char *dir)
+{
+	static struct game g;
+	static char log[1 << 20];
+	static const int sizes[] = { 15, 25, 51 };
+
+	for (int k = 0; k < 3; k++) {
+		struct options opt;
+		struct turnlog_header h = { TURNLOG_FORMAT, RULES_VERSION, { 0 }, 7u + (uint64_t)k, { "ann", "bob" } };
+		struct bot_mind mind[PLAYERS];
+		struct rng rng[PLAYERS];
+		struct events ev;
+		struct view v;
+		struct cmd c;
+		size_t n = 0;
+		int w;
+		char name[32];
+
+		options_default(&opt);
+		opt.size = (uint8_t)sizes[k];
+		h.opt = opt;
+		if (game_init(&g, &opt, h.seed) != ERR_OK || (w = turnlog_format_header(&h, game_hash(&g), log, sizeof log)) < 0)
+			exit(1);
+		n = (size_t)w;
+		for (int p = 0; p < PLAYERS; p++) {
+			rng_seed(&rng[p], h.seed * 2 + (uint64_t)p);
+			mind_reset(&mind[p]);
+		}
+		for (int moves = 0; g.result == RESULT_NONE && moves < 400; moves++) {
+			int p = g.turn;
+			view_build(&g, p, &v);
+			bot_choose_mind(&v, p ? BOT_RANDOM : BOT_EASY, &rng[p], &mind[p], &c);
+			if (game_apply(&g, p, &c, &ev) != ERR_OK) {
+				c = (struct cmd){ CMD_PASS, 0, 0 };
+				if (game_apply(&g, p, &c, &ev) != ERR_OK)
+					exit(1);
+			}
+			if (n + 3 * TURNLOG_LINE_MAX > sizeof log || (w = turnlog_format_cmd(p, &c, log + n, sizeof log - n)) < 0)
+				exit(1);
+			n += (size_t)w;
+			if (ev.turn_ended && (w = turnlog_format_hash(g.turn_no, game_hash(&g), log + n, sizeof log - n)) > 0)
+				n += (size_t)w;
+			if (moves == 3 && (w = turnlog_format_chat(1, "gg \xe2\x9c\xa8 well met", log + n, sizeof log - n)) > 0)
+				n += (size_t)w;
+		}
+		if (g.result != RESULT_NONE && (w = turnlog_format_end(&g, log + n, sizeof log - n)) > 0)
+			n += (size_t)w;
+		snprintf(name, sizeof name, "duel-%d", sizes[k]);
+		put(dir, "fuzz_turnlog", name, (const uint8_t *)log, n);
+		if (k == 1) {
+			snprintf(name, sizeof name, "torn-%d", sizes[k]);
+			put(dir, "fuzz_turnlog", name, (const uint8_t *)log, n * 2 / 3);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -446,5 +509,6 @@ main(int argc, char **argv)
 		put(argv[1], "fuzz_codes", name, (const uint8_t *)codes[i], 1 + strlen(codes[i] + 1));
 	}
 	proxy_seeds(argv[1]);
+	turnlog_seeds(argv[1]);
 	return 0;
 }
