@@ -10,6 +10,7 @@
 
 #include "auth.h"
 #include "bot.h"
+#include "lan.h"
 #include "mind.h"
 #include "pconn.h"
 #include "rated.h"
@@ -299,6 +300,36 @@ turnlog_seeds(const char *dir)
 	}
 }
 
+/* fuzz_lan's seeds: announcements as a host and a server make them (lan_txt_make), in fuzz_lan's format:
+ * a port byte, then the instance, the host and the TXT strings, each after its length byte. */
+static void
+lan_seeds(const char *dir)
+{
+	static const struct lan_info ads[] = {
+		{ false, "alice", 7727, true, true, "abcdefghijklmnopqrstuvwxyz" },
+		{ true, "box \xc3\xa9t\xc3\xa9", 7727, false, false, "234567abcdefghijklmnopqrst" },
+	};
+	for (size_t a = 0; a < sizeof ads / sizeof ads[0]; a++) {
+		uint8_t in[600];
+		char buf[512], name[16];
+		const char *kv[8];
+		size_t n = lan_txt_make(&ads[a], buf, sizeof buf, kv), at = 0;
+		const char *strs[10] = { ads[a].name, "box.local" };
+
+		in[at++] = 28; /* port 7365 */
+		for (size_t i = 0; i < n; i++)
+			strs[2 + i] = kv[i];
+		for (size_t i = 0; i < n + 2; i++) {
+			size_t l = strlen(strs[i]);
+			in[at++] = (uint8_t)l;
+			memcpy(in + at, strs[i], l);
+			at += l;
+		}
+		snprintf(name, sizeof name, "ad-%zu", a);
+		put(dir, "fuzz_lan", name, in, at);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -510,5 +541,6 @@ main(int argc, char **argv)
 	}
 	proxy_seeds(argv[1]);
 	turnlog_seeds(argv[1]);
+	lan_seeds(argv[1]);
 	return 0;
 }
