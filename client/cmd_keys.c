@@ -13,7 +13,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: wizwar keys [--preset NAME] [--file PATH]\n"
-	    "       (--keys NAME is the same as --preset NAME, as practice, replay, host and join take it)\n"
+	    "       (--keys NAME is the same as --preset NAME, as practice, tutorial, replay, host, join and watch take it)\n"
 	    "Print the key bindings in force, where each came from, and any warnings about the\n"
 	    "config file. The output is itself a keys.conf (see docs/keys.md).\n"
 	    "  --preset NAME  start from preset NAME instead of the default set:\n");

@@ -20,7 +20,7 @@
 #define LAN_HOST_MAX 63
 #define LAN_ADDR_MAX 63     /* an IPv6 address with its %interface */
 #define LAN_FOUND_MAX 32    /* duels kept from one browse; more are counted, not listed */
-#define LAN_BROWSE_MS 3000  /* how long `join` with no address looks (--lan-wait changes it) */
+#define LAN_BROWSE_MS 3000  /* how long `join` with no address looks for announcements */
 
 /* What an announcement says (the TXT record, and the service's port). */
 struct lan_info {

@@ -735,6 +735,7 @@ static const char *const lobby_list[] = {
 	"/unready        not ready after all",
 	"/wait           hold the first duel's countdown (then /ready)",
 	"/rematch        ready for another duel",
+	"/mirror         ready for the same level again, the seats swapped (once both ask)",
 	"/size N         the controller: level side, odd, 15 to 51",
 	"/fov on|off     the controller: field of view",
 	"/potions on|off the controller: potions on the level",

@@ -416,7 +416,7 @@ struct wire_ladder {
 	struct wire_ladder_row row[WIRE_LADDER_MAX];
 };
 
-/* A decoded message: a tag and plain data (no pointers), about 16 KiB (a RECORDS of 54 records is the largest): keep it off small stacks. */
+/* A decoded message: a tag and plain data (no pointers), about 19 KiB (a RECORDS of 54 records is the largest): keep it off small stacks. */
 struct wire_msg {
 	uint8_t type; /* enum wire_type */
 	union {
