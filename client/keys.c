@@ -622,6 +622,24 @@ warn(struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A word of the file quoted in a warning: at most 40 bytes, cut on a character's boundary (the
+ * line is UTF-8: line_junk), so that the warning stays UTF-8 too. */
+#define QUOTE_MAX 40
+static const char *
+quote(const char *w, char out[QUOTE_MAX + 1])
+{
+	size_t n = strlen(w);
+
+	if (n > QUOTE_MAX) {
+		n = QUOTE_MAX;
+		while (n > 0 && ((unsigned char)w[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(out, w, n);
+	out[n] = '\0';
+	return out;
+}
+
 /* Reading keys.conf and the presets is start-up work: cold, as keys_load_buf and keys_preset are. */
 WW_COLD static void apply_text(struct ctx *c, const char *buf, size_t len);
 
@@ -631,11 +649,11 @@ do_preset(struct ctx *c, const char *name, bool merge)
 	const struct preset *p = preset_find(name);
 
 	if (p == NULL) {
-		char list[128] = "";
+		char list[128] = "", q[QUOTE_MAX + 1];
 		size_t off = 0;
 		for (int i = 0; i < PRESET_COUNT && off < sizeof list; i++)
 			off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", i ? ", " : "", presets[i].name);
-		warn(c, "unknown preset '%.40s' (there are %s); line skipped", name, list);
+		warn(c, "unknown preset '%s' (there are %s); line skipped", quote(name, q), list);
 		return;
 	}
 	if (c->depth >= PRESET_DEPTH)
@@ -703,7 +721,7 @@ do_bind(struct ctx *c, int action, const int *codes, int ncodes)
 static void
 do_line(struct ctx *c, char *s)
 {
-	char *w[WORDS_MAX];
+	char *w[WORDS_MAX], q[QUOTE_MAX + 1];
 	int nw = 0;
 	int codes[WORDS_MAX];
 
@@ -741,7 +759,7 @@ do_line(struct ctx *c, char *s)
 		}
 		for (int i = 1; i < nw; i++)
 			if (strcmp(w[i], "all") != 0 && keys_action_lookup(w[i]) == ACTION_NONE) {
-				warn(c, "unknown action '%.40s' (`wizwar keys` lists them); line skipped", w[i]);
+				warn(c, "unknown action '%s' (`wizwar keys` lists them); line skipped", quote(w[i], q));
 				return;
 			}
 		for (int i = 1; i < nw; i++) {
@@ -755,8 +773,8 @@ do_line(struct ctx *c, char *s)
 
 	bool bind = strcmp(verb, "bind") == 0;
 	if (!bind && strcmp(verb, "unbind") != 0) {
-		warn(c, "unknown directive '%.40s' (expected preset, merge, bind, unbind or clear); "
-		    "line skipped", verb);
+		warn(c, "unknown directive '%s' (expected preset, merge, bind, unbind or clear); "
+		    "line skipped", quote(verb, q));
 		return;
 	}
 	int first = bind ? 2 : 1;
@@ -767,13 +785,13 @@ do_line(struct ctx *c, char *s)
 		return;
 	}
 	if (bind && (action = keys_action_lookup(w[1])) == ACTION_NONE) {
-		warn(c, "unknown action '%.40s' (`wizwar keys` lists them); line skipped", w[1]);
+		warn(c, "unknown action '%s' (`wizwar keys` lists them); line skipped", quote(w[1], q));
 		return;
 	}
 	for (int i = first; i < nw; i++) {
 		if ((codes[i - first] = keys_parse_name(w[i])) == KEYS_NONE) {
-			warn(c, "unknown key name '%.40s' (write keys as curses names them: k, ^A, M-x, "
-			    "KEY_UP, F1, space; see docs/keys.md); line skipped", w[i]);
+			warn(c, "unknown key name '%s' (write keys as curses names them: k, ^A, M-x, "
+			    "KEY_UP, F1, space; see docs/keys.md); line skipped", quote(w[i], q));
 			return;
 		}
 	}
@@ -791,12 +809,16 @@ do_line(struct ctx *c, char *s)
 	}
 }
 
-/* Why a line cannot be read, or NULL. */
+/* Why a line cannot be read, or NULL. A line's words reach the terminal in warnings, so it must
+ * be UTF-8 with no character that could move the cursor or reorder text (as a peer's text:
+ * proto/text.h), a tab between words aside. */
 static const char *
 line_junk(const char *s, size_t n, char *why, size_t whylen)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
 		unsigned char b = (unsigned char)s[i];
+		uint32_t cp;
+		size_t l;
 		if (b == 0) {
 			snprintf(why, whylen, "a NUL byte at column %zu (is this a binary file?)", i + 1);
 			return why;
@@ -805,6 +827,15 @@ line_junk(const char *s, size_t n, char *why, size_t whylen)
 			snprintf(why, whylen, "control byte 0x%02x at column %zu", b, i + 1);
 			return why;
 		}
+		if ((l = text_utf8_next((const uint8_t *)s + i, n - i, &cp)) == 0) {
+			snprintf(why, whylen, "byte 0x%02x at column %zu is not UTF-8", b, i + 1);
+			return why;
+		}
+		if (b != '\t' && !text_allowed(cp, TEXT_CHAT)) {
+			snprintf(why, whylen, "control character U+%04X at column %zu", (unsigned)cp, i + 1);
+			return why;
+		}
+		i += l;
 	}
 	return NULL;
 }

@@ -14,6 +14,7 @@
 #include "potion.h"
 #include "game.h"
 #include "keys.h"
+#include "text.h"
 
 /* Load a C string as a file named "k.conf"; the warning count. */
 static unsigned
@@ -629,6 +630,37 @@ Test(conf, nul_and_control_bytes)
 	cr_assert_eq(keys_action(&k, 'w'), ACTION_CAST_1);
 	cr_assert_eq(keys_action(&k, 'v'), ACTION_NONE);
 	cr_assert_eq(keys_action(&k, 'V'), ACTION_HELP);
+}
+
+/* A warning quotes the file's words on a terminal: a line that is not UTF-8, or holds a C1 control
+ * (0x9b is CSI to an 8-bit terminal) or a bidi override, is skipped whole, and a long word quoted is
+ * cut on a character's boundary. */
+Test(conf, a_line_a_terminal_could_take_for_controls_is_skipped)
+{
+	struct keys k;
+	struct keys_diag d;
+	static const char text[] = "bind cast-1 M-\xc3\x30\nbind cast-2 \xc2\x9b" "2J\nbind cast-3 \xe2\x80\xaeq\n"
+	                           "bind quit \xc3\xa9\nbind help x\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	                           "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	                           "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n";
+
+	keys_init(&k);
+	keys_diag_init(&d);
+	cr_assert_eq(keys_load_buf(&k, text, sizeof text - 1, "k.conf", &d), 4);
+	dump_diag(&d);
+	cr_assert(warned(&d, "k.conf:1:", "byte 0xc3 at column 15 is not UTF-8", NULL));
+	cr_assert(warned(&d, "k.conf:2:", "control character U+009B at column 13", NULL));
+	cr_assert(warned(&d, "k.conf:3:", "control character U+202E at column 13", NULL));
+	cr_assert(warned(&d, "k.conf:5:", "unknown key name 'x\xc3\xa9", NULL));
+	for (unsigned i = 0; i < d.n; i++) {
+		size_t n = strlen(d.msg[i]), l;
+		uint32_t cp;
+		for (size_t j = 0; j < n; j += l)
+			cr_assert((l = text_utf8_next((const uint8_t *)d.msg[i] + j, n - j, &cp)) > 0 &&
+			              text_allowed(cp, TEXT_CHAT),
+			          "%s", d.msg[i]);
+	}
+	cr_assert_eq(keys_action(&k, KEYS_WCHAR | 0xe9), ACTION_QUIT, "a key named in UTF-8 still binds");
 }
 
 Test(conf, binary_junk_is_bounded)

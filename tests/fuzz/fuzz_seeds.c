@@ -330,6 +330,24 @@ lan_seeds(const char *dir)
 	}
 }
 
+/* fuzz_keys's seeds: keys.conf texts using every kind of line and of key name (docs/keys.md). */
+static void
+keys_seeds(const char *dir)
+{
+	static const char *const confs[] = {
+		"# mine\npreset vi\nmerge arrows\nbind cast-1 M-w \xc3\xa9 0x2ff\nclear log-up\nbind quit ^X hash space\n",
+		("clear all\nbind move-n    8 KEY_UP                 # move north; from preset numpad\n"
+		 "bind drink     5 KEY_B2\nunbind KEY_B2 ^?\nbind look ; KEY_F(5) M-KEY_LEFT\n"),
+		"preset arrows\r\nbind chat KEY_ENTER ^M\r\nclear cast-1 cast-2\nbind nonsense x\nbind cast-3\n",
+	};
+	char name[16];
+
+	for (size_t i = 0; i < sizeof confs / sizeof confs[0]; i++) {
+		snprintf(name, sizeof name, "conf-%zu", i);
+		put(dir, "fuzz_keys", name, (const uint8_t *)confs[i], strlen(confs[i]));
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -542,5 +560,6 @@ main(int argc, char **argv)
 	proxy_seeds(argv[1]);
 	turnlog_seeds(argv[1]);
 	lan_seeds(argv[1]);
+	keys_seeds(argv[1]);
 	return 0;
 }

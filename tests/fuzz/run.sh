@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-60}
 runs=${FUZZ_RUNS:-100000000}
 build=${FUZZ_BUILD:-build-fuzz}
-targets=(decode pconn codes noise ident server client proxy webmsg xmsg turnlog lan)
+targets=(decode pconn codes noise ident server client proxy webmsg xmsg turnlog lan keys)
 
 if ! command -v clang >/dev/null; then
 	echo "fuzz: clang is needed (libFuzzer)" >&2
