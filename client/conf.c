@@ -19,6 +19,25 @@ name_char(char ch)
 	return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
 }
 
+/* A piece of the file quoted in a message, which goes to a terminal or a log: at most max bytes of
+ * it, printable ASCII as it is and any other byte as '?' (a UTF-8 character as one), so that a
+ * C1 control or a bidi mark in the file reaches neither. */
+static const char *
+quote(char *out, size_t max, const char *in)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; in[i] && i < max;) {
+		unsigned char b = (unsigned char)in[i++];
+		if (b >= 0x80)
+			while (i < max && (unsigned char)in[i] >= 0x80 && (unsigned char)in[i] < 0xc0)
+				i++;
+		out[o++] = b >= 0x20 && b < 0x7f ? (char)b : '?';
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static bool
 blank(char ch)
 {
@@ -97,6 +116,7 @@ take_line(struct conf *c, char *line, size_t n, int lineno, const char *usage, c
           size_t whylen)
 {
 	const char *path = c->path;
+	char q[64];
 
 	if (n > 0 && line[n - 1] == '\r') /* a file written on Windows */
 		line[--n] = '\0';
@@ -115,7 +135,7 @@ take_line(struct conf *c, char *line, size_t n, int lineno, const char *usage, c
 		end++;
 	if ((*end != '\0' && !blank(*end)) || *name == '-') {
 		snprintf(why, whylen, "%s:%d: a setting is NAME VALUE (an option of `wizwar server --help` without its "
-		         "--), not '%.60s'", path, lineno, name);
+		         "--), not '%s'", path, lineno, quote(q, 60, name));
 		return -1;
 	}
 	char *value = end;
@@ -130,13 +150,13 @@ take_line(struct conf *c, char *line, size_t n, int lineno, const char *usage, c
 		if (strcmp(refused[i], name) == 0)
 			kind = -1;
 	if (kind == CLI_OPT_UNKNOWN || kind < 0 || strcmp(name, "help") == 0 || strcmp(name, "version") == 0) {
-		snprintf(why, whylen, "%s:%d: %s setting '%.40s'%s", path, lineno, kind < 0 ? "no" : "unknown", name,
+		snprintf(why, whylen, "%s:%d: %s setting '%s'%s", path, lineno, kind < 0 ? "no" : "unknown", quote(q, 40, name),
 		         kind < 0 ? " in a configuration file" : " (the settings are the options of `wizwar server "
 		         "--help`, without their --)");
 		return -1;
 	}
 	if (kind == CLI_OPT_FLAG && vlen > 0) {
-		snprintf(why, whylen, "%s:%d: %s takes no value, not '%.60s'", path, lineno, name, value);
+		snprintf(why, whylen, "%s:%d: %s takes no value, not '%s'", path, lineno, name, quote(q, 60, value));
 		return -1;
 	}
 	/* An optional value (--password alone asks on the terminal): a file has none to ask on. */

@@ -103,6 +103,10 @@ Test(conf, every_mistake_names_its_file_and_line)
 	expect_refused("config /etc/other.conf\n", 1, "no setting 'config' in a configuration file");
 	expect_refused("help\n", 1, "setting 'help'");
 	expect_refused("# ok\nport 5\x1b[2J\n", 2, "a control character (byte 0x1b)");
+	/* What a message quotes of the file goes to a terminal or a log: no C1 control, no bidi mark. */
+	expect_refused("p\xc2\x9bort 5\n", 1, "not 'p?ort 5'");
+	expect_refused("resume \xe2\x80\xae" "evil\n", 1, "resume takes no value, not '?evil'");
+	expect_refused("max-r\xc3\xb6oms 5\n", 1, "not 'max-r?oms 5'");
 
 	char line[2000];
 	memset(line, 'a', sizeof line);
