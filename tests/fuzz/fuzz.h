@@ -14,6 +14,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A reason a decoder gives, which goes to a terminal: NUL-ended within cap, printable ASCII. */
+static inline void
+fuzz_printable(const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap);
+
+	FUZZ_CHECK(n < cap);
+	for (size_t i = 0; i < n; i++)
+		FUZZ_CHECK((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f);
+}
+
 /* A view of a `size` level: ring walls, a room of floor, some of it seen, a potion. */
 static inline void
 fuzz_view(struct view *v, int size)

@@ -18,16 +18,6 @@
  * a usable one's record written again (lan_txt_make) must read back the same.
  */
 
-static void
-printable(const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap);
-
-	FUZZ_CHECK(n < cap);
-	for (size_t i = 0; i < n; i++)
-		FUZZ_CHECK((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f);
-}
-
 /* No C0 or C1 control, no DEL: the line goes to a terminal (a usable name may be UTF-8). */
 static void
 no_controls(const char *s)
@@ -85,7 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(text_check(d.name, strlen(d.name), TEXT_NAME) && fp_ok(d.fp));
 	} else {
 		FUZZ_CHECK(d.why[0] != '\0');
-		printable(d.why, sizeof d.why);
+		fuzz_printable(d.why, sizeof d.why);
 	}
 	lan_list_line(line, sizeof line, 1, &d);
 	no_controls(line);

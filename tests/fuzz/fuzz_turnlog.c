@@ -17,16 +17,6 @@
  */
 
 static void
-printable(const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap);
-
-	FUZZ_CHECK(n < cap);
-	for (size_t i = 0; i < n; i++)
-		FUZZ_CHECK((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f);
-}
-
-static void
 step(void *ud, const struct game *g, int p, const struct cmd *c, const struct events *ev, int lineno)
 {
 	(void)ud;
@@ -46,7 +36,7 @@ same_line(const char *line, size_t len)
 	int k = -1;
 
 	if (turnlog_parse_line(line, len, &a, why, sizeof why) != 0) {
-		printable(why, sizeof why);
+		fuzz_printable(why, sizeof why);
 		return;
 	}
 	switch (a.kind) {
@@ -82,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&r, 0, sizeof r);
 	if (turnlog_replay(text, size, &r, step, NULL) != 0) {
 		FUZZ_CHECK(r.line > 0 && r.error[0] != '\0');
-		printable(r.error, sizeof r.error);
+		fuzz_printable(r.error, sizeof r.error);
 	} else {
 		FUZZ_CHECK(r.line == 0);
 		FUZZ_CHECK(!r.ended || r.game.result != RESULT_NONE);
