@@ -152,18 +152,15 @@ conn__send(struct conn *c, const struct wire_msg *m)
 	return conn__write(c, len);
 }
 
-/* NODES, a cluster's live nodes, to one connection (nothing outside a cluster): where a player
- * resumes, a spectator watches again, or a player waiting for a pair asks again, if this node dies. */
-void
-conn__send_nodes(struct conn *c)
+/* NODES, a cluster's live nodes as they are now, into m: false when there are none (not a cluster). */
+static bool
+nodes_fill(struct server *s, struct wire_msg *m)
 {
-	struct server *s = c->srv;
-	struct wire_msg *m = &s->out;
 	struct cluster_node nodes[WIRE_NODES_MAX];
 	unsigned n;
 
 	if (s->cluster == NULL || (n = cluster_list(s->cluster, nodes, WIRE_NODES_MAX)) == 0)
-		return;
+		return false;
 	memset(&m->u.nodes, 0, sizeof m->u.nodes);
 	m->type = WIRE_NODES;
 	m->u.nodes.n = (uint8_t)n;
@@ -172,7 +169,20 @@ conn__send_nodes(struct conn *c)
 		memcpy(m->u.nodes.node[i].key, nodes[i].key, PROTO_KEY_LEN);
 		snprintf(m->u.nodes.node[i].host, sizeof m->u.nodes.node[i].host, "%s", nodes[i].host);
 	}
-	conn__send(c, m);
+	return true;
+}
+
+/* NODES to one connection (nothing outside a cluster): where a player resumes, a spectator watches
+ * again, or a player waiting for a pair asks again, if this node dies. Made in a scratch message of
+ * its own, not s->out: it is sent from inside a spectators' fan-out (spect.c, items_send), which may
+ * run while a caller's message is in s->out. */
+void
+conn__send_nodes(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (nodes_fill(s, &s->nout))
+		conn__send(c, &s->nout);
 }
 
 int

@@ -249,6 +249,16 @@ struct gameroom {
 	struct spect_room sp;
 };
 
+/* The walk that tells everyone here a cluster's nodes again, in slices (server/nodes.c). */
+struct nodes_walk {
+	uv_timer_t slice;          /* active while a walk is under way: the next slice, a millisecond on; data = server */
+	bool active;
+	bool spect;                /* the players are told: the spectators' turn */
+	struct gameroom *cursor;   /* the next room; moved on when it goes (nodes__room_gone) */
+	uint64_t began;            /* uv_hrtime at the walk's start, for its log line */
+	unsigned slices, players, rooms_watched, again;
+};
+
 struct server {
 	uv_loop_t *loop;
 	uv_tcp_t listener;
@@ -308,6 +318,7 @@ struct server {
 	unsigned ntrusted;
 	/* Scratch space, large, used by one callback at a time (the loop is single-threaded). */
 	struct wire_msg in, out;
+	struct wire_msg nout;      /* conn__send_nodes's own, which may run in the middle of another's use of out */
 	struct view view, prev;
 	/* prev's grids hold bytes other than zero only in their first prev_side rows and
 	 * columns (an upper bound: a memset of prev keeps it true). room.c's last_get, the one
@@ -348,6 +359,7 @@ struct server {
 	struct spect_view sview;
 	struct view sv0, sv1;
 	uint8_t spayload[PROTO_PAYLOAD_MAX];
+	struct nodes_walk nodes;
 };
 
 uint64_t server__now(const struct server *s);
@@ -470,7 +482,14 @@ void spect__log_words(const struct gameroom *r, char *buf, size_t len);
 struct tlog_resume;
 WW_COLD void spect__resumed(struct gameroom *r, const struct tlog_resume *lr);
 void spect__send_all(struct gameroom *r, const struct wire_msg *m); /* encoded once, to every spectator */
-void spect__nodes(struct gameroom *r); /* a cluster's nodes changed: NODES to every spectator */
+/* A cluster's nodes changed: NODES to every spectator's connection, in the room's slices. */
+void spect__nodes(struct gameroom *r);
+
+/* Everyone here told a cluster's nodes again when they change, in slices (nodes.c). */
+void nodes__init(struct server *s);        /* in server_create: one more handle (the slice timer) */
+void nodes__changed(struct server *s);     /* the cluster's nodes changed: a walk from the first room */
+void nodes__room_gone(struct server *s, struct gameroom *r); /* before r leaves the server's list */
+void nodes__close(struct server *s, uv_close_cb cb);
 void room__lobby_to(struct gameroom *r, struct conn *c); /* LOBBY to one connection */
 void room__lobby_fill(struct gameroom *r, struct wire_msg *m); /* the LOBBY a spectator gets */
 

@@ -275,6 +275,7 @@ server__room_gone(struct server *s, struct gameroom *r)
 		s->rooms = r->next;
 	else
 		return;
+	nodes__room_gone(s, r);
 	if (r->next)
 		r->next->prev = r->prev;
 	r->next = r->prev = NULL;
@@ -1321,18 +1322,12 @@ cluster_say(void *ud, int level, const char *line)
 }
 
 /* The cluster's nodes changed: every player here learns them again, so that a duel begun before a
- * node joined can resume there. Once per node joined or gone. */
+ * node joined can resume there, and every spectator, to follow a takeover. Once per node joined or
+ * gone, in slices (nodes.c). */
 static void
 cluster_changed(void *ud)
 {
-	struct server *s = ud;
-
-	for (struct gameroom *r = s->rooms; r; r = r->next) {
-		for (int p = 0; p < PLAYERS; p++)
-			if (r->seat[p].conn)
-				room__send_nodes(r, p);
-		spect__nodes(r); /* the spectators follow a takeover too */
-	}
+	nodes__changed(ud);
 }
 
 /* A dead node's duel, claimed here (cluster.c): its log from Redis goes to playing/ as this node's
@@ -1592,7 +1587,8 @@ server_create(uv_loop_t *loop, const struct server_config *cfg, struct server **
 	s->accept_retry.data = s;
 	s->tick.data = s;
 	quick__init(s);
-	s->handles = 6;
+	nodes__init(s);
+	s->handles = 7;
 	s->reserve_fd = reserve_open();
 	if ((rc = listen_on(s, &ss)) != 0) {
 		snprintf(why, whylen, "cannot listen on %s port %d: %s", s->bind ? s->bind : "any address", cfg->port,
@@ -2277,6 +2273,7 @@ server_close_as(struct server *s, int reason, void (*cb)(void *ud), void *ud)
 	uv_close((uv_handle_t *)&s->tick, on_idle_free);
 	uv_close((uv_handle_t *)&s->log_check, on_idle_free);
 	uv_close((uv_handle_t *)&s->wave, on_idle_free);
+	nodes__close(s, on_idle_free);
 }
 
 int

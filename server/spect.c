@@ -85,7 +85,11 @@ static void
 items_send(struct conn *c, const struct spect_item *l, uint64_t from)
 {
 	for (; l; l = l->next)
-		if (l->seq >= from)
+		if (l->seq < from)
+			continue;
+		else if (l->type == WIRE_NODES) /* made for each (spect__nodes) */
+			conn__send_nodes(c);
+		else
 			conn__send_payload(c, l->type, l->p, l->len);
 }
 
@@ -293,7 +297,8 @@ queue_add(struct spect_room *sp, int type, const uint8_t *p, size_t len)
 	if (sp->head == NULL || (x = malloc(sizeof *x + len)) == NULL)
 		return;
 	*x = (struct spect_item){ NULL, sp->seq++, type, len };
-	memcpy(x->p, p, len);
+	if (len)
+		memcpy(x->p, p, len);
 	*sp->queue_tail = x;
 	sp->queue_tail = &x->next;
 }
@@ -713,11 +718,16 @@ spect__join(struct gameroom *r, struct conn *c)
 	return PERR_OK;
 }
 
+/* Through the queue, as everything a crowd is sent: in slices that stop for a player's command, after
+ * what was queued before it. An item with no payload: each spectator is sent the nodes as they are
+ * when its turn comes (items_send), and NODES, a message of the handshake too, is not one that
+ * pconn_send_payload takes. Not to the in-process spectators: a web page's spectator follows its own
+ * server, not a cluster's nodes. One that joins after this gets the nodes at its join (spect__join). */
 void
 spect__nodes(struct gameroom *r)
 {
-	for (struct conn *c = r->sp.head; c; c = c->snext)
-		conn__send_nodes(c);
+	queue_add(&r->sp, WIRE_NODES, NULL, 0);
+	fan_start(r);
 }
 
 void

@@ -67,7 +67,7 @@
 
 struct opts {
 	int duels, nodes, procs;
-	bool redis, ramp;
+	bool redis, ramp, join;
 	unsigned warm, secs, ramp_secs;
 	double rate;
 	const char *tmp;
@@ -77,12 +77,13 @@ struct opts {
 	int nnode_arg[CROWD_NODES_MAX];
 };
 
-static struct opts opt = { 250, 2, 2, false, false, 5, 10, 10, 1.0, "/tmp", { 0 }, 0, { { 0 } }, { 0 } };
+static struct opts opt = { 250, 2, 2, false, false, false, 5, 10, 10, 1.0, "/tmp", { 0 }, 0, { { 0 } }, { 0 } };
 
 /* What a crowd process tells this one, in shared memory: written by it before it writes a
  * byte to its report pipe, read here after that byte. */
 struct report {
 	int welcomed, started, dropped, refused, connect_failed, redirected, rejoined, thrice, nodes_seen, playing;
+	int told_new;                          /* players whose last NODES named the node started mid-run (--join) */
 	int duels_on[CROWD_NODES_MAX];        /* duels playing, by node */
 	int waiting, connecting, handshaking;  /* players not in yet: not started, before connect, after */
 	double admit_s;                        /* from its start until every duel started */
@@ -122,6 +123,12 @@ lag_of(const struct shared *sh, int j)
 	return lat_of(sh, j) + sh->cap;
 }
 
+static uint32_t *
+lat_at_of(const struct shared *sh, int j)
+{
+	return (uint32_t *)(void *)(lag_of(sh, j) + sh->cap);
+}
+
 /* ---- a crowd process ---- */
 
 static struct report *me_rep;
@@ -157,6 +164,9 @@ fill_report(void)
 	r->rejoined = C.rejoined;
 	r->thrice = C.thrice;
 	r->nodes_seen = C.nodes_seen;
+	r->told_new = 0;
+	for (int i = 0; i < C.n; i++)
+		r->told_new += C.cl[i]->told_new && !C.cl[i]->gone;
 	r->playing = 0;
 	memset(r->duels_on, 0, sizeof r->duels_on);
 	for (int i = 0; i < C.n; i += 2) {
@@ -193,6 +203,7 @@ on_win_start(uv_timer_t *t)
 {
 	(void)t;
 	C.nlat = C.nlag = 0;
+	C.win_t0 = now_ns();
 	C.commands = 0;
 	memset(C.node_cmds, 0, sizeof C.node_cmds);
 	C.measuring = true;
@@ -292,6 +303,7 @@ crowd_main(const struct shared *sh, int j, int first, int count, int total, int 
 	C.cap = sh->cap;
 	C.lat = lat_of(sh, j);
 	C.lag = lag_of(sh, j);
+	C.lat_at = lat_at_of(sh, j);
 	C.admit = calloc((size_t)C.n, sizeof *C.admit);
 	C.cl = calloc((size_t)C.n, sizeof *C.cl);
 	if (auth_init() != 0 || C.admit == NULL || C.cl == NULL)
@@ -477,6 +489,24 @@ count_lines(const char *path, const char *needle)
 	return n;
 }
 
+/* The last line of a file holding needle, into out ("" if none). */
+static void
+last_line(const char *path, const char *needle, char *out, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	out[0] = 0;
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f))
+		if (strstr(line, needle)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(out, len, "%s", line);
+		}
+	fclose(f);
+}
+
 /* Node k of n: `wizwar server` as spawn_wizwar starts it, with room for every duel of the run
  * (a node may be sent more than its share), and --redis when there is one. */
 static int
@@ -573,11 +603,70 @@ tag_of(int nodes, bool redis)
 	return nodes == 1 && !redis ? "1 node" : redis ? "cluster" : "separate";
 }
 
-/* One window: asked of every crowd process, the servers read meanwhile; printed. */
+/* --join: one more node started in the middle of a window (node_start's arguments), and when. */
+struct join {
+	const char *wizwar, *dir;
+	int k, rport, duels;
+	struct proc *p;
+	double at_s, up_ms;        /* into the window; its start took */
+	bool failed;
+};
+
+/* --join: the own update by the second its answer came in, over the window (lat_at: ms into it):
+ * each second's max and p99, and the worst second against the others. A stall of the busy node's
+ * loop is one second's max; the window's p99 hides it. */
+static void
+by_second(const uint64_t *lat, const uint32_t *at, size_t nlat, unsigned secs, const struct join *jn)
+{
+	uint64_t *v = malloc((nlat + 1) * sizeof *v);
+	double mx[64] = { 0 }, p99[64] = { 0 };
+	size_t cnt[64] = { 0 };
+	unsigned worst = 0;
+
+	if (v == NULL || secs > 64) {
+		free(v);
+		return;
+	}
+	printf("  join: node %d started %.2f s into the window (up in %.0f ms)%s; own update by second, max/p99 ms:", jn->k,
+	       jn->at_s, jn->up_ms, jn->failed ? ", FAILED" : "");
+	for (unsigned b = 0; b < secs; b++) {
+		size_t m = 0;
+		for (size_t i = 0; i < nlat; i++)
+			if (at[i] / 1000 == b)
+				v[m++] = lat[i];
+		qsort(v, m, sizeof *v, cmp_u64q);
+		cnt[b] = m;
+		mx[b] = pct_sorted_ms(v, m, 1.0);
+		p99[b] = pct_sorted_ms(v, m, 0.99);
+		if (mx[b] > mx[worst])
+			worst = b;
+		printf(" %.1f/%.1f", mx[b], p99[b]);
+	}
+	double omax = 0, op99[64];
+	unsigned no = 0;
+	for (unsigned b = 0; b < secs; b++)
+		if (b != worst && cnt[b]) {
+			omax = mx[b] > omax ? mx[b] : omax;
+			op99[no++] = p99[b];
+		}
+	for (unsigned a = 0; a < no; a++) /* the others' median p99: a few values, sorted in place */
+		for (unsigned b = a + 1; b < no; b++)
+			if (op99[b] < op99[a]) {
+				double t = op99[a];
+				op99[a] = op99[b];
+				op99[b] = t;
+			}
+	printf("\n  join: the worst second (+%u s): max %.1f ms, p99 %.2f ms (%zu answers); the others: max at most %.1f ms, "
+	       "p99 median %.2f ms\n", worst, mx[worst], p99[worst], cnt[worst], omax, no ? op99[no / 2] : 0);
+	free(v);
+}
+
+/* One window: asked of every crowd process, the servers read meanwhile; printed. With jn, one more node
+ * started in its middle. */
 static void
 window(const struct shared *sh, int procs, const int *ctl, const int *res, struct proc *nodes, int n,
        const struct proc *redis, double rate, unsigned warm_ms, unsigned secs, const char *tag, int duels,
-       struct figures *f, double *per_s_out, double *p99_out)
+       struct figures *f, double *per_s_out, double *p99_out, struct join *jn)
 {
 	struct window_req w;
 	struct perfstat ps[CROWD_NODES_MAX];
@@ -604,6 +693,13 @@ window(const struct shared *sh, int procs, const int *ctl, const int *res, struc
 		ctxt0[k] = proc_ctxt(nodes[k].pid);
 	}
 	cpu0[n] = redis->pid > 0 ? proc_cpu_ns(redis->pid) : 0;
+	if (jn) {
+		sleep_until(w.t0 + (w.t1 - w.t0) / 2);
+		uint64_t tj = now_ns();
+		jn->failed = node_start(jn->wizwar, jn->dir, jn->k, jn->rport, jn->duels, jn->p) != 0;
+		jn->at_s = (double)(tj - w.t0) / 1e9;
+		jn->up_ms = (double)(now_ns() - tj) / 1e6;
+	}
 	sleep_until(w.t1);
 	for (int k = 0; k < n; k++)
 		cpu1[k] = proc_cpu_ns(nodes[k].pid);
@@ -616,7 +712,7 @@ window(const struct shared *sh, int procs, const int *ctl, const int *res, struc
 	/* The crowd's figures, once each process has written them. */
 	size_t nlat = 0, nlag = 0;
 	uint64_t commands = 0, node_cmds[CROWD_NODES_MAX] = { 0 };
-	int playing = 0, dropped = 0, refused = 0, on[CROWD_NODES_MAX] = { 0 };
+	int playing = 0, dropped = 0, refused = 0, told = 0, on[CROWD_NODES_MAX] = { 0 };
 	double crowd_cpu = 0;
 	bool truncated = false;
 	const char *last = "";
@@ -633,6 +729,7 @@ window(const struct shared *sh, int procs, const int *ctl, const int *res, struc
 		playing += r->playing;
 		dropped += r->dropped;
 		refused += r->refused;
+		told += r->told_new;
 		crowd_cpu += r->cpu_s;
 		truncated |= r->truncated;
 		if (r->last_error[0])
@@ -643,17 +740,21 @@ window(const struct shared *sh, int procs, const int *ctl, const int *res, struc
 		}
 	}
 	uint64_t *lat = malloc((nlat + 1) * sizeof *lat), *lag = malloc((nlag + 1) * sizeof *lag);
+	uint32_t *at = malloc((nlat + 1) * sizeof *at);
 	size_t a = 0, b2 = 0;
-	for (int j = 0; j < procs && lat && lag; j++) {
+	for (int j = 0; j < procs && lat && lag && at; j++) {
 		const struct report *r = report_of(sh, j);
 		memcpy(lat + a, lat_of(sh, j), r->nlat * sizeof *lat);
+		memcpy(at + a, lat_at_of(sh, j), r->nlat * sizeof *at);
 		memcpy(lag + b2, lag_of(sh, j), r->nlag * sizeof *lag);
 		a += r->nlat;
 		b2 += r->nlag;
 	}
-	if (lat == NULL || lag == NULL)
+	if (lat == NULL || lag == NULL || at == NULL)
 		nlat = nlag = 0;
 	else {
+		if (jn)
+			by_second(lat, at, nlat, secs, jn);
 		qsort(lat, nlat, sizeof *lat, cmp_u64q);
 		qsort(lag, nlag, sizeof *lag, cmp_u64q);
 	}
@@ -686,7 +787,11 @@ window(const struct shared *sh, int procs, const int *ctl, const int *res, struc
 		       k, on[k], (double)node_cmds[k] / span, 100 * c / span, c * 1e6 / nc, sc, pcs,
 		       ctxt0[k] >= 0 ? (double)ctxt0[k] / nc : -1.0, rss_kib(nodes[k].pid) / 1024);
 	}
+	if (opt.join && redis->pid > 0)
+		printf("  join: players whose last NODES named the node started mid-run: %d (of %d playing)\n", told,
+		       2 * playing);
 	fflush(stdout);
+	free(at);
 	if (f) {
 		f->held = playing;
 		f->per_s = per_s;
@@ -737,7 +842,8 @@ configuration(const char *wizwar, int nodes, bool redis, int duels, struct figur
 	sh.cap = (size_t)(1.6 * (double)per * rmax * (wsecs + 5)) + 1000;
 	if (sh.cap > SAMPLES_MAX)
 		sh.cap = SAMPLES_MAX;
-	sh.stride = (sizeof(struct report) + 64 + 2 * sh.cap * sizeof(uint64_t) + 4095) & ~(size_t)4095;
+	sh.stride = (sizeof(struct report) + 64 + 2 * sh.cap * sizeof(uint64_t) + sh.cap * sizeof(uint32_t) + 4095) &
+	            ~(size_t)4095;
 	sh.base = mmap(NULL, sh.stride * (size_t)procs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh.base == MAP_FAILED) {
 		perror("bench_cluster: mmap");
@@ -840,12 +946,32 @@ configuration(const char *wizwar, int nodes, bool redis, int duels, struct figur
 
 	/* Play: the pace asked, then (--ramp) faster until the p99 or the commands answered give out. */
 	double per_s, p99, prev = 0;
-	window(&sh, procs, ctl, res, node, nodes, &rp, opt.rate, opt.warm * 1000, opt.secs, tag, duels, f, &per_s, &p99);
+	struct join jn = { wizwar, dir, nodes, rport, duels, &node[nodes], 0, 0, false };
+	bool join = opt.join && redis && nodes < CROWD_NODES_MAX;
+	int walks[CROWD_NODES_MAX];
+	for (int k = 0; k < nodes; k++)
+		walks[k] = count_lines(node[k].errpath, "cluster: the nodes told");
+	window(&sh, procs, ctl, res, node, nodes, &rp, opt.rate, opt.warm * 1000, opt.secs, tag, duels, f, &per_s, &p99,
+	       join ? &jn : NULL);
+	if (join) {
+		/* Every node's walk over its rooms done (its log says so; a node before the walk in slices
+		 * says nothing: 10 s), then a short window whose end says who was told the new node. */
+		uint64_t end = now_ns() + 10000000000u;
+		for (int k = 0; k < nodes; k++)
+			while (count_lines(node[k].errpath, "cluster: the nodes told") <= walks[k] && now_ns() < end)
+				sleep_ms(20);
+		window(&sh, procs, ctl, res, node, nodes, &rp, opt.rate, 0, 2, tag, duels, NULL, &per_s, &p99, NULL);
+		for (int k = 0; k < nodes; k++) {
+			char line[1024];
+			last_line(node[k].errpath, "cluster: the nodes told", line, sizeof line);
+			printf("  join: node %d's walk: %s\n", k, line[0] ? strstr(line, "cluster: ") : "(none in its log)");
+		}
+	}
 	if (p99 <= GOAL_MS)
 		f->ceiling = per_s;
 	prev = per_s;
 	for (double r = opt.rate * 1.5; opt.ramp && p99 <= GOAL_MS && r <= 64; r *= 1.5) {
-		window(&sh, procs, ctl, res, node, nodes, &rp, r, SETTLE_MS, opt.ramp_secs, tag, duels, NULL, &per_s, &p99);
+		window(&sh, procs, ctl, res, node, nodes, &rp, r, SETTLE_MS, opt.ramp_secs, tag, duels, NULL, &per_s, &p99, NULL);
 		if (p99 <= GOAL_MS && per_s > f->ceiling)
 			f->ceiling = per_s;
 		if (per_s < 0.9 * r * duels || per_s < 1.05 * prev)
@@ -871,7 +997,7 @@ out:
 		if (res[j] >= 0)
 			close(res[j]);
 	}
-	for (int k = 0; k < nodes; k++)
+	for (int k = 0; k <= nodes && k < CROWD_NODES_MAX; k++) /* and --join's */
 		stop_proc(&node[k]);
 	stop_proc(&rp);
 	memset((void *)daemons, 0, sizeof daemons);
@@ -888,7 +1014,7 @@ out:
 
 static const char usage[] =
     "usage: bench_cluster WIZWAR [DUELS] [--nodes N] [--redis] [--procs P] [--warm S] [--secs S] [--rate R]\n"
-    "                     [--ramp [S]] [--quick] [--tmp DIR] [--arg ARG]... [--node-arg K ARG]...\n"
+    "                     [--ramp [S]] [--quick] [--join] [--tmp DIR] [--arg ARG]... [--node-arg K ARG]...\n"
     "Side by side in one run: N nodes (default 2) with N x DUELS duels (default 250): with --redis a\n"
     "cluster on a redis-server started here, else N separate servers; then one `WIZWAR server` alone\n"
     "with DUELS. The crowd is P processes (default 2); each duel's players are on the node that holds\n"
@@ -898,6 +1024,9 @@ static const char usage[] =
     "crowd's CPU. --ramp: then the pace raised by half again each window (S seconds, default 10) until\n"
     "the p99 passes 10 ms or the commands answered stop growing: each one's ceiling. --quick: 40 duels,\n"
     "2 s, no warm-up, no ramp (a smoke). --arg passes ARG to every node, --node-arg to node K only.\n"
+    "--join (with --redis): one more node started in the middle of the cluster's first window: the own\n"
+    "update's max and p99 by second, each node's walk telling its players and spectators the nodes\n"
+    "(its log), and, after a 2 s window, the players told of the new node.\n"
     "BENCH_KEEP=1 keeps the nodes' directories and logs. Exits 1 if a node or a duel did not come up.\n";
 
 int
@@ -920,6 +1049,8 @@ main(int argc, char **argv)
 			opt.redis = true;
 		else if (strcmp(a, "--quick") == 0)
 			quick = true;
+		else if (strcmp(a, "--join") == 0)
+			opt.join = true;
 		else if (strcmp(a, "--warm") == 0 && v)
 			opt.warm = (unsigned)atoi(argv[++i]);
 		else if (strcmp(a, "--secs") == 0 && v && atoi(v) > 0)

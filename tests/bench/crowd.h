@@ -50,6 +50,7 @@ struct client {
 	int redirects;            /* REDIRECTs followed for this join */
 	int rejoins;              /* joins started again from home (sent on too often) */
 	bool welcomed, playing, ready_sent, gone, moving;
+	bool told_new;            /* its last NODES named a node the run did not start with (bench_cluster --join) */
 	uint64_t t_connect, t_welcome, t_cmd, due;
 	uint64_t last_tx;         /* when this client last sent anything (its heartbeats) */
 	struct rng rng;
@@ -86,6 +87,8 @@ struct crowd {
 	uint64_t commands;
 	uint64_t ends;            /* END messages read (two a finished duel) */
 	uint64_t *lat, *lag;
+	uint32_t *lat_at;         /* bench_cluster: when each sample was answered, ms into the window (NULL: not kept) */
+	uint64_t win_t0;
 	size_t nlat, nlag, cap;
 	uint64_t *admit;          /* per client: connect to WELCOME, ns */
 	struct wire_msg in, out;
@@ -223,8 +226,12 @@ answered(struct client *c)
 	if (C.measuring) {
 		C.commands++;
 		C.node_cmds[c->node]++;
-		if (C.nlat < C.cap)
-			C.lat[C.nlat++] = now_ns() - c->t_cmd;
+		if (C.nlat < C.cap) {
+			uint64_t now = now_ns();
+			if (C.lat_at)
+				C.lat_at[C.nlat] = (uint32_t)((now - C.win_t0) / 1000000);
+			C.lat[C.nlat++] = now - c->t_cmd;
+		}
 	}
 	c->t_cmd = 0;
 }
@@ -282,6 +289,13 @@ on_message(struct client *c, const struct wire_msg *m)
 	case WIRE_NODES:
 		if (C.nodes_seen == 0 || m->u.nodes.n < C.nodes_seen)
 			C.nodes_seen = m->u.nodes.n;
+		c->told_new = false;
+		for (unsigned i = 0; i < m->u.nodes.n; i++) {
+			bool known = false;
+			for (int k = 0; k < C.nnodes; k++)
+				known |= m->u.nodes.node[i].port == C.node[k].port;
+			c->told_new |= !known;
+		}
 		return;
 	case WIRE_REDIRECT:
 		redirect(c, &m->u.redirect);

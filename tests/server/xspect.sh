@@ -6,6 +6,8 @@
 # its duel as a spectator asking node n3; `wizwar watch` asks n3 too, in tmux (the real curses client);
 # xspect_first waits to ask n3 for the shared room while it moves.
 #  1. n3 sends every spectator to n1 by REDIRECT, with n1's key, which the clients check; they watch there.
+#     Then n2 joins the cluster: n1 tells its players and both rooms' spectators the nodes again
+#     (server/nodes.c: the spectators through each room's own queue), so a room may move to n2 too.
 #  2. n1 is killed with -9 in the middle of the duels: the spectators, which were told the nodes (NODES),
 #     find each room on the node that took it over and watch it to its end from there; every frame each
 #     follower got, from either node, passes the leak rule (spect_check.c, as server/spect) against the
@@ -79,27 +81,26 @@ node_port() {
 # (the watch started, the frames seen), whatever their pace; the level's seed has the server's random
 # part, and of 6,000 normal-against-normal duels 1 in 100 was over within 15 turns, 1 in 450 within
 # 12, none within 9. At --think 15 (35-47 ms a turn here under load) the kill came at turn 11 to 15,
-# and about one run in 100 lost a duel before it; at --think 30 it comes by turn 8 or so.
+# and about one run in 100 lost a duel before it; at --think 30 it came by turn 8 or so, and by turn 10
+# once n2's start (some 0.45 s, step 1) came before it; at --think 40, by turn 8 again.
 node_launch n1
 node_port n1
 wait_re 'cluster: Redis .* answers' "$TMP/n1.err" 10
-"$W" bot "127.0.0.1:${NPORT[n1]}" --new-room --name Ann --think 30 --games 1 --seed 3 --reconnect 30 \
+"$W" bot "127.0.0.1:${NPORT[n1]}" --new-room --name Ann --think 40 --games 1 --seed 3 --reconnect 30 \
 	>"$TMP/ann.out" 2>"$TMP/ann.err" &
 PIDS+=($!)
-"$W" bot "127.0.0.1:${NPORT[n1]}" --new-room --name Dee --think 30 --games 1 --seed 4 --reconnect 30 \
+"$W" bot "127.0.0.1:${NPORT[n1]}" --new-room --name Dee --think 40 --games 1 --seed 4 --reconnect 30 \
 	--spectators delayed:2:1 >"$TMP/dee.out" 2>"$TMP/dee.err" &
 PIDS+=($!)
 wait_re '^room ' "$TMP/ann.out" 10
 wait_re '^room ' "$TMP/dee.out" 10
 R1="$(head -1 "$TMP/ann.out" | cut -d' ' -f2 | tr -d :)"
 R2="$(head -1 "$TMP/dee.out" | cut -d' ' -f2 | tr -d :)"
-node_launch n2
 node_launch n3
-node_port n2
 node_port n3
-for x in n1 n2 n3; do
-	for _ in $(seq 60); do [ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] && break; sleep 0.1; done
-	[ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] || fail "$x did not hear of both other nodes"
+for x in n1 n3; do
+	for _ in $(seq 60); do [ "$(grep -c ' joined' "$TMP/$x.err")" -ge 1 ] && break; sleep 0.1; done
+	[ "$(grep -c ' joined' "$TMP/$x.err")" -ge 1 ] || fail "$x did not hear of the other node"
 done
 
 # The second players, each with its spectator asking n3; and a person's watch of the shared room, at n3.
@@ -129,7 +130,20 @@ redirected="$(grep -c "sent to node .* port ${NPORT[n1]} (its room is there)" "$
 grep -q "^watching at 127\.0\.0\.1:${NPORT[n1]}$" "$TMP/f1.out" || fail "follower 1 does not watch at n1"
 grep -q "^watching at 127\.0\.0\.1:${NPORT[n1]}$" "$TMP/f2.out" || fail "follower 2 does not watch at n1"
 [ "$(grep -c " watches room " "$TMP/n1.err")" -ge 3 ] || fail "n1 does not have the 3 spectators"
-ok "3 spectators asking n3 were sent to n1 (its key checked) and watch the duels there"
+# n2 joins now: the players and spectators at n1 learn it only from n1's walk (their NODES so far named
+# n1 and n3), which reaches both watched rooms.
+walks_re='cluster: the nodes told to [0-9]+ players and the spectators of 2 rooms'
+walks0="$(grep -cE "$walks_re" "$TMP/n1.err")"
+node_launch n2
+node_port n2
+for x in n1 n2 n3; do
+	for _ in $(seq 60); do [ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(grep -c ' joined' "$TMP/$x.err")" -ge 2 ] || fail "$x did not hear of both other nodes"
+done
+for _ in $(seq 100); do [ "$(grep -cE "$walks_re" "$TMP/n1.err")" -gt "$walks0" ] && break; sleep 0.05; done
+[ "$(grep -cE "$walks_re" "$TMP/n1.err")" -gt "$walks0" ] ||
+	fail "n1 did not tell both rooms' spectators the nodes once n2 joined: $(grep 'cluster: the nodes told' "$TMP/n1.err" | tail -1)"
+ok "3 spectators asking n3 were sent to n1 (its key checked) and watch the duels there; n2 joined, n1 told them and its players"
 
 # The newcomers, ready before the kill (a process started then could come after the move).
 "$X" "127.0.0.1:${NPORT[n3]}" "$R1" "$TMP/known3" 6 250 >"$TMP/first.out" 2>"$TMP/first.err" &

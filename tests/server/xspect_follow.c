@@ -427,7 +427,7 @@ main(int argc, char **argv)
 	bc.level = BOT_NORMAL;
 	bc.seed = 77;
 	bc.games = 1;
-	bc.think_ms = 30; /* as the other players in xspect.sh: see there */
+	bc.think_ms = 40; /* as the other players in xspect.sh: see there */
 	bc.ready = true;
 	bc.quiet = true;
 	bc.ud = &f;
