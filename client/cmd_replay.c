@@ -203,37 +203,101 @@ describe_log(const char *text, size_t len, char *out, size_t outlen)
 		snprintf(out + k, outlen - (size_t)k, "unfinished, %" PRIu32 " turn%s", turns, turns == 1 ? "" : "s");
 }
 
+/* The logs found so far. */
+struct found {
+	struct listed *all;
+	size_t n, cap;
+};
+
+/* The logs of DIR/SUB ("" for DIR itself) into f, each named by its path under DIR. */
+static void
+collect(const char *dir, const char *sub, struct found *f)
+{
+	char path[4096], name[sizeof f->all->name];
+	struct dirent *de;
+	DIR *d;
+
+	if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir, *sub ? "/" : "", sub) >= sizeof path ||
+	    (d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (!is_log_name(de->d_name) ||
+		    (size_t)snprintf(name, sizeof name, "%s%s%s", sub, *sub ? "/" : "", de->d_name) >= sizeof name ||
+		    (size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path || stat(path, &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (f->n == f->cap) {
+			size_t more = f->cap ? f->cap * 2 : 64;
+			struct listed *grown = realloc(f->all, more * sizeof *f->all);
+			if (grown == NULL)
+				break;
+			f->all = grown;
+			f->cap = more;
+		}
+		snprintf(f->all[f->n].name, sizeof f->all[f->n].name, "%s", name);
+		f->all[f->n++].mtime = st.st_mtime;
+	}
+	closedir(d);
+}
+
+static bool
+digits(const char *s, size_t k)
+{
+	if (strlen(s) != k)
+		return false;
+	for (size_t i = 0; i < k; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* The finished duels' date tree under DIR/SUB, YYYY/MM/DD, as a host or a server keeps it
+ * (docs/server.md, "Where logs go"): each day's logs into f. */
+static void
+collect_tree(const char *dir, const char *sub, int depth, struct found *f)
+{
+	static const size_t width[] = { 4, 2, 2 };
+	char path[4096], next[256];
+	struct dirent *de;
+	DIR *d;
+
+	if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir, *sub ? "/" : "", sub) >= sizeof path ||
+	    (d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!digits(de->d_name, width[depth]) ||
+		    (size_t)snprintf(next, sizeof next, "%s%s%s", sub, *sub ? "/" : "", de->d_name) >= sizeof next)
+			continue;
+		if (depth == 2)
+			collect(dir, next, f);
+		else
+			collect_tree(dir, next, depth + 1, f);
+	}
+	closedir(d);
+}
+
 static int
 list_logs(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct listed *all = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
+	struct found f = { NULL, 0, 0 };
+	struct listed *all;
+	size_t n;
 	char path[4096];
+	DIR *d = opendir(dir);
 
 	if (d == NULL) {
 		cli_error("cannot read %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-		if (!is_log_name(de->d_name) || strlen(de->d_name) >= sizeof all->name ||
-		    (size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path ||
-		    stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap) {
-			size_t more = cap ? cap * 2 : 64;
-			struct listed *grown = realloc(all, more * sizeof *all);
-			if (grown == NULL)
-				break;
-			all = grown;
-			cap = more;
-		}
-		snprintf(all[n].name, sizeof all[n].name, "%s", de->d_name);
-		all[n++].mtime = st.st_mtime;
-	}
 	closedir(d);
+	/* The folder's own logs, and the finished duels of the date tree in it or in its logs/ (a
+	 * host's: $XDG_STATE_HOME/wizwar/logs/YYYY/MM/DD). */
+	collect(dir, "", &f);
+	collect_tree(dir, "", 0, &f);
+	collect_tree(dir, "logs", 0, &f);
+	all = f.all;
+	n = f.n;
 	if (n == 0) {
 		printf("No turn logs in %s.\n", dir);
 		free(all);

@@ -500,8 +500,9 @@ HELP_TEXT(HELP_REPLAY,
     "                chat where it was said: the players, options and seed first\n"
     "                (the format: docs/turnlog.md)\n"
     "  --list [DIR]  the turn logs in DIR (an operand, or --list=DIR; default\n"
-    "                $XDG_STATE_HOME/wizwar, where practice, join and host keep them),\n"
-    "                newest first: who played, the size, how it ended\n"
+    "                $XDG_STATE_HOME/wizwar, where practice, join and host keep them)\n"
+    "                and in its date tree (YYYY/MM/DD, or logs/YYYY/MM/DD: finished\n"
+    "                duels), newest first: who played, the size, how it ended\n"
     "A long --check or --list shows its progress on stderr when it is a terminal.\n")
 /* wizwar replay LOG (the viewer; also its ? screen) */
 HELP_TEXT(HELP_WATCH,

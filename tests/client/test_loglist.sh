@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# test_loglist: `wizwar replay --list [DIR]`: the turn logs of a directory, newest first, each with who played,
+# test_loglist: `wizwar replay --list [DIR]`: the turn logs of a directory (and of the finished duels' date tree
+# in it or in its logs/: a server's, a host's), newest first, each with who played,
 # the size and how it ended, read from the text (plain or gzip); what is not a log is said so, never echoed;
 # a file name's bytes never reach the terminal as a control sequence.
 set -u
@@ -13,7 +14,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 check() { # DESCRIPTION COMMAND...
 	if eval "$2"; then ok "$1"; else n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; fi
 }
-echo "1..10"
+echo "1..12"
 
 D="$T/logs"
 "$W" selfplay --games 1 --seed 3 --bots hard,normal --log "$D" --quiet >/dev/null
@@ -58,4 +59,17 @@ cp "$D/a-finished.log" "$T/wizwar/duel-0000000000000003.log"
 XDG_STATE_HOME="$T" "$W" replay --list >"$T/def" 2>&1
 check "by default, where practice, join and host keep them" 'grep -q "^Turn logs in $T/wizwar, newest first" "$T/def" &&
     grep -qE "^[0-9-]+ [0-9:]+  duel-0000000000000003.log$" "$T/def"'
+# A host keeps its finished duels in logs/YYYY/MM/DD under the same folder; a server, YYYY/MM/DD in its
+# log directory: both are listed, by their path under the folder. What is not a date's folder is not read.
+mkdir -p "$T/wizwar/logs/2026/01/07" "$T/wizwar/logs/notes/01/07"
+gzip -c "$D/a-finished.log" >"$T/wizwar/logs/2026/01/07/h-host.log.gz"
+cp "$D/a-finished.log" "$T/wizwar/logs/notes/01/07/x-not-a-day.log"
+XDG_STATE_HOME="$T" "$W" replay --list >"$T/def" 2>&1
+check "by default, a host's finished duels in logs/YYYY/MM/DD too, read as the others" \
+    'grep -qE "^[0-9-]+ [0-9:]+  logs/2026/01/07/h-host.log.gz$" "$T/def" && ! grep -q "x-not-a-day" "$T/def" &&
+    [ "$(sed -n "/h-host.log.gz/{n;p}" "$T/def")" = "$(cat "$T/a")" ]'
+mkdir -p "$T/srv/2026/01/08"
+gzip -c "$D/a-finished.log" >"$T/srv/2026/01/08/s-server.log.gz"
+"$W" replay --list "$T/srv" >"$T/srv.out" 2>&1
+check "a server's log directory: its date tree listed" 'grep -qE "^[0-9-]+ [0-9:]+  2026/01/08/s-server.log.gz$" "$T/srv.out"'
 exit $((failed > 0))
