@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "help.h"
+#include "logtree.h"
 #include "commands.h"
 #include "commands_ui.h"
 #include "state.h"
@@ -241,40 +242,19 @@ collect(const char *dir, const char *sub, struct found *f)
 	closedir(d);
 }
 
-static bool
-digits(const char *s, size_t k)
-{
-	if (strlen(s) != k)
-		return false;
-	for (size_t i = 0; i < k; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
+/* A day folder of a date tree under the listing's folder (logtree_each_day): its logs, named by
+ * their path under that folder. */
+struct tree {
+	const char *dir;
+	struct found *f;
+};
 
-/* The finished duels' date tree under DIR/SUB, YYYY/MM/DD, as a host or a server keeps it
- * (docs/server.md, "Where logs go"): each day's logs into f. */
 static void
-collect_tree(const char *dir, const char *sub, int depth, struct found *f)
+on_day(const char *day, void *ud)
 {
-	static const size_t width[] = { 4, 2, 2 };
-	char path[4096], next[256];
-	struct dirent *de;
-	DIR *d;
+	const struct tree *t = ud;
 
-	if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir, *sub ? "/" : "", sub) >= sizeof path ||
-	    (d = opendir(path)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (!digits(de->d_name, width[depth]) ||
-		    (size_t)snprintf(next, sizeof next, "%s%s%s", sub, *sub ? "/" : "", de->d_name) >= sizeof next)
-			continue;
-		if (depth == 2)
-			collect(dir, next, f);
-		else
-			collect_tree(dir, next, depth + 1, f);
-	}
-	closedir(d);
+	collect(t->dir, day + strlen(t->dir) + 1, t->f);
 }
 
 static int
@@ -293,9 +273,11 @@ list_logs(const char *dir)
 	closedir(d);
 	/* The folder's own logs, and the finished duels of the date tree in it or in its logs/ (a
 	 * host's: $XDG_STATE_HOME/wizwar/logs/YYYY/MM/DD). */
+	struct tree t = { dir, &f };
 	collect(dir, "", &f);
-	collect_tree(dir, "", 0, &f);
-	collect_tree(dir, "logs", 0, &f);
+	logtree_each_day(dir, on_day, &t);
+	if ((size_t)snprintf(path, sizeof path, "%s/logs", dir) < sizeof path)
+		logtree_each_day(path, on_day, &t);
 	all = f.all;
 	n = f.n;
 	if (n == 0) {

@@ -157,6 +157,42 @@ on_year(const char *sub, long year, void *ud)
 		w->out->folders++;
 }
 
+struct days {
+	void (*fn)(const char *day, void *ud);
+	void *ud;
+};
+
+static void
+each_day_d(const char *sub, long n, void *ud)
+{
+	const struct days *x = ud;
+
+	(void)n;
+	x->fn(sub, x->ud);
+}
+
+static void
+each_day_m(const char *sub, long n, void *ud)
+{
+	(void)n;
+	each_folder(sub, 2, each_day_d, ud);
+}
+
+static void
+each_day_y(const char *sub, long n, void *ud)
+{
+	(void)n;
+	each_folder(sub, 2, each_day_m, ud);
+}
+
+void
+logtree_each_day(const char *dir, void (*fn)(const char *day, void *ud), void *ud)
+{
+	struct days x = { fn, ud };
+
+	each_folder(dir, 4, each_day_y, &x);
+}
+
 void
 logtree_expire(const char *dir, unsigned days, time_t now, struct logtree_count *out)
 {

@@ -22,6 +22,9 @@
  */
 #define LOGTREE_PLAYING "playing"
 
+/* FN for each day folder of DIR's date tree, DIR/YYYY/MM/DD (real folders of 4, 2 and 2 digits, no
+ * link followed), given its path. */
+void logtree_each_day(const char *dir, void (*fn)(const char *day, void *ud), void *ud);
 /* DIR/playing/NAME: false when it does not fit. */
 bool logtree_playing_path(char *buf, size_t len, const char *dir, const char *name);
 /* DIR/YYYY/MM/DD/BASE.gz, the day `when` in local time, BASE the last part of `plain`. */
