@@ -363,6 +363,10 @@ struct server {
 };
 
 uint64_t server__now(const struct server *s);
+/* Has the loop anything waiting: a socket ready (a player's command first of all)? Its poll
+ * descriptor is readable then (epoll's and kqueue's both are); false where it has none. What a
+ * fan-out in slices (spect.c, nodes.c) asks every few sends, without waiting. */
+bool server__loop_waiting(uv_loop_t *loop);
 /* A node of a cluster that may have lost its rooms to another (cluster_lapsed): no move, timeout or
  * forfeit is played until that is settled; a timer asks again after FENCE_RETRY_MS. */
 bool server__fenced(const struct server *s);

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* nodes: a cluster's nodes changed: NODES to every player and spectator here, in slices that let the players' commands in between. */
-#include <poll.h>
-
 #include "internal.h"
 
 /*
@@ -71,15 +69,6 @@ nodes__room_gone(struct server *s, struct gameroom *r)
 		s->nodes.cursor = r->next;
 }
 
-/* Has the loop a socket ready (a player's command first of all)? Its poll descriptor is readable. */
-static bool
-loop_waiting(uv_loop_t *loop)
-{
-	struct pollfd p = { .fd = uv_backend_fd(loop), .events = POLLIN };
-
-	return p.fd >= 0 && poll(&p, 1, 0) > 0;
-}
-
 static void
 done(struct server *s, struct nodes_walk *w)
 {
@@ -129,7 +118,7 @@ on_slice(uv_timer_t *t)
 		}
 		if (n / NODES_PEEK > peeked) {
 			peeked = n / NODES_PEEK;
-			if (loop_waiting(s->loop))
+			if (server__loop_waiting(s->loop))
 				break;
 		}
 	}

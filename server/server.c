@@ -2,6 +2,7 @@
 /* server: the listener, the handshake (HELLO, CHALLENGE, AUTH or RESUME), per-address limits and the room table. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,6 +80,14 @@ server_config_default(struct server_config *c)
 		.spect_chat_lines = 20,
 		.wave_ms = 2000,
 	};
+}
+
+bool
+server__loop_waiting(uv_loop_t *loop)
+{
+	struct pollfd p = { .fd = uv_backend_fd(loop), .events = POLLIN };
+
+	return p.fd >= 0 && poll(&p, 1, 0) > 0;
 }
 
 uint64_t

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* spect: a room's spectators: the view its players allow, made once and sent to all of them after the players, held frames, their own chat. */
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,17 +359,7 @@ spect__send_all(struct gameroom *r, const struct wire_msg *m)
 #define SPECT_PEEK 8
 #endif
 
-#if SPECT_PEEK > 0
-/* Has the loop anything waiting: a socket ready (a player's command first of all)? Its poll
- * descriptor is readable then (epoll's and kqueue's both are); false where it has none. */
-static bool
-loop_waiting(uv_loop_t *loop)
-{
-	struct pollfd p = { .fd = uv_backend_fd(loop), .events = POLLIN };
 
-	return p.fd >= 0 && poll(&p, 1, 0) > 0;
-}
-#endif
 
 /*
  * After a command's updates are written, neither a frame nor a slice for SPECT_QUIET_US. A
@@ -425,7 +414,7 @@ fan_out(struct gameroom *r)
 		items_send(c, sp->batch, c->spect_from);
 		conn__flush(c);
 #if SPECT_PEEK > 0
-		if (n % SPECT_PEEK == 0 && sp->cursor && loop_waiting(s->loop))
+		if (n % SPECT_PEEK == 0 && sp->cursor && server__loop_waiting(s->loop))
 			break;
 #endif
 	}
